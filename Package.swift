@@ -1,0 +1,29 @@
+// swift-tools-version:6.0
+// The SDK package: what an app adds by URL. It never pulls in server dependencies.
+import PackageDescription
+
+let package = Package(
+    name: "Gatehouse",
+    platforms: [.macOS(.v13), .iOS(.v16)],
+    products: [
+        .library(name: "Gatehouse", targets: ["Gatehouse"]),
+        .library(name: "GatehouseProtocol", targets: ["GatehouseProtocol"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2")
+    ],
+    targets: [
+        .target(
+            name: "GatehouseProtocol",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")]
+        ),
+        .target(
+            name: "Gatehouse",
+            dependencies: ["GatehouseProtocol"]
+        ),
+        .testTarget(
+            name: "GatehouseTests",
+            dependencies: ["Gatehouse", "GatehouseProtocol"]
+        ),
+    ]
+)

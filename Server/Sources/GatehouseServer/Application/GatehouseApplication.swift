@@ -1,0 +1,50 @@
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// Builds the HTTP application: every route of the identity server, the hosted pages and, with `--demo`, the demo.
+public enum GatehouseApplication {
+    /// The request context all routes use.
+    public typealias Context = BasicRequestContext
+
+    /// The router with every Gatehouse route.
+    public static func makeRouter(server: IdentityServer, demo: DemoRelyingParty? = nil) -> Router<Context> {
+        let router = Router(context: Context.self)
+        router.add(middleware: SecurityHeadersMiddleware(https: server.configuration.issuerIsHTTPS))
+        router.get("/") { _, _ in Redirect.to(demo == nil ? "/.well-known/openid-configuration" : "/demo") }
+        router.get("/assets/gatehouse.css") { _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/css; charset=utf-8"
+            headers[.cacheControl] = "public, max-age=3600"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: PageRenderer.stylesheet)))
+        }
+        HealthController(server: server).addRoutes(to: router)
+        DiscoveryController(server: server).addRoutes(to: router)
+        AuthorizationController(server: server).addRoutes(to: router)
+        LoginController(server: server).addRoutes(to: router)
+        TokenController(server: server).addRoutes(to: router)
+        UserinfoController(server: server).addRoutes(to: router)
+        RevocationController(server: server).addRoutes(to: router)
+        IntrospectionController(server: server).addRoutes(to: router)
+        EndSessionController(server: server).addRoutes(to: router)
+        demo?.addRoutes(to: router)
+        return router
+    }
+
+    /// The application, bound to the configured host and port.
+    /// - Parameter onServerRunning: called with the bound port once the server accepts connections.
+    public static func make(
+        server: IdentityServer, demo: DemoRelyingParty? = nil, logger: Logger,
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        let configuration = server.configuration
+        return Application(
+            router: makeRouter(server: server, demo: demo),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Gatehouse"),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
+            logger: logger
+        )
+    }
+}

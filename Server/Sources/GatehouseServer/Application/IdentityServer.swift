@@ -1,0 +1,78 @@
+import Logging
+
+/// Everything the routes need, built once at start: configuration, stores, keys and the password hasher.
+public final class IdentityServer: Sendable {
+    public let configuration: ServerConfiguration
+    public let issuer: String
+    public let database: any Database
+    public let clock: Clock
+    let logger: Logger
+    let hasher: PasswordHasher
+    let secret: ServerSecret
+    let users: UserStore
+    let clients: ClientStore
+    let keyStore: SigningKeyStore
+    let keys: SigningKeyRing
+    let authorizationRequests: AuthorizationRequestStore
+    let sessions: BrowserSessionStore
+    let codes: AuthorizationCodeStore
+    let tokens: TokenStore
+    let authenticator: PasswordAuthenticator
+    let cookies: CookieSettings
+
+    /// Opens the database, migrates it, resolves the server secret and makes sure signing keys exist.
+    public static func start(configuration: ServerConfiguration, logger: Logger, clock: Clock = .system) async throws -> IdentityServer {
+        let secret = try ServerSecret.resolve(configured: configuration.secret, filePath: configuration.resolvedSecretFile, logger: logger)
+        let database = try await DatabaseOpener.open(configuration.database, logger: logger)
+        do {
+            let hasher = PasswordHasher(parameters: configuration.passwordHashing, maxConcurrentHashes: configuration.maxConcurrentHashes)
+            let decoyHash = try await hasher.hash(SecureRandom.token())
+            let server = IdentityServer(configuration: configuration, database: database, clock: clock, logger: logger,
+                                        hasher: hasher, secret: secret, decoyHash: decoyHash)
+            try await server.keyStore.ensureActiveKeys(box: server.signingKeyBox)
+            return server
+        } catch {
+            try? await database.close()
+            throw error
+        }
+    }
+
+    private init(configuration: ServerConfiguration, database: any Database, clock: Clock, logger: Logger, hasher: PasswordHasher, secret: ServerSecret, decoyHash: String) {
+        self.configuration = configuration
+        self.issuer = configuration.resolvedIssuer
+        self.database = database
+        self.clock = clock
+        self.logger = logger
+        self.hasher = hasher
+        self.secret = secret
+        users = UserStore(database: database, clock: clock)
+        clients = ClientStore(database: database, clock: clock)
+        keyStore = SigningKeyStore(database: database, clock: clock)
+        keys = SigningKeyRing(store: keyStore, box: SecretBox(serverSecret: secret.bytes, purpose: SecretBox.signingKeysPurpose), clock: clock)
+        authorizationRequests = AuthorizationRequestStore(database: database, clock: clock)
+        sessions = BrowserSessionStore(database: database, clock: clock)
+        codes = AuthorizationCodeStore(database: database, clock: clock)
+        tokens = TokenStore(database: database, clock: clock)
+        authenticator = PasswordAuthenticator(
+            users: users, hasher: hasher,
+            throttle: LoginThrottle(database: database, clock: clock, policy: configuration.throttling),
+            decoyHash: decoyHash, logger: logger
+        )
+        cookies = CookieSettings(secure: configuration.issuerIsHTTPS)
+    }
+
+    var signingKeyBox: SecretBox { SecretBox(serverSecret: secret.bytes, purpose: SecretBox.signingKeysPurpose) }
+
+    /// Stops the hashing threads and closes the database.
+    public func shutdown() async {
+        try? await hasher.shutdown()
+        try? await database.close()
+    }
+
+    /// An absolute URL on this server.
+    func url(_ path: String) -> String { issuer + path }
+}
+
+extension SecretBox {
+    static let signingKeysPurpose = "signing keys v1"
+}

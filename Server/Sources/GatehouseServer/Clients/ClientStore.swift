@@ -1,0 +1,99 @@
+import Foundation
+import SQLKit
+
+/// Registered clients in the database.
+public struct ClientStore: Sendable {
+    let database: any Database
+    let clock: Clock
+
+    public init(database: any Database, clock: Clock = .system) {
+        self.database = database
+        self.clock = clock
+    }
+
+    /// Registers a client. Throws a duplicate ``DatabaseError`` when the id is taken.
+    @discardableResult
+    public func create(
+        id: String, name: String? = nil, secret: String?, redirectURIs: [String], postLogoutRedirectURIs: [String] = [],
+        scopes: [String], idTokenAlgorithm: String = "RS256"
+    ) async throws -> Client {
+        let client = Client(
+            id: id, name: name, secretHash: secret.map(TokenDigest.hex), redirectURIs: redirectURIs,
+            postLogoutRedirectURIs: postLogoutRedirectURIs, scopes: scopes, idTokenAlgorithm: idTokenAlgorithm, createdAt: clock.now()
+        )
+        try await database.transaction { sql in
+            if try await sql.raw("SELECT id FROM clients WHERE id = \(bind: id)").first() != nil {
+                throw DatabaseError.duplicate("A client with the id \(id)")
+            }
+            try await Self.insert(client, in: sql)
+        }
+        return client
+    }
+
+    /// Creates or replaces a client (used for the demo client, whose settings follow the configuration).
+    func upsert(_ client: Client) async throws {
+        try await database.transaction { sql in
+            try await sql.raw("DELETE FROM clients WHERE id = \(bind: client.id)").run()
+            try await Self.insert(client, in: sql)
+        }
+    }
+
+    public func find(id: String) async throws -> Client? {
+        try await database.read { sql in
+            try await sql.raw("SELECT * FROM clients WHERE id = \(bind: id)").first().map(Self.decode)
+        }
+    }
+
+    public func list() async throws -> [Client] {
+        try await database.read { sql in
+            try await sql.raw("SELECT * FROM clients ORDER BY id").all().map(Self.decode)
+        }
+    }
+
+    /// Deletes a client and revokes everything issued to it. Returns `false` when there is no such client.
+    public func delete(id: String) async throws -> Bool {
+        let now = clock.now()
+        return try await database.transaction { sql in
+            guard try await sql.raw("SELECT id FROM clients WHERE id = \(bind: id)").first() != nil else { return false }
+            try await sql.raw("DELETE FROM authorization_codes WHERE client_id = \(bind: id)").run()
+            try await sql.raw("DELETE FROM authorization_requests WHERE client_id = \(bind: id)").run()
+            try await sql.raw("UPDATE access_tokens SET revoked_at = \(bind: now) WHERE client_id = \(bind: id) AND revoked_at IS NULL").run()
+            try await sql.raw("UPDATE refresh_tokens SET revoked_at = \(bind: now) WHERE client_id = \(bind: id) AND revoked_at IS NULL").run()
+            try await sql.raw("DELETE FROM clients WHERE id = \(bind: id)").run()
+            return true
+        }
+    }
+
+    private static func insert(_ client: Client, in sql: any SQLDatabase) async throws {
+        try await sql.raw("""
+            INSERT INTO clients (id, name, secret_hash, redirect_uris, post_logout_redirect_uris, scopes, id_token_algorithm, created_at)
+            VALUES (\(bind: client.id), \(bind: client.name), \(bind: client.secretHash), \(bind: try JSONList.encode(client.redirectURIs)),
+                    \(bind: try JSONList.encode(client.postLogoutRedirectURIs)), \(bind: client.scopes.joined(separator: " ")),
+                    \(bind: client.idTokenAlgorithm), \(bind: client.createdAt))
+            """).run()
+    }
+
+    static func decode(_ row: any SQLRow) throws -> Client {
+        Client(
+            id: try row.decode(column: "id", as: String.self),
+            name: try row.decode(column: "name", as: String?.self),
+            secretHash: try row.decode(column: "secret_hash", as: String?.self),
+            redirectURIs: try JSONList.decode(try row.decode(column: "redirect_uris", as: String.self)),
+            postLogoutRedirectURIs: try JSONList.decode(try row.decode(column: "post_logout_redirect_uris", as: String.self)),
+            scopes: try row.decode(column: "scopes", as: String.self).split(separator: " ").map(String.init),
+            idTokenAlgorithm: try row.decode(column: "id_token_algorithm", as: String.self),
+            createdAt: try row.decode(column: "created_at", as: Int64.self)
+        )
+    }
+}
+
+/// Lists stored as JSON text, the one list type SQLite and PostgreSQL share.
+enum JSONList {
+    static func encode(_ values: [String]) throws -> String {
+        String(decoding: try JSONEncoder().encode(values), as: UTF8.self)
+    }
+
+    static func decode(_ text: String) throws -> [String] {
+        try JSONDecoder().decode([String].self, from: Data(text.utf8))
+    }
+}

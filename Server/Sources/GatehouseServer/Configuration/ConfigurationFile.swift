@@ -1,0 +1,69 @@
+import Foundation
+
+/// The JSON configuration file. Every key is optional; unknown keys are rejected so typos are caught.
+struct ConfigurationFile: Decodable {
+    var host: String?
+    var port: Int?
+    var database: String?
+    var issuer: String?
+    var secret: String?
+    var secretFile: String?
+    var passwordHashing: PasswordHashingParameters?
+    var maxConcurrentHashes: Int?
+    var tokenLifetimes: TokenLifetimes?
+    var loginThrottling: LoginThrottling?
+    var demo: Bool?
+    var logLevel: String?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case host, port, database, issuer, secret, demo
+        case secretFile = "secret_file"
+        case passwordHashing = "password_hashing"
+        case maxConcurrentHashes = "max_concurrent_hashes"
+        case tokenLifetimes = "token_lifetimes"
+        case loginThrottling = "login_throttling"
+        case logLevel = "log_level"
+    }
+
+    static func read(path: String) throws -> ConfigurationFile {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigurationError("Cannot read the configuration file \(path).")
+        }
+        if let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
+            let known = Set(CodingKeys.allCases.map(\.rawValue))
+            if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
+                throw ConfigurationError("Unknown key \"\(unknown)\" in \(path); known keys are: \(known.sorted().joined(separator: ", ")).")
+            }
+        }
+        do {
+            return try JSONDecoder().decode(ConfigurationFile.self, from: data)
+        } catch let error as DecodingError {
+            throw ConfigurationError("The configuration file \(path) is not valid: \(Self.explain(error)).")
+        }
+    }
+
+    func apply(to configuration: inout ServerConfiguration) {
+        if let host { configuration.host = host }
+        if let port { configuration.port = port }
+        if let database { configuration.database = database }
+        if let issuer { configuration.issuer = issuer }
+        if let secret { configuration.secret = secret }
+        if let secretFile { configuration.secretFile = secretFile }
+        if let passwordHashing { configuration.passwordHashing = passwordHashing }
+        if let maxConcurrentHashes { configuration.maxConcurrentHashes = maxConcurrentHashes }
+        if let tokenLifetimes { configuration.tokens = tokenLifetimes }
+        if let loginThrottling { configuration.throttling = loginThrottling }
+        if let demo { configuration.demo = demo }
+        if let logLevel { configuration.logLevel = logLevel }
+    }
+
+    private static func explain(_ error: DecodingError) -> String {
+        switch error {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .keyNotFound(_, let context), .dataCorrupted(let context):
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+}

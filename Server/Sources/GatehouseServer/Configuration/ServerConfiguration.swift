@@ -1,0 +1,146 @@
+import Foundation
+
+/// Everything the server can be told, with defaults that start a working server on loopback.
+///
+/// Values are resolved by ``ConfigurationLoader`` from, in increasing precedence: these defaults,
+/// a JSON configuration file, `GATEHOUSE_*` environment variables, and command-line options.
+public struct ServerConfiguration: Sendable {
+    /// Address to bind. Loopback by default: exposing the server is a deliberate choice.
+    public var host = "127.0.0.1"
+    public var port = 8080
+    /// A SQLite file path (created if missing).
+    public var database = "gatehouse.sqlite"
+    /// The public base URL; defaults to `http://host:port`.
+    public var issuer: String?
+    /// The server secret; when absent it is read from (or generated into) ``secretFile``.
+    public var secret: String?
+    /// Where the generated server secret lives; defaults to the database path plus `.secret`.
+    public var secretFile: String?
+    public var passwordHashing = PasswordHashingParameters.owaspDefault
+    /// How many password hashes may run at once (each needs its memory); defaults to the core count.
+    public var maxConcurrentHashes = ProcessInfo.processInfo.activeProcessorCount
+    public var tokens = TokenLifetimes()
+    public var throttling = LoginThrottling()
+    /// Create a demo user and client and serve the demo relying party at `/demo`.
+    public var demo = false
+    public var logLevel = "info"
+
+    public init() {}
+
+    /// The issuer without a trailing slash.
+    public var resolvedIssuer: String {
+        if let issuer, !issuer.isEmpty {
+            return issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer
+        }
+        let hostPart = host.contains(":") ? "[\(host)]" : host
+        return "http://\(hostPart):\(port)"
+    }
+
+    public var resolvedSecretFile: String {
+        secretFile ?? (database == ":memory:" ? "gatehouse.secret" : database + ".secret")
+    }
+
+    /// Whether the issuer is served over TLS, which decides `Secure` and `__Host-` on cookies.
+    public var issuerIsHTTPS: Bool { resolvedIssuer.lowercased().hasPrefix("https://") }
+
+    /// Checks the values that a typo could make dangerous or meaningless.
+    public func validate() throws {
+        guard (0...65535).contains(port) else {
+            throw ConfigurationError("The port must be between 0 and 65535, not \(port).")
+        }
+        guard let url = URL(string: resolvedIssuer), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil,
+              url.query == nil, url.fragment == nil
+        else {
+            throw ConfigurationError("The issuer must be an http or https URL without query or fragment, not \(resolvedIssuer).")
+        }
+        if scheme == "http", let host = url.host, !Self.isLoopback(host) {
+            throw ConfigurationError("The issuer \(resolvedIssuer) uses plain http on a non-loopback host; use https.")
+        }
+        try passwordHashing.validate()
+        guard maxConcurrentHashes >= 1 else { throw ConfigurationError("max_concurrent_hashes must be at least 1.") }
+        try tokens.validate()
+        try throttling.validate()
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.")
+    }
+}
+
+/// How long each kind of credential lives, in seconds.
+public struct TokenLifetimes: Sendable, Codable, Equatable {
+    /// Authorization codes: short, at most 10 minutes (RFC 6749 §4.1.2).
+    public var authorizationCode: Int64 = 60
+    public var accessToken: Int64 = 900
+    public var idToken: Int64 = 900
+    public var refreshToken: Int64 = 30 * 24 * 3600
+    /// A browser's sign-in session.
+    public var session: Int64 = 8 * 3600
+    /// An authorization request waiting for the user to sign in.
+    public var authorizationRequest: Int64 = 900
+
+    public init() {}
+
+    /// Keys left out of the configuration file keep their defaults.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let defaults = TokenLifetimes()
+        authorizationCode = try container.decodeIfPresent(Int64.self, forKey: .authorizationCode) ?? defaults.authorizationCode
+        accessToken = try container.decodeIfPresent(Int64.self, forKey: .accessToken) ?? defaults.accessToken
+        idToken = try container.decodeIfPresent(Int64.self, forKey: .idToken) ?? defaults.idToken
+        refreshToken = try container.decodeIfPresent(Int64.self, forKey: .refreshToken) ?? defaults.refreshToken
+        session = try container.decodeIfPresent(Int64.self, forKey: .session) ?? defaults.session
+        authorizationRequest = try container.decodeIfPresent(Int64.self, forKey: .authorizationRequest) ?? defaults.authorizationRequest
+    }
+
+    func validate() throws {
+        guard (1...600).contains(authorizationCode) else {
+            throw ConfigurationError("The authorization code lifetime must be 1 to 600 seconds.")
+        }
+        for (name, value) in [("access_token", accessToken), ("id_token", idToken), ("refresh_token", refreshToken), ("session", session), ("authorization_request", authorizationRequest)] where value < 1 {
+            throw ConfigurationError("The \(name) lifetime must be at least 1 second.")
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case authorizationCode = "authorization_code"
+        case accessToken = "access_token"
+        case idToken = "id_token"
+        case refreshToken = "refresh_token"
+        case session
+        case authorizationRequest = "authorization_request"
+    }
+}
+
+/// Per-account throttling of failed sign-ins.
+public struct LoginThrottling: Sendable, Codable, Equatable {
+    /// Failures within ``window`` that block further attempts.
+    public var maxFailures: Int = 5
+    public var window: Int64 = 900
+    /// How long attempts stay blocked, in seconds.
+    public var cooldown: Int64 = 300
+
+    public init() {}
+
+    /// Keys left out of the configuration file keep their defaults.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let defaults = LoginThrottling()
+        maxFailures = try container.decodeIfPresent(Int.self, forKey: .maxFailures) ?? defaults.maxFailures
+        window = try container.decodeIfPresent(Int64.self, forKey: .window) ?? defaults.window
+        cooldown = try container.decodeIfPresent(Int64.self, forKey: .cooldown) ?? defaults.cooldown
+    }
+
+    func validate() throws {
+        guard maxFailures >= 1, window >= 1, cooldown >= 1 else {
+            throw ConfigurationError("Login throttling needs max_failures, window and cooldown of at least 1.")
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case maxFailures = "max_failures"
+        case window
+        case cooldown
+    }
+}

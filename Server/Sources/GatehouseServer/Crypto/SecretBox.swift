@@ -1,0 +1,38 @@
+import Crypto
+import Foundation
+
+/// Authenticated encryption (AES-256-GCM) under a key derived from the server secret, for what must be
+/// stored encrypted at rest (signing keys) or handed to a browser sealed (the demo's state).
+struct SecretBox: Sendable {
+    private let key: SymmetricKey
+
+    /// - Parameters:
+    ///   - serverSecret: the server secret's bytes.
+    ///   - purpose: separates keys for different uses, so one sealed value never opens as another.
+    init(serverSecret: [UInt8], purpose: String) {
+        key = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: serverSecret),
+            salt: Data("gatehouse".utf8),
+            info: Data(purpose.utf8),
+            outputByteCount: 32
+        )
+    }
+
+    func seal(_ plaintext: Data) throws -> String {
+        let box = try AES.GCM.seal(plaintext, using: key)
+        guard let combined = box.combined else { throw CryptoKitError.incorrectParameterSize }
+        return combined.base64EncodedString()
+    }
+
+    func open(_ sealed: String) throws -> Data {
+        guard let combined = Data(base64Encoded: sealed) else { throw CryptoKitError.incorrectParameterSize }
+        return try AES.GCM.open(AES.GCM.SealedBox(combined: combined), using: key)
+    }
+
+    /// A value derived from the server secret that is stable across restarts (e.g. the demo client's secret).
+    func derivedToken(_ label: String) -> String {
+        let mac = HMAC<SHA256>.authenticationCode(for: Data(label.utf8), using: key)
+        return Data(mac).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+}

@@ -1,0 +1,12 @@
+import Crypto
+import Foundation
+
+/// The storage form of high-entropy secrets (tokens, codes, generated client secrets): SHA-256, hex.
+///
+/// A 256-bit random value cannot be brute-forced, so a fast hash is right here; a slow KDF
+/// would only cost CPU on every request. Passwords use ``PasswordHasher`` instead.
+enum TokenDigest {
+    static func hex(_ secret: String) -> String {
+        SHA256.hash(data: Data(secret.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+}

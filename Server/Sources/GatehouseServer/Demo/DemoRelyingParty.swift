@@ -1,0 +1,198 @@
+import AsyncHTTPClient
+import Foundation
+import GatehouseProtocol
+import Hummingbird
+import JWTKit
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// A small relying party served at `/demo` by `gatehouse serve --demo`.
+///
+/// It behaves like any confidential web client: it redirects to the authorization endpoint with state,
+/// nonce and PKCE, and on return exchanges the code over HTTP, verifies the ID token with the published
+/// JWKS, calls userinfo, and shows what it got. Its transaction state lives in a sealed cookie.
+public final class DemoRelyingParty: Sendable {
+    public static let clientID = "gatehouse-demo"
+    public static let username = "demo"
+    public static let scope = "openid profile email offline_access"
+
+    let server: IdentityServer
+    let clientSecret: String
+    private let box: SecretBox
+    private let boundPort = NIOLockedValueBox<Int?>(nil)
+
+    /// The demo user's password for this run.
+    public let password: String
+
+    var redirectURI: String { server.url("/demo/callback") }
+    var homeURI: String { server.url("/demo") }
+
+    /// Creates (or refreshes) the demo client and the demo user with a new random password.
+    public static func prepare(server: IdentityServer) async throws -> DemoRelyingParty {
+        let box = SecretBox(serverSecret: server.secret.bytes, purpose: "demo relying party v1")
+        let secret = box.derivedToken("demo client secret")
+        let demo = DemoRelyingParty(server: server, box: box, clientSecret: secret, password: SecureRandom.readablePassword())
+        try await server.clients.upsert(Client(
+            id: clientID, name: "Gatehouse demo", secretHash: TokenDigest.hex(secret), redirectURIs: [demo.redirectURI],
+            postLogoutRedirectURIs: [demo.homeURI], scopes: ClientRegistrationRules.defaultScopes, idTokenAlgorithm: "RS256",
+            createdAt: server.clock.now()
+        ))
+        let hash = try await server.hasher.hash(demo.password)
+        if let user = try await server.users.find(username: username) {
+            try await server.users.updatePasswordHash(userID: user.id, to: hash)
+            _ = try await server.users.setLocked(username: username, false)
+        } else {
+            try await server.users.create(username: username, email: "demo@example.com", name: "Demo User", passwordHash: hash)
+        }
+        return demo
+    }
+
+    private init(server: IdentityServer, box: SecretBox, clientSecret: String, password: String) {
+        self.server = server
+        self.box = box
+        self.clientSecret = clientSecret
+        self.password = password
+    }
+
+    /// Tells the demo where the server listens, so it can call the token endpoint over loopback.
+    public func serverIsRunning(onPort port: Int) {
+        boundPort.withLockedValue { $0 = port }
+    }
+
+    func addRoutes(to router: Router<some RequestContext>) {
+        router.get("/demo") { _, _ in self.home() }
+        router.get("/demo/login") { _, _ in try self.startSignIn() }
+        router.get("/demo/callback") { request, _ in await self.callback(request) }
+    }
+
+    private func home() -> Response {
+        PageRenderer.page(title: "Demo application", body: """
+            <h1>Demo application</h1>
+            <p>This page is a separate application that signs in through Gatehouse with the authorization code flow and PKCE,
+            like any web application would.</p>
+            <p class="hint">Sign in as <strong>\(Self.username)</strong> with the password printed when the server started.</p>
+            <a class="button" href="/demo/login" id="sign-in">Sign in with Gatehouse</a>
+            """)
+    }
+
+    private struct Transaction: Codable {
+        var state: String
+        var nonce: String
+        var verifier: String
+    }
+
+    private func startSignIn() throws -> Response {
+        let transaction = Transaction(state: SecureRandom.token(byteCount: 16), nonce: SecureRandom.token(byteCount: 16), verifier: PKCE.makeVerifier())
+        let sealed = try box.seal(try JSONEncoder().encode(transaction))
+        let location = Redirect.url(server.url("/authorize"), adding: [
+            ("response_type", "code"), ("client_id", Self.clientID), ("redirect_uri", redirectURI), ("scope", Self.scope),
+            ("state", transaction.state), ("nonce", transaction.nonce),
+            ("code_challenge", PKCE.challenge(for: transaction.verifier)), ("code_challenge_method", PKCE.method),
+        ])
+        var response = Redirect.to(location)
+        response.headers.append(server.cookies.setCookie(server.cookies.demoName, Redirect.encode(sealed), maxAge: 900))
+        return response
+    }
+
+    private func callback(_ request: Request) async -> Response {
+        let parameters = FormParameters(encoded: request.uri.query ?? "")
+        do {
+            guard let cookie = server.cookies.value(server.cookies.demoName, in: request)?.removingPercentEncoding,
+                  let transaction = try? JSONDecoder().decode(Transaction.self, from: try box.open(cookie))
+            else { throw DemoError("The demo's sign-in state is missing; start again.") }
+            guard let state = parameters["state"], ConstantTime.equals(state, transaction.state) else {
+                throw DemoError("The state does not match this browser's sign-in; start again.")
+            }
+            guard parameters["iss"] == server.issuer else { throw DemoError("The response came from an unexpected issuer.") }
+            if let error = parameters["error"] {
+                throw DemoError("Sign-in failed: \(error) — \(parameters["error_description"] ?? "")")
+            }
+            guard let code = parameters["code"] else { throw DemoError("The response carries no code.") }
+            let tokens = try await exchange(code: code, verifier: transaction.verifier)
+            guard let idToken = tokens.idToken else { throw DemoError("The token response has no ID token.") }
+            let claims = try await verify(idToken: idToken, nonce: transaction.nonce)
+            let userinfo = try await call("/userinfo", bearer: tokens.accessToken)
+            var response = results(claims: claims, userinfo: userinfo, idToken: idToken, refreshed: tokens.refreshToken != nil)
+            response.headers.append(server.cookies.clearCookie(server.cookies.demoName))
+            return response
+        } catch let error as DemoError {
+            return PageRenderer.error(title: "Demo sign-in failed", message: error.message)
+        } catch {
+            return PageRenderer.error(title: "Demo sign-in failed", message: "\(error)", status: .badGateway)
+        }
+    }
+
+    private var loopbackBase: String {
+        let port = boundPort.withLockedValue { $0 } ?? server.configuration.port
+        let host = server.configuration.host
+        let loopback = host == "0.0.0.0" ? "127.0.0.1" : (host == "::" ? "::1" : host)
+        return loopback.contains(":") ? "http://[\(loopback)]:\(port)" : "http://\(loopback):\(port)"
+    }
+
+    private func exchange(code: String, verifier: String) async throws -> TokenResponse {
+        var request = HTTPClientRequest(url: loopbackBase + "/token")
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        let basic = Data("\(Redirect.encode(Self.clientID)):\(Redirect.encode(clientSecret))".utf8).base64EncodedString()
+        request.headers.add(name: "Authorization", value: "Basic \(basic)")
+        let body = [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI), ("code_verifier", verifier)]
+            .map { "\($0)=\(Redirect.encode($1))" }.joined(separator: "&")
+        request.body = .bytes(ByteBuffer(string: body))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        let data = Data(buffer: try await response.body.collect(upTo: 1 << 20))
+        guard response.status == .ok else {
+            let error = try? JSONDecoder().decode(OAuthErrorResponse.self, from: data)
+            throw DemoError("The token endpoint refused the code: \(error?.error ?? "HTTP \(response.status.code)") — \(error?.errorDescription ?? "")")
+        }
+        return try JSONDecoder().decode(TokenResponse.self, from: data)
+    }
+
+    private func call(_ path: String, bearer: String? = nil) async throws -> String {
+        var request = HTTPClientRequest(url: loopbackBase + path)
+        if let bearer { request.headers.add(name: "Authorization", value: "Bearer \(bearer)") }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        let text = String(buffer: try await response.body.collect(upTo: 1 << 20))
+        guard response.status == .ok else { throw DemoError("\(path) answered HTTP \(response.status.code).") }
+        return text
+    }
+
+    /// Verifies the ID token as a relying party must: signature from the JWKS, issuer, audience, expiry, nonce.
+    private func verify(idToken: String, nonce: String) async throws -> IDTokenClaims {
+        let keys = JWTKeyCollection()
+        try await keys.add(jwksJSON: try await call("/jwks"))
+        let claims = try await keys.verify(idToken, as: IDTokenClaims.self)
+        let now = server.clock.now()
+        guard claims.iss == server.issuer else { throw DemoError("The ID token's issuer is wrong.") }
+        guard claims.aud == Self.clientID else { throw DemoError("The ID token is not meant for the demo.") }
+        guard claims.exp > now else { throw DemoError("The ID token has expired.") }
+        guard claims.nonce == nonce else { throw DemoError("The ID token's nonce does not match.") }
+        return claims
+    }
+
+    private func results(claims: IDTokenClaims, userinfo: String, idToken: String, refreshed: Bool) -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let claimsJSON = (try? encoder.encode(claims)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        let prettyUserinfo = (try? JSONSerialization.jsonObject(with: Data(userinfo.utf8)))
+            .flatMap { try? JSONSerialization.data(withJSONObject: $0, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]) }
+            .map { String(decoding: $0, as: UTF8.self) } ?? userinfo
+        let logout = Redirect.url(server.url("/logout"), adding: [
+            ("id_token_hint", idToken), ("post_logout_redirect_uri", homeURI), ("state", SecureRandom.token(byteCount: 8)),
+        ])
+        return PageRenderer.page(title: "Signed in", body: """
+            <h1>Signed in as \(HTML.escape(claims.preferredUsername ?? claims.sub))</h1>
+            <p class="hint">The ID token's signature was verified with the server's JWKS; issuer, audience, expiry and nonce match.
+            \(refreshed ? "A refresh token was issued too." : "")</p>
+            <h2>ID token claims</h2>
+            <pre id="id-token-claims">\(HTML.escape(claimsJSON))</pre>
+            <h2>Userinfo</h2>
+            <pre id="userinfo">\(HTML.escape(prettyUserinfo))</pre>
+            <a class="button" href="\(HTML.escape(logout))" id="sign-out">Sign out</a>
+            """)
+    }
+}
+
+struct DemoError: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
+}

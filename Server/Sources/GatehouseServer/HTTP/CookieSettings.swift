@@ -1,0 +1,33 @@
+import HTTPTypes
+import Hummingbird
+
+/// Names and attributes of Gatehouse's cookies.
+///
+/// On an https issuer cookies carry `Secure` and the `__Host-` prefix (host-only, path `/`, never set
+/// by a subdomain). On a plain-http loopback issuer browsers would drop such cookies, so the prefix and
+/// `Secure` are left off there. Always `HttpOnly` and `SameSite=Lax`.
+struct CookieSettings: Sendable {
+    let secure: Bool
+
+    var sessionName: String { secure ? "__Host-gatehouse_session" : "gatehouse_session" }
+    /// Binds a pending sign-in to the browser that started it, and doubles as its CSRF token.
+    var loginName: String { secure ? "__Host-gatehouse_login" : "gatehouse_login" }
+    /// Same binding for the sign-out confirmation form.
+    var logoutName: String { secure ? "__Host-gatehouse_logout" : "gatehouse_logout" }
+    var demoName: String { secure ? "__Host-gatehouse_demo" : "gatehouse_demo" }
+
+    func setCookie(_ name: String, _ value: String, maxAge: Int64) -> HTTPField {
+        var attributes = "\(name)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Lax"
+        if secure { attributes += "; Secure" }
+        return HTTPField(name: .setCookie, value: attributes)
+    }
+
+    func clearCookie(_ name: String) -> HTTPField {
+        setCookie(name, "", maxAge: 0)
+    }
+
+    func value(_ name: String, in request: Request) -> String? {
+        guard let value = request.cookies[name]?.value, !value.isEmpty else { return nil }
+        return value
+    }
+}

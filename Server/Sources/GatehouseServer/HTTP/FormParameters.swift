@@ -1,0 +1,49 @@
+import Foundation
+import Hummingbird
+
+/// Parameters of a query string or an `application/x-www-form-urlencoded` body.
+///
+/// OAuth parameters must not repeat (RFC 6749 §3.1), so a repeated name is remembered and reported
+/// instead of silently picking one value.
+struct FormParameters: Sendable {
+    private(set) var values: [String: String] = [:]
+    /// The first name that appeared more than once, if any.
+    private(set) var repeatedName: String?
+
+    init(encoded: String) {
+        for pair in encoded.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = Self.decode(parts[0]), !name.isEmpty else { continue }
+            let value = parts.count > 1 ? (Self.decode(parts[1]) ?? "") : ""
+            if values[name] != nil, repeatedName == nil { repeatedName = name }
+            values[name] = value
+        }
+    }
+
+    /// The value of `name`; an empty value counts as absent (RFC 6749 §3.1).
+    subscript(_ name: String) -> String? {
+        guard let value = values[name], !value.isEmpty else { return nil }
+        return value
+    }
+
+    /// The parameters of a request: its query for GET, its form body for POST.
+    static func of(_ request: Request, context: some RequestContext) async throws -> FormParameters {
+        if request.method == .post {
+            return try await body(of: request)
+        }
+        return FormParameters(encoded: request.uri.query ?? "")
+    }
+
+    /// Reads a form body of at most 64 KiB.
+    static func body(of request: Request) async throws -> FormParameters {
+        if let type = request.headers[.contentType], !type.lowercased().hasPrefix("application/x-www-form-urlencoded") {
+            throw HTTPError(.unsupportedMediaType, message: "Send the parameters as application/x-www-form-urlencoded.")
+        }
+        let buffer = try await request.body.collect(upTo: 64 * 1024)
+        return FormParameters(encoded: String(buffer: buffer))
+    }
+
+    private static func decode(_ text: Substring) -> String? {
+        String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// JSON responses with the headers OAuth requires for anything that may carry a secret.
+enum JSONResponse {
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    static func make(_ value: some Encodable, status: HTTPResponse.Status = .ok, cacheable: Bool = false) -> Response {
+        let data = (try? encoder.encode(value)) ?? Data(#"{"error":"server_error"}"#.utf8)
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        if cacheable {
+            headers[.cacheControl] = "public, max-age=300"
+        } else {
+            headers[.cacheControl] = "no-store"
+            headers[.pragma] = "no-cache"
+        }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// Encodes a JSON object given as a dictionary (for claims whose set depends on scopes).
+    static func object(_ object: [String: any Sendable], status: HTTPResponse.Status = .ok) -> Response {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        headers[.cacheControl] = "no-store"
+        headers[.pragma] = "no-cache"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}

@@ -1,0 +1,35 @@
+import GatehouseProtocol
+import HTTPTypes
+import Hummingbird
+
+/// An OAuth 2.0 error answered as an RFC 6749 §5.2 JSON body with the matching status.
+struct OAuthError: Error, Sendable {
+    var code: String
+    var description: String
+    var status: HTTPResponse.Status
+
+    init(_ code: String, _ description: String, status: HTTPResponse.Status = .badRequest) {
+        self.code = code
+        self.description = description
+        self.status = status
+    }
+
+    static func invalidRequest(_ description: String) -> OAuthError { .init("invalid_request", description) }
+    static func invalidGrant(_ description: String) -> OAuthError { .init("invalid_grant", description) }
+    static func invalidScope(_ description: String) -> OAuthError { .init("invalid_scope", description) }
+    static func unauthorizedClient(_ description: String) -> OAuthError { .init("unauthorized_client", description) }
+    static func unsupportedGrantType(_ description: String) -> OAuthError { .init("unsupported_grant_type", description) }
+    /// Client authentication failed: 401 (RFC 6749 §5.2).
+    static func invalidClient(_ description: String) -> OAuthError { .init("invalid_client", description, status: .unauthorized) }
+    static func invalidToken(_ description: String) -> OAuthError { .init("invalid_token", description, status: .unauthorized) }
+
+    func response() -> Response {
+        var response = JSONResponse.make(OAuthErrorResponse(error: code, errorDescription: description), status: status)
+        if code == "invalid_client" {
+            response.headers[.wwwAuthenticate] = #"Basic realm="gatehouse""#
+        } else if code == "invalid_token" {
+            response.headers[.wwwAuthenticate] = #"Bearer error="invalid_token", error_description="\#(description)""#
+        }
+        return response
+    }
+}

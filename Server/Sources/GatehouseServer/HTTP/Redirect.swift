@@ -1,0 +1,28 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Redirect responses, with parameters added to the target's query.
+enum Redirect {
+    /// `uri` with `parameters` appended to its query, percent-encoded strictly.
+    static func url(_ uri: String, adding parameters: [(String, String?)]) -> String {
+        let pairs = parameters.compactMap { name, value in value.map { "\(encode(name))=\(encode($0))" } }
+        guard !pairs.isEmpty else { return uri }
+        let separator = uri.contains("?") ? (uri.hasSuffix("?") || uri.hasSuffix("&") ? "" : "&") : "?"
+        return uri + separator + pairs.joined(separator: "&")
+    }
+
+    /// 302 for GET requests, 303 after a form POST so the browser follows with GET.
+    static func to(_ location: String, afterPost: Bool = false) -> Response {
+        var headers = HTTPFields()
+        headers[.location] = location
+        headers[.cacheControl] = "no-store"
+        return Response(status: afterPost ? .seeOther : .found, headers: headers)
+    }
+
+    private static let unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
+
+    static func encode(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
+    }
+}

@@ -1,0 +1,76 @@
+import SQLKit
+
+/// Authorization codes: stored as SHA-256 digests, single use, short-lived.
+struct AuthorizationCodeStore: Sendable {
+    let database: any Database
+    let clock: Clock
+
+    /// What is bound to a code besides its grant.
+    struct Binding: Sendable, Equatable {
+        var redirectURI: String
+        var nonce: String?
+        var codeChallenge: String?
+    }
+
+    enum Redemption: Sendable, Equatable {
+        case redeemed(Grant, Binding)
+        /// The code was already redeemed; everything issued from it has now been revoked.
+        case replayed
+        /// Unknown, expired, or issued to another client.
+        case invalid
+    }
+
+    func issue(for grant: Grant, binding: Binding, lifetime: Int64) async throws -> String {
+        let code = SecureRandom.token()
+        let now = clock.now()
+        try await database.transaction { sql in
+            // Consumed codes are kept until a day after expiry so a late replay is still recognised.
+            try await sql.raw("DELETE FROM authorization_codes WHERE expires_at <= \(bind: now - 86_400)").run()
+            try await sql.raw("""
+                INSERT INTO authorization_codes (code_hash, grant_id, client_id, user_id, redirect_uri, scope, nonce, code_challenge,
+                    auth_time, amr, created_at, expires_at)
+                VALUES (\(bind: TokenDigest.hex(code)), \(bind: grant.id), \(bind: grant.clientID), \(bind: grant.userID),
+                    \(bind: binding.redirectURI), \(bind: grant.scope), \(bind: binding.nonce), \(bind: binding.codeChallenge),
+                    \(bind: grant.authTime), \(bind: grant.methods.joined(separator: " ")), \(bind: now), \(bind: now + lifetime))
+                """).run()
+        }
+        return code
+    }
+
+    /// Consumes `code` for `clientID`. The database decides atomically which of two racing redemptions wins.
+    func redeem(_ code: String, clientID: String) async throws -> Redemption {
+        let digest = TokenDigest.hex(code)
+        let now = clock.now()
+        return try await database.transaction { sql in
+            let row = try await sql.raw("""
+                UPDATE authorization_codes SET consumed_at = \(bind: now)
+                WHERE code_hash = \(bind: digest) AND consumed_at IS NULL
+                RETURNING *
+                """).first()
+            guard let row else {
+                let earlier = try await sql.raw("SELECT grant_id FROM authorization_codes WHERE code_hash = \(bind: digest)").first()
+                guard let earlier else { return .invalid }
+                let grantID = try earlier.decode(column: "grant_id", as: String.self)
+                try await TokenStore.revokeGrant(grantID, at: now, in: sql)
+                return .replayed
+            }
+            guard try row.decode(column: "client_id", as: String.self) == clientID,
+                  try row.decode(column: "expires_at", as: Int64.self) > now
+            else { return .invalid }
+            let grant = Grant(
+                id: try row.decode(column: "grant_id", as: String.self),
+                clientID: clientID,
+                userID: try row.decode(column: "user_id", as: String.self),
+                scopes: try row.decode(column: "scope", as: String.self).split(separator: " ").map(String.init),
+                authTime: try row.decode(column: "auth_time", as: Int64.self),
+                methods: try row.decode(column: "amr", as: String.self).split(separator: " ").map(String.init)
+            )
+            let binding = Binding(
+                redirectURI: try row.decode(column: "redirect_uri", as: String.self),
+                nonce: try row.decode(column: "nonce", as: String?.self),
+                codeChallenge: try row.decode(column: "code_challenge", as: String?.self)
+            )
+            return .redeemed(grant, binding)
+        }
+    }
+}

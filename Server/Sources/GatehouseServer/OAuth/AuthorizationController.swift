@@ -1,0 +1,142 @@
+import GatehouseProtocol
+import Hummingbird
+
+/// The authorization endpoint (OpenID Connect Core §3.1.2), GET and POST.
+///
+/// An unknown client or a redirect URI that is not registered exactly gets an error page and never a
+/// redirect. Every other error goes back to the client. With a usable browser session the code is issued
+/// at once (single sign-on); otherwise the request is stored and the browser goes to the sign-in page.
+struct AuthorizationController: Sendable {
+    let server: IdentityServer
+    static let supportedPrompts: Set<String> = ["none", "login", "consent", "select_account"]
+
+    func addRoutes(to router: Router<some RequestContext>) {
+        router.get("/authorize") { request, context in try await authorize(request, context: context) }
+        router.post("/authorize") { request, context in try await authorize(request, context: context) }
+    }
+
+    func authorize(_ request: Request, context: some RequestContext) async throws -> Response {
+        let parameters: FormParameters
+        do {
+            parameters = try await FormParameters.of(request, context: context)
+        } catch {
+            return PageRenderer.error(title: "Invalid request", message: "The authorization request could not be read.")
+        }
+        guard let clientID = parameters["client_id"] else {
+            return PageRenderer.error(title: "Invalid request", message: "The request names no client (client_id is missing).")
+        }
+        guard let client = try await server.clients.find(id: clientID) else {
+            return PageRenderer.error(title: "Unknown application", message: "No application is registered as \"\(clientID)\".")
+        }
+        guard let redirectURI = parameters["redirect_uri"], client.redirectURIs.contains(redirectURI),
+              !["client_id", "redirect_uri"].contains(parameters.repeatedName ?? "")
+        else {
+            return PageRenderer.error(
+                title: "Invalid redirect",
+                message: "The redirect URI is missing or is not registered for \(client.name ?? client.id); the sign-in was stopped to protect you."
+            )
+        }
+        let responder = AuthorizationResponder(server: server)
+        let state = parameters["state"]
+        func fail(_ error: String, _ description: String) -> Response {
+            responder.failure(redirectURI: redirectURI, state: state, error: error, description: description)
+        }
+
+        let validated: AuthorizationRequest
+        switch validate(parameters, client: client, redirectURI: redirectURI) {
+        case .success(let request): validated = request
+        case .failure(let error): return fail(error.code, error.description)
+        }
+
+        let session = try await usableSession(for: validated, request: request)
+        if validated.prompts.contains("none") {
+            guard let session else { return fail("login_required", "The user is not signed in.") }
+            return try await responder.success(for: validated, userID: session.userID, authTime: session.authTime, methods: session.methods, afterPost: false)
+        }
+        if let session {
+            return try await responder.success(for: validated, userID: session.userID, authTime: session.authTime, methods: session.methods, afterPost: false)
+        }
+
+        let binding = server.cookies.value(server.cookies.loginName, in: request) ?? SecureRandom.token()
+        let lifetime = server.configuration.tokens.authorizationRequest
+        let id = try await server.authorizationRequests.save(validated, browserBinding: binding, lifetime: lifetime)
+        var response = Redirect.to("/login?request=\(id)")
+        response.headers.append(server.cookies.setCookie(server.cookies.loginName, binding, maxAge: lifetime))
+        return response
+    }
+
+    /// Checks everything after client and redirect URI; errors here are reported to the client.
+    func validate(_ parameters: FormParameters, client: Client, redirectURI: String) -> Result<AuthorizationRequest, OAuthError> {
+        if let repeated = parameters.repeatedName {
+            return .failure(.invalidRequest("The parameter \(repeated) appears more than once."))
+        }
+        if parameters["request"] != nil { return .failure(.init("request_not_supported", "Request objects are not supported.")) }
+        if parameters["request_uri"] != nil { return .failure(.init("request_uri_not_supported", "request_uri is not supported.")) }
+        guard let responseType = parameters["response_type"] else {
+            return .failure(.invalidRequest("response_type is missing; use response_type=code."))
+        }
+        guard responseType == "code" else {
+            return .failure(.init("unsupported_response_type", "Only the authorization code flow (response_type=code) is supported."))
+        }
+        if let mode = parameters["response_mode"], mode != "query" {
+            return .failure(.invalidRequest("Only response_mode=query is supported."))
+        }
+        let scopes = (parameters["scope"] ?? "").split(separator: " ").map(String.init)
+        guard !scopes.isEmpty else { return .failure(.invalidScope("No scope was requested; request at least openid.")) }
+        if let unknown = scopes.first(where: { !ClientRegistrationRules.knownScopes.contains($0) }) {
+            return .failure(.invalidScope("The scope \(unknown) is not known."))
+        }
+        if let forbidden = scopes.first(where: { !client.scopes.contains($0) }) {
+            return .failure(.invalidScope("The client may not request the scope \(forbidden)."))
+        }
+
+        let challenge = parameters["code_challenge"]
+        let method = parameters["code_challenge_method"]
+        if let challenge {
+            // RFC 7636 §4.3: an absent method means "plain", which Gatehouse rejects.
+            guard method == PKCE.method else {
+                return .failure(.invalidRequest("code_challenge_method must be S256; plain is not accepted."))
+            }
+            guard PKCE.isValidChallenge(challenge) else {
+                return .failure(.invalidRequest("code_challenge is not a valid S256 challenge (43 base64url characters)."))
+            }
+        } else {
+            if method != nil { return .failure(.invalidRequest("code_challenge_method was sent without code_challenge.")) }
+            if client.isPublic { return .failure(.invalidRequest("PKCE is required for public clients: send code_challenge with S256.")) }
+        }
+
+        let prompts = Set((parameters["prompt"] ?? "").split(separator: " ").map(String.init))
+        if let unknown = prompts.first(where: { !Self.supportedPrompts.contains($0) }) {
+            return .failure(.invalidRequest("The prompt value \(unknown) is not supported."))
+        }
+        if prompts.contains("none") && prompts.count > 1 {
+            return .failure(.invalidRequest("prompt=none cannot be combined with other prompt values."))
+        }
+        var maxAge: Int64?
+        if let text = parameters["max_age"] {
+            guard let value = Int64(text), value >= 0 else { return .failure(.invalidRequest("max_age must be a non-negative number of seconds.")) }
+            maxAge = value
+        }
+        for (name, limit) in [("state", 2048), ("nonce", 512), ("login_hint", 256)] {
+            if let value = parameters[name], value.utf8.count > limit {
+                return .failure(.invalidRequest("\(name) is longer than \(limit) bytes."))
+            }
+        }
+        return .success(AuthorizationRequest(
+            clientID: client.id, redirectURI: redirectURI, scopes: scopes, state: parameters["state"], nonce: parameters["nonce"],
+            codeChallenge: challenge, prompts: prompts, maxAge: maxAge, loginHint: parameters["login_hint"]
+        ))
+    }
+
+    /// The browser's session if it may be used for this request: not forced away by `prompt=login`,
+    /// young enough for `max_age`, and its user still exists and is not locked.
+    private func usableSession(for authorization: AuthorizationRequest, request: Request) async throws -> BrowserSession? {
+        guard !authorization.prompts.contains("login"),
+              let id = server.cookies.value(server.cookies.sessionName, in: request),
+              let session = try await server.sessions.find(id: id)
+        else { return nil }
+        if let maxAge = authorization.maxAge, server.clock.now() - session.authTime > maxAge { return nil }
+        guard let user = try await server.users.find(id: session.userID), !user.isLocked else { return nil }
+        return session
+    }
+}

@@ -1,0 +1,16 @@
+/// A validated authorization request (OpenID Connect Core §3.1.2.1), waiting for the user or ready for a code.
+struct AuthorizationRequest: Sendable, Equatable {
+    var clientID: String
+    var redirectURI: String
+    var scopes: [String]
+    var state: String?
+    var nonce: String?
+    /// The S256 PKCE challenge, when the client sent one.
+    var codeChallenge: String?
+    /// `prompt` values: `none`, `login`, `consent`, `select_account`.
+    var prompts: Set<String>
+    var maxAge: Int64?
+    var loginHint: String?
+
+    var scope: String { scopes.joined(separator: " ") }
+}

@@ -1,0 +1,27 @@
+import Hummingbird
+
+/// Ends an authorization request: issues the code and sends the browser back to the client with
+/// `code`, `state` and `iss` (RFC 9207), or with an error.
+struct AuthorizationResponder: Sendable {
+    let server: IdentityServer
+
+    func success(for request: AuthorizationRequest, userID: String, authTime: Int64, methods: [String], afterPost: Bool) async throws -> Response {
+        let grant = Grant(id: SecureRandom.token(byteCount: 16), clientID: request.clientID, userID: userID, scopes: request.scopes,
+                          authTime: authTime, methods: methods)
+        let code = try await server.codes.issue(
+            for: grant,
+            binding: .init(redirectURI: request.redirectURI, nonce: request.nonce, codeChallenge: request.codeChallenge),
+            lifetime: server.configuration.tokens.authorizationCode
+        )
+        let location = Redirect.url(request.redirectURI, adding: [("code", code), ("state", request.state), ("iss", server.issuer)])
+        return Redirect.to(location, afterPost: afterPost)
+    }
+
+    /// An error sent to the client's (already verified) redirect URI.
+    func failure(redirectURI: String, state: String?, error: String, description: String, afterPost: Bool = false) -> Response {
+        let location = Redirect.url(redirectURI, adding: [
+            ("error", error), ("error_description", description), ("state", state), ("iss", server.issuer),
+        ])
+        return Redirect.to(location, afterPost: afterPost)
+    }
+}

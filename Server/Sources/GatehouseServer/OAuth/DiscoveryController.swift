@@ -1,0 +1,44 @@
+import GatehouseProtocol
+import Hummingbird
+
+/// Discovery (`/.well-known/openid-configuration`) and the JWKS.
+struct DiscoveryController: Sendable {
+    let server: IdentityServer
+
+    func addRoutes(to router: Router<some RequestContext>) {
+        let metadata = Self.metadata(issuer: server.issuer)
+        router.get("/.well-known/openid-configuration") { _, _ in JSONResponse.make(metadata, cacheable: true) }
+        router.get("/jwks") { _, _ in
+            await TokenController.answer(logger: server.logger) {
+                // Short caching: clients must see a rotated key soon.
+                var response = JSONResponse.make(try await server.keys.publicKeySet(), cacheable: true)
+                response.headers[.cacheControl] = "public, max-age=60"
+                return response
+            }
+        }
+    }
+
+    static func metadata(issuer: String) -> OpenIDProviderMetadata {
+        OpenIDProviderMetadata(
+            issuer: issuer,
+            authorizationEndpoint: issuer + "/authorize",
+            tokenEndpoint: issuer + "/token",
+            userinfoEndpoint: issuer + "/userinfo",
+            jwksURI: issuer + "/jwks",
+            revocationEndpoint: issuer + "/revoke",
+            introspectionEndpoint: issuer + "/introspect",
+            endSessionEndpoint: issuer + "/logout",
+            scopesSupported: ClientRegistrationRules.knownScopes,
+            responseTypesSupported: ["code"],
+            responseModesSupported: ["query"],
+            grantTypesSupported: ["authorization_code", "refresh_token", "client_credentials"],
+            subjectTypesSupported: ["public"],
+            idTokenSigningAlgValuesSupported: SigningKeyFactory.algorithms,
+            tokenEndpointAuthMethodsSupported: ["client_secret_basic", "client_secret_post", "none"],
+            codeChallengeMethodsSupported: [PKCE.method],
+            claimsSupported: ["iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "azp", "amr", "acr",
+                              "name", "preferred_username", "email", "email_verified", "updated_at"],
+            promptValuesSupported: ["none", "login", "consent", "select_account"]
+        )
+    }
+}

@@ -1,0 +1,89 @@
+import Hummingbird
+
+/// RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0).
+///
+/// With a valid `id_token_hint` from this server the session ends at once. Without one, the user is asked
+/// to confirm, so a third-party page cannot sign people out behind their back. `post_logout_redirect_uri`
+/// must be registered for the client exactly, or the user stays on Gatehouse's page.
+struct EndSessionController: Sendable {
+    let server: IdentityServer
+
+    func addRoutes(to router: Router<some RequestContext>) {
+        router.get("/logout") { request, _ in try await endSession(request) }
+        router.post("/logout") { request, _ in try await endSession(request) }
+    }
+
+    func endSession(_ request: Request) async throws -> Response {
+        let parameters: FormParameters
+        do {
+            parameters = request.method == .post ? try await FormParameters.body(of: request) : FormParameters(encoded: request.uri.query ?? "")
+        } catch {
+            return PageRenderer.error(title: "Invalid request", message: "The sign-out request could not be read.")
+        }
+        var clientID = parameters["client_id"]
+        var hintIsValid = false
+        if let hint = parameters["id_token_hint"] {
+            guard let claims = try? await server.keys.verify(hint, as: IDTokenClaims.self), claims.iss == server.issuer else {
+                return PageRenderer.error(title: "Invalid sign-out request", message: "The id_token_hint was not issued by this server.")
+            }
+            if let clientID, clientID != claims.aud {
+                return PageRenderer.error(title: "Invalid sign-out request", message: "client_id does not match the id_token_hint.")
+            }
+            clientID = claims.aud
+            hintIsValid = true
+        }
+        let redirectURI = parameters["post_logout_redirect_uri"]
+        if let redirectURI {
+            guard let clientID, let client = try await server.clients.find(id: clientID),
+                  client.postLogoutRedirectURIs.contains(redirectURI)
+            else {
+                return PageRenderer.error(title: "Invalid sign-out request",
+                                          message: "The post-logout redirect URI is not registered for this application.")
+            }
+        }
+
+        let confirmed = request.method == .post && parameters["confirm"] == "yes" && csrfIsValid(parameters, request)
+        guard hintIsValid || confirmed else {
+            return confirmationPage(parameters: parameters, clientID: clientID, request: request)
+        }
+
+        if let sessionID = server.cookies.value(server.cookies.sessionName, in: request) {
+            try await server.sessions.end(id: sessionID)
+        }
+        var response: Response
+        if let redirectURI {
+            response = Redirect.to(Redirect.url(redirectURI, adding: [("state", parameters["state"])]), afterPost: request.method == .post)
+        } else {
+            response = PageRenderer.page(title: "Signed out", body: "<h1>You are signed out</h1><p>You can close this window.</p>")
+        }
+        response.headers.append(server.cookies.clearCookie(server.cookies.sessionName))
+        response.headers.append(server.cookies.clearCookie(server.cookies.logoutName))
+        return response
+    }
+
+    private func csrfIsValid(_ parameters: FormParameters, _ request: Request) -> Bool {
+        guard let cookie = server.cookies.value(server.cookies.logoutName, in: request), let token = parameters["csrf_token"] else { return false }
+        return ConstantTime.equals(cookie, token)
+    }
+
+    private func confirmationPage(parameters: FormParameters, clientID: String?, request: Request) -> Response {
+        let token = server.cookies.value(server.cookies.logoutName, in: request) ?? SecureRandom.token()
+        var hidden = #"<input type="hidden" name="csrf_token" value="\#(HTML.escape(token))">"#
+        for name in ["post_logout_redirect_uri", "state"] {
+            if let value = parameters[name] {
+                hidden += #"<input type="hidden" name="\#(name)" value="\#(HTML.escape(value))">"#
+            }
+        }
+        if let clientID { hidden += #"<input type="hidden" name="client_id" value="\#(HTML.escape(clientID))">"# }
+        var response = PageRenderer.page(title: "Sign out", body: """
+            <h1>Sign out?</h1>
+            <p>Do you want to sign out of Gatehouse on this browser?</p>
+            <form method="post" action="/logout">
+            \(hidden)
+            <button type="submit" name="confirm" value="yes">Sign out</button>
+            </form>
+            """)
+        response.headers.append(server.cookies.setCookie(server.cookies.logoutName, token, maxAge: 900))
+        return response
+    }
+}

@@ -1,0 +1,18 @@
+/// Mints signed ID tokens for a grant.
+struct IDTokenIssuer: Sendable {
+    let server: IdentityServer
+
+    func issue(for grant: Grant, client: Client, nonce: String?) async throws -> String {
+        guard let user = try await server.users.find(id: grant.userID) else {
+            throw OAuthError.invalidGrant("The user of this grant no longer exists.")
+        }
+        let now = server.clock.now()
+        var claims = IDTokenClaims(
+            iss: server.issuer, sub: user.id, aud: client.id, exp: now + server.configuration.tokens.idToken, iat: now,
+            authTime: grant.authTime, nonce: nonce, azp: client.id, amr: grant.methods.isEmpty ? nil : grant.methods,
+            acr: grant.methods.count > 1 ? "urn:gatehouse:acr:mfa" : "urn:gatehouse:acr:password"
+        )
+        ScopeClaims.apply(to: &claims, user: user, scopes: grant.scopes)
+        return try await server.keys.sign(claims, algorithm: client.idTokenAlgorithm)
+    }
+}

@@ -1,0 +1,44 @@
+import GatehouseProtocol
+import Hummingbird
+
+/// Token introspection (RFC 7662) for confidential clients, about tokens issued to themselves.
+struct IntrospectionController: Sendable {
+    let server: IdentityServer
+
+    func addRoutes(to router: Router<some RequestContext>) {
+        router.post("/introspect") { request, _ in await TokenController.answer(logger: server.logger) { try await introspect(request) } }
+    }
+
+    func introspect(_ request: Request) async throws -> Response {
+        let parameters = try await FormParameters.body(of: request)
+        let client = try await ClientAuthenticator(clients: server.clients).authenticate(request, parameters: parameters)
+        guard !client.isPublic else {
+            throw OAuthError.invalidClient("Introspection requires a confidential client.")
+        }
+        guard let token = parameters["token"] else { throw OAuthError.invalidRequest("token is missing.") }
+        if let access = try await server.tokens.activeAccessToken(token), access.clientID == client.id {
+            let user = try await access.userID.asyncMap { try await server.users.find(id: $0) } ?? nil
+            return JSONResponse.make(IntrospectionResponse(
+                active: true, scope: access.scopes.joined(separator: " "), clientID: access.clientID, username: user?.username,
+                tokenType: "Bearer", expiresAt: Int(access.expiresAt), issuedAt: Int(access.issuedAt),
+                subject: access.userID ?? access.clientID, audience: access.clientID, issuer: server.issuer
+            ))
+        }
+        if let refresh = try await server.tokens.activeRefreshToken(token), refresh.grant.clientID == client.id {
+            let user = try await server.users.find(id: refresh.grant.userID)
+            return JSONResponse.make(IntrospectionResponse(
+                active: true, scope: refresh.grant.scope, clientID: client.id, username: user?.username, tokenType: "refresh_token",
+                expiresAt: Int(refresh.expiresAt), issuedAt: Int(refresh.issuedAt), subject: refresh.grant.userID,
+                audience: client.id, issuer: server.issuer
+            ))
+        }
+        return JSONResponse.make(IntrospectionResponse.inactive)
+    }
+}
+
+extension Optional {
+    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
+        guard let value = self else { return nil }
+        return try await transform(value)
+    }
+}

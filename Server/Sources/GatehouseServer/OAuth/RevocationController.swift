@@ -1,0 +1,21 @@
+import HTTPTypes
+import Hummingbird
+
+/// Token revocation (RFC 7009). Answers 200 for unknown tokens too, so it reveals nothing.
+struct RevocationController: Sendable {
+    let server: IdentityServer
+
+    func addRoutes(to router: Router<some RequestContext>) {
+        router.post("/revoke") { request, _ in await TokenController.answer(logger: server.logger) { try await revoke(request) } }
+    }
+
+    func revoke(_ request: Request) async throws -> Response {
+        let parameters = try await FormParameters.body(of: request)
+        let client = try await ClientAuthenticator(clients: server.clients).authenticate(request, parameters: parameters)
+        guard let token = parameters["token"] else { throw OAuthError.invalidRequest("token is missing.") }
+        try await server.tokens.revoke(token, clientID: client.id)
+        var headers = HTTPFields()
+        headers[.cacheControl] = "no-store"
+        return Response(status: .ok, headers: headers)
+    }
+}

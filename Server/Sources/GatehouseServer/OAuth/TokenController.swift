@@ -1,0 +1,141 @@
+import GatehouseProtocol
+import Hummingbird
+import Logging
+
+/// The token endpoint (RFC 6749 §3.2): authorization_code, refresh_token and client_credentials grants.
+struct TokenController: Sendable {
+    let server: IdentityServer
+
+    func addRoutes(to router: Router<some RequestContext>) {
+        router.post("/token") { request, _ in await answer { try await token(request) } }
+    }
+
+    /// Runs an OAuth endpoint, turning every failure into an RFC 6749 JSON error.
+    static func answer(logger: Logger? = nil, _ body: () async throws -> Response) async -> Response {
+        do {
+            return try await body()
+        } catch let error as OAuthError {
+            return error.response()
+        } catch let error as HTTPError {
+            return OAuthError("invalid_request", error.body ?? "The request could not be read.", status: error.status).response()
+        } catch {
+            logger?.error("Endpoint failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
+            return OAuthError("server_error", "The server could not complete the request; try again.", status: .internalServerError).response()
+        }
+    }
+
+    private func answer(_ body: () async throws -> Response) async -> Response {
+        await Self.answer(logger: server.logger, body)
+    }
+
+    func token(_ request: Request) async throws -> Response {
+        let parameters = try await FormParameters.body(of: request)
+        if let repeated = parameters.repeatedName {
+            throw OAuthError.invalidRequest("The parameter \(repeated) appears more than once.")
+        }
+        let client = try await ClientAuthenticator(clients: server.clients).authenticate(request, parameters: parameters)
+        switch parameters["grant_type"] {
+        case "authorization_code":
+            return try await authorizationCode(parameters, client: client)
+        case "refresh_token":
+            return try await refreshToken(parameters, client: client)
+        case "client_credentials":
+            return try await clientCredentials(parameters, client: client)
+        case nil:
+            throw OAuthError.invalidRequest("grant_type is missing.")
+        case let other?:
+            throw OAuthError.unsupportedGrantType("The grant type \(other) is not supported; use authorization_code, refresh_token or client_credentials.")
+        }
+    }
+
+    private func authorizationCode(_ parameters: FormParameters, client: Client) async throws -> Response {
+        guard let code = parameters["code"] else { throw OAuthError.invalidRequest("code is missing.") }
+        guard let redirectURI = parameters["redirect_uri"] else { throw OAuthError.invalidRequest("redirect_uri is missing.") }
+        let verifier = parameters["code_verifier"]
+        if let verifier, !PKCE.isValidVerifier(verifier) {
+            throw OAuthError.invalidRequest("code_verifier must be 43 to 128 unreserved characters (RFC 7636 §4.1).")
+        }
+        let grant: Grant
+        let binding: AuthorizationCodeStore.Binding
+        switch try await server.codes.redeem(code, clientID: client.id) {
+        case .invalid:
+            throw OAuthError.invalidGrant("The authorization code is invalid, expired, or was issued to another client.")
+        case .replayed:
+            server.logger.warning("Authorization code replayed; revoked the tokens issued from it", metadata: ["client": "\(client.id)"])
+            throw OAuthError.invalidGrant("The authorization code was already used; the tokens issued from it have been revoked.")
+        case .redeemed(let redeemedGrant, let redeemedBinding):
+            grant = redeemedGrant
+            binding = redeemedBinding
+        }
+        guard binding.redirectURI == redirectURI else {
+            throw OAuthError.invalidGrant("redirect_uri does not match the one of the authorization request.")
+        }
+        switch (binding.codeChallenge, verifier) {
+        case (nil, nil):
+            break
+        case (nil, .some):
+            throw OAuthError.invalidGrant("A code_verifier was sent, but the authorization request had no code_challenge.")
+        case (.some, nil):
+            throw OAuthError.invalidGrant("code_verifier is missing; the authorization request had a code_challenge.")
+        case (.some(let challenge), .some(let verifier)):
+            guard ConstantTime.equals(PKCE.challenge(for: verifier), challenge) else {
+                throw OAuthError.invalidGrant("code_verifier does not match the code_challenge.")
+            }
+        }
+        try await requireActiveUser(grant.userID)
+        let tokens = try await server.tokens.issue(for: grant, withRefreshToken: grant.scopes.contains("offline_access"),
+                                                   lifetimes: server.configuration.tokens)
+        let idToken = grant.scopes.contains("openid")
+            ? try await IDTokenIssuer(server: server).issue(for: grant, client: client, nonce: binding.nonce)
+            : nil
+        return JSONResponse.make(TokenResponse(
+            accessToken: tokens.accessToken, expiresIn: Int(server.configuration.tokens.accessToken),
+            refreshToken: tokens.refreshToken, idToken: idToken, scope: grant.scope
+        ))
+    }
+
+    private func refreshToken(_ parameters: FormParameters, client: Client) async throws -> Response {
+        guard let token = parameters["refresh_token"] else { throw OAuthError.invalidRequest("refresh_token is missing.") }
+        let requested = parameters["scope"].map { $0.split(separator: " ").map(String.init) }
+        let outcome = try await server.tokens.refresh(token, clientID: client.id, narrowedScopes: requested,
+                                                      lifetimes: server.configuration.tokens)
+        switch outcome {
+        case .invalid:
+            throw OAuthError.invalidGrant("The refresh token is invalid, expired, revoked, or was issued to another client.")
+        case .replayed:
+            server.logger.warning("Refresh token replayed; revoked its token family", metadata: ["client": "\(client.id)"])
+            throw OAuthError.invalidGrant("The refresh token was already used; every token of this sign-in has been revoked.")
+        case .rotated(let grant, let tokens):
+            try await requireActiveUser(grant.userID)
+            let idToken = grant.scopes.contains("openid")
+                ? try await IDTokenIssuer(server: server).issue(for: grant, client: client, nonce: nil)
+                : nil
+            return JSONResponse.make(TokenResponse(
+                accessToken: tokens.accessToken, expiresIn: Int(server.configuration.tokens.accessToken),
+                refreshToken: tokens.refreshToken, idToken: idToken, scope: grant.scope
+            ))
+        }
+    }
+
+    private func clientCredentials(_ parameters: FormParameters, client: Client) async throws -> Response {
+        guard !client.isPublic else {
+            throw OAuthError.unauthorizedClient("Public clients cannot use the client_credentials grant.")
+        }
+        let userScopes: Set<String> = ["openid", "offline_access", "profile", "email"]
+        let requested = (parameters["scope"] ?? "").split(separator: " ").map(String.init)
+        if let invalid = requested.first(where: { userScopes.contains($0) || !client.scopes.contains($0) }) {
+            throw OAuthError.invalidScope("The scope \(invalid) cannot be granted to a client acting for itself.")
+        }
+        let token = try await server.tokens.issueClientToken(clientID: client.id, scopes: requested,
+                                                             lifetime: server.configuration.tokens.accessToken)
+        return JSONResponse.make(TokenResponse(
+            accessToken: token, expiresIn: Int(server.configuration.tokens.accessToken), scope: requested.joined(separator: " ")
+        ))
+    }
+
+    private func requireActiveUser(_ userID: String) async throws {
+        guard let user = try await server.users.find(id: userID), !user.isLocked else {
+            throw OAuthError.invalidGrant("The user of this grant is locked or no longer exists.")
+        }
+    }
+}

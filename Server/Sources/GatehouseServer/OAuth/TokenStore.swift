@@ -1,0 +1,186 @@
+import SQLKit
+
+/// Opaque access and refresh tokens, stored as SHA-256 digests.
+struct TokenStore: Sendable {
+    let database: any Database
+    let clock: Clock
+
+    /// An access token as the resource endpoints see it.
+    struct AccessTokenRecord: Sendable, Equatable {
+        var clientID: String
+        /// `nil` for client-credentials tokens, which act for the client itself.
+        var userID: String?
+        var scopes: [String]
+        var issuedAt: Int64
+        var expiresAt: Int64
+    }
+
+    /// A refresh token's details, for introspection.
+    struct RefreshTokenRecord: Sendable, Equatable {
+        var grant: Grant
+        var issuedAt: Int64
+        var expiresAt: Int64
+    }
+
+    /// Tokens minted together.
+    struct IssuedTokens: Sendable {
+        var accessToken: String
+        var refreshToken: String?
+    }
+
+    enum RefreshOutcome: Sendable {
+        case rotated(Grant, IssuedTokens)
+        /// The refresh token had been used before; its whole family is now revoked.
+        case replayed
+        /// Unknown, expired, revoked, or issued to another client.
+        case invalid
+    }
+
+    /// Issues an access token (and a refresh token when `withRefreshToken`) for a grant.
+    func issue(for grant: Grant, withRefreshToken: Bool, lifetimes: TokenLifetimes) async throws -> IssuedTokens {
+        let now = clock.now()
+        return try await database.transaction { sql in
+            try await Self.insertTokens(for: grant, withRefreshToken: withRefreshToken, lifetimes: lifetimes, now: now, in: sql)
+        }
+    }
+
+    /// Issues an access token for a client acting on its own behalf (client credentials).
+    func issueClientToken(clientID: String, scopes: [String], lifetime: Int64) async throws -> String {
+        let token = SecureRandom.token()
+        let now = clock.now()
+        try await database.transaction { sql in
+            try await sql.raw("DELETE FROM access_tokens WHERE expires_at <= \(bind: now - 86_400)").run()
+            try await sql.raw("""
+                INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at)
+                VALUES (\(bind: TokenDigest.hex(token)), NULL, \(bind: clientID), NULL, \(bind: scopes.joined(separator: " ")),
+                        \(bind: now), \(bind: now + lifetime))
+                """).run()
+        }
+        return token
+    }
+
+    /// Uses a refresh token once: marks it used and issues its successor in the same transaction.
+    /// A used token presented again revokes the family (RFC 9700 §4.14.2).
+    func refresh(_ token: String, clientID: String, narrowedScopes: [String]?, lifetimes: TokenLifetimes) async throws -> RefreshOutcome {
+        let digest = TokenDigest.hex(token)
+        let now = clock.now()
+        return try await database.transaction { sql in
+            let row = try await sql.raw("""
+                UPDATE refresh_tokens SET used_at = \(bind: now)
+                WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID) AND used_at IS NULL AND revoked_at IS NULL
+                RETURNING *
+                """).first()
+            guard let row else {
+                let earlier = try await sql.raw("""
+                    SELECT grant_id, used_at FROM refresh_tokens WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID)
+                    """).first()
+                if let earlier, try earlier.decode(column: "used_at", as: Int64?.self) != nil {
+                    try await Self.revokeGrant(try earlier.decode(column: "grant_id", as: String.self), at: now, in: sql)
+                    return .replayed
+                }
+                return .invalid
+            }
+            guard try row.decode(column: "expires_at", as: Int64.self) > now else { return .invalid }
+            var grant = try Self.decodeGrant(row)
+            if let narrowedScopes {
+                // Throwing rolls the transaction back, so the refresh token stays usable.
+                if let extra = narrowedScopes.first(where: { !grant.scopes.contains($0) }) {
+                    throw OAuthError.invalidScope("The scope \(extra) was not granted originally.")
+                }
+                grant.scopes = narrowedScopes
+            }
+            let tokens = try await Self.insertTokens(for: grant, withRefreshToken: true, lifetimes: lifetimes, now: now, in: sql)
+            return .rotated(grant, tokens)
+        }
+    }
+
+    /// The active access token, or `nil` when unknown, expired or revoked.
+    func activeAccessToken(_ token: String) async throws -> AccessTokenRecord? {
+        let now = clock.now()
+        let row = try await database.read { sql in
+            try await sql.raw("""
+                SELECT client_id, user_id, scope, created_at, expires_at FROM access_tokens
+                WHERE token_hash = \(bind: TokenDigest.hex(token)) AND revoked_at IS NULL AND expires_at > \(bind: now)
+                """).first()
+        }
+        guard let row else { return nil }
+        return AccessTokenRecord(
+            clientID: try row.decode(column: "client_id", as: String.self),
+            userID: try row.decode(column: "user_id", as: String?.self),
+            scopes: try row.decode(column: "scope", as: String.self).split(separator: " ").map(String.init),
+            issuedAt: try row.decode(column: "created_at", as: Int64.self),
+            expiresAt: try row.decode(column: "expires_at", as: Int64.self)
+        )
+    }
+
+    /// The active (unused, unrevoked, unexpired) refresh token, or `nil`.
+    func activeRefreshToken(_ token: String) async throws -> RefreshTokenRecord? {
+        let now = clock.now()
+        let row = try await database.read { sql in
+            try await sql.raw("""
+                SELECT * FROM refresh_tokens WHERE token_hash = \(bind: TokenDigest.hex(token))
+                AND used_at IS NULL AND revoked_at IS NULL AND expires_at > \(bind: now)
+                """).first()
+        }
+        guard let row else { return nil }
+        return RefreshTokenRecord(
+            grant: try Self.decodeGrant(row),
+            issuedAt: try row.decode(column: "created_at", as: Int64.self),
+            expiresAt: try row.decode(column: "expires_at", as: Int64.self)
+        )
+    }
+
+    /// Revokes a token presented by `clientID` (RFC 7009). A refresh token takes its whole family with it.
+    /// Tokens of other clients and unknown tokens are left alone; the endpoint answers 200 either way.
+    func revoke(_ token: String, clientID: String) async throws {
+        let digest = TokenDigest.hex(token)
+        let now = clock.now()
+        try await database.transaction { sql in
+            if let row = try await sql.raw("""
+                SELECT grant_id FROM refresh_tokens WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID)
+                """).first() {
+                try await Self.revokeGrant(try row.decode(column: "grant_id", as: String.self), at: now, in: sql)
+                return
+            }
+            try await sql.raw("""
+                UPDATE access_tokens SET revoked_at = \(bind: now)
+                WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID) AND revoked_at IS NULL
+                """).run()
+        }
+    }
+
+    /// Revokes every access and refresh token descending from a grant.
+    static func revokeGrant(_ grantID: String, at now: Int64, in sql: any SQLDatabase) async throws {
+        try await sql.raw("UPDATE access_tokens SET revoked_at = \(bind: now) WHERE grant_id = \(bind: grantID) AND revoked_at IS NULL").run()
+        try await sql.raw("UPDATE refresh_tokens SET revoked_at = \(bind: now) WHERE grant_id = \(bind: grantID) AND revoked_at IS NULL").run()
+    }
+
+    private static func insertTokens(for grant: Grant, withRefreshToken: Bool, lifetimes: TokenLifetimes, now: Int64, in sql: any SQLDatabase) async throws -> IssuedTokens {
+        let accessToken = SecureRandom.token()
+        try await sql.raw("""
+            INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at)
+            VALUES (\(bind: TokenDigest.hex(accessToken)), \(bind: grant.id), \(bind: grant.clientID), \(bind: grant.userID),
+                    \(bind: grant.scope), \(bind: now), \(bind: now + lifetimes.accessToken))
+            """).run()
+        guard withRefreshToken else { return IssuedTokens(accessToken: accessToken, refreshToken: nil) }
+        let refreshToken = SecureRandom.token()
+        try await sql.raw("""
+            INSERT INTO refresh_tokens (token_hash, grant_id, client_id, user_id, scope, auth_time, amr, created_at, expires_at)
+            VALUES (\(bind: TokenDigest.hex(refreshToken)), \(bind: grant.id), \(bind: grant.clientID), \(bind: grant.userID),
+                    \(bind: grant.scope), \(bind: grant.authTime), \(bind: grant.methods.joined(separator: " ")), \(bind: now),
+                    \(bind: now + lifetimes.refreshToken))
+            """).run()
+        return IssuedTokens(accessToken: accessToken, refreshToken: refreshToken)
+    }
+
+    private static func decodeGrant(_ row: any SQLRow) throws -> Grant {
+        Grant(
+            id: try row.decode(column: "grant_id", as: String.self),
+            clientID: try row.decode(column: "client_id", as: String.self),
+            userID: try row.decode(column: "user_id", as: String.self),
+            scopes: try row.decode(column: "scope", as: String.self).split(separator: " ").map(String.init),
+            authTime: try row.decode(column: "auth_time", as: Int64.self),
+            methods: try row.decode(column: "amr", as: String.self).split(separator: " ").map(String.init)
+        )
+    }
+}

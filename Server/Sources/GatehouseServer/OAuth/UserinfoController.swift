@@ -1,0 +1,45 @@
+import Hummingbird
+
+/// The userinfo endpoint (OpenID Connect Core §5.3), GET and POST, with a bearer access token (RFC 6750).
+struct UserinfoController: Sendable {
+    let server: IdentityServer
+
+    func addRoutes(to router: Router<some RequestContext>) {
+        router.get("/userinfo") { request, _ in await TokenController.answer(logger: server.logger) { try await userinfo(request) } }
+        router.post("/userinfo") { request, _ in await TokenController.answer(logger: server.logger) { try await userinfo(request) } }
+    }
+
+    func userinfo(_ request: Request) async throws -> Response {
+        var token: String?
+        if let authorization = request.headers[.authorization] {
+            guard authorization.lowercased().hasPrefix("bearer "), authorization.count > 7 else {
+                throw OAuthError.invalidToken("Send the access token as Authorization: Bearer <token>.")
+            }
+            token = String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        }
+        if request.method == .post, request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true {
+            let form = try await FormParameters.body(of: request)
+            if let formToken = form["access_token"] {
+                guard token == nil else { throw OAuthError.invalidRequest("Send the access token once, not in both header and body.") }
+                token = formToken
+            }
+        }
+        guard let token else {
+            var response = OAuthError.invalidToken("No access token was sent.").response()
+            response.headers[.wwwAuthenticate] = #"Bearer realm="gatehouse""#
+            return response
+        }
+        guard let record = try await server.tokens.activeAccessToken(token) else {
+            throw OAuthError.invalidToken("The access token is invalid, expired or revoked.")
+        }
+        guard let userID = record.userID, record.scopes.contains("openid") else {
+            var response = OAuthError("insufficient_scope", "The access token was not granted the openid scope.", status: .forbidden).response()
+            response.headers[.wwwAuthenticate] = #"Bearer error="insufficient_scope", scope="openid""#
+            return response
+        }
+        guard let user = try await server.users.find(id: userID), !user.isLocked else {
+            throw OAuthError.invalidToken("The access token's user is locked or no longer exists.")
+        }
+        return JSONResponse.object(ScopeClaims.userinfo(for: user, scopes: record.scopes))
+    }
+}

@@ -1,0 +1,14 @@
+import SQLKit
+
+/// The one store interface: every store in Gatehouse talks to the database through this protocol,
+/// with queries written once in dialect-neutral SQL (`SQLKit`), so SQLite and PostgreSQL share them.
+public protocol Database: Sendable {
+    /// Runs `body` outside a transaction; each statement sees the latest committed data.
+    func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+
+    /// Runs `body` in one transaction: either everything it writes is committed or nothing is.
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+
+    /// Closes every connection. The database must not be used afterwards.
+    func close() async throws
+}

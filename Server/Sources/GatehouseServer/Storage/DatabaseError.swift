@@ -1,0 +1,35 @@
+/// What went wrong with the database, in words an operator can act on.
+public struct DatabaseError: Error, CustomStringConvertible, Sendable, Equatable {
+    enum Code: Equatable, Sendable {
+        case cannotOpen(path: String, reason: String)
+        case unsupportedURL(String)
+        case duplicate(String)
+        case newerSchema(Int)
+    }
+
+    let code: Code
+
+    static func cannotOpen(path: String, reason: String) -> DatabaseError { .init(code: .cannotOpen(path: path, reason: reason)) }
+    static func unsupportedURL(_ url: String) -> DatabaseError { .init(code: .unsupportedURL(url)) }
+    static func duplicate(_ what: String) -> DatabaseError { .init(code: .duplicate(what)) }
+    static func newerSchema(_ version: Int) -> DatabaseError { .init(code: .newerSchema(version)) }
+
+    /// Whether the error is a unique-key violation, e.g. a username that already exists.
+    public var isDuplicate: Bool {
+        if case .duplicate = code { return true }
+        return false
+    }
+
+    public var description: String {
+        switch code {
+        case .cannotOpen(let path, let reason):
+            "Cannot open the database at \(path): \(reason)."
+        case .unsupportedURL(let url):
+            "The database \(url) is not supported: give a SQLite file path (PostgreSQL URLs are not supported yet)."
+        case .duplicate(let what):
+            "\(what) already exists."
+        case .newerSchema(let version):
+            "The database schema is at version \(version), newer than this Gatehouse knows; upgrade Gatehouse."
+        }
+    }
+}

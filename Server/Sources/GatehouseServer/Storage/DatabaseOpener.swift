@@ -1,0 +1,28 @@
+import Logging
+
+/// Opens the database named by `--database` and brings its schema up to date.
+public enum DatabaseOpener {
+    /// Opens `location` (a SQLite file path) and runs every migration it does not have yet.
+    public static func open(_ location: String, logger: Logger) async throws -> any Database {
+        let lowered = location.lowercased()
+        if lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://") || lowered.contains("://") {
+            throw DatabaseError.unsupportedURL(redactingCredentials(location))
+        }
+        let database = try await SQLiteStoreDatabase.open(path: location, logger: logger)
+        do {
+            try await SchemaMigrator(database: database, logger: logger).migrate()
+        } catch {
+            try? await database.close()
+            throw error
+        }
+        return database
+    }
+
+    /// A database URL with its password removed, safe to print.
+    static func redactingCredentials(_ url: String) -> String {
+        guard let schemeEnd = url.range(of: "://"), let at = url.range(of: "@", range: schemeEnd.upperBound..<url.endIndex) else {
+            return url
+        }
+        return url[..<schemeEnd.upperBound] + "…" + url[at.lowerBound...]
+    }
+}

@@ -1,0 +1,128 @@
+/// Every schema change Gatehouse has made, in order. Append new migrations at the end; never edit one.
+///
+/// The SQL is written in the subset SQLite and PostgreSQL share: `TEXT`, `INTEGER`, `BIGINT`,
+/// timestamps as Unix seconds, flags as 0/1 integers, lists as JSON text.
+enum SchemaMigrations {
+    static let all: [Migration] = [
+        Migration(version: 1, name: "identity foundation", statements: [
+            """
+            CREATE TABLE users (
+                id TEXT PRIMARY KEY,
+                username TEXT NOT NULL UNIQUE,
+                email TEXT NOT NULL UNIQUE,
+                email_verified INTEGER NOT NULL DEFAULT 0,
+                name TEXT,
+                password_hash TEXT NOT NULL,
+                locked INTEGER NOT NULL DEFAULT 0,
+                created_at BIGINT NOT NULL,
+                updated_at BIGINT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE clients (
+                id TEXT PRIMARY KEY,
+                name TEXT,
+                secret_hash TEXT,
+                redirect_uris TEXT NOT NULL,
+                post_logout_redirect_uris TEXT NOT NULL,
+                scopes TEXT NOT NULL,
+                id_token_algorithm TEXT NOT NULL,
+                created_at BIGINT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE signing_keys (
+                kid TEXT PRIMARY KEY,
+                algorithm TEXT NOT NULL,
+                public_jwk TEXT NOT NULL,
+                sealed_private_key TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                retired_at BIGINT,
+                published_until BIGINT
+            )
+            """,
+            """
+            CREATE TABLE authorization_requests (
+                id_hash TEXT PRIMARY KEY,
+                browser_binding_hash TEXT NOT NULL,
+                client_id TEXT NOT NULL,
+                redirect_uri TEXT NOT NULL,
+                scope TEXT NOT NULL,
+                state TEXT,
+                nonce TEXT,
+                code_challenge TEXT,
+                prompt TEXT,
+                max_age BIGINT,
+                login_hint TEXT,
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE browser_sessions (
+                id_hash TEXT PRIMARY KEY,
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                auth_time BIGINT NOT NULL,
+                amr TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE authorization_codes (
+                code_hash TEXT PRIMARY KEY,
+                grant_id TEXT NOT NULL,
+                client_id TEXT NOT NULL,
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                redirect_uri TEXT NOT NULL,
+                scope TEXT NOT NULL,
+                nonce TEXT,
+                code_challenge TEXT,
+                auth_time BIGINT NOT NULL,
+                amr TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                consumed_at BIGINT
+            )
+            """,
+            "CREATE INDEX authorization_codes_expiry ON authorization_codes(expires_at)",
+            """
+            CREATE TABLE access_tokens (
+                token_hash TEXT PRIMARY KEY,
+                grant_id TEXT,
+                client_id TEXT NOT NULL,
+                user_id TEXT REFERENCES users(id) ON DELETE CASCADE,
+                scope TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                revoked_at BIGINT
+            )
+            """,
+            "CREATE INDEX access_tokens_grant ON access_tokens(grant_id)",
+            """
+            CREATE TABLE refresh_tokens (
+                token_hash TEXT PRIMARY KEY,
+                grant_id TEXT NOT NULL,
+                client_id TEXT NOT NULL,
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                scope TEXT NOT NULL,
+                auth_time BIGINT NOT NULL,
+                amr TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                used_at BIGINT,
+                revoked_at BIGINT
+            )
+            """,
+            "CREATE INDEX refresh_tokens_grant ON refresh_tokens(grant_id)",
+            """
+            CREATE TABLE login_throttle (
+                subject_hash TEXT PRIMARY KEY,
+                failures INTEGER NOT NULL,
+                window_started_at BIGINT NOT NULL,
+                blocked_until BIGINT NOT NULL
+            )
+            """,
+        ])
+    ]
+}

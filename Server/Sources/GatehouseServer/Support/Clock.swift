@@ -1,0 +1,25 @@
+import Foundation
+import NIOConcurrencyHelpers
+
+/// Where Gatehouse reads the time, in whole Unix seconds. Injectable so tests can expire codes and tokens
+/// without sleeping.
+public struct Clock: Sendable {
+    private let read: @Sendable () -> Int64
+
+    public init(_ read: @escaping @Sendable () -> Int64) {
+        self.read = read
+    }
+
+    /// The current time in Unix seconds.
+    public func now() -> Int64 { read() }
+
+    /// The system clock.
+    public static let system = Clock { Int64(Date().timeIntervalSince1970) }
+
+    /// A clock that starts at the system time and only moves when told to, for tests.
+    public static func manual() -> (clock: Clock, advance: @Sendable (Int64) -> Void) {
+        let offset = NIOLockedValueBox<Int64>(0)
+        let clock = Clock { Int64(Date().timeIntervalSince1970) + offset.withLockedValue { $0 } }
+        return (clock, { seconds in offset.withLockedValue { $0 += seconds } })
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import SQLKit
+
+/// Users in the database. Usernames and emails are stored lowercased, so lookups ignore case.
+public struct UserStore: Sendable {
+    let database: any Database
+    let clock: Clock
+
+    public init(database: any Database, clock: Clock = .system) {
+        self.database = database
+        self.clock = clock
+    }
+
+    /// Creates a user. Throws a ``DatabaseError`` that ``DatabaseError/isDuplicate`` when the username or email is taken.
+    @discardableResult
+    public func create(username: String, email: String, name: String?, passwordHash: String, emailVerified: Bool = true) async throws -> User {
+        let now = clock.now()
+        let user = User(
+            id: UUID().uuidString.lowercased(), username: username.lowercased(), email: email.lowercased(), emailVerified: emailVerified,
+            name: name, passwordHash: passwordHash, isLocked: false, createdAt: now, updatedAt: now
+        )
+        try await database.transaction { sql in
+            let taken = try await sql.raw("""
+                SELECT username FROM users WHERE username = \(bind: user.username) OR email = \(bind: user.email)
+                """).first()
+            if let taken {
+                let sameUsername = (try? taken.decode(column: "username", as: String.self)) == user.username
+                throw DatabaseError.duplicate(sameUsername ? "A user named \(user.username)" : "A user with the email \(user.email)")
+            }
+            try await sql.raw("""
+                INSERT INTO users (id, username, email, email_verified, name, password_hash, locked, created_at, updated_at)
+                VALUES (\(bind: user.id), \(bind: user.username), \(bind: user.email), \(bind: user.emailVerified ? 1 : 0),
+                        \(bind: user.name), \(bind: user.passwordHash), 0, \(bind: now), \(bind: now))
+                """).run()
+        }
+        return user
+    }
+
+    public func find(username: String) async throws -> User? {
+        let key = username.lowercased()
+        return try await database.read { sql in
+            try await sql.raw("SELECT * FROM users WHERE username = \(bind: key)").first().map(Self.decode)
+        }
+    }
+
+    public func find(id: String) async throws -> User? {
+        try await database.read { sql in
+            try await sql.raw("SELECT * FROM users WHERE id = \(bind: id)").first().map(Self.decode)
+        }
+    }
+
+    public func list() async throws -> [User] {
+        try await database.read { sql in
+            try await sql.raw("SELECT * FROM users ORDER BY username").all().map(Self.decode)
+        }
+    }
+
+    /// Locks or unlocks an account. Locking also ends the user's browser sessions and revokes their tokens.
+    /// Returns `false` when there is no such user.
+    public func setLocked(username: String, _ locked: Bool) async throws -> Bool {
+        let key = username.lowercased()
+        let now = clock.now()
+        return try await database.transaction { sql in
+            guard let row = try await sql.raw("SELECT id FROM users WHERE username = \(bind: key)").first() else { return false }
+            let id = try row.decode(column: "id", as: String.self)
+            try await sql.raw("UPDATE users SET locked = \(bind: locked ? 1 : 0), updated_at = \(bind: now) WHERE id = \(bind: id)").run()
+            if locked { try await Self.endEverything(for: id, at: now, in: sql) }
+            return true
+        }
+    }
+
+    /// Deletes a user with their sessions, codes and tokens. Returns `false` when there is no such user.
+    public func delete(username: String) async throws -> Bool {
+        let key = username.lowercased()
+        return try await database.transaction { sql in
+            guard let row = try await sql.raw("SELECT id FROM users WHERE username = \(bind: key)").first() else { return false }
+            let id = try row.decode(column: "id", as: String.self)
+            for table in ["browser_sessions", "authorization_codes", "access_tokens", "refresh_tokens"] {
+                try await sql.raw("DELETE FROM \(unsafeRaw: table) WHERE user_id = \(bind: id)").run()
+            }
+            try await sql.raw("DELETE FROM users WHERE id = \(bind: id)").run()
+            return true
+        }
+    }
+
+    public func updatePasswordHash(userID: String, to hash: String) async throws {
+        let now = clock.now()
+        try await database.transaction { sql in
+            try await sql.raw("UPDATE users SET password_hash = \(bind: hash), updated_at = \(bind: now) WHERE id = \(bind: userID)").run()
+        }
+    }
+
+    static func endEverything(for userID: String, at now: Int64, in sql: any SQLDatabase) async throws {
+        try await sql.raw("DELETE FROM browser_sessions WHERE user_id = \(bind: userID)").run()
+        try await sql.raw("UPDATE access_tokens SET revoked_at = \(bind: now) WHERE user_id = \(bind: userID) AND revoked_at IS NULL").run()
+        try await sql.raw("UPDATE refresh_tokens SET revoked_at = \(bind: now) WHERE user_id = \(bind: userID) AND revoked_at IS NULL").run()
+    }
+
+    static func decode(_ row: any SQLRow) throws -> User {
+        User(
+            id: try row.decode(column: "id", as: String.self),
+            username: try row.decode(column: "username", as: String.self),
+            email: try row.decode(column: "email", as: String.self),
+            emailVerified: try row.decode(column: "email_verified", as: Int.self) != 0,
+            name: try row.decode(column: "name", as: String?.self),
+            passwordHash: try row.decode(column: "password_hash", as: String.self),
+            isLocked: try row.decode(column: "locked", as: Int.self) != 0,
+            createdAt: try row.decode(column: "created_at", as: Int64.self),
+            updatedAt: try row.decode(column: "updated_at", as: Int64.self)
+        )
+    }
+}

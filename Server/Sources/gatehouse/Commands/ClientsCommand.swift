@@ -1,0 +1,148 @@
+import ArgumentParser
+import Foundation
+import GatehouseServer
+
+/// `gatehouse clients …`: manage the applications that may sign users in.
+struct ClientsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "clients",
+        abstract: "Manage client applications.",
+        subcommands: [Add.self, List.self, Delete.self]
+    )
+
+    /// A client as printed: never the secret hash.
+    struct Summary: Encodable {
+        var id: String
+        var name: String?
+        var type: String
+        var redirectURIs: [String]
+        var postLogoutRedirectURIs: [String]
+        var scopes: [String]
+        var idTokenAlgorithm: String
+
+        init(_ client: Client) {
+            id = client.id
+            name = client.name
+            type = client.isPublic ? "public" : "confidential"
+            redirectURIs = client.redirectURIs
+            postLogoutRedirectURIs = client.postLogoutRedirectURIs
+            scopes = client.scopes
+            idTokenAlgorithm = client.idTokenAlgorithm
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id, name, type, scopes
+            case redirectURIs = "redirect_uris"
+            case postLogoutRedirectURIs = "post_logout_redirect_uris"
+            case idTokenAlgorithm = "id_token_signed_response_alg"
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Register a client.",
+            discussion: "Choose --public for apps that cannot keep a secret (they must use PKCE), or --secret-stdin / --generate-secret for confidential clients."
+        )
+
+        @Argument(help: "The client id.")
+        var clientID: String
+        @Option(name: .customLong("redirect-uri"), parsing: .upToNextOption, help: "Allowed redirect URIs, matched exactly.")
+        var redirectURIs: [String] = []
+        @Option(name: .customLong("post-logout-redirect-uri"), parsing: .upToNextOption, help: "Allowed redirect URIs after sign-out.")
+        var postLogoutRedirectURIs: [String] = []
+        @Option(name: .customLong("scope"), parsing: .upToNextOption, help: "Scopes the client may request (default: openid profile email offline_access).")
+        var scopes: [String] = []
+        @Option(help: "A display name shown on the sign-in page.")
+        var name: String?
+        @Option(help: "ID token signing algorithm: RS256 (default) or ES256.")
+        var idTokenAlg = "RS256"
+        @Flag(help: "A public client (mobile, desktop or single-page app): no secret, PKCE required.")
+        var `public` = false
+        @Flag(help: "Read the client secret (at least 32 characters) from standard input.")
+        var secretStdin = false
+        @Flag(help: "Generate a client secret and print it once.")
+        var generateSecret = false
+        @OptionGroup var store: StoreOptions
+        @OptionGroup var output: OutputOptions
+
+        func validate() throws {
+            do {
+                try ClientRegistrationRules.validateClientID(clientID)
+                guard !redirectURIs.isEmpty else { throw ValidationError("Give at least one --redirect-uri.") }
+                for uri in redirectURIs + postLogoutRedirectURIs { try ClientRegistrationRules.validateRedirectURI(uri) }
+                try ClientRegistrationRules.validateScopes(scopes.flatMap { $0.split(separator: " ").map(String.init) })
+                try ClientRegistrationRules.validateAlgorithm(idTokenAlg)
+            } catch let error as ConfigurationError {
+                throw ValidationError(error.description)
+            }
+            guard [`public`, secretStdin, generateSecret].filter({ $0 }).count == 1 else {
+                throw ValidationError("Choose exactly one of --public, --secret-stdin and --generate-secret.")
+            }
+        }
+
+        func run() async throws {
+            var secret: String?
+            if secretStdin {
+                secret = try readSecretFromStandardInput("client secret")
+                do { try ClientRegistrationRules.validateSecret(secret!) } catch let error as ConfigurationError { throw CommandError(error.description) }
+            } else if generateSecret {
+                secret = Data((0..<32).map { _ in UInt8.random(in: .min ... .max) }).base64EncodedString()
+                    .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            }
+            let requestedScopes = scopes.flatMap { $0.split(separator: " ").map(String.init) }
+            let client = try await store.withDatabase { _, database in
+                do {
+                    return try await ClientStore(database: database).create(
+                        id: clientID, name: name, secret: secret, redirectURIs: redirectURIs, postLogoutRedirectURIs: postLogoutRedirectURIs,
+                        scopes: requestedScopes.isEmpty ? ClientRegistrationRules.defaultScopes : requestedScopes, idTokenAlgorithm: idTokenAlg
+                    )
+                } catch let error as DatabaseError where error.isDuplicate {
+                    throw CommandError("A client with the id \(clientID) already exists.")
+                }
+            }
+            if output.json {
+                struct Created: Encodable {
+                    var client: Summary
+                    var clientSecret: String?
+                    enum CodingKeys: String, CodingKey { case client; case clientSecret = "client_secret" }
+                }
+                try JSONOutput.print(Created(client: Summary(client), clientSecret: generateSecret ? secret : nil))
+            } else {
+                print("Added \(client.isPublic ? "public" : "confidential") client \(client.id).")
+                if generateSecret, let secret {
+                    print("Client secret (shown once, store it now): \(secret)")
+                }
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List clients.")
+        @OptionGroup var store: StoreOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            let clients = try await store.withDatabase { _, database in try await ClientStore(database: database).list() }
+            if output.json { return try JSONOutput.print(clients.map(Summary.init)) }
+            guard !clients.isEmpty else { return print("No clients yet. Add one with `gatehouse clients add`.") }
+            var table = TextTable(headers: ["CLIENT ID", "TYPE", "ALG", "SCOPES", "REDIRECT URIS"])
+            table.rows = clients.map {
+                [$0.id, $0.isPublic ? "public" : "confidential", $0.idTokenAlgorithm, $0.scopes.joined(separator: " "), $0.redirectURIs.joined(separator: " ")]
+            }
+            print(table.render())
+        }
+    }
+
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete a client and revoke its tokens.")
+        @Argument(help: "The client id.")
+        var clientID: String
+        @OptionGroup var store: StoreOptions
+
+        func run() async throws {
+            let deleted = try await store.withDatabase { _, database in try await ClientStore(database: database).delete(id: clientID) }
+            guard deleted else { throw CommandError("There is no client with the id \(clientID).") }
+            print("Deleted client \(clientID); its tokens are revoked.")
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import ArgumentParser
+import Foundation
+import GatehouseServer
+import Logging
+
+/// `gatehouse keys …`: list and rotate the token signing keys.
+struct KeysCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keys",
+        abstract: "Manage token signing keys.",
+        subcommands: [List.self, Rotate.self]
+    )
+
+    struct Summary: Encodable {
+        var kid: String
+        var algorithm: String
+        var status: String
+        var createdAt: Int64
+        var publishedUntil: Int64?
+
+        init(_ key: SigningKeyRecord) {
+            kid = key.kid
+            algorithm = key.algorithm
+            status = key.isActive ? "active" : "retired"
+            createdAt = key.createdAt
+            publishedUntil = key.publishedUntil
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case kid, algorithm, status
+            case createdAt = "created_at"
+            case publishedUntil = "published_until"
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List signing keys.")
+        @OptionGroup var store: StoreOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            let keys = try await store.withDatabase { _, database in try await SigningKeyStore(database: database).all() }
+            if output.json { return try JSONOutput.print(keys.map(Summary.init)) }
+            guard !keys.isEmpty else { return print("No signing keys yet; `gatehouse serve` creates them on first start.") }
+            var table = TextTable(headers: ["KID", "ALG", "STATUS", "CREATED", "PUBLISHED UNTIL"])
+            table.rows = keys.map {
+                [$0.kid, $0.algorithm, $0.isActive ? "active" : "retired", Timestamp.format($0.createdAt), $0.isActive ? "-" : Timestamp.format($0.publishedUntil)]
+            }
+            print(table.render())
+        }
+    }
+
+    struct Rotate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create new signing keys; the previous keys stay in the JWKS until tokens they signed have expired.",
+            discussion: "Running servers pick up the new keys within 30 seconds."
+        )
+        @OptionGroup var store: StoreOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            let keys = try await store.withDatabase { configuration, database in
+                var logger = Logger(label: "gatehouse")
+                logger.logLevel = .warning
+                let secret = try ServerSecret.resolve(configured: configuration.secret, filePath: configuration.resolvedSecretFile, logger: logger)
+                let publishFor = max(configuration.tokens.idToken, configuration.tokens.accessToken) + 300
+                return try await SigningKeyStore(database: database).rotate(secret: secret, publishFor: publishFor)
+            }
+            if output.json { return try JSONOutput.print(keys.map(Summary.init)) }
+            for key in keys { print("New active \(key.algorithm) key \(key.kid).") }
+            print("Previous keys stay published until the tokens they signed expire.")
+        }
+    }
+}

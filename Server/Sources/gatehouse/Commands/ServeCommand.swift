@@ -1,0 +1,66 @@
+import ArgumentParser
+import Foundation
+import GatehouseServer
+import Hummingbird
+import Logging
+
+/// `gatehouse serve`: runs the identity server until SIGINT or SIGTERM.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Start the identity server (SQLite in the current folder, 127.0.0.1:8080 by default)."
+    )
+
+    @Option(help: "Address to listen on (default 127.0.0.1).")
+    var host: String?
+
+    @Option(help: "Port to listen on (default 8080; 0 picks a free port).")
+    var port: Int?
+
+    @Option(help: "Public base URL of the server (default http://HOST:PORT).")
+    var issuer: String?
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: String?
+
+    @Flag(help: "Create a demo user and client and serve a demo application at /demo.")
+    var demo = false
+
+    @OptionGroup var store: StoreOptions
+
+    func run() async throws {
+        let configuration = try store.configuration(overrides: .init(host: host, port: port, issuer: issuer, demo: demo, logLevel: logLevel))
+        guard let level = Logger.Level(rawValue: configuration.logLevel) else {
+            throw CommandError("Unknown log level \(configuration.logLevel).")
+        }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "gatehouse")
+        let server = try await IdentityServer.start(configuration: configuration, logger: logger)
+        let demoParty = configuration.demo ? try await DemoRelyingParty.prepare(server: server) : nil
+        let issuer = server.issuer
+        let application = GatehouseApplication.make(server: server, demo: demoParty, logger: logger) { port in
+            demoParty?.serverIsRunning(onPort: port)
+            var banner = "Gatehouse is running: \(issuer) (listening on port \(port))\n"
+            banner += "  Discovery: \(issuer)/.well-known/openid-configuration\n"
+            if let demoParty {
+                banner += "  Demo:      \(issuer)/demo\n"
+                banner += "  Sign in as \(DemoRelyingParty.username) with the password \(demoParty.password)\n"
+            }
+            banner += "Press Ctrl-C to stop.\n"
+            // Written straight to the file descriptor: when stdout is a pipe, print() would sit in a buffer.
+            FileHandle.standardOutput.write(Data(banner.utf8))
+        }
+        do {
+            try await application.runService()
+        } catch {
+            await server.shutdown()
+            throw error
+        }
+        await server.shutdown()
+        logger.info("Gatehouse stopped")
+    }
+}

@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+import GatehouseServer
+import Logging
+
+/// Options every command that touches the database shares.
+struct StoreOptions: ParsableArguments {
+    @Option(help: "The SQLite database file (default: gatehouse.sqlite, or GATEHOUSE_DATABASE).")
+    var database: String?
+
+    @Option(help: "A JSON configuration file (or GATEHOUSE_CONFIG).")
+    var config: String?
+
+    func configuration(overrides: ConfigurationLoader.Overrides = .init()) throws -> ServerConfiguration {
+        var overrides = overrides
+        if let database { overrides.database = database }
+        return try ConfigurationLoader().load(configFile: config, overrides: overrides)
+    }
+
+    /// Opens (and migrates) the database, runs `body`, and closes it.
+    func withDatabase<T>(_ body: (ServerConfiguration, any Database) async throws -> T) async throws -> T {
+        let configuration = try configuration()
+        var logger = Logger(label: "gatehouse")
+        logger.logLevel = .warning
+        let database = try await DatabaseOpener.open(configuration.database, logger: logger)
+        do {
+            let result = try await body(configuration, database)
+            try await database.close()
+            return result
+        } catch {
+            try? await database.close()
+            throw error
+        }
+    }
+}
+
+/// `--json` for scripts.
+struct OutputOptions: ParsableArguments {
+    @Flag(help: "Print JSON instead of a table.")
+    var json = false
+}
+
+/// Reads one secret line from standard input, so it never appears in the process list or shell history.
+func readSecretFromStandardInput(_ what: String) throws -> String {
+    guard let line = readLine(strippingNewline: true) else {
+        throw CommandError("No \(what) on standard input; pipe it in, e.g. `printf '%s' \"$SECRET\" | gatehouse …`.")
+    }
+    guard !line.isEmpty else { throw CommandError("The \(what) is empty.") }
+    return line
+}

@@ -1,0 +1,130 @@
+import ArgumentParser
+import Foundation
+import GatehouseServer
+
+/// `gatehouse users …`: manage the people who can sign in.
+struct UsersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "users",
+        abstract: "Manage users.",
+        subcommands: [Add.self, List.self, Lock.self, Unlock.self, Delete.self]
+    )
+
+    /// A user as printed: never the password hash.
+    struct Summary: Encodable {
+        var id: String
+        var username: String
+        var email: String
+        var name: String?
+        var locked: Bool
+        var createdAt: Int64
+
+        init(_ user: User) {
+            id = user.id
+            username = user.username
+            email = user.email
+            name = user.name
+            locked = user.isLocked
+            createdAt = user.createdAt
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id, username, email, name, locked
+            case createdAt = "created_at"
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a user; the password is read from standard input.")
+
+        @Argument(help: "The username (letters, digits, . _ - @).")
+        var username: String
+        @Option(help: "The user's email address.")
+        var email: String
+        @Option(help: "The user's full name.")
+        var name: String?
+        @Flag(help: "Read the password from standard input (required).")
+        var passwordStdin = false
+        @OptionGroup var store: StoreOptions
+        @OptionGroup var output: OutputOptions
+
+        func validate() throws {
+            try AccountInputValidation.validateUsername(username)
+            try AccountInputValidation.validateEmail(email)
+            guard passwordStdin else {
+                throw ValidationError("Pass --password-stdin and pipe the password in, so it stays out of your shell history.")
+            }
+        }
+
+        func run() async throws {
+            let password = try readSecretFromStandardInput("password")
+            try AccountInputValidation.validatePassword(password)
+            let user = try await store.withDatabase { configuration, database in
+                let users = UserStore(database: database)
+                if try await users.find(username: username) != nil {
+                    throw CommandError("A user named \(username.lowercased()) already exists.")
+                }
+                let hasher = PasswordHasher(parameters: configuration.passwordHashing, maxConcurrentHashes: 1)
+                let hash = try await hasher.hash(password)
+                try await hasher.shutdown()
+                return try await users.create(username: username, email: email, name: name, passwordHash: hash)
+            }
+            if output.json { try JSONOutput.print(Summary(user)) } else { print("Added user \(user.username) (\(user.id)).") }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List users.")
+        @OptionGroup var store: StoreOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            let users = try await store.withDatabase { _, database in try await UserStore(database: database).list() }
+            if output.json { return try JSONOutput.print(users.map(Summary.init)) }
+            guard !users.isEmpty else { return print("No users yet. Add one with `gatehouse users add`.") }
+            var table = TextTable(headers: ["USERNAME", "EMAIL", "NAME", "STATUS", "ID"])
+            table.rows = users.map { [$0.username, $0.email, $0.name ?? "-", $0.isLocked ? "locked" : "active", $0.id] }
+            print(table.render())
+        }
+    }
+
+    struct Lock: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Lock a user: they cannot sign in, and their sessions and tokens end.")
+        @Argument var username: String
+        @OptionGroup var store: StoreOptions
+
+        func run() async throws {
+            try await UsersCommand.setLocked(username, true, store: store)
+            print("Locked \(username.lowercased()); their sessions and tokens are revoked.")
+        }
+    }
+
+    struct Unlock: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Unlock a user.")
+        @Argument var username: String
+        @OptionGroup var store: StoreOptions
+
+        func run() async throws {
+            try await UsersCommand.setLocked(username, false, store: store)
+            print("Unlocked \(username.lowercased()).")
+        }
+    }
+
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete a user with their sessions and tokens.")
+        @Argument var username: String
+        @OptionGroup var store: StoreOptions
+
+        func run() async throws {
+            let deleted = try await store.withDatabase { _, database in try await UserStore(database: database).delete(username: username) }
+            guard deleted else { throw CommandError("There is no user named \(username.lowercased()).") }
+            print("Deleted \(username.lowercased()).")
+        }
+    }
+
+    static func setLocked(_ username: String, _ locked: Bool, store: StoreOptions) async throws {
+        let found = try await store.withDatabase { _, database in try await UserStore(database: database).setLocked(username: username, locked) }
+        guard found else { throw CommandError("There is no user named \(username.lowercased()).") }
+    }
+}
+

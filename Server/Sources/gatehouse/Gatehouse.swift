@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// `gatehouse`: run the identity server and manage it.
+@main
+struct GatehouseCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gatehouse",
+        abstract: "Gatehouse, a self-hosted identity server and OpenID Connect provider.",
+        subcommands: [ServeCommand.self, UsersCommand.self, ClientsCommand.self, KeysCommand.self]
+    )
+}

@@ -1,0 +1,63 @@
+import Foundation
+@_exported import GatehouseProtocol
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Reads a Gatehouse (or any OpenID Connect) provider's metadata from its discovery document.
+public struct ProviderDiscovery: Sendable {
+    /// The issuer, e.g. `https://id.example.com`.
+    public let issuer: URL
+    private let session: URLSession
+
+    public init(issuer: URL, session: URLSession = .shared) {
+        self.issuer = issuer
+        self.session = session
+    }
+
+    /// The discovery document's address: the issuer followed by `/.well-known/openid-configuration`.
+    public var documentURL: URL {
+        issuer.appendingPathComponent(".well-known/openid-configuration")
+    }
+
+    /// Fetches and checks the metadata. The `issuer` it names must equal the configured issuer exactly,
+    /// as OpenID Connect Discovery §4.3 requires, or a provider could impersonate another.
+    public func metadata() async throws -> OpenIDProviderMetadata {
+        let (data, response) = try await session.data(from: documentURL)
+        guard let http = response as? HTTPURLResponse, http.statusCode == 200 else {
+            throw DiscoveryError.unexpectedStatus((response as? HTTPURLResponse)?.statusCode ?? 0)
+        }
+        let metadata: OpenIDProviderMetadata
+        do {
+            metadata = try JSONDecoder().decode(OpenIDProviderMetadata.self, from: data)
+        } catch {
+            throw DiscoveryError.malformedDocument("\(error)")
+        }
+        let expected = issuer.absoluteString.hasSuffix("/") ? String(issuer.absoluteString.dropLast()) : issuer.absoluteString
+        guard metadata.issuer == expected else {
+            throw DiscoveryError.issuerMismatch(expected: expected, found: metadata.issuer)
+        }
+        return metadata
+    }
+}
+
+/// Why discovery failed.
+public enum DiscoveryError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The server answered with another status than 200; check the issuer URL.
+    case unexpectedStatus(Int)
+    /// The document is not valid provider metadata.
+    case malformedDocument(String)
+    /// The document names another issuer than the one configured; the URL is wrong or the server is misconfigured.
+    case issuerMismatch(expected: String, found: String)
+
+    public var description: String {
+        switch self {
+        case .unexpectedStatus(let status):
+            "The discovery document answered HTTP \(status); check the issuer URL."
+        case .malformedDocument(let reason):
+            "The discovery document is not valid OpenID provider metadata: \(reason)"
+        case .issuerMismatch(let expected, let found):
+            "The discovery document names the issuer \(found), not \(expected); check the issuer URL."
+        }
+    }
+}

@@ -1,0 +1,28 @@
+/// A successful answer of the token endpoint (RFC 6749 §5.1, OpenID Connect Core §3.1.3.3).
+public struct TokenResponse: Codable, Sendable, Equatable {
+    public var accessToken: String
+    public var tokenType: String
+    /// Lifetime of the access token in seconds.
+    public var expiresIn: Int
+    public var refreshToken: String?
+    public var idToken: String?
+    public var scope: String?
+
+    public init(accessToken: String, tokenType: String = "Bearer", expiresIn: Int, refreshToken: String? = nil, idToken: String? = nil, scope: String? = nil) {
+        self.accessToken = accessToken
+        self.tokenType = tokenType
+        self.expiresIn = expiresIn
+        self.refreshToken = refreshToken
+        self.idToken = idToken
+        self.scope = scope
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case accessToken = "access_token"
+        case tokenType = "token_type"
+        case expiresIn = "expires_in"
+        case refreshToken = "refresh_token"
+        case idToken = "id_token"
+        case scope
+    }
+}

@@ -1,0 +1,44 @@
+import GatehouseProtocol
+import Testing
+
+@Suite("PKCE (RFC 7636)")
+struct PKCETests {
+    @Test("S256 challenge matches RFC 7636 Appendix B")
+    func appendixBVector() {
+        let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r-W1gFWFOEjXk"
+        #expect(PKCE.isValidVerifier(verifier))
+        #expect(PKCE.challenge(for: verifier) == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
+    }
+
+    @Test("verifier syntax: 43 to 128 unreserved characters")
+    func verifierSyntax() {
+        #expect(!PKCE.isValidVerifier(String(repeating: "a", count: 42)))
+        #expect(PKCE.isValidVerifier(String(repeating: "a", count: 43)))
+        #expect(PKCE.isValidVerifier(String(repeating: "~", count: 128)))
+        #expect(!PKCE.isValidVerifier(String(repeating: "a", count: 129)))
+        #expect(!PKCE.isValidVerifier(String(repeating: "a", count: 42) + "+"))
+        #expect(!PKCE.isValidVerifier(String(repeating: "a", count: 42) + "é"))
+    }
+
+    @Test("generated verifiers are valid and distinct")
+    func generatedVerifiers() {
+        let first = PKCE.makeVerifier()
+        let second = PKCE.makeVerifier()
+        #expect(PKCE.isValidVerifier(first))
+        #expect(first != second)
+        #expect(PKCE.isValidChallenge(PKCE.challenge(for: first)))
+    }
+}
+
+@Suite("Base64URL")
+struct Base64URLTests {
+    @Test("round trip without padding, RFC 4648 alphabet")
+    func roundTrip() {
+        let bytes: [UInt8] = [0xfb, 0xff, 0xbf, 0x01]
+        let text = Base64URL.encode(bytes)
+        #expect(text == "-_-_AQ")
+        #expect(Base64URL.decode(text).map(Array.init) == bytes)
+        #expect(Base64URL.decode("a") == nil)
+        #expect(Base64URL.decode("ab+c") == nil)
+    }
+}

@@ -5,7 +5,11 @@ import Testing
 struct PKCETests {
     @Test("S256 challenge matches RFC 7636 Appendix B")
     func appendixBVector() {
-        let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r-W1gFWFOEjXk"
+        // The verifier is the base64url encoding of these 32 octets (RFC 7636 Appendix B).
+        let octets: [UInt8] = [116, 24, 223, 180, 151, 153, 224, 37, 79, 250, 96, 125, 216, 173, 187, 186,
+                               22, 212, 37, 77, 105, 214, 191, 240, 91, 88, 5, 88, 83, 132, 141, 121]
+        #expect(Base64URL.encode(octets) == "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")
+        let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
         #expect(PKCE.isValidVerifier(verifier))
         #expect(PKCE.challenge(for: verifier) == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
     }

@@ -1,0 +1,189 @@
+"""Starts real `gatehouse` processes on loopback and drives them like a browser and an operator would."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import subprocess
+import tempfile
+import time
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import parse_qs, urljoin, urlparse
+
+import requests
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def binary() -> str:
+    path = os.environ.get("GATEHOUSE_BINARY") or str(ROOT / ".build" / "debug" / "gatehouse")
+    if not Path(path).exists():
+        raise RuntimeError(f"{path} does not exist; build it with `swift build --package-path Server` first")
+    return path
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Server:
+    """One `gatehouse serve` process with its own database in a temporary folder."""
+
+    def __init__(self, *, demo: bool = False, config: dict | None = None):
+        self.folder = tempfile.TemporaryDirectory(prefix="gatehouse-e2e-")
+        self.port = free_port()
+        self.issuer = f"http://127.0.0.1:{self.port}"
+        self.database = os.path.join(self.folder.name, "gatehouse.sqlite")
+        settings = {
+            # Cheaper scrypt than the production default keeps the suite fast; the format is the same.
+            "password_hashing": {"log_n": 12, "block_size": 8, "parallelism": 1},
+            "token_lifetimes": {"authorization_code": 5},
+            "login_throttling": {"max_failures": 5, "window": 900, "cooldown": 300},
+        }
+        settings.update(config or {})
+        self.config_path = os.path.join(self.folder.name, "config.json")
+        Path(self.config_path).write_text(json.dumps(settings))
+        args = [binary(), "serve", "--config", self.config_path, "--database", self.database, "--port", str(self.port)]
+        if demo:
+            args.append("--demo")
+        self.stdout_path = os.path.join(self.folder.name, "stdout.txt")
+        self.stderr_path = os.path.join(self.folder.name, "stderr.txt")
+        self.process = subprocess.Popen(args, stdout=open(self.stdout_path, "w"), stderr=open(self.stderr_path, "w"),
+                                        stdin=subprocess.DEVNULL)
+        self._wait_until_ready()
+
+    def _wait_until_ready(self, timeout: float = 90) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"gatehouse exited early:\n{self.stderr()}")
+            try:
+                if requests.get(self.issuer + "/health/ready", timeout=2).status_code == 200:
+                    if "Gatehouse is running" in self.stdout():
+                        return
+            except requests.ConnectionError:
+                pass
+            time.sleep(0.2)
+        raise RuntimeError(f"gatehouse did not become ready in {timeout}s:\n{self.stderr()}")
+
+    def stdout(self) -> str:
+        return Path(self.stdout_path).read_text()
+
+    def stderr(self) -> str:
+        return Path(self.stderr_path).read_text()
+
+    def cli(self, *args: str, stdin: str | None = None, check: bool = True) -> subprocess.CompletedProcess:
+        result = subprocess.run([binary(), *args, "--database", self.database, "--config", self.config_path],
+                                input=stdin, capture_output=True, text=True, timeout=60)
+        if check and result.returncode != 0:
+            raise AssertionError(f"gatehouse {' '.join(args)} failed ({result.returncode}):\n{result.stderr}")
+        return result
+
+    def add_user(self, username: str, password: str, email: str | None = None, name: str | None = None) -> None:
+        args = ["users", "add", username, "--email", email or f"{username}@example.com", "--password-stdin"]
+        if name:
+            args += ["--name", name]
+        self.cli(*args, stdin=password)
+
+    def add_client(self, client_id: str, redirect_uri: str, *, secret: str | None = None, public: bool = False,
+                   extra: list[str] | None = None) -> None:
+        args = ["clients", "add", client_id, "--redirect-uri", redirect_uri]
+        if public:
+            args.append("--public")
+        else:
+            args.append("--secret-stdin")
+        self.cli(*args, *(extra or []), stdin=secret)
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        self.folder.cleanup()
+
+
+class FormParser(HTMLParser):
+    """Collects the forms and inputs of a page, as a browser would see them."""
+
+    def __init__(self):
+        super().__init__()
+        self.forms: list[dict] = []
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if tag == "form":
+            self.forms.append({"action": attributes.get("action"), "method": attributes.get("method"), "inputs": {}, "fields": []})
+        elif tag in ("input", "button") and self.forms:
+            self.forms[-1]["fields"].append(attributes)
+            if attributes.get("name") and attributes.get("value") is not None and tag == "input":
+                self.forms[-1]["inputs"][attributes["name"]] = attributes["value"]
+
+
+def forms(html: str) -> list[dict]:
+    parser = FormParser()
+    parser.feed(html)
+    return parser.forms
+
+
+class Browser:
+    """A cookie-keeping HTTP client that follows redirects on the server's own origin only,
+    so the redirect back to the client can be inspected instead of followed."""
+
+    def __init__(self, server: Server):
+        self.server = server
+        self.session = requests.Session()
+
+    def get(self, url: str) -> requests.Response:
+        return self._follow(self.session.get(url, allow_redirects=False, timeout=10))
+
+    def post(self, url: str, data: dict) -> requests.Response:
+        return self._follow(self.session.post(url, data=data, allow_redirects=False, timeout=30))
+
+    def _follow(self, response: requests.Response) -> requests.Response:
+        for _ in range(10):
+            location = response.headers.get("Location")
+            if response.status_code not in (301, 302, 303, 307, 308) or not location:
+                return response
+            target = urljoin(response.url, location)
+            if not target.startswith(self.server.issuer):
+                return response  # leaving Gatehouse: stop, the caller reads the redirect
+            response = self.session.get(target, allow_redirects=False, timeout=10)
+        raise AssertionError("too many redirects")
+
+    def sign_in(self, authorization_url: str, username: str, password: str) -> requests.Response:
+        """Opens the authorization URL, fills the sign-in form, and returns the response that leaves Gatehouse."""
+        page = self.get(authorization_url)
+        if page.status_code in (301, 302, 303):
+            return page  # already signed in (single sign-on)
+        assert page.status_code == 200, page.text
+        return self.submit_login(page, username, password)
+
+    def submit_login(self, page: requests.Response, username: str, password: str) -> requests.Response:
+        form = forms(page.text)[0]
+        data = dict(form["inputs"])
+        data.update({"username": username, "password": password})
+        return self.post(urljoin(page.url, form["action"]), data)
+
+
+def redirect_parameters(response: requests.Response) -> dict[str, str]:
+    location = response.headers["Location"]
+    return {key: values[0] for key, values in parse_qs(urlparse(location).query).items()}
+
+
+def error_of(response: requests.Response) -> str | None:
+    try:
+        return response.json().get("error")
+    except ValueError:
+        return None
+
+
+def hidden_text(html: str, element_id: str) -> str:
+    match = re.search(rf'id="{element_id}">(.*?)</pre>', html, re.S)
+    assert match, f"no element {element_id} in page"
+    import html as html_module
+    return html_module.unescape(match.group(1))

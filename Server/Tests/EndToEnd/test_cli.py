@@ -1,0 +1,92 @@
+"""The operator's command-line tool: readable output, --json for scripts, clear errors with a non-zero exit."""
+import json
+
+import requests
+
+from gatehouse_harness import Server
+
+
+def test_user_and_client_management(server):
+    result = server.cli("users", "add", "erin", "--email", "Erin@Example.com", "--name", "Erin E", "--password-stdin", "--json",
+                        stdin="a long enough password\n")
+    created = json.loads(result.stdout)
+    assert created["username"] == "erin" and created["email"] == "erin@example.com"
+    assert "password_hash" not in result.stdout
+
+    listed = json.loads(server.cli("users", "list", "--json").stdout)
+    assert "erin" in [user["username"] for user in listed]
+    assert all("password" not in json.dumps(user) for user in listed)
+    table = server.cli("users", "list").stdout
+    assert table.splitlines()[0].split() == ["USERNAME", "EMAIL", "NAME", "STATUS", "ID"]
+
+    server.cli("users", "lock", "erin")
+    assert [u for u in json.loads(server.cli("users", "list", "--json").stdout) if u["username"] == "erin"][0]["locked"] is True
+    server.cli("users", "unlock", "erin")
+    server.cli("users", "delete", "erin")
+    assert "erin" not in server.cli("users", "list").stdout
+
+    generated = json.loads(server.cli("clients", "add", "cli-made", "--redirect-uri", "https://app.example.com/cb",
+                                      "--generate-secret", "--scope", "openid", "email", "--json").stdout)
+    secret = generated["client_secret"]
+    assert len(secret) >= 43 and generated["client"]["type"] == "confidential"
+    token = requests.post(server.issuer + "/token", data={"grant_type": "client_credentials"}, auth=("cli-made", secret), timeout=10)
+    assert token.status_code == 200
+    clients = server.cli("clients", "list", "--json").stdout
+    assert "cli-made" in clients and secret not in clients and "secret_hash" not in clients
+    server.cli("clients", "delete", "cli-made")
+    assert requests.post(server.issuer + "/token", data={"grant_type": "client_credentials"}, auth=("cli-made", secret),
+                         timeout=10).status_code == 401
+
+
+def test_bad_input_gets_a_clear_message_and_non_zero_exit(server):
+    cases = [
+        (["users", "lock", "no-such-user"], None, "There is no user named no-such-user"),
+        (["users", "delete", "no-such-user"], None, "There is no user named no-such-user"),
+        (["users", "add", "alice", "--email", "a2@example.com", "--password-stdin"], "another password", "already exists"),
+        (["users", "add", "frank", "--email", "frank@example.com", "--password-stdin"], "\n", "password is empty"),
+        (["users", "add", "frank", "--email", "frank@example.com", "--password-stdin"], "short", "at least 8 characters"),
+        (["users", "add", "frank", "--email", "not-an-email", "--password-stdin"], "long enough pw", "is not valid"),
+        (["users", "add", "frank", "--email", "frank@example.com"], "long enough pw", "--password-stdin"),
+        (["clients", "add", "web", "--redirect-uri", "https://x.example/cb", "--generate-secret"], None, "already exists"),
+        (["clients", "add", "bad-uri", "--redirect-uri", "not a uri", "--public"], None, "not an absolute URI"),
+        (["clients", "add", "bad-uri", "--redirect-uri", "http://example.com/cb", "--public"], None, "use https"),
+        (["clients", "add", "bad-uri", "--redirect-uri", "https://x.example/cb#frag", "--public"], None, "fragment"),
+        (["clients", "add", "no-type", "--redirect-uri", "https://x.example/cb"], None, "exactly one of"),
+        (["clients", "add", "short", "--redirect-uri", "https://x.example/cb", "--secret-stdin"], "too-short", "at least 32"),
+        (["clients", "add", "alg", "--redirect-uri", "https://x.example/cb", "--public", "--id-token-alg", "HS256"], None, "RS256, ES256"),
+        (["clients", "delete", "no-such-client"], None, "There is no client"),
+    ]
+    for args, stdin, message in cases:
+        result = server.cli(*args, stdin=stdin, check=False)
+        assert result.returncode != 0, args
+        assert message in result.stderr, (args, result.stderr)
+        assert "Fatal error" not in result.stderr and "Stack dump" not in result.stderr
+
+
+def test_unusable_database_and_config_are_reported(tmp_path):
+    from gatehouse_harness import binary
+    import subprocess
+    missing_folder = subprocess.run([binary(), "users", "list", "--database", str(tmp_path / "nope" / "db.sqlite")],
+                                    capture_output=True, text=True, timeout=60)
+    assert missing_folder.returncode != 0 and "does not exist" in missing_folder.stderr
+    postgres = subprocess.run([binary(), "users", "list", "--database", "postgres://user:pw@localhost/db"],
+                              capture_output=True, text=True, timeout=60)
+    assert postgres.returncode != 0 and "not supported" in postgres.stderr and "pw" not in postgres.stderr
+    config = tmp_path / "config.json"
+    config.write_text('{"prot": 9000}')
+    typo = subprocess.run([binary(), "users", "list", "--config", str(config), "--database", str(tmp_path / "db.sqlite")],
+                          capture_output=True, text=True, timeout=60)
+    assert typo.returncode != 0 and 'Unknown key "prot"' in typo.stderr
+
+
+def test_key_rotation_keeps_the_previous_key_published(server):
+    before = json.loads(server.cli("keys", "list", "--json").stdout)
+    active_before = {key["kid"] for key in before if key["status"] == "active"}
+    assert len(active_before) == 2
+    rotated = json.loads(server.cli("keys", "rotate", "--json").stdout)
+    assert {key["algorithm"] for key in rotated} == {"RS256", "ES256"}
+    after = json.loads(server.cli("keys", "list", "--json").stdout)
+    statuses = {key["kid"]: key["status"] for key in after}
+    assert all(statuses[kid] == "retired" for kid in active_before)
+    assert all(statuses[key["kid"]] == "active" for key in rotated)
+    assert all(key["published_until"] for key in after if key["status"] == "retired")

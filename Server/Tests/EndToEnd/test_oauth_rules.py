@@ -1,0 +1,187 @@
+"""Each OAuth rule fails closed, seen from outside over real HTTP."""
+import time
+from urllib.parse import urlencode
+
+import requests
+
+from conftest import APP_REDIRECT, PASSWORD, WEB_REDIRECT, WEB_SECRET
+from gatehouse_harness import Browser, error_of, redirect_parameters
+
+# RFC 7636 Appendix B.
+RFC7636_VERIFIER = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+RFC7636_CHALLENGE = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+
+
+def authorize_url(server, **overrides) -> str:
+    parameters = {
+        "response_type": "code", "client_id": "web", "redirect_uri": WEB_REDIRECT, "scope": "openid profile offline_access",
+        "state": "s-123", "nonce": "n-456", "code_challenge": RFC7636_CHALLENGE, "code_challenge_method": "S256",
+    }
+    parameters.update(overrides)
+    return server.issuer + "/authorize?" + urlencode({k: v for k, v in parameters.items() if v is not None})
+
+
+def get_code(server, browser=None, **overrides) -> str:
+    response = (browser or Browser(server)).sign_in(authorize_url(server, **overrides), "alice", PASSWORD)
+    parameters = redirect_parameters(response)
+    assert "code" in parameters, parameters
+    return parameters["code"]
+
+
+def redeem(server, code, verifier=RFC7636_VERIFIER, auth=("web", WEB_SECRET), redirect_uri=WEB_REDIRECT, **extra):
+    data = {"grant_type": "authorization_code", "code": code, "redirect_uri": redirect_uri}
+    if verifier:
+        data["code_verifier"] = verifier
+    data.update(extra)
+    return requests.post(server.issuer + "/token", data=data, auth=auth, timeout=10)
+
+
+def userinfo_status(server, access_token) -> int:
+    return requests.get(server.issuer + "/userinfo", headers={"Authorization": f"Bearer {access_token}"}, timeout=10).status_code
+
+
+def test_rfc7636_appendix_b_vector_is_accepted_and_a_wrong_verifier_is_not(server):
+    assert redeem(server, get_code(server)).status_code == 200
+    wrong = redeem(server, get_code(server), verifier="x" * 43)
+    assert wrong.status_code == 400 and error_of(wrong) == "invalid_grant"
+
+
+def test_code_reuse_fails_and_revokes_what_it_issued(server):
+    code = get_code(server)
+    first = redeem(server, code)
+    assert first.status_code == 200
+    tokens = first.json()
+    assert userinfo_status(server, tokens["access_token"]) == 200
+    second = redeem(server, code)
+    assert second.status_code == 400 and error_of(second) == "invalid_grant"
+    assert userinfo_status(server, tokens["access_token"]) == 401
+    refresh = requests.post(server.issuer + "/token", data={"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"]},
+                            auth=("web", WEB_SECRET), timeout=10)
+    assert error_of(refresh) == "invalid_grant"
+
+
+def test_refresh_reuse_revokes_the_family(server):
+    tokens = redeem(server, get_code(server)).json()
+    rotated = requests.post(server.issuer + "/token", data={"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"]},
+                            auth=("web", WEB_SECRET), timeout=10)
+    assert rotated.status_code == 200
+    newer = rotated.json()
+    replay = requests.post(server.issuer + "/token", data={"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"]},
+                           auth=("web", WEB_SECRET), timeout=10)
+    assert replay.status_code == 400 and error_of(replay) == "invalid_grant"
+    # The whole family is gone: the rotated refresh token and its access token too.
+    assert userinfo_status(server, newer["access_token"]) == 401
+    follow_up = requests.post(server.issuer + "/token", data={"grant_type": "refresh_token", "refresh_token": newer["refresh_token"]},
+                              auth=("web", WEB_SECRET), timeout=10)
+    assert error_of(follow_up) == "invalid_grant"
+
+
+def test_redirect_mismatch_shows_an_error_page_and_never_redirects(server):
+    for uri in [WEB_REDIRECT + "/extra", "http://127.0.0.1:9/Callback", "https://evil.example/callback", None]:
+        response = requests.get(authorize_url(server, redirect_uri=uri), allow_redirects=False, timeout=10)
+        assert response.status_code == 400
+        assert "Location" not in response.headers
+        assert "text/html" in response.headers["Content-Type"]
+    unknown = requests.get(authorize_url(server, client_id="nobody"), allow_redirects=False, timeout=10)
+    assert unknown.status_code == 400 and "Location" not in unknown.headers
+
+
+def test_public_client_without_pkce_or_with_plain_is_refused(server):
+    base = {"client_id": "app", "redirect_uri": APP_REDIRECT}
+    for overrides, fragment in [
+        ({"code_challenge": None, "code_challenge_method": None}, "PKCE is required"),
+        ({"code_challenge_method": "plain"}, "plain"),
+        ({"code_challenge_method": None}, "plain"),  # absent method means plain (RFC 7636 §4.3)
+    ]:
+        response = requests.get(authorize_url(server, **base, **overrides), allow_redirects=False, timeout=10)
+        assert response.status_code == 302
+        parameters = redirect_parameters(response)
+        assert parameters["error"] == "invalid_request"
+        assert fragment in parameters["error_description"]
+        assert parameters["state"] == "s-123" and parameters["iss"] == server.issuer
+
+
+def test_verifier_without_challenge_is_refused(server):
+    code = get_code(server, code_challenge=None, code_challenge_method=None)  # confidential client may skip PKCE
+    response = redeem(server, code, verifier=RFC7636_VERIFIER)
+    assert response.status_code == 400 and error_of(response) == "invalid_grant"
+
+
+def test_wrong_client_secret_is_401(server):
+    for auth in [("web", "wrong-secret"), ("nobody", "whatever")]:
+        response = redeem(server, "some-code", auth=auth)
+        assert response.status_code == 401
+        assert error_of(response) == "invalid_client"
+        assert response.headers["WWW-Authenticate"].startswith("Basic")
+    posted = requests.post(server.issuer + "/token", data={"grant_type": "client_credentials", "client_id": "web",
+                                                           "client_secret": "wrong"}, timeout=10)
+    assert posted.status_code == 401 and error_of(posted) == "invalid_client"
+    missing = requests.post(server.issuer + "/token", data={"grant_type": "client_credentials", "client_id": "web"}, timeout=10)
+    assert missing.status_code == 401
+
+
+def test_expired_code_is_refused(server):
+    code = get_code(server)
+    time.sleep(6)  # the suite's authorization codes live 5 seconds
+    response = redeem(server, code)
+    assert response.status_code == 400 and error_of(response) == "invalid_grant"
+
+
+def test_prompt_none_without_session_returns_login_required(server):
+    response = requests.get(authorize_url(server, prompt="none"), allow_redirects=False, timeout=10)
+    assert response.status_code == 302
+    parameters = redirect_parameters(response)
+    assert parameters["error"] == "login_required" and parameters["state"] == "s-123"
+
+
+def test_sso_prompt_none_prompt_login_and_max_age(server):
+    browser = Browser(server)
+    first = redeem(server, get_code(server, browser)).json()
+    # The session now answers prompt=none without a form.
+    silent = browser.get(authorize_url(server, prompt="none"))
+    assert silent.status_code == 302 and "code" in redirect_parameters(silent)
+    silent_tokens = redeem(server, redirect_parameters(silent)["code"]).json()
+    time.sleep(1.1)
+    # prompt=login forces the form again, and auth_time moves forward.
+    page = browser.get(authorize_url(server, prompt="login"))
+    assert page.status_code == 200 and 'autocomplete="current-password"' in page.text
+    again = browser.submit_login(page, "alice", PASSWORD)
+    relogged = redeem(server, redirect_parameters(again)["code"]).json()
+    from test_authlib_client import verify_id_token
+    first_time = verify_id_token(server, first, "web", "n-456", "RS256")["auth_time"]
+    assert verify_id_token(server, silent_tokens, "web", "n-456", "RS256")["auth_time"] == first_time
+    assert verify_id_token(server, relogged, "web", "n-456", "RS256")["auth_time"] > first_time
+    time.sleep(1.1)
+    # max_age=0 means the last sign-in is too old: the form comes back.
+    aged = browser.get(authorize_url(server, max_age="0"))
+    assert aged.status_code == 200 and "<form" in aged.text
+
+
+def test_authorization_errors_go_back_to_the_client(server):
+    cases = [
+        ({"response_type": "token"}, "unsupported_response_type"),
+        ({"scope": "openid admin"}, "invalid_scope"),
+        ({"prompt": "none login"}, "invalid_request"),
+        ({"max_age": "-1"}, "invalid_request"),
+        ({"request": "eyJ..."}, "request_not_supported"),
+    ]
+    for overrides, error in cases:
+        response = requests.get(authorize_url(server, **overrides), allow_redirects=False, timeout=10)
+        assert response.status_code == 302, overrides
+        assert redirect_parameters(response)["error"] == error, overrides
+
+
+def test_token_endpoint_errors(server):
+    unsupported = requests.post(server.issuer + "/token", data={"grant_type": "password", "username": "alice", "password": PASSWORD},
+                                auth=("web", WEB_SECRET), timeout=10)
+    assert unsupported.status_code == 400 and error_of(unsupported) == "unsupported_grant_type"
+    missing = requests.post(server.issuer + "/token", data={}, auth=("web", WEB_SECRET), timeout=10)
+    assert missing.status_code == 400 and error_of(missing) == "invalid_request"
+    duplicate = requests.post(server.issuer + "/token", data="grant_type=client_credentials&grant_type=client_credentials",
+                              headers={"Content-Type": "application/x-www-form-urlencoded"}, auth=("web", WEB_SECRET), timeout=10)
+    assert duplicate.status_code == 400 and error_of(duplicate) == "invalid_request"
+    assert duplicate.headers["Cache-Control"] == "no-store"
+    json_body = requests.post(server.issuer + "/token", json={"grant_type": "client_credentials"}, auth=("web", WEB_SECRET), timeout=10)
+    assert json_body.status_code == 415 and error_of(json_body) == "invalid_request"
+    redirect_mismatch = redeem(server, get_code(server), redirect_uri=WEB_REDIRECT + "x")
+    assert error_of(redirect_mismatch) == "invalid_grant"

@@ -90,3 +90,12 @@ def test_key_rotation_keeps_the_previous_key_published(server):
     assert all(statuses[kid] == "retired" for kid in active_before)
     assert all(statuses[key["kid"]] == "active" for key in rotated)
     assert all(key["published_until"] for key in after if key["status"] == "retired")
+
+
+def test_serve_reports_a_busy_port(server):
+    import subprocess
+    from gatehouse_harness import binary
+    result = subprocess.run([binary(), "serve", "--port", str(server.port), "--database", server.database, "--config", server.config_path],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode != 0
+    assert f"Port {server.port} on 127.0.0.1 is already in use" in result.stderr

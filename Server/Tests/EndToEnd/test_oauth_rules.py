@@ -36,6 +36,11 @@ def redeem(server, code, verifier=RFC7636_VERIFIER, auth=("web", WEB_SECRET), re
     return requests.post(server.issuer + "/token", data=data, auth=auth, timeout=10)
 
 
+def refresh(server, refresh_token, auth=("web", WEB_SECRET)):
+    return requests.post(server.issuer + "/token", data={"grant_type": "refresh_token", "refresh_token": refresh_token},
+                         auth=auth, timeout=10)
+
+
 def userinfo_status(server, access_token) -> int:
     return requests.get(server.issuer + "/userinfo", headers={"Authorization": f"Bearer {access_token}"}, timeout=10).status_code
 
@@ -55,25 +60,19 @@ def test_code_reuse_fails_and_revokes_what_it_issued(server):
     second = redeem(server, code)
     assert second.status_code == 400 and error_of(second) == "invalid_grant"
     assert userinfo_status(server, tokens["access_token"]) == 401
-    refresh = requests.post(server.issuer + "/token", data={"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"]},
-                            auth=("web", WEB_SECRET), timeout=10)
-    assert error_of(refresh) == "invalid_grant"
+    assert error_of(refresh(server, tokens["refresh_token"])) == "invalid_grant"
 
 
 def test_refresh_reuse_revokes_the_family(server):
     tokens = redeem(server, get_code(server)).json()
-    rotated = requests.post(server.issuer + "/token", data={"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"]},
-                            auth=("web", WEB_SECRET), timeout=10)
+    rotated = refresh(server, tokens["refresh_token"])
     assert rotated.status_code == 200
     newer = rotated.json()
-    replay = requests.post(server.issuer + "/token", data={"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"]},
-                           auth=("web", WEB_SECRET), timeout=10)
+    replay = refresh(server, tokens["refresh_token"])
     assert replay.status_code == 400 and error_of(replay) == "invalid_grant"
     # The whole family is gone: the rotated refresh token and its access token too.
     assert userinfo_status(server, newer["access_token"]) == 401
-    follow_up = requests.post(server.issuer + "/token", data={"grant_type": "refresh_token", "refresh_token": newer["refresh_token"]},
-                              auth=("web", WEB_SECRET), timeout=10)
-    assert error_of(follow_up) == "invalid_grant"
+    assert error_of(refresh(server, newer["refresh_token"])) == "invalid_grant"
 
 
 def test_redirect_mismatch_shows_an_error_page_and_never_redirects(server):
@@ -185,3 +184,22 @@ def test_token_endpoint_errors(server):
     assert json_body.status_code == 415 and error_of(json_body) == "invalid_request"
     redirect_mismatch = redeem(server, get_code(server), redirect_uri=WEB_REDIRECT + "x")
     assert error_of(redirect_mismatch) == "invalid_grant"
+
+
+def test_post_authorize_and_post_userinfo(server):
+    browser = Browser(server)
+    page = browser.post(server.issuer + "/authorize", {
+        "response_type": "code", "client_id": "web", "redirect_uri": WEB_REDIRECT, "scope": "openid email",
+        "state": "posted", "code_challenge": RFC7636_CHALLENGE, "code_challenge_method": "S256"})
+    assert page.status_code == 200 and "<form" in page.text
+    response = browser.submit_login(page, "alice", PASSWORD)
+    parameters = redirect_parameters(response)
+    assert parameters["state"] == "posted"
+    tokens = redeem(server, parameters["code"]).json()
+    posted = requests.post(server.issuer + "/userinfo", headers={"Authorization": f"Bearer {tokens['access_token']}"}, timeout=10)
+    assert posted.status_code == 200 and posted.json()["email"] == "alice@example.com"
+    in_body = requests.post(server.issuer + "/userinfo", data={"access_token": tokens["access_token"]}, timeout=10)
+    assert in_body.status_code == 200
+    assert "name" not in in_body.json()  # no profile scope
+    none = requests.get(server.issuer + "/userinfo", timeout=10)
+    assert none.status_code == 401 and none.headers["WWW-Authenticate"].startswith("Bearer")

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOCore
 
 /// Parameters of a query string or an `application/x-www-form-urlencoded` body.
 ///
@@ -34,12 +35,19 @@ struct FormParameters: Sendable {
         return FormParameters(encoded: request.uri.query ?? "")
     }
 
+    static let maximumBodySize = 64 * 1024
+
     /// Reads a form body of at most 64 KiB.
     static func body(of request: Request) async throws -> FormParameters {
         if let type = request.headers[.contentType], !type.lowercased().hasPrefix("application/x-www-form-urlencoded") {
             throw HTTPError(.unsupportedMediaType, message: "Send the parameters as application/x-www-form-urlencoded.")
         }
-        let buffer = try await request.body.collect(upTo: 64 * 1024)
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: maximumBodySize)
+        } catch is NIOTooManyBytesError {
+            throw HTTPError(.contentTooLarge, message: "The request body is larger than \(maximumBodySize / 1024) KiB.")
+        }
         return FormParameters(encoded: String(buffer: buffer))
     }
 

@@ -85,8 +85,13 @@ struct TokenController: Sendable {
         try await requireActiveUser(grant.userID)
         let tokens = try await server.tokens.issue(for: grant, withRefreshToken: grant.scopes.contains("offline_access"),
                                                    lifetimes: server.configuration.tokens)
+        return try await response(for: grant, tokens: tokens, client: client, nonce: binding.nonce)
+    }
+
+    /// The token response for a user's grant: the tokens, plus an ID token when `openid` was granted.
+    private func response(for grant: Grant, tokens: TokenStore.IssuedTokens, client: Client, nonce: String?) async throws -> Response {
         let idToken = grant.scopes.contains("openid")
-            ? try await IDTokenIssuer(server: server).issue(for: grant, client: client, nonce: binding.nonce)
+            ? try await IDTokenIssuer(server: server).issue(for: grant, client: client, nonce: nonce)
             : nil
         return JSONResponse.make(TokenResponse(
             accessToken: tokens.accessToken, expiresIn: Int(server.configuration.tokens.accessToken),
@@ -107,13 +112,7 @@ struct TokenController: Sendable {
             throw OAuthError.invalidGrant("The refresh token was already used; every token of this sign-in has been revoked.")
         case .rotated(let grant, let tokens):
             try await requireActiveUser(grant.userID)
-            let idToken = grant.scopes.contains("openid")
-                ? try await IDTokenIssuer(server: server).issue(for: grant, client: client, nonce: nil)
-                : nil
-            return JSONResponse.make(TokenResponse(
-                accessToken: tokens.accessToken, expiresIn: Int(server.configuration.tokens.accessToken),
-                refreshToken: tokens.refreshToken, idToken: idToken, scope: grant.scope
-            ))
+            return try await response(for: grant, tokens: tokens, client: client, nonce: nil)
         }
     }
 

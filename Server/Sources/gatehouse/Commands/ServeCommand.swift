@@ -3,6 +3,7 @@ import Foundation
 import GatehouseServer
 import Hummingbird
 import Logging
+import NIOCore
 
 /// `gatehouse serve`: runs the identity server until SIGINT or SIGTERM.
 struct ServeCommand: AsyncParsableCommand {
@@ -56,6 +57,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         do {
             try await application.runService()
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            await server.shutdown()
+            throw CommandError("Port \(configuration.port) on \(configuration.host) is already in use; stop the other process or choose another --port.")
         } catch {
             await server.shutdown()
             throw error

@@ -1,0 +1,57 @@
+import Foundation
+@testable import GatehouseServer
+import Testing
+
+@Suite("Configuration")
+struct ConfigurationLoaderTests {
+    @Test("defaults start on loopback with SQLite in the current folder")
+    func defaults() throws {
+        let configuration = try ConfigurationLoader(environment: [:]).load(configFile: nil, overrides: .init())
+        #expect(configuration.host == "127.0.0.1" && configuration.port == 8080)
+        #expect(configuration.database == "gatehouse.sqlite")
+        #expect(configuration.resolvedIssuer == "http://127.0.0.1:8080")
+        #expect(configuration.resolvedSecretFile == "gatehouse.sqlite.secret")
+        #expect(!configuration.issuerIsHTTPS)
+    }
+
+    @Test("command line beats environment beats file")
+    func precedence() throws {
+        let folder = try TestServer.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("config.json")
+        try Data(#"{"host": "127.0.0.2", "port": 9000, "database": "file.sqlite", "token_lifetimes": {"access_token": 60}}"#.utf8).write(to: file)
+        let loader = ConfigurationLoader(environment: ["GATEHOUSE_PORT": "9100", "GATEHOUSE_DATABASE": "env.sqlite"])
+        let configuration = try loader.load(configFile: file.path, overrides: .init(database: "cli.sqlite"))
+        #expect(configuration.host == "127.0.0.2")
+        #expect(configuration.port == 9100)
+        #expect(configuration.database == "cli.sqlite")
+        #expect(configuration.tokens.accessToken == 60)
+        #expect(configuration.tokens.refreshToken == TokenLifetimes().refreshToken)  // left out, so default
+    }
+
+    @Test("mistakes are reported with what to change")
+    func mistakes() throws {
+        let folder = try TestServer.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("config.json")
+        try Data(#"{"prot": 1}"#.utf8).write(to: file)
+        #expect(throws: ConfigurationError.self) { try ConfigurationLoader(environment: [:]).load(configFile: file.path, overrides: .init()) }
+        #expect(throws: ConfigurationError.self) { try ConfigurationLoader(environment: ["GATEHOUSE_PORT": "eighty"]).load(configFile: nil, overrides: .init()) }
+        #expect(throws: ConfigurationError.self) { try ConfigurationLoader(environment: [:]).load(configFile: nil, overrides: .init(issuer: "http://id.example.com")) }
+        #expect(throws: ConfigurationError.self) { try ConfigurationLoader(environment: [:]).load(configFile: folder.appendingPathComponent("missing.json").path, overrides: .init()) }
+        try Data(#"{"token_lifetimes": {"authorization_code": 3600}}"#.utf8).write(to: file)
+        #expect(throws: ConfigurationError.self) { try ConfigurationLoader(environment: [:]).load(configFile: file.path, overrides: .init()) }
+    }
+
+    @Test("the issuer follows host and port, with brackets for IPv6, and https switches on secure cookies")
+    func issuer() throws {
+        var configuration = ServerConfiguration()
+        configuration.host = "::1"
+        configuration.port = 9443
+        #expect(configuration.resolvedIssuer == "http://[::1]:9443")
+        configuration.issuer = "https://id.example.com/"
+        #expect(configuration.resolvedIssuer == "https://id.example.com")
+        #expect(configuration.issuerIsHTTPS)
+        #expect(CookieSettings(secure: true).sessionName == "__Host-gatehouse_session")
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+@testable import GatehouseServer
+import Logging
+import NIOPosix
+
+/// Helpers that give each test its own database in a temporary folder.
+enum TestServer {
+    static let logger: Logger = {
+        var logger = Logger(label: "gatehouse-tests")
+        logger.logLevel = .warning
+        return logger
+    }()
+
+    /// A fresh temporary folder, removed by the caller with `FileManager.removeItem`.
+    static func temporaryFolder() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// A configuration with cheap password hashing and a database in `folder`.
+    static func configuration(in folder: URL, port: Int = 0, issuer: String? = nil) -> ServerConfiguration {
+        var configuration = ServerConfiguration()
+        configuration.database = folder.appendingPathComponent("gatehouse.sqlite").path
+        configuration.passwordHashing = PasswordHashingParameters(logN: 10, blockSize: 8, parallelism: 1)
+        configuration.maxConcurrentHashes = 2
+        configuration.port = port
+        configuration.issuer = issuer
+        return configuration
+    }
+
+    /// Starts an identity server on a temporary database, runs `body`, then shuts it down and removes the folder.
+    static func withServer<T>(
+        clock: Clock = .system, configure: (inout ServerConfiguration) -> Void = { _ in },
+        _ body: (IdentityServer) async throws -> T
+    ) async throws -> T {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var configuration = configuration(in: folder, issuer: "http://127.0.0.1:8080")
+        configure(&configuration)
+        let server = try await IdentityServer.start(configuration: configuration, logger: logger, clock: clock)
+        do {
+            let result = try await body(server)
+            await server.shutdown()
+            return result
+        } catch {
+            await server.shutdown()
+            throw error
+        }
+    }
+
+    /// A TCP port that was free a moment ago.
+    static func freePort() async throws -> Int {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
+        let port = channel.localAddress?.port ?? 0
+        try await channel.close()
+        return port
+    }
+}

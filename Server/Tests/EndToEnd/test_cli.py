@@ -99,3 +99,13 @@ def test_serve_reports_a_busy_port(server):
                             capture_output=True, text=True, timeout=120)
     assert result.returncode != 0
     assert f"Port {server.port} on 127.0.0.1 is already in use" in result.stderr
+
+
+def test_a_file_that_is_not_a_database_is_reported(tmp_path):
+    import subprocess
+    from gatehouse_harness import binary
+    garbage = tmp_path / "garbage.sqlite"
+    garbage.write_bytes(b"this is not a database" * 100)
+    result = subprocess.run([binary(), "users", "list", "--database", str(garbage)], capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0
+    assert f"Cannot open the database at {garbage}" in result.stderr

@@ -5,7 +5,7 @@ public final class IdentityServer: Sendable {
     public let configuration: ServerConfiguration
     public let issuer: String
     public let database: any Database
-    public let clock: Clock
+    public let clock: UnixClock
     let logger: Logger
     let hasher: PasswordHasher
     let secret: ServerSecret
@@ -21,7 +21,7 @@ public final class IdentityServer: Sendable {
     let cookies: CookieSettings
 
     /// Opens the database, migrates it, resolves the server secret and makes sure signing keys exist.
-    public static func start(configuration: ServerConfiguration, logger: Logger, clock: Clock = .system) async throws -> IdentityServer {
+    public static func start(configuration: ServerConfiguration, logger: Logger, clock: UnixClock = .system) async throws -> IdentityServer {
         let secret = try ServerSecret.resolve(configured: configuration.secret, filePath: configuration.resolvedSecretFile, logger: logger)
         let database = try await DatabaseOpener.open(configuration.database, logger: logger)
         do {
@@ -37,7 +37,7 @@ public final class IdentityServer: Sendable {
         }
     }
 
-    private init(configuration: ServerConfiguration, database: any Database, clock: Clock, logger: Logger, hasher: PasswordHasher, secret: ServerSecret, decoyHash: String) {
+    private init(configuration: ServerConfiguration, database: any Database, clock: UnixClock, logger: Logger, hasher: PasswordHasher, secret: ServerSecret, decoyHash: String) {
         self.configuration = configuration
         self.issuer = configuration.resolvedIssuer
         self.database = database

@@ -6,7 +6,7 @@ import SQLKit
 /// so being throttled says nothing about whether an account exists.
 struct LoginThrottle: Sendable {
     let database: any Database
-    let clock: Clock
+    let clock: UnixClock
     let policy: LoginThrottling
 
     /// Whether attempts for `username` are blocked right now.

@@ -4,9 +4,9 @@ import SQLKit
 /// Registered clients in the database.
 public struct ClientStore: Sendable {
     let database: any Database
-    let clock: Clock
+    let clock: UnixClock
 
-    public init(database: any Database, clock: Clock = .system) {
+    public init(database: any Database, clock: UnixClock = .system) {
         self.database = database
         self.clock = clock
     }

@@ -9,14 +9,14 @@ import JWTKit
 actor SigningKeyRing {
     private let store: SigningKeyStore
     private let box: SecretBox
-    private let clock: Clock
+    private let clock: UnixClock
     private var collection = JWTKeyCollection()
     private var activeKeyIDs: [String: String] = [:]
     private var keySet = JSONWebKeySet(keys: [])
     private var loadedAt: Int64 = .min
     static let reloadInterval: Int64 = 30
 
-    init(store: SigningKeyStore, box: SecretBox, clock: Clock) {
+    init(store: SigningKeyStore, box: SecretBox, clock: UnixClock) {
         self.store = store
         self.box = box
         self.clock = clock

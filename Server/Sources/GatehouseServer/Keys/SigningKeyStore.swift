@@ -3,9 +3,9 @@ import SQLKit
 /// Signing keys in the database.
 public struct SigningKeyStore: Sendable {
     let database: any Database
-    let clock: Clock
+    let clock: UnixClock
 
-    public init(database: any Database, clock: Clock = .system) {
+    public init(database: any Database, clock: UnixClock = .system) {
         self.database = database
         self.clock = clock
     }

@@ -3,7 +3,7 @@ import SQLKit
 /// Authorization codes: stored as SHA-256 digests, single use, short-lived.
 struct AuthorizationCodeStore: Sendable {
     let database: any Database
-    let clock: Clock
+    let clock: UnixClock
 
     /// What is bound to a code besides its grant.
     struct Binding: Sendable, Equatable {

@@ -7,7 +7,7 @@ import SQLKit
 /// Only SHA-256 digests of both are stored.
 struct AuthorizationRequestStore: Sendable {
     let database: any Database
-    let clock: Clock
+    let clock: UnixClock
 
     /// Stores `request` for `lifetime` seconds; returns its id.
     func save(_ request: AuthorizationRequest, browserBinding: String, lifetime: Int64) async throws -> String {

@@ -17,7 +17,8 @@ struct IntrospectionController: Sendable {
         }
         guard let token = parameters["token"] else { throw OAuthError.invalidRequest("token is missing.") }
         if let access = try await server.tokens.activeAccessToken(token), access.clientID == client.id {
-            let user = try await access.userID.asyncMap { try await server.users.find(id: $0) } ?? nil
+            var user: User?
+            if let userID = access.userID { user = try await server.users.find(id: userID) }
             return JSONResponse.make(IntrospectionResponse(
                 active: true, scope: access.scopes.joined(separator: " "), clientID: access.clientID, username: user?.username,
                 tokenType: "Bearer", expiresAt: Int(access.expiresAt), issuedAt: Int(access.issuedAt),
@@ -33,12 +34,5 @@ struct IntrospectionController: Sendable {
             ))
         }
         return JSONResponse.make(IntrospectionResponse.inactive)
-    }
-}
-
-extension Optional {
-    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
-        guard let value = self else { return nil }
-        return try await transform(value)
     }
 }

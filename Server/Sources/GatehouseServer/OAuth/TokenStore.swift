@@ -3,7 +3,7 @@ import SQLKit
 /// Opaque access and refresh tokens, stored as SHA-256 digests.
 struct TokenStore: Sendable {
     let database: any Database
-    let clock: Clock
+    let clock: UnixClock
 
     /// An access token as the resource endpoints see it.
     struct AccessTokenRecord: Sendable, Equatable {

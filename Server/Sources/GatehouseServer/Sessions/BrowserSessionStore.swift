@@ -3,7 +3,7 @@ import SQLKit
 /// Browser sessions, known by an unguessable id held in a cookie; only its SHA-256 digest is stored.
 struct BrowserSessionStore: Sendable {
     let database: any Database
-    let clock: Clock
+    let clock: UnixClock
 
     /// Starts a new session (always a new id, so a session id planted before sign-in is worthless),
     /// ending `replacing` if the browser had one. Returns the new id.

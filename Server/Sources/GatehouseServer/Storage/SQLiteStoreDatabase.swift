@@ -35,18 +35,23 @@ final class SQLiteStoreDatabase: Database {
         } catch {
             throw DatabaseError.cannotOpen(path: path, reason: "\(error)")
         }
-        // WAL lets readers run beside the writer; the busy timeout covers other processes (the CLI) writing.
-        for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA busy_timeout = 5000", "PRAGMA foreign_keys = ON", "PRAGMA synchronous = NORMAL"] {
-            _ = try await writer.query(pragma)
+        do {
+            // WAL lets readers run beside the writer; the busy timeout covers other processes (the CLI) writing.
+            for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA busy_timeout = 5000", "PRAGMA foreign_keys = ON", "PRAGMA synchronous = NORMAL"] {
+                _ = try await writer.query(pragma)
+            }
+            let reader: SQLiteConnection
+            if case .memory = storage {
+                reader = writer
+            } else {
+                reader = try await SQLiteConnection.open(storage: storage, logger: logger)
+                _ = try await reader.query("PRAGMA busy_timeout = 5000")
+            }
+            return SQLiteStoreDatabase(writer: writer, reader: reader, logger: logger)
+        } catch {
+            try? await writer.close()
+            throw DatabaseError.cannotOpen(path: path, reason: "\(error)")
         }
-        let reader: SQLiteConnection
-        if case .memory = storage {
-            reader = writer
-        } else {
-            reader = try await SQLiteConnection.open(storage: storage, logger: logger)
-            _ = try await reader.query("PRAGMA busy_timeout = 5000")
-        }
-        return SQLiteStoreDatabase(writer: writer, reader: reader, logger: logger)
     }
 
     func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {

@@ -22,7 +22,7 @@ struct SchemaMigrator {
             throw DatabaseError.newerSchema(newest)
         }
         for migration in migrations where !applied.contains(migration.version) {
-            let now = Int64(Clock.system.now())
+            let now = Int64(UnixClock.system.now())
             try await database.transaction { sql in
                 for statement in migration.statements {
                     try await sql.raw(SQLQueryString(statement)).run()

@@ -4,9 +4,9 @@ import SQLKit
 /// Users in the database. Usernames and emails are stored lowercased, so lookups ignore case.
 public struct UserStore: Sendable {
     let database: any Database
-    let clock: Clock
+    let clock: UnixClock
 
-    public init(database: any Database, clock: Clock = .system) {
+    public init(database: any Database, clock: UnixClock = .system) {
         self.database = database
         self.clock = clock
     }

@@ -23,7 +23,7 @@ struct KeyRotationTests {
 
     @Test("rotation keeps the previous key published until its tokens have expired")
     func rotation() async throws {
-        let (clock, advance) = Clock.manual()
+        let (clock, advance) = UnixClock.manual()
         try await TestServer.withServer(clock: clock) { server in
             let claims = IDTokenClaims(iss: server.issuer, sub: "u", aud: "c", exp: clock.now() + 600, iat: clock.now(), authTime: clock.now(),
                                        nonce: nil, azp: "c")

@@ -27,7 +27,7 @@ struct SingleUseTests {
 
     @Test("a code is bound to its client and expires")
     func bindingAndExpiry() async throws {
-        let (clock, advance) = Clock.manual()
+        let (clock, advance) = UnixClock.manual()
         try await TestServer.withServer(clock: clock) { server in
             let grant = try await makeUserAndGrant(server)
             let stolen = try await server.codes.issue(for: grant, binding: .init(redirectURI: "https://a.example/cb"), lifetime: 60)

@@ -31,7 +31,7 @@ enum TestServer {
 
     /// Starts an identity server on a temporary database, runs `body`, then shuts it down and removes the folder.
     static func withServer<T>(
-        clock: Clock = .system, configure: (inout ServerConfiguration) -> Void = { _ in },
+        clock: UnixClock = .system, configure: (inout ServerConfiguration) -> Void = { _ in },
         _ body: (IdentityServer) async throws -> T
     ) async throws -> T {
         let folder = try temporaryFolder()

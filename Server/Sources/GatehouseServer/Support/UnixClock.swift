@@ -3,7 +3,7 @@ import NIOConcurrencyHelpers
 
 /// Where Gatehouse reads the time, in whole Unix seconds. Injectable so tests can expire codes and tokens
 /// without sleeping.
-public struct Clock: Sendable {
+public struct UnixClock: Sendable {
     private let read: @Sendable () -> Int64
 
     public init(_ read: @escaping @Sendable () -> Int64) {
@@ -14,12 +14,12 @@ public struct Clock: Sendable {
     public func now() -> Int64 { read() }
 
     /// The system clock.
-    public static let system = Clock { Int64(Date().timeIntervalSince1970) }
+    public static let system = UnixClock { Int64(Date().timeIntervalSince1970) }
 
     /// A clock that starts at the system time and only moves when told to, for tests.
-    public static func manual() -> (clock: Clock, advance: @Sendable (Int64) -> Void) {
+    public static func manual() -> (clock: UnixClock, advance: @Sendable (Int64) -> Void) {
         let offset = NIOLockedValueBox<Int64>(0)
-        let clock = Clock { Int64(Date().timeIntervalSince1970) + offset.withLockedValue { $0 } }
+        let clock = UnixClock { Int64(Date().timeIntervalSince1970) + offset.withLockedValue { $0 } }
         return (clock, { seconds in offset.withLockedValue { $0 += seconds } })
     }
 }

@@ -39,7 +39,7 @@ enum PageRenderer {
     static let stylesheet = """
         :root { color-scheme: light dark; font-family: system-ui, -apple-system, "Segoe UI", sans-serif; }
         body { margin: 0; min-height: 100vh; display: grid; place-items: center; background: Canvas; }
-        .card { width: min(26rem, 92vw); padding: 2rem; border: 1px solid #8884; border-radius: 12px; }
+        .card { width: min(30rem, 92vw); padding: 2rem; border: 1px solid #8884; border-radius: 12px; }
         h1 { font-size: 1.4rem; margin-top: 0; }
         label { display: block; margin: 1rem 0 .3rem; font-weight: 600; }
         input[type=text], input[type=password] { width: 100%; box-sizing: border-box; padding: .6rem; font-size: 1rem;
@@ -48,7 +48,7 @@ enum PageRenderer {
             background: #2456c7; color: white; cursor: pointer; }
         .error { color: #b3261e; background: #b3261e18; padding: .6rem; border-radius: 6px; }
         .hint { color: #666; font-size: .9rem; }
-        pre { overflow-x: auto; background: #8881; padding: .8rem; border-radius: 6px; font-size: .85rem; }
+        pre { white-space: pre-wrap; word-break: break-all; background: #8881; padding: .8rem; border-radius: 6px; font-size: .85rem; }
         a.button { display: block; text-align: center; margin-top: 1rem; padding: .7rem; border-radius: 6px;
             background: #2456c7; color: white; text-decoration: none; }
         table { border-collapse: collapse; width: 100%; font-size: .9rem; }

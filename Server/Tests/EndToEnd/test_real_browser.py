@@ -1,0 +1,76 @@
+"""A real browser (headless Chromium through Selenium) tries the demo the way the README tells a new user to."""
+import json
+import os
+import re
+import shutil
+
+import pytest
+
+from gatehouse_harness import Server
+
+selenium = pytest.importorskip("selenium", reason="selenium is not installed (pip install selenium)")
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+
+CHROMEDRIVER = shutil.which("chromedriver")
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.skipif(not (CHROMEDRIVER and CHROMIUM),
+                                reason="Chromium and chromedriver are not installed (apt-get install chromium chromium-driver)")
+
+
+@pytest.fixture
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=900,1100"]:
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(30)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def test_new_user_signs_in_to_the_demo_with_chromium(browser, tmp_path):
+    server = Server(demo=True)
+    try:
+        password = re.search(r"Sign in as demo with the password (\S+)", server.stdout()).group(1)
+        browser.get(server.issuer + "/demo")
+        browser.find_element(By.ID, "sign-in").click()
+
+        assert browser.current_url.startswith(server.issuer + "/login?request=")
+        # The stylesheet loads under the page's CSP (a blocked stylesheet would leave the card unstyled).
+        width = browser.execute_script("return getComputedStyle(document.querySelector('main')).width")
+        assert width != "auto"
+        assert browser.find_element(By.ID, "username").get_attribute("autocomplete") == "username"
+        assert browser.find_element(By.ID, "password").get_attribute("autocomplete") == "current-password"
+        browser.save_screenshot(os.path.join(os.environ.get("GATEHOUSE_SCREENSHOTS", str(tmp_path)), "login.png"))
+
+        browser.find_element(By.ID, "username").send_keys("demo")
+        browser.find_element(By.ID, "password").send_keys("not the password")
+        browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        assert browser.find_element(By.ID, "login-error").text == "The username or password is incorrect."
+
+        browser.find_element(By.ID, "password").send_keys(password)
+        browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        assert browser.current_url.startswith(server.issuer + "/demo/callback?code=")
+        assert "Signed in as demo" in browser.find_element(By.TAG_NAME, "h1").text
+        claims = json.loads(browser.find_element(By.ID, "id-token-claims").text)
+        assert claims["iss"] == server.issuer and claims["preferred_username"] == "demo"
+        userinfo = json.loads(browser.find_element(By.ID, "userinfo").text)
+        assert userinfo["sub"] == claims["sub"]
+        browser.save_screenshot(os.path.join(os.environ.get("GATEHOUSE_SCREENSHOTS", str(tmp_path)), "signed-in.png"))
+
+        session = browser.get_cookie("gatehouse_session")
+        assert session and session["httpOnly"] and session["sameSite"] == "Lax"
+
+        browser.find_element(By.ID, "sign-out").click()
+        assert browser.current_url.startswith(server.issuer + "/demo")
+        assert browser.get_cookie("gatehouse_session") is None
+        # Signed out for real: signing in again shows the form instead of single sign-on.
+        browser.find_element(By.ID, "sign-in").click()
+        assert browser.current_url.startswith(server.issuer + "/login?request=")
+    finally:
+        server.stop()

@@ -5,7 +5,7 @@ os.environ.setdefault("AUTHLIB_INSECURE_TRANSPORT", "1")
 
 import pytest
 
-from gatehouse_harness import Server
+from gatehouse_harness import POSTGRES_URL, Server, fresh_postgres_database
 
 PASSWORD = "correct horse battery staple"
 WEB_SECRET = "web-client-secret-0123456789-abcdefghijklmnop"
@@ -14,10 +14,22 @@ WEB_REDIRECT = "http://127.0.0.1:9/callback"
 APP_REDIRECT = "com.example.app:/callback"
 
 
-@pytest.fixture(scope="session")
-def server():
-    """One server for the suite, with a user, a confidential web client, an ES256 client and a public app."""
-    instance = Server()
+ENGINES = ["sqlite"] + (["postgres"] if POSTGRES_URL else [])
+
+
+def pytest_report_header(config):
+    if POSTGRES_URL:
+        return "database engines: sqlite, postgres"
+    return "database engines: sqlite only (PostgreSQL skipped: GATEHOUSE_TEST_POSTGRES_URL is not set; scripts/with-postgres sets it)"
+
+
+@pytest.fixture(scope="session", params=ENGINES)
+def server(request):
+    """One server per database engine, with a user, a confidential web client, an ES256 client and a public app."""
+    if request.param == "postgres":
+        instance = Server(database_url=fresh_postgres_database(), owns_database=True)
+    else:
+        instance = Server()
     try:
         instance.add_user("alice", PASSWORD, name="Alice Example")
         instance.add_client("web", WEB_REDIRECT, secret=WEB_SECRET,

@@ -30,20 +30,43 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-class Server:
-    """One `gatehouse serve` process with its own database in a temporary folder."""
+POSTGRES_URL = os.environ.get("GATEHOUSE_TEST_POSTGRES_URL")
+SHARED_SECRET = "end-to-end-shared-server-secret-0123456789"
 
-    def __init__(self, *, demo: bool = False, config: dict | None = None):
+
+def fresh_postgres_database() -> str:
+    """Creates an empty database on the test PostgreSQL server and returns its URL."""
+    assert POSTGRES_URL, "GATEHOUSE_TEST_POSTGRES_URL is not set"
+    name = "gatehouse_e2e_" + os.urandom(6).hex()
+    subprocess.run(["psql", POSTGRES_URL, "-q", "-c", f"CREATE DATABASE {name}"], check=True, capture_output=True, timeout=60)
+    parsed = urlparse(POSTGRES_URL)
+    return parsed._replace(path="/" + name).geturl()
+
+
+def drop_postgres_database(url: str) -> None:
+    name = urlparse(url).path.lstrip("/")
+    subprocess.run(["psql", POSTGRES_URL, "-q", "-c", f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"], capture_output=True, timeout=60)
+
+
+class Server:
+    """One `gatehouse serve` process with its own database: a SQLite file in a temporary folder, or a
+    PostgreSQL database URL (several servers may share one, as nodes behind a load balancer)."""
+
+    def __init__(self, *, demo: bool = False, config: dict | None = None, database_url: str | None = None,
+                 owns_database: bool = False):
         self.folder = tempfile.TemporaryDirectory(prefix="gatehouse-e2e-")
         self.port = free_port()
         self.issuer = f"http://127.0.0.1:{self.port}"
-        self.database = os.path.join(self.folder.name, "gatehouse.sqlite")
+        self.database = database_url or os.path.join(self.folder.name, "gatehouse.sqlite")
+        self.owns_database = owns_database
         settings = {
             # Cheaper scrypt than the production default keeps the suite fast; the format is the same.
             "password_hashing": {"log_n": 12, "block_size": 8, "parallelism": 1},
             "token_lifetimes": {"authorization_code": 5},
             "login_throttling": {"max_failures": 5, "window": 900, "cooldown": 300},
         }
+        if database_url:
+            settings["secret"] = SHARED_SECRET  # every node must share the server secret
         settings.update(config or {})
         self.config_path = os.path.join(self.folder.name, "config.json")
         Path(self.config_path).write_text(json.dumps(settings))
@@ -104,6 +127,8 @@ class Server:
             self.process.wait(timeout=20)
         except subprocess.TimeoutExpired:
             self.process.kill()
+        if self.owns_database and self.database.startswith("postgres"):
+            drop_postgres_database(self.database)
         self.folder.cleanup()
 
 

@@ -1,5 +1,6 @@
 """The operator's command-line tool: readable output, --json for scripts, clear errors with a non-zero exit."""
 import json
+import os
 
 import requests
 
@@ -69,9 +70,16 @@ def test_unusable_database_and_config_are_reported(tmp_path):
     missing_folder = subprocess.run([binary(), "users", "list", "--database", str(tmp_path / "nope" / "db.sqlite")],
                                     capture_output=True, text=True, timeout=60)
     assert missing_folder.returncode != 0 and "does not exist" in missing_folder.stderr
-    postgres = subprocess.run([binary(), "users", "list", "--database", "postgres://user:pw@localhost/db"],
-                              capture_output=True, text=True, timeout=60)
-    assert postgres.returncode != 0 and "not supported" in postgres.stderr and "pw" not in postgres.stderr
+    other = subprocess.run([binary(), "users", "list", "--database", "mysql://user:pw@localhost/db"],
+                           capture_output=True, text=True, timeout=60)
+    assert other.returncode != 0 and "not supported" in other.stderr and "pw" not in other.stderr
+    no_secret = subprocess.run([binary(), "users", "list", "--database", "postgres://user:pw@127.0.0.1:1/db"],
+                               capture_output=True, text=True, timeout=60)
+    assert no_secret.returncode != 0 and "same server secret" in no_secret.stderr
+    unreachable = subprocess.run([binary(), "users", "list", "--database", "postgres://user:pw@127.0.0.1:1/db?sslmode=disable"],
+                                 capture_output=True, text=True, timeout=60, env=dict(os.environ, GATEHOUSE_SECRET="s" * 40))
+    assert unreachable.returncode != 0
+    assert "Cannot open the database at postgres://…@127.0.0.1:1/db" in unreachable.stderr and ":pw@" not in unreachable.stderr
     config = tmp_path / "config.json"
     config.write_text('{"prot": 9000}')
     typo = subprocess.run([binary(), "users", "list", "--config", str(config), "--database", str(tmp_path / "db.sqlite")],

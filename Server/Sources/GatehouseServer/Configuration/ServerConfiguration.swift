@@ -37,7 +37,8 @@ public struct ServerConfiguration: Sendable {
     }
 
     public var resolvedSecretFile: String {
-        secretFile ?? (database == ":memory:" ? "gatehouse.secret" : database + ".secret")
+        if let secretFile { return secretFile }
+        return DatabaseKind(database) == .sqlite && database != ":memory:" ? database + ".secret" : "gatehouse.secret"
     }
 
     /// Whether the issuer is served over TLS, which decides `Secure` and `__Host-` on cookies.
@@ -55,6 +56,9 @@ public struct ServerConfiguration: Sendable {
         }
         if scheme == "http", let host = url.host, !Self.isLoopback(host) {
             throw ConfigurationError("The issuer \(resolvedIssuer) uses plain http on a non-loopback host; use https.")
+        }
+        if DatabaseKind(database) == .postgres, secret?.isEmpty ?? true, secretFile == nil {
+            throw ConfigurationError("With PostgreSQL every node must use the same server secret: set GATEHOUSE_SECRET, or secret or secret_file in the configuration file.")
         }
         try passwordHashing.validate()
         guard maxConcurrentHashes >= 1 else { throw ConfigurationError("max_concurrent_hashes must be at least 1.") }

@@ -51,7 +51,13 @@ enum SigningKeyFactory {
     /// Adds a stored key to a jwt-kit collection: the private key for active keys, the public key for retired ones.
     static func add(_ record: SigningKeyRecord, to collection: JWTKeyCollection, box: SecretBox) async throws {
         let kid = JWKIdentifier(string: record.kid)
-        let pem = String(decoding: try box.open(record.sealedPrivateKey), as: UTF8.self)
+        let opened: Data
+        do {
+            opened = try box.open(record.sealedPrivateKey)
+        } catch {
+            throw ConfigurationError("The signing key \(record.kid) cannot be decrypted: it was stored with another server secret. Give every server the same secret (GATEHOUSE_SECRET or secret_file).")
+        }
+        let pem = String(decoding: opened, as: UTF8.self)
         switch record.algorithm {
         case "RS256":
             let key = try Insecure.RSA.PrivateKey(pem: pem)

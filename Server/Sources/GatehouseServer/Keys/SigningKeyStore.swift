@@ -24,7 +24,9 @@ public struct SigningKeyStore: Sendable {
         let missing = SigningKeyFactory.algorithms.filter { algorithm in !existing.contains { $0.algorithm == algorithm && $0.isActive } }
         guard !missing.isEmpty else { return }
         let records = try missing.map { try SigningKeyFactory.generate(algorithm: $0, box: box, now: now) }
+        let database = self.database
         try await database.transaction { sql in
+            try await database.lock(.signingKeys, in: sql)
             for record in records {
                 let active = try await sql.raw("""
                     SELECT kid FROM signing_keys WHERE algorithm = \(bind: record.algorithm) AND retired_at IS NULL
@@ -41,7 +43,9 @@ public struct SigningKeyStore: Sendable {
         let box = SecretBox(serverSecret: secret.bytes, purpose: SecretBox.signingKeysPurpose)
         let now = clock.now()
         let records = try SigningKeyFactory.algorithms.map { try SigningKeyFactory.generate(algorithm: $0, box: box, now: now) }
+        let database = self.database
         try await database.transaction { sql in
+            try await database.lock(.signingKeys, in: sql)
             try await sql.raw("DELETE FROM signing_keys WHERE retired_at IS NOT NULL AND published_until <= \(bind: now)").run()
             try await sql.raw("""
                 UPDATE signing_keys SET retired_at = \(bind: now), published_until = \(bind: now + publishFor) WHERE retired_at IS NULL

@@ -9,6 +9,9 @@ public protocol Database: Sendable {
     /// Runs `body` in one transaction: either everything it writes is committed or nothing is.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
 
+    /// Inside a ``transaction(_:)``: waits for `lock` and holds it until the transaction ends.
+    func lock(_ lock: DatabaseLock, in sql: any SQLDatabase) async throws
+
     /// Closes every connection. The database must not be used afterwards.
     func close() async throws
 }

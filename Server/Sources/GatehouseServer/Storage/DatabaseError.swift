@@ -25,7 +25,7 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable, Equatable
         case .cannotOpen(let path, let reason):
             "Cannot open the database at \(path): \(reason)."
         case .unsupportedURL(let url):
-            "The database \(url) is not supported: give a SQLite file path (PostgreSQL URLs are not supported yet)."
+            "The database \(url) is not supported: give a SQLite file path or a postgres:// URL."
         case .duplicate(let what):
             "\(what) already exists."
         case .newerSchema(let version):

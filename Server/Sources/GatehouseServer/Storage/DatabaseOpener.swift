@@ -2,13 +2,17 @@ import Logging
 
 /// Opens the database named by `--database` and brings its schema up to date.
 public enum DatabaseOpener {
-    /// Opens `location` (a SQLite file path) and runs every migration it does not have yet.
+    /// Opens `location` (a SQLite file path or a `postgres://` URL) and runs every migration it does not have yet.
     public static func open(_ location: String, logger: Logger) async throws -> any Database {
-        let lowered = location.lowercased()
-        if lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://") || lowered.contains("://") {
+        let database: any Database
+        switch DatabaseKind(location) {
+        case .postgres:
+            database = try await PostgresStoreDatabase.open(url: location, logger: logger)
+        case .sqlite:
+            database = try await SQLiteStoreDatabase.open(path: location, logger: logger)
+        case .unsupported:
             throw DatabaseError.unsupportedURL(redactingCredentials(location))
         }
-        let database = try await SQLiteStoreDatabase.open(path: location, logger: logger)
         do {
             try await SchemaMigrator(database: database, logger: logger).migrate()
         } catch {
@@ -24,5 +28,23 @@ public enum DatabaseOpener {
             return url
         }
         return url[..<schemeEnd.upperBound] + "…" + url[at.lowerBound...]
+    }
+}
+
+/// Which engine a `--database` value names.
+public enum DatabaseKind: Sendable, Equatable {
+    case sqlite
+    case postgres
+    case unsupported
+
+    public init(_ location: String) {
+        let lowered = location.lowercased()
+        if lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://") {
+            self = .postgres
+        } else if lowered.contains("://") {
+            self = .unsupported
+        } else {
+            self = .sqlite
+        }
     }
 }

@@ -73,6 +73,9 @@ final class SQLiteStoreDatabase: Database {
         }
     }
 
+    /// `BEGIN IMMEDIATE` already gives a transaction the database's only write lock.
+    func lock(_ lock: DatabaseLock, in sql: any SQLDatabase) async throws {}
+
     func close() async throws {
         if reader !== writer { try await reader.close() }
         try await writer.close()

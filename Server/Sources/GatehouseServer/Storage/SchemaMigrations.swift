@@ -123,6 +123,9 @@ enum SchemaMigrations {
                 blocked_until BIGINT NOT NULL
             )
             """,
-        ])
+        ]),
+        Migration(version: 2, name: "one active signing key per algorithm", statements: [
+            "CREATE UNIQUE INDEX signing_keys_one_active ON signing_keys(algorithm) WHERE retired_at IS NULL",
+        ]),
     ]
 }

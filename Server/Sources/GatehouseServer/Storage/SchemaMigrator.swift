@@ -1,14 +1,21 @@
 import Logging
 import SQLKit
 
-/// Applies the migrations a database does not have yet, each in its own transaction.
+/// Brings a database's schema up to date in one transaction under ``DatabaseLock/migrations``, so nodes
+/// that start together migrate exactly once and a failed migration leaves the schema as it was.
 struct SchemaMigrator {
     let database: any Database
     let logger: Logger
     var migrations: [Migration] = SchemaMigrations.all
 
-    func migrate() async throws {
-        try await database.transaction { sql in
+    /// - Returns: the versions applied now.
+    @discardableResult
+    func migrate() async throws -> [Int] {
+        let migrations = self.migrations
+        let now = UnixClock.system.now()
+        let database = self.database
+        let applied = try await database.transaction { sql in
+            try await database.lock(.migrations, in: sql)
             try await sql.raw("""
                 CREATE TABLE IF NOT EXISTS gatehouse_migrations (
                     version INTEGER PRIMARY KEY,
@@ -16,14 +23,12 @@ struct SchemaMigrator {
                     applied_at BIGINT NOT NULL
                 )
                 """).run()
-        }
-        let applied = try await appliedVersions()
-        if let newest = applied.max(), let known = migrations.map(\.version).max(), newest > known {
-            throw DatabaseError.newerSchema(newest)
-        }
-        for migration in migrations where !applied.contains(migration.version) {
-            let now = Int64(UnixClock.system.now())
-            try await database.transaction { sql in
+            let existing = try await Self.appliedVersions(in: sql)
+            if let newest = existing.max(), let known = migrations.map(\.version).max(), newest > known {
+                throw DatabaseError.newerSchema(newest)
+            }
+            var appliedNow: [Int] = []
+            for migration in migrations where !existing.contains(migration.version) {
                 for statement in migration.statements {
                     try await sql.raw(SQLQueryString(statement)).run()
                 }
@@ -31,15 +36,22 @@ struct SchemaMigrator {
                     INSERT INTO gatehouse_migrations (version, name, applied_at)
                     VALUES (\(bind: migration.version), \(bind: migration.name), \(bind: now))
                     """).run()
+                appliedNow.append(migration.version)
             }
-            logger.info("Applied database migration", metadata: ["version": "\(migration.version)", "name": "\(migration.name)"])
+            return appliedNow
         }
+        for version in applied {
+            logger.info("Applied database migration", metadata: ["version": "\(version)"])
+        }
+        return applied
     }
 
     func appliedVersions() async throws -> Set<Int> {
-        let rows = try await database.read { sql in
-            try await sql.raw("SELECT version FROM gatehouse_migrations").all()
-        }
+        try await database.read { sql in try await Self.appliedVersions(in: sql) }
+    }
+
+    static func appliedVersions(in sql: any SQLDatabase) async throws -> Set<Int> {
+        let rows = try await sql.raw("SELECT version FROM gatehouse_migrations").all()
         return Set(try rows.map { try $0.decode(column: "version", as: Int.self) })
     }
 }

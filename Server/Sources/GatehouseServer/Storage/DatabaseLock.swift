@@ -1,0 +1,8 @@
+/// Locks that serialize a transaction against every other one holding the same lock, across processes
+/// and server nodes (PostgreSQL advisory locks; SQLite's write transactions are exclusive already).
+public enum DatabaseLock: Int64, Sendable {
+    /// Held while the schema is migrated, so nodes that start together migrate once.
+    case migrations = 0x6761_7465_0001
+    /// Held while signing keys are created or rotated, so there is one active key per algorithm.
+    case signingKeys = 0x6761_7465_0002
+}

@@ -1,0 +1,131 @@
+import Foundation
+import Logging
+import PostgresKit
+import PostgresNIO
+import SQLKit
+
+/// The engine for several server nodes: PostgreSQL through PostgresNIO's connection pool.
+///
+/// Every query is the same dialect-neutral SQL the SQLite engine runs; transactions run on one pooled
+/// connection, and ``lock(_:in:)`` takes a transaction-scoped advisory lock.
+final class PostgresStoreDatabase: Database {
+    private let client: PostgresClient
+    private let runner: Task<Void, Never>
+    private let logger: Logger
+
+    private init(client: PostgresClient, runner: Task<Void, Never>, logger: Logger) {
+        self.client = client
+        self.runner = runner
+        self.logger = logger
+    }
+
+    /// Connects to `url` (`postgres://user:password@host:port/database?sslmode=disable|prefer|require`)
+    /// and checks that the server answers.
+    static func open(url: String, logger: Logger) async throws -> PostgresStoreDatabase {
+        let printable = DatabaseOpener.redactingCredentials(url)
+        let location = try PostgresLocation(url: url, printable: printable)
+        // The pool retries refused connections forever; one direct connection first turns
+        // "nothing listens" or "wrong password" into an error at once.
+        do {
+            let probe = try await PostgresConnection.connect(configuration: location.connectionConfiguration(), id: 0, logger: logger)
+            try await probe.close()
+        } catch {
+            throw DatabaseError.cannotOpen(path: printable, reason: describe(error))
+        }
+        let client = PostgresClient(configuration: location.clientConfiguration(), backgroundLogger: logger)
+        let runner = Task { await client.run() }
+        return PostgresStoreDatabase(client: client, runner: runner, logger: logger)
+    }
+
+    /// PostgreSQL's own message when there is one (wrong password, unknown database), else the error.
+    private static func describe(_ error: any Error) -> String {
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] { return message }
+            if let underlying = error.underlying { return String(describing: underlying) }
+            return "PostgreSQL error \(error.code)"
+        }
+        return String(describing: error)
+    }
+
+    func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await client.withConnection { connection in
+            try await body(connection.sql(queryLogLevel: nil))
+        }
+    }
+
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        do {
+            return try await client.withTransaction(logger: logger) { connection in
+                try await body(connection.sql(queryLogLevel: nil))
+            }
+        } catch let error as PostgresTransactionError {
+            // Surface the caller's own error (e.g. an OAuth error that rolled the transaction back).
+            if let closureError = error.closureError { throw closureError }
+            throw error
+        }
+    }
+
+    func lock(_ lock: DatabaseLock, in sql: any SQLDatabase) async throws {
+        try await sql.raw("SELECT pg_advisory_xact_lock(\(bind: lock.rawValue))").run()
+    }
+
+    func close() async throws {
+        runner.cancel()
+    }
+}
+
+/// A parsed `postgres://` URL.
+struct PostgresLocation {
+    enum SSLMode { case disable, prefer, require }
+
+    var host: String
+    var port: Int
+    var user: String
+    var password: String?
+    var database: String?
+    var sslMode: SSLMode
+
+    init(url: String, printable: String) throws {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+              ["postgres", "postgresql"].contains(scheme), let host = components.host, !host.isEmpty
+        else {
+            throw DatabaseError.cannotOpen(path: printable, reason: "write it as postgres://USER:PASSWORD@HOST:PORT/DATABASE")
+        }
+        guard let user = components.user, !user.isEmpty else {
+            throw DatabaseError.cannotOpen(path: printable, reason: "the URL names no user")
+        }
+        self.host = host
+        port = components.port ?? 5432
+        self.user = user.removingPercentEncoding ?? user
+        password = components.password?.removingPercentEncoding
+        let name = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        database = name.isEmpty ? nil : name
+        switch components.queryItems?.first(where: { $0.name == "sslmode" })?.value ?? "prefer" {
+        case "disable": sslMode = .disable
+        case "prefer", "allow": sslMode = .prefer
+        case "require", "verify-ca", "verify-full": sslMode = .require
+        case let other:
+            throw DatabaseError.cannotOpen(path: printable, reason: "unknown sslmode \(other); use disable, prefer or require")
+        }
+    }
+
+    func clientConfiguration() -> PostgresClient.Configuration {
+        let tls: PostgresClient.Configuration.TLS = switch sslMode {
+        case .disable: .disable
+        case .prefer: .prefer(.makeClientConfiguration())
+        case .require: .require(.makeClientConfiguration())
+        }
+        var configuration = PostgresClient.Configuration(host: host, port: port, username: user, password: password, database: database, tls: tls)
+        configuration.options.maximumConnections = 16
+        return configuration
+    }
+
+    func connectionConfiguration() throws -> PostgresConnection.Configuration {
+        let tls: PostgresConnection.Configuration.TLS = switch sslMode {
+        case .disable: .disable
+        case .prefer: .prefer(try .init(configuration: .makeClientConfiguration()))
+        case .require: .require(try .init(configuration: .makeClientConfiguration()))
+        }
+        return PostgresConnection.Configuration(host: host, port: port, username: user, password: password, database: database, tls: tls)
+    }
+}

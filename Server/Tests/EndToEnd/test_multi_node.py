@@ -1,0 +1,134 @@
+"""Two Gatehouse nodes on one PostgreSQL database behave as one server."""
+import json
+import threading
+import time
+
+import pytest
+import requests
+
+from conftest import PASSWORD, WEB_REDIRECT, WEB_SECRET
+from gatehouse_harness import POSTGRES_URL, Browser, Server, drop_postgres_database, error_of, forms, fresh_postgres_database, redirect_parameters
+from test_oauth_rules import authorize_url, refresh
+
+pytestmark = pytest.mark.skipif(not POSTGRES_URL, reason="PostgreSQL is not available: set GATEHOUSE_TEST_POSTGRES_URL (scripts/with-postgres does)")
+
+
+@pytest.fixture(scope="module")
+def nodes():
+    url = fresh_postgres_database()
+    # Both nodes start at the same moment: migrations and key creation must happen exactly once.
+    started: list[Server] = []
+    errors: list[Exception] = []
+
+    def start():
+        try:
+            started.append(Server(database_url=url))
+        except Exception as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=start) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    try:
+        assert not errors, errors
+        a, b = started
+        a.add_user("alice", PASSWORD)
+        a.add_client("web", WEB_REDIRECT, secret=WEB_SECRET)
+        yield a, b
+    finally:
+        for node in started:
+            node.stop()
+        drop_postgres_database(url)
+
+
+def redeem_at(node, code):
+    return requests.post(node.issuer + "/token", data={
+        "grant_type": "authorization_code", "code": code, "redirect_uri": WEB_REDIRECT,
+        "code_verifier": "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"}, auth=("web", WEB_SECRET), timeout=30)
+
+
+def code_via(a, b):
+    """Starts the sign-in on node A and submits the form to node B."""
+    browser = Browser(a)
+    page = browser.get(authorize_url(a))
+    assert page.status_code == 200
+    form = forms(page.text)[0]
+    data = dict(form["inputs"], username="alice", password=PASSWORD)
+    response = browser.session.post(b.issuer + "/login", data=data, allow_redirects=False, timeout=30)
+    assert response.status_code == 303, response.text
+    return redirect_parameters(response)["code"]
+
+
+def test_schema_and_keys_were_created_once(nodes):
+    a, b = nodes
+    keys = json.loads(a.cli("keys", "list", "--json").stdout)
+    assert sorted(key["algorithm"] for key in keys if key["status"] == "active") == ["ES256", "RS256"]
+    assert requests.get(a.issuer + "/jwks", timeout=10).json() == requests.get(b.issuer + "/jwks", timeout=10).json()
+
+
+def test_flow_started_on_one_node_continues_on_the_other(nodes):
+    a, b = nodes
+    code = code_via(a, b)
+    tokens = redeem_at(a, code)
+    assert tokens.status_code == 200, tokens.text
+    userinfo = requests.get(b.issuer + "/userinfo", headers={"Authorization": f"Bearer {tokens.json()['access_token']}"}, timeout=10)
+    assert userinfo.status_code == 200
+
+
+def test_refresh_replayed_on_the_other_node_revokes_the_family(nodes):
+    a, b = nodes
+    tokens = redeem_at(a, code_via(a, a)).json()
+    rotated = refresh(a, tokens["refresh_token"])
+    assert rotated.status_code == 200
+    replay = refresh(b, tokens["refresh_token"])
+    assert replay.status_code == 400 and error_of(replay) == "invalid_grant"
+    assert error_of(refresh(a, rotated.json()["refresh_token"])) == "invalid_grant"
+    assert requests.get(a.issuer + "/userinfo", headers={"Authorization": f"Bearer {rotated.json()['access_token']}"},
+                        timeout=10).status_code == 401
+
+
+def test_one_code_redeemed_on_both_nodes_at_once_succeeds_exactly_once(nodes):
+    a, b = nodes
+    for _ in range(5):
+        code = code_via(a, b)
+        barrier = threading.Barrier(4)
+        statuses = []
+
+        def redeem(node):
+            barrier.wait()
+            statuses.append(redeem_at(node, code).status_code)
+
+        threads = [threading.Thread(target=redeem, args=(node,)) for node in (a, b, a, b)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert sorted(statuses) == [200, 400, 400, 400]
+
+
+def test_lockout_counts_failures_on_every_node(nodes):
+    a, b = nodes
+    a.add_user("gina", PASSWORD)
+    statuses = []
+    for node in [a, b, a, b, a]:
+        browser = Browser(node)
+        statuses.append(browser.submit_login(browser.get(authorize_url(node)), "gina", "wrong password!").status_code)
+    assert statuses == [401] * 5
+    for node in (a, b):
+        browser = Browser(node)
+        assert browser.submit_login(browser.get(authorize_url(node)), "gina", PASSWORD).status_code == 429
+
+
+def test_key_rotation_on_one_node_reaches_the_other_without_restart(nodes):
+    a, b = nodes
+    rotated = {key["kid"] for key in json.loads(a.cli("keys", "rotate", "--json").stdout)}
+    deadline = time.monotonic() + 45
+    while time.monotonic() < deadline:
+        published = {key["kid"] for key in requests.get(b.issuer + "/jwks", timeout=10).json()["keys"]}
+        if rotated <= published:
+            break
+        time.sleep(1)
+    assert rotated <= published
+    assert len(published) == 4  # the previous keys stay published

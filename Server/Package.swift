@@ -61,6 +61,7 @@ let package = Package(
                 .product(name: "GatehouseProtocol", package: "Gatehouse"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
     ]

@@ -68,6 +68,7 @@ class Server:
         if database_url:
             settings["secret"] = SHARED_SECRET  # every node must share the server secret
         settings.update(config or {})
+        settings = {key: value for key, value in settings.items() if value is not None}
         self.config_path = os.path.join(self.folder.name, "config.json")
         Path(self.config_path).write_text(json.dumps(settings))
         args = [binary(), "serve", "--config", self.config_path, "--database", self.database, "--port", str(self.port)]
@@ -100,11 +101,8 @@ class Server:
         return Path(self.stderr_path).read_text()
 
     def cli(self, *args: str, stdin: str | None = None, check: bool = True) -> subprocess.CompletedProcess:
-        result = subprocess.run([binary(), *args, "--database", self.database, "--config", self.config_path],
-                                input=stdin, capture_output=True, text=True, timeout=60)
-        if check and result.returncode != 0:
-            raise AssertionError(f"gatehouse {' '.join(args)} failed ({result.returncode}):\n{result.stderr}")
-        return result
+        """Runs a `gatehouse` command against this server's database and configuration."""
+        return gatehouse(*args, "--database", self.database, "--config", self.config_path, stdin=stdin, check=check)
 
     def add_user(self, username: str, password: str, email: str | None = None, name: str | None = None) -> None:
         args = ["users", "add", username, "--email", email or f"{username}@example.com", "--password-stdin"]
@@ -130,6 +128,15 @@ class Server:
         if self.owns_database and self.database.startswith("postgres"):
             drop_postgres_database(self.database)
         self.folder.cleanup()
+
+
+def gatehouse(*args: str, stdin: str | None = None, check: bool = True, env: dict | None = None) -> subprocess.CompletedProcess:
+    """Runs the `gatehouse` tool; with `check`, a non-zero exit fails the test with its error output."""
+    result = subprocess.run([binary(), *args], input=stdin, capture_output=True, text=True, timeout=120,
+                            env=None if env is None else dict(os.environ, **env))
+    if check and result.returncode != 0:
+        raise AssertionError(f"gatehouse {' '.join(args)} failed ({result.returncode}):\n{result.stderr}")
+    return result
 
 
 class FormParser(HTMLParser):

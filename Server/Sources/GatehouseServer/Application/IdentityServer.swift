@@ -30,6 +30,8 @@ public final class IdentityServer: Sendable {
             let server = IdentityServer(configuration: configuration, database: database, clock: clock, logger: logger,
                                         hasher: hasher, secret: secret, decoyHash: decoyHash)
             try await server.keyStore.ensureActiveKeys(box: server.signingKeyBox)
+            // Load the keys now, so a wrong server secret stops the start instead of the first sign-in.
+            _ = try await server.keys.publicKeySet()
             return server
         } catch {
             try? await database.close()

@@ -5,6 +5,7 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable, Equatable
         case unsupportedURL(String)
         case duplicate(String)
         case newerSchema(Int)
+        case notEmpty(String)
     }
 
     let code: Code
@@ -13,6 +14,7 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable, Equatable
     static func unsupportedURL(_ url: String) -> DatabaseError { .init(code: .unsupportedURL(url)) }
     static func duplicate(_ what: String) -> DatabaseError { .init(code: .duplicate(what)) }
     static func newerSchema(_ version: Int) -> DatabaseError { .init(code: .newerSchema(version)) }
+    static func notEmpty(_ table: String) -> DatabaseError { .init(code: .notEmpty(table)) }
 
     /// Whether the error is a unique-key violation, e.g. a username that already exists.
     public var isDuplicate: Bool {
@@ -28,6 +30,8 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable, Equatable
             "The database \(url) is not supported: give a SQLite file path or a postgres:// URL."
         case .duplicate(let what):
             "\(what) already exists."
+        case .notEmpty(let table):
+            "The target database already holds \(table); copy into an empty database."
         case .newerSchema(let version):
             "The database schema is at version \(version), newer than this Gatehouse knows; upgrade Gatehouse."
         }

@@ -3,7 +3,7 @@ import Logging
 /// Opens the database named by `--database` and brings its schema up to date.
 public enum DatabaseOpener {
     /// Opens `location` (a SQLite file path or a `postgres://` URL) and runs every migration it does not have yet.
-    public static func open(_ location: String, logger: Logger) async throws -> any Database {
+    public static func open(_ location: String, logger: Logger, migrate: Bool = true) async throws -> any Database {
         let database: any Database
         switch DatabaseKind(location) {
         case .postgres:
@@ -13,6 +13,7 @@ public enum DatabaseOpener {
         case .unsupported:
             throw DatabaseError.unsupportedURL(redactingCredentials(location))
         }
+        guard migrate else { return database }
         do {
             try await SchemaMigrator(database: database, logger: logger).migrate()
         } catch {
@@ -21,6 +22,14 @@ public enum DatabaseOpener {
         }
         return database
     }
+
+    /// Applies the migrations `database` lacks. Returns the versions applied now.
+    public static func migrate(_ database: any Database, logger: Logger) async throws -> [Int] {
+        try await SchemaMigrator(database: database, logger: logger).migrate()
+    }
+
+    /// The newest migration this Gatehouse knows.
+    public static var latestSchemaVersion: Int { SchemaMigrations.all.map(\.version).max() ?? 0 }
 
     /// A database URL with its password removed, safe to print.
     static func redactingCredentials(_ url: String) -> String {

@@ -60,9 +60,7 @@ struct KeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             let keys = try await store.withDatabase { configuration, database in
-                var logger = Logger(label: "gatehouse")
-                logger.logLevel = .warning
-                let secret = try ServerSecret.resolve(configured: configuration.secret, filePath: configuration.resolvedSecretFile, logger: logger)
+                let secret = try ServerSecret.resolve(configured: configuration.secret, filePath: configuration.resolvedSecretFile, logger: .quiet)
                 let publishFor = max(configuration.tokens.idToken, configuration.tokens.accessToken) + 300
                 return try await SigningKeyStore(database: database).rotate(secret: secret, publishFor: publishFor)
             }

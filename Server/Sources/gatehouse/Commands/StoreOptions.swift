@@ -20,9 +20,7 @@ struct StoreOptions: ParsableArguments {
     /// Opens (and migrates) the database, runs `body`, and closes it.
     func withDatabase<T>(_ body: (ServerConfiguration, any Database) async throws -> T) async throws -> T {
         let configuration = try configuration()
-        var logger = Logger(label: "gatehouse")
-        logger.logLevel = .warning
-        let database = try await DatabaseOpener.open(configuration.database, logger: logger)
+        let database = try await DatabaseOpener.open(configuration.database, logger: .quiet)
         do {
             let result = try await body(configuration, database)
             try await database.close()

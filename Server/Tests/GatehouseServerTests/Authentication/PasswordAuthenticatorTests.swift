@@ -3,9 +3,9 @@ import Testing
 
 @Suite("Password sign-in")
 struct PasswordAuthenticatorTests {
-    @Test("a hash made with old parameters is upgraded at the next successful sign-in")
-    func rehashOnSignIn() async throws {
-        try await TestServer.withServer { server in
+    @Test("a hash made with old parameters is upgraded at the next successful sign-in", arguments: TestEngine.available)
+    func rehashOnSignIn(engine: TestEngine) async throws {
+        try await TestServer.withServer(engine: engine) { server in
             let old = PasswordHasher(parameters: .init(logN: 11, blockSize: 8, parallelism: 1), maxConcurrentHashes: 1)
             let oldHash = try await old.hash("correct horse battery staple")
             try await old.shutdown()
@@ -25,9 +25,9 @@ struct PasswordAuthenticatorTests {
         }
     }
 
-    @Test("unknown users, locked users and throttling give the right outcome")
-    func outcomes() async throws {
-        try await TestServer.withServer(configure: { $0.throttling.maxFailures = 3 }) { server in
+    @Test("unknown users, locked users and throttling give the right outcome", arguments: TestEngine.available)
+    func outcomes(engine: TestEngine) async throws {
+        try await TestServer.withServer(engine: engine, configure: { $0.throttling.maxFailures = 3 }) { server in
             let hash = try await server.hasher.hash("a fine password")
             try await server.users.create(username: "yan", email: "yan@example.com", name: nil, passwordHash: hash)
             #expect(try await server.authenticator.authenticate(username: "nobody", password: "a fine password") == .invalidCredentials)

@@ -6,9 +6,9 @@ import Testing
 
 @Suite("Signing keys")
 struct KeyRotationTests {
-    @Test("keys are created on first start, encrypted at rest, and published without private parts")
-    func firstStart() async throws {
-        try await TestServer.withServer { server in
+    @Test("keys are created on first start, encrypted at rest, and published without private parts", arguments: TestEngine.available)
+    func firstStart(engine: TestEngine) async throws {
+        try await TestServer.withServer(engine: engine) { server in
             let records = try await server.keyStore.all()
             #expect(Set(records.map(\.algorithm)) == ["RS256", "ES256"])
             for record in records {
@@ -21,10 +21,10 @@ struct KeyRotationTests {
         }
     }
 
-    @Test("rotation keeps the previous key published until its tokens have expired")
-    func rotation() async throws {
+    @Test("rotation keeps the previous key published until its tokens have expired", arguments: TestEngine.available)
+    func rotation(engine: TestEngine) async throws {
         let (clock, advance) = UnixClock.manual()
-        try await TestServer.withServer(clock: clock) { server in
+        try await TestServer.withServer(engine: engine, clock: clock) { server in
             let claims = IDTokenClaims(iss: server.issuer, sub: "u", aud: "c", exp: clock.now() + 600, iat: clock.now(), authTime: clock.now(),
                                        nonce: nil, azp: "c")
             let before = try await server.keys.sign(claims, algorithm: "RS256")

@@ -11,9 +11,9 @@ struct SingleUseTests {
                      authTime: server.clock.now(), methods: ["pwd"])
     }
 
-    @Test("of twenty concurrent redemptions of one code exactly one succeeds")
-    func concurrentCodeRedemption() async throws {
-        try await TestServer.withServer { server in
+    @Test("of twenty concurrent redemptions of one code exactly one succeeds", arguments: TestEngine.available)
+    func concurrentCodeRedemption(engine: TestEngine) async throws {
+        try await TestServer.withServer(engine: engine) { server in
             let grant = try await makeUserAndGrant(server)
             let code = try await server.codes.issue(for: grant, binding: .init(redirectURI: "https://a.example/cb"), lifetime: 60)
             let outcomes = try await withThrowingTaskGroup(of: AuthorizationCodeStore.Redemption.self) { group in
@@ -25,10 +25,10 @@ struct SingleUseTests {
         }
     }
 
-    @Test("a code is bound to its client and expires")
-    func bindingAndExpiry() async throws {
+    @Test("a code is bound to its client and expires", arguments: TestEngine.available)
+    func bindingAndExpiry(engine: TestEngine) async throws {
         let (clock, advance) = UnixClock.manual()
-        try await TestServer.withServer(clock: clock) { server in
+        try await TestServer.withServer(engine: engine, clock: clock) { server in
             let grant = try await makeUserAndGrant(server)
             let stolen = try await server.codes.issue(for: grant, binding: .init(redirectURI: "https://a.example/cb"), lifetime: 60)
             #expect(try await server.codes.redeem(stolen, clientID: "other") == .invalid)
@@ -39,9 +39,9 @@ struct SingleUseTests {
         }
     }
 
-    @Test("of concurrent refreshes with one token exactly one rotates, and the replay revokes the family")
-    func concurrentRefresh() async throws {
-        try await TestServer.withServer { server in
+    @Test("of concurrent refreshes with one token exactly one rotates, and the replay revokes the family", arguments: TestEngine.available)
+    func concurrentRefresh(engine: TestEngine) async throws {
+        try await TestServer.withServer(engine: engine) { server in
             let grant = try await makeUserAndGrant(server)
             let first = try await server.tokens.issue(for: grant, withRefreshToken: true, lifetimes: server.configuration.tokens)
             let refreshToken = try #require(first.refreshToken)
@@ -65,9 +65,9 @@ struct SingleUseTests {
         }
     }
 
-    @Test("concurrent failed sign-ins are all counted")
-    func throttleCountsConcurrentFailures() async throws {
-        try await TestServer.withServer { server in
+    @Test("concurrent failed sign-ins are all counted", arguments: TestEngine.available)
+    func throttleCountsConcurrentFailures(engine: TestEngine) async throws {
+        try await TestServer.withServer(engine: engine) { server in
             var policy = LoginThrottling()
             policy.maxFailures = 8
             let throttle = LoginThrottle(database: server.database, clock: server.clock, policy: policy)
@@ -95,9 +95,9 @@ struct SingleUseTests {
         }
     }
 
-    @Test("a failed transaction leaves nothing behind")
-    func rollback() async throws {
-        try await TestServer.withServer { server in
+    @Test("a failed transaction leaves nothing behind", arguments: TestEngine.available)
+    func rollback(engine: TestEngine) async throws {
+        try await TestServer.withServer(engine: engine) { server in
             struct Boom: Error {}
             await #expect(throws: Boom.self) {
                 try await server.database.transaction { sql in
@@ -107,6 +107,49 @@ struct SingleUseTests {
             }
             let rows = try await server.database.read { sql in try await sql.raw("SELECT * FROM login_throttle").all() }
             #expect(rows.isEmpty)
+        }
+    }
+}
+
+@Suite("Copying between databases")
+struct DatabaseCopierTests {
+    @Test("the copier knows every table and column of the schema")
+    func layoutMatchesSchema() async throws {
+        try await TestServer.withServer { server in
+            let tables = try await server.database.read { sql in
+                try await sql.raw("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'gatehouse_migrations'")
+                    .all().map { try $0.decode(column: "name", as: String.self) }
+            }
+            #expect(Set(tables) == Set(DatabaseCopier.tables.map(\.name)))
+            for table in DatabaseCopier.tables {
+                let columns = try await server.database.read { sql in
+                    try await sql.raw("SELECT name FROM pragma_table_info(\(bind: table.name))").all().map { try $0.decode(column: "name", as: String.self) }
+                }
+                #expect(Set(columns) == Set(table.columns.map(\.name)), "\(table.name)")
+            }
+        }
+    }
+
+    @Test("a copy carries users, clients, keys and tokens, and refuses a target that holds data")
+    func copy() async throws {
+        try await TestServer.withServer { source in
+            let hash = try await source.hasher.hash("a fine password")
+            let user = try await source.users.create(username: "kim", email: "kim@example.com", name: "Kim", passwordHash: hash)
+            try await source.clients.create(id: "web", secret: String(repeating: "s", count: 32), redirectURIs: ["https://a.example/cb"], scopes: ["openid"])
+            let grant = Grant(id: "g", clientID: "web", userID: user.id, scopes: ["openid", "offline_access"], authTime: 1, methods: ["pwd"])
+            let tokens = try await source.tokens.issue(for: grant, withRefreshToken: true, lifetimes: source.configuration.tokens)
+            try await TestServer.withServer { target in
+                await #expect(throws: DatabaseError.self) { try await DatabaseCopier(source: source.database, target: target.database).copy() }
+            }
+            let folder = try TestServer.temporaryFolder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let empty = try await DatabaseOpener.open(folder.appendingPathComponent("empty.sqlite").path, logger: TestServer.logger)
+            let counts = try await DatabaseCopier(source: source.database, target: empty).copy()
+            #expect(counts.first { $0.table == "users" }?.rows == 1)
+            #expect(counts.first { $0.table == "signing_keys" }?.rows == 2)
+            #expect(try await UserStore(database: empty).find(username: "kim") == user)
+            #expect(try await TokenStore(database: empty, clock: .system).activeAccessToken(tokens.accessToken)?.userID == user.id)
+            try await empty.close()
         }
     }
 }

@@ -29,22 +29,33 @@ enum TestServer {
         return configuration
     }
 
-    /// Starts an identity server on a temporary database, runs `body`, then shuts it down and removes the folder.
+    /// Starts an identity server on a fresh database of `engine`, runs `body`, then shuts it down and
+    /// removes the database.
+    @discardableResult
     static func withServer<T>(
-        clock: UnixClock = .system, configure: (inout ServerConfiguration) -> Void = { _ in },
+        engine: TestEngine = .sqlite, clock: UnixClock = .system, configure: (inout ServerConfiguration) -> Void = { _ in },
         _ body: (IdentityServer) async throws -> T
     ) async throws -> T {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         var configuration = configuration(in: folder, issuer: "http://127.0.0.1:8080")
+        var postgresDatabase: String?
+        if engine == .postgres {
+            let name = "gatehouse_swift_" + SecureRandom.bytes(6).map { String(format: "%02x", $0) }.joined()
+            configuration.database = try await TestEngine.createPostgresDatabase(name)
+            configuration.secret = String(repeating: "t", count: 40)
+            postgresDatabase = name
+        }
         configure(&configuration)
         let server = try await IdentityServer.start(configuration: configuration, logger: logger, clock: clock)
         do {
             let result = try await body(server)
             await server.shutdown()
+            if let postgresDatabase { try await TestEngine.dropPostgresDatabase(postgresDatabase) }
             return result
         } catch {
             await server.shutdown()
+            if let postgresDatabase { try? await TestEngine.dropPostgresDatabase(postgresDatabase) }
             throw error
         }
     }

@@ -1,0 +1,91 @@
+import SQLKit
+
+/// Copies everything Gatehouse stores from one database to another (e.g. SQLite to PostgreSQL), so an
+/// operator can move without losing users, clients, keys or sessions.
+///
+/// Signing keys are copied still sealed: the target's servers need the same server secret.
+public struct DatabaseCopier: Sendable {
+    enum ColumnType: Sendable { case text, integer }
+
+    struct Table: Sendable {
+        let name: String
+        let columns: [(name: String, type: ColumnType)]
+    }
+
+    /// Every table and column, in an order that satisfies foreign keys. A test checks this against the schema.
+    static let tables: [Table] = [
+        Table(name: "users", columns: [("id", .text), ("username", .text), ("email", .text), ("email_verified", .integer), ("name", .text),
+                                       ("password_hash", .text), ("locked", .integer), ("created_at", .integer), ("updated_at", .integer)]),
+        Table(name: "clients", columns: [("id", .text), ("name", .text), ("secret_hash", .text), ("redirect_uris", .text),
+                                         ("post_logout_redirect_uris", .text), ("scopes", .text), ("id_token_algorithm", .text), ("created_at", .integer)]),
+        Table(name: "signing_keys", columns: [("kid", .text), ("algorithm", .text), ("public_jwk", .text), ("sealed_private_key", .text),
+                                              ("created_at", .integer), ("retired_at", .integer), ("published_until", .integer)]),
+        Table(name: "authorization_requests", columns: [("id_hash", .text), ("browser_binding_hash", .text), ("client_id", .text),
+                                                        ("redirect_uri", .text), ("scope", .text), ("state", .text), ("nonce", .text),
+                                                        ("code_challenge", .text), ("prompt", .text), ("max_age", .integer), ("login_hint", .text),
+                                                        ("created_at", .integer), ("expires_at", .integer)]),
+        Table(name: "browser_sessions", columns: [("id_hash", .text), ("user_id", .text), ("auth_time", .integer), ("amr", .text),
+                                                  ("created_at", .integer), ("expires_at", .integer)]),
+        Table(name: "authorization_codes", columns: [("code_hash", .text), ("grant_id", .text), ("client_id", .text), ("user_id", .text),
+                                                     ("redirect_uri", .text), ("scope", .text), ("nonce", .text), ("code_challenge", .text),
+                                                     ("auth_time", .integer), ("amr", .text), ("created_at", .integer), ("expires_at", .integer),
+                                                     ("consumed_at", .integer)]),
+        Table(name: "access_tokens", columns: [("token_hash", .text), ("grant_id", .text), ("client_id", .text), ("user_id", .text),
+                                               ("scope", .text), ("created_at", .integer), ("expires_at", .integer), ("revoked_at", .integer)]),
+        Table(name: "refresh_tokens", columns: [("token_hash", .text), ("grant_id", .text), ("client_id", .text), ("user_id", .text),
+                                                ("scope", .text), ("auth_time", .integer), ("amr", .text), ("created_at", .integer),
+                                                ("expires_at", .integer), ("used_at", .integer), ("revoked_at", .integer)]),
+        Table(name: "login_throttle", columns: [("subject_hash", .text), ("failures", .integer), ("window_started_at", .integer),
+                                                ("blocked_until", .integer)]),
+    ]
+
+    public let source: any Database
+    public let target: any Database
+
+    public init(source: any Database, target: any Database) {
+        self.source = source
+        self.target = target
+    }
+
+    /// Copies every row in one target transaction. Refuses a target that already holds users, clients or keys.
+    /// - Returns: the number of rows copied per table, in copy order.
+    public func copy() async throws -> [(table: String, rows: Int)] {
+        var snapshot: [(Table, [[any Encodable & Sendable]])] = []
+        for table in Self.tables {
+            let columns = table.columns.map(\.name).joined(separator: ", ")
+            let rows = try await source.read { sql in
+                try await sql.raw("SELECT \(unsafeRaw: columns) FROM \(unsafeRaw: table.name)").all()
+            }
+            let values: [[any Encodable & Sendable]] = try rows.map { row in
+                try table.columns.map { column -> any Encodable & Sendable in
+                    switch column.type {
+                    case .text: try row.decode(column: column.name, as: String?.self)
+                    case .integer: try row.decode(column: column.name, as: Int64?.self)
+                    }
+                }
+            }
+            snapshot.append((table, values))
+        }
+        let prepared = snapshot.map { table, rows in (table.name, table.columns.map(\.name), rows.map { SendableRow(values: $0) }) }
+        try await target.transaction { sql in
+            for name in ["users", "clients", "signing_keys"] {
+                if try await sql.raw("SELECT 1 AS present FROM \(unsafeRaw: name)").first() != nil {
+                    throw DatabaseError.notEmpty(name)
+                }
+            }
+            try await sql.raw("DELETE FROM login_throttle").run()
+            for (name, columns, rows) in prepared {
+                for row in rows {
+                    try await sql.insert(into: name).columns(columns).values(row.values).run()
+                }
+            }
+        }
+        return snapshot.map { ($0.0.name, $0.1.count) }
+    }
+}
+
+/// One row's values, handed across the transaction's boundary.
+private struct SendableRow: @unchecked Sendable {
+    // Every value is a String?, or Int64?, both Sendable; the existential array is not known to be.
+    let values: [any Encodable & Sendable]
+}

@@ -1,0 +1,77 @@
+import ArgumentParser
+import GatehouseServer
+import Logging
+
+/// `gatehouse migrate`: brings the database schema up to date without starting the server.
+struct MigrateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Create or upgrade the database schema (serve does this too; safe to run on several nodes at once)."
+    )
+    @OptionGroup var store: StoreOptions
+
+    func run() async throws {
+        let configuration = try store.configuration()
+        let logger = Logger.quiet
+        let database = try await DatabaseOpener.open(configuration.database, logger: logger, migrate: false)
+        do {
+            let applied = try await DatabaseOpener.migrate(database, logger: logger)
+            try await database.close()
+            let latest = DatabaseOpener.latestSchemaVersion
+            print(applied.isEmpty
+                  ? "The schema is up to date (version \(latest))."
+                  : "Applied migrations \(applied.map(String.init).joined(separator: ", ")); the schema is at version \(latest).")
+        } catch {
+            try? await database.close()
+            throw error
+        }
+    }
+}
+
+/// `gatehouse copy`: moves everything from one database to another, e.g. SQLite to PostgreSQL.
+struct CopyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "copy",
+        abstract: "Copy users, clients, keys, sessions and tokens into an empty database (e.g. from SQLite to PostgreSQL).",
+        discussion: "Signing keys stay encrypted with the server secret: start the servers of the target with the same secret (for a SQLite source, secret_file pointing at its DATABASE.secret)."
+    )
+    @Option(help: "The database to copy from (SQLite path or postgres:// URL).")
+    var from: String
+    @Option(help: "The database to copy into; it must hold no users, clients or keys.")
+    var to: String
+
+    func run() async throws {
+        guard from != to else { throw CommandError("--from and --to name the same database.") }
+        let logger = Logger.quiet
+        let source = try await DatabaseOpener.open(from, logger: logger)
+        let target: any Database
+        do {
+            target = try await DatabaseOpener.open(to, logger: logger)
+        } catch {
+            try? await source.close()
+            throw error
+        }
+        do {
+            let counts = try await DatabaseCopier(source: source, target: target).copy()
+            try await source.close()
+            try await target.close()
+            var table = TextTable(headers: ["TABLE", "ROWS"])
+            table.rows = counts.map { [$0.table, String($0.rows)] }
+            print(table.render())
+            print("Copied. Start the new servers with the same server secret as the old one.")
+        } catch {
+            try? await source.close()
+            try? await target.close()
+            throw error
+        }
+    }
+}
+
+extension Logger {
+    /// A logger for commands: warnings and errors only.
+    static var quiet: Logger {
+        var logger = Logger(label: "gatehouse")
+        logger.logLevel = .warning
+        return logger
+    }
+}

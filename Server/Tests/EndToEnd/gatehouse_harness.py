@@ -71,14 +71,24 @@ class Server:
         settings = {key: value for key, value in settings.items() if value is not None}
         self.config_path = os.path.join(self.folder.name, "config.json")
         Path(self.config_path).write_text(json.dumps(settings))
-        args = [binary(), "serve", "--config", self.config_path, "--database", self.database, "--port", str(self.port)]
-        if demo:
-            args.append("--demo")
+        self.demo = demo
         self.stdout_path = os.path.join(self.folder.name, "stdout.txt")
         self.stderr_path = os.path.join(self.folder.name, "stderr.txt")
+        self._launch()
+
+    def _launch(self) -> None:
+        args = [binary(), "serve", "--config", self.config_path, "--database", self.database, "--port", str(self.port)]
+        if self.demo:
+            args.append("--demo")
         self.process = subprocess.Popen(args, stdout=open(self.stdout_path, "w"), stderr=open(self.stderr_path, "w"),
                                         stdin=subprocess.DEVNULL)
         self._wait_until_ready()
+
+    def restart(self) -> None:
+        """Stops the process gracefully and starts it again on the same database and configuration."""
+        self.process.terminate()
+        self.process.wait(timeout=20)
+        self._launch()
 
     def _wait_until_ready(self, timeout: float = 90) -> None:
         deadline = time.monotonic() + timeout

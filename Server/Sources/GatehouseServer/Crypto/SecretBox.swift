@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GatehouseProtocol
 
 /// Authenticated encryption (AES-256-GCM) under a key derived from the server secret, for what must be
 /// stored encrypted at rest (signing keys) or handed to a browser sealed (the demo's state).
@@ -29,10 +30,13 @@ struct SecretBox: Sendable {
         return try AES.GCM.open(AES.GCM.SealedBox(combined: combined), using: key)
     }
 
-    /// A value derived from the server secret that is stable across restarts (e.g. the demo client's secret).
+    /// 32 bytes derived from the server secret for `label`, the same on every node and across restarts.
+    func derivedBytes(_ label: String) -> [UInt8] {
+        Array(HMAC<SHA256>.authenticationCode(for: Data(label.utf8), using: key))
+    }
+
+    /// ``derivedBytes(_:)`` as base64url text (e.g. the demo client's secret).
     func derivedToken(_ label: String) -> String {
-        let mac = HMAC<SHA256>.authenticationCode(for: Data(label.utf8), using: key)
-        return Data(mac).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        Base64URL.encode(derivedBytes(label))
     }
 }

@@ -11,12 +11,4 @@ enum SecureRandom {
     static func token(byteCount: Int = 32) -> String {
         Base64URL.encode(bytes(byteCount))
     }
-
-    /// A readable random password for demo accounts: groups of lowercase letters and digits.
-    static func readablePassword() -> String {
-        let alphabet = Array("abcdefghjkmnpqrstuvwxyz23456789")
-        var generator = SystemRandomNumberGenerator()
-        let groups = (0..<3).map { _ in String((0..<4).map { _ in alphabet.randomElement(using: &generator)! }) }
-        return groups.joined(separator: "-")
-    }
 }

@@ -21,30 +21,50 @@ public final class DemoRelyingParty: Sendable {
     private let box: SecretBox
     private let boundPort = NIOLockedValueBox<Int?>(nil)
 
-    /// The demo user's password for this run.
+    /// The demo user's password.
     public let password: String
 
     var redirectURI: String { server.url("/demo/callback") }
     var homeURI: String { server.url("/demo") }
 
-    /// Creates (or refreshes) the demo client and the demo user with a new random password.
+    /// Creates (or refreshes) the demo client and the demo user.
+    ///
+    /// The demo password is derived from the server secret, so every node sharing a database and a secret
+    /// prints the same one. The client keeps the redirect URIs other nodes registered, so each node's demo works.
     public static func prepare(server: IdentityServer) async throws -> DemoRelyingParty {
         let box = SecretBox(serverSecret: server.secret.bytes, purpose: "demo relying party v1")
         let secret = box.derivedToken("demo client secret")
-        let demo = DemoRelyingParty(server: server, box: box, clientSecret: secret, password: SecureRandom.readablePassword())
+        let demo = DemoRelyingParty(server: server, box: box, clientSecret: secret, password: Self.readablePassword(from: box))
+        let existing = try await server.clients.find(id: clientID)
+        func merged(_ uri: String, _ earlier: [String]?) -> [String] { (earlier ?? []).contains(uri) ? earlier! : (earlier ?? []) + [uri] }
         try await server.clients.upsert(Client(
-            id: clientID, name: "Gatehouse demo", secretHash: TokenDigest.hex(secret), redirectURIs: [demo.redirectURI],
-            postLogoutRedirectURIs: [demo.homeURI], scopes: ClientRegistrationRules.defaultScopes, idTokenAlgorithm: "RS256",
-            createdAt: server.clock.now()
+            id: clientID, name: "Gatehouse demo", secretHash: TokenDigest.hex(secret),
+            redirectURIs: merged(demo.redirectURI, existing?.redirectURIs),
+            postLogoutRedirectURIs: merged(demo.homeURI, existing?.postLogoutRedirectURIs),
+            scopes: ClientRegistrationRules.defaultScopes, idTokenAlgorithm: "RS256", createdAt: existing?.createdAt ?? server.clock.now()
         ))
-        let hash = try await server.hasher.hash(demo.password)
-        if let user = try await server.users.find(username: username) {
-            try await server.users.updatePasswordHash(userID: user.id, to: hash)
+        let user = try await server.users.find(username: username)
+        if let user, try await server.hasher.verify(demo.password, against: user.passwordHash) {
+            _ = try await server.users.setLocked(username: username, false)
+        } else if let user {
+            try await server.users.updatePasswordHash(userID: user.id, to: try await server.hasher.hash(demo.password))
             _ = try await server.users.setLocked(username: username, false)
         } else {
-            try await server.users.create(username: username, email: "demo@example.com", name: "Demo User", passwordHash: hash)
+            do {
+                try await server.users.create(username: username, email: "demo@example.com", name: "Demo User",
+                                              passwordHash: try await server.hasher.hash(demo.password))
+            } catch let error as DatabaseError where error.isDuplicate {
+                // Another node created it a moment ago, with the same derived password.
+            }
         }
         return demo
+    }
+
+    /// Twelve characters from an unambiguous alphabet, in three groups: about 59 bits from the secret.
+    static func readablePassword(from box: SecretBox) -> String {
+        let alphabet = Array("abcdefghjkmnpqrstuvwxyz23456789")
+        let characters = box.derivedBytes("demo password").prefix(12).map { alphabet[Int($0) % alphabet.count] }
+        return stride(from: 0, to: 12, by: 4).map { String(characters[$0..<$0 + 4]) }.joined(separator: "-")
     }
 
     private init(server: IdentityServer, box: SecretBox, clientSecret: String, password: String) {

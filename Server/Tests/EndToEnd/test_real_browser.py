@@ -12,6 +12,7 @@ selenium = pytest.importorskip("selenium", reason="selenium is not installed (pi
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 CHROMEDRIVER = shutil.which("chromedriver")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -27,10 +28,16 @@ def browser():
         options.add_argument(argument)
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     driver.set_page_load_timeout(30)
+    driver.implicitly_wait(10)
     try:
         yield driver
     finally:
         driver.quit()
+
+
+def wait_for_url(browser, prefix: str) -> None:
+    """Waits until the browser has navigated to a URL starting with `prefix` (clicks return before navigation ends)."""
+    WebDriverWait(browser, 20).until(lambda driver: driver.current_url.startswith(prefix))
 
 
 def test_new_user_signs_in_to_the_demo_with_chromium(browser, tmp_path):
@@ -39,8 +46,7 @@ def test_new_user_signs_in_to_the_demo_with_chromium(browser, tmp_path):
         password = re.search(r"Sign in as demo with the password (\S+)", server.stdout()).group(1)
         browser.get(server.issuer + "/demo")
         browser.find_element(By.ID, "sign-in").click()
-
-        assert browser.current_url.startswith(server.issuer + "/login?request=")
+        wait_for_url(browser, server.issuer + "/login?request=")
         # The stylesheet loads under the page's CSP (a blocked stylesheet would leave the card unstyled).
         width = browser.execute_script("return getComputedStyle(document.querySelector('main')).width")
         assert width != "auto"
@@ -55,7 +61,7 @@ def test_new_user_signs_in_to_the_demo_with_chromium(browser, tmp_path):
 
         browser.find_element(By.ID, "password").send_keys(password)
         browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-        assert browser.current_url.startswith(server.issuer + "/demo/callback?code=")
+        wait_for_url(browser, server.issuer + "/demo/callback?code=")
         assert "Signed in as demo" in browser.find_element(By.TAG_NAME, "h1").text
         claims = json.loads(browser.find_element(By.ID, "id-token-claims").text)
         assert claims["iss"] == server.issuer and claims["preferred_username"] == "demo"
@@ -67,10 +73,10 @@ def test_new_user_signs_in_to_the_demo_with_chromium(browser, tmp_path):
         assert session and session["httpOnly"] and session["sameSite"] == "Lax"
 
         browser.find_element(By.ID, "sign-out").click()
-        assert browser.current_url.startswith(server.issuer + "/demo")
+        WebDriverWait(browser, 20).until(lambda driver: driver.current_url.rstrip("/").endswith("/demo") or "/demo?state=" in driver.current_url)
         assert browser.get_cookie("gatehouse_session") is None
         # Signed out for real: signing in again shows the form instead of single sign-on.
         browser.find_element(By.ID, "sign-in").click()
-        assert browser.current_url.startswith(server.issuer + "/login?request=")
+        wait_for_url(browser, server.issuer + "/login?request=")
     finally:
         server.stop()

@@ -53,16 +53,35 @@ final class PostgresStoreDatabase: Database {
         }
     }
 
+    /// Runs `body` in a transaction; one that PostgreSQL aborts as a deadlock victim or a serialization
+    /// failure (two nodes revoking the same token family at once, say) is run again, a few times at most.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        do {
-            return try await client.withTransaction(logger: logger) { connection in
-                try await body(connection.sql(queryLogLevel: nil))
+        var attempt = 1
+        while true {
+            do {
+                return try await client.withTransaction(logger: logger) { connection in
+                    try await body(connection.sql(queryLogLevel: nil))
+                }
+            } catch let error as PostgresTransactionError {
+                let cause = error.closureError ?? error.beginError ?? error.commitError ?? error
+                if Self.isRetryable(cause), attempt < Self.maximumAttempts {
+                    logger.debug("Running a transaction again after PostgreSQL aborted it", metadata: ["attempt": "\(attempt)"])
+                    attempt += 1
+                    try await Task.sleep(for: .milliseconds(Int.random(in: 5...25) * attempt))
+                    continue
+                }
+                // Surface the caller's own error (e.g. an OAuth error that rolled the transaction back).
+                throw cause
             }
-        } catch let error as PostgresTransactionError {
-            // Surface the caller's own error (e.g. an OAuth error that rolled the transaction back).
-            if let closureError = error.closureError { throw closureError }
-            throw error
         }
+    }
+
+    static let maximumAttempts = 5
+
+    /// Deadlock victims (40P01) and serialization failures (40001) succeed when simply tried again.
+    static func isRetryable(_ error: any Error) -> Bool {
+        guard let error = error as? PSQLError, let state = error.serverInfo?[.sqlState] else { return false }
+        return state == "40P01" || state == "40001"
     }
 
     func lock(_ lock: DatabaseLock, in sql: any SQLDatabase) async throws {

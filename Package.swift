@@ -19,11 +19,20 @@ let package = Package(
         ),
         .target(
             name: "Gatehouse",
-            dependencies: ["GatehouseProtocol"]
+            dependencies: [
+                "GatehouseProtocol",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]
         ),
         .testTarget(
             name: "GatehouseTests",
-            dependencies: ["Gatehouse", "GatehouseProtocol"]
+            dependencies: [
+                "Gatehouse",
+                "GatehouseProtocol",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]
         ),
     ]
 )

@@ -7,7 +7,7 @@ import Testing
 
 @Suite("Live server over loopback")
 struct LiveServerTests {
-    @Test("the SDK reads the discovery document from a running server")
+    @Test("the SDK reads the discovery document and validates ID tokens from a running server")
     func sdkDiscovery() async throws {
         let port = try await TestServer.freePort()
         let folder = try TestServer.temporaryFolder()
@@ -25,6 +25,19 @@ struct LiveServerTests {
         #expect(metadata.issuer == issuer.absoluteString)
         #expect(metadata.codeChallengeMethodsSupported == ["S256"])
         #expect(metadata.authorizationResponseIssParameterSupported)
+
+        // The SDK's own validator accepts what the server (jwt-kit) signs, with keys fetched from the live JWKS.
+        let validator = IDTokenValidator(issuer: metadata.issuer, clientID: "app",
+                                         keys: RemoteKeySet(url: try #require(URL(string: metadata.jwksURI))))
+        for algorithm in ["RS256", "ES256"] {
+            let now = server.clock.now()
+            let claims = GatehouseServer.IDTokenClaims(iss: metadata.issuer, sub: "user-1", aud: "app", exp: now + 60, iat: now,
+                                                       authTime: now, nonce: "n-\(algorithm)", azp: "app", amr: ["pwd"])
+            let token = try await server.keys.sign(claims, algorithm: algorithm)
+            let validated = try await validator.validate(token, nonce: "n-\(algorithm)")
+            #expect(validated.subject == "user-1" && validated.authenticationMethods == ["pwd"])
+            await #expect(throws: IDTokenValidationError.self) { try await validator.validate(token, nonce: "another") }
+        }
 
         // The same server seen under another name is rejected: the issuer must match exactly.
         let alias = try #require(URL(string: "http://localhost:\(port)"))

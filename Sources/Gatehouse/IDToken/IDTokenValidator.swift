@@ -1,0 +1,95 @@
+import Crypto
+import CryptoExtras
+import Foundation
+import GatehouseProtocol
+
+/// Validates ID tokens as OpenID Connect Core §3.1.3.7 requires: the signature with a key from the
+/// provider's JWKS and an algorithm from an allow-list, then `iss`, `aud` (and `azp`), `exp`, `iat`, `nonce`.
+public struct IDTokenValidator: Sendable {
+    /// Algorithms Gatehouse signs with. `none` and HMAC algorithms are never accepted.
+    public static let supportedAlgorithms: Set<String> = ["RS256", "ES256"]
+
+    public let issuer: String
+    public let clientID: String
+    public let keys: any KeySetSource
+    public let allowedAlgorithms: Set<String>
+    /// Tolerated clock difference between device and server.
+    public let leeway: TimeInterval
+
+    public init(issuer: String, clientID: String, keys: any KeySetSource, allowedAlgorithms: Set<String> = supportedAlgorithms, leeway: TimeInterval = 60) {
+        self.issuer = issuer
+        self.clientID = clientID
+        self.keys = keys
+        self.allowedAlgorithms = allowedAlgorithms.intersection(Self.supportedAlgorithms)
+        self.leeway = leeway
+    }
+
+    /// Validates `token`; `nonce` is the value sent in the authorization request (nil after a refresh).
+    public func validate(_ token: String, nonce: String?, now: Date = Date()) async throws -> IDTokenClaims {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3 else { throw IDTokenValidationError.malformed("a JWS has three parts") }
+        guard let headerData = Base64URL.decode(String(parts[0])),
+              let header = try? JSONSerialization.jsonObject(with: headerData) as? [String: Any],
+              let payloadData = Base64URL.decode(String(parts[1])),
+              let payload = try? JSONSerialization.jsonObject(with: payloadData) as? [String: Any],
+              let signature = Base64URL.decode(String(parts[2]))
+        else { throw IDTokenValidationError.malformed("header, payload or signature is not base64url JSON") }
+
+        let algorithm = header["alg"] as? String ?? "none"
+        guard allowedAlgorithms.contains(algorithm) else { throw IDTokenValidationError.algorithmNotAllowed(algorithm) }
+        let kid = header["kid"] as? String
+        let key = try await key(for: kid, algorithm: algorithm)
+        let signingInput = Data((parts[0] + "." + parts[1]).utf8)
+        guard try Self.verify(signature: signature, of: signingInput, with: key, algorithm: algorithm) else {
+            throw IDTokenValidationError.badSignature
+        }
+
+        let claims = try IDTokenClaims(json: payload)
+        guard claims.issuer == issuer else { throw IDTokenValidationError.wrongIssuer(expected: issuer, found: claims.issuer) }
+        guard claims.audience.contains(clientID) else { throw IDTokenValidationError.wrongAudience(clientID) }
+        if claims.audience.count > 1 || claims.authorizedParty != nil {
+            guard claims.authorizedParty == clientID else { throw IDTokenValidationError.wrongAudience(clientID) }
+        }
+        guard claims.expiresAt.timeIntervalSince(now) > -leeway else { throw IDTokenValidationError.expired }
+        guard claims.issuedAt.timeIntervalSince(now) < leeway else { throw IDTokenValidationError.issuedInTheFuture }
+        if let nonce {
+            guard let received = claims.nonce, Self.constantTimeEquals(received, nonce) else { throw IDTokenValidationError.nonceMismatch }
+        }
+        return claims
+    }
+
+    private func key(for kid: String?, algorithm: String) async throws -> JSONWebKey {
+        func find(_ set: JSONWebKeySet) -> JSONWebKey? {
+            set.keys.first { ($0.keyID == kid || kid == nil) && $0.algorithm == algorithm && $0.use == "sig" }
+        }
+        if let key = find(try await keys.keySet(refresh: false)) { return key }
+        // An unknown kid usually means the provider rotated its keys since they were fetched.
+        if let key = find(try await keys.keySet(refresh: true)) { return key }
+        throw IDTokenValidationError.unknownKey(kid)
+    }
+
+    static func verify(signature: Data, of input: Data, with key: JSONWebKey, algorithm: String) throws -> Bool {
+        switch algorithm {
+        case "RS256":
+            guard key.keyType == "RSA", let n = key.modulus.flatMap(Base64URL.decode), let e = key.exponent.flatMap(Base64URL.decode),
+                  let publicKey = try? _RSA.Signing.PublicKey(n: n, e: e)
+            else { throw IDTokenValidationError.malformed("the RSA key in the JWKS is not usable") }
+            return publicKey.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: SHA256.hash(data: input),
+                                              padding: .insecurePKCS1v1_5)
+        case "ES256":
+            guard key.keyType == "EC", key.curve == "P-256", let x = key.x.flatMap(Base64URL.decode), let y = key.y.flatMap(Base64URL.decode),
+                  x.count == 32, y.count == 32, let publicKey = try? P256.Signing.PublicKey(rawRepresentation: x + y)
+            else { throw IDTokenValidationError.malformed("the EC key in the JWKS is not usable") }
+            guard let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return false }
+            return publicKey.isValidSignature(ecdsa, for: SHA256.hash(data: input))
+        default:
+            throw IDTokenValidationError.algorithmNotAllowed(algorithm)
+        }
+    }
+
+    static func constantTimeEquals(_ lhs: String, _ rhs: String) -> Bool {
+        let a = Array(lhs.utf8), b = Array(rhs.utf8)
+        guard a.count == b.count else { return false }
+        return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+}

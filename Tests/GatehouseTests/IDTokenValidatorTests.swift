@@ -1,0 +1,136 @@
+import Crypto
+import CryptoExtras
+import Foundation
+@testable import Gatehouse
+import GatehouseProtocol
+import Testing
+
+/// Signs test tokens with keys made here, the way a provider would.
+private struct TestIssuer: Sendable {
+    let rsa = try! _RSA.Signing.PrivateKey(keySize: .bits2048)
+    let ec = P256.Signing.PrivateKey()
+
+    var keySet: JSONWebKeySet {
+        let primitives = try! rsa.publicKey.getKeyPrimitives()
+        let raw = ec.publicKey.rawRepresentation
+        return JSONWebKeySet(keys: [
+            JSONWebKey(keyType: "RSA", keyID: "rsa-1", algorithm: "RS256", modulus: Base64URL.encode(primitives.modulus),
+                       exponent: Base64URL.encode(primitives.publicExponent)),
+            JSONWebKey(keyType: "EC", keyID: "ec-1", algorithm: "ES256", curve: "P-256", x: Base64URL.encode(raw.prefix(32)),
+                       y: Base64URL.encode(raw.suffix(32))),
+        ])
+    }
+
+    func token(alg: String = "RS256", kid: String? = nil, claims: [String: Any] = [:], now: Date = Date()) throws -> String {
+        var payload: [String: Any] = [
+            "iss": "https://id.example.com", "sub": "user-1", "aud": "app", "exp": Int(now.timeIntervalSince1970) + 300,
+            "iat": Int(now.timeIntervalSince1970), "nonce": "n-1", "azp": "app", "amr": ["pwd"],
+        ]
+        for (key, value) in claims { payload[key] = value }
+        let header = ["alg": alg, "typ": "JWT", "kid": kid ?? (alg == "ES256" ? "ec-1" : "rsa-1")]
+        let input = Base64URL.encode(try JSONSerialization.data(withJSONObject: header))
+            + "." + Base64URL.encode(try JSONSerialization.data(withJSONObject: payload))
+        let digest = SHA256.hash(data: Data(input.utf8))
+        let signature: Data
+        switch alg {
+        case "ES256": signature = try ec.signature(for: digest).rawRepresentation
+        case "RS256": signature = try rsa.signature(for: digest, padding: .insecurePKCS1v1_5).rawRepresentation
+        default: signature = Data(HMAC<SHA256>.authenticationCode(for: Data(input.utf8), using: SymmetricKey(size: .bits256)))
+        }
+        return input + "." + Base64URL.encode(signature)
+    }
+}
+
+/// Counts how often the validator asks for fresh keys.
+private actor CountingKeySet: KeySetSource {
+    let keys: JSONWebKeySet
+    var refreshes = 0
+    init(_ keys: JSONWebKeySet) { self.keys = keys }
+    func keySet(refresh: Bool) async throws -> JSONWebKeySet {
+        if refresh { refreshes += 1 }
+        return keys
+    }
+}
+
+@Suite("ID token validation")
+struct IDTokenValidatorTests {
+    private let issuer = TestIssuer()
+    private var validator: IDTokenValidator {
+        IDTokenValidator(issuer: "https://id.example.com", clientID: "app", keys: StaticKeySet(issuer.keySet))
+    }
+
+    @Test("valid RS256 and ES256 tokens pass and carry their claims", arguments: ["RS256", "ES256"])
+    func valid(algorithm: String) async throws {
+        let claims = try await validator.validate(try issuer.token(alg: algorithm), nonce: "n-1")
+        #expect(claims.subject == "user-1" && claims.audience == ["app"] && claims.authenticationMethods == ["pwd"])
+    }
+
+    @Test("a changed payload breaks the signature")
+    func tampered() async throws {
+        let token = try issuer.token()
+        let parts = token.split(separator: ".")
+        let forged = try JSONSerialization.data(withJSONObject: ["iss": "https://id.example.com", "sub": "admin", "aud": "app",
+                                                                 "exp": Int(Date().timeIntervalSince1970) + 300, "iat": Int(Date().timeIntervalSince1970)])
+        let tampered = parts[0] + "." + Base64URL.encode(forged) + "." + parts[2]
+        await #expect(throws: IDTokenValidationError.badSignature) { try await validator.validate(String(tampered), nonce: nil) }
+    }
+
+    @Test("none, HMAC and algorithms outside the allow-list are refused")
+    func algorithms() async throws {
+        await #expect(throws: IDTokenValidationError.algorithmNotAllowed("HS256")) {
+            try await validator.validate(try issuer.token(alg: "HS256", kid: "rsa-1"), nonce: nil)
+        }
+        let unsigned = Base64URL.encode(Data(#"{"alg":"none"}"#.utf8)) + "." + Base64URL.encode(Data(#"{"sub":"x"}"#.utf8)) + "."
+        await #expect(throws: IDTokenValidationError.algorithmNotAllowed("none")) { try await validator.validate(unsigned, nonce: nil) }
+        let rsaOnly = IDTokenValidator(issuer: "https://id.example.com", clientID: "app", keys: StaticKeySet(issuer.keySet), allowedAlgorithms: ["RS256"])
+        await #expect(throws: IDTokenValidationError.algorithmNotAllowed("ES256")) { try await rsaOnly.validate(try issuer.token(alg: "ES256"), nonce: nil) }
+    }
+
+    @Test("a token that names the EC key but claims RS256 finds no key")
+    func keyConfusion() async throws {
+        await #expect(throws: IDTokenValidationError.unknownKey("ec-1")) {
+            try await validator.validate(try issuer.token(alg: "RS256", kid: "ec-1"), nonce: nil)
+        }
+    }
+
+    @Test("an unknown key id makes the validator fetch the keys again once, then fail")
+    func unknownKeyRefreshes() async throws {
+        let keys = CountingKeySet(issuer.keySet)
+        let validator = IDTokenValidator(issuer: "https://id.example.com", clientID: "app", keys: keys)
+        await #expect(throws: IDTokenValidationError.unknownKey("rotated")) {
+            try await validator.validate(try issuer.token(kid: "rotated"), nonce: nil)
+        }
+        #expect(await keys.refreshes == 1)
+    }
+
+    @Test("issuer, audience, expiry, issue time and nonce are checked")
+    func claims() async throws {
+        let now = Date()
+        await #expect(throws: IDTokenValidationError.wrongIssuer(expected: "https://id.example.com", found: "https://evil.example")) {
+            try await validator.validate(try issuer.token(claims: ["iss": "https://evil.example"]), nonce: "n-1")
+        }
+        await #expect(throws: IDTokenValidationError.wrongAudience("app")) {
+            try await validator.validate(try issuer.token(claims: ["aud": "other", "azp": "other"]), nonce: "n-1")
+        }
+        await #expect(throws: IDTokenValidationError.wrongAudience("app")) {
+            try await validator.validate(try issuer.token(claims: ["aud": ["app", "other"], "azp": "other"]), nonce: "n-1")
+        }
+        await #expect(throws: IDTokenValidationError.expired) {
+            try await validator.validate(try issuer.token(claims: ["exp": Int(now.timeIntervalSince1970) - 120]), nonce: "n-1")
+        }
+        await #expect(throws: IDTokenValidationError.issuedInTheFuture) {
+            try await validator.validate(try issuer.token(claims: ["iat": Int(now.timeIntervalSince1970) + 600]), nonce: "n-1")
+        }
+        await #expect(throws: IDTokenValidationError.nonceMismatch) { try await validator.validate(try issuer.token(), nonce: "other") }
+        await #expect(throws: IDTokenValidationError.nonceMismatch) {
+            try await validator.validate(try issuer.token(claims: ["nonce": NSNull()]), nonce: "n-1")
+        }
+        // Within the leeway an expired-a-moment-ago token still passes.
+        _ = try await validator.validate(try issuer.token(claims: ["exp": Int(now.timeIntervalSince1970) - 10]), nonce: "n-1")
+    }
+
+    @Test("garbage is reported as malformed, never a crash", arguments: ["", "a.b", "a.b.c", "....", "eyJhbGciOiJSUzI1NiJ9.e30.AAAA"])
+    func malformed(token: String) async throws {
+        await #expect(throws: IDTokenValidationError.self) { try await validator.validate(token, nonce: nil) }
+    }
+}

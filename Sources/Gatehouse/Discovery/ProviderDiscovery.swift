@@ -8,11 +8,11 @@ import FoundationNetworking
 public struct ProviderDiscovery: Sendable {
     /// The issuer, e.g. `https://id.example.com`.
     public let issuer: URL
-    private let session: URLSession
+    private let transport: any HTTPTransport
 
-    public init(issuer: URL, session: URLSession = .shared) {
+    public init(issuer: URL, transport: any HTTPTransport = URLSessionTransport()) {
         self.issuer = issuer
-        self.session = session
+        self.transport = transport
     }
 
     /// The discovery document's address: the issuer followed by `/.well-known/openid-configuration`.
@@ -23,9 +23,9 @@ public struct ProviderDiscovery: Sendable {
     /// Fetches and checks the metadata. The `issuer` it names must equal the configured issuer exactly,
     /// as OpenID Connect Discovery §4.3 requires, or a provider could impersonate another.
     public func metadata() async throws -> OpenIDProviderMetadata {
-        let (data, response) = try await session.data(from: documentURL)
-        guard let http = response as? HTTPURLResponse, http.statusCode == 200 else {
-            throw DiscoveryError.unexpectedStatus((response as? HTTPURLResponse)?.statusCode ?? 0)
+        let (data, response) = try await transport.send(URLRequest(url: documentURL))
+        guard response.statusCode == 200 else {
+            throw DiscoveryError.unexpectedStatus(response.statusCode)
         }
         let metadata: OpenIDProviderMetadata
         do {

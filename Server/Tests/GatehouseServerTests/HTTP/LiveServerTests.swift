@@ -9,44 +9,73 @@ import Testing
 struct LiveServerTests {
     @Test("the SDK reads the discovery document and validates ID tokens from a running server")
     func sdkDiscovery() async throws {
-        let port = try await TestServer.freePort()
-        let folder = try TestServer.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let configuration = TestServer.configuration(in: folder, port: port)
-        let server = try await IdentityServer.start(configuration: configuration, logger: TestServer.logger)
-        let running = AsyncStream<Int>.makeStream()
-        let application = GatehouseApplication.make(server: server, logger: TestServer.logger) { port in running.continuation.yield(port) }
-        let task = Task { try await application.run() }
-        var iterator = running.stream.makeAsyncIterator()
-        #expect(await iterator.next() == port)
+        try await TestServer.withLiveServer { server, issuer in
+            let metadata = try await ProviderDiscovery(issuer: issuer).metadata()
+            #expect(metadata.issuer == issuer.absoluteString)
+            #expect(metadata.codeChallengeMethodsSupported == ["S256"])
+            #expect(metadata.authorizationResponseIssParameterSupported)
 
-        let issuer = try #require(URL(string: "http://127.0.0.1:\(port)"))
-        let metadata = try await ProviderDiscovery(issuer: issuer).metadata()
-        #expect(metadata.issuer == issuer.absoluteString)
-        #expect(metadata.codeChallengeMethodsSupported == ["S256"])
-        #expect(metadata.authorizationResponseIssParameterSupported)
+            // The SDK's own validator accepts what the server (jwt-kit) signs, with keys fetched from the live JWKS.
+            let validator = IDTokenValidator(issuer: metadata.issuer, clientID: "app",
+                                             keys: RemoteKeySet(url: try #require(URL(string: metadata.jwksURI))))
+            for algorithm in ["RS256", "ES256"] {
+                let now = server.clock.now()
+                let claims = GatehouseServer.IDTokenClaims(iss: metadata.issuer, sub: "user-1", aud: "app", exp: now + 60, iat: now,
+                                                           authTime: now, nonce: "n-\(algorithm)", azp: "app", amr: ["pwd"])
+                let token = try await server.keys.sign(claims, algorithm: algorithm)
+                let validated = try await validator.validate(token, nonce: "n-\(algorithm)")
+                #expect(validated.subject == "user-1" && validated.authenticationMethods == ["pwd"])
+                await #expect(throws: IDTokenValidationError.self) { try await validator.validate(token, nonce: "another") }
+            }
 
-        // The SDK's own validator accepts what the server (jwt-kit) signs, with keys fetched from the live JWKS.
-        let validator = IDTokenValidator(issuer: metadata.issuer, clientID: "app",
-                                         keys: RemoteKeySet(url: try #require(URL(string: metadata.jwksURI))))
-        for algorithm in ["RS256", "ES256"] {
-            let now = server.clock.now()
-            let claims = GatehouseServer.IDTokenClaims(iss: metadata.issuer, sub: "user-1", aud: "app", exp: now + 60, iat: now,
-                                                       authTime: now, nonce: "n-\(algorithm)", azp: "app", amr: ["pwd"])
-            let token = try await server.keys.sign(claims, algorithm: algorithm)
-            let validated = try await validator.validate(token, nonce: "n-\(algorithm)")
-            #expect(validated.subject == "user-1" && validated.authenticationMethods == ["pwd"])
-            await #expect(throws: IDTokenValidationError.self) { try await validator.validate(token, nonce: "another") }
+            // The same server seen under another name is rejected: the issuer must match exactly.
+            let alias = try #require(URL(string: issuer.absoluteString.replacingOccurrences(of: "127.0.0.1", with: "localhost")))
+            await #expect(throws: DiscoveryError.issuerMismatch(expected: alias.absoluteString, found: issuer.absoluteString)) {
+                try await ProviderDiscovery(issuer: alias).metadata()
+            }
         }
+    }
 
-        // The same server seen under another name is rejected: the issuer must match exactly.
-        let alias = try #require(URL(string: "http://localhost:\(port)"))
-        await #expect(throws: DiscoveryError.issuerMismatch(expected: alias.absoluteString, found: issuer.absoluteString)) {
-            try await ProviderDiscovery(issuer: alias).metadata()
+    @Test("the SDK's user session shares one refresh among concurrent callers, stores, restores and revokes", arguments: TestEngine.available)
+    func userSession(engine: TestEngine) async throws {
+        try await TestServer.withLiveServer(engine: engine) { server, issuer in
+            let hash = try await server.hasher.hash("a fine password")
+            let user = try await server.users.create(username: "sam", email: "sam@example.com", name: "Sam", passwordHash: hash)
+            try await server.clients.create(id: "app", secret: nil, redirectURIs: ["com.example.app:/cb"], scopes: ClientRegistrationRules.defaultScopes)
+            let grant = Grant(id: "grant-1", clientID: "app", userID: user.id, scopes: ["openid", "profile", "offline_access"],
+                              authTime: server.clock.now(), methods: ["pwd"])
+            let issued = try await server.tokens.issue(for: grant, withRefreshToken: true, lifetimes: server.configuration.tokens)
+
+            let folder = try TestServer.temporaryFolder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let configuration = GatehouseConfiguration(issuer: issuer, clientID: "app", redirectURI: "com.example.app:/cb",
+                                                       tokenStorage: EncryptedFileTokenStorage(directory: folder.appendingPathComponent("tokens")))
+            let metadata = try await ProviderDiscovery(issuer: issuer).metadata()
+            // An access token that is already expired: the next caller must refresh.
+            let stale = TokenSet(accessToken: issued.accessToken, expiresAt: Date(timeIntervalSinceNow: -1), refreshToken: issued.refreshToken, scope: grant.scope)
+            let session = try await UserSession.start(with: stale, configuration: configuration, metadata: metadata)
+
+            let accessTokens = try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<20 { group.addTask { try await session.accessToken() } }
+                return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+            }
+            #expect(accessTokens.count == 1)
+            let fresh = await session.currentTokens
+            #expect(fresh.accessToken != issued.accessToken && fresh.refreshToken != issued.refreshToken)
+            // Had the old refresh token been sent twice, the server would have revoked the whole family.
+            #expect(try await server.tokens.activeRefreshToken(try #require(fresh.refreshToken)) != nil)
+            #expect(try await server.tokens.activeAccessToken(fresh.accessToken) != nil)
+
+            let restored = try #require(try await UserSession.restore(configuration: configuration, metadata: metadata))
+            #expect(await restored.currentTokens == fresh)
+            let info = try await restored.userinfo()
+            #expect(info.subject == user.id && info.preferredUsername == "sam")
+
+            try await restored.revoke()
+            #expect(try await server.tokens.activeAccessToken(fresh.accessToken) == nil)
+            #expect(try await UserSession.restore(configuration: configuration, metadata: metadata) == nil)
+            await #expect(throws: GatehouseError.signedOut) { try await session.refresh() }
         }
-        task.cancel()
-        _ = try? await task.value
-        await server.shutdown()
     }
 
     @Test("names are escaped on the sign-in page")

@@ -60,6 +60,23 @@ enum TestServer {
         }
     }
 
+    /// Runs `body` with an identity server listening on a loopback port, its issuer being that address.
+    static func withLiveServer<T: Sendable>(engine: TestEngine = .sqlite, _ body: (IdentityServer, URL) async throws -> T) async throws -> T {
+        let port = try await freePort()
+        return try await withServer(engine: engine, configure: { $0.port = port; $0.issuer = nil }) { server in
+            let running = AsyncStream<Int>.makeStream()
+            let application = GatehouseApplication.make(server: server, logger: logger) { port in running.continuation.yield(port) }
+            let task = Task { try await application.run() }
+            var iterator = running.stream.makeAsyncIterator()
+            _ = await iterator.next()
+            defer { task.cancel() }
+            let result = try await body(server, URL(string: server.issuer)!)
+            task.cancel()
+            _ = try? await task.value
+            return result
+        }
+    }
+
     /// A TCP port that was free a moment ago.
     static func freePort() async throws -> Int {
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()

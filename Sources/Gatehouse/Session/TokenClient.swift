@@ -1,0 +1,72 @@
+import Foundation
+import GatehouseProtocol
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Calls the provider's token, revocation and userinfo endpoints as a public client.
+struct TokenClient: Sendable {
+    let configuration: GatehouseConfiguration
+    let metadata: OpenIDProviderMetadata
+
+    func exchange(code: String, verifier: String) async throws -> TokenResponse {
+        try await tokenRequest([("grant_type", "authorization_code"), ("code", code), ("redirect_uri", configuration.redirectURI),
+                                ("code_verifier", verifier)])
+    }
+
+    func refresh(_ refreshToken: String) async throws -> TokenResponse {
+        try await tokenRequest([("grant_type", "refresh_token"), ("refresh_token", refreshToken)])
+    }
+
+    func revoke(_ token: String, hint: String) async throws {
+        let (data, response) = try await post(metadata.revocationEndpoint, [("token", token), ("token_type_hint", hint)])
+        guard response.statusCode == 200 else { throw Self.error(data, response) }
+    }
+
+    func userinfo(accessToken: String) async throws -> UserInfo {
+        var request = try makeRequest(metadata.userinfoEndpoint)
+        request.setValue("Bearer \(accessToken)", forHTTPHeaderField: "Authorization")
+        let (data, response) = try await configuration.transport.send(request)
+        guard response.statusCode == 200 else { throw Self.error(data, response) }
+        guard let info = try? JSONDecoder().decode(UserInfo.self, from: data) else { throw GatehouseError.unexpectedResponse(status: 200) }
+        return info
+    }
+
+    private func tokenRequest(_ parameters: [(String, String)]) async throws -> TokenResponse {
+        let (data, response) = try await post(metadata.tokenEndpoint, parameters)
+        guard response.statusCode == 200 else { throw Self.error(data, response) }
+        guard let tokens = try? JSONDecoder().decode(TokenResponse.self, from: data) else { throw GatehouseError.unexpectedResponse(status: 200) }
+        return tokens
+    }
+
+    private func post(_ endpoint: String, _ parameters: [(String, String)]) async throws -> (Data, HTTPURLResponse) {
+        var request = try makeRequest(endpoint)
+        request.httpMethod = "POST"
+        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        let body = ([("client_id", configuration.clientID)] + parameters).map { "\(Self.encode($0))=\(Self.encode($1))" }.joined(separator: "&")
+        request.httpBody = Data(body.utf8)
+        return try await configuration.transport.send(request)
+    }
+
+    private func makeRequest(_ endpoint: String) throws -> URLRequest {
+        guard let url = URL(string: endpoint) else { throw GatehouseError.unexpectedResponse(status: 0) }
+        var request = URLRequest(url: url, timeoutInterval: configuration.timeout)
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        return request
+    }
+
+    /// `invalid_grant` means the refresh token is gone: the user is signed out.
+    static func error(_ data: Data, _ response: HTTPURLResponse) -> GatehouseError {
+        guard let body = try? JSONDecoder().decode(OAuthErrorResponse.self, from: data) else {
+            return .unexpectedResponse(status: response.statusCode)
+        }
+        if body.error == "invalid_grant" || body.error == "invalid_token" { return .signedOut }
+        return .provider(status: response.statusCode, error: body.error, description: body.errorDescription)
+    }
+
+    private static let unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
+
+    static func encode(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
+    }
+}

@@ -1,0 +1,20 @@
+/// Where the SDK keeps a signed-in user's tokens between launches.
+///
+/// Storages hold opaque bytes per account; the SDK encodes them in a versioned format. Gatehouse ships
+/// ``MemoryTokenStorage`` and ``EncryptedFileTokenStorage``; an app may bring its own.
+public protocol TokenStorage: Sendable {
+    func read(account: String) async throws -> [UInt8]?
+    func write(_ bytes: [UInt8], account: String) async throws
+    func remove(account: String) async throws
+}
+
+/// Tokens kept in memory only: the user signs in again after every launch.
+public actor MemoryTokenStorage: TokenStorage {
+    private var items: [String: [UInt8]] = [:]
+
+    public init() {}
+
+    public func read(account: String) async throws -> [UInt8]? { items[account] }
+    public func write(_ bytes: [UInt8], account: String) async throws { items[account] = bytes }
+    public func remove(account: String) async throws { items[account] = nil }
+}

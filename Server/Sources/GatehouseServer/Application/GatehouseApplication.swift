@@ -29,6 +29,7 @@ public enum GatehouseApplication {
         RevocationController(server: server).addRoutes(to: router)
         IntrospectionController(server: server).addRoutes(to: router)
         EndSessionController(server: server).addRoutes(to: router)
+        FlowController(server: server).addRoutes(to: router)
         demo?.addRoutes(to: router)
         return router
     }

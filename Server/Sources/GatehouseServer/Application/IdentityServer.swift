@@ -17,6 +17,7 @@ public final class IdentityServer: Sendable {
     let sessions: BrowserSessionStore
     let codes: AuthorizationCodeStore
     let tokens: TokenStore
+    let flows: FlowStore
     let authenticator: PasswordAuthenticator
     let cookies: CookieSettings
 
@@ -55,6 +56,7 @@ public final class IdentityServer: Sendable {
         sessions = BrowserSessionStore(database: database, clock: clock)
         codes = AuthorizationCodeStore(database: database, clock: clock)
         tokens = TokenStore(database: database, clock: clock)
+        flows = FlowStore(database: database, clock: clock)
         authenticator = PasswordAuthenticator(
             users: users, hasher: hasher,
             throttle: LoginThrottle(database: database, clock: clock, policy: configuration.throttling),

@@ -12,6 +12,7 @@ struct ConfigurationFile: Decodable {
     var maxConcurrentHashes: Int?
     var tokenLifetimes: TokenLifetimes?
     var loginThrottling: LoginThrottling?
+    var loginSteps: LoginSteps?
     var demo: Bool?
     var logLevel: String?
 
@@ -22,6 +23,7 @@ struct ConfigurationFile: Decodable {
         case maxConcurrentHashes = "max_concurrent_hashes"
         case tokenLifetimes = "token_lifetimes"
         case loginThrottling = "login_throttling"
+        case loginSteps = "login_steps"
         case logLevel = "log_level"
     }
 
@@ -53,6 +55,7 @@ struct ConfigurationFile: Decodable {
         if let maxConcurrentHashes { configuration.maxConcurrentHashes = maxConcurrentHashes }
         if let tokenLifetimes { configuration.tokens = tokenLifetimes }
         if let loginThrottling { configuration.throttling = loginThrottling }
+        if let loginSteps { configuration.loginSteps = loginSteps }
         if let demo { configuration.demo = demo }
         if let logLevel { configuration.logLevel = logLevel }
     }

@@ -21,6 +21,8 @@ public struct ServerConfiguration: Sendable {
     public var maxConcurrentHashes = ProcessInfo.processInfo.activeProcessorCount
     public var tokens = TokenLifetimes()
     public var throttling = LoginThrottling()
+    /// Username and password on one node, or the username first and the password on a second node.
+    public var loginSteps = LoginSteps.singleNode
     /// Create a demo user and client and serve the demo relying party at `/demo`.
     public var demo = false
     public var logLevel = "info"
@@ -70,6 +72,14 @@ public struct ServerConfiguration: Sendable {
         let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.")
     }
+}
+
+/// How the login flow asks for credentials.
+public enum LoginSteps: String, Sendable, Codable, Equatable {
+    /// Username and password on one node.
+    case singleNode = "single"
+    /// The username on one node, then the password on the next.
+    case identifyFirst = "identify_first"
 }
 
 /// How long each kind of credential lives, in seconds.

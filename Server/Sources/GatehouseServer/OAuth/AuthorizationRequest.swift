@@ -1,5 +1,5 @@
 /// A validated authorization request (OpenID Connect Core §3.1.2.1), waiting for the user or ready for a code.
-struct AuthorizationRequest: Sendable, Equatable {
+struct AuthorizationRequest: Sendable, Equatable, Codable {
     var clientID: String
     var redirectURI: String
     var scopes: [String]

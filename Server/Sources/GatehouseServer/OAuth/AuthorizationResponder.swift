@@ -6,15 +6,20 @@ struct AuthorizationResponder: Sendable {
     let server: IdentityServer
 
     func success(for request: AuthorizationRequest, userID: String, authTime: Int64, methods: [String], afterPost: Bool) async throws -> Response {
+        let code = try await issueCode(for: request, userID: userID, authTime: authTime, methods: methods)
+        let location = Redirect.url(request.redirectURI, adding: [("code", code), ("state", request.state), ("iss", server.issuer)])
+        return Redirect.to(location, afterPost: afterPost)
+    }
+
+    /// Issues the authorization code that completes `request` for the user.
+    func issueCode(for request: AuthorizationRequest, userID: String, authTime: Int64, methods: [String]) async throws -> String {
         let grant = Grant(id: SecureRandom.token(byteCount: 16), clientID: request.clientID, userID: userID, scopes: request.scopes,
                           authTime: authTime, methods: methods)
-        let code = try await server.codes.issue(
+        return try await server.codes.issue(
             for: grant,
             binding: .init(redirectURI: request.redirectURI, nonce: request.nonce, codeChallenge: request.codeChallenge),
             lifetime: server.configuration.tokens.authorizationCode
         )
-        let location = Redirect.url(request.redirectURI, adding: [("code", code), ("state", request.state), ("iss", server.issuer)])
-        return Redirect.to(location, afterPost: afterPost)
     }
 
     /// An error sent to the client's (already verified) redirect URI.

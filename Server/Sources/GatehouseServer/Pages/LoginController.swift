@@ -6,9 +6,6 @@ struct LoginController: Sendable {
     let server: IdentityServer
 
     static let expiredMessage = "This sign-in page has expired or was opened in another browser. Go back to the application and start again."
-    static let invalidCredentialsMessage = "The username or password is incorrect."
-    static let throttledMessage = "Too many failed attempts. Wait a few minutes, then try again."
-    static let lockedMessage = "This account is locked. Contact your administrator."
 
     func addRoutes(to router: Router<some RequestContext>) {
         router.get("/login") { request, _ in try await show(request) }
@@ -52,11 +49,11 @@ struct LoginController: Sendable {
 
         switch try await server.authenticator.authenticate(username: username, password: form["password"] ?? "") {
         case .invalidCredentials:
-            return again(Self.invalidCredentialsMessage, .unauthorized)
+            return again(LoginMessages.invalidCredentials, .unauthorized)
         case .throttled:
-            return again(Self.throttledMessage, .tooManyRequests)
+            return again(LoginMessages.throttled, .tooManyRequests)
         case .locked:
-            return again(Self.lockedMessage, .forbidden)
+            return again(LoginMessages.locked, .forbidden)
         case .authenticated(let user):
             guard try await server.authorizationRequests.consume(id: id) else {
                 return PageRenderer.error(title: "Sign-in expired", message: Self.expiredMessage)

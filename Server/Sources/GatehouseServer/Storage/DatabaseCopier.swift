@@ -35,6 +35,8 @@ public struct DatabaseCopier: Sendable {
         Table(name: "refresh_tokens", columns: [("token_hash", .text), ("grant_id", .text), ("client_id", .text), ("user_id", .text),
                                                 ("scope", .text), ("auth_time", .integer), ("amr", .text), ("created_at", .integer),
                                                 ("expires_at", .integer), ("used_at", .integer), ("revoked_at", .integer)]),
+        Table(name: "flows", columns: [("id_hash", .text), ("kind", .text), ("client_id", .text), ("state", .text), ("created_at", .integer),
+                                       ("expires_at", .integer)]),
         Table(name: "login_throttle", columns: [("subject_hash", .text), ("failures", .integer), ("window_started_at", .integer),
                                                 ("blocked_until", .integer)]),
     ]

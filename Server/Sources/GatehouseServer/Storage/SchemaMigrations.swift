@@ -127,5 +127,18 @@ enum SchemaMigrations {
         Migration(version: 2, name: "one active signing key per algorithm", statements: [
             "CREATE UNIQUE INDEX signing_keys_one_active ON signing_keys(algorithm) WHERE retired_at IS NULL",
         ]),
+        Migration(version: 3, name: "native flows", statements: [
+            """
+            CREATE TABLE flows (
+                id_hash TEXT PRIMARY KEY,
+                kind TEXT NOT NULL,
+                client_id TEXT NOT NULL,
+                state TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX flows_expiry ON flows(expires_at)",
+        ]),
     ]
 }

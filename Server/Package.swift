@@ -49,6 +49,7 @@ let package = Package(
             name: "gatehouse",
             dependencies: [
                 "GatehouseServer",
+                .product(name: "GatehouseProtocol", package: "Gatehouse"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]

@@ -46,3 +46,20 @@ struct Base64URLTests {
         #expect(Base64URL.decode("ab+c") == nil)
     }
 }
+
+@Suite("Shared encodings and comparisons")
+struct SharedPrimitivesTests {
+    @Test("constant-time comparison")
+    func constantTime() {
+        #expect(ConstantTime.equals("abc", "abc"))
+        #expect(!ConstantTime.equals("abc", "abd"))
+        #expect(!ConstantTime.equals("abc", "abcd"))
+    }
+
+    @Test("form encoding leaves only unreserved characters and drops absent values")
+    func formEncoding() {
+        #expect(FormEncoding.encode("a b+c/d=é~") == "a%20b%2Bc%2Fd%3D%C3%A9~")
+        #expect(FormEncoding.encode([("code", "x&y"), ("state", nil), ("iss", "https://id.example.com")])
+                == "code=x%26y&iss=https%3A%2F%2Fid.example.com")
+    }
+}

@@ -53,7 +53,7 @@ public struct IDTokenValidator: Sendable {
         guard claims.expiresAt.timeIntervalSince(now) > -leeway else { throw IDTokenValidationError.expired }
         guard claims.issuedAt.timeIntervalSince(now) < leeway else { throw IDTokenValidationError.issuedInTheFuture }
         if let nonce {
-            guard let received = claims.nonce, Self.constantTimeEquals(received, nonce) else { throw IDTokenValidationError.nonceMismatch }
+            guard let received = claims.nonce, ConstantTime.equals(received, nonce) else { throw IDTokenValidationError.nonceMismatch }
         }
         return claims
     }
@@ -85,11 +85,5 @@ public struct IDTokenValidator: Sendable {
         default:
             throw IDTokenValidationError.algorithmNotAllowed(algorithm)
         }
-    }
-
-    static func constantTimeEquals(_ lhs: String, _ rhs: String) -> Bool {
-        let a = Array(lhs.utf8), b = Array(rhs.utf8)
-        guard a.count == b.count else { return false }
-        return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 }

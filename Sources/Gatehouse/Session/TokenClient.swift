@@ -43,8 +43,7 @@ struct TokenClient: Sendable {
         var request = try makeRequest(endpoint)
         request.httpMethod = "POST"
         request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-        let body = ([("client_id", configuration.clientID)] + parameters).map { "\(Self.encode($0))=\(Self.encode($1))" }.joined(separator: "&")
-        request.httpBody = Data(body.utf8)
+        request.httpBody = Data(FormEncoding.encode([("client_id", configuration.clientID)] + parameters.map { ($0, $1) }).utf8)
         return try await configuration.transport.send(request)
     }
 
@@ -62,11 +61,5 @@ struct TokenClient: Sendable {
         }
         if body.error == "invalid_grant" || body.error == "invalid_token" { return .signedOut }
         return .provider(status: response.statusCode, error: body.error, description: body.errorDescription)
-    }
-
-    private static let unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
-
-    static func encode(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
     }
 }

@@ -1,6 +1,7 @@
 import Crypto
 import CryptoExtras
 import Foundation
+import GatehouseProtocol
 import NIOPosix
 
 /// Hashes and verifies passwords with scrypt, off the event loops, a bounded number at a time.

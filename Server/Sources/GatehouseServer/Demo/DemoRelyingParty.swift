@@ -36,7 +36,10 @@ public final class DemoRelyingParty: Sendable {
         let secret = box.derivedToken("demo client secret")
         let demo = DemoRelyingParty(server: server, box: box, clientSecret: secret, password: Self.readablePassword(from: box))
         let existing = try await server.clients.find(id: clientID)
-        func merged(_ uri: String, _ earlier: [String]?) -> [String] { (earlier ?? []).contains(uri) ? earlier! : (earlier ?? []) + [uri] }
+        func merged(_ uri: String, _ earlier: [String]?) -> [String] {
+            let known = earlier ?? []
+            return known.contains(uri) ? known : known + [uri]
+        }
         try await server.clients.upsert(Client(
             id: clientID, name: "Gatehouse demo", secretHash: TokenDigest.hex(secret),
             redirectURIs: merged(demo.redirectURI, existing?.redirectURIs),
@@ -110,7 +113,7 @@ public final class DemoRelyingParty: Sendable {
             ("code_challenge", PKCE.challenge(for: transaction.verifier)), ("code_challenge_method", PKCE.method),
         ])
         var response = Redirect.to(location)
-        response.headers.append(server.cookies.setCookie(server.cookies.demoName, Redirect.encode(sealed), maxAge: 900))
+        response.headers.append(server.cookies.setCookie(server.cookies.demoName, FormEncoding.encode(sealed), maxAge: 900))
         return response
     }
 
@@ -153,10 +156,10 @@ public final class DemoRelyingParty: Sendable {
         var request = HTTPClientRequest(url: loopbackBase + "/token")
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-        let basic = Data("\(Redirect.encode(Self.clientID)):\(Redirect.encode(clientSecret))".utf8).base64EncodedString()
+        let basic = Data("\(FormEncoding.encode(Self.clientID)):\(FormEncoding.encode(clientSecret))".utf8).base64EncodedString()
         request.headers.add(name: "Authorization", value: "Basic \(basic)")
-        let body = [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI), ("code_verifier", verifier)]
-            .map { "\($0)=\(Redirect.encode($1))" }.joined(separator: "&")
+        let body = FormEncoding.encode([("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI),
+                                         ("code_verifier", verifier)])
         request.body = .bytes(ByteBuffer(string: body))
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
         let data = Data(buffer: try await response.body.collect(upTo: 1 << 20))

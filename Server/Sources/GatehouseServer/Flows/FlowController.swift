@@ -10,10 +10,10 @@ struct FlowController: Sendable {
 
     func addRoutes(to router: Router<some RequestContext>) {
         router.post("/flows/login") { request, context in
-            await TokenController.answer(logger: server.logger) { try await start(request, context: context) }
+            await OAuthError.answering(logger: server.logger) { try await start(request, context: context) }
         }
         router.post("/flows/:flow") { request, context in
-            await TokenController.answer(logger: server.logger) {
+            await OAuthError.answering(logger: server.logger) {
                 try await submit(request, flowID: context.parameters.get("flow") ?? "", context: context)
             }
         }
@@ -27,15 +27,14 @@ struct FlowController: Sendable {
         guard client.redirectURIs.contains(body.redirectURI) else {
             throw OAuthError.invalidRequest("The redirect URI is not registered for \(client.id).")
         }
-        var parameters: [(String, String?)] = [
+        // The same rules as the browser's authorization request.
+        let parameters = FormParameters([
             ("response_type", "code"), ("client_id", body.clientID), ("redirect_uri", body.redirectURI), ("scope", body.scope),
             ("state", body.state), ("nonce", body.nonce), ("code_challenge", body.codeChallenge),
             ("code_challenge_method", body.codeChallengeMethod), ("login_hint", body.loginHint),
-        ]
-        parameters.removeAll { $0.1 == nil }
-        let encoded = Redirect.url("", adding: parameters).dropFirst()  // the same rules as the browser's authorization request
+        ])
         let validated: AuthorizationRequest
-        switch AuthorizationController(server: server).validate(FormParameters(encoded: String(encoded)), client: client, redirectURI: body.redirectURI) {
+        switch AuthorizationController(server: server).validate(parameters, client: client, redirectURI: body.redirectURI) {
         case .success(let request): validated = request
         case .failure(let error): throw error
         }
@@ -86,12 +85,7 @@ struct FlowController: Sendable {
         guard request.headers[.contentType]?.lowercased().hasPrefix("application/json") == true else {
             throw HTTPError(.unsupportedMediaType, message: "Send the flow request as application/json.")
         }
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.body.collect(upTo: FormParameters.maximumBodySize)
-        } catch {
-            throw HTTPError(.contentTooLarge, message: "The request body is larger than 64 KiB.")
-        }
+        let buffer = try await FormParameters.collectBody(of: request)
         do {
             return try JSONDecoder().decode(T.self, from: Data(buffer: buffer))
         } catch {

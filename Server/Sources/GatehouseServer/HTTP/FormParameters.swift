@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseProtocol
 import Hummingbird
 import NIOCore
 
@@ -19,6 +20,11 @@ struct FormParameters: Sendable {
             if values[name] != nil, repeatedName == nil { repeatedName = name }
             values[name] = value
         }
+    }
+
+    /// Parameters given as name-value pairs; absent values are left out.
+    init(_ pairs: [(String, String?)]) {
+        self.init(encoded: FormEncoding.encode(pairs))
     }
 
     /// The value of `name`; an empty value counts as absent (RFC 6749 §3.1).
@@ -42,13 +48,16 @@ struct FormParameters: Sendable {
         if let type = request.headers[.contentType], !type.lowercased().hasPrefix("application/x-www-form-urlencoded") {
             throw HTTPError(.unsupportedMediaType, message: "Send the parameters as application/x-www-form-urlencoded.")
         }
-        let buffer: ByteBuffer
+        return FormParameters(encoded: String(buffer: try await collectBody(of: request)))
+    }
+
+    /// A request body of at most ``maximumBodySize`` bytes; a larger one is a 413.
+    static func collectBody(of request: Request) async throws -> ByteBuffer {
         do {
-            buffer = try await request.body.collect(upTo: maximumBodySize)
+            return try await request.body.collect(upTo: maximumBodySize)
         } catch is NIOTooManyBytesError {
             throw HTTPError(.contentTooLarge, message: "The request body is larger than \(maximumBodySize / 1024) KiB.")
         }
-        return FormParameters(encoded: String(buffer: buffer))
     }
 
     private static func decode(_ text: Substring) -> String? {

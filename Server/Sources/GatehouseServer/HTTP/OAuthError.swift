@@ -1,6 +1,7 @@
 import GatehouseProtocol
 import HTTPTypes
 import Hummingbird
+import Logging
 
 /// An OAuth 2.0 error answered as an RFC 6749 §5.2 JSON body with the matching status.
 struct OAuthError: Error, Sendable {
@@ -31,5 +32,22 @@ struct OAuthError: Error, Sendable {
             response.headers[.wwwAuthenticate] = #"Bearer error="invalid_token", error_description="\#(description)""#
         }
         return response
+    }
+}
+
+extension OAuthError {
+    /// Runs an OAuth endpoint, turning every failure into an RFC 6749 JSON error; unexpected errors are
+    /// logged by type only (their text might carry a secret) and answered as `server_error`.
+    static func answering(logger: Logger? = nil, _ body: () async throws -> Response) async -> Response {
+        do {
+            return try await body()
+        } catch let error as OAuthError {
+            return error.response()
+        } catch let error as HTTPError {
+            return OAuthError("invalid_request", error.body ?? "The request could not be read.", status: error.status).response()
+        } catch {
+            logger?.error("Endpoint failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
+            return OAuthError("server_error", "The server could not complete the request; try again.", status: .internalServerError).response()
+        }
     }
 }

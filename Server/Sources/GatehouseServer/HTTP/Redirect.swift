@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseProtocol
 import HTTPTypes
 import Hummingbird
 
@@ -6,10 +7,10 @@ import Hummingbird
 enum Redirect {
     /// `uri` with `parameters` appended to its query, percent-encoded strictly.
     static func url(_ uri: String, adding parameters: [(String, String?)]) -> String {
-        let pairs = parameters.compactMap { name, value in value.map { "\(encode(name))=\(encode($0))" } }
-        guard !pairs.isEmpty else { return uri }
+        let query = FormEncoding.encode(parameters)
+        guard !query.isEmpty else { return uri }
         let separator = uri.contains("?") ? (uri.hasSuffix("?") || uri.hasSuffix("&") ? "" : "&") : "?"
-        return uri + separator + pairs.joined(separator: "&")
+        return uri + separator + query
     }
 
     /// 302 for GET requests, 303 after a form POST so the browser follows with GET.
@@ -18,11 +19,5 @@ enum Redirect {
         headers[.location] = location
         headers[.cacheControl] = "no-store"
         return Response(status: afterPost ? .seeOther : .found, headers: headers)
-    }
-
-    private static let unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
-
-    static func encode(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
     }
 }

@@ -1,3 +1,4 @@
+import GatehouseProtocol
 import SQLKit
 
 /// Authorization requests that wait while the user signs in on the hosted page.

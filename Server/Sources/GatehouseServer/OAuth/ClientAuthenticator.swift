@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseProtocol
 import Hummingbird
 
 /// Authenticates the client calling the token, revocation and introspection endpoints

@@ -9,7 +9,7 @@ struct DiscoveryController: Sendable {
         let metadata = Self.metadata(issuer: server.issuer)
         router.get("/.well-known/openid-configuration") { _, _ in JSONResponse.make(metadata, cacheable: true) }
         router.get("/jwks") { _, _ in
-            await TokenController.answer(logger: server.logger) {
+            await OAuthError.answering(logger: server.logger) {
                 // Short caching: clients must see a rotated key soon.
                 var response = JSONResponse.make(try await server.keys.publicKeySet(), cacheable: true)
                 response.headers[.cacheControl] = "public, max-age=60"

@@ -1,3 +1,4 @@
+import GatehouseProtocol
 import Hummingbird
 
 /// RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0).

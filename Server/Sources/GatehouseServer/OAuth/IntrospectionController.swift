@@ -6,7 +6,7 @@ struct IntrospectionController: Sendable {
     let server: IdentityServer
 
     func addRoutes(to router: Router<some RequestContext>) {
-        router.post("/introspect") { request, _ in await TokenController.answer(logger: server.logger) { try await introspect(request) } }
+        router.post("/introspect") { request, _ in await OAuthError.answering(logger: server.logger) { try await introspect(request) } }
     }
 
     func introspect(_ request: Request) async throws -> Response {

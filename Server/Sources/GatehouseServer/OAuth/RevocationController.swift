@@ -6,7 +6,7 @@ struct RevocationController: Sendable {
     let server: IdentityServer
 
     func addRoutes(to router: Router<some RequestContext>) {
-        router.post("/revoke") { request, _ in await TokenController.answer(logger: server.logger) { try await revoke(request) } }
+        router.post("/revoke") { request, _ in await OAuthError.answering(logger: server.logger) { try await revoke(request) } }
     }
 
     func revoke(_ request: Request) async throws -> Response {

@@ -1,31 +1,12 @@
 import GatehouseProtocol
 import Hummingbird
-import Logging
 
 /// The token endpoint (RFC 6749 §3.2): authorization_code, refresh_token and client_credentials grants.
 struct TokenController: Sendable {
     let server: IdentityServer
 
     func addRoutes(to router: Router<some RequestContext>) {
-        router.post("/token") { request, _ in await answer { try await token(request) } }
-    }
-
-    /// Runs an OAuth endpoint, turning every failure into an RFC 6749 JSON error.
-    static func answer(logger: Logger? = nil, _ body: () async throws -> Response) async -> Response {
-        do {
-            return try await body()
-        } catch let error as OAuthError {
-            return error.response()
-        } catch let error as HTTPError {
-            return OAuthError("invalid_request", error.body ?? "The request could not be read.", status: error.status).response()
-        } catch {
-            logger?.error("Endpoint failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
-            return OAuthError("server_error", "The server could not complete the request; try again.", status: .internalServerError).response()
-        }
-    }
-
-    private func answer(_ body: () async throws -> Response) async -> Response {
-        await Self.answer(logger: server.logger, body)
+        router.post("/token") { request, _ in await OAuthError.answering(logger: server.logger) { try await token(request) } }
     }
 
     func token(_ request: Request) async throws -> Response {

@@ -5,8 +5,8 @@ struct UserinfoController: Sendable {
     let server: IdentityServer
 
     func addRoutes(to router: Router<some RequestContext>) {
-        router.get("/userinfo") { request, _ in await TokenController.answer(logger: server.logger) { try await userinfo(request) } }
-        router.post("/userinfo") { request, _ in await TokenController.answer(logger: server.logger) { try await userinfo(request) } }
+        router.get("/userinfo") { request, _ in await OAuthError.answering(logger: server.logger) { try await userinfo(request) } }
+        router.post("/userinfo") { request, _ in await OAuthError.answering(logger: server.logger) { try await userinfo(request) } }
     }
 
     func userinfo(_ request: Request) async throws -> Response {

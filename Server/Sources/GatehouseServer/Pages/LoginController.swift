@@ -1,3 +1,4 @@
+import GatehouseProtocol
 import HTTPTypes
 import Hummingbird
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GatehouseProtocol
 import GatehouseServer
 
 /// `gatehouse clients …`: manage the applications that may sign users in.
@@ -86,8 +87,8 @@ struct ClientsCommand: AsyncParsableCommand {
                 secret = try readSecretFromStandardInput("client secret")
                 do { try ClientRegistrationRules.validateSecret(secret!) } catch let error as ConfigurationError { throw CommandError(error.description) }
             } else if generateSecret {
-                secret = Data((0..<32).map { _ in UInt8.random(in: .min ... .max) }).base64EncodedString()
-                    .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+                // 256 bits from the system CSPRNG (UInt8.random's default generator).
+                secret = Base64URL.encode((0..<32).map { _ in UInt8.random(in: .min ... .max) })
             }
             let requestedScopes = scopes.flatMap { $0.split(separator: " ").map(String.init) }
             let client = try await store.withDatabase { _, database in

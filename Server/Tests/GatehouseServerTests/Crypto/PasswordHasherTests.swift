@@ -51,13 +51,6 @@ struct PasswordHasherTests {
 
 @Suite("Secrets")
 struct SecretTests {
-    @Test("constant-time comparison")
-    func constantTime() {
-        #expect(ConstantTime.equals("abc", "abc"))
-        #expect(!ConstantTime.equals("abc", "abd"))
-        #expect(!ConstantTime.equals("abc", "abcd"))
-    }
-
     @Test("sealed values open only with the same secret and purpose")
     func secretBox() throws {
         let secret = SecureRandom.bytes(32)

@@ -1,10 +1,10 @@
 /// Comparison of secrets whose running time does not depend on where they differ.
-enum ConstantTime {
-    static func equals(_ lhs: String, _ rhs: String) -> Bool {
+public enum ConstantTime {
+    public static func equals(_ lhs: String, _ rhs: String) -> Bool {
         equals(Array(lhs.utf8), Array(rhs.utf8))
     }
 
-    static func equals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+    public static func equals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
         // The length of a digest or token is not secret; the content is.
         guard lhs.count == rhs.count else { return false }
         var difference: UInt8 = 0

@@ -46,7 +46,7 @@ def test_new_user_signs_in_to_the_demo_with_chromium(browser, tmp_path):
         password = re.search(r"Sign in as demo with the password (\S+)", server.stdout()).group(1)
         browser.get(server.issuer + "/demo")
         browser.find_element(By.ID, "sign-in").click()
-        wait_for_url(browser, server.issuer + "/login?request=")
+        wait_for_url(browser, server.issuer + "/login?flow=")
         # The stylesheet loads under the page's CSP (a blocked stylesheet would leave the card unstyled).
         width = browser.execute_script("return getComputedStyle(document.querySelector('main')).width")
         assert width != "auto"
@@ -57,7 +57,7 @@ def test_new_user_signs_in_to_the_demo_with_chromium(browser, tmp_path):
         browser.find_element(By.ID, "username").send_keys("demo")
         browser.find_element(By.ID, "password").send_keys("not the password")
         browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-        assert browser.find_element(By.ID, "login-error").text == "The username or password is incorrect."
+        assert browser.find_element(By.ID, "flow-message").text == "The username or password is incorrect."
 
         browser.find_element(By.ID, "password").send_keys(password)
         browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
@@ -77,6 +77,6 @@ def test_new_user_signs_in_to_the_demo_with_chromium(browser, tmp_path):
         assert browser.get_cookie("gatehouse_session") is None
         # Signed out for real: signing in again shows the form instead of single sign-on.
         browser.find_element(By.ID, "sign-in").click()
-        wait_for_url(browser, server.issuer + "/login?request=")
+        wait_for_url(browser, server.issuer + "/login?flow=")
     finally:
         server.stop()

@@ -8,15 +8,20 @@ import FoundationNetworking
 public struct ProviderDiscovery: Sendable {
     /// The issuer, e.g. `https://id.example.com`.
     public let issuer: URL
+    /// Where the metadata is read.
+    public let documentURL: URL
     private let transport: any HTTPTransport
 
-    public init(issuer: URL, transport: any HTTPTransport = URLSessionTransport()) {
+    /// Discovery for `issuer`, reading its document from `documentURL` (by default the standard location).
+    public init(issuer: URL, documentURL: URL? = nil, transport: any HTTPTransport = URLSessionTransport()) {
         self.issuer = issuer
+        self.documentURL = documentURL ?? Self.documentURL(for: issuer)
         self.transport = transport
     }
 
-    /// The discovery document's address: the issuer followed by `/.well-known/openid-configuration`.
-    public var documentURL: URL {
+    /// The standard address of an issuer's discovery document: the issuer followed by
+    /// `/.well-known/openid-configuration`.
+    public static func documentURL(for issuer: URL) -> URL {
         issuer.appendingPathComponent(".well-known/openid-configuration")
     }
 

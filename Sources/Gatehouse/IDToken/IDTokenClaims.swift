@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseProtocol
 
 /// The claims of a validated ID token.
 public struct IDTokenClaims: Sendable, Equatable {
@@ -42,5 +43,17 @@ public struct IDTokenClaims: Sendable, Equatable {
         preferredUsername = json["preferred_username"] as? String
         email = json["email"] as? String
         emailVerified = json["email_verified"] as? Bool
+    }
+}
+
+extension IDTokenClaims {
+    /// The claims of a token that was validated when it was received and stored, read again without
+    /// re-checking its signature or expiry (an ID token may expire long before the session does).
+    static func previouslyValidated(_ token: String) -> IDTokenClaims? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let data = Base64URL.decode(String(parts[1])),
+              let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
+        return try? IDTokenClaims(json: json)
     }
 }

@@ -8,53 +8,52 @@ import FoundationNetworking
 struct TokenClient: Sendable {
     let configuration: GatehouseConfiguration
     let metadata: OpenIDProviderMetadata
+    private var provider: ProviderRequest { ProviderRequest(configuration: configuration) }
 
-    func exchange(code: String, verifier: String) async throws -> TokenResponse {
+    init(configuration: GatehouseConfiguration, metadata: OpenIDProviderMetadata) {
+        self.configuration = configuration
+        self.metadata = metadata
+    }
+
+    func exchange(code: String, verifier: String) async throws(GatehouseError) -> TokenResponse {
         try await tokenRequest([("grant_type", "authorization_code"), ("code", code), ("redirect_uri", configuration.redirectURI),
                                 ("code_verifier", verifier)])
     }
 
-    func refresh(_ refreshToken: String) async throws -> TokenResponse {
+    func refresh(_ refreshToken: String) async throws(GatehouseError) -> TokenResponse {
         try await tokenRequest([("grant_type", "refresh_token"), ("refresh_token", refreshToken)])
     }
 
-    func revoke(_ token: String, hint: String) async throws {
+    func revoke(_ token: String, hint: String) async throws(GatehouseError) {
         let (data, response) = try await post(metadata.revocationEndpoint, [("token", token), ("token_type_hint", hint)])
         guard response.statusCode == 200 else { throw Self.error(data, response) }
     }
 
-    func userinfo(accessToken: String) async throws -> UserInfo {
-        var request = try makeRequest(metadata.userinfoEndpoint)
+    func userinfo(accessToken: String) async throws(GatehouseError) -> UserInfo {
+        var request = try provider.make(metadata.userinfoEndpoint)
         request.setValue("Bearer \(accessToken)", forHTTPHeaderField: "Authorization")
-        let (data, response) = try await configuration.transport.send(request)
+        let (data, response) = try await provider.send(request)
         guard response.statusCode == 200 else { throw Self.error(data, response) }
-        guard let info = try? JSONDecoder().decode(UserInfo.self, from: data) else { throw GatehouseError.unexpectedResponse(status: 200) }
+        guard let info = try? JSONDecoder().decode(UserInfo.self, from: data) else { throw .unexpectedResponse(status: 200) }
         return info
     }
 
-    private func tokenRequest(_ parameters: [(String, String)]) async throws -> TokenResponse {
+    private func tokenRequest(_ parameters: [(String, String)]) async throws(GatehouseError) -> TokenResponse {
         let (data, response) = try await post(metadata.tokenEndpoint, parameters)
         guard response.statusCode == 200 else { throw Self.error(data, response) }
-        guard let tokens = try? JSONDecoder().decode(TokenResponse.self, from: data) else { throw GatehouseError.unexpectedResponse(status: 200) }
+        guard let tokens = try? JSONDecoder().decode(TokenResponse.self, from: data) else { throw .unexpectedResponse(status: 200) }
         return tokens
     }
 
-    private func post(_ endpoint: String, _ parameters: [(String, String)]) async throws -> (Data, HTTPURLResponse) {
-        var request = try makeRequest(endpoint)
+    private func post(_ endpoint: String, _ parameters: [(String, String)]) async throws(GatehouseError) -> (Data, HTTPURLResponse) {
+        var request = try provider.make(endpoint)
         request.httpMethod = "POST"
         request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
         request.httpBody = Data(FormEncoding.encode([("client_id", configuration.clientID)] + parameters.map { ($0, $1) }).utf8)
-        return try await configuration.transport.send(request)
+        return try await provider.send(request)
     }
 
-    private func makeRequest(_ endpoint: String) throws -> URLRequest {
-        guard let url = URL(string: endpoint) else { throw GatehouseError.unexpectedResponse(status: 0) }
-        var request = URLRequest(url: url, timeoutInterval: configuration.timeout)
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        return request
-    }
-
-    /// `invalid_grant` means the refresh token is gone: the user is signed out.
+    /// `invalid_grant` and `invalid_token` mean the tokens are gone: the user is signed out.
     static func error(_ data: Data, _ response: HTTPURLResponse) -> GatehouseError {
         guard let body = try? JSONDecoder().decode(OAuthErrorResponse.self, from: data) else {
             return .unexpectedResponse(status: response.statusCode)

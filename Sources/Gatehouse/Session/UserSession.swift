@@ -7,41 +7,50 @@ import GatehouseProtocol
 /// so a rotated refresh token is never sent twice (Gatehouse would revoke the whole session if it were).
 public actor UserSession {
     public nonisolated let configuration: GatehouseConfiguration
+    /// Who signed in, from the ID token validated at sign-in (or the last refresh).
+    public private(set) var claims: IDTokenClaims?
     private let client: TokenClient
     private let validator: IDTokenValidator
-    private var tokens: TokenSet
+    private var tokens: TokenSet?
     private var refreshing: Task<TokenSet, any Error>?
     private var cachedUserInfo: UserInfo?
 
-    private init(configuration: GatehouseConfiguration, metadata: OpenIDProviderMetadata, tokens: TokenSet) throws {
+    init(configuration: GatehouseConfiguration, metadata: OpenIDProviderMetadata, tokens: TokenSet, claims: IDTokenClaims?) throws(GatehouseError) {
         self.configuration = configuration
         client = TokenClient(configuration: configuration, metadata: metadata)
-        guard let jwks = URL(string: metadata.jwksURI) else { throw GatehouseError.unexpectedResponse(status: 200) }
-        validator = IDTokenValidator(issuer: metadata.issuer, clientID: configuration.clientID,
-                                     keys: RemoteKeySet(url: jwks, transport: configuration.transport))
+        validator = try IDTokenValidator(configuration: configuration, metadata: metadata)
         self.tokens = tokens
+        self.claims = claims ?? tokens.idToken.flatMap(IDTokenClaims.previouslyValidated)
     }
 
-    /// Starts a session from freshly issued tokens and stores them.
+    /// Starts a session from freshly issued (and already validated) tokens and stores them.
     public static func start(with tokens: TokenSet, configuration: GatehouseConfiguration, metadata: OpenIDProviderMetadata) async throws -> UserSession {
-        let session = try UserSession(configuration: configuration, metadata: metadata, tokens: tokens)
-        try await session.store()
+        let session = try UserSession(configuration: configuration, metadata: metadata, tokens: tokens, claims: nil)
+        try await session.store(tokens)
         return session
     }
 
     /// The user signed in on an earlier launch, or `nil` when there is none (or it was stored by a newer SDK).
     public static func restore(configuration: GatehouseConfiguration, metadata: OpenIDProviderMetadata) async throws -> UserSession? {
-        guard let bytes = try await configuration.tokenStorage.read(account: configuration.storageAccount),
-              let tokens = try StoredTokenFormat.decode(Data(bytes))
-        else { return nil }
-        return try UserSession(configuration: configuration, metadata: metadata, tokens: tokens)
+        let bytes: [UInt8]?
+        do {
+            bytes = try await configuration.tokenStorage.read(account: configuration.storageAccount)
+        } catch {
+            throw GatehouseError.storage("\(error)")
+        }
+        guard let bytes, let tokens = try StoredTokenFormat.decode(Data(bytes)) else { return nil }
+        return try UserSession(configuration: configuration, metadata: metadata, tokens: tokens, claims: nil)
     }
 
-    /// The current tokens, as stored.
-    public var currentTokens: TokenSet { tokens }
+    /// The current tokens, as stored; `nil` after ``logout()`` or ``revoke()``.
+    public var currentTokens: TokenSet? { tokens }
+
+    /// Whether the user signed out (or was signed out by the provider) since this session started.
+    public var isSignedOut: Bool { tokens == nil }
 
     /// A valid access token, refreshed first when it expires within ``GatehouseConfiguration/refreshMargin``.
     public func accessToken() async throws -> String {
+        guard let tokens else { throw GatehouseError.signedOut }
         if tokens.expires(within: configuration.refreshMargin) {
             return try await refresh().accessToken
         }
@@ -61,40 +70,83 @@ public actor UserSession {
     /// The user's claims from the userinfo endpoint; cached after the first call unless `cache` is false.
     public func userinfo(cache: Bool = true) async throws -> UserInfo {
         if cache, let cachedUserInfo { return cachedUserInfo }
-        let info = try await client.userinfo(accessToken: try await accessToken())
-        cachedUserInfo = info
-        return info
+        do {
+            let info = try await client.userinfo(accessToken: try await accessToken())
+            cachedUserInfo = info
+            return info
+        } catch GatehouseError.signedOut {
+            try await forget()
+            throw GatehouseError.signedOut
+        }
     }
 
-    /// Revokes the session at the provider (the refresh token takes its access tokens with it) and forgets it here.
+    /// Revokes the session's tokens at the provider (the refresh token takes its access tokens with it)
+    /// and forgets them here.
     public func revoke() async throws {
+        guard let tokens else { return }
         if let refreshToken = tokens.refreshToken {
             try await client.revoke(refreshToken, hint: "refresh_token")
         } else {
             try await client.revoke(tokens.accessToken, hint: "access_token")
         }
-        try await configuration.tokenStorage.remove(account: configuration.storageAccount)
-        cachedUserInfo = nil
+        try await forget()
+    }
+
+    /// Signs the user out: revokes the tokens at the provider and removes them from this device.
+    ///
+    /// The tokens are removed even when the provider cannot be reached (the error is still thrown, so
+    /// the app can tell the user); a revoked or expired session counts as signed out.
+    public func logout() async throws {
+        guard let tokens else { return }
+        var failure: (any Error)?
+        for (token, hint) in [(tokens.refreshToken, "refresh_token"), (tokens.accessToken, "access_token")] {
+            guard let token else { continue }
+            do {
+                try await client.revoke(token, hint: hint)
+            } catch GatehouseError.signedOut {
+                continue
+            } catch {
+                failure = failure ?? error
+            }
+        }
+        try await forget()
+        configuration.logger.info("Signed out", metadata: ["subject": "\(claims?.subject ?? "")"])
+        if let failure { throw failure }
     }
 
     private func performRefresh() async throws -> TokenSet {
-        guard let refreshToken = tokens.refreshToken else { throw GatehouseError.signedOut }
+        guard let current = tokens, let refreshToken = current.refreshToken else { throw GatehouseError.signedOut }
         let response: TokenResponse
         do {
             response = try await client.refresh(refreshToken)
-        } catch let error as GatehouseError where error.requiresSignIn {
-            try await configuration.tokenStorage.remove(account: configuration.storageAccount)
+        } catch where error.requiresSignIn {
+            try await forget()
             throw error
         }
         if let idToken = response.idToken {
-            _ = try await validator.validate(idToken, nonce: nil)
+            claims = try await validator.checked(idToken, nonce: nil)
         }
-        tokens = TokenSet(response: response, previous: tokens)
-        try await store()
-        return tokens
+        let refreshed = TokenSet(response: response, previous: current)
+        tokens = refreshed
+        try await store(refreshed)
+        return refreshed
     }
 
-    private func store() async throws {
-        try await configuration.tokenStorage.write(Array(try StoredTokenFormat.encode(tokens)), account: configuration.storageAccount)
+    private func store(_ tokens: TokenSet) async throws {
+        do {
+            try await configuration.tokenStorage.write(Array(try StoredTokenFormat.encode(tokens)), account: configuration.storageAccount)
+        } catch {
+            throw GatehouseError.storage("\(error)")
+        }
+    }
+
+    private func forget() async throws {
+        tokens = nil
+        cachedUserInfo = nil
+        do {
+            try await configuration.tokenStorage.remove(account: configuration.storageAccount)
+        } catch {
+            throw GatehouseError.storage("\(error)")
+        }
     }
 }

@@ -125,10 +125,13 @@ public struct FlowMessage: Codable, Sendable, Equatable {
     public var level: Level
     public var text: String
     public var field: String?
+    /// A stable, machine-readable reason, e.g. `invalid_credentials`, `throttled`, `locked`, `invalid_value`.
+    public var code: String?
 
-    public init(level: Level, text: String, field: String? = nil) {
+    public init(level: Level, text: String, field: String? = nil, code: String? = nil) {
         self.level = level
         self.text = text
         self.field = field
+        self.code = code
     }
 }

@@ -88,9 +88,9 @@ public struct FlowStartRequest: Codable, Sendable, Equatable {
 public struct FlowSubmission: Codable, Sendable, Equatable {
     public var clientID: String
     public var action: String
-    public var values: [String: String]
+    public var values: [String: FieldValue]
 
-    public init(clientID: String, action: String = "submit", values: [String: String]) {
+    public init(clientID: String, action: String = "submit", values: [String: FieldValue]) {
         self.clientID = clientID
         self.action = action
         self.values = values

@@ -13,7 +13,6 @@ public final class IdentityServer: Sendable {
     let clients: ClientStore
     let keyStore: SigningKeyStore
     let keys: SigningKeyRing
-    let authorizationRequests: AuthorizationRequestStore
     let sessions: BrowserSessionStore
     let codes: AuthorizationCodeStore
     let tokens: TokenStore
@@ -52,7 +51,6 @@ public final class IdentityServer: Sendable {
         clients = ClientStore(database: database, clock: clock)
         keyStore = SigningKeyStore(database: database, clock: clock)
         keys = SigningKeyRing(store: keyStore, box: SecretBox(serverSecret: secret.bytes, purpose: SecretBox.signingKeysPurpose), clock: clock)
-        authorizationRequests = AuthorizationRequestStore(database: database, clock: clock)
         sessions = BrowserSessionStore(database: database, clock: clock)
         codes = AuthorizationCodeStore(database: database, clock: clock)
         tokens = TokenStore(database: database, clock: clock)

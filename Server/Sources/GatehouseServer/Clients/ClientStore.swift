@@ -56,7 +56,7 @@ public struct ClientStore: Sendable {
         return try await database.transaction { sql in
             guard try await sql.raw("SELECT id FROM clients WHERE id = \(bind: id)").first() != nil else { return false }
             try await sql.raw("DELETE FROM authorization_codes WHERE client_id = \(bind: id)").run()
-            try await sql.raw("DELETE FROM authorization_requests WHERE client_id = \(bind: id)").run()
+            try await sql.raw("DELETE FROM flows WHERE client_id = \(bind: id)").run()
             try await sql.raw("UPDATE access_tokens SET revoked_at = \(bind: now) WHERE client_id = \(bind: id) AND revoked_at IS NULL").run()
             try await sql.raw("UPDATE refresh_tokens SET revoked_at = \(bind: now) WHERE client_id = \(bind: id) AND revoked_at IS NULL").run()
             try await sql.raw("DELETE FROM clients WHERE id = \(bind: id)").run()

@@ -38,40 +38,21 @@ struct FlowController: Sendable {
         case .success(let request): validated = request
         case .failure(let error): throw error
         }
-        let flow = LoginFlow(server: server)
-        let state = FlowStore.LoginState(request: validated, nodeID: flow.firstNodeID, username: validated.loginHint)
-        let id = try await server.flows.create(state, lifetime: server.configuration.tokens.authorizationRequest)
-        let node = flow.node(state.nodeID, clientName: client.name ?? client.id, username: state.username)
-        return JSONResponse.make(FlowResponse(status: .continue, flowID: id, node: node))
+        let started = try await LoginFlow(server: server).begin(validated, clientName: client.name ?? client.id, owner: .client(client.id))
+        return JSONResponse.make(FlowResponse(status: .continue, flowID: started.id, node: started.node))
     }
 
     func submit(_ request: Request, flowID: String, context: some RequestContext) async throws -> Response {
         let submission = try await decode(FlowSubmission.self, from: request, context: context)
-        guard let state = try await server.flows.find(flowID, clientID: submission.clientID) else {
-            return JSONResponse.make(FlowResponse(status: .failure, failure: OAuthErrorResponse(
-                error: "flow_expired", errorDescription: "This sign-in has expired or does not exist. Start again."
-            )), status: .notFound)
-        }
-        let flow = LoginFlow(server: server)
-        let client = try await server.clients.find(id: state.request.clientID)
-        let clientName = client?.name ?? state.request.clientID
-        let current = flow.node(state.nodeID, clientName: clientName, username: state.username)
-        guard current.actions.contains(where: { $0.id == submission.action }) else {
-            throw OAuthError.invalidRequest("The node \(current.id) has no action \(submission.action).")
-        }
-        switch try await flow.submit(submission.values, at: state) {
-        case .retry(let messages):
-            let again = flow.node(state.nodeID, clientName: clientName, username: state.username ?? submission.values["username"], messages: messages)
-            return JSONResponse.make(FlowResponse(status: .error, flowID: flowID, node: again))
-        case .next(let nodeID, let username):
-            try await server.flows.update(flowID, to: .init(request: state.request, nodeID: nodeID, username: username))
-            return JSONResponse.make(FlowResponse(status: .continue, flowID: flowID, node: flow.node(nodeID, clientName: clientName, username: username)))
-        case .authenticated(let user):
-            guard try await server.flows.finish(flowID) else {
-                return JSONResponse.make(FlowResponse(status: .failure, failure: OAuthErrorResponse(
-                    error: "flow_expired", errorDescription: "This sign-in has already completed. Start again."
-                )), status: .notFound)
-            }
+        guard let state = try await server.flows.find(flowID, owner: .client(submission.clientID)) else { return Self.expired }
+        switch try await LoginFlow(server: server).advance(flowID, state: state, action: submission.action, values: submission.values) {
+        case .next(let node):
+            return JSONResponse.make(FlowResponse(status: .continue, flowID: flowID, node: node))
+        case .retry(let node, _):
+            return JSONResponse.make(FlowResponse(status: .error, flowID: flowID, node: node))
+        case .gone:
+            return Self.expired
+        case .authenticated(let user, let state):
             server.logger.info("User signed in through a native flow", metadata: ["user": "\(user.id)", "client": "\(state.request.clientID)"])
             let code = try await AuthorizationResponder(server: server).issueCode(for: state.request, userID: user.id,
                                                                                   authTime: server.clock.now(), methods: ["pwd"])
@@ -79,6 +60,12 @@ struct FlowController: Sendable {
                 code: code, state: state.request.state, issuer: server.issuer, redirectURI: state.request.redirectURI
             )))
         }
+    }
+
+    /// Unknown, expired, finished, or started by another client: all look the same.
+    private static var expired: Response {
+        JSONResponse.make(FlowResponse(status: .failure, failure: OAuthErrorResponse(error: "flow_expired", errorDescription: LoginMessages.expired)),
+                          status: .notFound)
     }
 
     private func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {

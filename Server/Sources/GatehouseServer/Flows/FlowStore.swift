@@ -1,42 +1,63 @@
 import Foundation
+import GatehouseProtocol
 import SQLKit
 
-/// Native flows in the database, so any server node can answer the next step. Each is known by an
-/// unguessable id (stored as a digest) and bound to the client that started it.
+/// Flows in the database, so any server node can answer the next step. Each is known by an unguessable
+/// id (stored as a digest) and bound to who started it: an app's flow to its client, a hosted page's
+/// flow to a secret in the browser's cookie (so a flow id seen in a URL is useless elsewhere).
 struct FlowStore: Sendable {
     let database: any Database
     let clock: UnixClock
+
+    /// Who may continue a flow.
+    enum Owner: Sendable {
+        /// An app, continuing through the JSON API with its client id.
+        case client(String)
+        /// A browser, continuing through the hosted page with the secret from its cookie.
+        case browser(binding: String)
+    }
 
     /// What a login flow remembers between steps.
     struct LoginState: Codable, Sendable, Equatable {
         var request: AuthorizationRequest
         var nodeID: String
         var username: String?
+        /// The client's display name, shown on every node.
+        var clientName: String?
     }
 
-    func create(_ state: LoginState, lifetime: Int64) async throws -> String {
+    func create(_ state: LoginState, owner: Owner, lifetime: Int64) async throws -> String {
         let id = SecureRandom.token()
         let now = clock.now()
         let encoded = String(decoding: try JSONEncoder().encode(state), as: UTF8.self)
+        let bindingHash: String? = if case .browser(let binding) = owner { TokenDigest.hex(binding) } else { nil }
         try await database.transaction { sql in
             try await sql.raw("DELETE FROM flows WHERE expires_at <= \(bind: now)").run()
             try await sql.raw("""
-                INSERT INTO flows (id_hash, kind, client_id, state, created_at, expires_at)
-                VALUES (\(bind: TokenDigest.hex(id)), 'login', \(bind: state.request.clientID), \(bind: encoded), \(bind: now), \(bind: now + lifetime))
+                INSERT INTO flows (id_hash, kind, client_id, state, created_at, expires_at, browser_binding_hash)
+                VALUES (\(bind: TokenDigest.hex(id)), 'login', \(bind: state.request.clientID), \(bind: encoded), \(bind: now),
+                    \(bind: now + lifetime), \(bind: bindingHash))
                 """).run()
         }
         return id
     }
 
-    /// The flow's state, if it exists, has not expired and belongs to `clientID`.
-    func find(_ id: String, clientID: String) async throws -> LoginState? {
+    /// The flow's state, if it exists, has not expired and belongs to `owner`.
+    func find(_ id: String, owner: Owner) async throws -> LoginState? {
         let now = clock.now()
         let row = try await database.read { sql in
             try await sql.raw("""
-                SELECT state FROM flows WHERE id_hash = \(bind: TokenDigest.hex(id)) AND client_id = \(bind: clientID) AND expires_at > \(bind: now)
+                SELECT state, client_id, browser_binding_hash FROM flows WHERE id_hash = \(bind: TokenDigest.hex(id)) AND expires_at > \(bind: now)
                 """).first()
         }
         guard let row else { return nil }
+        let bindingHash = try row.decode(column: "browser_binding_hash", as: String?.self)
+        switch owner {
+        case .client(let clientID):
+            guard bindingHash == nil, try row.decode(column: "client_id", as: String.self) == clientID else { return nil }
+        case .browser(let binding):
+            guard let bindingHash, ConstantTime.equals(bindingHash, TokenDigest.hex(binding)) else { return nil }
+        }
         return try JSONDecoder().decode(LoginState.self, from: Data(try row.decode(column: "state", as: String.self).utf8))
     }
 

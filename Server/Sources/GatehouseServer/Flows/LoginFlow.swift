@@ -1,7 +1,8 @@
 import GatehouseProtocol
 
-/// The login flow: its nodes, and what each submission leads to. One definition serves the native JSON API;
-/// the steps come from configuration (``LoginSteps``).
+/// The login flow: its nodes, and what each submission leads to. One definition serves both renderings,
+/// JSON for apps (``FlowController``) and HTML for browsers (``LoginController``); the steps come
+/// from configuration (``LoginSteps``).
 struct LoginFlow: Sendable {
     let server: IdentityServer
 
@@ -17,52 +18,82 @@ struct LoginFlow: Sendable {
                                          validation: FieldValidation(maxLength: 1024, message: "The password is too long."),
                                          autocomplete: "current-password")
 
-    var firstNodeID: String {
-        server.configuration.loginSteps == .identifyFirst ? NodeID.identify : NodeID.credentials
+    /// Starts a flow for a validated authorization request; returns its id and first node.
+    func begin(_ request: AuthorizationRequest, clientName: String, owner: FlowStore.Owner) async throws -> (id: String, node: FlowNode) {
+        let first = server.configuration.loginSteps == .identifyFirst ? NodeID.identify : NodeID.credentials
+        let state = FlowStore.LoginState(request: request, nodeID: first, username: request.loginHint, clientName: clientName)
+        let id = try await server.flows.create(state, owner: owner, lifetime: server.configuration.tokens.authorizationRequest)
+        return (id, node(for: state))
     }
 
-    func node(_ id: String, clientName: String, username: String? = nil, messages: [FlowMessage] = []) -> FlowNode {
+    /// The node `state` is at, with `messages`.
+    func node(for state: FlowStore.LoginState, messages: [FlowMessage] = []) -> FlowNode {
+        let clientName = state.clientName ?? state.request.clientID
         var usernameField = Self.usernameField
-        usernameField.defaultValue = username
-        switch id {
+        usernameField.defaultValue = state.username
+        let submit = { (label: String) in [FlowAction(id: "submit", kind: .submit, label: label)] }
+        switch state.nodeID {
         case NodeID.identify:
-            return FlowNode(id: id, name: "Sign in", description: "Enter your username to continue to \(clientName).", category: "sign_in",
-                            fields: [usernameField], actions: [FlowAction(id: "submit", kind: .submit, label: "Next")], messages: messages)
+            return FlowNode(id: NodeID.identify, name: "Sign in", description: "Enter your username to continue to \(clientName).",
+                            category: "sign_in", fields: [usernameField], actions: submit("Next"), messages: messages)
         case NodeID.password:
-            return FlowNode(id: id, name: "Enter your password", description: "Signing in as \(username ?? "") to \(clientName).",
-                            category: "sign_in", fields: [Self.passwordField],
-                            actions: [FlowAction(id: "submit", kind: .submit, label: "Sign in")], messages: messages)
+            return FlowNode(id: NodeID.password, name: "Enter your password", description: "Signing in as \(state.username ?? "") to \(clientName).",
+                            category: "sign_in", fields: [Self.passwordField], actions: submit("Sign in"), messages: messages)
         default:
             return FlowNode(id: NodeID.credentials, name: "Sign in", description: "Sign in to continue to \(clientName).", category: "sign_in",
-                            fields: [usernameField, Self.passwordField],
-                            actions: [FlowAction(id: "submit", kind: .submit, label: "Sign in")], messages: messages)
+                            fields: [usernameField, Self.passwordField], actions: submit("Sign in"), messages: messages)
         }
     }
 
-    /// Where a submission leads.
-    enum Step: Sendable, Equatable {
-        /// Go on to `nodeID`, remembering `username`.
-        case next(nodeID: String, username: String?)
-        /// Show the same node again with `messages`.
-        case retry([FlowMessage])
-        /// Signed in.
-        case authenticated(User)
+    /// Why a node is shown again; the hosted page answers each with its own HTTP status.
+    enum Problem: Sendable, Equatable {
+        case invalidInput, invalidCredentials, throttled, locked
     }
 
-    func submit(_ values: [String: String], at state: FlowStore.LoginState) async throws -> Step {
-        let current = node(state.nodeID, clientName: "", username: state.username)
-        let problems = FieldValidator.problems(in: values, for: current)
-        guard problems.isEmpty else { return .retry(problems) }
+    /// Where a submission led.
+    enum Outcome: Sendable {
+        /// The next node.
+        case next(FlowNode)
+        /// The same node again, with messages saying what to fix.
+        case retry(FlowNode, Problem)
+        /// Signed in: the flow is finished and can never be submitted again.
+        case authenticated(User, FlowStore.LoginState)
+        /// The flow expired, or another submission finished it first.
+        case gone
+    }
+
+    /// Applies a submission of `values` with `action` to the flow `id`, which is at `state`.
+    func advance(_ id: String, state: FlowStore.LoginState, action: String, values: [String: FieldValue]) async throws -> Outcome {
+        let current = node(for: state)
+        guard current.actions.contains(where: { $0.id == action }) else {
+            throw OAuthError.invalidRequest("The node \(current.id) has no action \(action).")
+        }
+        let problems = current.problems(in: values)
+        guard problems.isEmpty else {
+            var retried = state
+            if state.nodeID != NodeID.password { retried.username = values["username"]?.text }
+            return .retry(node(for: retried, messages: problems), .invalidInput)
+        }
         if state.nodeID == NodeID.identify {
             // Always go on to the password, whether the account exists or not: no enumeration.
-            return .next(nodeID: NodeID.password, username: values["username"])
+            var next = state
+            next.nodeID = NodeID.password
+            next.username = values["username"]?.text
+            try await server.flows.update(id, to: next)
+            return .next(node(for: next))
         }
-        let username = state.nodeID == NodeID.password ? (state.username ?? "") : (values["username"] ?? "")
-        switch try await server.authenticator.authenticate(username: username, password: values["password"] ?? "") {
-        case .authenticated(let user): return .authenticated(user)
-        case .invalidCredentials: return .retry([FlowMessage(level: .error, text: LoginMessages.invalidCredentials)])
-        case .throttled: return .retry([FlowMessage(level: .error, text: LoginMessages.throttled)])
-        case .locked: return .retry([FlowMessage(level: .error, text: LoginMessages.locked)])
+        var attempt = state
+        if state.nodeID != NodeID.password { attempt.username = values["username"]?.text ?? "" }
+        func again(_ text: String, _ problem: Problem, code: String) -> Outcome {
+            .retry(node(for: attempt, messages: [FlowMessage(level: .error, text: text, code: code)]), problem)
+        }
+        switch try await server.authenticator.authenticate(username: attempt.username ?? "", password: values["password"]?.text ?? "") {
+        case .invalidCredentials: return again(LoginMessages.invalidCredentials, .invalidCredentials, code: "invalid_credentials")
+        case .throttled: return again(LoginMessages.throttled, .throttled, code: "throttled")
+        case .locked: return again(LoginMessages.locked, .locked, code: "locked")
+        case .authenticated(let user):
+            guard try await server.flows.finish(id) else { return .gone }
+            return .authenticated(user, state)
         }
     }
 }
@@ -72,5 +103,6 @@ enum LoginMessages {
     static let invalidCredentials = "The username or password is incorrect."
     static let throttled = "Too many failed attempts. Wait a few minutes, then try again."
     static let locked = "This account is locked. Contact your administrator."
-    static let expired = "This sign-in has expired. Start again."
+    static let expired = "This sign-in has expired or does not exist. Start again."
+    static let hostedExpired = "This sign-in page has expired or was opened in another browser. Go back to the application and start again."
 }

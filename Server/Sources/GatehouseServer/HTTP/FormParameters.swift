@@ -9,6 +9,8 @@ import NIOCore
 /// instead of silently picking one value.
 struct FormParameters: Sendable {
     private(set) var values: [String: String] = [:]
+    /// Every value of each name, in order (HTML check boxes send one name several times).
+    private(set) var allValues: [String: [String]] = [:]
     /// The first name that appeared more than once, if any.
     private(set) var repeatedName: String?
 
@@ -19,6 +21,7 @@ struct FormParameters: Sendable {
             let value = parts.count > 1 ? (Self.decode(parts[1]) ?? "") : ""
             if values[name] != nil, repeatedName == nil { repeatedName = name }
             values[name] = value
+            allValues[name, default: []].append(value)
         }
     }
 

@@ -57,11 +57,11 @@ struct AuthorizationController: Sendable {
             return try await responder.success(for: validated, userID: session.userID, authTime: session.authTime, methods: session.methods, afterPost: false)
         }
 
+        // Sign in on the hosted page: a login flow bound to this browser by a secret in a cookie.
         let binding = server.cookies.value(server.cookies.loginName, in: request) ?? SecureRandom.token()
-        let lifetime = server.configuration.tokens.authorizationRequest
-        let id = try await server.authorizationRequests.save(validated, browserBinding: binding, lifetime: lifetime)
-        var response = Redirect.to("/login?request=\(id)")
-        response.headers.append(server.cookies.setCookie(server.cookies.loginName, binding, maxAge: lifetime))
+        let flow = try await LoginFlow(server: server).begin(validated, clientName: client.name ?? client.id, owner: .browser(binding: binding))
+        var response = Redirect.to("/login?flow=\(flow.id)")
+        response.headers.append(server.cookies.setCookie(server.cookies.loginName, binding, maxAge: server.configuration.tokens.authorizationRequest))
         return response
     }
 

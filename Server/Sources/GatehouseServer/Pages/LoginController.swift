@@ -2,11 +2,11 @@ import GatehouseProtocol
 import HTTPTypes
 import Hummingbird
 
-/// The hosted sign-in page: shows the form for a pending authorization request and checks the password.
+/// The hosted sign-in page: the login flow rendered as HTML forms, for browsers sent by `/authorize`.
+///
+/// The flow is bound to the browser by a secret cookie, which every form also carries as its CSRF token.
 struct LoginController: Sendable {
     let server: IdentityServer
-
-    static let expiredMessage = "This sign-in page has expired or was opened in another browser. Go back to the application and start again."
 
     func addRoutes(to router: Router<some RequestContext>) {
         router.get("/login") { request, _ in try await show(request) }
@@ -15,15 +15,12 @@ struct LoginController: Sendable {
 
     func show(_ request: Request) async throws -> Response {
         let parameters = FormParameters(encoded: request.uri.query ?? "")
-        let binding = server.cookies.value(server.cookies.loginName, in: request)
-        guard let id = parameters["request"], let binding,
-              let pending = try await server.authorizationRequests.find(id: id, browserBinding: binding)
+        guard let id = parameters["flow"], let binding = server.cookies.value(server.cookies.loginName, in: request),
+              let state = try await server.flows.find(id, owner: .browser(binding: binding))
         else {
-            return PageRenderer.error(title: "Sign-in expired", message: Self.expiredMessage)
+            return PageRenderer.error(title: "Sign-in expired", message: LoginMessages.hostedExpired)
         }
-        let client = try await server.clients.find(id: pending.clientID)
-        return LoginPage.render(requestID: id, csrfToken: binding, clientName: client?.name ?? pending.clientID,
-                                username: pending.loginHint, error: nil)
+        return FlowPage.render(LoginFlow(server: server).node(for: state), flowID: id, csrfToken: binding, action: "/login")
     }
 
     func submit(_ request: Request) async throws -> Response {
@@ -33,41 +30,50 @@ struct LoginController: Sendable {
         } catch {
             return PageRenderer.error(title: "Invalid request", message: "The sign-in form could not be read.")
         }
-        // CSRF: the form must carry the same secret as the cookie that binds the request to this browser.
+        // CSRF: the form must carry the same secret as the cookie that binds the flow to this browser.
         guard let binding = server.cookies.value(server.cookies.loginName, in: request),
               let token = form["csrf_token"], ConstantTime.equals(token, binding),
-              let id = form["request"],
-              let pending = try await server.authorizationRequests.find(id: id, browserBinding: binding)
+              let id = form["flow"],
+              let state = try await server.flows.find(id, owner: .browser(binding: binding))
         else {
-            return PageRenderer.error(title: "Sign-in expired", message: Self.expiredMessage, status: .forbidden)
+            return PageRenderer.error(title: "Sign-in expired", message: LoginMessages.hostedExpired, status: .forbidden)
         }
-        let client = try await server.clients.find(id: pending.clientID)
-        let clientName = client?.name ?? pending.clientID
-        let username = form["username"] ?? ""
-        func again(_ message: String, _ status: HTTPResponse.Status) -> Response {
-            LoginPage.render(requestID: id, csrfToken: binding, clientName: clientName, username: username, error: message, status: status)
+        let flow = LoginFlow(server: server)
+        let node = flow.node(for: state)
+        let action = form["action"] ?? node.actions.first { $0.kind == .submit }?.id ?? "submit"
+        let outcome: LoginFlow.Outcome
+        do {
+            outcome = try await flow.advance(id, state: state, action: action, values: FlowPage.values(of: node, in: form))
+        } catch let error as OAuthError {
+            return PageRenderer.error(title: "Invalid request", message: error.description)
         }
-
-        switch try await server.authenticator.authenticate(username: username, password: form["password"] ?? "") {
-        case .invalidCredentials:
-            return again(LoginMessages.invalidCredentials, .unauthorized)
-        case .throttled:
-            return again(LoginMessages.throttled, .tooManyRequests)
-        case .locked:
-            return again(LoginMessages.locked, .forbidden)
-        case .authenticated(let user):
-            guard try await server.authorizationRequests.consume(id: id) else {
-                return PageRenderer.error(title: "Sign-in expired", message: Self.expiredMessage)
-            }
+        switch outcome {
+        case .next:
+            // Post/redirect/get, so reloading the next page never resubmits this one.
+            return Redirect.to("/login?flow=\(id)", afterPost: true)
+        case .retry(let node, let problem):
+            return FlowPage.render(node, flowID: id, csrfToken: binding, action: "/login", status: Self.status(for: problem))
+        case .gone:
+            return PageRenderer.error(title: "Sign-in expired", message: LoginMessages.hostedExpired)
+        case .authenticated(let user, let state):
             let previous = server.cookies.value(server.cookies.sessionName, in: request)
             let started = try await server.sessions.start(userID: user.id, methods: ["pwd"],
                                                           lifetime: server.configuration.tokens.session, replacing: previous)
-            server.logger.info("User signed in", metadata: ["user": "\(user.id)", "client": "\(pending.clientID)"])
+            server.logger.info("User signed in", metadata: ["user": "\(user.id)", "client": "\(state.request.clientID)"])
             var response = try await AuthorizationResponder(server: server).success(
-                for: pending, userID: user.id, authTime: started.session.authTime, methods: started.session.methods, afterPost: true
+                for: state.request, userID: user.id, authTime: started.session.authTime, methods: started.session.methods, afterPost: true
             )
             response.headers.append(server.cookies.setCookie(server.cookies.sessionName, started.id, maxAge: server.configuration.tokens.session))
             return response
+        }
+    }
+
+    static func status(for problem: LoginFlow.Problem) -> HTTPResponse.Status {
+        switch problem {
+        case .invalidInput: .badRequest
+        case .invalidCredentials: .unauthorized
+        case .throttled: .tooManyRequests
+        case .locked: .forbidden
         }
     }
 }

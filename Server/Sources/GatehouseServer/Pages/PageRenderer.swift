@@ -42,10 +42,15 @@ enum PageRenderer {
         .card { width: min(30rem, 92vw); padding: 2rem; border: 1px solid #8884; border-radius: 12px; }
         h1 { font-size: 1.4rem; margin-top: 0; }
         label { display: block; margin: 1rem 0 .3rem; font-weight: 600; }
-        input[type=text], input[type=password] { width: 100%; box-sizing: border-box; padding: .6rem; font-size: 1rem;
+        input[type=text], input[type=password], input[type=tel] { width: 100%; box-sizing: border-box; padding: .6rem; font-size: 1rem;
             border: 1px solid #888; border-radius: 6px; }
         button { margin-top: 1.4rem; width: 100%; padding: .7rem; font-size: 1rem; border: 0; border-radius: 6px;
             background: #2456c7; color: white; cursor: pointer; }
+        fieldset { border: 0; padding: 0; margin: 1rem 0 0; }
+        legend { font-weight: 600; margin-bottom: .3rem; }
+        label.choice { font-weight: normal; margin: .3rem 0; }
+        button.link { background: none; color: #2456c7; text-decoration: underline; margin-top: .6rem; }
+        .field-error { margin: .3rem 0 0; padding: .3rem .6rem; }
         .error { color: #b3261e; background: #b3261e18; padding: .6rem; border-radius: 6px; }
         .hint { color: #666; font-size: .9rem; }
         pre { white-space: pre-wrap; word-break: break-all; background: #8881; padding: .8rem; border-radius: 6px; font-size: .85rem; }

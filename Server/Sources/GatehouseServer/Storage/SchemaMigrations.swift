@@ -140,5 +140,10 @@ enum SchemaMigrations {
             """,
             "CREATE INDEX flows_expiry ON flows(expires_at)",
         ]),
+        // The hosted page now runs the same flows as apps; a browser flow is bound to a cookie instead of a client.
+        Migration(version: 4, name: "hosted pages run flows", statements: [
+            "ALTER TABLE flows ADD COLUMN browser_binding_hash TEXT",
+            "DROP TABLE authorization_requests",
+        ]),
     ]
 }

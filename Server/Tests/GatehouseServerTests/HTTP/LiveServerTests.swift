@@ -96,7 +96,7 @@ struct LiveServerTests {
                 let secondLocation = try await client.execute(uri: authorize, method: .get, headers: [.cookie: String(cookie)]) { response in
                     try #require(response.headers[.location])
                 }
-                #expect(location.hasPrefix("/login?request="))
+                #expect(location.hasPrefix("/login?flow="))
                 try await client.execute(uri: secondLocation, method: .get, headers: [.cookie: String(cookie)]) { response in
                     let body = String(buffer: response.body)
                     #expect(response.status == .ok)

@@ -1,0 +1,76 @@
+import GatehouseProtocol
+
+/// One element of a ``ContinueNode``, typed so an app can render each kind natively.
+///
+/// ```swift
+/// for collector in node.collectors {
+///     switch collector {
+///     case .text(let text): TextField(text.label, ...)
+///     case .password(let password): SecureField(password.label, ...)
+///     case .submit(let submit): Button(submit.label) { ... }
+///     default: ...
+///     }
+/// }
+/// ```
+public enum Collector: Sendable {
+    case text(TextCollector)
+    case password(PasswordCollector)
+    case phoneNumber(PhoneNumberCollector)
+    case oneTimeCode(OneTimeCodeCollector)
+    case singleChoice(SingleChoiceCollector)
+    case multipleChoice(MultipleChoiceCollector)
+    case label(LabelCollector)
+    case submit(SubmitCollector)
+    case flowLink(FlowLinkCollector)
+
+    init(field: FlowField, messages: [FlowMessage]) {
+        let own = messages.filter { $0.field == field.key }
+        switch field.kind {
+        case .text: self = .text(TextCollector(field: field, messages: own))
+        case .password: self = .password(PasswordCollector(field: field, messages: own))
+        case .phoneNumber: self = .phoneNumber(PhoneNumberCollector(field: field, messages: own))
+        case .oneTimeCode: self = .oneTimeCode(OneTimeCodeCollector(field: field, messages: own))
+        case .singleChoice: self = .singleChoice(SingleChoiceCollector(field: field, messages: own))
+        case .multipleChoice: self = .multipleChoice(MultipleChoiceCollector(field: field, messages: own))
+        case .label: self = .label(LabelCollector(field: field))
+        }
+    }
+
+    init(action: FlowAction) {
+        switch action.kind {
+        case .submit: self = .submit(SubmitCollector(action: action))
+        case .link: self = .flowLink(FlowLinkCollector(action: action))
+        }
+    }
+
+    /// The input collector inside, for the kinds that take a value.
+    public var field: (any FieldCollector)? {
+        switch self {
+        case .text(let collector): collector
+        case .password(let collector): collector
+        case .phoneNumber(let collector): collector
+        case .oneTimeCode(let collector): collector
+        case .singleChoice(let collector): collector
+        case .multipleChoice(let collector): collector
+        case .label, .submit, .flowLink: nil
+        }
+    }
+
+    /// Sets the value of a text-like collector, or the selection of a choice (comma-separated for several).
+    /// Returns `false` for labels and actions, which take no value.
+    @discardableResult
+    mutating func set(_ value: String) -> Bool {
+        switch self {
+        case .text(var collector): collector.value = value; self = .text(collector)
+        case .password(var collector): collector.value = value; self = .password(collector)
+        case .phoneNumber(var collector): collector.value = value; self = .phoneNumber(collector)
+        case .oneTimeCode(var collector): collector.value = value; self = .oneTimeCode(collector)
+        case .singleChoice(var collector): collector.selection = value; self = .singleChoice(collector)
+        case .multipleChoice(var collector):
+            collector.selections = value.split(separator: ",").map(String.init)
+            self = .multipleChoice(collector)
+        case .label, .submit, .flowLink: return false
+        }
+        return true
+    }
+}

@@ -1,0 +1,98 @@
+import GatehouseProtocol
+
+/// A step of a flow waiting for the user: render its ``collectors``, fill them in, then call ``next()``.
+public struct ContinueNode: Sendable, Identifiable {
+    /// The node as the server sent it.
+    public let node: FlowNode
+    /// Fields and actions, in the order to show them.
+    public var collectors: [Collector]
+    let context: FlowContext
+
+    init(node: FlowNode, context: FlowContext) {
+        self.node = node
+        self.context = context
+        collectors = node.fields.map { Collector(field: $0, messages: node.messages) } + node.actions.map(Collector.init(action:))
+    }
+
+    /// Stable identifier of the step, e.g. `login.password`.
+    public var id: String { node.id }
+    public var name: String { node.name }
+    public var description: String { node.description }
+    /// Which kind of screen this is, e.g. `sign_in`.
+    public var category: String { node.category }
+    /// Messages about the node as a whole (field messages are on their collectors).
+    public var messages: [FlowMessage] { node.messages.filter { $0.field == nil } }
+
+    /// The value of the field `key`; setting it fills a text-like field or chooses an option
+    /// (comma-separated values for a multiple choice).
+    public subscript(key: String) -> String? {
+        get { collectors.lazy.compactMap(\.field).first { $0.key == key }?.fieldValue.text }
+        set {
+            guard let index = collectors.firstIndex(where: { $0.field?.key == key }) else { return }
+            collectors[index].set(newValue ?? "")
+        }
+    }
+
+    /// The values that will be submitted, by field key.
+    public var values: [String: FieldValue] {
+        Dictionary(collectors.compactMap(\.field).map { ($0.key, $0.fieldValue) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// What the server's rules say about the current values, checked on the device; empty when the
+    /// node can be submitted.
+    public var problems: [FlowMessage] { node.problems(in: values) }
+
+    /// The node's main submit action.
+    public var submit: SubmitCollector? {
+        collectors.lazy.compactMap { if case .submit(let submit) = $0 { submit } else { nil } }.first
+    }
+
+    /// The links to other flows this node offers.
+    public var links: [FlowLinkCollector] {
+        collectors.compactMap { if case .flowLink(let link) = $0 { link } else { nil } }
+    }
+
+    /// Checks the values on the device, then submits them with the main action and returns the next node.
+    public func next() async -> Node {
+        await next(action: submit?.id ?? "submit", validate: true)
+    }
+
+    /// Submits with a particular submit action.
+    public func next(_ action: SubmitCollector) async -> Node {
+        await next(action: action.id, validate: true)
+    }
+
+    /// Follows a link to another flow; the values are not checked.
+    public func next(following link: FlowLinkCollector) async -> Node {
+        await next(action: link.id, validate: false)
+    }
+
+    private func next(action: String, validate: Bool) async -> Node {
+        if validate {
+            let problems = self.problems
+            if !problems.isEmpty {
+                // Shown like the server's answer, without a round trip.
+                var again = ContinueNode(node: node.with(messages: problems), context: context)
+                again.keepValues(of: self)
+                return .error(ErrorNode(messages: problems, error: .invalidInput(problems), retry: again))
+            }
+        }
+        return await context.submit(action: action, values: values)
+    }
+
+    /// Copies what the user entered on `other` (the same node), except secrets.
+    mutating func keepValues(of other: ContinueNode) {
+        for collector in other.collectors {
+            guard let field = collector.field, field.field.kind != .password, field.field.kind != .oneTimeCode else { continue }
+            self[field.key] = field.fieldValue.text
+        }
+    }
+}
+
+extension FlowNode {
+    func with(messages: [FlowMessage]) -> FlowNode {
+        var copy = self
+        copy.messages = messages
+        return copy
+    }
+}

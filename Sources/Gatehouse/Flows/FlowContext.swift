@@ -1,0 +1,115 @@
+import Foundation
+import GatehouseProtocol
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One running flow on the device: its id at the server and the secrets of the authorization request
+/// behind it (PKCE verifier, state, nonce), which never leave the device until the code is exchanged.
+struct FlowContext: Sendable {
+    let client: GatehouseClient
+    let metadata: OpenIDProviderMetadata
+    let flowID: String
+    let verifier: String
+    let state: String
+    let nonce: String
+
+    private var configuration: GatehouseConfiguration { client.configuration }
+    private var provider: ProviderRequest { ProviderRequest(configuration: configuration) }
+
+    /// Starts a login flow with a fresh authorization request; returns its first node.
+    static func begin(client: GatehouseClient, loginHint: String?) async -> Node {
+        let configuration = client.configuration
+        do throws(GatehouseError) {
+            let metadata = try await client.metadata()
+            let verifier = PKCE.makeVerifier()
+            let state = PKCE.makeVerifier()
+            let nonce = PKCE.makeVerifier()
+            let request = FlowStartRequest(
+                clientID: configuration.clientID, redirectURI: configuration.redirectURI, scope: configuration.scopes.joined(separator: " "),
+                state: state, nonce: nonce, codeChallenge: PKCE.challenge(for: verifier), codeChallengeMethod: PKCE.method, loginHint: loginHint
+            )
+            let endpoint = configuration.issuer.appendingPathComponent("flows/login").absoluteString
+            let response = try await Self.decode(ProviderRequest(configuration: configuration).postJSON(endpoint, request))
+            guard let flowID = response.flowID else { throw .unexpectedResponse(status: 200) }
+            configuration.logger.debug("Started a login flow", metadata: ["node": "\(response.node?.id ?? "")"])
+            let context = FlowContext(client: client, metadata: metadata, flowID: flowID, verifier: verifier, state: state, nonce: nonce)
+            return await context.node(for: response)
+        } catch {
+            return .failure(FailureNode(cause: error))
+        }
+    }
+
+    /// Submits `values` with `action` and returns where the flow went.
+    func submit(action: String, values: [String: FieldValue]) async -> Node {
+        do throws(GatehouseError) {
+            let endpoint = configuration.issuer.appendingPathComponent("flows").appendingPathComponent(flowID).absoluteString
+            let submission = FlowSubmission(clientID: configuration.clientID, action: action, values: values)
+            return await node(for: try await Self.decode(provider.postJSON(endpoint, submission)))
+        } catch {
+            return .failure(FailureNode(cause: error))
+        }
+    }
+
+    private func node(for response: FlowResponse) async -> Node {
+        switch response.status {
+        case .continue:
+            guard let node = response.node else { return .failure(FailureNode(cause: .unexpectedResponse(status: 200))) }
+            return .continue(ContinueNode(node: node, context: self))
+        case .error:
+            guard let node = response.node else { return .failure(FailureNode(cause: .unexpectedResponse(status: 200))) }
+            return .error(ErrorNode(messages: node.messages, error: Self.error(for: node.messages), retry: ContinueNode(node: node, context: self)))
+        case .failure:
+            return .failure(FailureNode(cause: response.failure?.error == "flow_expired" ? .flowExpired : .unexpectedResponse(status: 200)))
+        case .success:
+            guard let authorization = response.authorization else { return .failure(FailureNode(cause: .unexpectedResponse(status: 200))) }
+            do throws(GatehouseError) {
+                return .success(try await complete(authorization))
+            } catch {
+                return .failure(FailureNode(cause: error))
+            }
+        }
+    }
+
+    /// Checks where the code came from, exchanges it with the PKCE verifier, validates the ID token and
+    /// stores the tokens.
+    private func complete(_ authorization: FlowAuthorization) async throws(GatehouseError) -> SuccessNode {
+        // RFC 9207 and the state: the code must come from this provider, for this request.
+        guard authorization.issuer == metadata.issuer, let returned = authorization.state, ConstantTime.equals(returned, state) else {
+            throw .invalidIDToken(.wrongIssuer(expected: metadata.issuer, found: authorization.issuer))
+        }
+        let tokenClient = TokenClient(configuration: configuration, metadata: metadata)
+        let response = try await tokenClient.exchange(code: authorization.code, verifier: verifier)
+        guard let idToken = response.idToken else { throw .unexpectedResponse(status: 200) }
+        let validator = try IDTokenValidator(configuration: configuration, metadata: metadata)
+        let claims = try await validator.checked(idToken, nonce: nonce)
+        let tokens = TokenSet(response: response)
+        let user = try UserSession(configuration: configuration, metadata: metadata, tokens: tokens, claims: claims)
+        do {
+            try await configuration.tokenStorage.write(Array(try StoredTokenFormat.encode(tokens)), account: configuration.storageAccount)
+        } catch {
+            throw .storage("\(error)")
+        }
+        configuration.logger.info("Signed in", metadata: ["subject": "\(claims.subject)"])
+        return SuccessNode(user: user, claims: claims)
+    }
+
+    /// The typed reason behind an error node's messages.
+    static func error(for messages: [FlowMessage]) -> GatehouseError {
+        switch messages.lazy.compactMap(\.code).first {
+        case "invalid_credentials": .invalidCredentials
+        case "throttled": .throttled
+        case "locked": .locked
+        default: .invalidInput(messages)
+        }
+    }
+
+    /// Reads a flow answer; a 404 failure is an expired flow, other errors are the provider's.
+    private static func decode(_ answer: (Data, HTTPURLResponse)) throws(GatehouseError) -> FlowResponse {
+        let (data, response) = answer
+        if let flow = try? JSONDecoder().decode(FlowResponse.self, from: data), response.statusCode == 200 || flow.status == .failure {
+            return flow
+        }
+        throw TokenClient.error(data, response)
+    }
+}

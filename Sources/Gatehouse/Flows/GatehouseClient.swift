@@ -1,0 +1,87 @@
+import Foundation
+import GatehouseProtocol
+
+/// The app's entry point to a Gatehouse provider: runs sign-in flows and restores the signed-in user.
+///
+/// ```swift
+/// let gatehouse = GatehouseClient(configuration: .init(
+///     issuer: URL(string: "https://id.example.com")!, clientID: "ios-app", redirectURI: "com.example.app:/callback",
+///     tokenStorage: KeychainTokenStorage()))
+/// if let user = try await gatehouse.currentUser() { ... }
+/// let user = try await gatehouse.login(username: "alice", password: password)
+/// ```
+public final class GatehouseClient: Sendable {
+    public let configuration: GatehouseConfiguration
+    private let metadataCache = MetadataCache()
+
+    public init(configuration: GatehouseConfiguration) {
+        self.configuration = configuration
+    }
+
+    /// The provider's metadata, read once from its discovery document.
+    public func metadata() async throws(GatehouseError) -> OpenIDProviderMetadata {
+        if let metadata = await metadataCache.metadata { return metadata }
+        let discovery = ProviderDiscovery(issuer: configuration.issuer, documentURL: configuration.discoveryURL, transport: configuration.transport)
+        let metadata: OpenIDProviderMetadata
+        do {
+            metadata = try await discovery.metadata()
+        } catch let error as DiscoveryError {
+            throw .discovery(error)
+        } catch {
+            throw .network(ProviderRequest.reason(error))
+        }
+        await metadataCache.store(metadata)
+        return metadata
+    }
+
+    /// The user signed in on an earlier launch (from the token storage), or `nil`.
+    public func currentUser() async throws -> UserSession? {
+        try await UserSession.restore(configuration: configuration, metadata: try await metadata())
+    }
+
+    /// Starts the login flow; the server decides its steps. `loginHint` pre-fills the username.
+    public func start(loginHint: String? = nil) async -> Node {
+        await FlowContext.begin(client: self, loginHint: loginHint)
+    }
+
+    /// Signs in with a username and password in one call, for flows that ask for nothing else.
+    ///
+    /// - Throws: ``GatehouseError/invalidCredentials``, ``GatehouseError/throttled``, ``GatehouseError/locked``,
+    ///   ``GatehouseError/flowExpired``, ``GatehouseError/network(_:)``, or ``GatehouseError/unsupportedStep(_:)``
+    ///   when the flow asks for more (drive it with ``start(loginHint:)`` then).
+    public func login(username: String, password: String) async throws(GatehouseError) -> UserSession {
+        var node = await start(loginHint: username)
+        // A login flow has a handful of steps; the bound stops a server that keeps asking.
+        for _ in 0..<8 {
+            switch node {
+            case .continue(var step):
+                var filled = false
+                for collector in step.collectors {
+                    guard let field = collector.field else { continue }
+                    switch field.field.kind {
+                    case .text where field.key == "username" || field.field.autocomplete == "username":
+                        step[field.key] = username
+                        filled = true
+                    case .password:
+                        step[field.key] = password
+                        filled = true
+                    default:
+                        if field.isRequired { throw .unsupportedStep(step.id) }
+                    }
+                }
+                guard filled else { throw .unsupportedStep(step.id) }
+                node = await step.next()
+            case .error(let error): throw error.error
+            case .failure(let failure): throw failure.cause
+            case .success(let success): return success.user
+            }
+        }
+        throw .unsupportedStep("too many steps")
+    }
+}
+
+/// The provider metadata, fetched once and shared.
+private actor MetadataCache {
+    var metadata: OpenIDProviderMetadata?
+    func store(_ metadata: OpenIDProviderMetadata) { self.metadata = metadata }
+}

@@ -49,8 +49,10 @@ let package = Package(
             name: "gatehouse",
             dependencies: [
                 "GatehouseServer",
+                .product(name: "Gatehouse", package: "Gatehouse"),
                 .product(name: "GatehouseProtocol", package: "Gatehouse"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),

@@ -6,6 +6,7 @@ struct GatehouseCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gatehouse",
         abstract: "Gatehouse, a self-hosted identity server and OpenID Connect provider.",
-        subcommands: [ServeCommand.self, UsersCommand.self, ClientsCommand.self, KeysCommand.self, MigrateCommand.self, CopyCommand.self]
+        subcommands: [ServeCommand.self, UsersCommand.self, ClientsCommand.self, KeysCommand.self, MigrateCommand.self, CopyCommand.self,
+                      LoginCommand.self, WhoamiCommand.self, TokenCommand.self, LogoutCommand.self]
     )
 }

@@ -229,3 +229,18 @@ def hidden_text(html: str, element_id: str) -> str:
     assert match, f"no element {element_id} in page"
     import html as html_module
     return html_module.unescape(match.group(1))
+
+
+_openapi_documents: dict = {}
+
+
+def conforms_to_openapi(server: Server, response: requests.Response) -> requests.Response:
+    """Validates a real response (status, headers, JSON body) against the OpenAPI document the server serves."""
+    from openapi_core import OpenAPI
+    from openapi_core.contrib.requests import RequestsOpenAPIRequest, RequestsOpenAPIResponse
+    if server.issuer not in _openapi_documents:
+        document = requests.get(server.issuer + "/openapi.json", timeout=10)
+        assert document.status_code == 200 and document.headers["Content-Type"] == "application/json"
+        _openapi_documents[server.issuer] = OpenAPI.from_dict(document.json())
+    _openapi_documents[server.issuer].validate_response(RequestsOpenAPIRequest(response.request), RequestsOpenAPIResponse(response))
+    return response

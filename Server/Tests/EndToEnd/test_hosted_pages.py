@@ -167,3 +167,45 @@ def test_discovery_metadata_is_complete(server):
     assert {key["alg"] for key in jwks["keys"]} == {"RS256", "ES256"}
     assert all("d" not in key and "p" not in key for key in jwks["keys"])  # never private parts
     assert requests.get(server.issuer + "/health/live", timeout=10).json() == {"status": "ok"}
+
+
+def test_hosted_page_renders_the_same_flow_as_the_json_api_and_does_identify_first():
+    server = Server(config={"login_steps": "identify_first"})
+    try:
+        server.add_user("erin", PASSWORD)
+        server.add_client("web", WEB_REDIRECT, secret=WEB_SECRET, extra=["--name", "Web App"])
+        browser = Browser(server)
+        first = browser.get(authorize_url(server))
+        assert first.status_code == 200 and 'data-node="login.identify"' in first.text
+        form = forms(first.text)[0]
+        assert [f.get("name") for f in form["fields"] if f.get("type") not in ("hidden",)] == ["username", "action"]
+        second = browser.post(server.issuer + form["action"], dict(form["inputs"], username="erin"))
+        assert second.status_code == 200 and 'data-node="login.password"' in second.text and "erin" in second.text
+        assert second.url.startswith(server.issuer + "/login?flow=")  # post/redirect/get
+        form = forms(second.text)[0]
+        assert [f.get("name") for f in form["fields"] if f.get("type") == "password"] == ["password"]
+        wrong = browser.post(server.issuer + form["action"], dict(form["inputs"], password="not it at all"))
+        assert wrong.status_code == 401 and 'id="flow-message"' in wrong.text and 'data-node="login.password"' in wrong.text
+        done = browser.post(server.issuer + form["action"], dict(forms(wrong.text)[0]["inputs"], password=PASSWORD))
+        assert "code" in redirect_parameters(done)
+    finally:
+        server.stop()
+
+
+def test_hosted_flow_cannot_be_continued_through_the_json_api(server):
+    browser = Browser(server)
+    page = browser.get(authorize_url(server))
+    flow_id = forms(page.text)[0]["inputs"]["flow"]
+    for client_id in ("web", "app"):
+        response = requests.post(f"{server.issuer}/flows/{flow_id}", json={"client_id": client_id, "action": "submit",
+                                                                          "values": {"username": "alice", "password": PASSWORD}}, timeout=10)
+        assert response.status_code == 404 and response.json()["status"] == "failure"
+
+
+def test_empty_field_is_named_on_the_hosted_page(server):
+    browser = Browser(server)
+    page = browser.get(authorize_url(server))
+    data = dict(forms(page.text)[0]["inputs"], username="alice", password="")
+    response = browser.post(server.issuer + "/login", data)
+    assert response.status_code == 400 and 'id="password-error"' in response.text and "Password is required." in response.text
+    assert 'aria-invalid="true"' in response.text

@@ -1,11 +1,12 @@
 """The native flow API: an app drives the login flow node by node as JSON and exchanges the code with PKCE."""
+import json
 import time
 
 import pytest
 import requests
 
 from conftest import APP_REDIRECT, PASSWORD
-from gatehouse_harness import Server, error_of
+from gatehouse_harness import Server, conforms_to_openapi, error_of
 from test_authlib_client import verify_id_token
 from test_oauth_rules import RFC7636_CHALLENGE, RFC7636_VERIFIER
 
@@ -14,11 +15,13 @@ def start(server, client_id="app", **overrides):
     body = {"client_id": client_id, "redirect_uri": APP_REDIRECT, "scope": "openid profile offline_access", "state": "st",
             "nonce": "nn", "code_challenge": RFC7636_CHALLENGE, "code_challenge_method": "S256"}
     body.update(overrides)
-    return requests.post(server.issuer + "/flows/login", json={k: v for k, v in body.items() if v is not None}, timeout=10)
+    response = requests.post(server.issuer + "/flows/login", json={k: v for k, v in body.items() if v is not None}, timeout=10)
+    return conforms_to_openapi(server, response)
 
 
 def submit(server, flow_id, values, client_id="app", action="submit"):
-    return requests.post(f"{server.issuer}/flows/{flow_id}", json={"client_id": client_id, "action": action, "values": values}, timeout=30)
+    response = requests.post(f"{server.issuer}/flows/{flow_id}", json={"client_id": client_id, "action": action, "values": values}, timeout=30)
+    return conforms_to_openapi(server, response)
 
 
 def exchange(server, code):
@@ -39,7 +42,7 @@ def test_single_node_login_with_a_retry_after_a_wrong_password(server):
 
     wrong = submit(server, body["flow_id"], {"username": "alice", "password": "nope nope"}).json()
     assert wrong["status"] == "error" and wrong["node"]["id"] == "login.credentials"
-    assert wrong["node"]["messages"] == [{"level": "error", "text": "The username or password is incorrect."}]
+    assert wrong["node"]["messages"] == [{"level": "error", "text": "The username or password is incorrect.", "code": "invalid_credentials"}]
 
     done = submit(server, body["flow_id"], {"username": "alice", "password": PASSWORD}).json()
     assert done["status"] == "success"
@@ -98,7 +101,7 @@ def test_flow_is_bound_to_its_client_and_checks_its_input(server):
     assert unknown.status_code == 404
     missing = submit(server, body["flow_id"], {"username": "alice"}).json()
     assert missing["status"] == "error"
-    assert missing["node"]["messages"] == [{"level": "error", "text": "Password is required.", "field": "password"}]
+    assert missing["node"]["messages"] == [{"level": "error", "text": "Password is required.", "field": "password", "code": "invalid_value"}]
     bad_action = submit(server, body["flow_id"], {}, action="teleport")
     assert bad_action.status_code == 400 and error_of(bad_action) == "invalid_request"
     # The flow still works after those mistakes.
@@ -119,8 +122,21 @@ def test_bad_start_requests_are_refused(server, overrides, error):
 
 def test_malformed_bodies_get_clear_errors(server):
     not_json = requests.post(server.issuer + "/flows/login", data="client_id=app", headers={"Content-Type": "application/json"}, timeout=10)
-    assert not_json.status_code == 400 and "not a valid" in not_json.json()["error_description"]
+    assert conforms_to_openapi(server, not_json).status_code == 400 and "not a valid" in not_json.json()["error_description"]
     form = requests.post(server.issuer + "/flows/login", data={"client_id": "app"}, timeout=10)
-    assert form.status_code == 415
-    missing = requests.post(server.issuer + "/flows/login", json={"client_id": "app"}, timeout=10)
+    assert conforms_to_openapi(server, form).status_code == 415 and error_of(form) == "invalid_request"
+    missing = conforms_to_openapi(server, requests.post(server.issuer + "/flows/login", json={"client_id": "app"}, timeout=10))
     assert missing.status_code == 400 and " is missing" in missing.json()["error_description"]
+
+
+def test_openapi_document_is_valid_and_the_check_catches_drift(server):
+    from openapi_spec_validator import validate
+    document = requests.get(server.issuer + "/openapi.json", timeout=10).json()
+    validate(document)  # a valid OpenAPI 3.1 document
+    assert document["openapi"] == "3.1.0" and document["servers"] == [{"url": server.issuer}]
+    # The response check is not a formality: an undocumented field or a wrong status value is caught.
+    response = start(server)
+    for tampered in ({**response.json(), "debug": True}, {**response.json(), "status": "maybe"}):
+        response._content = json.dumps(tampered).encode()
+        with pytest.raises(Exception):
+            conforms_to_openapi(server, response)

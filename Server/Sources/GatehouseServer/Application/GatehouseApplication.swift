@@ -30,6 +30,7 @@ public enum GatehouseApplication {
         IntrospectionController(server: server).addRoutes(to: router)
         EndSessionController(server: server).addRoutes(to: router)
         FlowController(server: server).addRoutes(to: router)
+        FlowAPIDocument.addRoutes(to: router, issuer: server.issuer)
         demo?.addRoutes(to: router)
         return router
     }

@@ -13,6 +13,9 @@ import NIOCore
 /// JWKS, calls userinfo, and shows what it got. Its transaction state lives in a sealed cookie.
 public final class DemoRelyingParty: Sendable {
     public static let clientID = "gatehouse-demo"
+    /// The public client `gatehouse login` uses by default.
+    public static let cliClientID = "gatehouse-cli"
+    public static let cliRedirectURI = "dev.gatehouse.cli:/callback"
     public static let username = "demo"
     public static let scope = "openid profile email offline_access"
 
@@ -45,6 +48,12 @@ public final class DemoRelyingParty: Sendable {
             redirectURIs: merged(demo.redirectURI, existing?.redirectURIs),
             postLogoutRedirectURIs: merged(demo.homeURI, existing?.postLogoutRedirectURIs),
             scopes: ClientRegistrationRules.defaultScopes, idTokenAlgorithm: "RS256", createdAt: existing?.createdAt ?? server.clock.now()
+        ))
+        // The terminal client (`gatehouse login`) is a public client: PKCE instead of a secret.
+        let cli = try await server.clients.find(id: cliClientID)
+        try await server.clients.upsert(Client(
+            id: cliClientID, name: "Gatehouse command line", secretHash: nil, redirectURIs: [cliRedirectURI], postLogoutRedirectURIs: [],
+            scopes: ClientRegistrationRules.defaultScopes, idTokenAlgorithm: "RS256", createdAt: cli?.createdAt ?? server.clock.now()
         ))
         let user = try await server.users.find(username: username)
         if let user, try await server.hasher.verify(demo.password, against: user.passwordHash) {

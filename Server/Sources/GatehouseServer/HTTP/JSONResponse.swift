@@ -11,7 +11,16 @@ enum JSONResponse {
     }()
 
     static func make(_ value: some Encodable, status: HTTPResponse.Status = .ok, cacheable: Bool = false) -> Response {
-        let data = (try? encoder.encode(value)) ?? Data(#"{"error":"server_error"}"#.utf8)
+        data((try? encoder.encode(value)) ?? Data(#"{"error":"server_error"}"#.utf8), status: status, cacheable: cacheable)
+    }
+
+    /// Encodes a JSON object given as a dictionary (for claims whose set depends on scopes).
+    static func object(_ object: [String: any Sendable], status: HTTPResponse.Status = .ok) -> Response {
+        data((try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8), status: status)
+    }
+
+    /// Already encoded JSON; only public documents may be `cacheable`.
+    static func data(_ data: Data, status: HTTPResponse.Status = .ok, cacheable: Bool = false) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         if cacheable {
@@ -20,16 +29,6 @@ enum JSONResponse {
             headers[.cacheControl] = "no-store"
             headers[.pragma] = "no-cache"
         }
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
-    }
-
-    /// Encodes a JSON object given as a dictionary (for claims whose set depends on scopes).
-    static func object(_ object: [String: any Sendable], status: HTTPResponse.Status = .ok) -> Response {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-        var headers = HTTPFields()
-        headers[.contentType] = "application/json"
-        headers[.cacheControl] = "no-store"
-        headers[.pragma] = "no-cache"
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }

@@ -1,0 +1,88 @@
+import Foundation
+import Gatehouse
+
+/// Walks any flow in the terminal: one prompt per field, hidden input for secrets, numbered choices,
+/// links offered as options. Values given on the command line are filled in without asking.
+struct TerminalFlow {
+    let client: GatehouseClient
+    let username: String?
+    let password: String?
+    /// Without a person at the keyboard (the password came from standard input), an error ends the run.
+    var interactive: Bool { password == nil }
+    static let maximumRetries = 5
+
+    func run() async throws -> SuccessNode {
+        var node = await client.start(loginHint: username)
+        var retries = 0
+        while true {
+            switch node {
+            case .continue(let step):
+                node = try await answer(step)
+            case .error(let error):
+                retries += 1
+                guard interactive, retries < Self.maximumRetries else { throw error.error }
+                Terminal.say("✗ \(error.message)")
+                node = .continue(error.retry)
+            case .failure(let failure):
+                throw failure.cause
+            case .success(let success):
+                return success
+            }
+        }
+    }
+
+    private func answer(_ original: ContinueNode) async throws -> Node {
+        var step = original
+        Terminal.say("\n\(step.name)\n\(step.description)")
+        for message in step.messages { Terminal.say("  \(message.level == .error ? "✗" : "•") \(message.text)") }
+        for index in step.collectors.indices {
+            switch step.collectors[index] {
+            case .label(let label):
+                Terminal.say(label.text)
+            case .text(let text):
+                if text.key == "username", let username {
+                    step[text.key] = username
+                } else {
+                    let suggestion = text.value.isEmpty ? "" : " [\(text.value)]"
+                    let entered = try Terminal.ask("\(text.label)\(suggestion): ")
+                    if !entered.isEmpty || text.value.isEmpty { step[text.key] = entered }
+                }
+            case .password(let secret):
+                step[secret.key] = try password ?? Terminal.askSecret("\(secret.label): ")
+            case .phoneNumber(let phone):
+                step[phone.key] = try Terminal.ask("\(phone.label): ")
+            case .oneTimeCode(let code):
+                step[code.key] = try Terminal.askSecret("\(code.label): ")
+            case .singleChoice(let choice):
+                step[choice.key] = try choose(choice.label, choice.options.map(\.label), several: false).map { choice.options[$0].value }.first
+            case .multipleChoice(let choice):
+                step[choice.key] = try choose(choice.label, choice.options.map(\.label), several: true)
+                    .map { choice.options[$0].value }.joined(separator: ",")
+            case .submit, .flowLink:
+                continue
+            }
+        }
+        let links = step.links
+        if interactive, !links.isEmpty {
+            let options = ["Continue"] + links.map(\.label)
+            if let picked = try choose("What next?", options, several: false).first, picked > 0 {
+                return await step.next(following: links[picked - 1])
+            }
+        }
+        return await step.next()
+    }
+
+    /// Asks for one (or several, comma-separated) of `options` by number; returns their indices.
+    private func choose(_ question: String, _ options: [String], several: Bool) throws -> [Int] {
+        Terminal.say(question)
+        for (number, option) in options.enumerated() { Terminal.say("  \(number + 1)) \(option)") }
+        while true {
+            let answer = try Terminal.ask(several ? "Numbers, separated by commas: " : "Number: ")
+            let picked = answer.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+            if !picked.isEmpty, picked.allSatisfy({ $0.map { (1...options.count).contains($0) } ?? false }), several || picked.count == 1 {
+                return picked.compactMap { $0.map { $0 - 1 } }
+            }
+            Terminal.say("Enter \(several ? "numbers" : "a number") from 1 to \(options.count).")
+        }
+    }
+}

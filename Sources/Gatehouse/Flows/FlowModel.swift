@@ -1,0 +1,80 @@
+#if canImport(Observation)
+import Observation
+
+/// A login flow as observable state for SwiftUI: bind the view to ``step`` and ``errorMessage``, call
+/// ``start()``, then ``submit()`` whenever the user presses the button.
+///
+/// ```swift
+/// @State private var flow = FlowModel(client: gatehouse)
+/// var body: some View {
+///     if let step = flow.step { NodeView(step: $flow.step) { Task { await flow.submit() } } }
+///     if let message = flow.errorMessage { Text(message).foregroundStyle(.red) }
+///     ...
+///     .task { await flow.start() }
+/// }
+/// ```
+@available(iOS 17, macOS 14, *)
+@MainActor
+@Observable
+public final class FlowModel {
+    /// The step to show and edit, while the flow waits for the user.
+    public var step: ContinueNode?
+    /// What went wrong with the last submission (wrong password, invalid input), to show above the form.
+    public private(set) var errorMessage: String?
+    /// Why the flow ended without signing in; call ``start()`` to begin again.
+    public private(set) var failure: GatehouseError?
+    /// The signed-in user once the flow succeeded.
+    public private(set) var user: UserSession?
+    /// Who signed in.
+    public private(set) var claims: IDTokenClaims?
+    /// Whether a request is under way (disable the button).
+    public private(set) var isWorking = false
+
+    private let client: GatehouseClient
+
+    public init(client: GatehouseClient) {
+        self.client = client
+    }
+
+    /// Starts (or restarts) the login flow.
+    public func start(loginHint: String? = nil) async {
+        failure = nil
+        errorMessage = nil
+        await run { await self.client.start(loginHint: loginHint) }
+    }
+
+    /// Submits the current step with its main action.
+    public func submit() async {
+        guard let step else { return }
+        await run { await step.next() }
+    }
+
+    /// Follows a link of the current step.
+    public func follow(_ link: FlowLinkCollector) async {
+        guard let step else { return }
+        await run { await step.next(following: link) }
+    }
+
+    private func run(_ operation: @Sendable () async -> Node) async {
+        isWorking = true
+        defer { isWorking = false }
+        switch await operation() {
+        case .continue(let next):
+            step = next
+            errorMessage = nil
+        case .error(let error):
+            step = error.retry
+            errorMessage = error.message
+        case .failure(let failed):
+            step = nil
+            failure = failed.cause
+            errorMessage = failed.cause.description
+        case .success(let success):
+            step = nil
+            errorMessage = nil
+            user = success.user
+            claims = success.claims
+        }
+    }
+}
+#endif

@@ -60,7 +60,7 @@ struct LiveServerTests {
                 return try await group.reduce(into: Set<String>()) { $0.insert($1) }
             }
             #expect(accessTokens.count == 1)
-            let fresh = await session.currentTokens
+            let fresh = try #require(await session.currentTokens)
             #expect(fresh.accessToken != issued.accessToken && fresh.refreshToken != issued.refreshToken)
             // Had the old refresh token been sent twice, the server would have revoked the whole family.
             #expect(try await server.tokens.activeRefreshToken(try #require(fresh.refreshToken)) != nil)

@@ -61,9 +61,12 @@ enum TestServer {
     }
 
     /// Runs `body` with an identity server listening on a loopback port, its issuer being that address.
-    static func withLiveServer<T: Sendable>(engine: TestEngine = .sqlite, _ body: (IdentityServer, URL) async throws -> T) async throws -> T {
+    static func withLiveServer<T: Sendable>(
+        engine: TestEngine = .sqlite, clock: UnixClock = .system, configure: (inout ServerConfiguration) -> Void = { _ in },
+        _ body: (IdentityServer, URL) async throws -> T
+    ) async throws -> T {
         let port = try await freePort()
-        return try await withServer(engine: engine, configure: { $0.port = port; $0.issuer = nil }) { server in
+        return try await withServer(engine: engine, clock: clock, configure: { configure(&$0); $0.port = port; $0.issuer = nil }) { server in
             let running = AsyncStream<Int>.makeStream()
             let application = GatehouseApplication.make(server: server, logger: logger) { port in running.continuation.yield(port) }
             let task = Task { try await application.run() }

@@ -1,0 +1,39 @@
+import GatehouseProtocol
+
+/// A collector for a value typed by the user. One implementation serves every kind of input; the kind
+/// (``TextCollector``, ``PasswordCollector``, ``PhoneNumberCollector``, ``OneTimeCodeCollector``) tells
+/// the app how to render it.
+public struct InputCollector<Kind: InputKind>: FieldCollector {
+    public let field: FlowField
+    public let messages: [FlowMessage]
+    public var value: String
+
+    init(field: FlowField, messages: [FlowMessage]) {
+        self.field = field
+        self.messages = messages
+        // A secret is never filled in again, even when the server sends the node back.
+        value = Kind.isSecret ? "" : field.defaultValue ?? ""
+    }
+
+    public var fieldValue: FieldValue { .text(value) }
+}
+
+/// What kind of input an ``InputCollector`` holds.
+public protocol InputKind: Sendable {
+    /// Whether the value is a secret: shown as a secure field, never pre-filled.
+    static var isSecret: Bool { get }
+}
+
+/// A line of text, such as a username or a name.
+public enum TextInput: InputKind { public static let isSecret = false }
+/// A password: show it in a secure field.
+public enum PasswordInput: InputKind { public static let isSecret = true }
+/// A phone number; the server's rules usually ask for the international form, e.g. `+14155550100`.
+public enum PhoneNumberInput: InputKind { public static let isSecret = false }
+/// A one-time code from email, SMS or an authenticator app; use the platform's one-time-code content type.
+public enum OneTimeCodeInput: InputKind { public static let isSecret = true }
+
+public typealias TextCollector = InputCollector<TextInput>
+public typealias PasswordCollector = InputCollector<PasswordInput>
+public typealias PhoneNumberCollector = InputCollector<PhoneNumberInput>
+public typealias OneTimeCodeCollector = InputCollector<OneTimeCodeInput>

@@ -1,3 +1,5 @@
+import Crypto
+import Foundation
 import GatehouseProtocol
 import Testing
 
@@ -54,6 +56,12 @@ struct SharedPrimitivesTests {
         #expect(ConstantTime.equals("abc", "abc"))
         #expect(!ConstantTime.equals("abc", "abd"))
         #expect(!ConstantTime.equals("abc", "abcd"))
+    }
+
+    @Test("hex encoding matches the FIPS 180-2 SHA-256 vector for \"abc\"")
+    func hex() {
+        #expect(Hex.encode(SHA256.hash(data: Data("abc".utf8))) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(Hex.encode([0x00, 0x0f, 0xf0, 0xff]) == "000ff0ff" && Hex.encode([UInt8]()) == "")
     }
 
     @Test("form encoding leaves only unreserved characters and drops absent values")

@@ -83,7 +83,7 @@ public struct ContinueNode: Sendable, Identifiable {
     /// Copies what the user entered on `other` (the same node), except secrets.
     mutating func keepValues(of other: ContinueNode) {
         for collector in other.collectors {
-            guard let field = collector.field, field.field.kind != .password, field.field.kind != .oneTimeCode else { continue }
+            guard let field = collector.field, !field.field.isSecret else { continue }
             self[field.key] = field.fieldValue.text
         }
     }

@@ -83,13 +83,7 @@ struct FlowContext: Sendable {
         guard let idToken = response.idToken else { throw .unexpectedResponse(status: 200) }
         let validator = try IDTokenValidator(configuration: configuration, metadata: metadata)
         let claims = try await validator.checked(idToken, nonce: nonce)
-        let tokens = TokenSet(response: response)
-        let user = try UserSession(configuration: configuration, metadata: metadata, tokens: tokens, claims: claims)
-        do {
-            try await configuration.tokenStorage.write(Array(try StoredTokenFormat.encode(tokens)), account: configuration.storageAccount)
-        } catch {
-            throw .storage("\(error)")
-        }
+        let user = try await UserSession.start(with: TokenSet(response: response), claims: claims, configuration: configuration, metadata: metadata)
         configuration.logger.info("Signed in", metadata: ["subject": "\(claims.subject)"])
         return SuccessNode(user: user, claims: claims)
     }

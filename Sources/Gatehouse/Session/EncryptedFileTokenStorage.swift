@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GatehouseProtocol
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -40,7 +41,7 @@ public struct EncryptedFileTokenStorage: TokenStorage {
     }
 
     private func file(for account: String) -> URL {
-        let name = SHA256.hash(data: Data(account.utf8)).map { String(format: "%02x", $0) }.joined()
+        let name = Hex.encode(SHA256.hash(data: Data(account.utf8)))
         return directory.appendingPathComponent(name + ".tokens")
     }
 

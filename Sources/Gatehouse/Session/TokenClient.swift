@@ -10,11 +10,6 @@ struct TokenClient: Sendable {
     let metadata: OpenIDProviderMetadata
     private var provider: ProviderRequest { ProviderRequest(configuration: configuration) }
 
-    init(configuration: GatehouseConfiguration, metadata: OpenIDProviderMetadata) {
-        self.configuration = configuration
-        self.metadata = metadata
-    }
-
     func exchange(code: String, verifier: String) async throws(GatehouseError) -> TokenResponse {
         try await tokenRequest([("grant_type", "authorization_code"), ("code", code), ("redirect_uri", configuration.redirectURI),
                                 ("code_verifier", verifier)])

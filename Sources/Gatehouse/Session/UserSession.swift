@@ -25,7 +25,13 @@ public actor UserSession {
 
     /// Starts a session from freshly issued (and already validated) tokens and stores them.
     public static func start(with tokens: TokenSet, configuration: GatehouseConfiguration, metadata: OpenIDProviderMetadata) async throws -> UserSession {
-        let session = try UserSession(configuration: configuration, metadata: metadata, tokens: tokens, claims: nil)
+        try await start(with: tokens, claims: nil, configuration: configuration, metadata: metadata)
+    }
+
+    /// Starts a session whose ID token was just validated into `claims`, and stores its tokens.
+    static func start(with tokens: TokenSet, claims: IDTokenClaims?, configuration: GatehouseConfiguration,
+                      metadata: OpenIDProviderMetadata) async throws(GatehouseError) -> UserSession {
+        let session = try UserSession(configuration: configuration, metadata: metadata, tokens: tokens, claims: claims)
         try await session.store(tokens)
         return session
     }
@@ -132,11 +138,11 @@ public actor UserSession {
         return refreshed
     }
 
-    private func store(_ tokens: TokenSet) async throws {
+    private func store(_ tokens: TokenSet) async throws(GatehouseError) {
         do {
             try await configuration.tokenStorage.write(Array(try StoredTokenFormat.encode(tokens)), account: configuration.storageAccount)
         } catch {
-            throw GatehouseError.storage("\(error)")
+            throw .storage("\(error)")
         }
     }
 

@@ -54,6 +54,9 @@ public struct FlowField: Codable, Sendable, Equatable {
         self.autocomplete = autocomplete
     }
 
+    /// Whether the value is a secret (a password or a one-time code): entered hidden, never pre-filled or sent back.
+    public var isSecret: Bool { kind == .password || kind == .oneTimeCode }
+
     enum CodingKeys: String, CodingKey {
         case key, label, required, validation, options, autocomplete
         case kind = "type"

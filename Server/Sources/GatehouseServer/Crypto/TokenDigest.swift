@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GatehouseProtocol
 
 /// The storage form of high-entropy secrets (tokens, codes, generated client secrets): SHA-256, hex.
 ///
@@ -7,6 +8,6 @@ import Foundation
 /// would only cost CPU on every request. Passwords use ``PasswordHasher`` instead.
 enum TokenDigest {
     static func hex(_ secret: String) -> String {
-        SHA256.hash(data: Data(secret.utf8)).map { String(format: "%02x", $0) }.joined()
+        Hex.encode(SHA256.hash(data: Data(secret.utf8)))
     }
 }

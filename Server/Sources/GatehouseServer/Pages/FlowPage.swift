@@ -83,8 +83,8 @@ enum FlowPage {
                 if let maximum = rules.maxLength { attributes += #" maxlength="\#(maximum)""# }
                 if let regex = rules.regex { attributes += #" pattern="\#(HTML.escape(regex))""# }
             }
-            // A password is never sent back to the browser.
-            let value = field.kind == .password ? "" : #" value="\#(HTML.escape(field.defaultValue ?? ""))""#
+            // A secret is never sent back to the browser.
+            let value = field.isSecret ? "" : #" value="\#(HTML.escape(field.defaultValue ?? ""))""#
             return #"<label for="\#(key)">\#(HTML.escape(field.label))</label><input type="\#(type)" id="\#(key)" name="\#(key)"\#(value)\#(attributes)>\#(errors)"#
         }
     }

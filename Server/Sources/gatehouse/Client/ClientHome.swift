@@ -70,13 +70,17 @@ struct ClientHome: ParsableArguments {
                                       timeout: timeout, tokenStorage: tokenStorage, logger: logger)
     }
 
-    /// The session `gatehouse login` left, or a readable error telling the user to sign in.
-    func signedInUser() async throws -> (UserSession, Profile) {
+    /// The session `gatehouse login` left, if there is one.
+    func currentUser() async throws -> (UserSession, Profile)? {
         guard let profile = try loadProfile(),
               let user = try await GatehouseClient(configuration: try configuration(for: profile)).currentUser()
-        else {
-            throw CommandError("Not signed in; run `gatehouse login` first.")
-        }
+        else { return nil }
         return (user, profile)
+    }
+
+    /// The session `gatehouse login` left, or a readable error telling the user to sign in.
+    func signedInUser() async throws -> (UserSession, Profile) {
+        guard let signedIn = try await currentUser() else { throw CommandError("Not signed in; run `gatehouse login` first.") }
+        return signedIn
     }
 }

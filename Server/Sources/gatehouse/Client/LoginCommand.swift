@@ -46,7 +46,7 @@ struct LoginCommand: AsyncParsableCommand {
         )
         let client = GatehouseClient(configuration: try home.configuration(for: profile, timeout: timeout))
         // Leave any earlier session first, so two users' tokens never mix.
-        if let (previous, _) = try? await home.signedInUser() { try? await previous.logout() }
+        if let (previous, _) = try? await home.currentUser() { try? await previous.logout() }
         let success = try await TerminalFlow(client: client, username: username, password: password).run()
         try home.save(profile)
         let claims = success.claims

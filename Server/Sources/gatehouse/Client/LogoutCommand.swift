@@ -11,9 +11,7 @@ struct LogoutCommand: AsyncParsableCommand {
     @OptionGroup var home: ClientHome
 
     func run() async throws {
-        guard let profile = try home.loadProfile(),
-              let user = try await GatehouseClient(configuration: try home.configuration(for: profile)).currentUser()
-        else {
+        guard let (user, profile) = try await home.currentUser() else {
             try home.removeProfile()
             print("Not signed in.")
             return

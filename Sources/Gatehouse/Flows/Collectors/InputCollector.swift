@@ -12,26 +12,23 @@ public struct InputCollector<Kind: InputKind>: FieldCollector {
         self.field = field
         self.messages = messages
         // A secret is never filled in again, even when the server sends the node back.
-        value = Kind.isSecret ? "" : field.defaultValue ?? ""
+        value = field.isSecret ? "" : field.defaultValue ?? ""
     }
 
     public var fieldValue: FieldValue { .text(value) }
 }
 
-/// What kind of input an ``InputCollector`` holds.
-public protocol InputKind: Sendable {
-    /// Whether the value is a secret: shown as a secure field, never pre-filled.
-    static var isSecret: Bool { get }
-}
+/// What kind of input an ``InputCollector`` holds; only its type matters, to tell the app how to render it.
+public protocol InputKind: Sendable {}
 
 /// A line of text, such as a username or a name.
-public enum TextInput: InputKind { public static let isSecret = false }
+public enum TextInput: InputKind {}
 /// A password: show it in a secure field.
-public enum PasswordInput: InputKind { public static let isSecret = true }
+public enum PasswordInput: InputKind {}
 /// A phone number; the server's rules usually ask for the international form, e.g. `+14155550100`.
-public enum PhoneNumberInput: InputKind { public static let isSecret = false }
+public enum PhoneNumberInput: InputKind {}
 /// A one-time code from email, SMS or an authenticator app; use the platform's one-time-code content type.
-public enum OneTimeCodeInput: InputKind { public static let isSecret = true }
+public enum OneTimeCodeInput: InputKind {}
 
 public typealias TextCollector = InputCollector<TextInput>
 public typealias PasswordCollector = InputCollector<PasswordInput>

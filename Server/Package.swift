@@ -8,6 +8,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "GatehouseServer", targets: ["GatehouseServer"]),
+        .library(name: "QRCode", targets: ["QRCode"]),
         .executable(name: "gatehouse", targets: ["gatehouse"]),
     ],
     dependencies: [
@@ -26,9 +27,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
+        // A QR code encoder with no dependencies: the hosted pages draw SVG, the terminal draws text.
+        .target(name: "QRCode"),
         .target(
             name: "GatehouseServer",
             dependencies: [
+                "QRCode",
                 .product(name: "GatehouseProtocol", package: "Gatehouse"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -49,6 +53,7 @@ let package = Package(
             name: "gatehouse",
             dependencies: [
                 "GatehouseServer",
+                "QRCode",
                 .product(name: "Gatehouse", package: "Gatehouse"),
                 .product(name: "GatehouseProtocol", package: "Gatehouse"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -56,6 +61,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
+        .testTarget(name: "QRCodeTests", dependencies: ["QRCode"]),
         .testTarget(
             name: "GatehouseServerTests",
             dependencies: [

@@ -46,6 +46,8 @@ def test_bad_input_gets_a_clear_message_and_non_zero_exit(server):
         (["users", "add", "alice", "--email", "a2@example.com", "--password-stdin"], "another password", "already exists"),
         (["users", "add", "frank", "--email", "frank@example.com", "--password-stdin"], "\n", "password is empty"),
         (["users", "add", "frank", "--email", "frank@example.com", "--password-stdin"], "short", "at least 8 characters"),
+        (["users", "add", "frank", "--email", "frank@example.com", "--password-stdin"], "qwertyuiop", "most common"),
+        (["users", "add", "frank", "--email", "frank@example.com", "--password-stdin"], "frank's password", "must not contain your username"),
         (["users", "add", "frank", "--email", "not-an-email", "--password-stdin"], "long enough pw", "is not valid"),
         (["users", "add", "frank", "--email", "frank@example.com"], "long enough pw", "--password-stdin"),
         (["clients", "add", "web", "--redirect-uri", "https://x.example/cb", "--generate-secret"], None, "already exists"),

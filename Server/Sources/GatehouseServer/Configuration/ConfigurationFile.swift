@@ -12,6 +12,7 @@ struct ConfigurationFile: Decodable {
     var maxConcurrentHashes: Int?
     var tokenLifetimes: TokenLifetimes?
     var loginThrottling: LoginThrottling?
+    var passwordPolicy: PasswordPolicy?
     var loginSteps: LoginSteps?
     var demo: Bool?
     var logLevel: String?
@@ -23,6 +24,7 @@ struct ConfigurationFile: Decodable {
         case maxConcurrentHashes = "max_concurrent_hashes"
         case tokenLifetimes = "token_lifetimes"
         case loginThrottling = "login_throttling"
+        case passwordPolicy = "password_policy"
         case loginSteps = "login_steps"
         case logLevel = "log_level"
     }
@@ -55,6 +57,7 @@ struct ConfigurationFile: Decodable {
         if let maxConcurrentHashes { configuration.maxConcurrentHashes = maxConcurrentHashes }
         if let tokenLifetimes { configuration.tokens = tokenLifetimes }
         if let loginThrottling { configuration.throttling = loginThrottling }
+        if let passwordPolicy { configuration.passwords = passwordPolicy }
         if let loginSteps { configuration.loginSteps = loginSteps }
         if let demo { configuration.demo = demo }
         if let logLevel { configuration.logLevel = logLevel }

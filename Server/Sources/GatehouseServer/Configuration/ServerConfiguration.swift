@@ -21,6 +21,8 @@ public struct ServerConfiguration: Sendable {
     public var maxConcurrentHashes = ProcessInfo.processInfo.activeProcessorCount
     public var tokens = TokenLifetimes()
     public var throttling = LoginThrottling()
+    /// What new passwords must satisfy, and when passwords expire.
+    public var passwords = PasswordPolicy()
     /// Username and password on one node, or the username first and the password on a second node.
     public var loginSteps = LoginSteps.singleNode
     /// Create a demo user and client and serve the demo relying party at `/demo`.
@@ -66,6 +68,7 @@ public struct ServerConfiguration: Sendable {
         guard maxConcurrentHashes >= 1 else { throw ConfigurationError("max_concurrent_hashes must be at least 1.") }
         try tokens.validate()
         try throttling.validate()
+        try passwords.validate()
     }
 
     static func isLoopback(_ host: String) -> Bool {

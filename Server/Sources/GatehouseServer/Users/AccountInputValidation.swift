@@ -17,11 +17,4 @@ public enum AccountInputValidation {
             throw ConfigurationError("The email address \"\(email)\" is not valid.")
         }
     }
-
-    /// At least 8 characters (NIST SP 800-63B), at most 1024 so hashing cost stays bounded.
-    public static func validatePassword(_ password: String) throws {
-        guard !password.isEmpty else { throw ConfigurationError("The password is empty.") }
-        guard password.count >= 8 else { throw ConfigurationError("The password must be at least 8 characters long.") }
-        guard password.utf8.count <= 1024 else { throw ConfigurationError("The password must be at most 1024 bytes long.") }
-    }
 }

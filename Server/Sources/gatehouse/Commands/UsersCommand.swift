@@ -58,8 +58,10 @@ struct UsersCommand: AsyncParsableCommand {
 
         func run() async throws {
             let password = try readSecretFromStandardInput("password")
-            try AccountInputValidation.validatePassword(password)
             let user = try await store.withDatabase { configuration, database in
+                if let problem = configuration.passwords.problem(with: password, username: username, email: email) {
+                    throw CommandError("The password is not accepted: \(problem)")
+                }
                 let users = UserStore(database: database)
                 if try await users.find(username: username) != nil {
                     throw CommandError("A user named \(username.lowercased()) already exists.")

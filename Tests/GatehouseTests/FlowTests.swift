@@ -18,6 +18,7 @@ struct FlowTests {
         id: "profile.details", name: "Details", description: "Tell us more.", category: "registration",
         fields: [
             FlowField(key: "intro", kind: .label, label: "Almost done."),
+            FlowField(key: "otpauth", kind: .qrCode, label: "Scan it.", required: false, defaultValue: "otpauth://totp/x:y?secret=AB"),
             FlowField(key: "name", kind: .text, label: "Name", validation: FieldValidation(minLength: 2, maxLength: 20), defaultValue: "Al"),
             FlowField(key: "secret", kind: .password, label: "Password", validation: FieldValidation(minLength: 8, message: "At least 8 characters.")),
             FlowField(key: "phone", kind: .phoneNumber, label: "Phone", validation: FieldValidation(regex: #"\+[1-9][0-9]{6,14}"#)),
@@ -45,6 +46,7 @@ struct FlowTests {
         let kinds = node.collectors.map { collector -> String in
             switch collector {
             case .label: "label"
+            case .qrCode(let code): "qr:\(code.content)"
             case .text: "text"
             case .password: "password"
             case .phoneNumber: "phone"
@@ -55,7 +57,7 @@ struct FlowTests {
             case .flowLink: "link"
             }
         }
-        #expect(kinds == ["label", "text", "password", "phone", "code", "single", "multiple", "submit", "link"])
+        #expect(kinds == ["label", "qr:otpauth://totp/x:y?secret=AB", "text", "password", "phone", "code", "single", "multiple", "submit", "link"])
         #expect(node["name"] == "Al" && node.links.map(\.flow) == ["recovery"] && node.submit?.label == "Continue")
 
         node["secret"] = "short"

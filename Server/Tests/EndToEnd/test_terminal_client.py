@@ -141,8 +141,10 @@ def test_identify_first_and_refresh_through_the_stored_session(tmp_path):
         server.stop()
 
 
-def test_demo_server_signs_in_with_the_default_client(tmp_path):
-    server = Server(demo=True)
+def test_demo_server_keeps_a_configured_sign_on_policy(tmp_path):
+    # The demo asks the terminal client for a second factor (test_second_factor.py walks that), unless the
+    # configuration says otherwise: here the password alone, scripted.
+    server = Server(demo=True, config={"client_sign_on": {"gatehouse-cli": {"second_factor": "off"}}})
     try:
         password = re.search(r"with the password (\S+)", server.stdout()).group(1)
         result = login(server, tmp_path, "demo", password)

@@ -43,8 +43,11 @@ public struct ContinueNode: Sendable, Identifiable {
     public var problems: [FlowMessage] { node.problems(in: values) }
 
     /// The node's main submit action.
-    public var submit: SubmitCollector? {
-        collectors.lazy.compactMap { if case .submit(let submit) = $0 { submit } else { nil } }.first
+    public var submit: SubmitCollector? { submits.first }
+
+    /// Every submit action, the main one first (e.g. "Verify", then "Resend code" or "Use another method").
+    public var submits: [SubmitCollector] {
+        collectors.compactMap { if case .submit(let submit) = $0 { submit } else { nil } }
     }
 
     /// The links to other flows this node offers.
@@ -57,9 +60,9 @@ public struct ContinueNode: Sendable, Identifiable {
         await next(action: submit?.id ?? "submit", validate: true)
     }
 
-    /// Submits with a particular submit action.
+    /// Submits with a particular submit action; only the node's main action checks the values first.
     public func next(_ action: SubmitCollector) async -> Node {
-        await next(action: action.id, validate: true)
+        await next(action: action.id, validate: action.id == node.primaryAction?.id)
     }
 
     /// Follows a link to another flow; the values are not checked.

@@ -60,7 +60,13 @@ struct FlowContext: Sendable {
             guard let node = response.node else { return .failure(FailureNode(cause: .unexpectedResponse(status: 200))) }
             return .error(ErrorNode(messages: node.messages, error: Self.error(for: node.messages), retry: ContinueNode(node: node, context: self)))
         case .failure:
-            return .failure(FailureNode(cause: response.failure?.error == "flow_expired" ? .flowExpired : .unexpectedResponse(status: 200)))
+            let cause: GatehouseError = switch response.failure?.error {
+            case "flow_expired": .flowExpired
+            case "too_many_attempts": .throttled
+            case let error?: .provider(status: 200, error: error, description: response.failure?.errorDescription)
+            case nil: .unexpectedResponse(status: 200)
+            }
+            return .failure(FailureNode(cause: cause))
         case .success:
             guard let authorization = response.authorization else { return .failure(FailureNode(cause: .unexpectedResponse(status: 200))) }
             do throws(GatehouseError) {

@@ -5,7 +5,7 @@ import Foundation
 extension FlowField {
     /// Why `value` is not acceptable for this field, or `nil` when it is.
     public func problem(with value: FieldValue?) -> String? {
-        guard kind != .label else { return nil }
+        guard !isDisplayOnly else { return nil }
         let value = value ?? .text("")
         if value.isEmpty {
             return required ? "\(label) is required." : nil

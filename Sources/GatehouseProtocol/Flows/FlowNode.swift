@@ -20,12 +20,18 @@ public struct FlowNode: Codable, Sendable, Equatable {
         self.actions = actions
         self.messages = messages
     }
+
+    /// The first submit action: it submits the node's values, which are checked first. Other submit actions
+    /// (resend a code, use another method, skip) go on without checking the fields.
+    public var primaryAction: FlowAction? { actions.first { $0.kind == .submit } }
 }
 
-/// Something the user fills in (or reads, for `label`).
+/// Something the user fills in (or reads, for `label` and `qr_code`).
 public struct FlowField: Codable, Sendable, Equatable {
     public enum Kind: String, Codable, Sendable {
         case text, password, label
+        /// Content to show as a QR code (its `default_value`, e.g. an `otpauth://` URI), captioned by `label`.
+        case qrCode = "qr_code"
         case singleChoice = "single_choice"
         case multipleChoice = "multiple_choice"
         case phoneNumber = "phone_number"
@@ -56,6 +62,9 @@ public struct FlowField: Codable, Sendable, Equatable {
 
     /// Whether the value is a secret (a password or a one-time code): entered hidden, never pre-filled or sent back.
     public var isSecret: Bool { kind == .password || kind == .oneTimeCode }
+
+    /// Whether the field is only shown (a label or a QR code) and takes no value.
+    public var isDisplayOnly: Bool { kind == .label || kind == .qrCode }
 
     enum CodingKeys: String, CodingKey {
         case key, label, required, validation, options, autocomplete

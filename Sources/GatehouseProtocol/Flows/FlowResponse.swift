@@ -61,9 +61,11 @@ public struct FlowStartRequest: Codable, Sendable, Equatable {
     public var codeChallenge: String?
     public var codeChallengeMethod: String?
     public var loginHint: String?
+    /// Requested authentication context classes, space-separated; `urn:gatehouse:acr:mfa` asks for a second factor.
+    public var acrValues: String?
 
     public init(clientID: String, redirectURI: String, scope: String, state: String? = nil, nonce: String? = nil,
-                codeChallenge: String? = nil, codeChallengeMethod: String? = nil, loginHint: String? = nil) {
+                codeChallenge: String? = nil, codeChallengeMethod: String? = nil, loginHint: String? = nil, acrValues: String? = nil) {
         self.clientID = clientID
         self.redirectURI = redirectURI
         self.scope = scope
@@ -72,6 +74,7 @@ public struct FlowStartRequest: Codable, Sendable, Equatable {
         self.codeChallenge = codeChallenge
         self.codeChallengeMethod = codeChallengeMethod
         self.loginHint = loginHint
+        self.acrValues = acrValues
     }
 
     enum CodingKeys: String, CodingKey {
@@ -81,6 +84,7 @@ public struct FlowStartRequest: Codable, Sendable, Equatable {
         case codeChallenge = "code_challenge"
         case codeChallengeMethod = "code_challenge_method"
         case loginHint = "login_hint"
+        case acrValues = "acr_values"
     }
 }
 

@@ -20,6 +20,8 @@ public struct OpenIDProviderMetadata: Codable, Sendable, Equatable {
     public var introspectionEndpointAuthMethodsSupported: [String]
     public var codeChallengeMethodsSupported: [String]
     public var claimsSupported: [String]
+    /// The `acr` values the provider can satisfy (`acr_values_supported`).
+    public var acrValuesSupported: [String]?
     public var promptValuesSupported: [String]
     public var authorizationResponseIssParameterSupported: Bool
     public var requestParameterSupported: Bool
@@ -96,6 +98,7 @@ public struct OpenIDProviderMetadata: Codable, Sendable, Equatable {
         case introspectionEndpointAuthMethodsSupported = "introspection_endpoint_auth_methods_supported"
         case codeChallengeMethodsSupported = "code_challenge_methods_supported"
         case claimsSupported = "claims_supported"
+        case acrValuesSupported = "acr_values_supported"
         case promptValuesSupported = "prompt_values_supported"
         case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
         case requestParameterSupported = "request_parameter_supported"

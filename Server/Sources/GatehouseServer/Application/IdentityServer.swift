@@ -17,6 +17,7 @@ public final class IdentityServer: Sendable {
     let codes: AuthorizationCodeStore
     let tokens: TokenStore
     let flows: FlowStore
+    let authenticators: AuthenticatorStore
     let authenticator: PasswordAuthenticator
     let cookies: CookieSettings
 
@@ -55,6 +56,8 @@ public final class IdentityServer: Sendable {
         codes = AuthorizationCodeStore(database: database, clock: clock)
         tokens = TokenStore(database: database, clock: clock)
         flows = FlowStore(database: database, clock: clock)
+        authenticators = AuthenticatorStore(database: database, clock: clock,
+                                            box: SecretBox(serverSecret: secret.bytes, purpose: AuthenticatorStore.purpose))
         authenticator = PasswordAuthenticator(
             users: users, hasher: hasher,
             throttle: LoginThrottle(database: database, clock: clock, policy: configuration.throttling),

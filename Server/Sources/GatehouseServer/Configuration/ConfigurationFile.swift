@@ -13,6 +13,8 @@ struct ConfigurationFile: Decodable {
     var tokenLifetimes: TokenLifetimes?
     var loginThrottling: LoginThrottling?
     var passwordPolicy: PasswordPolicy?
+    var signOn: SignOnPolicy?
+    var clientSignOn: [String: SignOnPolicy]?
     var loginSteps: LoginSteps?
     var demo: Bool?
     var logLevel: String?
@@ -25,6 +27,8 @@ struct ConfigurationFile: Decodable {
         case tokenLifetimes = "token_lifetimes"
         case loginThrottling = "login_throttling"
         case passwordPolicy = "password_policy"
+        case signOn = "sign_on"
+        case clientSignOn = "client_sign_on"
         case loginSteps = "login_steps"
         case logLevel = "log_level"
     }
@@ -58,6 +62,8 @@ struct ConfigurationFile: Decodable {
         if let tokenLifetimes { configuration.tokens = tokenLifetimes }
         if let loginThrottling { configuration.throttling = loginThrottling }
         if let passwordPolicy { configuration.passwords = passwordPolicy }
+        if let signOn { configuration.signOn = signOn }
+        if let clientSignOn { configuration.clientSignOn = clientSignOn }
         if let loginSteps { configuration.loginSteps = loginSteps }
         if let demo { configuration.demo = demo }
         if let logLevel { configuration.logLevel = logLevel }

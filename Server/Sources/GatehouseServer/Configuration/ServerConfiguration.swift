@@ -23,6 +23,10 @@ public struct ServerConfiguration: Sendable {
     public var throttling = LoginThrottling()
     /// What new passwords must satisfy, and when passwords expire.
     public var passwords = PasswordPolicy()
+    /// What signing in takes: the password alone, or a second factor too.
+    public var signOn = SignOnPolicy()
+    /// Sign-on policies for particular clients, by client id, in place of ``signOn``.
+    public var clientSignOn: [String: SignOnPolicy] = [:]
     /// Username and password on one node, or the username first and the password on a second node.
     public var loginSteps = LoginSteps.singleNode
     /// Create a demo user and client and serve the demo relying party at `/demo`.
@@ -69,6 +73,13 @@ public struct ServerConfiguration: Sendable {
         try tokens.validate()
         try throttling.validate()
         try passwords.validate()
+        try signOn.validate("sign_on")
+        for (client, policy) in clientSignOn { try policy.validate("client_sign_on.\(client)") }
+    }
+
+    /// The sign-on policy for `clientID`.
+    public func signOnPolicy(for clientID: String) -> SignOnPolicy {
+        clientSignOn[clientID] ?? signOn
     }
 
     static func isLoopback(_ host: String) -> Bool {

@@ -15,6 +15,16 @@ public final class DemoRelyingParty: Sendable {
     public static let clientID = "gatehouse-demo"
     /// The public client `gatehouse login` uses by default.
     public static let cliClientID = "gatehouse-cli"
+
+    /// The demo shows multi-factor sign-in unless the configuration says otherwise: the terminal client
+    /// requires a second factor (so the first `gatehouse login` enrolls TOTP), and every client then asks
+    /// users who enrolled one.
+    public static func applyDefaults(to configuration: inout ServerConfiguration) {
+        if configuration.signOn == SignOnPolicy() { configuration.signOn = SignOnPolicy(secondFactor: .ifEnrolled) }
+        if configuration.clientSignOn[cliClientID] == nil {
+            configuration.clientSignOn[cliClientID] = SignOnPolicy(secondFactor: .required)
+        }
+    }
     public static let cliRedirectURI = "dev.gatehouse.cli:/callback"
     public static let username = "demo"
     public static let scope = "openid profile email offline_access"

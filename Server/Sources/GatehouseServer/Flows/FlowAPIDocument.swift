@@ -56,6 +56,10 @@ enum FlowAPIDocument {
                 "description": "The flow expired, was completed, does not exist, or belongs to another client (status failure)",
                 "content": { "application/json": { "schema": { "$ref": "#/components/schemas/FlowResponse" } } }
               },
+              "429": {
+                "description": "Too many wrong codes: the flow has ended (status failure, error too_many_attempts)",
+                "content": { "application/json": { "schema": { "$ref": "#/components/schemas/FlowResponse" } } }
+              },
               "400": { "$ref": "#/components/responses/OAuthError" },
               "413": { "$ref": "#/components/responses/OAuthError" },
               "415": { "$ref": "#/components/responses/OAuthError" }
@@ -82,7 +86,8 @@ enum FlowAPIDocument {
               "nonce": { "type": "string", "maxLength": 512 },
               "code_challenge": { "type": "string", "minLength": 43, "maxLength": 43 },
               "code_challenge_method": { "const": "S256" },
-              "login_hint": { "type": "string", "maxLength": 256 }
+              "login_hint": { "type": "string", "maxLength": 256 },
+              "acr_values": { "type": "string", "maxLength": 512 }
             }
           },
           "FlowSubmission": {
@@ -137,7 +142,7 @@ enum FlowAPIDocument {
             "required": ["key", "type", "label", "required"],
             "properties": {
               "key": { "type": "string" },
-              "type": { "enum": ["text", "password", "label", "single_choice", "multiple_choice", "phone_number", "one_time_code"] },
+              "type": { "enum": ["text", "password", "label", "qr_code", "single_choice", "multiple_choice", "phone_number", "one_time_code"] },
               "label": { "type": "string" },
               "required": { "type": "boolean" },
               "validation": { "$ref": "#/components/schemas/FieldValidation" },

@@ -32,6 +32,7 @@ struct FlowController: Sendable {
             ("response_type", "code"), ("client_id", body.clientID), ("redirect_uri", body.redirectURI), ("scope", body.scope),
             ("state", body.state), ("nonce", body.nonce), ("code_challenge", body.codeChallenge),
             ("code_challenge_method", body.codeChallengeMethod), ("login_hint", body.loginHint),
+            ("acr_values", body.acrValues),
         ])
         let validated: AuthorizationRequest
         switch AuthorizationController(server: server).validate(parameters, client: client, redirectURI: body.redirectURI) {
@@ -52,10 +53,13 @@ struct FlowController: Sendable {
             return JSONResponse.make(FlowResponse(status: .error, flowID: flowID, node: node))
         case .gone:
             return Self.expired
+        case .failed(let message):
+            return JSONResponse.make(FlowResponse(status: .failure, failure: OAuthErrorResponse(error: "too_many_attempts", errorDescription: message)),
+                                     status: .tooManyRequests)
         case .authenticated(let user, let state):
             server.logger.info("User signed in through a native flow", metadata: ["user": "\(user.id)", "client": "\(state.request.clientID)"])
             let code = try await AuthorizationResponder(server: server).issueCode(for: state.request, userID: user.id,
-                                                                                  authTime: server.clock.now(), methods: ["pwd"])
+                                                                                  authTime: server.clock.now(), methods: state.methods ?? ["pwd"])
             return JSONResponse.make(FlowResponse(status: .success, authorization: FlowAuthorization(
                 code: code, state: state.request.state, issuer: server.issuer, redirectURI: state.request.redirectURI
             )))

@@ -24,6 +24,18 @@ struct FlowStore: Sendable {
         var username: String?
         /// The client's display name, shown on every node.
         var clientName: String?
+        /// Set once the password is verified: whose sign-in this is.
+        var userID: String?
+        /// The `amr` values earned so far.
+        var methods: [String]?
+        /// The second factors the user may choose from.
+        var factors: [SecondFactor]?
+        /// A TOTP secret being enrolled, sealed under the server secret.
+        var pendingSecret: String?
+        /// Recovery codes to show once after enrollment, sealed under the server secret.
+        var pendingRecoveryCodes: String?
+        /// Wrong codes entered in this flow.
+        var codeFailures: Int?
     }
 
     func create(_ state: LoginState, owner: Owner, lifetime: Int64) async throws -> String {

@@ -2,7 +2,7 @@ import GatehouseProtocol
 
 /// The login flow: its nodes, and what each submission leads to. One definition serves both renderings,
 /// JSON for apps (``FlowController``) and HTML for browsers (``LoginController``); the steps come
-/// from configuration (``LoginSteps``).
+/// from configuration (``LoginSteps``, ``SignOnPolicy``). The second-factor steps are in `LoginFlow+SecondFactor.swift`.
 struct LoginFlow: Sendable {
     let server: IdentityServer
 
@@ -10,6 +10,11 @@ struct LoginFlow: Sendable {
         static let credentials = "login.credentials"
         static let identify = "login.identify"
         static let password = "login.password"
+        static let chooseFactor = "mfa.choose"
+        static let totp = "mfa.totp"
+        static let recoveryCode = "mfa.recovery_code"
+        static let enrollTOTP = "mfa.enroll.totp"
+        static let recoveryCodes = "mfa.enroll.recovery_codes"
     }
 
     static let usernameField = FlowField(key: "username", kind: .text, label: "Username",
@@ -28,6 +33,7 @@ struct LoginFlow: Sendable {
 
     /// The node `state` is at, with `messages`.
     func node(for state: FlowStore.LoginState, messages: [FlowMessage] = []) -> FlowNode {
+        if let node = secondFactorNode(for: state, messages: messages) { return node }
         let clientName = state.clientName ?? state.request.clientID
         var usernameField = Self.usernameField
         usernameField.defaultValue = state.username
@@ -47,7 +53,7 @@ struct LoginFlow: Sendable {
 
     /// Why a node is shown again; the hosted page answers each with its own HTTP status.
     enum Problem: Sendable, Equatable {
-        case invalidInput, invalidCredentials, throttled, locked
+        case invalidInput, invalidCredentials, invalidCode, throttled, locked
     }
 
     /// Where a submission led.
@@ -60,6 +66,8 @@ struct LoginFlow: Sendable {
         case authenticated(User, FlowStore.LoginState)
         /// The flow expired, or another submission finished it first.
         case gone
+        /// The flow cannot go on (too many wrong codes) and has ended; the user starts again.
+        case failed(String)
     }
 
     /// Applies a submission of `values` with `action` to the flow `id`, which is at `state`.
@@ -68,12 +76,13 @@ struct LoginFlow: Sendable {
         guard current.actions.contains(where: { $0.id == action }) else {
             throw OAuthError.invalidRequest("The node \(current.id) has no action \(action).")
         }
-        let problems = current.problems(in: values)
+        let problems = action == current.primaryAction?.id ? current.problems(in: values) : []
         guard problems.isEmpty else {
             var retried = state
-            if state.nodeID != NodeID.password { retried.username = values["username"]?.text }
+            if [NodeID.identify, NodeID.credentials].contains(state.nodeID) { retried.username = values["username"]?.text }
             return .retry(node(for: retried, messages: problems), .invalidInput)
         }
+        if state.userID != nil { return try await advanceSecondFactor(id, state: state, action: action, values: values) }
         if state.nodeID == NodeID.identify {
             // Always go on to the password, whether the account exists or not: no enumeration.
             var next = state
@@ -92,9 +101,14 @@ struct LoginFlow: Sendable {
         case .throttled: return again(LoginMessages.throttled, .throttled, code: "throttled")
         case .locked: return again(LoginMessages.locked, .locked, code: "locked")
         case .authenticated(let user):
-            guard try await server.flows.finish(id) else { return .gone }
-            return .authenticated(user, state)
+            return try await afterPassword(id, state: attempt, user: user)
         }
+    }
+
+    /// Ends the flow for `user`; only one submission can.
+    func complete(_ id: String, state: FlowStore.LoginState, user: User) async throws -> Outcome {
+        guard try await server.flows.finish(id) else { return .gone }
+        return .authenticated(user, state)
     }
 }
 
@@ -103,6 +117,9 @@ enum LoginMessages {
     static let invalidCredentials = "The username or password is incorrect."
     static let throttled = "Too many failed attempts. Wait a few minutes, then try again."
     static let locked = "This account is locked. Contact your administrator."
+    static let invalidCode = "The code is incorrect."
+    static let replayedCode = "That code was already used. Wait for your app to show the next one."
+    static let tooManyCodes = "Too many wrong codes. Start signing in again."
     static let expired = "This sign-in has expired or does not exist. Start again."
     static let hostedExpired = "This sign-in page has expired or was opened in another browser. Go back to the application and start again."
 }

@@ -117,14 +117,15 @@ struct AuthorizationController: Sendable {
             guard let value = Int64(text), value >= 0 else { return .failure(.invalidRequest("max_age must be a non-negative number of seconds.")) }
             maxAge = value
         }
-        for (name, limit) in [("state", 2048), ("nonce", 512), ("login_hint", 256)] {
+        for (name, limit) in [("state", 2048), ("nonce", 512), ("login_hint", 256), ("acr_values", 512)] {
             if let value = parameters[name], value.utf8.count > limit {
                 return .failure(.invalidRequest("\(name) is longer than \(limit) bytes."))
             }
         }
         return .success(AuthorizationRequest(
             clientID: client.id, redirectURI: redirectURI, scopes: scopes, state: parameters["state"], nonce: parameters["nonce"],
-            codeChallenge: challenge, prompts: prompts, maxAge: maxAge, loginHint: parameters["login_hint"]
+            codeChallenge: challenge, prompts: prompts, maxAge: maxAge, loginHint: parameters["login_hint"],
+            acrValues: parameters["acr_values"].map { $0.split(separator: " ").map(String.init) }
         ))
     }
 
@@ -137,6 +138,11 @@ struct AuthorizationController: Sendable {
         else { return nil }
         if let maxAge = authorization.maxAge, server.clock.now() - session.authTime > maxAge { return nil }
         guard let user = try await server.users.find(id: session.userID), !user.isLocked else { return nil }
+        // A session signed in with the password alone does not satisfy a client or request that needs a
+        // second factor: the user signs in again, this time with both (step-up).
+        if !session.methods.contains("mfa"), try await LoginFlow(server: server).secondFactorNeeded(for: authorization, userID: user.id) {
+            return nil
+        }
         return session
     }
 }

@@ -11,6 +11,8 @@ struct AuthorizationRequest: Sendable, Equatable, Codable {
     var prompts: Set<String>
     var maxAge: Int64?
     var loginHint: String?
+    /// Requested authentication context classes (`acr_values`), most preferred first.
+    var acrValues: [String]?
 
     var scope: String { scopes.joined(separator: " ") }
 }

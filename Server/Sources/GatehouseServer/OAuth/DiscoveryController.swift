@@ -19,7 +19,7 @@ struct DiscoveryController: Sendable {
     }
 
     static func metadata(issuer: String) -> OpenIDProviderMetadata {
-        OpenIDProviderMetadata(
+        var metadata = OpenIDProviderMetadata(
             issuer: issuer,
             authorizationEndpoint: issuer + "/authorize",
             tokenEndpoint: issuer + "/token",
@@ -40,5 +40,7 @@ struct DiscoveryController: Sendable {
                               "name", "preferred_username", "email", "email_verified", "updated_at"],
             promptValuesSupported: ["none", "login", "consent", "select_account"]
         )
+        metadata.acrValuesSupported = [LoginFlow.passwordACR, LoginFlow.multiFactorACR]
+        return metadata
     }
 }

@@ -10,7 +10,7 @@ struct IDTokenIssuer: Sendable {
         var claims = IDTokenClaims(
             iss: server.issuer, sub: user.id, aud: client.id, exp: now + server.configuration.tokens.idToken, iat: now,
             authTime: grant.authTime, nonce: nonce, azp: client.id, amr: grant.methods.isEmpty ? nil : grant.methods,
-            acr: grant.methods.count > 1 ? "urn:gatehouse:acr:mfa" : "urn:gatehouse:acr:password"
+            acr: grant.methods.contains("mfa") ? LoginFlow.multiFactorACR : LoginFlow.passwordACR
         )
         ScopeClaims.apply(to: &claims, user: user, scopes: grant.scopes)
         return try await server.keys.sign(claims, algorithm: client.idTokenAlgorithm)

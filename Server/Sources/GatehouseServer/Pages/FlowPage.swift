@@ -1,6 +1,7 @@
 import GatehouseProtocol
 import HTTPTypes
 import Hummingbird
+import QRCode
 
 /// Renders any flow node as an HTML form: the browser's rendering of what apps receive as JSON.
 ///
@@ -13,14 +14,15 @@ enum FlowPage {
             return #"<p class="\#(message.level == .error ? "error" : "info")" role="alert"\#(id)>\#(HTML.escape(message.text))</p>"#
         }
         let focus = node.fields.first { field in
-            field.kind != .label && (field.defaultValue ?? "").isEmpty
-        }?.key ?? (node.messages.isEmpty ? nil : node.fields.first { $0.kind != .label }?.key)
+            !field.isDisplayOnly && (field.defaultValue ?? "").isEmpty
+        }?.key ?? (node.messages.isEmpty ? nil : node.fields.first { !$0.isDisplayOnly }?.key)
         let fields = node.fields.map { field in
             let messages = node.messages.filter { $0.field == field.key }
             return markup(for: field, messages: messages, autofocus: field.key == focus)
         }
         let buttons = node.actions.map { action in
-            let style = action.kind == .link ? #" class="link" formnovalidate"# : ""
+            // Only the main action submits the fields; the others (links, resend, another method) skip the browser's checks.
+            let style = action.kind == .link ? #" class="link" formnovalidate"# : action.id == node.primaryAction?.id ? "" : #" class="secondary" formnovalidate"#
             return #"<button type="submit" name="action" value="\#(HTML.escape(action.id))"\#(style)>\#(HTML.escape(action.label))</button>"#
         }
         let body = """
@@ -40,7 +42,7 @@ enum FlowPage {
     /// The submitted values of `node`'s fields: every checked box of a multiple choice, one value otherwise.
     static func values(of node: FlowNode, in form: FormParameters) -> [String: FieldValue] {
         var values: [String: FieldValue] = [:]
-        for field in node.fields where field.kind != .label {
+        for field in node.fields where !field.isDisplayOnly {
             if field.kind == .multipleChoice {
                 values[field.key] = .list(form.allValues[field.key] ?? [])
             } else if let value = form.values[field.key] {
@@ -59,6 +61,10 @@ enum FlowPage {
         switch field.kind {
         case .label:
             return #"<p class="label">\#(HTML.escape(field.label))</p>"#
+        case .qrCode:
+            let content = field.defaultValue ?? ""
+            let image = (try? QRCode(encoding: content).svg(title: field.label)) ?? ""
+            return #"<figure class="qr">\#(image)<figcaption>\#(HTML.escape(field.label))</figcaption></figure>"#
         case .singleChoice, .multipleChoice:
             let type = field.kind == .singleChoice ? "radio" : "checkbox"
             if field.kind == .multipleChoice { attributes = described }  // "required" on a check box would demand every box

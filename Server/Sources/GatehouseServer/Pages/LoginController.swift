@@ -55,9 +55,11 @@ struct LoginController: Sendable {
             return FlowPage.render(node, flowID: id, csrfToken: binding, action: "/login", status: Self.status(for: problem))
         case .gone:
             return PageRenderer.error(title: "Sign-in expired", message: LoginMessages.hostedExpired)
+        case .failed(let message):
+            return PageRenderer.error(title: "Sign-in stopped", message: message + " Go back to the application to try again.", status: .tooManyRequests)
         case .authenticated(let user, let state):
             let previous = server.cookies.value(server.cookies.sessionName, in: request)
-            let started = try await server.sessions.start(userID: user.id, methods: ["pwd"],
+            let started = try await server.sessions.start(userID: user.id, methods: state.methods ?? ["pwd"],
                                                           lifetime: server.configuration.tokens.session, replacing: previous)
             server.logger.info("User signed in", metadata: ["user": "\(user.id)", "client": "\(state.request.clientID)"])
             var response = try await AuthorizationResponder(server: server).success(
@@ -71,7 +73,7 @@ struct LoginController: Sendable {
     static func status(for problem: LoginFlow.Problem) -> HTTPResponse.Status {
         switch problem {
         case .invalidInput: .badRequest
-        case .invalidCredentials: .unauthorized
+        case .invalidCredentials, .invalidCode: .unauthorized
         case .throttled: .tooManyRequests
         case .locked: .forbidden
         }

@@ -50,6 +50,10 @@ enum PageRenderer {
         legend { font-weight: 600; margin-bottom: .3rem; }
         label.choice { font-weight: normal; margin: .3rem 0; }
         button.link { background: none; color: #2456c7; text-decoration: underline; margin-top: .6rem; }
+        button.secondary { background: #e8ecf5; color: #1d2b4a; margin-top: .6rem; }
+        figure.qr { margin: 1rem 0; text-align: center; }
+        figure.qr svg { width: 220px; height: 220px; }
+        figure.qr figcaption { color: #555; font-size: .9rem; }
         .field-error { margin: .3rem 0 0; padding: .3rem .6rem; }
         .error { color: #b3261e; background: #b3261e18; padding: .6rem; border-radius: 6px; }
         .hint { color: #666; font-size: .9rem; }

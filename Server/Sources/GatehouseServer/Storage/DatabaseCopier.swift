@@ -33,6 +33,9 @@ public struct DatabaseCopier: Sendable {
                                                 ("expires_at", .integer), ("used_at", .integer), ("revoked_at", .integer)]),
         Table(name: "flows", columns: [("id_hash", .text), ("kind", .text), ("client_id", .text), ("state", .text), ("created_at", .integer),
                                        ("expires_at", .integer), ("browser_binding_hash", .text)]),
+        Table(name: "authenticators", columns: [("id", .text), ("user_id", .text), ("kind", .text), ("sealed_secret", .text),
+                                                ("parameters", .text), ("last_used_step", .integer), ("created_at", .integer)]),
+        Table(name: "recovery_codes", columns: [("code_hash", .text), ("user_id", .text), ("created_at", .integer), ("used_at", .integer)]),
         Table(name: "login_throttle", columns: [("subject_hash", .text), ("failures", .integer), ("window_started_at", .integer),
                                                 ("blocked_until", .integer)]),
     ]

@@ -145,5 +145,29 @@ enum SchemaMigrations {
             "ALTER TABLE flows ADD COLUMN browser_binding_hash TEXT",
             "DROP TABLE authorization_requests",
         ]),
+        // Second factors: TOTP secrets sealed under the server secret, and single-use recovery codes (HMAC'd).
+        Migration(version: 5, name: "second factors", statements: [
+            """
+            CREATE TABLE authenticators (
+                id TEXT PRIMARY KEY,
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                kind TEXT NOT NULL,
+                sealed_secret TEXT NOT NULL,
+                parameters TEXT NOT NULL,
+                last_used_step BIGINT NOT NULL,
+                created_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX authenticators_user ON authenticators(user_id)",
+            """
+            CREATE TABLE recovery_codes (
+                code_hash TEXT PRIMARY KEY,
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                created_at BIGINT NOT NULL,
+                used_at BIGINT
+            )
+            """,
+            "CREATE INDEX recovery_codes_user ON recovery_codes(user_id)",
+        ]),
     ]
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Gatehouse
+import QRCode
 
 /// Walks any flow in the terminal: one prompt per field, hidden input for secrets, numbered choices,
 /// links offered as options. Values given on the command line are filled in without asking.
@@ -35,10 +36,25 @@ struct TerminalFlow {
         var step = original
         Terminal.say("\n\(step.name)\n\(step.description)")
         for message in step.messages { Terminal.say("  \(message.level == .error ? "✗" : "•") \(message.text)") }
+        // Other actions first (another method, resend, a link): choosing one skips the fields.
+        let others = Array(step.submits.dropFirst())
+        let links = step.links
+        if interactive, !others.isEmpty || !links.isEmpty {
+            let options = [step.submit?.label ?? "Continue"] + others.map(\.label) + links.map(\.label)
+            if let picked = try choose("What next?", options, several: false).first, picked > 0 {
+                return picked <= others.count ? await step.next(others[picked - 1]) : await step.next(following: links[picked - 1 - others.count])
+            }
+        }
         for index in step.collectors.indices {
             switch step.collectors[index] {
             case .label(let label):
                 Terminal.say(label.text)
+            case .qrCode(let code):
+                Terminal.say(code.label)
+                if let symbol = try? QRCode(encoding: code.content) {
+                    Terminal.say(symbol.terminalText(colored: isatty(STDERR_FILENO) == 1))
+                }
+                Terminal.say(code.content)
             case .text(let text):
                 if text.key == "username", let username {
                     step[text.key] = username
@@ -60,13 +76,6 @@ struct TerminalFlow {
                     .map { choice.options[$0].value }.joined(separator: ",")
             case .submit, .flowLink:
                 continue
-            }
-        }
-        let links = step.links
-        if interactive, !links.isEmpty {
-            let options = ["Continue"] + links.map(\.label)
-            if let picked = try choose("What next?", options, several: false).first, picked > 0 {
-                return await step.next(following: links[picked - 1])
             }
         }
         return await step.next()

@@ -30,7 +30,8 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func run() async throws {
-        let configuration = try store.configuration(overrides: .init(host: host, port: port, issuer: issuer, demo: demo, logLevel: logLevel))
+        var configuration = try store.configuration(overrides: .init(host: host, port: port, issuer: issuer, demo: demo, logLevel: logLevel))
+        if configuration.demo { DemoRelyingParty.applyDefaults(to: &configuration) }
         guard let level = Logger.Level(rawValue: configuration.logLevel) else {
             throw CommandError("Unknown log level \(configuration.logLevel).")
         }

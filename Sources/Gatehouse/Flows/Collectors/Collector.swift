@@ -20,6 +20,7 @@ public enum Collector: Sendable {
     case singleChoice(SingleChoiceCollector)
     case multipleChoice(MultipleChoiceCollector)
     case label(LabelCollector)
+    case qrCode(QRCodeCollector)
     case submit(SubmitCollector)
     case flowLink(FlowLinkCollector)
 
@@ -33,6 +34,7 @@ public enum Collector: Sendable {
         case .singleChoice: self = .singleChoice(SingleChoiceCollector(field: field, messages: own))
         case .multipleChoice: self = .multipleChoice(MultipleChoiceCollector(field: field, messages: own))
         case .label: self = .label(LabelCollector(field: field))
+        case .qrCode: self = .qrCode(QRCodeCollector(field: field))
         }
     }
 
@@ -52,7 +54,7 @@ public enum Collector: Sendable {
         case .oneTimeCode(let collector): collector
         case .singleChoice(let collector): collector
         case .multipleChoice(let collector): collector
-        case .label, .submit, .flowLink: nil
+        case .label, .qrCode, .submit, .flowLink: nil
         }
     }
 
@@ -69,7 +71,7 @@ public enum Collector: Sendable {
         case .multipleChoice(var collector):
             collector.selections = value.split(separator: ",").map(String.init)
             self = .multipleChoice(collector)
-        case .label, .submit, .flowLink: return false
+        case .label, .qrCode, .submit, .flowLink: return false
         }
         return true
     }

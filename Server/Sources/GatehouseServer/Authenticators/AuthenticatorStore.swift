@@ -1,0 +1,146 @@
+import Crypto
+import Foundation
+import GatehouseProtocol
+import SQLKit
+
+/// A user's enrolled second factors. TOTP secrets are sealed under the server secret (the server must read
+/// them to check a code); recovery codes are kept only as keyed hashes.
+struct AuthenticatorStore: Sendable {
+    let database: any Database
+    let clock: UnixClock
+    /// Seals TOTP secrets, and keys the recovery-code hashes so a copied database alone cannot test guesses.
+    let box: SecretBox
+
+    static let purpose = "second factors v1"
+    /// Recovery codes handed out at a time.
+    static let recoveryCodeCount = 10
+
+    /// What a code check found.
+    enum CodeCheck: Sendable, Equatable {
+        case accepted
+        /// Wrong, or outside the clock-skew window.
+        case rejected
+        /// Right, but that time step's code was already used: a TOTP code counts once.
+        case replayed
+    }
+
+    /// The second factors `userID` can be challenged with.
+    func enrolledFactors(userID: String) async throws -> [SecondFactor] {
+        try await database.read { sql in
+            let totp = try await sql.raw("SELECT id FROM authenticators WHERE user_id = \(bind: userID) AND kind = 'totp'").first() != nil
+            guard totp else { return [] }
+            let recovery = try await sql.raw("SELECT code_hash FROM recovery_codes WHERE user_id = \(bind: userID) AND used_at IS NULL").first() != nil
+            return recovery ? [.totp, .recoveryCode] : [.totp]
+        }
+    }
+
+    /// A new random TOTP generator (160-bit secret, as RFC 4226 recommends), not yet stored.
+    static func newTOTP() -> OneTimePassword {
+        OneTimePassword(secret: SecureRandom.bytes(20))
+    }
+
+    /// Stores a confirmed TOTP enrollment; `usedStep` is the step whose code confirmed it, so that code cannot sign in.
+    func addTOTP(userID: String, _ generator: OneTimePassword, usedStep: Int64) async throws {
+        let sealed = try box.seal(Data(generator.secret))
+        let parameters = String(decoding: try JSONEncoder().encode(TOTPParameters(generator)), as: UTF8.self)
+        let now = clock.now()
+        try await database.transaction { sql in
+            try await sql.raw("""
+                INSERT INTO authenticators (id, user_id, kind, sealed_secret, parameters, last_used_step, created_at)
+                VALUES (\(bind: UUID().uuidString.lowercased()), \(bind: userID), 'totp', \(bind: sealed), \(bind: parameters),
+                        \(bind: usedStep), \(bind: now))
+                """).run()
+        }
+    }
+
+    /// Checks a TOTP code against the user's enrollments, one step of clock skew either way. An accepted code
+    /// moves the enrollment's last used step forward in the same statement, so a code is accepted at most once
+    /// even when submitted twice at the same moment.
+    func verifyTOTP(userID: String, code: String) async throws -> CodeCheck {
+        let rows = try await database.read { sql in
+            try await sql.raw("SELECT id, sealed_secret, parameters FROM authenticators WHERE user_id = \(bind: userID) AND kind = 'totp'").all()
+        }
+        let now = clock.now()
+        var found = CodeCheck.rejected
+        for row in rows {
+            let parameters = try JSONDecoder().decode(TOTPParameters.self, from: Data(try row.decode(column: "parameters", as: String.self).utf8))
+            let secret = try box.open(try row.decode(column: "sealed_secret", as: String.self))
+            let generator = parameters.generator(secret: Array(secret))
+            guard let step = generator.matchingStep(for: code, at: now) else { continue }
+            let id = try row.decode(column: "id", as: String.self)
+            let advanced = try await database.transaction { sql in
+                try await sql.raw("""
+                    UPDATE authenticators SET last_used_step = \(bind: step) WHERE id = \(bind: id) AND last_used_step < \(bind: step) RETURNING id
+                    """).first() != nil
+            }
+            if advanced { return .accepted }
+            found = .replayed
+        }
+        return found
+    }
+
+    /// Replaces the user's recovery codes with a new set and returns them; they are shown once.
+    func replaceRecoveryCodes(userID: String) async throws -> [String] {
+        let codes = (0..<Self.recoveryCodeCount).map { _ in Self.newRecoveryCode() }
+        let now = clock.now()
+        try await database.transaction { sql in
+            try await sql.raw("DELETE FROM recovery_codes WHERE user_id = \(bind: userID)").run()
+            for code in codes {
+                try await sql.raw("""
+                    INSERT INTO recovery_codes (code_hash, user_id, created_at) VALUES (\(bind: recoveryHash(code)), \(bind: userID), \(bind: now))
+                    """).run()
+            }
+        }
+        return codes
+    }
+
+    /// Uses up one recovery code; `true` only for an unused code of this user, and only once.
+    func redeemRecoveryCode(userID: String, code: String) async throws -> Bool {
+        let hash = recoveryHash(code)
+        let now = clock.now()
+        return try await database.transaction { sql in
+            try await sql.raw("""
+                UPDATE recovery_codes SET used_at = \(bind: now)
+                WHERE code_hash = \(bind: hash) AND user_id = \(bind: userID) AND used_at IS NULL RETURNING code_hash
+                """).first() != nil
+        }
+    }
+
+    /// Removes every second factor of the user (an operator's reset when a phone is lost).
+    func removeAll(userID: String) async throws {
+        try await database.transaction { sql in
+            try await sql.raw("DELETE FROM authenticators WHERE user_id = \(bind: userID)").run()
+            try await sql.raw("DELETE FROM recovery_codes WHERE user_id = \(bind: userID)").run()
+        }
+    }
+
+    /// Ten Base32 characters (50 bits) in two groups, e.g. `k3vq7-m2xpa`; easy to copy, hard to guess online.
+    static func newRecoveryCode() -> String {
+        let text = Base32.encode(SecureRandom.bytes(7)).prefix(10).lowercased()
+        return "\(text.prefix(5))-\(text.suffix(5))"
+    }
+
+    /// Ignores case, spaces and dashes, so a code typed back by hand still matches.
+    private func recoveryHash(_ code: String) -> String {
+        let normalized = code.lowercased().filter { $0.isLetter || $0.isNumber }
+        let key = SymmetricKey(data: box.derivedBytes("recovery codes"))
+        return Hex.encode(HMAC<SHA256>.authenticationCode(for: Data(normalized.utf8), using: key))
+    }
+
+    /// The TOTP settings stored beside a sealed secret.
+    private struct TOTPParameters: Codable {
+        var algorithm: OneTimePassword.Algorithm
+        var digits: Int
+        var period: Int64
+
+        init(_ generator: OneTimePassword) {
+            algorithm = generator.algorithm
+            digits = generator.digits
+            period = generator.period
+        }
+
+        func generator(secret: [UInt8]) -> OneTimePassword {
+            OneTimePassword(secret: secret, algorithm: algorithm, digits: digits, period: period)
+        }
+    }
+}

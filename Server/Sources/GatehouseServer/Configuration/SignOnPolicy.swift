@@ -1,0 +1,44 @@
+/// What signing in takes, for every client or for one (`client_sign_on` in the configuration file).
+public struct SignOnPolicy: Sendable, Codable, Equatable {
+    /// When a second factor is asked for after the password.
+    public enum SecondFactorRule: String, Sendable, Codable {
+        /// The password alone.
+        case off
+        /// A second factor from users who enrolled one; the others sign in with the password.
+        case ifEnrolled = "if_enrolled"
+        /// Always; a user without a second factor enrolls one during sign-in.
+        case required
+    }
+
+    public var secondFactor = SecondFactorRule.off
+    /// The second factors users may use and enroll; recovery codes come with TOTP.
+    public var factors: [SecondFactor] = [.totp]
+    /// Wrong codes one step tolerates before the sign-in fails and must start over.
+    public var maxCodeAttempts = 5
+
+    public init(secondFactor: SecondFactorRule = .off) {
+        self.secondFactor = secondFactor
+    }
+
+    /// Keys left out of the configuration file keep their defaults.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let defaults = SignOnPolicy()
+        secondFactor = try container.decodeIfPresent(SecondFactorRule.self, forKey: .secondFactor) ?? defaults.secondFactor
+        factors = try container.decodeIfPresent([SecondFactor].self, forKey: .factors) ?? defaults.factors
+        maxCodeAttempts = try container.decodeIfPresent(Int.self, forKey: .maxCodeAttempts) ?? defaults.maxCodeAttempts
+    }
+
+    func validate(_ name: String) throws {
+        guard factors.contains(where: SecondFactor.enrollable.contains) || secondFactor == .off else {
+            throw ConfigurationError("\(name).factors must include a factor users can enroll (totp).")
+        }
+        guard (1...20).contains(maxCodeAttempts) else { throw ConfigurationError("\(name).max_code_attempts must be between 1 and 20.") }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case factors
+        case secondFactor = "second_factor"
+        case maxCodeAttempts = "max_code_attempts"
+    }
+}

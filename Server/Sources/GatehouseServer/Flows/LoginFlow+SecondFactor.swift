@@ -1,0 +1,190 @@
+import Foundation
+import GatehouseProtocol
+
+/// The second-factor steps of the login flow: choose a factor, enter its code, or enroll TOTP when policy
+/// requires a second factor and the user has none.
+extension LoginFlow {
+    /// The `acr` value of a sign-in with two factors; an authorization request that asks for it (`acr_values`)
+    /// gets a second factor whatever the policy.
+    static let multiFactorACR = "urn:gatehouse:acr:mfa"
+    static let passwordACR = "urn:gatehouse:acr:password"
+
+    static let totpCodeField = FlowField(key: "code", kind: .oneTimeCode, label: "Code",
+                                         validation: FieldValidation(regex: "[0-9]{6}", message: "Enter the 6-digit code."),
+                                         autocomplete: "one-time-code")
+    static let recoveryCodeField = FlowField(key: "code", kind: .text, label: "Recovery code",
+                                             validation: FieldValidation(maxLength: 32, message: "Enter one of your recovery codes."),
+                                             autocomplete: "off")
+
+    /// The password was right: ask for a second factor when policy or the request wants one, else finish.
+    func afterPassword(_ id: String, state: FlowStore.LoginState, user: User) async throws -> Outcome {
+        var next = state
+        next.userID = user.id
+        next.username = user.username
+        next.methods = ["pwd"]
+        let enrolled = try await enrolledFactors(for: state.request, userID: user.id)
+        guard try await secondFactorNeeded(for: state.request, userID: user.id) else { return try await complete(id, state: next, user: user) }
+        if enrolled.isEmpty {
+            next.pendingSecret = try server.authenticators.box.seal(Data(AuthenticatorStore.newTOTP().secret))
+            next.nodeID = NodeID.enrollTOTP
+        } else {
+            next.factors = enrolled
+            next.nodeID = enrolled.count == 1 ? Self.challengeNode(for: enrolled[0]) : NodeID.chooseFactor
+        }
+        try await server.flows.update(id, to: next)
+        return .next(node(for: next))
+    }
+
+    /// Whether signing `userID` in for `request` takes a second factor: by the client's policy, or because
+    /// the request asks for the multi-factor `acr`.
+    func secondFactorNeeded(for request: AuthorizationRequest, userID: String) async throws -> Bool {
+        if request.acrValues?.contains(Self.multiFactorACR) ?? false { return true }
+        switch server.configuration.signOnPolicy(for: request.clientID).secondFactor {
+        case .required: return true
+        case .ifEnrolled: return try await !enrolledFactors(for: request, userID: userID).isEmpty
+        case .off: return false
+        }
+    }
+
+    /// The user's second factors that the client's policy accepts.
+    private func enrolledFactors(for request: AuthorizationRequest, userID: String) async throws -> [SecondFactor] {
+        let policy = server.configuration.signOnPolicy(for: request.clientID)
+        return try await server.authenticators.enrolledFactors(userID: userID).filter { $0 == .recoveryCode || policy.factors.contains($0) }
+    }
+
+    /// A submission on a second-factor node; `state.userID` is set.
+    func advanceSecondFactor(_ id: String, state: FlowStore.LoginState, action: String, values: [String: FieldValue]) async throws -> Outcome {
+        guard let userID = state.userID, let user = try await server.users.find(id: userID) else {
+            _ = try await server.flows.finish(id)
+            return .gone
+        }
+        if user.isLocked { return .retry(node(for: state, messages: [FlowMessage(level: .error, text: LoginMessages.locked, code: "locked")]), .locked) }
+        var next = state
+        let code = values["code"]?.text.trimmingCharacters(in: .whitespaces) ?? ""
+        switch (state.nodeID, action) {
+        case (_, "choose"):
+            next.nodeID = NodeID.chooseFactor
+        case (NodeID.chooseFactor, _):
+            guard let factor = values["factor"].flatMap({ SecondFactor(rawValue: $0.text) }), state.factors?.contains(factor) == true else {
+                throw OAuthError.invalidRequest("Choose one of the offered factors.")
+            }
+            next.nodeID = Self.challengeNode(for: factor)
+        case (NodeID.totp, _):
+            switch try await server.authenticators.verifyTOTP(userID: user.id, code: code) {
+            case .accepted: return try await complete(id, state: next.adding(.totp), user: user)
+            case .replayed: return try await wrongCode(id, state: state, message: LoginMessages.replayedCode)
+            case .rejected: return try await wrongCode(id, state: state, message: LoginMessages.invalidCode)
+            }
+        case (NodeID.recoveryCode, _):
+            guard try await server.authenticators.redeemRecoveryCode(userID: user.id, code: code) else {
+                return try await wrongCode(id, state: state, message: "The recovery code is incorrect or was already used.")
+            }
+            return try await complete(id, state: next.adding(.recoveryCode), user: user)
+        case (NodeID.enrollTOTP, _):
+            guard let generator = pendingTOTP(state) else { return .gone }
+            guard let step = generator.matchingStep(for: code, at: server.clock.now()) else {
+                return try await wrongCode(id, state: state, message: "The code is incorrect. Check that your device's clock is right, then try the next code.")
+            }
+            try await server.authenticators.addTOTP(userID: user.id, generator, usedStep: step)
+            let codes = try await server.authenticators.replaceRecoveryCodes(userID: user.id)
+            server.logger.info("Enrolled TOTP", metadata: ["user": "\(user.id)"])
+            next = next.adding(.totp)
+            next.pendingSecret = nil
+            next.pendingRecoveryCodes = try server.authenticators.box.seal(Data(codes.joined(separator: " ").utf8))
+            next.nodeID = NodeID.recoveryCodes
+        case (NodeID.recoveryCodes, _):
+            next.pendingRecoveryCodes = nil
+            return try await complete(id, state: next, user: user)
+        default:
+            throw OAuthError.invalidRequest("The node \(state.nodeID) has no action \(action).")
+        }
+        try await server.flows.update(id, to: next)
+        return .next(node(for: next))
+    }
+
+    /// Counts a wrong code against the flow and the account: past the policy's limit the flow ends.
+    private func wrongCode(_ id: String, state: FlowStore.LoginState, message: String) async throws -> Outcome {
+        var next = state
+        next.codeFailures = (state.codeFailures ?? 0) + 1
+        try await server.authenticator.throttle.recordFailure(state.username ?? "")
+        if next.codeFailures ?? 0 >= server.configuration.signOnPolicy(for: state.request.clientID).maxCodeAttempts {
+            _ = try await server.flows.finish(id)
+            server.logger.notice("Sign-in ended after too many wrong codes", metadata: ["user": "\(state.userID ?? "")"])
+            return .failed(LoginMessages.tooManyCodes)
+        }
+        try await server.flows.update(id, to: next)
+        return .retry(node(for: next, messages: [FlowMessage(level: .error, text: message, field: "code", code: "invalid_code")]), .invalidCode)
+    }
+
+    static func challengeNode(for factor: SecondFactor) -> String {
+        switch factor {
+        case .totp: NodeID.totp
+        case .recoveryCode: NodeID.recoveryCode
+        }
+    }
+
+    private func pendingTOTP(_ state: FlowStore.LoginState) -> OneTimePassword? {
+        guard let sealed = state.pendingSecret, let secret = try? server.authenticators.box.open(sealed) else { return nil }
+        return OneTimePassword(secret: Array(secret))
+    }
+
+    /// The second-factor node `state` is at, or `nil` for the password steps.
+    func secondFactorNode(for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode? {
+        let clientName = state.clientName ?? state.request.clientID
+        let factors = state.factors ?? []
+        let verify = FlowAction(id: "submit", kind: .submit, label: "Verify")
+        let another = factors.count > 1 ? [FlowAction(id: "choose", kind: .submit, label: "Use another method")] : []
+        switch state.nodeID {
+        case NodeID.chooseFactor:
+            let choice = FlowField(key: "factor", kind: .singleChoice, label: "Verify with",
+                                   options: factors.map { FieldOption(value: $0.rawValue, label: $0.label) }, defaultValue: factors.first?.rawValue)
+            return FlowNode(id: NodeID.chooseFactor, name: "Verify it's you", description: "Choose how to confirm that it's you signing in to \(clientName).",
+                            category: "mfa_required", fields: [choice], actions: [FlowAction(id: "submit", kind: .submit, label: "Continue")],
+                            messages: messages)
+        case NodeID.totp:
+            return FlowNode(id: NodeID.totp, name: "Enter your verification code", description: "Enter the 6-digit code your authenticator app shows for \(issuerLabel).",
+                            category: "mfa_challenge", fields: [Self.totpCodeField], actions: [verify] + another, messages: messages)
+        case NodeID.recoveryCode:
+            return FlowNode(id: NodeID.recoveryCode, name: "Enter a recovery code", description: "Each of the recovery codes you saved signs you in once.",
+                            category: "mfa_challenge", fields: [Self.recoveryCodeField], actions: [verify] + another, messages: messages)
+        case NodeID.enrollTOTP:
+            let generator = pendingTOTP(state) ?? OneTimePassword(secret: [])
+            let key = Base32.encode(generator.secret)
+            let grouped = stride(from: 0, to: key.count, by: 4).map { String(key.dropFirst($0).prefix(4)) }.joined(separator: " ")
+            let fields = [
+                FlowField(key: "otpauth", kind: .qrCode, label: "Scan this QR code with your authenticator app.", required: false,
+                          defaultValue: generator.provisioningURI(issuer: issuerLabel, account: state.username ?? "")),
+                FlowField(key: "secret", kind: .label, label: "Can't scan it? Enter this key instead: \(grouped)", required: false),
+                Self.totpCodeField,
+            ]
+            return FlowNode(id: NodeID.enrollTOTP, name: "Set up two-step verification",
+                            description: "\(clientName) asks for a code from an authenticator app at sign-in. Add this account to your app, then enter the code it shows.",
+                            category: "mfa_enrollment", fields: fields, actions: [verify], messages: messages)
+        case NodeID.recoveryCodes:
+            let codes = state.pendingRecoveryCodes.flatMap { try? server.authenticators.box.open($0) }.map { String(decoding: $0, as: UTF8.self) } ?? ""
+            return FlowNode(id: NodeID.recoveryCodes, name: "Save your recovery codes",
+                            description: "If you lose your authenticator, each of these codes signs you in once. Keep them somewhere safe; they are shown only now.",
+                            category: "mfa_enrollment", fields: [FlowField(key: "recovery_codes", kind: .label, label: codes, required: false)],
+                            actions: [FlowAction(id: "submit", kind: .submit, label: "I have saved them")], messages: messages)
+        default:
+            return nil
+        }
+    }
+
+    /// How authenticator apps list this server: its host (and port).
+    private var issuerLabel: String {
+        guard let url = URL(string: server.issuer), let host = url.host else { return "Gatehouse" }
+        return url.port.map { "\(host):\($0)" } ?? host
+    }
+}
+
+extension FlowStore.LoginState {
+    /// The state after `factor` was verified: its `amr` value and `mfa` added.
+    func adding(_ factor: SecondFactor) -> Self {
+        var copy = self
+        var methods = methods ?? ["pwd"]
+        for method in [factor.methodReference, "mfa"] where !methods.contains(method) { methods.append(method) }
+        copy.methods = methods
+        return copy
+    }
+}

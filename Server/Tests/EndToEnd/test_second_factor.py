@@ -1,0 +1,213 @@
+"""Sign-in with a second factor: TOTP enrollment and challenge, checked with pyotp (an independent TOTP
+implementation), replay and guess limits, recovery codes, amr/acr in the ID token, step-up by acr_values,
+the hosted pages and the terminal client."""
+import re
+import time
+from urllib.parse import parse_qs, urlencode, urlparse
+
+import pexpect
+import pyotp
+import pytest
+
+from conftest import APP_REDIRECT, PASSWORD, WEB_REDIRECT, WEB_SECRET
+from gatehouse_harness import Browser, Server, binary, forms, redirect_parameters
+from test_authlib_client import verify_id_token
+from test_native_flows import exchange, start, submit
+
+MFA_ACR = "urn:gatehouse:acr:mfa"
+
+
+@pytest.fixture(scope="module")
+def mfa_server():
+    """The app must use a second factor; the web client asks for one from users who enrolled one."""
+    server = Server(config={"sign_on": {"second_factor": "if_enrolled"},
+                            "client_sign_on": {"app": {"second_factor": "required", "max_code_attempts": 3}}})
+    try:
+        server.add_client("app", APP_REDIRECT, public=True)
+        server.add_client("web", WEB_REDIRECT, secret=WEB_SECRET)
+        yield server
+    finally:
+        server.stop()
+
+
+def password_step(server, username):
+    flow = start(server).json()
+    answer = submit(server, flow["flow_id"], {"username": username, "password": PASSWORD})
+    assert answer.status_code == 200, answer.text
+    return flow["flow_id"], answer.json()
+
+
+def enroll(server, username):
+    """Signs in for the first time: the password, then TOTP enrollment. Returns the pyotp generator, the
+    recovery codes and the ID token's claims."""
+    flow_id, answer = password_step(server, username)
+    node = answer["node"]
+    assert answer["status"] == "continue" and node["id"] == "mfa.enroll.totp" and node["category"] == "mfa_enrollment"
+    fields = {field["key"]: field for field in node["fields"]}
+    assert fields["otpauth"]["type"] == "qr_code" and fields["code"]["type"] == "one_time_code"
+    uri = fields["otpauth"]["default_value"]
+    parsed = pyotp.parse_uri(uri)
+    assert parsed.name == username and parsed.digits == 6 and parsed.interval == 30
+    assert parse_qs(urlparse(uri).query)["algorithm"] == ["SHA1"]
+    # The key shown for typing matches the QR code's secret.
+    assert fields["secret"]["label"].replace(" ", "").endswith(parsed.secret)
+
+    wrong = submit(server, flow_id, {"code": "000000" if parsed.now() != "000000" else "111111"}).json()
+    assert wrong["status"] == "error" and wrong["node"]["messages"][0]["code"] == "invalid_code"
+    codes_node = submit(server, flow_id, {"code": parsed.now()}).json()
+    assert codes_node["status"] == "continue" and codes_node["node"]["id"] == "mfa.enroll.recovery_codes"
+    codes = codes_node["node"]["fields"][0]["label"].split()
+    assert len(codes) == 10 and len(set(codes)) == 10 and all(re.fullmatch(r"[a-z2-7]{5}-[a-z2-7]{5}", c) for c in codes)
+    done = submit(server, flow_id, {}).json()
+    assert done["status"] == "success"
+    tokens = exchange(server, done["authorization"]["code"])
+    assert tokens.status_code == 200, tokens.text
+    return parsed, codes, verify_id_token(server, tokens.json(), "app", "nn", "RS256")
+
+
+def test_totp_enrollment_then_sign_in_with_the_next_code(mfa_server):
+    mfa_server.add_user("tess", PASSWORD)
+    totp, _, claims = enroll(mfa_server, "tess")
+    assert claims["amr"] == ["pwd", "otp", "mfa"] and claims["acr"] == MFA_ACR
+
+    flow_id, answer = password_step(mfa_server, "tess")
+    node = answer["node"]
+    assert node["id"] == "mfa.choose" and node["category"] == "mfa_required"
+    assert [o["value"] for o in node["fields"][0]["options"]] == ["totp", "recovery_code"]
+    challenge = submit(mfa_server, flow_id, {"factor": "totp"}).json()["node"]
+    assert challenge["id"] == "mfa.totp" and challenge["category"] == "mfa_challenge"
+    assert [a["id"] for a in challenge["actions"]] == ["submit", "choose"]
+
+    # The code that confirmed enrollment was used: the same time step's code is refused as a replay.
+    replay = submit(mfa_server, flow_id, {"code": totp.now()}).json()
+    assert replay["status"] == "error" and "already used" in replay["node"]["messages"][0]["text"]
+    # The next step's code is inside the clock-skew window and is accepted once.
+    next_code = totp.at(time.time() + 30)
+    done = submit(mfa_server, flow_id, {"code": next_code}).json()
+    assert done["status"] == "success"
+    claims = verify_id_token(mfa_server, exchange(mfa_server, done["authorization"]["code"]).json(), "app", "nn", "RS256")
+    assert claims["amr"] == ["pwd", "otp", "mfa"]
+
+    flow_id, _ = password_step(mfa_server, "tess")
+    submit(mfa_server, flow_id, {"factor": "totp"})
+    again = submit(mfa_server, flow_id, {"code": next_code}).json()
+    assert again["status"] == "error" and "already used" in again["node"]["messages"][0]["text"]
+    # A code from two steps away is outside the window.
+    far = submit(mfa_server, flow_id, {"code": totp.at(time.time() - 90)}).json()
+    assert far["status"] == "error" and far["node"]["messages"][0]["text"] == "The code is incorrect."
+
+
+def test_wrong_codes_beyond_the_limit_end_the_flow(mfa_server):
+    mfa_server.add_user("gus", PASSWORD)
+    totp, _, _ = enroll(mfa_server, "gus")
+    flow_id, _ = password_step(mfa_server, "gus")
+    submit(mfa_server, flow_id, {"factor": "totp"})
+    good = totp.at(time.time() + 30)
+    wrong = "123456" if good != "123456" else "654321"
+    for _ in range(2):
+        assert submit(mfa_server, flow_id, {"code": wrong}).json()["status"] == "error"
+    ended = submit(mfa_server, flow_id, {"code": wrong})
+    assert ended.status_code == 429
+    assert ended.json()["status"] == "failure" and ended.json()["failure"]["error"] == "too_many_attempts"
+    # The flow is gone: even the right code cannot finish it now.
+    assert submit(mfa_server, flow_id, {"code": good}).status_code == 404
+
+
+def test_recovery_code_signs_in_once_and_the_code_field_is_checked(mfa_server):
+    mfa_server.add_user("ria", PASSWORD)
+    _, codes, _ = enroll(mfa_server, "ria")
+    flow_id, _ = password_step(mfa_server, "ria")
+    node = submit(mfa_server, flow_id, {"factor": "recovery_code"}).json()["node"]
+    assert node["id"] == "mfa.recovery_code"
+    # Typed back in capitals is the same code.
+    done = submit(mfa_server, flow_id, {"code": codes[0].upper()}).json()
+    assert done["status"] == "success"
+    flow_id, _ = password_step(mfa_server, "ria")
+    submit(mfa_server, flow_id, {"factor": "recovery_code"})
+    reused = submit(mfa_server, flow_id, {"code": codes[0]}).json()
+    assert reused["status"] == "error" and "already used" in reused["node"]["messages"][0]["text"]
+    # "Use another method" goes back to the choice without checking the empty field.
+    back = submit(mfa_server, flow_id, {}, action="choose").json()
+    assert back["status"] == "continue" and back["node"]["id"] == "mfa.choose"
+
+
+def test_hosted_page_asks_enrolled_users_and_acr_values_steps_up(mfa_server):
+    mfa_server.add_user("hana", PASSWORD)
+    totp, _, _ = enroll(mfa_server, "hana")
+    mfa_server.add_user("otto", PASSWORD)  # no second factor
+
+    def authorize(browser, **extra):
+        query = {"response_type": "code", "client_id": "web", "redirect_uri": WEB_REDIRECT, "scope": "openid", "state": "s1", "nonce": "n1"}
+        query.update(extra)
+        return f"{mfa_server.issuer}/authorize?{urlencode(query)}"
+
+    # if_enrolled: a user without a second factor signs in with the password alone.
+    otto = Browser(mfa_server)
+    assert "code" in redirect_parameters(otto.sign_in(authorize(otto), "otto", PASSWORD))
+    # ...but a request for the multi-factor acr makes him enroll one.
+    stepped = otto.sign_in(authorize(otto, acr_values=MFA_ACR, prompt="login"), "otto", PASSWORD)
+    assert stepped.status_code == 200 and 'data-node="mfa.enroll.totp"' in stepped.text
+    assert "<svg" in stepped.text and "otpauth://totp/" not in stepped.text.split("<svg")[0]
+
+    browser = Browser(mfa_server)
+    page = browser.sign_in(authorize(browser), "hana", PASSWORD)
+    assert page.status_code == 200 and 'data-node="mfa.choose"' in page.text
+    form = forms(page.text)[0]
+    data = dict(form["inputs"]) | {"factor": "totp"}
+    page = browser.post(mfa_server.issuer + form["action"], data)
+    assert 'data-node="mfa.totp"' in page.text and 'autocomplete="one-time-code"' in page.text
+    form = forms(page.text)[0]
+    wrong = browser.post(mfa_server.issuer + form["action"], dict(form["inputs"]) | {"code": "000000", "action": "submit"})
+    assert wrong.status_code == 401 and "incorrect" in wrong.text
+    form = forms(wrong.text)[0]
+    done = browser.post(mfa_server.issuer + form["action"], dict(form["inputs"]) | {"code": totp.at(time.time() + 30), "action": "submit"})
+    code = redirect_parameters(done)["code"]
+    tokens = browser.session.post(mfa_server.issuer + "/token", data={"grant_type": "authorization_code", "code": code,
+                                                                     "redirect_uri": WEB_REDIRECT}, auth=("web", WEB_SECRET), timeout=10)
+    claims = verify_id_token(mfa_server, tokens.json(), "web", "n1", "RS256")
+    assert claims["amr"] == ["pwd", "otp", "mfa"] and claims["acr"] == MFA_ACR
+
+    # The browser session already has both factors: a request for the multi-factor acr is answered at once.
+    again = browser.get(authorize(browser, acr_values=MFA_ACR))
+    assert "code" in redirect_parameters(again)
+
+
+def test_discovery_lists_the_acr_values(mfa_server):
+    import requests
+    metadata = requests.get(mfa_server.issuer + "/.well-known/openid-configuration", timeout=10).json()
+    assert metadata["acr_values_supported"] == ["urn:gatehouse:acr:password", MFA_ACR]
+
+
+def test_terminal_client_enrolls_totp_on_the_demo_then_signs_in_with_it(tmp_path):
+    server = Server(demo=True)
+    try:
+        password = re.search(r"with the password (\S+)", server.stdout()).group(1)
+        env = {"GATEHOUSE_HOME": str(tmp_path), "GATEHOUSE_ISSUER": server.issuer, "PATH": "/usr/bin:/bin"}
+        child = pexpect.spawn(binary(), ["login", "--username", "demo"], env=env, encoding="utf-8", timeout=60)
+        child.expect("Password: ")
+        child.sendline(password)
+        child.expect("Set up two-step verification")
+        child.expect(r"(otpauth://totp/\S+)")
+        totp = pyotp.parse_uri(child.match.group(1))
+        child.expect("Code: ")
+        child.sendline(totp.now())
+        child.expect("Save your recovery codes")
+        child.expect(r"Signed in as demo")
+        child.expect(pexpect.EOF)
+
+        assert pexpect.run(binary(), args=["logout"], env=env, withexitstatus=True)[1] == 0
+        child = pexpect.spawn(binary(), ["login", "--username", "demo"], env=env, encoding="utf-8", timeout=60)
+        child.expect("Password: ")
+        child.sendline(password)
+        child.expect("Verify it's you")
+        child.expect("Number: ")
+        child.sendline("1")  # the authenticator app
+        child.expect("What next\\?")
+        child.expect("Number: ")
+        child.sendline("1")  # verify (not "use another method")
+        child.expect("Code: ")
+        child.sendline(totp.at(time.time() + 30))
+        child.expect("Signed in as demo")
+        child.expect(pexpect.EOF)
+    finally:
+        server.stop()

@@ -1,0 +1,100 @@
+import Foundation
+import Gatehouse
+@testable import GatehouseServer
+import GatehouseProtocol
+import Testing
+
+/// The SDK's multi-factor helper against a live server that requires a second factor: the step handler
+/// computes TOTP codes from the enrolled secret, as an authenticator app would.
+@Suite("SDK multi-factor sign-in against a live server")
+struct SDKMultiFactorTests {
+    /// Records the steps it was asked and answers them like a person with an authenticator app.
+    actor Person {
+        var steps: [MultifactorLogin.Step] = []
+        var secret: [UInt8] = []
+        var recoveryCodes: [String] = []
+        var codesToTry: [String] = []
+        var preferRecoveryCode = false
+
+        func answer(_ step: MultifactorLogin.Step, now: Int64) -> MultifactorLogin.Answer {
+            steps.append(step)
+            switch step {
+            case .enrollTOTP(_, let key):
+                secret = Base32.decode(key ?? "") ?? []
+                return .code(OneTimePassword(secret: secret).code(at: now))
+            case .saveRecoveryCodes(let codes):
+                recoveryCodes = codes
+                return .done
+            case .chooseFactor(let factors):
+                return .choose(preferRecoveryCode && factors.contains(.recoveryCode) ? .recoveryCode : .totp)
+            case .verifyCode(let factor, _):
+                if !codesToTry.isEmpty { return .code(codesToTry.removeFirst()) }
+                if factor == .recoveryCode { return .code(recoveryCodes[0]) }
+                return .code(OneTimePassword(secret: secret).code(at: now + 30))
+            }
+        }
+
+        func prepare(codes: [String], recovery: Bool = false) {
+            steps = []
+            codesToTry = codes
+            preferRecoveryCode = recovery
+        }
+    }
+
+    @Test("enroll TOTP on the first sign-in, then sign in with a code after a wrong one, then with a recovery code", arguments: TestEngine.available)
+    func enrollThenChallenge(engine: TestEngine) async throws {
+        try await TestServer.withLiveServer(engine: engine, configure: { $0.clientSignOn["app"] = SignOnPolicy(secondFactor: .required) }) { server, issuer in
+            let client = try await SDKLiveFlowTests.prepare(server, issuer: issuer)
+            let person = Person()
+            let clock = server.clock
+            let login = MultifactorLogin(client: client) { step in await person.answer(step, now: clock.now()) }
+
+            let first = try await login.login(username: "sam", password: SDKLiveFlowTests.password)
+            #expect(await first.claims?.authenticationMethods == ["pwd", "otp", "mfa"])
+            let enrollment = await person.steps
+            #expect(enrollment.count == 2)
+            guard case .enrollTOTP(let uri, let key) = enrollment.first else { Issue.record("expected enrollment, got \(enrollment)"); return }
+            #expect(uri.hasPrefix("otpauth://totp/") && key?.count == 32)
+            #expect(await person.recoveryCodes.count == 10)
+
+            await person.prepare(codes: ["000000"])
+            let second = try await login.login(username: "sam", password: SDKLiveFlowTests.password)
+            #expect(await second.claims?.authenticationMethods == ["pwd", "otp", "mfa"])
+            let challenge = await person.steps
+            #expect(challenge.first == .chooseFactor([.totp, .recoveryCode]))
+            #expect(challenge.dropFirst().first == .verifyCode(factor: .totp, problem: nil))
+            #expect(challenge.last == .verifyCode(factor: .totp, problem: "The code is incorrect."))
+
+            await person.prepare(codes: [], recovery: true)
+            _ = try await login.login(username: "sam", password: SDKLiveFlowTests.password)
+            #expect(await person.steps.last == .verifyCode(factor: .recoveryCode, problem: nil))
+        }
+    }
+
+    @Test("too many wrong codes end the sign-in with a typed error", arguments: TestEngine.available)
+    func tooManyWrongCodes(engine: TestEngine) async throws {
+        try await TestServer.withLiveServer(engine: engine, configure: { configuration in
+            var policy = SignOnPolicy(secondFactor: .required)
+            policy.maxCodeAttempts = 2
+            configuration.clientSignOn["app"] = policy
+        }) { server, issuer in
+            let client = try await SDKLiveFlowTests.prepare(server, issuer: issuer)
+            let person = Person()
+            let clock = server.clock
+            let login = MultifactorLogin(client: client) { step in await person.answer(step, now: clock.now()) }
+            _ = try await login.login(username: "sam", password: SDKLiveFlowTests.password)
+            await person.prepare(codes: ["000000", "999999", "123123"])
+            await #expect(throws: GatehouseError.throttled) {
+                _ = try await login.login(username: "sam", password: SDKLiveFlowTests.password)
+            }
+        }
+    }
+
+    @Test("sign-in status follows the node category")
+    func status() {
+        #expect(SignInStatus(category: "mfa_challenge") == .mfaChallenge)
+        #expect(SignInStatus(category: "password_expired") == .passwordExpired)
+        #expect(SignInStatus(category: "sign_in") == .signIn)
+        #expect(SignInStatus(category: "brand_new") == .other("brand_new"))
+    }
+}

@@ -1,0 +1,61 @@
+import GatehouseProtocol
+
+/// Which screen a sign-in is at, for routing in a flow coordinator: derived from the node's category, so an
+/// app can switch view controllers (or SwiftUI views) without knowing node ids.
+public enum SignInStatus: Sendable, Hashable {
+    /// Username and password (category `sign_in`).
+    case signIn
+    /// Choose which enrolled second factor to use (`mfa_required`).
+    case mfaRequired
+    /// Enter the code of a second factor (`mfa_challenge`).
+    case mfaChallenge
+    /// No second factor is enrolled but one is required: choose one to enroll (`mfa_enrollment_required`).
+    case mfaEnrollmentRequired
+    /// Enroll a second factor, or save recovery codes (`mfa_enrollment`).
+    case mfaEnrollment
+    /// The password expires soon; change it or skip (`password_warning`).
+    case passwordWarning
+    /// The password expired and must be changed (`password_expired`).
+    case passwordExpired
+    /// The account is locked; unlock it or wait (`locked_out`).
+    case lockedOut
+    /// Recovering a forgotten password (`recovery`).
+    case recovery
+    /// Signed in.
+    case success
+    /// A category this SDK does not know yet; render the node generically.
+    case other(String)
+
+    public init(category: String) {
+        self = switch category {
+        case "sign_in": .signIn
+        case "mfa_required": .mfaRequired
+        case "mfa_challenge": .mfaChallenge
+        case "mfa_enrollment_required": .mfaEnrollmentRequired
+        case "mfa_enrollment": .mfaEnrollment
+        case "password_warning": .passwordWarning
+        case "password_expired": .passwordExpired
+        case "locked_out": .lockedOut
+        case "recovery": .recovery
+        default: .other(category)
+        }
+    }
+}
+
+extension ContinueNode {
+    /// The screen this node is, for routing.
+    public var status: SignInStatus { SignInStatus(category: category) }
+}
+
+extension Node {
+    /// The screen to show: the node's for a continue or error node, ``SignInStatus/success`` once signed in,
+    /// `nil` after a failure (start over).
+    public var status: SignInStatus? {
+        switch self {
+        case .continue(let node): node.status
+        case .error(let error): error.retry.status
+        case .success: .success
+        case .failure: nil
+        }
+    }
+}

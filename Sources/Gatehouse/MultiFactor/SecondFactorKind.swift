@@ -1,0 +1,17 @@
+/// A second factor as the server names it, e.g. `totp` or `recovery_code`. New kinds arrive as values,
+/// not as breaking changes.
+public struct SecondFactorKind: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// A code from an authenticator app (TOTP).
+    public static let totp = SecondFactorKind(rawValue: "totp")
+    /// One of the single-use recovery codes saved at enrollment.
+    public static let recoveryCode = SecondFactorKind(rawValue: "recovery_code")
+    /// A code sent by email.
+    public static let email = SecondFactorKind(rawValue: "email")
+    /// A code sent by text message.
+    public static let sms = SecondFactorKind(rawValue: "sms")
+
+    public var description: String { rawValue }
+}

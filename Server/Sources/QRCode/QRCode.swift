@@ -10,6 +10,7 @@
 public struct QRCode: Sendable, Equatable {
     /// The version, 1...40; the symbol is `17 + 4 × version` modules wide.
     public let version: Int
+    /// The level the symbol was made at.
     public let errorCorrection: ErrorCorrectionLevel
     /// Modules per side.
     public let size: Int
@@ -23,6 +24,8 @@ public struct QRCode: Sendable, Equatable {
         try self.init(bytes: Array(text.utf8), errorCorrection: errorCorrection)
     }
 
+    /// Encodes raw bytes in byte mode.
+    /// - Throws: ``QRCodeError`` when the bytes do not fit in version 40 at `errorCorrection`.
     public init(bytes: [UInt8], errorCorrection: ErrorCorrectionLevel = .medium) throws {
         guard let version = (1...40).first(where: { Self.dataBitCount(bytes.count, version: $0) <= Self.dataCodewordCount($0, errorCorrection) * 8 })
         else { throw QRCodeError.tooLong(bytes: bytes.count, level: errorCorrection) }

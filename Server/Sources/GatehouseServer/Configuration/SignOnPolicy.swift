@@ -10,12 +10,14 @@ public struct SignOnPolicy: Sendable, Codable, Equatable {
         case required
     }
 
+    /// When a second factor is asked for; ``SecondFactorRule/off`` by default.
     public var secondFactor = SecondFactorRule.off
     /// The second factors users may use and enroll; recovery codes come with TOTP.
     public var factors: [SecondFactor] = [.totp]
     /// Wrong codes one step tolerates before the sign-in fails and must start over.
     public var maxCodeAttempts = 5
 
+    /// A policy with the given rule and the default factors and attempt limit.
     public init(secondFactor: SecondFactorRule = .off) {
         self.secondFactor = secondFactor
     }

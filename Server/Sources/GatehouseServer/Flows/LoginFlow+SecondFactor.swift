@@ -22,8 +22,9 @@ extension LoginFlow {
         next.userID = user.id
         next.username = user.username
         next.methods = ["pwd"]
-        let enrolled = try await enrolledFactors(for: state.request, userID: user.id)
-        guard try await secondFactorNeeded(for: state.request, userID: user.id) else { return try await complete(id, state: next, user: user) }
+        guard let enrolled = try await secondFactorsToAsk(for: state.request, userID: user.id) else {
+            return try await complete(id, state: next, user: user)
+        }
         if enrolled.isEmpty {
             next.pendingSecret = try server.authenticators.box.seal(Data(AuthenticatorStore.newTOTP().secret))
             next.nodeID = NodeID.enrollTOTP
@@ -35,21 +36,17 @@ extension LoginFlow {
         return .next(node(for: next))
     }
 
-    /// Whether signing `userID` in for `request` takes a second factor: by the client's policy, or because
-    /// the request asks for the multi-factor `acr`.
-    func secondFactorNeeded(for request: AuthorizationRequest, userID: String) async throws -> Bool {
-        if request.acrValues?.contains(Self.multiFactorACR) ?? false { return true }
-        switch server.configuration.signOnPolicy(for: request.clientID).secondFactor {
-        case .required: return true
-        case .ifEnrolled: return try await !enrolledFactors(for: request, userID: userID).isEmpty
-        case .off: return false
-        }
-    }
-
-    /// The user's second factors that the client's policy accepts.
-    private func enrolledFactors(for request: AuthorizationRequest, userID: String) async throws -> [SecondFactor] {
+    /// The second factors to ask `userID` for when signing in for `request` (by the client's policy, or because
+    /// the request asks for the multi-factor `acr`): `nil` when none is needed, empty when one is needed but none
+    /// is enrolled (the flow enrolls one). The store is read only when the answer depends on it, so a password
+    /// sign-in under the default policy costs no extra query.
+    func secondFactorsToAsk(for request: AuthorizationRequest, userID: String) async throws -> [SecondFactor]? {
         let policy = server.configuration.signOnPolicy(for: request.clientID)
-        return try await server.authenticators.enrolledFactors(userID: userID).filter { $0 == .recoveryCode || policy.factors.contains($0) }
+        let stepUp = request.acrValues?.contains(Self.multiFactorACR) ?? false
+        if policy.secondFactor == .off && !stepUp { return nil }
+        let enrolled = try await server.authenticators.enrolledFactors(userID: userID).filter { $0 == .recoveryCode || policy.factors.contains($0) }
+        if policy.secondFactor == .ifEnrolled && !stepUp && enrolled.isEmpty { return nil }
+        return enrolled
     }
 
     /// A submission on a second-factor node; `state.userID` is set.
@@ -104,10 +101,11 @@ extension LoginFlow {
 
     /// Counts a wrong code against the flow and the account: past the policy's limit the flow ends.
     private func wrongCode(_ id: String, state: FlowStore.LoginState, message: String) async throws -> Outcome {
+        let failures = (state.codeFailures ?? 0) + 1
         var next = state
-        next.codeFailures = (state.codeFailures ?? 0) + 1
+        next.codeFailures = failures
         try await server.authenticator.throttle.recordFailure(state.username ?? "")
-        if next.codeFailures ?? 0 >= server.configuration.signOnPolicy(for: state.request.clientID).maxCodeAttempts {
+        if failures >= server.configuration.signOnPolicy(for: state.request.clientID).maxCodeAttempts {
             _ = try await server.flows.finish(id)
             server.logger.notice("Sign-in ended after too many wrong codes", metadata: ["user": "\(state.userID ?? "")"])
             return .failed(LoginMessages.tooManyCodes)

@@ -140,7 +140,7 @@ struct AuthorizationController: Sendable {
         guard let user = try await server.users.find(id: session.userID), !user.isLocked else { return nil }
         // A session signed in with the password alone does not satisfy a client or request that needs a
         // second factor: the user signs in again, this time with both (step-up).
-        if !session.methods.contains("mfa"), try await LoginFlow(server: server).secondFactorNeeded(for: authorization, userID: user.id) {
+        if !session.methods.contains("mfa"), try await LoginFlow(server: server).secondFactorsToAsk(for: authorization, userID: user.id) != nil {
             return nil
         }
         return session

@@ -13,6 +13,7 @@ public struct PasswordPolicy: Sendable, Codable, Equatable {
     /// Days before expiry during which sign-in offers to change the password (the user may skip).
     public var warningDays = 7
 
+    /// The NIST defaults: 8 to 256 characters, common passwords refused, no expiry.
     public init() {}
 
     /// Keys left out of the configuration file keep their defaults.

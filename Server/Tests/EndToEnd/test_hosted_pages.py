@@ -178,7 +178,7 @@ def test_hosted_page_renders_the_same_flow_as_the_json_api_and_does_identify_fir
         first = browser.get(authorize_url(server))
         assert first.status_code == 200 and 'data-node="login.identify"' in first.text
         form = forms(first.text)[0]
-        assert [f.get("name") for f in form["fields"] if f.get("type") not in ("hidden",)] == ["username", "action"]
+        assert [f.get("name") for f in form["fields"] if f.get("type") not in ("hidden",)] == ["username", "action", "action"]  # sign in, forgot password
         second = browser.post(server.issuer + form["action"], dict(form["inputs"], username="erin"))
         assert second.status_code == 200 and 'data-node="login.password"' in second.text and "erin" in second.text
         assert second.url.startswith(server.issuer + "/login?flow=")  # post/redirect/get

@@ -38,7 +38,8 @@ def test_single_node_login_with_a_retry_after_a_wrong_password(server):
     assert node["id"] == "login.credentials" and node["category"] == "sign_in"
     assert [(f["key"], f["type"], f["autocomplete"]) for f in node["fields"]] == [
         ("username", "text", "username"), ("password", "password", "current-password")]
-    assert node["actions"] == [{"id": "submit", "type": "submit", "label": "Sign in"}]
+    assert node["actions"] == [{"id": "submit", "type": "submit", "label": "Sign in"},
+                               {"id": "recover", "type": "link", "label": "Forgot your password?", "flow": "recovery"}]
 
     wrong = submit(server, body["flow_id"], {"username": "alice", "password": "nope nope"}).json()
     assert wrong["status"] == "error" and wrong["node"]["id"] == "login.credentials"

@@ -1,16 +1,15 @@
 """Sign-in with a second factor: TOTP enrollment and challenge, checked with pyotp (an independent TOTP
 implementation), replay and guess limits, recovery codes, amr/acr in the ID token, step-up by acr_values,
-the hosted pages and the terminal client."""
+the hosted pages. (The terminal client walks the same steps in test_terminal_walkthrough.py.)"""
 import re
 import time
 from urllib.parse import parse_qs, urlencode, urlparse
 
-import pexpect
 import pyotp
 import pytest
 
 from conftest import APP_REDIRECT, PASSWORD, WEB_REDIRECT, WEB_SECRET
-from gatehouse_harness import Browser, Server, binary, forms, redirect_parameters
+from gatehouse_harness import Browser, Server, forms, redirect_parameters
 from test_authlib_client import verify_id_token
 from test_native_flows import exchange, start, submit
 
@@ -176,38 +175,3 @@ def test_discovery_lists_the_acr_values(mfa_server):
     import requests
     metadata = requests.get(mfa_server.issuer + "/.well-known/openid-configuration", timeout=10).json()
     assert metadata["acr_values_supported"] == ["urn:gatehouse:acr:password", MFA_ACR]
-
-
-def test_terminal_client_enrolls_totp_on_the_demo_then_signs_in_with_it(tmp_path):
-    server = Server(demo=True)
-    try:
-        password = re.search(r"with the password (\S+)", server.stdout()).group(1)
-        env = {"GATEHOUSE_HOME": str(tmp_path), "GATEHOUSE_ISSUER": server.issuer, "PATH": "/usr/bin:/bin"}
-        child = pexpect.spawn(binary(), ["login", "--username", "demo"], env=env, encoding="utf-8", timeout=60)
-        child.expect("Password: ")
-        child.sendline(password)
-        child.expect("Set up two-step verification")
-        child.expect(r"(otpauth://totp/\S+)")
-        totp = pyotp.parse_uri(child.match.group(1))
-        child.expect("Code: ")
-        child.sendline(totp.now())
-        child.expect("Save your recovery codes")
-        child.expect(r"Signed in as demo")
-        child.expect(pexpect.EOF)
-
-        assert pexpect.run(binary(), args=["logout"], env=env, withexitstatus=True)[1] == 0
-        child = pexpect.spawn(binary(), ["login", "--username", "demo"], env=env, encoding="utf-8", timeout=60)
-        child.expect("Password: ")
-        child.sendline(password)
-        child.expect("Verify it's you")
-        child.expect("Number: ")
-        child.sendline("1")  # the authenticator app
-        child.expect("What next\\?")
-        child.expect("Number: ")
-        child.sendline("1")  # verify (not "use another method")
-        child.expect("Code: ")
-        child.sendline(totp.at(time.time() + 30))
-        child.expect("Signed in as demo")
-        child.expect(pexpect.EOF)
-    finally:
-        server.stop()

@@ -17,8 +17,8 @@ struct FlowContext: Sendable {
     private var configuration: GatehouseConfiguration { client.configuration }
     private var provider: ProviderRequest { ProviderRequest(configuration: configuration) }
 
-    /// Starts a login flow with a fresh authorization request; returns its first node.
-    static func begin(client: GatehouseClient, loginHint: String?) async -> Node {
+    /// Starts a flow of `kind` with a fresh authorization request; returns its first node.
+    static func begin(client: GatehouseClient, kind: FlowKind, loginHint: String?) async -> Node {
         let configuration = client.configuration
         do throws(GatehouseError) {
             let metadata = try await client.metadata()
@@ -29,10 +29,10 @@ struct FlowContext: Sendable {
                 clientID: configuration.clientID, redirectURI: configuration.redirectURI, scope: configuration.scopes.joined(separator: " "),
                 state: state, nonce: nonce, codeChallenge: PKCE.challenge(for: verifier), codeChallengeMethod: PKCE.method, loginHint: loginHint
             )
-            let endpoint = configuration.issuer.appendingPathComponent("flows/login").absoluteString
+            let endpoint = configuration.issuer.appendingPathComponent("flows/\(kind.rawValue)").absoluteString
             let response = try await Self.decode(ProviderRequest(configuration: configuration).postJSON(endpoint, request))
             guard let flowID = response.flowID else { throw .unexpectedResponse(status: 200) }
-            configuration.logger.debug("Started a login flow", metadata: ["node": "\(response.node?.id ?? "")"])
+            configuration.logger.debug("Started a \(kind.rawValue) flow", metadata: ["node": "\(response.node?.id ?? "")"])
             let context = FlowContext(client: client, metadata: metadata, flowID: flowID, verifier: verifier, state: state, nonce: nonce)
             return await context.node(for: response)
         } catch {

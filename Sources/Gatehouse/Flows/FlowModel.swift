@@ -36,11 +36,11 @@ public final class FlowModel {
         self.client = client
     }
 
-    /// Starts (or restarts) the login flow.
-    public func start(loginHint: String? = nil) async {
+    /// Starts (or restarts) a flow, the login flow unless `kind` says otherwise.
+    public func start(_ kind: FlowKind = .login, loginHint: String? = nil) async {
         failure = nil
         errorMessage = nil
-        await run { await self.client.start(loginHint: loginHint) }
+        await run { await self.client.start(kind, loginHint: loginHint) }
     }
 
     /// Submits the current step with its main action.

@@ -39,16 +39,17 @@ public final class GatehouseClient: Sendable {
         try await UserSession.restore(configuration: configuration, metadata: try await metadata())
     }
 
-    /// Starts the login flow; the server decides its steps. `loginHint` pre-fills the username.
-    public func start(loginHint: String? = nil) async -> Node {
-        await FlowContext.begin(client: self, loginHint: loginHint)
+    /// Starts a flow (the login flow unless `kind` says otherwise); the server decides its steps. `loginHint`
+    /// pre-fills the username. Registration and recovery end signed in, like a login.
+    public func start(_ kind: FlowKind = .login, loginHint: String? = nil) async -> Node {
+        await FlowContext.begin(client: self, kind: kind, loginHint: loginHint)
     }
 
     /// Signs in with a username and password in one call, for flows that ask for nothing else.
     ///
     /// - Throws: ``GatehouseError/invalidCredentials``, ``GatehouseError/throttled``, ``GatehouseError/locked``,
     ///   ``GatehouseError/flowExpired``, ``GatehouseError/network(_:)``, or ``GatehouseError/unsupportedStep(_:)``
-    ///   when the flow asks for more (drive it with ``start(loginHint:)`` then).
+    ///   when the flow asks for more (drive it with ``start(_:loginHint:)`` then).
     public func login(username: String, password: String) async throws(GatehouseError) -> UserSession {
         var node = await start(loginHint: username)
         // A login flow has a handful of steps; the bound stops a server that keeps asking.

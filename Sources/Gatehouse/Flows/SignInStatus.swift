@@ -21,6 +21,10 @@ public enum SignInStatus: Sendable, Hashable {
     case lockedOut
     /// Recovering a forgotten password (`recovery`).
     case recovery
+    /// Creating an account: profile and password (`registration`).
+    case registration
+    /// Confirming an email address or phone number with a code sent to it (`verification`).
+    case verification
     /// Signed in.
     case success
     /// A category this SDK does not know yet; render the node generically.
@@ -37,6 +41,8 @@ public enum SignInStatus: Sendable, Hashable {
         case "password_expired": .passwordExpired
         case "locked_out": .lockedOut
         case "recovery": .recovery
+        case "registration": .registration
+        case "verification": .verification
         default: .other(category)
         }
     }

@@ -1,15 +1,18 @@
 import Foundation
 import GatehouseProtocol
 
-/// Signs in through whatever steps the server's policy asks for, asking the app only for what a person
-/// must decide or type: which factor, which code, and to save recovery codes.
+/// Signs in, registers or resets a password through whatever steps the server's policy asks for, asking the
+/// app only for what a person must decide or type: which factor or delivery method, which code, a new password,
+/// and to save recovery codes.
 ///
 /// ```swift
 /// let login = MultifactorLogin(client: gatehouse) { step in
 ///     switch step {
 ///     case .chooseFactor(let factors): return .choose(factors.contains(.totp) ? .totp : factors[0])
+///     case .chooseMethod(let methods): return .choose(methods[0])
 ///     case .enrollTOTP(let uri, _): showQRCode(uri); return .code(await askForCode())
 ///     case .verifyCode(let factor, let problem): return .code(await askForCode(factor, problem))
+///     case .newPassword(let reason, let problem): return .password(await askForNewPassword(reason, problem))
 ///     case .saveRecoveryCodes(let codes): show(codes); return .done
 ///     }
 /// }
@@ -18,28 +21,63 @@ import GatehouseProtocol
 public struct MultifactorLogin: Sendable {
     /// What the flow needs from the person.
     public enum Step: Sendable, Equatable {
-        /// Pick one of the enrolled second factors.
+        /// Pick one of the second factors the account can use.
         case chooseFactor([SecondFactorKind])
+        /// Pick how a code is delivered (``SecondFactorKind/email`` or ``SecondFactorKind/sms``), e.g. for a reset.
+        case chooseMethod([SecondFactorKind])
         /// Add the account to an authenticator app (from the `otpauth://` URI, as a QR code, or the Base32
         /// `key` typed by hand), then answer with the code it shows.
         case enrollTOTP(uri: String, key: String?)
-        /// Enter the code of `factor`; `problem` says why the last one was refused.
+        /// Enter the code of `factor` (sent by email or SMS, or from an app); `problem` says why the last one was refused.
         case verifyCode(factor: SecondFactorKind, problem: String?)
+        /// Choose a new password; `problem` says why the last one was refused.
+        case newPassword(reason: PasswordChangeReason, problem: String?)
         /// Show the recovery codes once so the person can save them.
         case saveRecoveryCodes([String])
+    }
+
+    /// Why a new password is asked for.
+    public enum PasswordChangeReason: Sendable, Equatable {
+        /// The password expired (or an administrator asked for a new one): it must change.
+        case expired
+        /// It expires soon: answer ``Answer/skip`` to keep it for now.
+        case expiringSoon
+        /// A forgotten password is being reset.
+        case reset
     }
 
     /// The app's answer to a ``Step``.
     public enum Answer: Sendable, Equatable {
         case choose(SecondFactorKind)
         case code(String)
-        /// Go back and choose another factor (on ``Step/verifyCode(factor:problem:)``).
+        case password(String)
+        /// Go back and choose another factor or method (on ``Step/verifyCode(factor:problem:)``).
         case chooseAnother
+        /// Send a new code (on ``Step/verifyCode(factor:problem:)`` for a delivered code).
+        case resend
+        /// Skip an optional step: a password that only expires soon, or confirming a phone number at registration.
+        case skip
         /// Acknowledge (on ``Step/saveRecoveryCodes(_:)``).
         case done
     }
 
     public typealias StepHandler = @Sendable (Step) async throws -> Answer
+
+    /// The profile a new account is registered with.
+    public struct Profile: Sendable, Equatable {
+        public var givenName: String
+        public var familyName: String
+        public var email: String
+        /// E.164, e.g. `+14155550100`; only sent when the server asks for a phone number.
+        public var phoneNumber: String?
+
+        public init(givenName: String, familyName: String, email: String, phoneNumber: String? = nil) {
+            self.givenName = givenName
+            self.familyName = familyName
+            self.email = email
+            self.phoneNumber = phoneNumber
+        }
+    }
 
     public let client: GatehouseClient
     let stepHandler: StepHandler
@@ -49,78 +87,136 @@ public struct MultifactorLogin: Sendable {
         self.stepHandler = stepHandler
     }
 
-    /// Signs in with a username and password, then any second factor the server asks for.
+    /// Signs in with a username and password, then any second factor or password change the server asks for.
     ///
     /// - Throws: ``GatehouseError/invalidCredentials``, ``GatehouseError/throttled`` (also after too many
     ///   wrong codes), ``GatehouseError/locked``, ``GatehouseError/flowExpired``, ``GatehouseError/network(_:)``,
     ///   ``GatehouseError/unsupportedStep(_:)`` for a step this helper cannot answer, or what the step handler throws.
     public func login(username: String, password: String) async throws -> UserSession {
-        var node = await client.start(loginHint: username)
+        try await run(.login, values: ["username": username, "password": password])
+    }
+
+    /// Creates an account and signs it in: the profile and password, then the codes that confirm the email
+    /// (and phone), then whatever the sign-on policy asks for.
+    ///
+    /// - Throws: ``GatehouseError/invalidInput(_:)`` when the server refuses a value (a taken username, a
+    ///   common password: the messages say which), ``GatehouseError/throttled`` after too many wrong codes,
+    ///   or the errors of ``login(username:password:)``.
+    public func register(username: String, password: String, profile: Profile) async throws -> UserSession {
+        var values = ["username": username, "new_password": password, "given_name": profile.givenName,
+                      "family_name": profile.familyName, "email": profile.email]
+        if let phone = profile.phoneNumber { values["phone_number"] = phone }
+        return try await run(.registration, values: values)
+    }
+
+    /// Resets a forgotten password and signs in: a code by the chosen method, any enrolled second factor,
+    /// then the new password (``Step/newPassword(reason:problem:)`` with ``PasswordChangeReason/reset``).
+    public func resetPassword(username: String) async throws -> UserSession {
+        try await run(.recovery, values: ["username": username])
+    }
+
+    private func run(_ kind: FlowKind, values: [String: String]) async throws -> UserSession {
+        var node = await client.start(kind, loginHint: values["username"])
         var problem: String?
-        // A sign-in has a handful of steps; the bound stops a server (or a handler) that loops forever.
-        for _ in 0..<24 {
+        var channel: SecondFactorKind?
+        // A journey has a handful of steps; the bound stops a server (or a handler) that loops forever.
+        for _ in 0..<32 {
             switch node {
             case .success(let success):
                 return success.user
             case .failure(let failure):
                 throw failure.cause
             case .error(let error):
-                guard error.retry.status == .mfaChallenge || error.retry.status == .mfaEnrollment else { throw error.error }
+                // Codes and new passwords can be tried again by the person; everything else is for the caller.
+                let retryable = error.retry.collectors.contains { collector in
+                    collector.field.map { $0.field.kind == .oneTimeCode || $0.field.autocomplete == "new-password" } ?? false
+                }
+                guard retryable, error.retry.status != .registration else { throw error.error }
                 problem = error.messages.first?.text
                 node = .continue(error.retry)
             case .continue(let step):
-                node = try await answer(step, username: username, password: password, problem: problem)
+                node = try await answer(step, values: values, problem: problem, channel: &channel)
                 problem = nil
             }
         }
         throw GatehouseError.unsupportedStep("too many steps")
     }
 
-    private func answer(_ original: ContinueNode, username: String, password: String, problem: String?) async throws -> Node {
+    private func answer(_ original: ContinueNode, values: [String: String], problem: String?, channel: inout SecondFactorKind?) async throws -> Node {
         var step = original
-        switch step.status {
-        case .signIn:
-            for collector in step.collectors {
-                guard let field = collector.field else { continue }
-                if field.field.kind == .password { step[field.key] = password } else if field.key == "username" { step[field.key] = username }
-            }
+        let fields = step.collectors.compactMap(\.field)
+        if let choice = step.collectors.lazy.compactMap({ if case .singleChoice(let choice) = $0 { choice } else { nil } }).first {
+            let options = choice.options.map { SecondFactorKind(rawValue: $0.value) }
+            let question: Step = choice.key == "method" ? .chooseMethod(options) : .chooseFactor(options)
+            guard case .choose(let picked) = try await stepHandler(question) else { throw GatehouseError.unsupportedStep(step.id) }
+            step[choice.key] = picked.rawValue
+            if choice.key == "method" { channel = picked }
             return await step.next()
-        case .mfaRequired:
-            let options = step.collectors.compactMap { if case .singleChoice(let choice) = $0 { choice } else { nil } }.first
-            guard let options else { throw GatehouseError.unsupportedStep(step.id) }
-            guard case .choose(let factor) = try await stepHandler(.chooseFactor(options.options.map { SecondFactorKind(rawValue: $0.value) })) else {
+        }
+        if let qrCode = step.collectors.lazy.compactMap({ if case .qrCode(let code) = $0 { code } else { nil } }).first {
+            let key = URLComponents(string: qrCode.content)?.queryItems?.first { $0.name == "secret" }?.value
+            guard case .code(let code) = try await stepHandler(.enrollTOTP(uri: qrCode.content, key: key)) else {
                 throw GatehouseError.unsupportedStep(step.id)
             }
-            step[options.key] = factor.rawValue
+            step["code"] = code
             return await step.next()
-        case .mfaChallenge:
-            let factor = SecondFactorKind(rawValue: String(step.id.split(separator: ".").last ?? ""))
-            switch try await stepHandler(.verifyCode(factor: factor, problem: problem)) {
+        }
+        if fields.contains(where: { $0.field.kind == .oneTimeCode || $0.key == "code" }) {
+            let answer = try await stepHandler(.verifyCode(factor: Self.factor(of: step.id, channel: channel), problem: problem))
+            switch answer {
             case .code(let code):
                 step["code"] = code
                 return await step.next()
-            case .chooseAnother:
-                guard let another = step.submits.dropFirst().first else { throw GatehouseError.unsupportedStep(step.id) }
-                return await step.next(another)
+            case .chooseAnother, .resend, .skip:
+                let wanted = answer == .resend ? "resend" : answer == .skip ? "skip" : "choose"
+                guard let action = step.submits.first(where: { $0.id == wanted }) else { throw GatehouseError.unsupportedStep(step.id) }
+                return await step.next(action)
             default:
                 throw GatehouseError.unsupportedStep(step.id)
             }
-        case .mfaEnrollment:
-            if let qrCode = step.collectors.lazy.compactMap({ if case .qrCode(let code) = $0 { code } else { nil } }).first {
-                let key = URLComponents(string: qrCode.content)?.queryItems?.first { $0.name == "secret" }?.value
-                guard case .code(let code) = try await stepHandler(.enrollTOTP(uri: qrCode.content, key: key)) else {
-                    throw GatehouseError.unsupportedStep(step.id)
-                }
-                step["code"] = code
-                return await step.next()
+        }
+        if step.status != .registration, let field = fields.first(where: { $0.field.autocomplete == "new-password" }) {
+            let reason: PasswordChangeReason = switch step.status {
+            case .passwordWarning: .expiringSoon
+            case .recovery: .reset
+            default: .expired
             }
+            switch try await stepHandler(.newPassword(reason: reason, problem: problem)) {
+            case .password(let password):
+                step[field.key] = password
+                return await step.next()
+            case .skip:
+                guard let skip = step.submits.first(where: { $0.id == "skip" }) else { throw GatehouseError.unsupportedStep(step.id) }
+                return await step.next(skip)
+            default:
+                throw GatehouseError.unsupportedStep(step.id)
+            }
+        }
+        if step.status == .mfaEnrollment {
             let codes = step.collectors.flatMap { collector -> [String] in
                 if case .label(let label) = collector { label.text.split(separator: " ").map(String.init) } else { [] }
             }
             _ = try await stepHandler(.saveRecoveryCodes(codes))
             return await step.next()
-        default:
-            throw GatehouseError.unsupportedStep(step.id)
+        }
+        // A form: fill what the caller gave; a required field it did not give is a step this helper cannot answer.
+        for field in fields where !field.field.isDisplayOnly {
+            if let value = values[field.key] ?? (field.field.kind == .password ? values["password"] : nil) {
+                step[field.key] = value
+            } else if field.isRequired {
+                throw GatehouseError.unsupportedStep(step.id)
+            }
+        }
+        return await step.next()
+    }
+
+    /// Which factor a code node is for, from its id (`mfa.totp`, `register.verify_email`, …).
+    private static func factor(of nodeID: String, channel: SecondFactorKind?) -> SecondFactorKind {
+        switch nodeID {
+        case "register.verify_email", "unlock.code": .email
+        case "register.verify_phone": .sms
+        case "recovery.code": channel ?? .email
+        default: SecondFactorKind(rawValue: String(nodeID.split(separator: ".").last ?? ""))
         }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 
 /// Everything the routes need, built once at start: configuration, stores, keys and the password hasher.
@@ -18,6 +19,9 @@ public final class IdentityServer: Sendable {
     let tokens: TokenStore
     let flows: FlowStore
     let authenticators: AuthenticatorStore
+    let oneTimeCodes: OneTimeCodeStore
+    /// Delivers emails and text messages; run ``CourierService`` beside the HTTP server for retries.
+    public let courier: Courier
     let authenticator: PasswordAuthenticator
     let cookies: CookieSettings
 
@@ -58,6 +62,10 @@ public final class IdentityServer: Sendable {
         flows = FlowStore(database: database, clock: clock)
         authenticators = AuthenticatorStore(database: database, clock: clock,
                                             box: SecretBox(serverSecret: secret.bytes, purpose: AuthenticatorStore.purpose))
+        oneTimeCodes = OneTimeCodeStore(database: database, clock: clock, policy: configuration.oneTimeCodes,
+                                        box: SecretBox(serverSecret: secret.bytes, purpose: OneTimeCodeStore.purpose))
+        courier = Courier(queue: CourierQueue(database: database, clock: clock, secret: secret), configuration: configuration.courier,
+                          clientName: URL(string: configuration.resolvedIssuer)?.host ?? "localhost", logger: logger)
         authenticator = PasswordAuthenticator(
             users: users, hasher: hasher,
             throttle: LoginThrottle(database: database, clock: clock, policy: configuration.throttling),

@@ -2,6 +2,10 @@
 public enum SecondFactor: String, Sendable, Codable, CaseIterable {
     /// A time-based code from an authenticator app (RFC 6238).
     case totp
+    /// A one-time code sent to the verified email address.
+    case email
+    /// A one-time code sent by text message to the verified phone number.
+    case sms
     /// One of the single-use codes handed out when TOTP was enrolled; a fallback, never enrolled on its own.
     case recoveryCode = "recovery_code"
 
@@ -9,6 +13,8 @@ public enum SecondFactor: String, Sendable, Codable, CaseIterable {
     var label: String {
         switch self {
         case .totp: "Authenticator app"
+        case .email: "Code sent by email"
+        case .sms: "Code sent by text message"
         case .recoveryCode: "Recovery code"
         }
     }
@@ -16,7 +22,17 @@ public enum SecondFactor: String, Sendable, Codable, CaseIterable {
     /// The ID token's `amr` value (RFC 8176) for this factor.
     var methodReference: String {
         switch self {
-        case .totp, .recoveryCode: "otp"
+        case .totp, .recoveryCode, .email: "otp"
+        case .sms: "sms"
+        }
+    }
+
+    /// The channel a code for this factor is sent on, if it is sent.
+    var channel: MessageChannel? {
+        switch self {
+        case .email: .email
+        case .sms: .sms
+        case .totp, .recoveryCode: nil
         }
     }
 

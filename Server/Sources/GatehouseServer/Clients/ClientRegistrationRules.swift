@@ -3,7 +3,7 @@ import Foundation
 /// What a client registration must satisfy before it is stored.
 public enum ClientRegistrationRules {
     /// Scopes Gatehouse knows.
-    public static let knownScopes = ["openid", "profile", "email", "offline_access"]
+    public static let knownScopes = ["openid", "profile", "email", "phone", "offline_access"]
     public static let defaultScopes = ["openid", "profile", "email", "offline_access"]
     public static let idTokenAlgorithms = ["RS256", "ES256"]
     /// A supplied client secret must be long enough that a fast hash is safe storage.

@@ -16,11 +16,15 @@ struct ConfigurationFile: Decodable {
     var signOn: SignOnPolicy?
     var clientSignOn: [String: SignOnPolicy]?
     var loginSteps: LoginSteps?
+    var registration: RegistrationPolicy?
+    var oneTimeCodes: OneTimeCodePolicy?
+    var courier: CourierConfiguration?
     var demo: Bool?
     var logLevel: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case host, port, database, issuer, secret, demo
+        case host, port, database, issuer, secret, demo, registration, courier
+        case oneTimeCodes = "one_time_codes"
         case secretFile = "secret_file"
         case passwordHashing = "password_hashing"
         case maxConcurrentHashes = "max_concurrent_hashes"
@@ -65,6 +69,9 @@ struct ConfigurationFile: Decodable {
         if let signOn { configuration.signOn = signOn }
         if let clientSignOn { configuration.clientSignOn = clientSignOn }
         if let loginSteps { configuration.loginSteps = loginSteps }
+        if let registration { configuration.registration = registration }
+        if let oneTimeCodes { configuration.oneTimeCodes = oneTimeCodes }
+        if let courier { configuration.courier = courier }
         if let demo { configuration.demo = demo }
         if let logLevel { configuration.logLevel = logLevel }
     }

@@ -29,6 +29,12 @@ public struct ServerConfiguration: Sendable {
     public var clientSignOn: [String: SignOnPolicy] = [:]
     /// Username and password on one node, or the username first and the password on a second node.
     public var loginSteps = LoginSteps.singleNode
+    /// Whether and how people create their own accounts.
+    public var registration = RegistrationPolicy()
+    /// Codes sent by email or SMS: length, lifetime, guesses, resend backoff.
+    public var oneTimeCodes = OneTimeCodePolicy()
+    /// How emails and text messages are delivered.
+    public var courier = CourierConfiguration()
     /// Create a demo user and client and serve the demo relying party at `/demo`.
     public var demo = false
     public var logLevel = "info"
@@ -73,6 +79,8 @@ public struct ServerConfiguration: Sendable {
         try tokens.validate()
         try throttling.validate()
         try passwords.validate()
+        try oneTimeCodes.validate()
+        try courier.validate()
         try signOn.validate("sign_on")
         for (client, policy) in clientSignOn { try policy.validate("client_sign_on.\(client)") }
     }

@@ -16,13 +16,20 @@ public final class DemoRelyingParty: Sendable {
     /// The public client `gatehouse login` uses by default.
     public static let cliClientID = "gatehouse-cli"
 
-    /// The demo shows multi-factor sign-in unless the configuration says otherwise: the terminal client
-    /// requires a second factor (so the first `gatehouse login` enrolls TOTP), and every client then asks
-    /// users who enrolled one.
+    /// The demo shows the whole sign-in story unless the configuration says otherwise: self-registration with a
+    /// confirmed email (and optional phone), codes in the development outbox, the terminal client requiring a
+    /// second factor (so the first `gatehouse login` proves the email, then enrolls TOTP), and every client then
+    /// asking users who enrolled one. Codes by email or SMS are offered wherever a second factor is asked.
     public static func applyDefaults(to configuration: inout ServerConfiguration) {
-        if configuration.signOn == SignOnPolicy() { configuration.signOn = SignOnPolicy(secondFactor: .ifEnrolled) }
+        var everyFactor = SignOnPolicy(secondFactor: .ifEnrolled)
+        everyFactor.factors = [.totp, .email, .sms]
+        if configuration.signOn == SignOnPolicy() { configuration.signOn = everyFactor }
         if configuration.clientSignOn[cliClientID] == nil {
-            configuration.clientSignOn[cliClientID] = SignOnPolicy(secondFactor: .required)
+            everyFactor.secondFactor = .required
+            configuration.clientSignOn[cliClientID] = everyFactor
+        }
+        if configuration.registration == RegistrationPolicy() {
+            configuration.registration = RegistrationPolicy(enabled: true, verifyEmail: true, collectPhone: true)
         }
     }
     public static let cliRedirectURI = "dev.gatehouse.cli:/callback"

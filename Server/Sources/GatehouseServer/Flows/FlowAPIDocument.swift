@@ -36,6 +36,38 @@ enum FlowAPIDocument {
             }
           }
         },
+        "/flows/registration": {
+          "post": {
+            "operationId": "startRegistrationFlow",
+            "summary": "Start registration (400 when the server does not allow it); ends signed in",
+            "requestBody": {
+              "required": true,
+              "content": { "application/json": { "schema": { "$ref": "#/components/schemas/FlowStartRequest" } } }
+            },
+            "responses": {
+              "200": { "description": "The first node", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/FlowResponse" } } } },
+              "400": { "$ref": "#/components/responses/OAuthError" },
+              "413": { "$ref": "#/components/responses/OAuthError" },
+              "415": { "$ref": "#/components/responses/OAuthError" }
+            }
+          }
+        },
+        "/flows/recovery": {
+          "post": {
+            "operationId": "startRecoveryFlow",
+            "summary": "Start password recovery; ends signed in with the new password",
+            "requestBody": {
+              "required": true,
+              "content": { "application/json": { "schema": { "$ref": "#/components/schemas/FlowStartRequest" } } }
+            },
+            "responses": {
+              "200": { "description": "The first node", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/FlowResponse" } } } },
+              "400": { "$ref": "#/components/responses/OAuthError" },
+              "413": { "$ref": "#/components/responses/OAuthError" },
+              "415": { "$ref": "#/components/responses/OAuthError" }
+            }
+          }
+        },
         "/flows/{flow_id}": {
           "post": {
             "operationId": "submitFlowNode",
@@ -57,7 +89,7 @@ enum FlowAPIDocument {
                 "content": { "application/json": { "schema": { "$ref": "#/components/schemas/FlowResponse" } } }
               },
               "429": {
-                "description": "Too many wrong codes: the flow has ended (status failure, error too_many_attempts)",
+                "description": "Too many wrong codes (or a code asked for too often): the flow has ended (status failure, error too_many_attempts)",
                 "content": { "application/json": { "schema": { "$ref": "#/components/schemas/FlowResponse" } } }
               },
               "400": { "$ref": "#/components/responses/OAuthError" },

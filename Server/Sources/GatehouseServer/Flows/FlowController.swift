@@ -9,8 +9,10 @@ struct FlowController: Sendable {
     let server: IdentityServer
 
     func addRoutes(to router: Router<some RequestContext>) {
-        router.post("/flows/login") { request, context in
-            await OAuthError.answering(logger: server.logger) { try await start(request, context: context) }
+        for kind in FlowKind.allCases {
+            router.post("/flows/\(kind.rawValue)") { request, context in
+                await OAuthError.answering(logger: server.logger) { try await start(request, kind: kind, context: context) }
+            }
         }
         router.post("/flows/:flow") { request, context in
             await OAuthError.answering(logger: server.logger) {
@@ -19,7 +21,7 @@ struct FlowController: Sendable {
         }
     }
 
-    func start(_ request: Request, context: some RequestContext) async throws -> Response {
+    func start(_ request: Request, kind: FlowKind, context: some RequestContext) async throws -> Response {
         let body = try await decode(FlowStartRequest.self, from: request, context: context)
         guard let client = try await server.clients.find(id: body.clientID) else {
             throw OAuthError.invalidRequest("No client is registered as \(body.clientID).")
@@ -39,7 +41,7 @@ struct FlowController: Sendable {
         case .success(let request): validated = request
         case .failure(let error): throw error
         }
-        let started = try await LoginFlow(server: server).begin(validated, clientName: client.name ?? client.id, owner: .client(client.id))
+        let started = try await LoginFlow(server: server).begin(validated, kind: kind, clientName: client.name ?? client.id, owner: .client(client.id))
         return JSONResponse.make(FlowResponse(status: .continue, flowID: started.id, node: started.node))
     }
 

@@ -36,6 +36,33 @@ struct FlowStore: Sendable {
         var pendingRecoveryCodes: String?
         /// Wrong codes entered in this flow.
         var codeFailures: Int?
+        /// What the flow is for; `nil` is a sign-in.
+        var journey: FlowKind?
+        /// The channel the last code of this flow went out on, and where to (masked, for the node's text).
+        var channel: MessageChannel?
+        var sentTo: String?
+        /// After a delivered code, enroll TOTP: policy requires one and the user has none (the code proves it's them first).
+        var enrollAfterCode: Bool?
+        /// The account a recovery or unlock is for, when the identifier names one; never shown.
+        var candidateID: String?
+        /// Sign-in was refused for too many failures: the node offers unlocking by email code.
+        var lockedOut: Bool?
+        /// The password was set in this flow, or its expiry warning was seen: no expiry check before finishing.
+        var passwordSettled: Bool?
+        /// A registration waiting for its codes.
+        var registration: PendingRegistration?
+    }
+
+    /// An account being registered: created only once its email (and phone, when given) is confirmed.
+    struct PendingRegistration: Codable, Sendable, Equatable {
+        var username: String
+        var profile: UserProfile
+        /// The password's hash, sealed under the server secret.
+        var sealedPasswordHash: String
+        var emailVerified: Bool
+        var phoneVerified: Bool
+        /// The address already has an account: its owner was told instead, and no code can complete this one.
+        var emailTaken: Bool
     }
 
     func create(_ state: LoginState, owner: Owner, lifetime: Int64) async throws -> String {

@@ -22,31 +22,64 @@ extension LoginFlow {
         next.userID = user.id
         next.username = user.username
         next.methods = ["pwd"]
-        guard let enrolled = try await secondFactorsToAsk(for: state.request, userID: user.id) else {
+        guard let plan = try await secondFactorPlan(for: state.request, user: user) else {
             return try await complete(id, state: next, user: user)
         }
-        if enrolled.isEmpty {
+        if plan.factors.isEmpty {
             next.pendingSecret = try server.authenticators.box.seal(Data(AuthenticatorStore.newTOTP().secret))
             next.nodeID = NodeID.enrollTOTP
         } else {
-            next.factors = enrolled
-            next.nodeID = enrolled.count == 1 ? Self.challengeNode(for: enrolled[0]) : NodeID.chooseFactor
+            next.factors = plan.factors
+            next.enrollAfterCode = plan.enrollTOTP ? true : nil
+            if plan.factors.count == 1 {
+                if let refused = try await challenge(id, state: &next, factor: plan.factors[0], user: user) { return refused }
+            } else {
+                next.nodeID = NodeID.chooseFactor
+            }
         }
         try await server.flows.update(id, to: next)
         return .next(node(for: next))
     }
 
-    /// The second factors to ask `userID` for when signing in for `request` (by the client's policy, or because
-    /// the request asks for the multi-factor `acr`): `nil` when none is needed, empty when one is needed but none
-    /// is enrolled (the flow enrolls one). The store is read only when the answer depends on it, so a password
-    /// sign-in under the default policy costs no extra query.
-    func secondFactorsToAsk(for request: AuthorizationRequest, userID: String) async throws -> [SecondFactor]? {
+    /// Which second factors a sign-in needs, and whether TOTP must be enrolled after one of them.
+    struct SecondFactorPlan: Sendable, Equatable {
+        /// The factors the user may choose from; empty when none is available and TOTP is enrolled right away.
+        var factors: [SecondFactor]
+        /// Policy requires TOTP enrollment but the user has none: after a delivered code proves it's them, enroll it.
+        var enrollTOTP: Bool
+    }
+
+    /// The second factors to ask `user` for when signing in for `request` (by the client's policy, or because
+    /// the request asks for the multi-factor `acr`): `nil` when none is needed. Enrolled factors (TOTP and its
+    /// recovery codes) decide `if_enrolled`; a verified email or phone adds a delivered code as a choice when
+    /// the policy allows it. The store is read only when the answer depends on it, so a password sign-in under
+    /// the default policy costs no extra query.
+    func secondFactorPlan(for request: AuthorizationRequest, user: User) async throws -> SecondFactorPlan? {
         let policy = server.configuration.signOnPolicy(for: request.clientID)
         let stepUp = request.acrValues?.contains(Self.multiFactorACR) ?? false
         if policy.secondFactor == .off && !stepUp { return nil }
-        let enrolled = try await server.authenticators.enrolledFactors(userID: userID).filter { $0 == .recoveryCode || policy.factors.contains($0) }
+        let enrolled = try await server.authenticators.enrolledFactors(userID: user.id)
         if policy.secondFactor == .ifEnrolled && !stepUp && enrolled.isEmpty { return nil }
-        return enrolled
+        var available = Set(enrolled.filter { $0 == .recoveryCode || policy.factors.contains($0) })
+        if policy.factors.contains(.email), user.emailVerified { available.insert(.email) }
+        if policy.factors.contains(.sms), user.phoneVerified, user.phoneNumber != nil { available.insert(.sms) }
+        let factors = SecondFactor.allCases.filter(available.contains)
+        let enroll = enrolled.isEmpty && policy.factors.contains(.totp)
+        return SecondFactorPlan(factors: enroll && factors.allSatisfy({ $0.channel == nil }) ? [] : factors, enrollTOTP: enroll)
+    }
+
+    /// Moves `state` to the challenge for `factor`, sending a code first when the factor is delivered.
+    /// Returns an outcome only when the code could not be sent.
+    func challenge(_ id: String, state: inout FlowStore.LoginState, factor: SecondFactor, user: User) async throws -> Outcome? {
+        state.nodeID = Self.challengeNode(for: factor)
+        guard let channel = factor.channel else { return nil }
+        let destination = channel == .email ? user.email : user.phoneNumber
+        if let refused = try await sendCode(id, state: state, purpose: .secondFactor, channel: channel, to: destination, template: .signInCode, resend: false) {
+            return refused
+        }
+        state.channel = channel
+        state.sentTo = destination.map { Self.masked($0, on: channel) }
+        return nil
     }
 
     /// A submission on a second-factor node; `state.userID` is set.
@@ -65,7 +98,21 @@ extension LoginFlow {
             guard let factor = values["factor"].flatMap({ SecondFactor(rawValue: $0.text) }), state.factors?.contains(factor) == true else {
                 throw OAuthError.invalidRequest("Choose one of the offered factors.")
             }
-            next.nodeID = Self.challengeNode(for: factor)
+            if let refused = try await challenge(id, state: &next, factor: factor, user: user) { return refused }
+        case (NodeID.emailCode, "resend"), (NodeID.smsCode, "resend"):
+            let channel: MessageChannel = state.nodeID == NodeID.emailCode ? .email : .sms
+            return try await resend(id, state: state, purpose: .secondFactor, channel: channel,
+                                    to: channel == .email ? user.email : user.phoneNumber, template: .signInCode)
+        case (NodeID.emailCode, _), (NodeID.smsCode, _):
+            switch try await checkCode(id, state: state, purpose: .secondFactor, code: code) {
+            case .refused(let outcome): return outcome
+            case .accepted(let channel):
+                next = next.adding(channel.factor)
+                guard next.enrollAfterCode == true else { return try await complete(id, state: next, user: user) }
+                next.enrollAfterCode = nil
+                next.pendingSecret = try server.authenticators.box.seal(Data(AuthenticatorStore.newTOTP().secret))
+                next.nodeID = NodeID.enrollTOTP
+            }
         case (NodeID.totp, _):
             switch try await server.authenticators.verifyTOTP(userID: user.id, code: code) {
             case .accepted: return try await complete(id, state: next.adding(.totp), user: user)
@@ -100,7 +147,7 @@ extension LoginFlow {
     }
 
     /// Counts a wrong code against the flow and the account: past the policy's limit the flow ends.
-    private func wrongCode(_ id: String, state: FlowStore.LoginState, message: String) async throws -> Outcome {
+    func wrongCode(_ id: String, state: FlowStore.LoginState, message: String) async throws -> Outcome {
         let failures = (state.codeFailures ?? 0) + 1
         var next = state
         next.codeFailures = failures
@@ -117,6 +164,8 @@ extension LoginFlow {
     static func challengeNode(for factor: SecondFactor) -> String {
         switch factor {
         case .totp: NodeID.totp
+        case .email: NodeID.emailCode
+        case .sms: NodeID.smsCode
         case .recoveryCode: NodeID.recoveryCode
         }
     }
@@ -140,8 +189,12 @@ extension LoginFlow {
                             category: "mfa_required", fields: [choice], actions: [FlowAction(id: "submit", kind: .submit, label: "Continue")],
                             messages: messages)
         case NodeID.totp:
-            return FlowNode(id: NodeID.totp, name: "Enter your verification code", description: "Enter the 6-digit code your authenticator app shows for \(issuerLabel).",
+            return FlowNode(id: NodeID.totp, name: "Enter your verification code", description: "Enter the 6-digit code your authenticator app shows for \(serviceName).",
                             category: "mfa_challenge", fields: [Self.totpCodeField], actions: [verify] + another, messages: messages)
+        case NodeID.emailCode, NodeID.smsCode:
+            let place = state.sentTo ?? (state.nodeID == NodeID.emailCode ? "your email address" : "your phone")
+            return FlowNode(id: state.nodeID, name: "Enter the code we sent you", description: "We sent a code to \(place). Enter it to sign in to \(clientName).",
+                            category: "mfa_challenge", fields: [codeField], actions: [verify, Self.resendAction] + another, messages: messages)
         case NodeID.recoveryCode:
             return FlowNode(id: NodeID.recoveryCode, name: "Enter a recovery code", description: "Each of the recovery codes you saved signs you in once.",
                             category: "mfa_challenge", fields: [Self.recoveryCodeField], actions: [verify] + another, messages: messages)
@@ -151,7 +204,7 @@ extension LoginFlow {
             let grouped = stride(from: 0, to: key.count, by: 4).map { String(key.dropFirst($0).prefix(4)) }.joined(separator: " ")
             let fields = [
                 FlowField(key: "otpauth", kind: .qrCode, label: "Scan this QR code with your authenticator app.", required: false,
-                          defaultValue: generator.provisioningURI(issuer: issuerLabel, account: state.username ?? "")),
+                          defaultValue: generator.provisioningURI(issuer: serviceName, account: state.username ?? "")),
                 FlowField(key: "secret", kind: .label, label: "Can't scan it? Enter this key instead: \(grouped)", required: false),
                 Self.totpCodeField,
             ]
@@ -169,11 +222,6 @@ extension LoginFlow {
         }
     }
 
-    /// How authenticator apps list this server: its host (and port).
-    private var issuerLabel: String {
-        guard let url = URL(string: server.issuer), let host = url.host else { return "Gatehouse" }
-        return url.port.map { "\(host):\($0)" } ?? host
-    }
 }
 
 extension FlowStore.LoginState {

@@ -15,6 +15,18 @@ struct LoginFlow: Sendable {
         static let recoveryCode = "mfa.recovery_code"
         static let enrollTOTP = "mfa.enroll.totp"
         static let recoveryCodes = "mfa.enroll.recovery_codes"
+        static let emailCode = "mfa.email"
+        static let smsCode = "mfa.sms"
+        static let register = "register.profile"
+        static let verifyEmail = "register.verify_email"
+        static let verifyPhone = "register.verify_phone"
+        static let recoveryIdentify = "recovery.identify"
+        static let recoveryChoose = "recovery.choose"
+        static let resetCode = "recovery.code"
+        static let recoveryPassword = "recovery.password"
+        static let unlockCode = "unlock.code"
+        static let passwordWarning = "password.warning"
+        static let passwordExpired = "password.expired"
     }
 
     static let usernameField = FlowField(key: "username", kind: .text, label: "Username",
@@ -23,30 +35,46 @@ struct LoginFlow: Sendable {
                                          validation: FieldValidation(maxLength: 1024, message: "The password is too long."),
                                          autocomplete: "current-password")
 
-    /// Starts a flow for a validated authorization request; returns its id and first node.
-    func begin(_ request: AuthorizationRequest, clientName: String, owner: FlowStore.Owner) async throws -> (id: String, node: FlowNode) {
-        let first = server.configuration.loginSteps == .identifyFirst ? NodeID.identify : NodeID.credentials
-        let state = FlowStore.LoginState(request: request, nodeID: first, username: request.loginHint, clientName: clientName)
+    /// Starts a flow of `kind` for a validated authorization request; returns its id and first node.
+    func begin(_ request: AuthorizationRequest, kind: FlowKind = .login, clientName: String, owner: FlowStore.Owner) async throws -> (id: String, node: FlowNode) {
+        if kind == .registration, !server.configuration.registration.enabled {
+            throw OAuthError.invalidRequest("Registration is not enabled on this server.")
+        }
+        let first = switch kind {
+        case .login: server.configuration.loginSteps == .identifyFirst ? NodeID.identify : NodeID.credentials
+        case .registration: NodeID.register
+        case .recovery: NodeID.recoveryIdentify
+        }
+        var state = FlowStore.LoginState(request: request, nodeID: first, username: request.loginHint, clientName: clientName)
+        state.journey = kind == .login ? nil : kind
         let id = try await server.flows.create(state, owner: owner, lifetime: server.configuration.tokens.authorizationRequest)
         return (id, node(for: state))
     }
 
     /// The node `state` is at, with `messages`.
     func node(for state: FlowStore.LoginState, messages: [FlowMessage] = []) -> FlowNode {
-        if let node = secondFactorNode(for: state, messages: messages) { return node }
+        if let node = secondFactorNode(for: state, messages: messages) ?? accountNode(for: state, messages: messages) { return node }
         let clientName = state.clientName ?? state.request.clientID
         var usernameField = Self.usernameField
         usernameField.defaultValue = state.username
-        let submit = { (label: String) in [FlowAction(id: "submit", kind: .submit, label: label)] }
+        // Locked out after too many failures: the same node, with a way out by email code.
+        let locked = state.lockedOut == true
+        let category = locked ? "locked_out" : "sign_in"
+        let unlock = locked ? [FlowAction(id: "unlock", kind: .submit, label: "Unlock with a code sent by email")] : []
+        var links = [FlowAction(id: "recover", kind: .link, label: "Forgot your password?", flow: FlowKind.recovery.rawValue)]
+        if server.configuration.registration.enabled {
+            links.append(FlowAction(id: "register", kind: .link, label: "Create an account", flow: FlowKind.registration.rawValue))
+        }
+        let submit = { (label: String) in [FlowAction(id: "submit", kind: .submit, label: label)] + unlock + links }
         switch state.nodeID {
         case NodeID.identify:
             return FlowNode(id: NodeID.identify, name: "Sign in", description: "Enter your username to continue to \(clientName).",
                             category: "sign_in", fields: [usernameField], actions: submit("Next"), messages: messages)
         case NodeID.password:
             return FlowNode(id: NodeID.password, name: "Enter your password", description: "Signing in as \(state.username ?? "") to \(clientName).",
-                            category: "sign_in", fields: [Self.passwordField], actions: submit("Sign in"), messages: messages)
+                            category: category, fields: [Self.passwordField], actions: submit("Sign in"), messages: messages)
         default:
-            return FlowNode(id: NodeID.credentials, name: "Sign in", description: "Sign in to continue to \(clientName).", category: "sign_in",
+            return FlowNode(id: NodeID.credentials, name: "Sign in", description: "Sign in to continue to \(clientName).", category: category,
                             fields: [usernameField, Self.passwordField], actions: submit("Sign in"), messages: messages)
         }
     }
@@ -82,7 +110,9 @@ struct LoginFlow: Sendable {
             if [NodeID.identify, NodeID.credentials].contains(state.nodeID) { retried.username = values["username"]?.text }
             return .retry(node(for: retried, messages: problems), .invalidInput)
         }
+        if let outcome = try await advanceAccount(id, state: state, action: action, values: values) { return outcome }
         if state.userID != nil { return try await advanceSecondFactor(id, state: state, action: action, values: values) }
+        if let outcome = try await switchJourney(id, state: state, action: action) { return outcome }
         if state.nodeID == NodeID.identify {
             // Always go on to the password, whether the account exists or not: no enumeration.
             var next = state
@@ -98,16 +128,28 @@ struct LoginFlow: Sendable {
         }
         switch try await server.authenticator.authenticate(username: attempt.username ?? "", password: values["password"]?.text ?? "") {
         case .invalidCredentials: return again(LoginMessages.invalidCredentials, .invalidCredentials, code: "invalid_credentials")
-        case .throttled: return again(LoginMessages.throttled, .throttled, code: "throttled")
+        case .throttled:
+            attempt.lockedOut = true
+            try await server.flows.update(id, to: attempt)
+            return again(LoginMessages.throttled, .throttled, code: "throttled")
         case .locked: return again(LoginMessages.locked, .locked, code: "locked")
         case .authenticated(let user):
             return try await afterPassword(id, state: attempt, user: user)
         }
     }
 
-    /// Ends the flow for `user`; only one submission can.
+    /// Ends the flow for `user` (only one submission can), unless a password must be set first: a recovery's
+    /// new password, or a change because the password expired (or will soon, which the user may skip).
     func complete(_ id: String, state: FlowStore.LoginState, user: User) async throws -> Outcome {
+        if state.passwordSettled != true, let next = passwordStep(for: state, user: user) {
+            var changed = state
+            changed.nodeID = next
+            try await server.flows.update(id, to: changed)
+            return .next(node(for: changed))
+        }
         guard try await server.flows.finish(id) else { return .gone }
+        // A new account or a reset password also ends a lock-out from earlier failures.
+        if state.journey != nil { try await server.authenticator.throttle.recordSuccess(user.username) }
         return .authenticated(user, state)
     }
 }
@@ -115,11 +157,12 @@ struct LoginFlow: Sendable {
 /// The words the sign-in steps use, the same in the app and on the hosted page.
 enum LoginMessages {
     static let invalidCredentials = "The username or password is incorrect."
-    static let throttled = "Too many failed attempts. Wait a few minutes, then try again."
+    static let throttled = "Too many failed attempts. Wait a few minutes, or unlock the account with a code sent by email."
     static let locked = "This account is locked. Contact your administrator."
     static let invalidCode = "The code is incorrect."
     static let replayedCode = "That code was already used. Wait for your app to show the next one."
     static let tooManyCodes = "Too many wrong codes. Start signing in again."
+    static let expiredCode = "The code has expired. Ask for a new one."
     static let expired = "This sign-in has expired or does not exist. Start again."
     static let hostedExpired = "This sign-in page has expired or was opened in another browser. Go back to the application and start again."
 }

@@ -8,7 +8,8 @@ import Hummingbird
 /// at once (single sign-on); otherwise the request is stored and the browser goes to the sign-in page.
 struct AuthorizationController: Sendable {
     let server: IdentityServer
-    static let supportedPrompts: Set<String> = ["none", "login", "consent", "select_account"]
+    /// `create` starts registration (OpenID Connect "Initiating User Registration").
+    static let supportedPrompts: Set<String> = ["none", "login", "consent", "select_account", "create"]
 
     func addRoutes(to router: Router<some RequestContext>) {
         router.get("/authorize") { request, context in try await authorize(request, context: context) }
@@ -53,13 +54,15 @@ struct AuthorizationController: Sendable {
             guard let session else { return fail("login_required", "The user is not signed in.") }
             return try await responder.success(for: validated, userID: session.userID, authTime: session.authTime, methods: session.methods, afterPost: false)
         }
-        if let session {
+        let registering = validated.prompts.contains("create") && server.configuration.registration.enabled
+        if let session, !registering {
             return try await responder.success(for: validated, userID: session.userID, authTime: session.authTime, methods: session.methods, afterPost: false)
         }
 
         // Sign in on the hosted page: a login flow bound to this browser by a secret in a cookie.
         let binding = server.cookies.value(server.cookies.loginName, in: request) ?? SecureRandom.token()
-        let flow = try await LoginFlow(server: server).begin(validated, clientName: client.name ?? client.id, owner: .browser(binding: binding))
+        let flow = try await LoginFlow(server: server).begin(validated, kind: registering ? .registration : .login, clientName: client.name ?? client.id,
+                                                            owner: .browser(binding: binding))
         var response = Redirect.to("/login?flow=\(flow.id)")
         response.headers.append(server.cookies.setCookie(server.cookies.loginName, binding, maxAge: server.configuration.tokens.authorizationRequest))
         return response
@@ -140,7 +143,7 @@ struct AuthorizationController: Sendable {
         guard let user = try await server.users.find(id: session.userID), !user.isLocked else { return nil }
         // A session signed in with the password alone does not satisfy a client or request that needs a
         // second factor: the user signs in again, this time with both (step-up).
-        if !session.methods.contains("mfa"), try await LoginFlow(server: server).secondFactorsToAsk(for: authorization, userID: user.id) != nil {
+        if !session.methods.contains("mfa"), try await LoginFlow(server: server).secondFactorPlan(for: authorization, user: user) != nil {
             return nil
         }
         return session

@@ -37,8 +37,9 @@ struct DiscoveryController: Sendable {
             tokenEndpointAuthMethodsSupported: ["client_secret_basic", "client_secret_post", "none"],
             codeChallengeMethodsSupported: [PKCE.method],
             claimsSupported: ["iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "azp", "amr", "acr",
-                              "name", "preferred_username", "email", "email_verified", "updated_at"],
-            promptValuesSupported: ["none", "login", "consent", "select_account"]
+                              "name", "given_name", "family_name", "preferred_username", "email", "email_verified", "phone_number",
+                              "phone_number_verified", "updated_at"],
+            promptValuesSupported: AuthorizationController.supportedPrompts.sorted()
         )
         metadata.acrValuesSupported = [LoginFlow.passwordACR, LoginFlow.multiFactorACR]
         return metadata

@@ -14,6 +14,8 @@ struct IDTokenClaims: JWTPayload, Equatable {
     var acr: String?
     var sid: String?
     var name: String?
+    var givenName: String?
+    var familyName: String?
     var preferredUsername: String?
     var email: String?
     var emailVerified: Bool?
@@ -22,6 +24,8 @@ struct IDTokenClaims: JWTPayload, Equatable {
         case iss, sub, aud, exp, iat, nonce, azp, amr, acr, sid, name, email
         case authTime = "auth_time"
         case preferredUsername = "preferred_username"
+        case givenName = "given_name"
+        case familyName = "family_name"
         case emailVerified = "email_verified"
     }
 

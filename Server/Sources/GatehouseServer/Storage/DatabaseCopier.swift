@@ -15,7 +15,9 @@ public struct DatabaseCopier: Sendable {
     /// Every table and column, in an order that satisfies foreign keys. A test checks this against the schema.
     static let tables: [Table] = [
         Table(name: "users", columns: [("id", .text), ("username", .text), ("email", .text), ("email_verified", .integer), ("name", .text),
-                                       ("password_hash", .text), ("locked", .integer), ("created_at", .integer), ("updated_at", .integer)]),
+                                       ("password_hash", .text), ("locked", .integer), ("created_at", .integer), ("updated_at", .integer),
+                                       ("given_name", .text), ("family_name", .text), ("phone_number", .text), ("phone_verified", .integer),
+                                       ("password_changed_at", .integer)]),
         Table(name: "clients", columns: [("id", .text), ("name", .text), ("secret_hash", .text), ("redirect_uris", .text),
                                          ("post_logout_redirect_uris", .text), ("scopes", .text), ("id_token_algorithm", .text), ("created_at", .integer)]),
         Table(name: "signing_keys", columns: [("kid", .text), ("algorithm", .text), ("public_jwk", .text), ("sealed_private_key", .text),
@@ -36,6 +38,12 @@ public struct DatabaseCopier: Sendable {
         Table(name: "authenticators", columns: [("id", .text), ("user_id", .text), ("kind", .text), ("sealed_secret", .text),
                                                 ("parameters", .text), ("last_used_step", .integer), ("created_at", .integer)]),
         Table(name: "recovery_codes", columns: [("code_hash", .text), ("user_id", .text), ("created_at", .integer), ("used_at", .integer)]),
+        Table(name: "one_time_codes", columns: [("id", .text), ("flow_hash", .text), ("purpose", .text), ("channel", .text),
+                                                ("code_hash", .text), ("attempts", .integer), ("sends", .integer), ("last_sent_at", .integer),
+                                                ("expires_at", .integer), ("consumed_at", .integer)]),
+        Table(name: "courier_messages", columns: [("id", .text), ("channel", .text), ("recipient", .text), ("template", .text),
+                                                  ("sealed_content", .text), ("status", .text), ("attempts", .integer),
+                                                  ("next_attempt_at", .integer), ("last_error", .text), ("created_at", .integer), ("sent_at", .integer)]),
         Table(name: "login_throttle", columns: [("subject_hash", .text), ("failures", .integer), ("window_started_at", .integer),
                                                 ("blocked_until", .integer)]),
     ]

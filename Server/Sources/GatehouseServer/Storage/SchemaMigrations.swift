@@ -169,5 +169,46 @@ enum SchemaMigrations {
             """,
             "CREATE INDEX recovery_codes_user ON recovery_codes(user_id)",
         ]),
+        // Profiles for self-registration, the password's age, one-time codes sent by email or SMS (bound to a flow),
+        // and the courier's queue of messages to deliver.
+        Migration(version: 6, name: "registration, delivered codes and the courier", statements: [
+            "ALTER TABLE users ADD COLUMN given_name TEXT",
+            "ALTER TABLE users ADD COLUMN family_name TEXT",
+            "ALTER TABLE users ADD COLUMN phone_number TEXT",
+            "ALTER TABLE users ADD COLUMN phone_verified INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE users ADD COLUMN password_changed_at BIGINT",
+            "UPDATE users SET password_changed_at = created_at",
+            """
+            CREATE TABLE one_time_codes (
+                id TEXT PRIMARY KEY,
+                flow_hash TEXT NOT NULL,
+                purpose TEXT NOT NULL,
+                channel TEXT NOT NULL,
+                code_hash TEXT NOT NULL,
+                attempts INTEGER NOT NULL,
+                sends INTEGER NOT NULL,
+                last_sent_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                consumed_at BIGINT
+            )
+            """,
+            "CREATE UNIQUE INDEX one_time_codes_flow ON one_time_codes(flow_hash, purpose)",
+            """
+            CREATE TABLE courier_messages (
+                id TEXT PRIMARY KEY,
+                channel TEXT NOT NULL,
+                recipient TEXT NOT NULL,
+                template TEXT NOT NULL,
+                sealed_content TEXT NOT NULL,
+                status TEXT NOT NULL,
+                attempts INTEGER NOT NULL,
+                next_attempt_at BIGINT NOT NULL,
+                last_error TEXT,
+                created_at BIGINT NOT NULL,
+                sent_at BIGINT
+            )
+            """,
+            "CREATE INDEX courier_messages_due ON courier_messages(status, next_attempt_at)",
+        ]),
     ]
 }

@@ -5,7 +5,14 @@ public struct User: Sendable, Equatable, Codable {
     public var email: String
     public var emailVerified: Bool
     public var name: String?
+    public var givenName: String?
+    public var familyName: String?
+    /// E.164, e.g. `+14155550100`; codes can be sent to it once it is verified.
+    public var phoneNumber: String?
+    public var phoneVerified: Bool
     public var passwordHash: String
+    /// When the password was last set, for password expiry.
+    public var passwordChangedAt: Int64
     public var isLocked: Bool
     public var createdAt: Int64
     public var updatedAt: Int64
@@ -13,9 +20,39 @@ public struct User: Sendable, Equatable, Codable {
     enum CodingKeys: String, CodingKey {
         case id, username, email, name
         case emailVerified = "email_verified"
+        case givenName = "given_name"
+        case familyName = "family_name"
+        case phoneNumber = "phone_number"
+        case phoneVerified = "phone_number_verified"
         case passwordHash = "password_hash"
+        case passwordChangedAt = "password_changed_at"
         case isLocked = "locked"
         case createdAt = "created_at"
         case updatedAt = "updated_at"
+    }
+}
+
+/// What a person tells about themselves when an account is created.
+public struct UserProfile: Sendable, Equatable, Codable {
+    public var email: String
+    public var name: String?
+    public var givenName: String?
+    public var familyName: String?
+    public var phoneNumber: String?
+
+    public init(email: String, name: String? = nil, givenName: String? = nil, familyName: String? = nil, phoneNumber: String? = nil) {
+        self.email = email
+        self.givenName = givenName
+        self.familyName = familyName
+        self.phoneNumber = phoneNumber
+        let joined = [givenName, familyName].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
+        self.name = name ?? (joined.isEmpty ? nil : joined)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case email, name
+        case givenName = "given_name"
+        case familyName = "family_name"
+        case phoneNumber = "phone_number"
     }
 }

@@ -14,10 +14,20 @@ public struct UserStore: Sendable {
     /// Creates a user. Throws a ``DatabaseError`` that ``DatabaseError/isDuplicate`` when the username or email is taken.
     @discardableResult
     public func create(username: String, email: String, name: String?, passwordHash: String, emailVerified: Bool = true) async throws -> User {
+        try await create(username: username, profile: UserProfile(email: email, name: name), passwordHash: passwordHash,
+                         emailVerified: emailVerified, phoneVerified: false)
+    }
+
+    /// Creates a user with a full profile. Throws a ``DatabaseError`` that ``DatabaseError/isDuplicate`` when the
+    /// username or email is taken.
+    @discardableResult
+    public func create(username: String, profile: UserProfile, passwordHash: String, emailVerified: Bool, phoneVerified: Bool) async throws -> User {
         let now = clock.now()
         let user = User(
-            id: UUID().uuidString.lowercased(), username: username.lowercased(), email: email.lowercased(), emailVerified: emailVerified,
-            name: name, passwordHash: passwordHash, isLocked: false, createdAt: now, updatedAt: now
+            id: UUID().uuidString.lowercased(), username: username.lowercased(), email: profile.email.lowercased(), emailVerified: emailVerified,
+            name: profile.name, givenName: profile.givenName, familyName: profile.familyName, phoneNumber: profile.phoneNumber,
+            phoneVerified: phoneVerified && profile.phoneNumber != nil, passwordHash: passwordHash, passwordChangedAt: now,
+            isLocked: false, createdAt: now, updatedAt: now
         )
         try await database.transaction { sql in
             let taken = try await sql.raw("""
@@ -28,12 +38,51 @@ public struct UserStore: Sendable {
                 throw DatabaseError.duplicate(sameUsername ? "A user named \(user.username)" : "A user with the email \(user.email)")
             }
             try await sql.raw("""
-                INSERT INTO users (id, username, email, email_verified, name, password_hash, locked, created_at, updated_at)
+                INSERT INTO users (id, username, email, email_verified, name, given_name, family_name, phone_number, phone_verified,
+                                   password_hash, password_changed_at, locked, created_at, updated_at)
                 VALUES (\(bind: user.id), \(bind: user.username), \(bind: user.email), \(bind: user.emailVerified ? 1 : 0),
-                        \(bind: user.name), \(bind: user.passwordHash), 0, \(bind: now), \(bind: now))
+                        \(bind: user.name), \(bind: user.givenName), \(bind: user.familyName), \(bind: user.phoneNumber),
+                        \(bind: user.phoneVerified ? 1 : 0), \(bind: user.passwordHash), \(bind: now), 0, \(bind: now), \(bind: now))
                 """).run()
         }
         return user
+    }
+
+    /// The user whose username or email is `identifier`.
+    public func find(usernameOrEmail identifier: String) async throws -> User? {
+        let key = identifier.lowercased()
+        return try await database.read { sql in
+            try await sql.raw("SELECT * FROM users WHERE username = \(bind: key) OR email = \(bind: key)").first().map(Self.decode)
+        }
+    }
+
+    /// Whether `email` belongs to an account.
+    func emailIsTaken(_ email: String) async throws -> Bool {
+        let key = email.lowercased()
+        return try await database.read { sql in
+            try await sql.raw("SELECT id FROM users WHERE email = \(bind: key)").first() != nil
+        }
+    }
+
+    /// Sets a new password chosen by the user: it restarts the password's age, and `endingSessions` signs the
+    /// account out everywhere (after a reset, whoever knew the old password loses access).
+    func changePassword(userID: String, to hash: String, endingSessions: Bool) async throws {
+        let now = clock.now()
+        try await database.transaction { sql in
+            try await sql.raw("""
+                UPDATE users SET password_hash = \(bind: hash), password_changed_at = \(bind: now), updated_at = \(bind: now) WHERE id = \(bind: userID)
+                """).run()
+            if endingSessions { try await Self.endEverything(for: userID, at: now, in: sql) }
+        }
+    }
+
+    /// Makes `username` choose a new password at the next sign-in, whatever the expiry policy. Returns `false`
+    /// when there is no such user.
+    public func requirePasswordChange(username: String) async throws -> Bool {
+        let key = username.lowercased()
+        return try await database.transaction { sql in
+            try await sql.raw("UPDATE users SET password_changed_at = 0 WHERE username = \(bind: key) RETURNING id").first() != nil
+        }
     }
 
     public func find(username: String) async throws -> User? {
@@ -103,7 +152,12 @@ public struct UserStore: Sendable {
             email: try row.decode(column: "email", as: String.self),
             emailVerified: try row.decode(column: "email_verified", as: Int.self) != 0,
             name: try row.decode(column: "name", as: String?.self),
+            givenName: try row.decode(column: "given_name", as: String?.self),
+            familyName: try row.decode(column: "family_name", as: String?.self),
+            phoneNumber: try row.decode(column: "phone_number", as: String?.self),
+            phoneVerified: try row.decode(column: "phone_verified", as: Int.self) != 0,
             passwordHash: try row.decode(column: "password_hash", as: String.self),
+            passwordChangedAt: try row.decode(column: "password_changed_at", as: Int64?.self) ?? row.decode(column: "created_at", as: Int64.self),
             isLocked: try row.decode(column: "locked", as: Int.self) != 0,
             createdAt: try row.decode(column: "created_at", as: Int64.self),
             updatedAt: try row.decode(column: "updated_at", as: Int64.self)

@@ -6,6 +6,7 @@ import QRCode
 /// links offered as options. Values given on the command line are filled in without asking.
 struct TerminalFlow {
     let client: GatehouseClient
+    var kind: FlowKind = .login
     let username: String?
     let password: String?
     /// Without a person at the keyboard (the password came from standard input), an error ends the run.
@@ -13,7 +14,7 @@ struct TerminalFlow {
     static let maximumRetries = 5
 
     func run() async throws -> SuccessNode {
-        var node = await client.start(loginHint: username)
+        var node = await client.start(kind, loginHint: username)
         var retries = 0
         while true {
             switch node {
@@ -36,13 +37,13 @@ struct TerminalFlow {
         var step = original
         Terminal.say("\n\(step.name)\n\(step.description)")
         for message in step.messages { Terminal.say("  \(message.level == .error ? "✗" : "•") \(message.text)") }
-        // Other actions first (another method, resend, a link): choosing one skips the fields.
+        // Other actions first (another method, resend, skip, unlock): choosing one skips the fields. Links to
+        // other journeys are left out: the terminal has a command for each (`register`, `reset-password`).
         let others = Array(step.submits.dropFirst())
-        let links = step.links
-        if interactive, !others.isEmpty || !links.isEmpty {
-            let options = [step.submit?.label ?? "Continue"] + others.map(\.label) + links.map(\.label)
+        if interactive, !others.isEmpty {
+            let options = [step.submit?.label ?? "Continue"] + others.map(\.label)
             if let picked = try choose("What next?", options, several: false).first, picked > 0 {
-                return picked <= others.count ? await step.next(others[picked - 1]) : await step.next(following: links[picked - 1 - others.count])
+                return await step.next(others[picked - 1])
             }
         }
         for index in step.collectors.indices {
@@ -63,10 +64,13 @@ struct TerminalFlow {
                     let entered = try Terminal.ask("\(text.label)\(suggestion): ")
                     if !entered.isEmpty || text.value.isEmpty { step[text.key] = entered }
                 }
+            case .password(let secret) where secret.field.autocomplete == "new-password":
+                step[secret.key] = try password ?? askNewPassword(secret.label)
             case .password(let secret):
                 step[secret.key] = try password ?? Terminal.askSecret("\(secret.label): ")
             case .phoneNumber(let phone):
-                step[phone.key] = try Terminal.ask("\(phone.label): ")
+                let entered = try Terminal.ask("\(phone.label): ")
+                if !entered.isEmpty || phone.isRequired { step[phone.key] = entered }
             case .oneTimeCode(let code):
                 step[code.key] = try Terminal.askSecret("\(code.label): ")
             case .singleChoice(let choice):
@@ -79,6 +83,16 @@ struct TerminalFlow {
             }
         }
         return await step.next()
+    }
+
+    /// Asks twice for a new password, so a typo in hidden input does not lock the person out.
+    private func askNewPassword(_ label: String) throws -> String {
+        for _ in 0..<Self.maximumRetries {
+            let first = try Terminal.askSecret("\(label): ")
+            if try Terminal.askSecret("Repeat the \(label.lowercased()): ") == first { return first }
+            Terminal.say("✗ The two entries differ; try again.")
+        }
+        throw CommandError("The password entries did not match.")
     }
 
     /// Asks for one (or several, comma-separated) of `options` by number; returns their indices.

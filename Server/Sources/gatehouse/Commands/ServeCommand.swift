@@ -4,6 +4,7 @@ import GatehouseServer
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
 
 /// `gatehouse serve`: runs the identity server until SIGINT or SIGTERM.
 struct ServeCommand: AsyncParsableCommand {
@@ -57,7 +58,12 @@ struct ServeCommand: AsyncParsableCommand {
             FileHandle.standardOutput.write(Data(banner.utf8))
         }
         do {
-            try await application.runService()
+            // The HTTP server and the courier's retries run side by side and stop together on SIGINT or SIGTERM.
+            let services = ServiceGroup(configuration: .init(
+                services: [.init(service: application), .init(service: CourierService(courier: server.courier))],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger
+            ))
+            try await services.run()
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
             await server.shutdown()
             throw CommandError("Port \(configuration.port) on \(configuration.host) is already in use; stop the other process or choose another --port.")

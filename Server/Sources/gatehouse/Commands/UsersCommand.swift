@@ -7,7 +7,7 @@ struct UsersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "users",
         abstract: "Manage users.",
-        subcommands: [Add.self, List.self, Lock.self, Unlock.self, Delete.self]
+        subcommands: [Add.self, List.self, Lock.self, Unlock.self, RequirePasswordChange.self, Delete.self]
     )
 
     /// A user as printed: never the password hash.
@@ -109,6 +109,18 @@ struct UsersCommand: AsyncParsableCommand {
         func run() async throws {
             try await UsersCommand.setLocked(username, false, store: store)
             print("Unlocked \(username.lowercased()).")
+        }
+    }
+
+    struct RequirePasswordChange: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Make a user choose a new password at their next sign-in.")
+        @Argument var username: String
+        @OptionGroup var store: StoreOptions
+
+        func run() async throws {
+            let found = try await store.withDatabase { _, database in try await UserStore(database: database).requirePasswordChange(username: username) }
+            guard found else { throw CommandError("There is no user named \(username.lowercased()).") }
+            print("\(username.lowercased()) must choose a new password at the next sign-in.")
         }
     }
 

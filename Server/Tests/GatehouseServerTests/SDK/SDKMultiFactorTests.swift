@@ -27,6 +27,10 @@ struct SDKMultiFactorTests {
                 return .done
             case .chooseFactor(let factors):
                 return .choose(preferRecoveryCode && factors.contains(.recoveryCode) ? .recoveryCode : .totp)
+            case .chooseMethod(let methods):
+                return .choose(methods.contains(.email) ? .email : methods[0])
+            case .newPassword:
+                return .password(SDKMultiFactorTests.newPassword)
             case .verifyCode(let factor, _):
                 if !codesToTry.isEmpty { return .code(codesToTry.removeFirst()) }
                 if factor == .recoveryCode { return .code(recoveryCodes[0]) }
@@ -68,6 +72,40 @@ struct SDKMultiFactorTests {
             await person.prepare(codes: [], recovery: true)
             _ = try await login.login(username: "sam", password: SDKLiveFlowTests.password)
             #expect(await person.steps.last == .verifyCode(factor: .recoveryCode, problem: nil))
+        }
+    }
+
+    static let newPassword = "a new passphrase nobody guesses"
+
+    /// The code in the newest message the courier queued.
+    static func latestCode(_ server: IdentityServer) async throws -> String {
+        let message = try #require(try await server.courier.queue.list(limit: 1).first)
+        return String(message.body.prefix { $0.isNumber })
+    }
+
+    @Test("register with a confirmed email, then reset the password with an emailed code", arguments: TestEngine.available)
+    func registerThenReset(engine: TestEngine) async throws {
+        try await TestServer.withLiveServer(engine: engine, configure: { $0.registration = RegistrationPolicy(enabled: true) }) { server, issuer in
+            let client = try await SDKLiveFlowTests.prepare(server, issuer: issuer)
+            let person = Person()
+            let flows = MultifactorLogin(client: client) { step in
+                if case .verifyCode(let factor, _) = step, factor == .email { return .code(try await Self.latestCode(server)) }
+                return await person.answer(step, now: 0)
+            }
+            let profile = MultifactorLogin.Profile(givenName: "Rosa", familyName: "Parks", email: "rosa@example.com")
+            let registered = try await flows.register(username: "rosa", password: "she has a long passphrase", profile: profile)
+            #expect(await registered.claims?.preferredUsername == "rosa")
+            let user = try #require(try await server.users.find(username: "rosa"))
+            #expect(user.emailVerified && user.givenName == "Rosa" && user.familyName == "Parks")
+
+            await #expect(throws: GatehouseError.self) {
+                _ = try await flows.register(username: "rosa", password: "she has a long passphrase", profile: profile)
+            }
+
+            let reset = try await flows.resetPassword(username: "rosa@example.com")
+            #expect(await reset.claims?.authenticationMethods == ["otp"])
+            #expect(await person.steps == [.chooseMethod([.email, .sms]), .newPassword(reason: .reset, problem: nil)])
+            _ = try await flows.login(username: "rosa", password: Self.newPassword)
         }
     }
 

@@ -1,0 +1,122 @@
+import Crypto
+import Foundation
+import GatehouseProtocol
+import SQLKit
+
+/// Codes sent by email or SMS. Each belongs to one flow and one purpose (at most one live code per pair),
+/// is stored only as a keyed hash bound to that flow, expires, and tolerates a limited number of guesses,
+/// counted in the database so concurrent guesses cannot exceed it. A resend replaces the code but keeps the
+/// guesses already spent, and waits longer each time.
+struct OneTimeCodeStore: Sendable {
+    let database: any Database
+    let clock: UnixClock
+    let policy: OneTimeCodePolicy
+    /// Keys the code hashes, so a copied database alone cannot test guesses.
+    let box: SecretBox
+
+    static let purpose = "one-time codes v1"
+
+    /// What a code is for; a code for one purpose never answers another.
+    enum Purpose: String, Sendable {
+        case secondFactor = "mfa"
+        case verifyEmail = "verify_email"
+        case verifyPhone = "verify_phone"
+        case recovery
+        case unlock
+    }
+
+    /// What asking for a code found.
+    enum Issue: Sendable, Equatable {
+        /// A new code to send.
+        case code(String)
+        /// The last one was sent too recently; the next may go out in this many seconds.
+        case wait(Int64)
+        /// Every guess for this step is used up.
+        case exhausted
+    }
+
+    /// What a guess found.
+    enum Check: Sendable, Equatable {
+        case accepted(MessageChannel)
+        /// Wrong; this many guesses remain.
+        case rejected(remaining: Int)
+        /// Right or wrong, the code's lifetime is over; a new one must be sent.
+        case expired
+        /// No guesses remain (or no code was sent for this step).
+        case exhausted
+    }
+
+    /// A fresh code for `flowID` and `purpose`, unless the previous one was sent too recently. `resend` is
+    /// whether the person asked again (a first code for a new purpose or channel is never held back).
+    func issue(flowID: String, purpose: Purpose, channel: MessageChannel, resend: Bool) async throws -> Issue {
+        let flowHash = TokenDigest.hex(flowID)
+        let code = SecureRandom.digits(policy.digits)
+        let hash = codeHash(code, flowHash: flowHash, purpose: purpose)
+        let now = clock.now()
+        let policy = policy
+        return try await database.transaction { sql in
+            try await sql.raw("DELETE FROM one_time_codes WHERE expires_at <= \(bind: now - 86_400)").run()
+            let existing = try await sql.raw("""
+                SELECT attempts, sends, last_sent_at FROM one_time_codes WHERE flow_hash = \(bind: flowHash) AND purpose = \(bind: purpose.rawValue)
+                """).first()
+            guard let existing else {
+                try await sql.raw("""
+                    INSERT INTO one_time_codes (id, flow_hash, purpose, channel, code_hash, attempts, sends, last_sent_at, expires_at)
+                    VALUES (\(bind: UUID().uuidString.lowercased()), \(bind: flowHash), \(bind: purpose.rawValue), \(bind: channel.rawValue),
+                            \(bind: hash), 0, 1, \(bind: now), \(bind: now + policy.lifetime))
+                    """).run()
+                return .code(code)
+            }
+            let attempts = try existing.decode(column: "attempts", as: Int.self)
+            let sends = try existing.decode(column: "sends", as: Int.self)
+            guard attempts < policy.maxAttempts else { return .exhausted }
+            if resend {
+                // 30 s, 60 s, 120 s, … after each send (capped at an hour), so a script cannot flood a mailbox.
+                let delay = min(policy.resendDelay << Int64(min(sends - 1, 12)), 3600)
+                let earliest = try existing.decode(column: "last_sent_at", as: Int64.self) + delay
+                if now < earliest { return .wait(earliest - now) }
+            }
+            try await sql.raw("""
+                UPDATE one_time_codes SET code_hash = \(bind: hash), channel = \(bind: channel.rawValue), sends = sends + 1,
+                    last_sent_at = \(bind: now), expires_at = \(bind: now + policy.lifetime), consumed_at = NULL
+                WHERE flow_hash = \(bind: flowHash) AND purpose = \(bind: purpose.rawValue)
+                """).run()
+            return .code(code)
+        }
+    }
+
+    /// Checks a guess. The guess is counted before it is compared, in one statement, and a right code is
+    /// consumed in another that only one caller can win.
+    func verify(flowID: String, purpose: Purpose, code: String) async throws -> Check {
+        let flowHash = TokenDigest.hex(flowID)
+        let guess = codeHash(code.filter(\.isNumber), flowHash: flowHash, purpose: purpose)
+        let now = clock.now()
+        let maxAttempts = policy.maxAttempts
+        return try await database.transaction { sql in
+            let row = try await sql.raw("""
+                UPDATE one_time_codes SET attempts = attempts + 1
+                WHERE flow_hash = \(bind: flowHash) AND purpose = \(bind: purpose.rawValue) AND consumed_at IS NULL AND attempts < \(bind: maxAttempts)
+                RETURNING id, code_hash, channel, attempts, expires_at
+                """).first()
+            guard let row else { return .exhausted }
+            let attempts = try row.decode(column: "attempts", as: Int.self)
+            if try row.decode(column: "expires_at", as: Int64.self) <= now { return .expired }
+            guard ConstantTime.equals(try row.decode(column: "code_hash", as: String.self), guess) else {
+                let remaining = maxAttempts - attempts
+                return remaining > 0 ? .rejected(remaining: remaining) : .exhausted
+            }
+            let id = try row.decode(column: "id", as: String.self)
+            let consumed = try await sql.raw("""
+                UPDATE one_time_codes SET consumed_at = \(bind: now) WHERE id = \(bind: id) AND consumed_at IS NULL RETURNING id
+                """).first() != nil
+            guard consumed, let channel = MessageChannel(rawValue: try row.decode(column: "channel", as: String.self)) else { return .exhausted }
+            return .accepted(channel)
+        }
+    }
+
+    /// HMAC-SHA256 over the flow, the purpose and the code: a code only ever answers the step it was sent for.
+    private func codeHash(_ code: String, flowHash: String, purpose: Purpose) -> String {
+        let key = SymmetricKey(data: box.derivedBytes("one-time code hashes"))
+        return Hex.encode(HMAC<SHA256>.authenticationCode(for: Data("\(flowHash)|\(purpose.rawValue)|\(code)".utf8), using: key))
+    }
+}

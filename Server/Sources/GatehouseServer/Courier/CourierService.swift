@@ -1,0 +1,22 @@
+import ServiceLifecycle
+
+/// Runs beside the HTTP server: looks for due messages (retries, and those queued by other nodes) every
+/// `interval` seconds until the server shuts down.
+public struct CourierService: Service {
+    let courier: Courier
+    let interval: Duration
+
+    public init(courier: Courier, interval: Duration = .seconds(1)) {
+        self.courier = courier
+        self.interval = interval
+    }
+
+    public func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                await courier.deliverDue()
+                try await Task.sleep(for: interval)
+            }
+        }
+    }
+}

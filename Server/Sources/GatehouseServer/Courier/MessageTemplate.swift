@@ -1,0 +1,25 @@
+/// The texts Gatehouse sends. Short enough for one SMS; the code comes first so phones can offer to fill it in.
+enum MessageTemplate: String, Sendable {
+    case signInCode = "sign_in_code"
+    case verificationCode = "verification_code"
+    case recoveryCode = "recovery_code"
+    case unlockCode = "unlock_code"
+    /// Sent instead of a verification code when someone tries to register with an address that has an account.
+    case accountExists = "account_exists"
+
+    /// The subject and body for `code` (empty for ``accountExists``), valid for `minutes`, from the service at `issuer`.
+    func render(code: String, minutes: Int64, service: String) -> (subject: String, body: String) {
+        switch self {
+        case .signInCode:
+            ("Your sign-in code", "\(code) is your \(service) sign-in code. It expires in \(minutes) minutes. If you are not signing in, someone else knows your password: change it.")
+        case .verificationCode:
+            ("Confirm your address", "\(code) is your \(service) verification code. It expires in \(minutes) minutes.")
+        case .recoveryCode:
+            ("Reset your password", "\(code) is your \(service) password reset code. It expires in \(minutes) minutes. If you did not ask to reset your password, ignore this message.")
+        case .unlockCode:
+            ("Unlock your account", "\(code) is your \(service) account unlock code. It expires in \(minutes) minutes. Your account was locked after several failed sign-ins.")
+        case .accountExists:
+            ("You already have an account", "Someone tried to create a \(service) account with this address, which already has one. If it was you, sign in or reset your password instead. If not, you can ignore this message.")
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+
+/// POSTs each message as JSON to an HTTP endpoint: an SMS gateway or a mail API behind a small adapter.
+/// A 2xx answer is a delivery; 408, 429 and 5xx are retried; other 4xx fail for good.
+struct WebhookDelivery: MessageDelivery {
+    let settings: WebhookSettings
+    let sender: String
+
+    /// The JSON body: everything a gateway needs, with a stable id it can use to drop duplicates of a retry.
+    struct Payload: Codable, Equatable {
+        var id: String
+        var channel: String
+        var to: String
+        var from: String
+        var template: String
+        var subject: String
+        var body: String
+    }
+
+    func deliver(_ message: CourierMessage) async throws {
+        var request = HTTPClientRequest(url: settings.url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "User-Agent", value: "Gatehouse courier")
+        if let authorization = settings.authorization { request.headers.add(name: "Authorization", value: authorization) }
+        let payload = Payload(id: message.id, channel: message.channel.rawValue, to: message.recipient, from: sender,
+                              template: message.template, subject: message.subject, body: message.body)
+        request.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(payload)))
+        let response: HTTPClientResponse
+        do {
+            response = try await HTTPClient.shared.execute(request, timeout: .seconds(settings.timeout))
+        } catch {
+            throw DeliveryFailure(description: "The webhook \(settings.url) could not be reached: \(error)")
+        }
+        // Read (and drop) a bounded body so the connection can be reused.
+        _ = try? await response.body.collect(upTo: 64 * 1024)
+        let status = Int(response.status.code)
+        guard (200..<300).contains(status) else {
+            let retryable = status == 408 || status == 429 || status >= 500
+            throw DeliveryFailure(description: "The webhook answered HTTP \(status).", permanent: !retryable)
+        }
+    }
+}

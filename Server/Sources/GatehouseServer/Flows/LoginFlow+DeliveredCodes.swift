@@ -1,0 +1,88 @@
+import Foundation
+import GatehouseProtocol
+
+/// Codes sent by email or SMS, for every step that uses one: a second factor, confirming an address at
+/// registration, password recovery and unlocking an account.
+extension LoginFlow {
+    static func deliveredCodeField(digits: Int) -> FlowField {
+        FlowField(key: "code", kind: .oneTimeCode, label: "Code",
+                  validation: FieldValidation(regex: "[0-9 ]{\(digits),\(digits + 2)}", message: "Enter the \(digits)-digit code."),
+                  autocomplete: "one-time-code")
+    }
+
+    var codeField: FlowField { Self.deliveredCodeField(digits: server.configuration.oneTimeCodes.digits) }
+
+    static let resendAction = FlowAction(id: "resend", kind: .submit, label: "Send a new code")
+
+    /// Issues a code for this flow and sends it to `destination`; `nil` when it went out, else the outcome to answer
+    /// with (asked again too soon: `state`'s node with a message; no guesses left: the flow ends). Without a
+    /// destination (the identifier named no account, or the account has no such address) a code is still issued
+    /// but goes nowhere, so the answer and every later guess look exactly as they would for a real account.
+    func sendCode(_ id: String, state: FlowStore.LoginState, purpose: OneTimeCodeStore.Purpose, channel: MessageChannel, to destination: String?,
+                  template: MessageTemplate, resend: Bool) async throws -> Outcome? {
+        switch try await server.oneTimeCodes.issue(flowID: id, purpose: purpose, channel: channel, resend: resend) {
+        case .exhausted:
+            _ = try await server.flows.finish(id)
+            return .failed(LoginMessages.tooManyCodes)
+        case .wait(let seconds):
+            let message = FlowMessage(level: .error, text: "A code was sent a moment ago. You can ask for another in \(seconds) seconds.", code: "resend_too_soon")
+            return .retry(node(for: state, messages: [message]), .throttled)
+        case .code(let code):
+            if let destination {
+                try await server.courier.send(template, code: code, to: destination, on: channel, service: serviceName,
+                                              codeLifetime: server.configuration.oneTimeCodes.lifetime)
+            }
+            return nil
+        }
+    }
+
+    /// The result of checking a delivered code.
+    enum CodeResult: Sendable {
+        case accepted(MessageChannel)
+        /// The node again (or a failed flow): the code was wrong, expired, or the guesses are used up.
+        case refused(Outcome)
+    }
+
+    /// Checks a code for `purpose`; wrong guesses count against the code and against the flow.
+    func checkCode(_ id: String, state: FlowStore.LoginState, purpose: OneTimeCodeStore.Purpose, code: String) async throws -> CodeResult {
+        switch try await server.oneTimeCodes.verify(flowID: id, purpose: purpose, code: code) {
+        case .accepted(let channel):
+            return .accepted(channel)
+        case .rejected:
+            return .refused(try await wrongCode(id, state: state, message: LoginMessages.invalidCode))
+        case .expired:
+            let message = FlowMessage(level: .error, text: LoginMessages.expiredCode, field: "code", code: "expired_code")
+            return .refused(.retry(node(for: state, messages: [message]), .invalidCode))
+        case .exhausted:
+            _ = try await server.flows.finish(id)
+            return .refused(.failed(LoginMessages.tooManyCodes))
+        }
+    }
+
+    /// Resends the code of the node `state` is at: a new code, the guesses already spent still count.
+    func resend(_ id: String, state: FlowStore.LoginState, purpose: OneTimeCodeStore.Purpose, channel: MessageChannel, to destination: String?,
+                template: MessageTemplate) async throws -> Outcome {
+        if let refused = try await sendCode(id, state: state, purpose: purpose, channel: channel, to: destination, template: template, resend: true) {
+            return refused
+        }
+        return .next(node(for: state, messages: [FlowMessage(level: .info, text: "We sent a new code.", code: "code_sent")]))
+    }
+
+    /// Where a code went, for the node's text: enough to recognize, not enough to learn anything new.
+    static func masked(_ destination: String, on channel: MessageChannel) -> String {
+        switch channel {
+        case .email:
+            let parts = destination.split(separator: "@", maxSplits: 1)
+            guard parts.count == 2 else { return "your email address" }
+            return "\(parts[0].prefix(1))•••@\(parts[1])"
+        case .sms:
+            return "the number ending in \(destination.suffix(2))"
+        }
+    }
+
+    /// How messages name this server: its host (and port), as authenticator apps list it too.
+    var serviceName: String {
+        guard let url = URL(string: server.issuer), let host = url.host else { return "Gatehouse" }
+        return url.port.map { "\(host):\($0)" } ?? host
+    }
+}

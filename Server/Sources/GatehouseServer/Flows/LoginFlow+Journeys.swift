@@ -1,0 +1,39 @@
+import GatehouseProtocol
+
+/// Routes between the journeys one flow can take: from the sign-in node to registration or recovery (links),
+/// to unlocking a locked-out account, and to the password nodes before a flow finishes.
+extension LoginFlow {
+    /// The registration, recovery, unlock or password node `state` is at, or `nil` for the sign-in nodes.
+    func accountNode(for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode? {
+        passwordNode(for: state, messages: messages) ?? registrationNode(for: state, messages: messages) ?? recoveryNode(for: state, messages: messages)
+    }
+
+    /// A submission on a registration, recovery, unlock or password node; `nil` for the other nodes.
+    func advanceAccount(_ id: String, state: FlowStore.LoginState, action: String, values: [String: FieldValue]) async throws -> Outcome? {
+        if passwordNode(for: state, messages: []) != nil { return try await advancePassword(id, state: state, action: action, values: values) }
+        if registrationNode(for: state, messages: []) != nil { return try await advanceRegistration(id, state: state, action: action, values: values) }
+        if recoveryNode(for: state, messages: []) != nil { return try await advanceRecovery(id, state: state, action: action, values: values) }
+        return nil
+    }
+
+    /// The sign-in node's other actions: "Forgot your password?", "Create an account", and unlocking.
+    func switchJourney(_ id: String, state: FlowStore.LoginState, action: String) async throws -> Outcome? {
+        var next = state
+        switch action {
+        case "recover":
+            next.journey = .recovery
+            next.nodeID = NodeID.recoveryIdentify
+            next.lockedOut = nil
+        case "register":
+            next.journey = .registration
+            next.nodeID = NodeID.register
+            next.username = nil
+        case "unlock":
+            return try await startUnlock(id, state: state)
+        default:
+            return nil
+        }
+        try await server.flows.update(id, to: next)
+        return .next(node(for: next))
+    }
+}

@@ -1,0 +1,74 @@
+import GatehouseProtocol
+
+/// Setting a new password inside a flow: after a recovery code, and when the password has expired (a forced
+/// change) or will soon (a change the user may skip).
+extension LoginFlow {
+    /// The field for a new password, with the policy's length rules.
+    var newPasswordField: FlowField {
+        let policy = server.configuration.passwords
+        return FlowField(key: "new_password", kind: .password, label: "New password",
+                         validation: FieldValidation(minLength: policy.minLength, maxLength: policy.maxLength,
+                                                     message: "Use \(policy.minLength) to \(policy.maxLength) characters."),
+                         autocomplete: "new-password")
+    }
+
+    /// The password node a finishing flow must pass first, if any.
+    func passwordStep(for state: FlowStore.LoginState, user: User) -> String? {
+        if state.journey == .recovery { return NodeID.recoveryPassword }
+        // An operator asked for a new password (`gatehouse users require-password-change`).
+        if user.passwordChangedAt == 0 { return NodeID.passwordExpired }
+        guard let maxAge = server.configuration.passwords.maxAge else { return nil }
+        let age = server.clock.now() - user.passwordChangedAt
+        if age >= maxAge { return NodeID.passwordExpired }
+        if age >= maxAge - Int64(server.configuration.passwords.warningDays) * 86_400 { return NodeID.passwordWarning }
+        return nil
+    }
+
+    /// The password nodes.
+    func passwordNode(for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode? {
+        let change = FlowAction(id: "submit", kind: .submit, label: "Change password")
+        switch state.nodeID {
+        case NodeID.passwordExpired:
+            return FlowNode(id: NodeID.passwordExpired, name: "Your password has expired",
+                            description: "Choose a new password to continue. Use a passphrase you don't use anywhere else.",
+                            category: "password_expired", fields: [newPasswordField], actions: [change], messages: messages)
+        case NodeID.passwordWarning:
+            return FlowNode(id: NodeID.passwordWarning, name: "Your password expires soon",
+                            description: "Change it now, or skip and be asked again next time.",
+                            category: "password_warning", fields: [newPasswordField],
+                            actions: [change, FlowAction(id: "skip", kind: .submit, label: "Not now")], messages: messages)
+        case NodeID.recoveryPassword:
+            return FlowNode(id: NodeID.recoveryPassword, name: "Choose a new password",
+                            description: "It's you: choose the new password for \(state.username ?? "your account"). You will be signed out everywhere else.",
+                            category: "recovery", fields: [newPasswordField], actions: [change], messages: messages)
+        default:
+            return nil
+        }
+    }
+
+    /// A submission on a password node; `state.userID` is set.
+    func advancePassword(_ id: String, state: FlowStore.LoginState, action: String, values: [String: FieldValue]) async throws -> Outcome {
+        guard let userID = state.userID, let user = try await server.users.find(id: userID) else {
+            _ = try await server.flows.finish(id)
+            return .gone
+        }
+        var next = state
+        if action == "skip", state.nodeID == NodeID.passwordWarning {
+            next.passwordSettled = true
+            return try await complete(id, state: next, user: user)
+        }
+        let password = values["new_password"]?.text ?? ""
+        func again(_ text: String) -> Outcome {
+            .retry(node(for: state, messages: [FlowMessage(level: .error, text: text, field: "new_password", code: "invalid_password")]), .invalidInput)
+        }
+        if let problem = server.configuration.passwords.problem(with: password, username: user.username, email: user.email) { return again(problem) }
+        if try await server.hasher.verify(password, against: user.passwordHash) {
+            return again("Choose a password different from your current one.")
+        }
+        let hash = try await server.hasher.hash(password)
+        try await server.users.changePassword(userID: user.id, to: hash, endingSessions: state.journey == .recovery)
+        server.logger.info("Password changed in a flow", metadata: ["user": "\(user.id)", "node": "\(state.nodeID)"])
+        next.passwordSettled = true
+        return try await complete(id, state: next, user: user)
+    }
+}

@@ -1,0 +1,144 @@
+import GatehouseProtocol
+
+/// Password recovery (identify → choose email or SMS → code → any enrolled second factor → new password) and
+/// unlocking an account locked by failed sign-ins (a code by email). Neither says whether an account exists:
+/// every identifier gets the same nodes and a code that only a real account's owner receives.
+extension LoginFlow {
+    static let identifierField = FlowField(key: "username", kind: .text, label: "Username or email",
+                                           validation: FieldValidation(maxLength: 256, message: "Enter your username or email address."),
+                                           autocomplete: "username")
+
+    /// The recovery and unlock nodes.
+    func recoveryNode(for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode? {
+        let back = FlowAction(id: "cancel", kind: .link, label: "Back to sign in", flow: FlowKind.login.rawValue)
+        switch state.nodeID {
+        case NodeID.recoveryIdentify:
+            var field = Self.identifierField
+            field.defaultValue = state.username
+            return FlowNode(id: NodeID.recoveryIdentify, name: "Reset your password",
+                            description: "Enter your username or email address. We'll send you a code to reset your password.",
+                            category: "recovery", fields: [field], actions: [FlowAction(id: "submit", kind: .submit, label: "Continue"), back],
+                            messages: messages)
+        case NodeID.recoveryChoose:
+            let options = MessageChannel.allCases.map { FieldOption(value: $0.rawValue, label: $0 == .email ? "Email" : "Text message (SMS)") }
+            return FlowNode(id: NodeID.recoveryChoose, name: "Where should we send the code?",
+                            description: "Choose where to receive the code for \(state.username ?? "your account").", category: "recovery",
+                            fields: [FlowField(key: "method", kind: .singleChoice, label: "Send the code by", options: options, defaultValue: "email")],
+                            actions: [FlowAction(id: "submit", kind: .submit, label: "Send code"), back], messages: messages)
+        case NodeID.resetCode:
+            let place = state.channel == .sms ? "the phone number" : "the email address"
+            return FlowNode(id: NodeID.resetCode, name: "Enter the code",
+                            description: "If \(state.username ?? "this account") has \(place) on file, we sent a code to it. Enter it here.",
+                            category: "recovery", fields: [codeField],
+                            actions: [FlowAction(id: "submit", kind: .submit, label: "Verify"), Self.resendAction,
+                                      FlowAction(id: "choose", kind: .submit, label: "Send it another way")], messages: messages)
+        case NodeID.unlockCode:
+            return FlowNode(id: NodeID.unlockCode, name: "Unlock your account",
+                            description: "If \(state.username ?? "this account") has an email address on file, we sent an unlock code to it. Enter it here.",
+                            category: "locked_out", fields: [codeField],
+                            actions: [FlowAction(id: "submit", kind: .submit, label: "Unlock"), Self.resendAction, back], messages: messages)
+        default:
+            return nil
+        }
+    }
+
+    /// A submission on a recovery or unlock node.
+    func advanceRecovery(_ id: String, state: FlowStore.LoginState, action: String, values: [String: FieldValue]) async throws -> Outcome {
+        var next = state
+        let candidate = try await state.candidateID.asyncMap { try await server.users.find(id: $0) }
+        let code = values["code"]?.text ?? ""
+        switch (state.nodeID, action) {
+        case (_, "cancel"):
+            next = FlowStore.LoginState(request: state.request, nodeID: NodeID.credentials, username: state.username, clientName: state.clientName)
+        case (NodeID.recoveryIdentify, _):
+            let identifier = values["username"]?.text.trimmingCharacters(in: .whitespaces) ?? ""
+            let user = try await server.users.find(usernameOrEmail: identifier)
+            next.username = user?.username ?? identifier
+            next.candidateID = user?.id
+            next.nodeID = NodeID.recoveryChoose
+        case (NodeID.recoveryChoose, _), (NodeID.resetCode, "choose"):
+            guard action != "choose" else {
+                next.nodeID = NodeID.recoveryChoose
+                break
+            }
+            guard let channel = values["method"].flatMap({ MessageChannel(rawValue: $0.text) }) else {
+                throw OAuthError.invalidRequest("Choose email or sms.")
+            }
+            if let refused = try await sendCode(id, state: state, purpose: .recovery, channel: channel, to: Self.destination(of: candidate, on: channel),
+                                                template: .recoveryCode, resend: false) {
+                return refused
+            }
+            next.channel = channel
+            next.nodeID = NodeID.resetCode
+        case (NodeID.resetCode, "resend"):
+            let channel = state.channel ?? .email
+            return try await resend(id, state: state, purpose: .recovery, channel: channel, to: Self.destination(of: candidate, on: channel),
+                                    template: .recoveryCode)
+        case (NodeID.resetCode, _):
+            switch try await checkCode(id, state: state, purpose: .recovery, code: code) {
+            case .refused(let outcome): return outcome
+            case .accepted(let channel):
+                // Only the account's owner could have received the code; from here on it's their sign-in.
+                guard let user = candidate else { return .gone }
+                next.userID = user.id
+                next.methods = [channel.factor.methodReference]
+                next.codeFailures = nil
+                server.logger.info("Recovery code accepted", metadata: ["user": "\(user.id)"])
+                // An enrolled second factor is asked for whatever the client's policy: recovery never skips it.
+                let enrolled = try await server.authenticators.enrolledFactors(userID: user.id)
+                guard !enrolled.isEmpty else { return try await complete(id, state: next, user: user) }
+                next.factors = enrolled
+                next.nodeID = enrolled.count == 1 ? Self.challengeNode(for: enrolled[0]) : NodeID.chooseFactor
+            }
+        case (NodeID.unlockCode, "resend"):
+            return try await resend(id, state: state, purpose: .unlock, channel: .email, to: Self.destination(of: candidate, on: .email), template: .unlockCode)
+        case (NodeID.unlockCode, _):
+            switch try await checkCode(id, state: state, purpose: .unlock, code: code) {
+            case .refused(let outcome): return outcome
+            case .accepted:
+                guard let user = candidate else { return .gone }
+                try await server.authenticator.throttle.recordSuccess(user.username)
+                server.logger.info("Account unlocked by email code", metadata: ["user": "\(user.id)"])
+                next = FlowStore.LoginState(request: state.request, nodeID: NodeID.credentials, username: user.username, clientName: state.clientName)
+                try await server.flows.update(id, to: next)
+                return .next(node(for: next, messages: [FlowMessage(level: .info, text: "Your account is unlocked. Sign in.", code: "unlocked")]))
+            }
+        default:
+            throw OAuthError.invalidRequest("The node \(state.nodeID) has no action \(action).")
+        }
+        try await server.flows.update(id, to: next)
+        return .next(node(for: next))
+    }
+
+    /// From a locked-out sign-in node: send an unlock code to the account's email, if the name is an account.
+    func startUnlock(_ id: String, state: FlowStore.LoginState) async throws -> Outcome {
+        let user = try await server.users.find(username: state.username ?? "")
+        var next = state
+        next.candidateID = user?.id
+        next.lockedOut = nil
+        next.nodeID = NodeID.unlockCode
+        if let refused = try await sendCode(id, state: state, purpose: .unlock, channel: .email, to: Self.destination(of: user, on: .email),
+                                            template: .unlockCode, resend: false) {
+            return refused
+        }
+        try await server.flows.update(id, to: next)
+        return .next(node(for: next))
+    }
+
+    /// Where a code for `user` goes on `channel`: only to a verified address.
+    static func destination(of user: User?, on channel: MessageChannel) -> String? {
+        guard let user else { return nil }
+        switch channel {
+        case .email: return user.emailVerified ? user.email : nil
+        case .sms: return user.phoneVerified ? user.phoneNumber : nil
+        }
+    }
+}
+
+extension Optional {
+    /// `map` with an async transform.
+    func asyncMap<T>(_ transform: (Wrapped) async throws -> T?) async rethrows -> T? {
+        guard let self else { return nil }
+        return try await transform(self)
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+import GatehouseProtocol
+
+/// Self-service registration: profile and password, then the email confirmed by code (and the phone, when
+/// given, by SMS). The account is created only once confirmed, so an abandoned registration leaves nothing
+/// behind; then the person is signed in.
+extension LoginFlow {
+    /// The profile fields the registration policy asks for.
+    var registrationFields: [FlowField] {
+        let name = { (key: String, label: String, autocomplete: String) in
+            FlowField(key: key, kind: .text, label: label, validation: FieldValidation(minLength: 1, maxLength: 100, message: "Enter your \(label.lowercased())."),
+                      autocomplete: autocomplete)
+        }
+        var fields = [
+            name("given_name", "First name", "given-name"),
+            name("family_name", "Last name", "family-name"),
+            FlowField(key: "email", kind: .text, label: "Email",
+                      validation: FieldValidation(maxLength: 254, regex: "[^@\\s]+@[^@\\s]+\\.[^@\\s]+", message: "Enter a valid email address."),
+                      autocomplete: "email"),
+        ]
+        if server.configuration.registration.collectPhone {
+            fields.append(FlowField(key: "phone_number", kind: .phoneNumber, label: "Mobile number (optional, for codes by SMS)", required: false,
+                                    validation: FieldValidation(regex: "\\+[1-9][0-9]{6,14}", message: "Enter the number with its country code, e.g. +14155550100."),
+                                    autocomplete: "tel"))
+        }
+        var username = Self.usernameField
+        username.validation = FieldValidation(minLength: 1, maxLength: 64, regex: "[A-Za-z0-9._@-]{1,64}",
+                                              message: "Use 1 to 64 letters, digits, '.', '_', '-' or '@'.")
+        var password = newPasswordField
+        password.label = "Password"
+        return fields + [username, password]
+    }
+
+    /// The registration nodes.
+    func registrationNode(for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode? {
+        let back = FlowAction(id: "cancel", kind: .link, label: "I already have an account", flow: FlowKind.login.rawValue)
+        let pending = state.registration
+        switch state.nodeID {
+        case NodeID.register:
+            var fields = registrationFields
+            if let pending {
+                let known = ["given_name": pending.profile.givenName, "family_name": pending.profile.familyName, "email": pending.profile.email,
+                             "phone_number": pending.profile.phoneNumber, "username": pending.username]
+                for index in fields.indices { fields[index].defaultValue = known[fields[index].key] ?? nil }
+            }
+            return FlowNode(id: NodeID.register, name: "Create your account", description: "Create an account to continue to \(state.clientName ?? state.request.clientID).",
+                            category: "registration", fields: fields,
+                            actions: [FlowAction(id: "submit", kind: .submit, label: "Create account"), back], messages: messages)
+        case NodeID.verifyEmail:
+            return FlowNode(id: NodeID.verifyEmail, name: "Confirm your email",
+                            description: "We sent a code to \(pending?.profile.email ?? "your email address"). Enter it to create your account.",
+                            category: "verification", fields: [codeField],
+                            actions: [FlowAction(id: "submit", kind: .submit, label: "Confirm"), Self.resendAction], messages: messages)
+        case NodeID.verifyPhone:
+            return FlowNode(id: NodeID.verifyPhone, name: "Confirm your mobile number",
+                            description: "We sent a code by text message to \(pending?.profile.phoneNumber ?? "your phone").",
+                            category: "verification", fields: [codeField],
+                            actions: [FlowAction(id: "submit", kind: .submit, label: "Confirm"), Self.resendAction,
+                                      FlowAction(id: "skip", kind: .submit, label: "Skip; don't keep the number")], messages: messages)
+        default:
+            return nil
+        }
+    }
+
+    /// A submission on a registration node.
+    func advanceRegistration(_ id: String, state: FlowStore.LoginState, action: String, values: [String: FieldValue]) async throws -> Outcome {
+        var next = state
+        switch (state.nodeID, action) {
+        case (_, "cancel"):
+            next = FlowStore.LoginState(request: state.request, nodeID: NodeID.credentials, username: nil, clientName: state.clientName)
+        case (NodeID.register, _):
+            return try await register(id, state: state, values: values)
+        case (NodeID.verifyEmail, "resend"):
+            guard let pending = state.registration else { return .gone }
+            return try await resend(id, state: state, purpose: .verifyEmail, channel: .email, to: pending.profile.email,
+                                    template: pending.emailTaken ? .accountExists : .verificationCode)
+        case (NodeID.verifyPhone, "resend"):
+            guard let phone = state.registration?.profile.phoneNumber else { return .gone }
+            return try await resend(id, state: state, purpose: .verifyPhone, channel: .sms, to: phone, template: .verificationCode)
+        case (NodeID.verifyPhone, "skip"):
+            next.registration?.profile.phoneNumber = nil
+            return try await createAccount(id, state: next)
+        case (NodeID.verifyEmail, _), (NodeID.verifyPhone, _):
+            let purpose: OneTimeCodeStore.Purpose = state.nodeID == NodeID.verifyEmail ? .verifyEmail : .verifyPhone
+            switch try await checkCode(id, state: state, purpose: purpose, code: values["code"]?.text ?? "") {
+            case .refused(let outcome): return outcome
+            case .accepted:
+                next.codeFailures = nil
+                if purpose == .verifyEmail { next.registration?.emailVerified = true } else { next.registration?.phoneVerified = true }
+                return try await afterVerification(id, state: next)
+            }
+        default:
+            throw OAuthError.invalidRequest("The node \(state.nodeID) has no action \(action).")
+        }
+        try await server.flows.update(id, to: next)
+        return .next(node(for: next))
+    }
+
+    /// Checks the profile and password, then sends the email code (or creates the account right away when the
+    /// policy does not verify email).
+    private func register(_ id: String, state: FlowStore.LoginState, values: [String: FieldValue]) async throws -> Outcome {
+        let text = { (key: String) in values[key]?.text.trimmingCharacters(in: .whitespaces) ?? "" }
+        let phone = text("phone_number").filter { $0 != " " }
+        let profile = UserProfile(email: text("email").lowercased(), givenName: text("given_name"), familyName: text("family_name"),
+                                  phoneNumber: server.configuration.registration.collectPhone && !phone.isEmpty ? phone : nil)
+        let username = text("username").lowercased()
+        let password = values["new_password"]?.text ?? ""
+        var next = state
+        func again(_ text: String, field: String) -> Outcome {
+            // Shown again with what was typed (never the password); nothing is stored.
+            next.registration = FlowStore.PendingRegistration(username: username, profile: profile, sealedPasswordHash: "", emailVerified: false,
+                                                              phoneVerified: false, emailTaken: false)
+            return .retry(node(for: next, messages: [FlowMessage(level: .error, text: text, field: field, code: "invalid_value")]), .invalidInput)
+        }
+        if (try? AccountInputValidation.validateEmail(profile.email)) == nil { return again("Enter a valid email address.", field: "email") }
+        if (try? AccountInputValidation.validateUsername(username)) == nil {
+            return again("Use 1 to 64 letters, digits, '.', '_', '-' or '@'.", field: "username")
+        }
+        if let problem = server.configuration.passwords.problem(with: password, username: username, email: profile.email) {
+            return again(problem, field: "new_password")
+        }
+        // Usernames are public names, so saying one is taken reveals little; emails are not: a taken email is
+        // handled below exactly like a free one, and its owner gets a notice instead of a code.
+        if try await server.users.find(username: username) != nil { return again("That username is taken; choose another.", field: "username") }
+        let emailTaken = try await server.users.emailIsTaken(profile.email)
+        let hash = try await server.hasher.hash(password)
+        next.registration = FlowStore.PendingRegistration(username: username, profile: profile, sealedPasswordHash: try server.authenticators.box.seal(Data(hash.utf8)),
+                                                          emailVerified: false, phoneVerified: false, emailTaken: emailTaken)
+        next.username = username
+        guard server.configuration.registration.verifyEmail || emailTaken else { return try await afterVerification(id, state: next) }
+        if let refused = try await sendCode(id, state: state, purpose: .verifyEmail, channel: .email, to: profile.email,
+                                            template: emailTaken ? .accountExists : .verificationCode, resend: false) {
+            return refused
+        }
+        if emailTaken { server.logger.notice("Registration attempted with an email that has an account; its owner was told") }
+        next.nodeID = NodeID.verifyEmail
+        try await server.flows.update(id, to: next)
+        return .next(node(for: next))
+    }
+
+    /// After the email (or phone) is confirmed: confirm the phone next if one was given, else create the account.
+    private func afterVerification(_ id: String, state: FlowStore.LoginState) async throws -> Outcome {
+        guard let pending = state.registration else { return .gone }
+        if let phone = pending.profile.phoneNumber, !pending.phoneVerified {
+            var next = state
+            if let refused = try await sendCode(id, state: state, purpose: .verifyPhone, channel: .sms, to: phone, template: .verificationCode, resend: false) {
+                return refused
+            }
+            next.nodeID = NodeID.verifyPhone
+            try await server.flows.update(id, to: next)
+            return .next(node(for: next))
+        }
+        return try await createAccount(id, state: state)
+    }
+
+    /// Creates the confirmed account and signs it in (enrolling TOTP first when the client's policy requires it).
+    private func createAccount(_ id: String, state: FlowStore.LoginState) async throws -> Outcome {
+        guard let pending = state.registration, !pending.emailTaken else { return .gone }
+        let hash = String(decoding: try server.authenticators.box.open(pending.sealedPasswordHash), as: UTF8.self)
+        let user: User
+        do {
+            user = try await server.users.create(username: pending.username, profile: pending.profile, passwordHash: hash,
+                                                 emailVerified: pending.emailVerified, phoneVerified: pending.phoneVerified)
+        } catch let error as DatabaseError where error.isDuplicate {
+            // Taken between the form and the code: back to the form.
+            var again = state
+            again.nodeID = NodeID.register
+            try await server.flows.update(id, to: again)
+            return .retry(node(for: again, messages: [FlowMessage(level: .error, text: "That username is taken; choose another.", field: "username", code: "invalid_value")]),
+                          .invalidInput)
+        }
+        server.logger.info("Account registered", metadata: ["user": "\(user.id)"])
+        var next = state
+        next.registration = nil
+        next.userID = user.id
+        next.username = user.username
+        next.methods = ["pwd"]
+        next.passwordSettled = true
+        let policy = server.configuration.signOnPolicy(for: state.request.clientID)
+        guard policy.secondFactor == .required, policy.factors.contains(.totp) else { return try await complete(id, state: next, user: user) }
+        next.pendingSecret = try server.authenticators.box.seal(Data(AuthenticatorStore.newTOTP().secret))
+        next.nodeID = NodeID.enrollTOTP
+        try await server.flows.update(id, to: next)
+        return .next(node(for: next))
+    }
+}

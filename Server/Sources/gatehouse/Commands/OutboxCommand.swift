@@ -1,0 +1,79 @@
+import ArgumentParser
+import Foundation
+import GatehouseServer
+
+/// `gatehouse outbox`: the messages the courier queued, newest first — with the development outbox, the
+/// only place codes go (besides the log).
+struct OutboxCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "outbox",
+        abstract: "Show the emails and text messages the server sent or is sending (newest first)."
+    )
+
+    @Option(help: "Only messages to this email address or phone number.")
+    var to: String?
+    @Option(help: "How many messages to show.")
+    var limit = 10
+    @OptionGroup var store: StoreOptions
+    @OptionGroup var output: OutputOptions
+
+    /// A message as printed.
+    struct Entry: Encodable {
+        var id: String
+        var channel: String
+        var to: String
+        var template: String
+        var subject: String
+        var body: String
+        var status: String
+        var attempts: Int
+        var lastError: String?
+        var createdAt: Int64
+        var sentAt: Int64?
+
+        init(_ message: CourierMessage) {
+            id = message.id
+            channel = message.channel.rawValue
+            to = message.recipient
+            template = message.template
+            subject = message.subject
+            body = message.body
+            status = message.status.rawValue
+            attempts = message.attempts
+            lastError = message.lastError
+            createdAt = message.createdAt
+            sentAt = message.sentAt
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id, channel, to, template, subject, body, status, attempts
+            case lastError = "last_error"
+            case createdAt = "created_at"
+            case sentAt = "sent_at"
+        }
+    }
+
+    func validate() throws {
+        guard (1...1000).contains(limit) else { throw ValidationError("--limit must be between 1 and 1000.") }
+    }
+
+    func run() async throws {
+        let messages = try await store.withDatabase { configuration, database in
+            let secret = try ServerSecret.resolve(configured: configuration.secret, filePath: configuration.resolvedSecretFile, logger: .quiet)
+            do {
+                return try await CourierQueue(database: database, secret: secret).list(recipient: to, limit: limit)
+            } catch {
+                throw CommandError("Cannot read the outbox: \(error). Is this the server's database and server secret?")
+            }
+        }
+        if output.json { return try JSONOutput.print(messages.map(Entry.init)) }
+        guard !messages.isEmpty else { return print(to.map { "No messages to \($0)." } ?? "The outbox is empty.") }
+        let time = ISO8601DateFormatter()
+        for message in messages {
+            print("\(time.string(from: Date(timeIntervalSince1970: TimeInterval(message.createdAt))))  \(message.channel.rawValue) to \(message.recipient)  [\(message.status.rawValue), \(message.attempts) attempt\(message.attempts == 1 ? "" : "s")]")
+            if let error = message.lastError { print("  last error: \(error)") }
+            if message.channel == MessageChannel.email { print("  Subject: \(message.subject)") }
+            print("  \(message.body)\n")
+        }
+    }
+}

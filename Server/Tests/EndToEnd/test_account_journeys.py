@@ -1,0 +1,306 @@
+"""Registration with confirmed email and phone, codes by email and SMS as second factors, password recovery
+(which never skips an enrolled second factor), lock-out with self-service unlock, and password expiry — all
+through the flow API, with the codes read from the development outbox by `gatehouse outbox`."""
+import json
+import re
+import time
+
+import pyotp
+import pytest
+import requests
+
+from conftest import APP_REDIRECT
+from gatehouse_harness import Browser, Server, forms
+from test_authlib_client import verify_id_token
+from gatehouse_harness import conforms_to_openapi
+from test_native_flows import exchange, start, submit
+from test_oauth_rules import RFC7636_CHALLENGE, RFC7636_VERIFIER
+
+NEW_PASSWORD = "a long and unusual passphrase 42"
+
+
+@pytest.fixture(scope="module")
+def journeys():
+    """Registration with an optional phone; `app` requires a second factor (email, SMS or TOTP), `web-app` asks only
+    users who enrolled TOTP; codes may be resent after a second; three wrong passwords lock an account."""
+    factors = ["totp", "email", "sms"]
+    server = Server(config={
+        "registration": {"enabled": True, "collect_phone": True},
+        "sign_on": {"second_factor": "if_enrolled", "factors": factors},
+        "client_sign_on": {"app": {"second_factor": "required", "factors": factors, "max_code_attempts": 3}},
+        "one_time_codes": {"resend_delay": 1, "max_attempts": 3},
+        "login_throttling": {"max_failures": 3, "window": 900, "cooldown": 600},
+    })
+    try:
+        server.add_client("app", APP_REDIRECT, public=True)
+        server.add_client("open-app", APP_REDIRECT, public=True)
+        yield server
+    finally:
+        server.stop()
+
+
+def begin(server, kind, client_id="app"):
+    """Starts a registration or recovery flow with the same authorization parameters as `start` (a login)."""
+    body = {"client_id": client_id, "redirect_uri": APP_REDIRECT, "scope": "openid profile offline_access", "state": "st",
+            "nonce": "nn", "code_challenge": RFC7636_CHALLENGE, "code_challenge_method": "S256"}
+    response = conforms_to_openapi(server, requests.post(f"{server.issuer}/flows/{kind}", json=body, timeout=10))
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def outbox(server, to):
+    """The messages to `to`, newest first, as `gatehouse outbox --json` prints them."""
+    return json.loads(server.cli("outbox", "--to", to, "--json", "--limit", "50").stdout)
+
+
+def latest_code(server, to, after=0):
+    """The code in the newest message to `to`, waiting briefly for it; `after` is how many messages were there before."""
+    for _ in range(50):
+        messages = outbox(server, to)
+        if len(messages) > after:
+            found = re.search(r"\b(\d{6})\b", messages[0]["body"])
+            assert found, messages[0]
+            return found.group(1)
+        time.sleep(0.1)
+    raise AssertionError(f"no message to {to}")
+
+
+def node_of(answer):
+    return answer["node"]
+
+
+def register(server, username, email, phone=None, client_id="open-app"):
+    flow = begin(server, "registration", client_id)
+    flow_id = flow["flow_id"]
+    values = {"given_name": "Grace", "family_name": "Hopper", "email": email, "username": username, "new_password": NEW_PASSWORD}
+    if phone:
+        values["phone_number"] = phone
+    answer = submit(server, flow_id, values, client_id=client_id).json()
+    assert answer["status"] == "continue" and node_of(answer)["id"] == "register.verify_email", answer
+    answer = submit(server, flow_id, {"code": latest_code(server, email)}, client_id=client_id).json()
+    if phone:
+        assert node_of(answer)["id"] == "register.verify_phone" and node_of(answer)["category"] == "verification"
+        answer = submit(server, flow_id, {"code": latest_code(server, phone)}, client_id=client_id).json()
+    assert answer["status"] == "success", answer
+    return answer
+
+
+def test_registration_checks_the_form_then_confirms_email_and_phone(journeys):
+    flow = begin(journeys, "registration", "open-app")
+    node = node_of(flow)
+    assert node["id"] == "register.profile" and node["category"] == "registration"
+    assert [field["key"] for field in node["fields"]] == ["given_name", "family_name", "email", "phone_number", "username", "new_password"]
+    flow_id = flow["flow_id"]
+    base = {"given_name": "Ada", "family_name": "Lovelace", "email": "ada@example.com", "username": "ada"}
+    common = submit(journeys, flow_id, dict(base, new_password="password123"), client_id="open-app").json()
+    assert common["status"] == "error" and "most common" in common["node"]["messages"][0]["text"]
+    assert {f["key"]: f.get("default_value") for f in common["node"]["fields"]}["email"] == "ada@example.com"
+    short = submit(journeys, flow_id, dict(base, new_password="short"), client_id="open-app").json()
+    assert short["status"] == "error"
+    bad_phone = submit(journeys, flow_id, dict(base, new_password=NEW_PASSWORD, phone_number="12345"), client_id="open-app").json()
+    assert bad_phone["status"] == "error" and bad_phone["node"]["messages"][0]["field"] == "phone_number"
+
+    answer = submit(journeys, flow_id, dict(base, new_password=NEW_PASSWORD, phone_number="+15550001111"), client_id="open-app").json()
+    assert node_of(answer)["id"] == "register.verify_email" and "ada@example.com" in node_of(answer)["description"]
+    # Not created yet: the username is still free for an operator, and signing in fails.
+    assert "ada" not in journeys.cli("users", "list").stdout
+    message = outbox(journeys, "ada@example.com")[0]
+    assert message["channel"] == "email" and message["template"] == "verification_code" and message["status"] in ("queued", "sent")
+    code = latest_code(journeys, "ada@example.com")
+    wrong = submit(journeys, flow_id, {"code": "000000" if code != "000000" else "111111"}, client_id="open-app").json()
+    assert wrong["status"] == "error" and wrong["node"]["messages"][0]["code"] == "invalid_code"
+    answer = submit(journeys, flow_id, {"code": code}, client_id="open-app").json()
+    assert node_of(answer)["id"] == "register.verify_phone"
+    sms = outbox(journeys, "+15550001111")[0]
+    assert sms["channel"] == "sms" and re.search(r"\d{6}", sms["body"])
+    done = submit(journeys, flow_id, {"code": latest_code(journeys, "+15550001111")}, client_id="open-app").json()
+    assert done["status"] == "success"
+    tokens = requests.post(journeys.issuer + "/token", data={
+        "grant_type": "authorization_code", "code": done["authorization"]["code"], "client_id": "open-app",
+        "redirect_uri": APP_REDIRECT, "code_verifier": RFC7636_VERIFIER}, timeout=10)
+    assert tokens.status_code == 200, tokens.text
+    claims = verify_id_token(journeys, tokens.json(), "open-app", "nn", "RS256")
+    assert claims["preferred_username"] == "ada" and claims["given_name"] == "Ada" and claims["family_name"] == "Lovelace"
+    assert claims["name"] == "Ada Lovelace"
+    assert "ada" in journeys.cli("users", "list").stdout
+
+    # The username is now taken, and says so; the email is taken too, but the form does not say so.
+    again = begin(journeys, "registration", "open-app")
+    taken = submit(journeys, again["flow_id"], dict(base, username="ada", email="other@example.com", new_password=NEW_PASSWORD),
+                   client_id="open-app").json()
+    assert taken["status"] == "error" and "taken" in taken["node"]["messages"][0]["text"]
+    before = len(outbox(journeys, "ada@example.com"))
+    same_email = submit(journeys, again["flow_id"], dict(base, username="ada2", new_password=NEW_PASSWORD), client_id="open-app").json()
+    assert node_of(same_email)["id"] == "register.verify_email"
+    notice = outbox(journeys, "ada@example.com")
+    assert len(notice) == before + 1 and notice[0]["template"] == "account_exists" and not re.search(r"\d{6}", notice[0]["body"])
+
+
+def test_guesses_beyond_the_limit_fail_the_step_and_a_resend_does_not_reset_them(journeys):
+    flow = begin(journeys, "registration", "open-app")
+    flow_id = flow["flow_id"]
+    submit(journeys, flow_id, {"given_name": "Limit", "family_name": "Test", "email": "limit@example.com", "username": "limit",
+                               "new_password": NEW_PASSWORD}, client_id="open-app")
+    code = latest_code(journeys, "limit@example.com")
+    wrong = "000000" if code != "000000" else "111111"
+    assert submit(journeys, flow_id, {"code": wrong}, client_id="open-app").json()["status"] == "error"
+    too_soon = submit(journeys, flow_id, {}, client_id="open-app", action="resend").json()
+    assert too_soon["status"] == "error" and too_soon["node"]["messages"][0]["code"] == "resend_too_soon"
+    time.sleep(1.1)
+    resent = submit(journeys, flow_id, {}, client_id="open-app", action="resend")
+    assert resent.status_code == 200 and resent.json()["node"]["messages"][0]["code"] == "code_sent"
+    assert len(outbox(journeys, "limit@example.com")) == 2
+    new_code = latest_code(journeys, "limit@example.com")
+    assert new_code != code or True  # a fresh random code; equal only by chance
+    assert submit(journeys, flow_id, {"code": wrong if wrong != new_code else "222222"}, client_id="open-app").json()["status"] == "error"
+    last = submit(journeys, flow_id, {"code": "333333" if new_code != "333333" else "444444"}, client_id="open-app")
+    assert last.status_code == 429 and last.json()["failure"]["error"] == "too_many_attempts"
+    # The flow is gone: even the right code does nothing now.
+    assert submit(journeys, flow_id, {"code": new_code}, client_id="open-app").status_code == 404
+
+
+def test_email_and_sms_codes_as_second_factors_then_totp_enrollment(journeys):
+    register(journeys, "grace", "grace@example.com", phone="+15550002222")
+    flow = start(journeys).json()
+    answer = submit(journeys, flow["flow_id"], {"username": "grace", "password": NEW_PASSWORD}).json()
+    node = node_of(answer)
+    # No TOTP yet, but a second factor is required: prove the email or phone first, then enroll.
+    assert node["id"] == "mfa.choose" and [o["value"] for o in node["fields"][0]["options"]] == ["email", "sms"]
+    before = len(outbox(journeys, "grace@example.com"))
+    answer = submit(journeys, flow["flow_id"], {"factor": "email"}).json()
+    assert node_of(answer)["id"] == "mfa.email" and "g•••@example.com" in node_of(answer)["description"]
+    code = latest_code(journeys, "grace@example.com", after=before)
+    answer = submit(journeys, flow["flow_id"], {"code": code}).json()
+    node = node_of(answer)
+    assert node["id"] == "mfa.enroll.totp"
+    totp = pyotp.parse_uri({f["key"]: f for f in node["fields"]}["otpauth"]["default_value"])
+    answer = submit(journeys, flow["flow_id"], {"code": totp.now()}).json()
+    assert node_of(answer)["id"] == "mfa.enroll.recovery_codes"
+    done = submit(journeys, flow["flow_id"], {}).json()
+    claims = verify_id_token(journeys, exchange(journeys, done["authorization"]["code"]).json(), "app", "nn", "RS256")
+    assert claims["amr"] == ["pwd", "otp", "mfa"] and claims["acr"] == "urn:gatehouse:acr:mfa"
+
+    # Next time: every factor is offered; a text message code signs in.
+    flow = start(journeys).json()
+    answer = submit(journeys, flow["flow_id"], {"username": "grace", "password": NEW_PASSWORD}).json()
+    assert [o["value"] for o in node_of(answer)["fields"][0]["options"]] == ["totp", "email", "sms", "recovery_code"]
+    before = len(outbox(journeys, "+15550002222"))
+    answer = submit(journeys, flow["flow_id"], {"factor": "sms"}).json()
+    assert node_of(answer)["id"] == "mfa.sms" and "ending in 22" in node_of(answer)["description"]
+    done = submit(journeys, flow["flow_id"], {"code": latest_code(journeys, "+15550002222", after=before)}).json()
+    assert done["status"] == "success"
+    claims = verify_id_token(journeys, exchange(journeys, done["authorization"]["code"]).json(), "app", "nn", "RS256")
+    assert claims["amr"] == ["pwd", "sms", "mfa"]
+
+    # Password recovery by SMS still asks for the enrolled second factor before the new password.
+    flow = begin(journeys, "recovery")
+    assert node_of(flow)["id"] == "recovery.identify" and node_of(flow)["category"] == "recovery"
+    answer = submit(journeys, flow["flow_id"], {"username": "grace@example.com"}).json()
+    assert node_of(answer)["id"] == "recovery.choose"
+    before = len(outbox(journeys, "+15550002222"))
+    answer = submit(journeys, flow["flow_id"], {"method": "sms"}).json()
+    assert node_of(answer)["id"] == "recovery.code"
+    answer = submit(journeys, flow["flow_id"], {"code": latest_code(journeys, "+15550002222", after=before)}).json()
+    assert node_of(answer)["id"] == "mfa.choose" and node_of(answer)["category"] == "mfa_required", "recovery must not skip the second factor"
+    answer = submit(journeys, flow["flow_id"], {"factor": "totp"}).json()
+    answer = submit(journeys, flow["flow_id"], {"code": totp.at(time.time() + 30)}).json()  # the next step: enrollment used this one
+    assert node_of(answer)["id"] == "recovery.password", answer
+    common = submit(journeys, flow["flow_id"], {"new_password": "password1"}).json()
+    assert common["status"] == "error" and common["node"]["messages"][0]["field"] == "new_password"
+    done = submit(journeys, flow["flow_id"], {"new_password": "a brand new passphrase of hers"}).json()
+    assert done["status"] == "success"
+    old = submit(journeys, start(journeys).json()["flow_id"], {"username": "grace", "password": NEW_PASSWORD}).json()
+    assert old["status"] == "error" and old["node"]["messages"][0]["code"] == "invalid_credentials"
+
+
+def test_recovery_for_an_unknown_account_looks_the_same_and_sends_nothing(journeys):
+    flow = begin(journeys, "recovery")
+    answer = submit(journeys, flow["flow_id"], {"username": "nobody@example.com"}).json()
+    assert node_of(answer)["id"] == "recovery.choose"
+    answer = submit(journeys, flow["flow_id"], {"method": "email"}).json()
+    assert node_of(answer)["id"] == "recovery.code" and "If nobody@example.com has the email address on file" in node_of(answer)["description"]
+    assert outbox(journeys, "nobody@example.com") == []
+    wrong = submit(journeys, flow["flow_id"], {"code": "123456"}).json()
+    assert wrong["status"] == "error" and wrong["node"]["messages"][0]["code"] == "invalid_code"
+
+
+def test_lockout_after_failures_and_self_service_unlock_by_email_code(journeys):
+    journeys.add_user("bob", NEW_PASSWORD, email="bob@example.com")
+    flow = start(journeys, client_id="open-app").json()
+    flow_id = flow["flow_id"]
+    for _ in range(3):
+        submit(journeys, flow_id, {"username": "bob", "password": "wrong password"}, client_id="open-app")
+    locked = submit(journeys, flow_id, {"username": "bob", "password": NEW_PASSWORD}, client_id="open-app").json()
+    assert locked["status"] == "error" and locked["node"]["category"] == "locked_out"
+    assert locked["node"]["messages"][0]["code"] == "throttled"
+    assert "unlock" in [action["id"] for action in locked["node"]["actions"]]
+    answer = submit(journeys, flow_id, {}, client_id="open-app", action="unlock").json()
+    assert node_of(answer)["id"] == "unlock.code" and node_of(answer)["category"] == "locked_out"
+    message = outbox(journeys, "bob@example.com")[0]
+    assert message["template"] == "unlock_code"
+    answer = submit(journeys, flow_id, {"code": latest_code(journeys, "bob@example.com")}, client_id="open-app").json()
+    assert node_of(answer)["id"] == "login.credentials" and node_of(answer)["category"] == "sign_in"
+    done = submit(journeys, flow_id, {"username": "bob", "password": NEW_PASSWORD}, client_id="open-app").json()
+    assert done["status"] == "success"
+
+
+def test_an_expired_password_must_be_changed(journeys):
+    journeys.add_user("carol", NEW_PASSWORD, email="carol@example.com")
+    journeys.cli("users", "require-password-change", "carol")
+    flow = start(journeys, client_id="open-app").json()
+    answer = submit(journeys, flow["flow_id"], {"username": "carol", "password": NEW_PASSWORD}, client_id="open-app").json()
+    node = node_of(answer)
+    assert node["id"] == "password.expired" and node["category"] == "password_expired"
+    assert [a["id"] for a in node["actions"]] == ["submit"]  # no skipping
+    same = submit(journeys, flow["flow_id"], {"new_password": NEW_PASSWORD}, client_id="open-app").json()
+    assert same["status"] == "error" and "different" in same["node"]["messages"][0]["text"]
+    done = submit(journeys, flow["flow_id"], {"new_password": "a fresh passphrase for her"}, client_id="open-app").json()
+    assert done["status"] == "success"
+    again = submit(journeys, start(journeys, client_id="open-app").json()["flow_id"], {"username": "carol", "password": "a fresh passphrase for her"},
+                   client_id="open-app").json()
+    assert again["status"] == "success"
+
+
+@pytest.fixture(scope="module")
+def short_lived():
+    """Codes that live two seconds, and passwords that expire in 30 days with a 30-day warning (so always in it)."""
+    server = Server(config={"registration": {"enabled": True}, "one_time_codes": {"lifetime": 2},
+                            "password_policy": {"max_age_days": 30, "warning_days": 30}})
+    try:
+        server.add_client("app", APP_REDIRECT, public=True)
+        yield server
+    finally:
+        server.stop()
+
+
+def test_a_code_past_its_lifetime_is_refused(short_lived):
+    flow = begin(short_lived, "registration")
+    submit(short_lived, flow["flow_id"], {"given_name": "Old", "family_name": "Code", "email": "old@example.com", "username": "old",
+                                          "new_password": NEW_PASSWORD})
+    code = latest_code(short_lived, "old@example.com")
+    time.sleep(2.2)
+    late = submit(short_lived, flow["flow_id"], {"code": code}).json()
+    assert late["status"] == "error" and late["node"]["messages"][0]["code"] == "expired_code"
+
+
+def test_a_password_in_its_warning_period_may_be_changed_or_kept(short_lived):
+    short_lived.add_user("dave", NEW_PASSWORD, email="dave@example.com")
+    flow = start(short_lived).json()
+    answer = submit(short_lived, flow["flow_id"], {"username": "dave", "password": NEW_PASSWORD}).json()
+    node = node_of(answer)
+    assert node["id"] == "password.warning" and node["category"] == "password_warning"
+    assert [a["id"] for a in node["actions"]] == ["submit", "skip"]
+    done = submit(short_lived, flow["flow_id"], {}, action="skip").json()
+    assert done["status"] == "success"
+
+
+def test_hosted_page_links_to_recovery_and_registration(journeys):
+    browser = Browser(journeys)
+    page = browser.get(journeys.issuer + "/authorize?" + requests.compat.urlencode({
+        "response_type": "code", "client_id": "open-app", "redirect_uri": APP_REDIRECT, "scope": "openid",
+        "code_challenge": RFC7636_CHALLENGE, "code_challenge_method": "S256", "prompt": "create"}))
+    assert page.status_code == 200 and "Create your account" in page.text and 'name="given_name"' in page.text
+    form = forms(page.text)[0]
+    fields = dict(form["inputs"], action="cancel")
+    back = browser.post(journeys.issuer + form["action"], fields)
+    assert "Forgot your password?" in back.text and "Create an account" in back.text

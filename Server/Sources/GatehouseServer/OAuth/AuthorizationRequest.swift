@@ -7,7 +7,7 @@ struct AuthorizationRequest: Sendable, Equatable, Codable {
     var nonce: String?
     /// The S256 PKCE challenge, when the client sent one.
     var codeChallenge: String?
-    /// `prompt` values: `none`, `login`, `consent`, `select_account`.
+    /// `prompt` values: `none`, `login`, `consent`, `select_account`, `create`.
     var prompts: Set<String>
     var maxAge: Int64?
     var loginHint: String?

@@ -1,0 +1,28 @@
+@testable import GatehouseServer
+import Testing
+
+@Suite("Password expiry")
+struct PasswordExpiryTests {
+    @Test("no step while young, a warning in the last days, a forced change once past the maximum age")
+    func ages() async throws {
+        let (clock, advance) = UnixClock.manual()
+        try await TestServer.withServer(clock: clock, configure: { $0.passwords.maxAgeDays = 30; $0.passwords.warningDays = 7 }) { server in
+            let user = try await server.users.create(username: "ines", email: "ines@example.com", name: nil, passwordHash: "unused")
+            let flow = LoginFlow(server: server)
+            let request = AuthorizationRequest(clientID: "app", redirectURI: "com.example.app:/cb", scopes: ["openid"], prompts: [])
+            let state = FlowStore.LoginState(request: request, nodeID: LoginFlow.NodeID.credentials)
+            func step() async throws -> String? {
+                flow.passwordStep(for: state, user: try #require(try await server.users.find(id: user.id)))
+            }
+            #expect(try await step() == nil)
+            advance(23 * 86_400 - 1)
+            #expect(try await step() == nil)
+            advance(1)
+            #expect(try await step() == LoginFlow.NodeID.passwordWarning)
+            advance(7 * 86_400)
+            #expect(try await step() == LoginFlow.NodeID.passwordExpired)
+            try await server.users.changePassword(userID: user.id, to: "new", endingSessions: false)
+            #expect(try await step() == nil, "a new password starts a new age")
+        }
+    }
+}

@@ -18,8 +18,10 @@ public struct UnixClock: Sendable {
 
     /// A clock that starts at the system time and only moves when told to, for tests.
     public static func manual() -> (clock: UnixClock, advance: @Sendable (Int64) -> Void) {
+        // Frozen at the start: a test's boundaries must not move because the machine was slow.
+        let start = Int64(Date().timeIntervalSince1970)
         let offset = NIOLockedValueBox<Int64>(0)
-        let clock = UnixClock { Int64(Date().timeIntervalSince1970) + offset.withLockedValue { $0 } }
+        let clock = UnixClock { start + offset.withLockedValue { $0 } }
         return (clock, { seconds in offset.withLockedValue { $0 += seconds } })
     }
 }

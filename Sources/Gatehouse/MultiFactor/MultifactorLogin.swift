@@ -71,6 +71,7 @@ public struct MultifactorLogin: Sendable {
         /// E.164, e.g. `+14155550100`; only sent when the server asks for a phone number.
         public var phoneNumber: String?
 
+        /// A profile for ``MultifactorLogin/register(username:password:profile:)``.
         public init(givenName: String, familyName: String, email: String, phoneNumber: String? = nil) {
             self.givenName = givenName
             self.familyName = familyName

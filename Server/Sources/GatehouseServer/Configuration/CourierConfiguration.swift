@@ -12,6 +12,7 @@ public struct CourierConfiguration: Sendable, Codable, Equatable {
     /// Seconds before the first retry; each further retry waits twice as long, at most an hour.
     public var retryDelay: Int64 = 10
 
+    /// The defaults: both channels to the development outbox.
     public init() {}
 
     /// Keys left out of the configuration file keep their defaults.
@@ -58,6 +59,7 @@ public struct DeliverySettings: Sendable, Codable, Equatable {
     public var smtp: SMTPSettings?
     public var webhook: WebhookSettings?
 
+    /// A delivery of `delivery` kind, with its settings.
     public init(delivery: Kind, smtp: SMTPSettings? = nil, webhook: WebhookSettings? = nil) {
         self.delivery = delivery
         self.smtp = smtp
@@ -98,6 +100,7 @@ public struct SMTPSettings: Sendable, Codable, Equatable {
     /// Seconds one delivery may take.
     public var timeout: Int64
 
+    /// An SMTP server at `host`; STARTTLS on port 587 unless told otherwise.
     public init(host: String, port: Int = 587, security: Security = .starttls, username: String? = nil, password: String? = nil,
                 trustedCertificates: String? = nil, timeout: Int64 = 30) {
         self.host = host
@@ -147,6 +150,7 @@ public struct WebhookSettings: Sendable, Codable, Equatable {
     /// Seconds one delivery may take.
     public var timeout: Int64
 
+    /// An endpoint at `url` (https, or http on loopback).
     public init(url: String, authorization: String? = nil, timeout: Int64 = 10) {
         self.url = url
         self.authorization = authorization

@@ -9,6 +9,7 @@ public struct OneTimeCodePolicy: Sendable, Codable, Equatable {
     /// Seconds before the first resend; each further resend waits twice as long.
     public var resendDelay: Int64 = 30
 
+    /// Six digits, ten minutes, five guesses, resends after 30 s (doubling).
     public init() {}
 
     /// Keys left out of the configuration file keep their defaults.

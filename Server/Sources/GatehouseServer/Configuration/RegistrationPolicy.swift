@@ -7,6 +7,7 @@ public struct RegistrationPolicy: Sendable, Codable, Equatable {
     /// Whether to ask for a mobile number (optional for the person; confirmed by an SMS code when given).
     public var collectPhone = false
 
+    /// A policy; registration is off unless `enabled`.
     public init(enabled: Bool = false, verifyEmail: Bool = true, collectPhone: Bool = false) {
         self.enabled = enabled
         self.verifyEmail = verifyEmail

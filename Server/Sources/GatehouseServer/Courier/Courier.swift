@@ -10,9 +10,9 @@ public final class Courier: Sendable {
     let configuration: CourierConfiguration
     let logger: Logger
     private let deliveries: [MessageChannel: any MessageDelivery]
-    /// One delivery pass at a time in this process; other nodes are kept apart by the queue's claims.
-    private let running = NIOLockedValueBox(false)
-    private let rerun = NIOLockedValueBox(false)
+    /// One delivery pass at a time in this process (other nodes are kept apart by the queue's claims), and
+    /// whether a call arrived during it.
+    private let pass = NIOLockedValueBox((running: false, requested: false))
 
     init(queue: CourierQueue, configuration: CourierConfiguration, clientName: String, logger: Logger) {
         self.queue = queue
@@ -41,22 +41,26 @@ public final class Courier: Sendable {
     /// Delivers every message that is due. Safe to call at any time from anywhere: a call during a pass
     /// makes that pass look again instead of starting a second one.
     public func deliverDue() async {
-        let first = running.withLockedValue { running in
-            if running { rerun.withLockedValue { $0 = true }; return false }
-            running = true
+        let first = pass.withLockedValue { pass in
+            pass.requested = true
+            if pass.running { return false }
+            pass.running = true
             return true
         }
         guard first else { return }
-        repeat {
-            rerun.withLockedValue { $0 = false }
+        // Ending the pass and noticing a new request happen under one lock, so no request is lost in between.
+        while pass.withLockedValue({ pass in
+            pass.running = pass.requested
+            pass.requested = false
+            return pass.running
+        }) {
             do {
                 // Bounded per pass; a long backlog continues on the next pass.
                 for message in try await queue.claimDue(limit: 50) { await deliver(message) }
             } catch {
                 logger.error("The courier cannot read its queue: \(error)")
             }
-        } while rerun.withLockedValue({ $0 })
-        running.withLockedValue { $0 = false }
+        }
     }
 
     private func deliver(_ message: CourierMessage) async {

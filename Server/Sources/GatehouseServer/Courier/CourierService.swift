@@ -6,11 +6,13 @@ public struct CourierService: Service {
     let courier: Courier
     let interval: Duration
 
+    /// A service that delivers `courier`'s due messages every `interval`.
     public init(courier: Courier, interval: Duration = .seconds(1)) {
         self.courier = courier
         self.interval = interval
     }
 
+    /// Delivers due messages until the service group shuts down gracefully.
     public func run() async throws {
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {

@@ -68,7 +68,7 @@ struct SMTPDelivery: MessageDelivery {
         _ = try await session.command("MAIL FROM:<\(from)>", expect: 250)
         _ = try await session.command("RCPT TO:<\(to)>", expect: 250, accepting: [251])
         _ = try await session.command("DATA", expect: 354)
-        _ = try await session.command(Self.format(message, from: sender, to: to, host: clientName) + "\r\n.", expect: 250, redacted: "the message")
+        try await session.data(Self.format(message, from: sender, to: to, host: clientName))
         _ = try? await session.command("QUIT", expect: 221)
     }
 
@@ -124,12 +124,19 @@ struct SMTPDelivery: MessageDelivery {
         }
 
         func command(_ line: String, expect code: Int, accepting others: [Int] = [], redacted: String? = nil) async throws -> SMTPReply {
-            guard !line.contains("\n") || redacted == "the message" else { throw DeliveryFailure(description: "A line break in an SMTP command.", permanent: true) }
-            try await channel.writeAndFlush(ByteBuffer(string: line + "\r\n")).get()
+            guard !line.contains("\n") && !line.contains("\r") else { throw DeliveryFailure(description: "A line break in an SMTP command.", permanent: true) }
+            return try await send(line + "\r\n", expect: [code] + others, describedAs: redacted ?? String(line.prefix(40)))
+        }
+
+        /// The message after `DATA`, ended by a line with a single dot.
+        func data(_ text: String) async throws {
+            _ = try await send(text + "\r\n.\r\n", expect: [250], describedAs: "the message")
+        }
+
+        private func send(_ text: String, expect codes: [Int], describedAs what: String) async throws -> SMTPReply {
+            try await channel.writeAndFlush(ByteBuffer(string: text)).get()
             let reply = try await next()
-            guard reply.code == code || others.contains(reply.code) else {
-                throw Self.failure(reply, after: redacted ?? String(line.prefix(40)))
-            }
+            guard codes.contains(reply.code) else { throw Self.failure(reply, after: what) }
             return reply
         }
 

@@ -20,54 +20,10 @@ enum FlowAPIDocument {
       },
       "servers": [{ "url": "{{issuer}}" }],
       "paths": {
-        "/flows/login": {
-          "post": {
-            "operationId": "startLoginFlow",
-            "summary": "Start the login flow",
-            "requestBody": {
-              "required": true,
-              "content": { "application/json": { "schema": { "$ref": "#/components/schemas/FlowStartRequest" } } }
-            },
-            "responses": {
-              "200": { "description": "The first node", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/FlowResponse" } } } },
-              "400": { "$ref": "#/components/responses/OAuthError" },
-              "413": { "$ref": "#/components/responses/OAuthError" },
-              "415": { "$ref": "#/components/responses/OAuthError" }
-            }
-          }
-        },
-        "/flows/registration": {
-          "post": {
-            "operationId": "startRegistrationFlow",
-            "summary": "Start registration (400 when the server does not allow it); ends signed in",
-            "requestBody": {
-              "required": true,
-              "content": { "application/json": { "schema": { "$ref": "#/components/schemas/FlowStartRequest" } } }
-            },
-            "responses": {
-              "200": { "description": "The first node", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/FlowResponse" } } } },
-              "400": { "$ref": "#/components/responses/OAuthError" },
-              "413": { "$ref": "#/components/responses/OAuthError" },
-              "415": { "$ref": "#/components/responses/OAuthError" }
-            }
-          }
-        },
-        "/flows/recovery": {
-          "post": {
-            "operationId": "startRecoveryFlow",
-            "summary": "Start password recovery; ends signed in with the new password",
-            "requestBody": {
-              "required": true,
-              "content": { "application/json": { "schema": { "$ref": "#/components/schemas/FlowStartRequest" } } }
-            },
-            "responses": {
-              "200": { "description": "The first node", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/FlowResponse" } } } },
-              "400": { "$ref": "#/components/responses/OAuthError" },
-              "413": { "$ref": "#/components/responses/OAuthError" },
-              "415": { "$ref": "#/components/responses/OAuthError" }
-            }
-          }
-        },
+        \#(startPath("login", operation: "startLoginFlow", summary: "Start the login flow")),
+        \#(startPath("registration", operation: "startRegistrationFlow",
+                    summary: "Start registration (400 when the server does not allow it); ends signed in")),
+        \#(startPath("recovery", operation: "startRecoveryFlow", summary: "Start password recovery; ends signed in with the new password")),
         "/flows/{flow_id}": {
           "post": {
             "operationId": "submitFlowNode",
@@ -242,4 +198,26 @@ enum FlowAPIDocument {
       }
     }
     """#
+
+    /// The path item that starts a flow of `kind`: the same request and answers for every kind.
+    private static func startPath(_ kind: String, operation: String, summary: String) -> String {
+        """
+        "/flows/\(kind)": {
+          "post": {
+            "operationId": "\(operation)",
+            "summary": "\(summary)",
+            "requestBody": {
+              "required": true,
+              "content": { "application/json": { "schema": { "$ref": "#/components/schemas/FlowStartRequest" } } }
+            },
+            "responses": {
+              "200": { "description": "The first node", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/FlowResponse" } } } },
+              "400": { "$ref": "#/components/responses/OAuthError" },
+              "413": { "$ref": "#/components/responses/OAuthError" },
+              "415": { "$ref": "#/components/responses/OAuthError" }
+            }
+          }
+        }
+        """
+    }
 }

@@ -10,10 +10,16 @@ extension LoginFlow {
 
     /// A submission on a registration, recovery, unlock or password node; `nil` for the other nodes.
     func advanceAccount(_ id: String, state: FlowStore.LoginState, action: String, values: [String: FieldValue]) async throws -> Outcome? {
-        if passwordNode(for: state, messages: []) != nil { return try await advancePassword(id, state: state, action: action, values: values) }
-        if registrationNode(for: state, messages: []) != nil { return try await advanceRegistration(id, state: state, action: action, values: values) }
-        if recoveryNode(for: state, messages: []) != nil { return try await advanceRecovery(id, state: state, action: action, values: values) }
-        return nil
+        switch state.nodeID {
+        case NodeID.passwordExpired, NodeID.passwordWarning, NodeID.recoveryPassword:
+            try await advancePassword(id, state: state, action: action, values: values)
+        case NodeID.register, NodeID.verifyEmail, NodeID.verifyPhone:
+            try await advanceRegistration(id, state: state, action: action, values: values)
+        case NodeID.recoveryIdentify, NodeID.recoveryChoose, NodeID.resetCode, NodeID.unlockCode:
+            try await advanceRecovery(id, state: state, action: action, values: values)
+        default:
+            nil
+        }
     }
 
     /// The sign-in node's other actions: "Forgot your password?", "Create an account", and unlocking.

@@ -45,7 +45,8 @@ extension LoginFlow {
     /// A submission on a recovery or unlock node.
     func advanceRecovery(_ id: String, state: FlowStore.LoginState, action: String, values: [String: FieldValue]) async throws -> Outcome {
         var next = state
-        let candidate = try await state.candidateID.asyncMap { try await server.users.find(id: $0) }
+        var candidate: User?
+        if let id = state.candidateID { candidate = try await server.users.find(id: id) }
         let code = values["code"]?.text ?? ""
         switch (state.nodeID, action) {
         case (_, "cancel"):
@@ -132,13 +133,5 @@ extension LoginFlow {
         case .email: return user.emailVerified ? user.email : nil
         case .sms: return user.phoneVerified ? user.phoneNumber : nil
         }
-    }
-}
-
-extension Optional {
-    /// `map` with an async transform.
-    func asyncMap<T>(_ transform: (Wrapped) async throws -> T?) async rethrows -> T? {
-        guard let self else { return nil }
-        return try await transform(self)
     }
 }

@@ -63,9 +63,8 @@ extension LoginFlow {
         var available = Set(enrolled.filter { $0 == .recoveryCode || policy.factors.contains($0) })
         if policy.factors.contains(.email), user.emailVerified { available.insert(.email) }
         if policy.factors.contains(.sms), user.phoneVerified, user.phoneNumber != nil { available.insert(.sms) }
-        let factors = SecondFactor.allCases.filter(available.contains)
-        let enroll = enrolled.isEmpty && policy.factors.contains(.totp)
-        return SecondFactorPlan(factors: enroll && factors.allSatisfy({ $0.channel == nil }) ? [] : factors, enrollTOTP: enroll)
+        return SecondFactorPlan(factors: SecondFactor.allCases.filter(available.contains),
+                                enrollTOTP: enrolled.isEmpty && policy.factors.contains(.totp))
     }
 
     /// Moves `state` to the challenge for `factor`, sending a code first when the factor is delivered.

@@ -40,6 +40,7 @@ public struct UserProfile: Sendable, Equatable, Codable {
     public var familyName: String?
     public var phoneNumber: String?
 
+    /// A profile; `name` defaults to the given and family names joined.
     public init(email: String, name: String? = nil, givenName: String? = nil, familyName: String? = nil, phoneNumber: String? = nil) {
         self.email = email
         self.givenName = givenName

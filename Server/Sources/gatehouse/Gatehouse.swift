@@ -7,7 +7,7 @@ struct GatehouseCommand: AsyncParsableCommand {
         commandName: "gatehouse",
         abstract: "Gatehouse, a self-hosted identity server and OpenID Connect provider.",
         subcommands: [ServeCommand.self, UsersCommand.self, ClientsCommand.self, KeysCommand.self, MigrateCommand.self, CopyCommand.self,
-                      OutboxCommand.self, LoginCommand.self, RegisterCommand.self, ResetPasswordCommand.self, WhoamiCommand.self,
+                      OutboxCommand.self, LoginCommand.self, RegisterCommand.self, ResetPasswordCommand.self, EnrollCommand.self, WhoamiCommand.self,
                       TokenCommand.self, LogoutCommand.self]
     )
 }

@@ -9,8 +9,8 @@ import pyotp
 import pytest
 import requests
 
-from conftest import APP_REDIRECT
-from gatehouse_harness import Browser, Server, forms
+from conftest import APP_REDIRECT, ENGINES
+from gatehouse_harness import Browser, Server, forms, fresh_postgres_database
 from test_authlib_client import verify_id_token
 from gatehouse_harness import conforms_to_openapi
 from test_native_flows import exchange, start, submit
@@ -19,12 +19,14 @@ from test_oauth_rules import RFC7636_CHALLENGE, RFC7636_VERIFIER
 NEW_PASSWORD = "a long and unusual passphrase 42"
 
 
-@pytest.fixture(scope="module")
-def journeys():
-    """Registration with an optional phone; `app` requires a second factor (email, SMS or TOTP), `web-app` asks only
-    users who enrolled TOTP; codes may be resent after a second; three wrong passwords lock an account."""
+@pytest.fixture(scope="module", params=ENGINES)
+def journeys(request):
+    """Registration with an optional phone; `app` requires a second factor (email, SMS or TOTP), `open-app` asks
+    only users who enrolled TOTP; codes may be resent after a second; three wrong passwords lock an account.
+    One server per database engine: the single-use and counting rules are the database's."""
     factors = ["totp", "email", "sms"]
-    server = Server(config={
+    database = {"database_url": fresh_postgres_database(), "owns_database": True} if request.param == "postgres" else {}
+    server = Server(**database, config={
         "registration": {"enabled": True, "collect_phone": True},
         "sign_on": {"second_factor": "if_enrolled", "factors": factors},
         "client_sign_on": {"app": {"second_factor": "required", "factors": factors, "max_code_attempts": 3}},
@@ -304,3 +306,83 @@ def test_hosted_page_links_to_recovery_and_registration(journeys):
     fields = dict(form["inputs"], action="cancel")
     back = browser.post(journeys.issuer + form["action"], fields)
     assert "Forgot your password?" in back.text and "Create an account" in back.text
+
+
+def sign_in_with_totp(server, username, password, code, client_id="app"):
+    """A sign-in on a client that requires a second factor, answered with an authenticator code."""
+    flow_id = start(server, client_id=client_id).json()["flow_id"]
+    answer = submit(server, flow_id, {"username": username, "password": password}, client_id=client_id).json()
+    assert node_of(answer)["id"] == "mfa.choose", answer
+    submit(server, flow_id, {"factor": "totp"}, client_id=client_id)
+    return submit(server, flow_id, {"code": code}, client_id=client_id).json()
+
+
+def test_enrollment_journey_sets_up_then_replaces_the_authenticator_and_recovery_codes(journeys):
+    register(journeys, "linus", "linus@example.com")
+    # Nothing enrolled: the journey still asks for a second factor (the verified email), then enrolls TOTP,
+    # even on a client whose policy would not ask for one at sign-in.
+    flow = begin(journeys, "enrollment", "open-app")
+    assert node_of(flow)["id"] == "login.credentials" and "two-step verification" in node_of(flow)["description"]
+    before = len(outbox(journeys, "linus@example.com"))
+    answer = submit(journeys, flow["flow_id"], {"username": "linus", "password": NEW_PASSWORD}, client_id="open-app").json()
+    assert node_of(answer)["id"] == "mfa.email", answer
+    answer = submit(journeys, flow["flow_id"], {"code": latest_code(journeys, "linus@example.com", after=before)}, client_id="open-app").json()
+    assert node_of(answer)["id"] == "mfa.enroll.totp" and node_of(answer)["category"] == "mfa_enrollment"
+    first = pyotp.parse_uri({f["key"]: f for f in node_of(answer)["fields"]}["otpauth"]["default_value"])
+    answer = submit(journeys, flow["flow_id"], {"code": first.now()}, client_id="open-app").json()
+    assert node_of(answer)["id"] == "mfa.enroll.recovery_codes"
+    first_codes = node_of(answer)["fields"][0]["label"].split()
+    assert len(first_codes) == 10
+    done = submit(journeys, flow["flow_id"], {}, client_id="open-app").json()
+    assert done["status"] == "success", done
+    claims = verify_id_token(journeys, exchange(journeys, done["authorization"]["code"], client_id="open-app").json(), "open-app", "nn", "RS256")
+    assert claims["amr"] == ["pwd", "otp", "mfa"]
+
+    # Replace the authenticator: sign in with the current one, choose, confirm the new one.
+    flow = begin(journeys, "enrollment", "open-app")
+    answer = submit(journeys, flow["flow_id"], {"username": "linus", "password": NEW_PASSWORD}, client_id="open-app").json()
+    assert [o["value"] for o in node_of(answer)["fields"][0]["options"]] == ["totp", "email", "recovery_code"]
+    submit(journeys, flow["flow_id"], {"factor": "totp"}, client_id="open-app")
+    answer = submit(journeys, flow["flow_id"], {"code": first.at(time.time() + 30)}, client_id="open-app").json()
+    node = node_of(answer)
+    assert node["id"] == "enroll.choose" and [o["value"] for o in node["fields"][0]["options"]] == ["totp", "recovery_codes"], node
+    answer = submit(journeys, flow["flow_id"], {"setup": "totp"}, client_id="open-app").json()
+    second = pyotp.parse_uri({f["key"]: f for f in node_of(answer)["fields"]}["otpauth"]["default_value"])
+    assert second.secret != first.secret
+    wrong = submit(journeys, flow["flow_id"], {"code": first.at(time.time() + 60)}, client_id="open-app").json()
+    assert wrong["status"] == "error" and node_of(wrong)["id"] == "mfa.enroll.totp", "the old app's code must not confirm the new one"
+    answer = submit(journeys, flow["flow_id"], {"code": second.now()}, client_id="open-app").json()
+    assert node_of(answer)["id"] == "mfa.enroll.recovery_codes"
+    second_codes = node_of(answer)["fields"][0]["label"].split()
+    assert submit(journeys, flow["flow_id"], {}, client_id="open-app").json()["status"] == "success"
+    notices = [m["template"] for m in outbox(journeys, "linus@example.com")]
+    assert notices.count("authenticator_changed") == 2, notices
+
+    # The old app's codes and the old recovery codes no longer sign in; the new ones do.
+    refused = sign_in_with_totp(journeys, "linus", NEW_PASSWORD, first.at(time.time() + 90))
+    assert refused["status"] == "error" and node_of(refused)["messages"][0]["code"] == "invalid_code"
+    assert sign_in_with_totp(journeys, "linus", NEW_PASSWORD, second.at(time.time() + 30))["status"] == "success"
+    flow_id = start(journeys).json()["flow_id"]
+    submit(journeys, flow_id, {"username": "linus", "password": NEW_PASSWORD})
+    submit(journeys, flow_id, {"factor": "recovery_code"})
+    assert submit(journeys, flow_id, {"code": first_codes[0]}).json()["status"] == "error"
+    assert submit(journeys, flow_id, {"code": second_codes[0]}).json()["status"] == "success"
+
+    # New recovery codes only: the authenticator stays, the earlier codes stop working.
+    flow = begin(journeys, "enrollment", "open-app")
+    submit(journeys, flow["flow_id"], {"username": "linus", "password": NEW_PASSWORD}, client_id="open-app")
+    submit(journeys, flow["flow_id"], {"factor": "recovery_code"}, client_id="open-app")
+    answer = submit(journeys, flow["flow_id"], {"code": second_codes[1]}, client_id="open-app").json()
+    assert node_of(answer)["id"] == "enroll.choose", answer
+    answer = submit(journeys, flow["flow_id"], {"setup": "recovery_codes"}, client_id="open-app").json()
+    third_codes = node_of(answer)["fields"][0]["label"].split()
+    assert node_of(answer)["id"] == "mfa.enroll.recovery_codes" and len(third_codes) == 10 and not set(third_codes) & set(second_codes)
+    assert submit(journeys, flow["flow_id"], {}, client_id="open-app").json()["status"] == "success"
+    assert outbox(journeys, "linus@example.com")[0]["template"] == "recovery_codes_changed"
+    flow_id = start(journeys).json()["flow_id"]
+    submit(journeys, flow_id, {"username": "linus", "password": NEW_PASSWORD})
+    submit(journeys, flow_id, {"factor": "recovery_code"})
+    assert submit(journeys, flow_id, {"code": second_codes[2]}).json()["status"] == "error"
+    assert submit(journeys, flow_id, {"code": third_codes[0]}).json()["status"] == "success"
+    answer = submit(journeys, start(journeys).json()["flow_id"], {"username": "linus", "password": NEW_PASSWORD}).json()
+    assert "totp" in [o["value"] for o in node_of(answer)["fields"][0]["options"]], "new recovery codes keep the authenticator"

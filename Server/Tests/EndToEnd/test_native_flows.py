@@ -24,8 +24,8 @@ def submit(server, flow_id, values, client_id="app", action="submit"):
     return conforms_to_openapi(server, response)
 
 
-def exchange(server, code):
-    return requests.post(server.issuer + "/token", data={"grant_type": "authorization_code", "code": code, "client_id": "app",
+def exchange(server, code, client_id="app"):
+    return requests.post(server.issuer + "/token", data={"grant_type": "authorization_code", "code": code, "client_id": client_id,
                                                          "redirect_uri": APP_REDIRECT, "code_verifier": RFC7636_VERIFIER}, timeout=10)
 
 

@@ -1,7 +1,7 @@
 """The README's walkthrough, as a person at a terminal does it against `gatehouse serve --demo`: register with
 first and last name, confirm the email and phone with codes from the outbox, enroll TOTP (codes from pyotp, an
 authenticator app's algorithm), sign in with password plus TOTP, with password plus an emailed code, reset a
-forgotten password by SMS code, and change a password an operator expired."""
+forgotten password by SMS code, change a password an operator expired, and replace the authenticator app."""
 import json
 import re
 import time
@@ -119,5 +119,24 @@ def test_the_readme_walkthrough_in_the_terminal(tmp_path):
         child.expect(pexpect.EOF)
         whoami = pexpect.run(binary(), args=["whoami"], env=env, withexitstatus=True)
         assert whoami[1] == 0 and "grace" in whoami[0].decode()
+
+        # A new phone: replace the authenticator app after signing in with a second factor; the email is told.
+        child = gatehouse(env, "enroll", "--username", "grace")
+        child.expect("Password: ")
+        child.sendline(CHANGED_PASSWORD)
+        choose(child, "Verify with", 2)
+        enter_code(child, newest_code(server, "grace@example.com"))
+        choose(child, "What do you want to change\\?", 1)
+        child.expect("Set up two-step verification")
+        child.expect(r"(otpauth://totp/\S+)")
+        new_totp = pyotp.parse_uri(child.match.group(1))
+        assert new_totp.secret != totp.secret
+        child.expect("Code: ")
+        child.sendline(new_totp.now())
+        child.expect("Save your recovery codes")
+        child.expect("Two-step verification updated; signed in as grace")
+        child.expect(pexpect.EOF)
+        notice = json.loads(server.cli("outbox", "--to", "grace@example.com", "--json", "--limit", "1").stdout)[0]
+        assert notice["template"] == "authenticator_changed"
     finally:
         server.stop()

@@ -1,7 +1,7 @@
 import Foundation
 import GatehouseProtocol
 
-/// Signs in, registers or resets a password through whatever steps the server's policy asks for, asking the
+/// Signs in, registers, resets a password or changes two-step verification through whatever steps the server's policy asks for, asking the
 /// app only for what a person must decide or type: which factor or delivery method, which code, a new password,
 /// and to save recovery codes.
 ///
@@ -116,6 +116,24 @@ public struct MultifactorLogin: Sendable {
         try await run(.recovery, values: ["username": username])
     }
 
+    /// What ``enroll(username:password:change:)`` changes.
+    public enum EnrollmentChange: String, Sendable, CaseIterable {
+        /// Set up an authenticator app, replacing the current one (whose codes stop working once the new one is confirmed).
+        case authenticatorApp = "totp"
+        /// Replace the recovery codes with new ones. When no authenticator app is set up yet, one is set up instead.
+        case recoveryCodes = "recovery_codes"
+    }
+
+    /// Changes two-step verification for an account: signs in with the password and any second factor it has
+    /// enrolled (asked whatever the sign-on policy), then sets up a new authenticator app
+    /// (``Step/enrollTOTP(uri:key:)`` and ``Step/saveRecoveryCodes(_:)``) or shows new recovery codes.
+    /// The account's owner is told by email; the session it ends with is signed in like any other.
+    public func enroll(username: String, password: String, change: EnrollmentChange = .authenticatorApp) async throws -> UserSession {
+        try await run(.enrollment, values: ["username": username, "password": password, Self.enrollmentChoiceKey: change.rawValue])
+    }
+
+    private static let enrollmentChoiceKey = "setup"
+
     private func run(_ kind: FlowKind, values: [String: String]) async throws -> UserSession {
         var node = await client.start(kind, loginHint: values["username"])
         var problem: String?
@@ -147,6 +165,10 @@ public struct MultifactorLogin: Sendable {
         var step = original
         let fields = step.collectors.compactMap(\.field)
         if let choice = step.collectors.lazy.compactMap({ if case .singleChoice(let choice) = $0 { choice } else { nil } }).first {
+            if choice.key == Self.enrollmentChoiceKey, let change = values[choice.key] {
+                step[choice.key] = change
+                return await step.next()
+            }
             let options = choice.options.map { SecondFactorKind(rawValue: $0.value) }
             let question: Step = choice.key == "method" ? .chooseMethod(options) : .chooseFactor(options)
             guard case .choose(let picked) = try await stepHandler(question) else { throw GatehouseError.unsupportedStep(step.id) }

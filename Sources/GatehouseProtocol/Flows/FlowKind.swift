@@ -7,4 +7,7 @@ public enum FlowKind: String, Codable, Sendable, CaseIterable {
     case registration
     /// Reset a forgotten password with a code sent by email or SMS (and any enrolled second factor).
     case recovery
+    /// Manage two-step verification: sign in with the password and any enrolled second factor, then set up
+    /// (or replace) the authenticator app, or make new recovery codes.
+    case enrollment
 }

@@ -40,11 +40,14 @@ struct AuthenticatorStore: Sendable {
     }
 
     /// Stores a confirmed TOTP enrollment; `usedStep` is the step whose code confirmed it, so that code cannot sign in.
-    func addTOTP(userID: String, _ generator: OneTimePassword, usedStep: Int64) async throws {
+    /// `replacing` removes the user's earlier TOTP enrollments in the same transaction (a new phone: the old
+    /// app's codes stop working the moment the new one is confirmed).
+    func addTOTP(userID: String, _ generator: OneTimePassword, usedStep: Int64, replacing: Bool = false) async throws {
         let sealed = try box.seal(Data(generator.secret))
         let parameters = String(decoding: try JSONEncoder().encode(TOTPParameters(generator)), as: UTF8.self)
         let now = clock.now()
         try await database.transaction { sql in
+            if replacing { try await sql.raw("DELETE FROM authenticators WHERE user_id = \(bind: userID) AND kind = 'totp'").run() }
             try await sql.raw("""
                 INSERT INTO authenticators (id, user_id, kind, sealed_secret, parameters, last_used_step, created_at)
                 VALUES (\(bind: UUID().uuidString.lowercased()), \(bind: userID), 'totp', \(bind: sealed), \(bind: parameters),

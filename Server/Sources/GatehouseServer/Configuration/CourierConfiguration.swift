@@ -11,6 +11,9 @@ public struct CourierConfiguration: Sendable, Codable, Equatable {
     public var maxAttempts = 8
     /// Seconds before the first retry; each further retry waits twice as long, at most an hour.
     public var retryDelay: Int64 = 10
+    /// Messages one address or phone number may receive per hour; more are dropped, so nobody can use the
+    /// server to flood an inbox or run up an SMS bill by starting flows in a loop.
+    public var recipientHourlyLimit = 20
 
     /// The defaults: both channels to the development outbox.
     public init() {}
@@ -24,11 +27,15 @@ public struct CourierConfiguration: Sendable, Codable, Equatable {
         sms = try container.decodeIfPresent(DeliverySettings.self, forKey: .sms) ?? defaults.sms
         maxAttempts = try container.decodeIfPresent(Int.self, forKey: .maxAttempts) ?? defaults.maxAttempts
         retryDelay = try container.decodeIfPresent(Int64.self, forKey: .retryDelay) ?? defaults.retryDelay
+        recipientHourlyLimit = try container.decodeIfPresent(Int.self, forKey: .recipientHourlyLimit) ?? defaults.recipientHourlyLimit
     }
 
     func validate() throws {
         guard (1...50).contains(maxAttempts) else { throw ConfigurationError("courier.max_attempts must be between 1 and 50.") }
         guard (1...3600).contains(retryDelay) else { throw ConfigurationError("courier.retry_delay must be between 1 and 3600 seconds.") }
+        guard (1...10_000).contains(recipientHourlyLimit) else {
+            throw ConfigurationError("courier.recipient_hourly_limit must be between 1 and 10000 messages.")
+        }
         guard !sender.contains(where: { $0 == "\r" || $0 == "\n" }), EmailAddress.bare(sender) != nil else {
             throw ConfigurationError("courier.sender must be an address, optionally with a name: Example <no-reply@example.com>.")
         }
@@ -41,6 +48,7 @@ public struct CourierConfiguration: Sendable, Codable, Equatable {
         case sender, email, sms
         case maxAttempts = "max_attempts"
         case retryDelay = "retry_delay"
+        case recipientHourlyLimit = "recipient_hourly_limit"
     }
 }
 

@@ -30,10 +30,17 @@ public final class Courier: Sendable {
         self.deliveries = deliveries
     }
 
-    /// Queues `template` for `recipient` and starts delivering it.
+    /// Queues `template` for `recipient` and starts delivering it. Past the hourly limit per recipient the
+    /// message is dropped (and logged, without the address): flows go on the same way, so someone starting
+    /// flows in a loop cannot flood an inbox or a phone, nor learn anything from it.
     func send(_ template: MessageTemplate, code: String = "", to recipient: String, on channel: MessageChannel, service: String, codeLifetime: Int64) async throws {
         let text = template.render(code: code, minutes: max(1, codeLifetime / 60), service: service)
-        let id = try await queue.enqueue(channel: channel, recipient: recipient, template: template, subject: text.subject, body: text.body)
+        guard let id = try await queue.enqueue(channel: channel, recipient: recipient, template: template, subject: text.subject, body: text.body,
+                                               hourlyLimit: configuration.recipientHourlyLimit) else {
+            logger.notice("Dropped a message: its recipient reached the hourly limit",
+                          metadata: ["channel": "\(channel.rawValue)", "template": "\(template.rawValue)", "limit": "\(configuration.recipientHourlyLimit)"])
+            return
+        }
         logger.info("Queued a message", metadata: ["message": "\(id)", "channel": "\(channel.rawValue)", "template": "\(template.rawValue)"])
         Task { await self.deliverDue() }
     }

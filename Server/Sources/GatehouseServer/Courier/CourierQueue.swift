@@ -30,23 +30,29 @@ public struct CourierQueue: Sendable {
         var body: String
     }
 
-    /// Queues a message for delivery now; returns its id.
+    /// Queues a message for delivery now; returns its id, or `nil` when `recipient` already got `hourlyLimit`
+    /// messages in the last hour. The count and the insert are one statement, so a burst of flows aimed at one
+    /// address cannot slip past the limit together (on PostgreSQL, concurrent transactions may each add one).
     @discardableResult
-    func enqueue(channel: MessageChannel, recipient: String, template: MessageTemplate, subject: String, body: String) async throws -> String {
+    func enqueue(channel: MessageChannel, recipient: String, template: MessageTemplate, subject: String, body: String,
+                 hourlyLimit: Int? = nil) async throws -> String? {
         // Time first, so ids sort in the order messages were queued (several can share a second).
         let micros = UInt64(Date().timeIntervalSince1970 * 1_000_000)
         let id = String(micros, radix: 16).leftPadded(to: 14) + "-" + Hex.encode(SecureRandom.bytes(6))
         let recipient = channel == .email ? recipient.lowercased() : recipient
         let sealed = try box.seal(try JSONEncoder().encode(Content(subject: subject, body: body)))
         let now = clock.now()
-        try await database.transaction { sql in
+        let limit = hourlyLimit ?? Int.max
+        let inserted = try await database.transaction { sql in
             try await sql.raw("""
                 INSERT INTO courier_messages (id, channel, recipient, template, sealed_content, status, attempts, next_attempt_at, created_at)
-                VALUES (\(bind: id), \(bind: channel.rawValue), \(bind: recipient), \(bind: template.rawValue), \(bind: sealed), 'queued', 0,
-                        \(bind: now), \(bind: now))
-                """).run()
+                SELECT \(bind: id), \(bind: channel.rawValue), \(bind: recipient), \(bind: template.rawValue), \(bind: sealed), 'queued', 0,
+                       \(bind: now), \(bind: now)
+                WHERE (SELECT COUNT(*) FROM courier_messages WHERE recipient = \(bind: recipient) AND created_at > \(bind: now - 3600)) < \(bind: limit)
+                RETURNING id
+                """).first() != nil
         }
-        return id
+        return inserted ? id : nil
     }
 
     /// Takes up to `limit` messages that are due, each claimed by one statement only one node can win; the

@@ -6,8 +6,12 @@ enum MessageTemplate: String, Sendable {
     case unlockCode = "unlock_code"
     /// Sent instead of a verification code when someone tries to register with an address that has an account.
     case accountExists = "account_exists"
+    /// Told after the account's authenticator app was replaced, so its owner notices a change they did not make.
+    case authenticatorChanged = "authenticator_changed"
+    /// Told after new recovery codes replaced the old ones.
+    case recoveryCodesChanged = "recovery_codes_changed"
 
-    /// The subject and body for `code` (empty for ``accountExists``), valid for `minutes`, from the service at `issuer`.
+    /// The subject and body for `code` (empty for the notices: ``accountExists`` and the changes), valid for `minutes`, from the service at `issuer`.
     func render(code: String, minutes: Int64, service: String) -> (subject: String, body: String) {
         switch self {
         case .signInCode:
@@ -20,6 +24,10 @@ enum MessageTemplate: String, Sendable {
             ("Unlock your account", "\(code) is your \(service) account unlock code. It expires in \(minutes) minutes. Your account was locked after several failed sign-ins.")
         case .accountExists:
             ("You already have an account", "Someone tried to create a \(service) account with this address, which already has one. If it was you, sign in or reset your password instead. If not, you can ignore this message.")
+        case .authenticatorChanged:
+            ("Your authenticator app changed", "An authenticator app was set up for your \(service) account, with new recovery codes; codes from any app or recovery codes you had before no longer work. If this wasn't you, reset your password now.")
+        case .recoveryCodesChanged:
+            ("Your recovery codes changed", "New recovery codes were made for your \(service) account; the previous ones no longer work. If this wasn't you, reset your password now.")
         }
     }
 }

@@ -24,6 +24,8 @@ enum FlowAPIDocument {
         \#(startPath("registration", operation: "startRegistrationFlow",
                     summary: "Start registration (400 when the server does not allow it); ends signed in")),
         \#(startPath("recovery", operation: "startRecoveryFlow", summary: "Start password recovery; ends signed in with the new password")),
+        \#(startPath("enrollment", operation: "startEnrollmentFlow",
+                    summary: "Change two-step verification (new authenticator app or recovery codes) after signing in with every enrolled factor")),
         "/flows/{flow_id}": {
           "post": {
             "operationId": "submitFlowNode",

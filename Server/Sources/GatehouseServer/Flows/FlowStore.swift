@@ -49,6 +49,8 @@ struct FlowStore: Sendable {
         var lockedOut: Bool?
         /// The password was set in this flow, or its expiry warning was seen: no expiry check before finishing.
         var passwordSettled: Bool?
+        /// An enrollment journey made its change (a new authenticator or new recovery codes): it may finish.
+        var enrollmentDone: Bool?
         /// A registration waiting for its codes.
         var registration: PendingRegistration?
     }

@@ -3,12 +3,13 @@ import GatehouseProtocol
 /// Routes between the journeys one flow can take: from the sign-in node to registration or recovery (links),
 /// to unlocking a locked-out account, and to the password nodes before a flow finishes.
 extension LoginFlow {
-    /// The registration, recovery, unlock or password node `state` is at, or `nil` for the sign-in nodes.
+    /// The registration, recovery, unlock, password or enrollment node `state` is at, or `nil` for the sign-in nodes.
     func accountNode(for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode? {
         passwordNode(for: state, messages: messages) ?? registrationNode(for: state, messages: messages) ?? recoveryNode(for: state, messages: messages)
+            ?? enrollmentNode(for: state, messages: messages)
     }
 
-    /// A submission on a registration, recovery, unlock or password node; `nil` for the other nodes.
+    /// A submission on a registration, recovery, unlock, password or enrollment node; `nil` for the other nodes.
     func advanceAccount(_ id: String, state: FlowStore.LoginState, action: String, values: [String: FieldValue]) async throws -> Outcome? {
         switch state.nodeID {
         case NodeID.passwordExpired, NodeID.passwordWarning, NodeID.recoveryPassword:
@@ -17,6 +18,8 @@ extension LoginFlow {
             try await advanceRegistration(id, state: state, action: action, values: values)
         case NodeID.recoveryIdentify, NodeID.recoveryChoose, NodeID.resetCode, NodeID.unlockCode:
             try await advanceRecovery(id, state: state, action: action, values: values)
+        case NodeID.enrollChoose:
+            try await advanceEnrollment(id, state: state, values: values)
         default:
             nil
         }

@@ -22,7 +22,8 @@ extension LoginFlow {
         next.userID = user.id
         next.username = user.username
         next.methods = ["pwd"]
-        guard let plan = try await secondFactorPlan(for: state.request, user: user) else {
+        // Changing two-step verification asks for a second factor whatever the client's policy.
+        guard let plan = try await secondFactorPlan(for: state.request, user: user, stepUp: state.journey == .enrollment) else {
             return try await complete(id, state: next, user: user)
         }
         if plan.factors.isEmpty {
@@ -50,13 +51,13 @@ extension LoginFlow {
     }
 
     /// The second factors to ask `user` for when signing in for `request` (by the client's policy, or because
-    /// the request asks for the multi-factor `acr`): `nil` when none is needed. Enrolled factors (TOTP and its
+    /// the request asks for the multi-factor `acr`, or `stepUp` is set): `nil` when none is needed. Enrolled factors (TOTP and its
     /// recovery codes) decide `if_enrolled`; a verified email or phone adds a delivered code as a choice when
     /// the policy allows it. The store is read only when the answer depends on it, so a password sign-in under
     /// the default policy costs no extra query.
-    func secondFactorPlan(for request: AuthorizationRequest, user: User) async throws -> SecondFactorPlan? {
+    func secondFactorPlan(for request: AuthorizationRequest, user: User, stepUp forced: Bool = false) async throws -> SecondFactorPlan? {
         let policy = server.configuration.signOnPolicy(for: request.clientID)
-        let stepUp = request.acrValues?.contains(Self.multiFactorACR) ?? false
+        let stepUp = forced || request.acrValues?.contains(Self.multiFactorACR) == true
         if policy.secondFactor == .off && !stepUp { return nil }
         let enrolled = try await server.authenticators.enrolledFactors(userID: user.id)
         if policy.secondFactor == .ifEnrolled && !stepUp && enrolled.isEmpty { return nil }
@@ -128,9 +129,14 @@ extension LoginFlow {
             guard let step = generator.matchingStep(for: code, at: server.clock.now()) else {
                 return try await wrongCode(id, state: state, message: "The code is incorrect. Check that your device's clock is right, then try the next code.")
             }
-            try await server.authenticators.addTOTP(userID: user.id, generator, usedStep: step)
+            let replacing = state.journey == .enrollment
+            try await server.authenticators.addTOTP(userID: user.id, generator, usedStep: step, replacing: replacing)
             let codes = try await server.authenticators.replaceRecoveryCodes(userID: user.id)
-            server.logger.info("Enrolled TOTP", metadata: ["user": "\(user.id)"])
+            server.logger.info("Enrolled TOTP", metadata: ["user": "\(user.id)", "replacing": "\(replacing)"])
+            if replacing {
+                next.enrollmentDone = true
+                try await notify(user, .authenticatorChanged)
+            }
             next = next.adding(.totp)
             next.pendingSecret = nil
             next.pendingRecoveryCodes = try server.authenticators.box.seal(Data(codes.joined(separator: " ").utf8))
@@ -207,8 +213,10 @@ extension LoginFlow {
                 FlowField(key: "secret", kind: .label, label: "Can't scan it? Enter this key instead: \(grouped)", required: false),
                 Self.totpCodeField,
             ]
-            return FlowNode(id: NodeID.enrollTOTP, name: "Set up two-step verification",
-                            description: "\(clientName) asks for a code from an authenticator app at sign-in. Add this account to your app, then enter the code it shows.",
+            let why = state.journey == .enrollment
+                ? "Add this account to your authenticator app, then enter the code it shows. It replaces any app you set up before."
+                : "\(clientName) asks for a code from an authenticator app at sign-in. Add this account to your app, then enter the code it shows."
+            return FlowNode(id: NodeID.enrollTOTP, name: "Set up two-step verification", description: why,
                             category: "mfa_enrollment", fields: fields, actions: [verify], messages: messages)
         case NodeID.recoveryCodes:
             let codes = state.pendingRecoveryCodes.flatMap { try? server.authenticators.box.open($0) }.map { String(decoding: $0, as: UTF8.self) } ?? ""

@@ -27,6 +27,7 @@ struct LoginFlow: Sendable {
         static let unlockCode = "unlock.code"
         static let passwordWarning = "password.warning"
         static let passwordExpired = "password.expired"
+        static let enrollChoose = "enroll.choose"
     }
 
     static let usernameField = FlowField(key: "username", kind: .text, label: "Username",
@@ -41,7 +42,7 @@ struct LoginFlow: Sendable {
             throw OAuthError.invalidRequest("Registration is not enabled on this server.")
         }
         let first = switch kind {
-        case .login: server.configuration.loginSteps == .identifyFirst ? NodeID.identify : NodeID.credentials
+        case .login, .enrollment: server.configuration.loginSteps == .identifyFirst ? NodeID.identify : NodeID.credentials
         case .registration: NodeID.register
         case .recovery: NodeID.recoveryIdentify
         }
@@ -74,7 +75,8 @@ struct LoginFlow: Sendable {
             return FlowNode(id: NodeID.password, name: "Enter your password", description: "Signing in as \(state.username ?? "") to \(clientName).",
                             category: category, fields: [Self.passwordField], actions: submit("Sign in"), messages: messages)
         default:
-            return FlowNode(id: NodeID.credentials, name: "Sign in", description: "Sign in to continue to \(clientName).", category: category,
+            let purpose = state.journey == .enrollment ? "Sign in to change your two-step verification." : "Sign in to continue to \(clientName)."
+            return FlowNode(id: NodeID.credentials, name: "Sign in", description: purpose, category: category,
                             fields: [usernameField, Self.passwordField], actions: submit("Sign in"), messages: messages)
         }
     }
@@ -146,6 +148,9 @@ struct LoginFlow: Sendable {
             changed.nodeID = next
             try await server.flows.update(id, to: changed)
             return .next(node(for: changed))
+        }
+        if state.journey == .enrollment, state.enrollmentDone != true {
+            return try await beginEnrollment(id, state: state, user: user)
         }
         guard try await server.flows.finish(id) else { return .gone }
         // A new account or a reset password also ends a lock-out from earlier failures.

@@ -210,5 +210,8 @@ enum SchemaMigrations {
             """,
             "CREATE INDEX courier_messages_due ON courier_messages(status, next_attempt_at)",
         ]),
+        Migration(version: 7, name: "courier messages by recipient", statements: [
+            "CREATE INDEX courier_messages_recipient ON courier_messages(recipient, created_at)",
+        ]),
     ]
 }

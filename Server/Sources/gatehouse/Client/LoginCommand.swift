@@ -14,13 +14,10 @@ struct LoginCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The username; asked for when absent.")
-    var username: String?
-    @Flag(name: .customLong("password-stdin"), help: "Read the password from the first line of standard input.")
-    var passwordFromStandardInput = false
+    @OptionGroup var credentials: CredentialOptions
     @OptionGroup var options: SignInOptions
 
     func run() async throws {
-        try await options.run(.login, username: username, passwordFromStandardInput: passwordFromStandardInput)
+        try await options.run(.login, username: credentials.username, passwordFromStandardInput: credentials.passwordFromStandardInput)
     }
 }

@@ -12,13 +12,10 @@ struct RegisterCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The username to register; asked for when absent.")
-    var username: String?
-    @Flag(name: .customLong("password-stdin"), help: "Read the new password from the first line of standard input.")
-    var passwordFromStandardInput = false
+    @OptionGroup var credentials: CredentialOptions
     @OptionGroup var options: SignInOptions
 
     func run() async throws {
-        try await options.run(.registration, username: username, passwordFromStandardInput: passwordFromStandardInput)
+        try await options.run(.registration, username: credentials.username, passwordFromStandardInput: credentials.passwordFromStandardInput)
     }
 }

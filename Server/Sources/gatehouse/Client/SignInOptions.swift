@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Gatehouse
 
-/// What `login`, `register` and `reset-password` share: which server and client, and how to end — signed in,
+/// What `login`, `register`, `reset-password` and `enroll` share: which server and client, and how to end — signed in,
 /// with the session kept for `whoami`, `token` and `logout`.
 struct SignInOptions: ParsableArguments {
     @Option(help: "The server's issuer URL (default: $GATEHOUSE_ISSUER, else http://127.0.0.1:8080).")
@@ -48,6 +48,7 @@ struct SignInOptions: ParsableArguments {
             case .login: "Signed in"
             case .registration: "Registered and signed in"
             case .recovery: "Password reset; signed in"
+            case .enrollment: "Two-step verification updated; signed in"
             }
             print("\(done) as \(who.isEmpty ? claims.subject : who) at \(claims.issuer).")
         }

@@ -9,8 +9,8 @@ struct CourierQueueTests {
         let (clock, advance) = UnixClock.manual()
         try await TestServer.withServer(engine: engine, clock: clock) { server in
             let queue = CourierQueue(database: server.database, clock: clock, secret: server.secret)
-            let id = try await queue.enqueue(channel: .email, recipient: "Ann@Example.com", template: .verificationCode,
-                                             subject: "Confirm", body: "123456 is your code")
+            let id = try #require(try await queue.enqueue(channel: .email, recipient: "Ann@Example.com", template: .verificationCode,
+                                                          subject: "Confirm", body: "123456 is your code"))
             let stored = try await server.database.read { sql in
                 try await sql.raw("SELECT sealed_content, recipient FROM courier_messages WHERE id = \(bind: id)").first()
             }
@@ -35,6 +35,29 @@ struct CourierQueueTests {
             #expect(try await queue.markFailed(claimed[0], error: "still down", permanent: false, maxAttempts: 3, retryDelay: 10) == .failed)
             let listed = try await queue.list(recipient: "ann@example.com")
             #expect(listed.first?.status == .failed && listed.first?.attempts == 3 && listed.first?.lastError == "still down")
+        }
+    }
+
+    @Test("one recipient gets at most the hourly limit, other recipients are not affected, and the hour slides", arguments: TestEngine.available)
+    func recipientLimit(engine: TestEngine) async throws {
+        let (clock, advance) = UnixClock.manual()
+        try await TestServer.withServer(engine: engine, clock: clock) { server in
+            let queue = CourierQueue(database: server.database, clock: clock, secret: server.secret)
+            let send = { (to: String) async throws -> Bool in
+                try await queue.enqueue(channel: .sms, recipient: to, template: .signInCode, subject: "", body: "code", hourlyLimit: 3) != nil
+            }
+            var queued: [Bool] = []
+            for _ in 0..<4 { queued.append(try await send("+15550001111")) }
+            #expect(queued == [true, true, true, false], "the fourth message within the hour is dropped")
+            let other = try await send("+15550002222")
+            #expect(other, "another number has its own count")
+            advance(3599)
+            let late = try await send("+15550001111")
+            #expect(!late)
+            advance(2)
+            let next = try await send("+15550001111")
+            #expect(next, "an hour after the first messages the count has room again")
+            #expect(try await queue.list(recipient: "+15550001111").count == 4, "a dropped message leaves no row")
         }
     }
 

@@ -109,6 +109,37 @@ struct SDKMultiFactorTests {
         }
     }
 
+    @Test("change two-step verification: set up an app, replace it, then make new recovery codes", arguments: TestEngine.available)
+    func enrollmentJourney(engine: TestEngine) async throws {
+        try await TestServer.withLiveServer(engine: engine) { server, issuer in
+            let client = try await SDKLiveFlowTests.prepare(server, issuer: issuer)
+            let person = Person()
+            let clock = server.clock
+            let flows = MultifactorLogin(client: client) { step in await person.answer(step, now: clock.now()) }
+
+            // The default policy asks no second factor at sign-in; the journey enrolls one anyway.
+            let first = try await flows.enroll(username: "sam", password: SDKLiveFlowTests.password)
+            #expect(await first.claims?.authenticationMethods == ["pwd", "otp", "mfa"])
+            #expect(await person.steps.count == 2)
+            let (firstSecret, firstCodes) = (await person.secret, await person.recoveryCodes)
+
+            await person.prepare(codes: [])
+            _ = try await flows.enroll(username: "sam", password: SDKLiveFlowTests.password, change: .authenticatorApp)
+            let replaced = await person.steps
+            #expect(replaced.prefix(2) == [.chooseFactor([.totp, .recoveryCode]), .verifyCode(factor: .totp, problem: nil)])
+            guard case .enrollTOTP = replaced.dropFirst(2).first else { Issue.record("expected a new app's enrollment, got \(replaced)"); return }
+            #expect(await person.secret != firstSecret)
+            #expect(Set(await person.recoveryCodes).isDisjoint(with: firstCodes))
+
+            await person.prepare(codes: [])
+            let secondCodes = await person.recoveryCodes
+            _ = try await flows.enroll(username: "sam", password: SDKLiveFlowTests.password, change: .recoveryCodes)
+            guard case .saveRecoveryCodes(let thirdCodes) = await person.steps.last else { Issue.record("expected new recovery codes"); return }
+            #expect(await person.steps.count == 3 && thirdCodes.count == 10 && Set(thirdCodes).isDisjoint(with: secondCodes))
+            #expect(try await server.authenticators.enrolledFactors(userID: #require(try await server.users.find(username: "sam")).id) == [.totp, .recoveryCode])
+        }
+    }
+
     @Test("too many wrong codes end the sign-in with a typed error", arguments: TestEngine.available)
     func tooManyWrongCodes(engine: TestEngine) async throws {
         try await TestServer.withLiveServer(engine: engine, configure: { configuration in

@@ -2,7 +2,9 @@
 implementation), replay and guess limits, recovery codes, amr/acr in the ID token, step-up by acr_values,
 the hosted pages. (The terminal client walks the same steps in test_terminal_walkthrough.py.)"""
 import re
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import parse_qs, urlencode, urlparse
 
 import pyotp
@@ -110,6 +112,33 @@ def test_wrong_codes_beyond_the_limit_end_the_flow(mfa_server):
     assert ended.json()["status"] == "failure" and ended.json()["failure"]["error"] == "too_many_attempts"
     # The flow is gone: even the right code cannot finish it now.
     assert submit(mfa_server, flow_id, {"code": good}).status_code == 404
+
+
+def test_concurrent_wrong_codes_are_checked_at_most_the_limit(mfa_server):
+    """Ten wrong codes at once on one flow: the count is taken in the database before each check, so no more than
+    `max_code_attempts` (3) are looked at. (Counted in the flow's state, all ten could read "0 so far".)"""
+    mfa_server.add_user("vera", PASSWORD)
+    totp, _, _ = enroll(mfa_server, "vera")
+    flow_id, _ = password_step(mfa_server, "vera")
+    submit(mfa_server, flow_id, {"factor": "totp"})
+    wrong = "123456" if totp.now() != "123456" and totp.at(time.time() + 30) != "123456" else "654321"
+    barrier = threading.Barrier(10)
+
+    def guess(_):
+        barrier.wait(timeout=10)
+        return submit(mfa_server, flow_id, {"code": wrong})
+
+    with ThreadPoolExecutor(max_workers=10) as pool:
+        answers = list(pool.map(guess, range(10)))
+    statuses = [a.status_code for a in answers]
+    checked_and_wrong = [a for a in answers if a.status_code == 200 and a.json()["node"]["messages"][0]["code"] == "invalid_code"]
+    assert len(checked_and_wrong) <= 2, f"more codes were checked than the limit allows: {statuses}"
+    assert all(code in (200, 404, 429) for code in statuses), statuses
+    assert 429 in statuses, "the guess that used up the limit ends the flow"
+    assert submit(mfa_server, flow_id, {"code": totp.at(time.time() + 30)}).status_code == 404
+    # At most three wrong codes reached the account's failure count (five lock it): the password still signs in.
+    _, answer = password_step(mfa_server, "vera")
+    assert answer["node"]["id"] == "mfa.choose", answer
 
 
 def test_recovery_code_signs_in_once_and_the_code_field_is_checked(mfa_server):

@@ -34,8 +34,6 @@ struct FlowStore: Sendable {
         var pendingSecret: String?
         /// Recovery codes to show once after enrollment, sealed under the server secret.
         var pendingRecoveryCodes: String?
-        /// Wrong codes entered in this flow.
-        var codeFailures: Int?
         /// What the flow is for; `nil` is a sign-in.
         var journey: FlowKind?
         /// The channel the last code of this flow went out on, and where to (masked, for the node's text).
@@ -106,6 +104,25 @@ struct FlowStore: Sendable {
         let encoded = String(decoding: try JSONEncoder().encode(state), as: UTF8.self)
         try await database.transaction { sql in
             try await sql.raw("UPDATE flows SET state = \(bind: encoded) WHERE id_hash = \(bind: TokenDigest.hex(id))").run()
+        }
+    }
+
+    /// Counts one code check against the flow before it happens, in one conditional statement: however many
+    /// submissions arrive at once, at most `limit` codes are checked without a right one in between.
+    /// - Returns: the checks counted so far including this one, or `nil` when the limit is used up (or the flow is gone).
+    func takeGuess(_ id: String, limit: Int) async throws -> Int? {
+        try await database.transaction { sql in
+            try await sql.raw("""
+                UPDATE flows SET code_guesses = code_guesses + 1
+                WHERE id_hash = \(bind: TokenDigest.hex(id)) AND code_guesses < \(bind: limit) RETURNING code_guesses
+                """).first().map { try $0.decode(column: "code_guesses", as: Int.self) }
+        }
+    }
+
+    /// A right code: the flow's count of code checks starts again for its next code.
+    func clearGuesses(_ id: String) async throws {
+        try await database.transaction { sql in
+            try await sql.raw("UPDATE flows SET code_guesses = 0 WHERE id_hash = \(bind: TokenDigest.hex(id))").run()
         }
     }
 

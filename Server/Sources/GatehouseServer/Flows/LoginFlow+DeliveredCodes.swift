@@ -45,11 +45,13 @@ extension LoginFlow {
 
     /// Checks a code for `purpose`; wrong guesses count against the code and against the flow.
     func checkCode(_ id: String, state: FlowStore.LoginState, purpose: OneTimeCodeStore.Purpose, code: String) async throws -> CodeResult {
+        guard let guess = try await takeGuess(id, state: state) else { return .refused(try await guessesUsedUp(id)) }
         switch try await server.oneTimeCodes.verify(flowID: id, purpose: purpose, code: code) {
         case .accepted(let channel):
+            try await server.flows.clearGuesses(id)
             return .accepted(channel)
         case .rejected:
-            return .refused(try await wrongCode(id, state: state, message: LoginMessages.invalidCode))
+            return .refused(try await wrongCode(id, state: state, message: LoginMessages.invalidCode, guess: guess))
         case .expired:
             let message = FlowMessage(level: .error, text: LoginMessages.expiredCode, field: "code", code: "expired_code")
             return .refused(.retry(node(for: state, messages: [message]), .invalidCode))

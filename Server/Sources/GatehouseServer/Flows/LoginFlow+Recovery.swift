@@ -83,7 +83,6 @@ extension LoginFlow {
                 guard let user = candidate else { return .gone }
                 next.userID = user.id
                 next.methods = [channel.factor.methodReference]
-                next.codeFailures = nil
                 server.logger.info("Recovery code accepted", metadata: ["user": "\(user.id)"])
                 // An enrolled second factor is asked for whatever the client's policy: recovery never skips it.
                 let enrolled = try await server.authenticators.enrolledFactors(userID: user.id)

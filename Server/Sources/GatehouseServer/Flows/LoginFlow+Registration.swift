@@ -85,7 +85,6 @@ extension LoginFlow {
             switch try await checkCode(id, state: state, purpose: purpose, code: values["code"]?.text ?? "") {
             case .refused(let outcome): return outcome
             case .accepted:
-                next.codeFailures = nil
                 if purpose == .verifyEmail { next.registration?.emailVerified = true } else { next.registration?.phoneVerified = true }
                 return try await afterVerification(id, state: next)
             }

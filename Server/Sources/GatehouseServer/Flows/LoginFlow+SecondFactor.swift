@@ -114,21 +114,29 @@ extension LoginFlow {
                 next.nodeID = NodeID.enrollTOTP
             }
         case (NodeID.totp, _):
+            guard let guess = try await takeGuess(id, state: state) else { return try await guessesUsedUp(id) }
             switch try await server.authenticators.verifyTOTP(userID: user.id, code: code) {
-            case .accepted: return try await complete(id, state: next.adding(.totp), user: user)
-            case .replayed: return try await wrongCode(id, state: state, message: LoginMessages.replayedCode)
-            case .rejected: return try await wrongCode(id, state: state, message: LoginMessages.invalidCode)
+            case .accepted:
+                try await server.flows.clearGuesses(id)
+                return try await complete(id, state: next.adding(.totp), user: user)
+            case .replayed: return try await wrongCode(id, state: state, message: LoginMessages.replayedCode, guess: guess)
+            case .rejected: return try await wrongCode(id, state: state, message: LoginMessages.invalidCode, guess: guess)
             }
         case (NodeID.recoveryCode, _):
+            guard let guess = try await takeGuess(id, state: state) else { return try await guessesUsedUp(id) }
             guard try await server.authenticators.redeemRecoveryCode(userID: user.id, code: code) else {
-                return try await wrongCode(id, state: state, message: "The recovery code is incorrect or was already used.")
+                return try await wrongCode(id, state: state, message: "The recovery code is incorrect or was already used.", guess: guess)
             }
+            try await server.flows.clearGuesses(id)
             return try await complete(id, state: next.adding(.recoveryCode), user: user)
         case (NodeID.enrollTOTP, _):
             guard let generator = pendingTOTP(state) else { return .gone }
+            guard let guess = try await takeGuess(id, state: state) else { return try await guessesUsedUp(id) }
             guard let step = generator.matchingStep(for: code, at: server.clock.now()) else {
-                return try await wrongCode(id, state: state, message: "The code is incorrect. Check that your device's clock is right, then try the next code.")
+                return try await wrongCode(id, state: state, message: "The code is incorrect. Check that your device's clock is right, then try the next code.",
+                                           guess: guess)
             }
+            try await server.flows.clearGuesses(id)
             let replacing = state.journey == .enrollment
             try await server.authenticators.addTOTP(userID: user.id, generator, usedStep: step, replacing: replacing)
             let codes = try await server.authenticators.replaceRecoveryCodes(userID: user.id)
@@ -151,19 +159,27 @@ extension LoginFlow {
         return .next(node(for: next))
     }
 
-    /// Counts a wrong code against the flow and the account: past the policy's limit the flow ends.
-    func wrongCode(_ id: String, state: FlowStore.LoginState, message: String) async throws -> Outcome {
-        let failures = (state.codeFailures ?? 0) + 1
-        var next = state
-        next.codeFailures = failures
+    /// Counts one code check against the flow before the code is looked at (see ``FlowStore/takeGuess(_:limit:)``):
+    /// `nil` when the policy's limit of wrong codes in a row is used up, or the flow is gone.
+    func takeGuess(_ id: String, state: FlowStore.LoginState) async throws -> Int? {
+        try await server.flows.takeGuess(id, limit: server.configuration.signOnPolicy(for: state.request.clientID).maxCodeAttempts)
+    }
+
+    /// No guess was left: the flow ends (or had already ended, finished by another submission).
+    func guessesUsedUp(_ id: String) async throws -> Outcome {
+        try await server.flows.finish(id) ? .failed(LoginMessages.tooManyCodes) : .gone
+    }
+
+    /// A wrong code, which was the flow's `guess`-th check in a row: counted against the account too; the one
+    /// that uses up the policy's limit ends the flow.
+    func wrongCode(_ id: String, state: FlowStore.LoginState, message: String, guess: Int) async throws -> Outcome {
         try await server.authenticator.throttle.recordFailure(state.username ?? "")
-        if failures >= server.configuration.signOnPolicy(for: state.request.clientID).maxCodeAttempts {
+        if guess >= server.configuration.signOnPolicy(for: state.request.clientID).maxCodeAttempts {
             _ = try await server.flows.finish(id)
             server.logger.notice("Sign-in ended after too many wrong codes", metadata: ["user": "\(state.userID ?? "")"])
             return .failed(LoginMessages.tooManyCodes)
         }
-        try await server.flows.update(id, to: next)
-        return .retry(node(for: next, messages: [FlowMessage(level: .error, text: message, field: "code", code: "invalid_code")]), .invalidCode)
+        return .retry(node(for: state, messages: [FlowMessage(level: .error, text: message, field: "code", code: "invalid_code")]), .invalidCode)
     }
 
     static func challengeNode(for factor: SecondFactor) -> String {

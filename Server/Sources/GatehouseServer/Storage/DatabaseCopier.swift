@@ -33,7 +33,7 @@ public struct DatabaseCopier: Sendable {
         Table(name: "refresh_tokens", columns: [("token_hash", .text), ("grant_id", .text), ("client_id", .text), ("user_id", .text),
                                                 ("scope", .text), ("auth_time", .integer), ("amr", .text), ("created_at", .integer),
                                                 ("expires_at", .integer), ("used_at", .integer), ("revoked_at", .integer)]),
-        Table(name: "flows", columns: [("id_hash", .text), ("kind", .text), ("client_id", .text), ("state", .text), ("created_at", .integer),
+        Table(name: "flows", columns: [("id_hash", .text), ("kind", .text), ("client_id", .text), ("state", .text), ("code_guesses", .integer), ("created_at", .integer),
                                        ("expires_at", .integer), ("browser_binding_hash", .text)]),
         Table(name: "authenticators", columns: [("id", .text), ("user_id", .text), ("kind", .text), ("sealed_secret", .text),
                                                 ("parameters", .text), ("last_used_step", .integer), ("created_at", .integer)]),

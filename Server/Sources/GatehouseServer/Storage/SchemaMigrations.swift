@@ -210,8 +210,10 @@ enum SchemaMigrations {
             """,
             "CREATE INDEX courier_messages_due ON courier_messages(status, next_attempt_at)",
         ]),
-        Migration(version: 7, name: "courier messages by recipient", statements: [
+        // Per-recipient send limits, and wrong codes counted in the database so concurrent guesses cannot share a count.
+        Migration(version: 7, name: "send limits and counted code guesses", statements: [
             "CREATE INDEX courier_messages_recipient ON courier_messages(recipient, created_at)",
+            "ALTER TABLE flows ADD COLUMN code_guesses INTEGER NOT NULL DEFAULT 0",
         ]),
     ]
 }

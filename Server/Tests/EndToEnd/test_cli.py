@@ -1,10 +1,13 @@
 """The operator's command-line tool: readable output, --json for scripts, clear errors with a non-zero exit."""
+import base64
+import hashlib
 import json
 import os
 
 import requests
 
 from gatehouse_harness import Server
+from test_native_flows import start, submit
 
 
 def test_user_and_client_management(server):
@@ -119,3 +122,38 @@ def test_a_file_that_is_not_a_database_is_reported(tmp_path):
     result = subprocess.run([binary(), "users", "list", "--database", str(garbage)], capture_output=True, text=True, timeout=60)
     assert result.returncode != 0
     assert f"Cannot open the database at {garbage}" in result.stderr
+
+
+def phc_scrypt(password, salt=b"0123456789abcdef", log_n=14):
+    """A PHC scrypt string made by Python's hashlib (OpenSSL): an independent implementation of what Gatehouse stores."""
+    digest = hashlib.scrypt(password.encode(), salt=salt, n=2 ** log_n, r=8, p=1, dklen=32, maxmem=2 ** 28)
+    b64 = lambda raw: base64.b64encode(raw).decode().rstrip("=")
+    return f"$scrypt$ln={log_n},r=8,p=1${b64(salt)}${b64(digest)}"
+
+
+def test_users_import_all_or_none_with_hashes_from_another_implementation(server):
+    lines = [
+        {"username": "imported1", "email": "imported1@example.com", "given_name": "Ima", "family_name": "Ported",
+         "password_hash": phc_scrypt("hashed elsewhere, then moved here")},
+        {"username": "imported2", "email": "imported2@example.com", "password": "typed in clear for the import"},
+    ]
+    bad = lines + [{"username": "imported3", "email": "not-an-email", "password_hash": phc_scrypt("x")}]
+    refused = server.cli("users", "import", "-", stdin="\n".join(json.dumps(line) for line in bad), check=False)
+    assert refused.returncode != 0 and "Line 3" in refused.stderr and "Nothing was imported" in refused.stderr
+    weak = server.cli("users", "import", "-", stdin=json.dumps({"username": "w", "email": "w@example.com", "password": "password"}), check=False)
+    assert weak.returncode != 0 and "Line 1" in weak.stderr and "not accepted" in weak.stderr
+    assert "imported1" not in server.cli("users", "list").stdout
+
+    result = json.loads(server.cli("users", "import", "-", "--json", stdin="\n".join(json.dumps(line) for line in lines) + "\n\n").stdout)
+    assert result["imported"] == 2
+    listed = {user["username"]: user for user in json.loads(server.cli("users", "list", "--json").stdout)}
+    assert listed["imported1"]["name"] == "Ima Ported" and "imported2" in listed
+
+    again = server.cli("users", "import", "-", stdin=json.dumps(lines[0]), check=False)
+    assert again.returncode != 0 and "imported1 already exists" in again.stderr
+
+    # Both sign in: the hash from hashlib verifies in Gatehouse, the clear password was hashed on import.
+    for username, password in [("imported1", "hashed elsewhere, then moved here"), ("imported2", "typed in clear for the import")]:
+        flow = start(server).json()
+        answer = submit(server, flow["flow_id"], {"username": username, "password": password}).json()
+        assert answer["status"] == "success", answer

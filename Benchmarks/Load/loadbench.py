@@ -1,0 +1,333 @@
+"""The load benchmark: a release build of `gatehouse serve` on loopback with a fresh database, seeded users and
+clients, driven by wrk (simple requests) and by a bounded pool of Python threads (multi-step sign-ins, which
+cost a password hash each and so need few connections). Prints a table and writes JSON.
+
+    scripts/benchmark-load                      # SQLite, 1,000 users, 10 s per scenario
+    scripts/benchmark-load --scale              # also sign-ins with 1,000,000 users
+    scripts/with-postgres scripts/benchmark-load --postgres
+"""
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import hmac
+import http.client
+import json
+import multiprocessing
+import os
+import re
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from urllib.parse import urlencode
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "Server" / "Tests" / "EndToEnd"))
+from gatehouse_harness import POSTGRES_URL, Server, fresh_postgres_database  # noqa: E402
+
+PASSWORD = "benchmark passphrase 2026"
+REDIRECT = "dev.gatehouse.bench:/callback"
+VERIFIER = "bench-verifier-" + "x" * 40
+CHALLENGE = base64.urlsafe_b64encode(hashlib.sha256(VERIFIER.encode()).digest()).decode().rstrip("=")
+SERVICE_SECRET = "bench-service-secret-0123456789abcdefghijklmnop"
+WRK_SCRIPTS = Path(__file__).resolve().parent / "wrk"
+
+
+def phc_scrypt(password: str, log_n: int = 17) -> str:
+    """The hash Gatehouse stores, made once by Python's hashlib so a million users import in seconds."""
+    salt = os.urandom(16)
+    digest = hashlib.scrypt(password.encode(), salt=salt, n=2 ** log_n, r=8, p=1, dklen=32, maxmem=2 ** 30)
+    b64 = lambda raw: base64.b64encode(raw).decode().rstrip("=")
+    return f"$scrypt$ln={log_n},r=8,p=1${b64(salt)}${b64(digest)}"
+
+
+def _hash_for(job: tuple[float, int]) -> int:
+    seconds, log_n = job
+    deadline, count = time.monotonic() + seconds, 0
+    while time.monotonic() < deadline:
+        hashlib.scrypt(b"raw hash rate", salt=b"0123456789abcdef", n=2 ** log_n, r=8, p=1, dklen=32, maxmem=2 ** 30)
+        count += 1
+    return count
+
+
+def raw_hash_rate(seconds: float, log_n: int) -> float:
+    """scrypt (N=2^log_n, r=8, p=1) hashes per second on every core, with nothing else running."""
+    cores = os.cpu_count() or 1
+    started = time.monotonic()
+    with multiprocessing.Pool(cores) as pool:
+        counts = pool.map(_hash_for, [(seconds, log_n)] * cores)
+    return sum(counts) / (time.monotonic() - started)
+
+
+def totp(secret_b32: str, at: float) -> str:
+    """RFC 6238 with SHA-1, 6 digits, 30 s steps (what an authenticator app computes)."""
+    key = base64.b32decode(secret_b32 + "=" * (-len(secret_b32) % 8))
+    digest = hmac.new(key, struct.pack(">Q", int(at // 30)), hashlib.sha1).digest()
+    offset = digest[-1] & 0x0F
+    return f"{(struct.unpack('>I', digest[offset:offset + 4])[0] & 0x7FFFFFFF) % 1_000_000:06d}"
+
+
+class Client:
+    """One keep-alive connection speaking the flow API, as an app would."""
+
+    def __init__(self, port: int):
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+
+    def call(self, method: str, path: str, body: dict | None = None, form: dict | None = None) -> tuple[int, dict]:
+        headers = {}
+        payload = None
+        if body is not None:
+            payload, headers["Content-Type"] = json.dumps(body), "application/json"
+        if form is not None:
+            payload, headers["Content-Type"] = urlencode(form), "application/x-www-form-urlencoded"
+        self.connection.request(method, path, body=payload, headers=headers)
+        response = self.connection.getresponse()
+        return response.status, json.loads(response.read() or b"{}")
+
+    def start(self, kind: str, client_id: str) -> dict:
+        status, answer = self.call("POST", f"/flows/{kind}", {
+            "client_id": client_id, "redirect_uri": REDIRECT, "scope": "openid profile offline_access", "state": "s",
+            "nonce": "n", "code_challenge": CHALLENGE, "code_challenge_method": "S256"})
+        assert status == 200, answer
+        return answer
+
+    def submit(self, flow_id: str, client_id: str, values: dict) -> dict:
+        return self.call("POST", f"/flows/{flow_id}", {"client_id": client_id, "action": "submit", "values": values})[1]
+
+    def exchange(self, answer: dict, client_id: str) -> dict:
+        assert answer.get("status") == "success", answer
+        status, tokens = self.call("POST", "/token", form={
+            "grant_type": "authorization_code", "code": answer["authorization"]["code"], "client_id": client_id,
+            "redirect_uri": REDIRECT, "code_verifier": VERIFIER})
+        assert status == 200, tokens
+        return tokens
+
+    def password_login(self, username: str, client_id: str = "bench-app") -> dict:
+        flow = self.start("login", client_id)
+        return self.exchange(self.submit(flow["flow_id"], client_id, {"username": username, "password": PASSWORD}), client_id)
+
+    def totp_login(self, username: str, secret: str, at: float) -> dict:
+        flow = self.start("login", "bench-mfa")
+        answer = self.submit(flow["flow_id"], "bench-mfa", {"username": username, "password": PASSWORD})
+        if answer["node"]["id"] == "mfa.choose":
+            answer = self.submit(flow["flow_id"], "bench-mfa", {"factor": "totp"})
+        return self.exchange(self.submit(flow["flow_id"], "bench-mfa", {"code": totp(secret, at)}), "bench-mfa")
+
+    def enroll_totp(self, username: str) -> str:
+        flow = self.start("enrollment", "bench-app")
+        answer = self.submit(flow["flow_id"], "bench-app", {"username": username, "password": PASSWORD})
+        uri = next(f["default_value"] for f in answer["node"]["fields"] if f["key"] == "otpauth")
+        secret = re.search(r"secret=([A-Z2-7]+)", uri).group(1)
+        answer = self.submit(flow["flow_id"], "bench-app", {"code": totp(secret, time.time())})
+        self.exchange(self.submit(flow["flow_id"], "bench-app", {}), "bench-app")
+        return secret
+
+
+def percentile(sorted_values: list[float], fraction: float) -> float:
+    if not sorted_values:
+        return float("nan")
+    return sorted_values[min(len(sorted_values) - 1, int(fraction * len(sorted_values)))]
+
+
+def drive(port: int, work, concurrency: int, seconds: float, limit: int | None = None) -> dict:
+    """Runs `work(client, index)` on `concurrency` threads for `seconds` (or `limit` calls); latencies in ms."""
+    latencies: list[float] = []
+    errors = [0]
+    counter = iter(range(limit if limit is not None else 10 ** 9))
+    lock = threading.Lock()
+    deadline = time.monotonic() + seconds
+
+    def worker():
+        client = Client(port)
+        while time.monotonic() < deadline:
+            with lock:
+                index = next(counter, None)
+            if index is None:
+                return
+            began = time.perf_counter()
+            try:
+                work(client, index)
+            except Exception:  # counted, and the connection renewed
+                with lock:
+                    errors[0] += 1
+                client = Client(port)
+                continue
+            with lock:
+                latencies.append((time.perf_counter() - began) * 1000)
+
+    started = time.monotonic()
+    threads = [threading.Thread(target=worker) for _ in range(concurrency)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.monotonic() - started
+    latencies.sort()
+    return {"requests_per_second": len(latencies) / elapsed, "p50_ms": percentile(latencies, 0.5), "p99_ms": percentile(latencies, 0.99),
+            "count": len(latencies), "errors": errors[0], "connections": concurrency}
+
+
+def wrk(url: str, script: str, seconds: float, connections: int, args: list[str] | None = None) -> dict:
+    """One wrk run with a scenario script plus the shared reporter; latencies in ms."""
+    source = (WRK_SCRIPTS / script).read_text() + "\n" + (WRK_SCRIPTS / "report.lua").read_text()
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as handle:
+        handle.write(source)
+    threads = min(2, connections)
+    command = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{max(1, round(seconds))}s", "--timeout", "10s", "-s", handle.name, url]
+    if args:
+        command += ["--", str(threads), *args]
+    output = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 60).stdout
+    os.unlink(handle.name)
+    found = re.search(r"^WRKJSON (.*)$", output, re.MULTILINE)
+    if not found:
+        raise RuntimeError(f"wrk printed no summary:\n{output}")
+    raw = json.loads(found.group(1))
+    return {"requests_per_second": raw["requests"] / (raw["duration_us"] / 1e6), "p50_ms": raw["p50_us"] / 1000,
+            "p99_ms": raw["p99_us"] / 1000, "count": raw["requests"], "errors": raw["errors"], "connections": connections}
+
+
+def peak_memory_mib(pid: int) -> float:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) / 1024
+
+
+def start_server(engine: str) -> Server:
+    # The production password hashing unless --log-n says otherwise (the harness's cheaper default removed).
+    hashing = None if LOG_N == 17 else {"log_n": LOG_N, "block_size": 8, "parallelism": 1}
+    config = {"password_hashing": hashing, "client_sign_on": {"bench-mfa": {"second_factor": "if_enrolled"}},
+              "login_throttling": None}
+    if engine == "postgres":
+        return Server(database_url=fresh_postgres_database(), owns_database=True, config=config)
+    return Server(config=config)
+
+
+def seed(server: Server, users: int, password_hash: str) -> float:
+    """Imports `users` users sharing one password hash; returns the seconds it took."""
+    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as handle:
+        for index in range(users):
+            handle.write(f'{{"username":"user{index}","email":"user{index}@example.com","password_hash":"{password_hash}"}}\n')
+    began = time.monotonic()
+    server.cli("users", "import", handle.name)
+    os.unlink(handle.name)
+    return time.monotonic() - began
+
+
+def run_engine(engine: str, users: int, seconds: float, connections: int, password_hash: str, scale: bool) -> dict:
+    server = start_server(engine)
+    results: dict = {"engine": engine, "users": users, "scenarios": {}}
+    try:
+        results["seed_seconds"] = seed(server, users, password_hash)
+        server.add_client("bench-app", REDIRECT, public=True)
+        server.add_client("bench-mfa", REDIRECT, public=True)
+        server.add_client("bench-service", REDIRECT, secret=SERVICE_SECRET)
+        # Tokens to refresh, one family per connection plus one per wrk thread (wrk calls the first thread's
+        # request() once before the run to check it, which takes a family out of play), and an access token for userinfo.
+        port = server.port
+        tokens = drive(port, lambda client, i: tokens_out.append(client.password_login(f"user{i}")), 8, 120, limit=connections + 2)
+        assert tokens["errors"] == 0, tokens
+        refresh_tokens = [t["refresh_token"] for t in tokens_out]
+        access_token = tokens_out[0]["access_token"]
+        secrets = []
+        enrolled = drive(port, lambda client, i: secrets.append((f"user{users - 1 - i}", client.enroll_totp(f"user{users - 1 - i}"))),
+                         8, 300, limit=TOTP_USERS)
+        assert enrolled["errors"] == 0, enrolled
+        scenarios = results["scenarios"]
+        base = server.issuer
+        scenarios["discovery"] = wrk(base + "/.well-known/openid-configuration", "get.lua", seconds, connections)
+        scenarios["jwks"] = wrk(base + "/jwks", "get.lua", seconds, connections)
+        scenarios["userinfo"] = wrk(base + "/userinfo", "userinfo.lua", seconds, connections, [access_token])
+        scenarios["refresh_token"] = wrk(base + "/token", "refresh.lua", seconds, connections, refresh_tokens)
+        scenarios["client_credentials"] = wrk(base + "/token", "client_credentials.lua", seconds, connections,
+                                              [base64.b64encode(f"bench-service:{SERVICE_SECRET}".encode()).decode()])
+        sign_in_users = max(1, users - TOTP_USERS)
+        scenarios["password_login"] = drive(port, lambda client, i: client.password_login(f"user{(i * 7919) % sign_in_users}"),
+                                            LOGIN_CONCURRENCY, seconds)
+        # Each enrolled user signs in once, with the next time step's code (enrollment used the current one).
+        later = time.time() + 30
+        scenarios["password_totp_login"] = drive(port, lambda client, i: client.totp_login(secrets[i][0], secrets[i][1], later),
+                                                 LOGIN_CONCURRENCY, seconds, limit=len(secrets))
+        results["peak_memory_mib"] = peak_memory_mib(server.process.pid)
+    finally:
+        server.stop()
+    if scale:
+        results["scale"] = run_scale(engine, seconds, password_hash)
+    return results
+
+
+def run_scale(engine: str, seconds: float, password_hash: str) -> dict:
+    """Password sign-ins with a million users in the database, against the same with a thousand."""
+    figures = {}
+    for users in (1_000, 1_000_000):
+        server = start_server(engine)
+        try:
+            seconds_to_seed = seed(server, users, password_hash)
+            server.add_client("bench-app", REDIRECT, public=True)
+            figures[str(users)] = drive(server.port, lambda client, i: client.password_login(f"user{(i * 7919) % users}"),
+                                        LOGIN_CONCURRENCY, seconds)
+            figures[str(users)]["seed_seconds"] = seconds_to_seed
+        finally:
+            server.stop()
+    figures["p50_ratio"] = figures["1000000"]["p50_ms"] / figures["1000"]["p50_ms"]
+    return figures
+
+
+TOTP_USERS = 150
+LOGIN_CONCURRENCY = 4
+LOG_N = 17
+tokens_out: list = []
+
+
+def table(results: dict, hash_rate: float) -> str:
+    lines = [f"Gatehouse load benchmark — {results['engine']}, {results['users']:,} users, {os.cpu_count()} cores, "
+             f"raw scrypt (N=2^{LOG_N}) rate {hash_rate:.1f}/s",
+             f"{'scenario':<22}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'conns':>7}{'errors':>8}"]
+    for name, figures in results["scenarios"].items():
+        lines.append(f"{name:<22}{figures['requests_per_second']:>10.1f}{figures['p50_ms']:>10.2f}{figures['p99_ms']:>10.2f}"
+                     f"{figures['connections']:>7}{figures['errors']:>8}")
+    login = results["scenarios"]["password_login"]["requests_per_second"]
+    lines.append(f"password logins / raw hash rate: {login / hash_rate:.0%}; server peak memory {results['peak_memory_mib']:.0f} MiB; "
+                 f"{results['users']:,} users imported in {results['seed_seconds']:.1f} s")
+    if "scale" in results:
+        scale = results["scale"]
+        lines.append(f"login p50 with 1,000 users {scale['1000']['p50_ms']:.1f} ms, with 1,000,000 users "
+                     f"{scale['1000000']['p50_ms']:.1f} ms (ratio {scale['p50_ratio']:.2f}; imported in {scale['1000000']['seed_seconds']:.0f} s)")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    global TOTP_USERS, LOG_N
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=10, help="duration of each scenario")
+    parser.add_argument("--connections", type=int, default=64, help="wrk connections (and refresh-token families)")
+    parser.add_argument("--users", type=int, default=1000)
+    parser.add_argument("--postgres", action="store_true", help="also run against PostgreSQL (GATEHOUSE_TEST_POSTGRES_URL)")
+    parser.add_argument("--scale", action="store_true", help="also compare sign-ins with 1,000 and 1,000,000 users")
+    parser.add_argument("--json", type=Path, help="write the figures here")
+    parser.add_argument("--totp-users", type=int, default=TOTP_USERS, help="users enrolled in TOTP (each signs in once)")
+    parser.add_argument("--log-n", type=int, default=LOG_N, help="scrypt cost (17 is the production default; lower only for a smoke run)")
+    options = parser.parse_args()
+    TOTP_USERS, LOG_N = options.totp_users, options.log_n
+    if options.postgres and not POSTGRES_URL:
+        parser.error("--postgres needs GATEHOUSE_TEST_POSTGRES_URL; run under scripts/with-postgres")
+    print("measuring the raw password-hash rate…", flush=True)
+    hash_rate = raw_hash_rate(5 if LOG_N >= 15 else 1, LOG_N)
+    password_hash = phc_scrypt(PASSWORD, LOG_N)
+    report = {"raw_hash_rate": hash_rate, "scrypt_log_n": LOG_N, "cores": os.cpu_count(), "runs": []}
+    for engine in ["sqlite"] + (["postgres"] if options.postgres else []):
+        tokens_out.clear()
+        print(f"running on {engine}…", flush=True)
+        results = run_engine(engine, options.users, options.seconds, options.connections, password_hash, options.scale)
+        report["runs"].append(results)
+        print(table(results, hash_rate), flush=True)
+    if options.json:
+        options.json.write_text(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

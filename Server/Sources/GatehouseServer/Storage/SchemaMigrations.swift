@@ -215,5 +215,11 @@ enum SchemaMigrations {
             "CREATE INDEX courier_messages_recipient ON courier_messages(recipient, created_at)",
             "ALTER TABLE flows ADD COLUMN code_guesses INTEGER NOT NULL DEFAULT 0",
         ]),
+        // The expiry sweeps that run beside inserts read these; without them each sweep scanned its whole table.
+        Migration(version: 8, name: "indexes for expiry sweeps", statements: [
+            "CREATE INDEX access_tokens_expiry ON access_tokens(expires_at)",
+            "CREATE INDEX one_time_codes_expiry ON one_time_codes(expires_at)",
+            "CREATE INDEX browser_sessions_expiry ON browser_sessions(expires_at)",
+        ]),
     ]
 }

@@ -220,10 +220,11 @@ def run_engine(engine: str, users: int, seconds: float, connections: int, passwo
         # Tokens to refresh, one family per connection plus one per wrk thread (wrk calls the first thread's
         # request() once before the run to check it, which takes a family out of play), and an access token for userinfo.
         port = server.port
-        tokens = drive(port, lambda client, i: tokens_out.append(client.password_login(f"user{i}")), 8, 120, limit=connections + 2)
-        assert tokens["errors"] == 0, tokens
-        refresh_tokens = [t["refresh_token"] for t in tokens_out]
-        access_token = tokens_out[0]["access_token"]
+        sessions: list[dict] = []
+        signed_in = drive(port, lambda client, i: sessions.append(client.password_login(f"user{i}")), 8, 120, limit=connections + 2)
+        assert signed_in["errors"] == 0, signed_in
+        refresh_tokens = [t["refresh_token"] for t in sessions]
+        access_token = sessions[0]["access_token"]
         secrets = []
         enrolled = drive(port, lambda client, i: secrets.append((f"user{users - 1 - i}", client.enroll_totp(f"user{users - 1 - i}"))),
                          8, 300, limit=TOTP_USERS)
@@ -271,7 +272,6 @@ def run_scale(engine: str, seconds: float, password_hash: str) -> dict:
 TOTP_USERS = 150
 LOGIN_CONCURRENCY = 4
 LOG_N = 17
-tokens_out: list = []
 
 
 def table(results: dict, hash_rate: float) -> str:
@@ -311,7 +311,6 @@ def main() -> int:
     password_hash = phc_scrypt(PASSWORD, LOG_N)
     report = {"raw_hash_rate": hash_rate, "scrypt_log_n": LOG_N, "cores": os.cpu_count(), "runs": []}
     for engine in ["sqlite"] + (["postgres"] if options.postgres else []):
-        tokens_out.clear()
         print(f"running on {engine}…", flush=True)
         results = run_engine(engine, options.users, options.seconds, options.connections, password_hash, options.scale)
         report["runs"].append(results)

@@ -24,8 +24,7 @@ extension LoginFlow {
         if try await server.authenticators.enrolledFactors(userID: user.id).contains(.totp) {
             next.nodeID = NodeID.enrollChoose
         } else {
-            next.pendingSecret = try server.authenticators.box.seal(Data(AuthenticatorStore.newTOTP().secret))
-            next.nodeID = NodeID.enrollTOTP
+            try startTOTPEnrollment(&next)
         }
         try await server.flows.update(id, to: next)
         return .next(node(for: next))
@@ -55,15 +54,13 @@ extension LoginFlow {
         var next = state
         switch choice {
         case .authenticator:
-            next.pendingSecret = try server.authenticators.box.seal(Data(AuthenticatorStore.newTOTP().secret))
-            next.nodeID = NodeID.enrollTOTP
+            try startTOTPEnrollment(&next)
         case .recoveryCodes:
             let codes = try await server.authenticators.replaceRecoveryCodes(userID: user.id)
             server.logger.info("Replaced recovery codes", metadata: ["user": "\(user.id)"])
             try await notify(user, .recoveryCodesChanged)
             next.enrollmentDone = true
-            next.pendingRecoveryCodes = try server.authenticators.box.seal(Data(codes.joined(separator: " ").utf8))
-            next.nodeID = NodeID.recoveryCodes
+            try showRecoveryCodes(codes, in: &next)
         }
         try await server.flows.update(id, to: next)
         return .next(node(for: next))

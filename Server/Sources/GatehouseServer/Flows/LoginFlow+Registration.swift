@@ -177,8 +177,7 @@ extension LoginFlow {
         next.passwordSettled = true
         let policy = server.configuration.signOnPolicy(for: state.request.clientID)
         guard policy.secondFactor == .required, policy.factors.contains(.totp) else { return try await complete(id, state: next, user: user) }
-        next.pendingSecret = try server.authenticators.box.seal(Data(AuthenticatorStore.newTOTP().secret))
-        next.nodeID = NodeID.enrollTOTP
+        try startTOTPEnrollment(&next)
         try await server.flows.update(id, to: next)
         return .next(node(for: next))
     }

@@ -27,8 +27,7 @@ extension LoginFlow {
             return try await complete(id, state: next, user: user)
         }
         if plan.factors.isEmpty {
-            next.pendingSecret = try server.authenticators.box.seal(Data(AuthenticatorStore.newTOTP().secret))
-            next.nodeID = NodeID.enrollTOTP
+            try startTOTPEnrollment(&next)
         } else {
             next.factors = plan.factors
             next.enrollAfterCode = plan.enrollTOTP ? true : nil
@@ -110,8 +109,7 @@ extension LoginFlow {
                 next = next.adding(channel.factor)
                 guard next.enrollAfterCode == true else { return try await complete(id, state: next, user: user) }
                 next.enrollAfterCode = nil
-                next.pendingSecret = try server.authenticators.box.seal(Data(AuthenticatorStore.newTOTP().secret))
-                next.nodeID = NodeID.enrollTOTP
+                try startTOTPEnrollment(&next)
             }
         case (NodeID.totp, _):
             guard let guess = try await takeGuess(id, state: state) else { return try await guessesUsedUp(id) }
@@ -147,8 +145,7 @@ extension LoginFlow {
             }
             next = next.adding(.totp)
             next.pendingSecret = nil
-            next.pendingRecoveryCodes = try server.authenticators.box.seal(Data(codes.joined(separator: " ").utf8))
-            next.nodeID = NodeID.recoveryCodes
+            try showRecoveryCodes(codes, in: &next)
         case (NodeID.recoveryCodes, _):
             next.pendingRecoveryCodes = nil
             return try await complete(id, state: next, user: user)
@@ -189,6 +186,18 @@ extension LoginFlow {
         case .sms: NodeID.smsCode
         case .recoveryCode: NodeID.recoveryCode
         }
+    }
+
+    /// Moves `state` to TOTP enrollment with a new secret, sealed in the flow until a code confirms it.
+    func startTOTPEnrollment(_ state: inout FlowStore.LoginState) throws {
+        state.pendingSecret = try server.authenticators.box.seal(Data(AuthenticatorStore.newTOTP().secret))
+        state.nodeID = NodeID.enrollTOTP
+    }
+
+    /// Moves `state` to the node that shows new recovery codes once (sealed in the flow until then).
+    func showRecoveryCodes(_ codes: [String], in state: inout FlowStore.LoginState) throws {
+        state.pendingRecoveryCodes = try server.authenticators.box.seal(Data(codes.joined(separator: " ").utf8))
+        state.nodeID = NodeID.recoveryCodes
     }
 
     private func pendingTOTP(_ state: FlowStore.LoginState) -> OneTimePassword? {

@@ -74,11 +74,11 @@ public struct UserStore: Sendable {
                     throw DatabaseError.duplicate(Set(usernames).contains(username) ? "A user named \(username)"
                                                   : "A user with the email \(try taken.decode(column: "email", as: String.self))")
                 }
-                let rows = batch.map { index -> SQLQueryString in
+                let rows = zip(batch, zip(usernames, emails)).map { index, key -> SQLQueryString in
                     let record = records[index]
                     let profile = UserProfile(email: record.email, name: record.name, givenName: record.givenName, familyName: record.familyName)
                     return """
-                        (\(bind: UUID().uuidString.lowercased()), \(bind: record.username.lowercased()), \(bind: record.email.lowercased()),
+                        (\(bind: UUID().uuidString.lowercased()), \(bind: key.0), \(bind: key.1),
                          \(bind: record.emailVerified == false ? 0 : 1), \(bind: profile.name), \(bind: profile.givenName), \(bind: profile.familyName),
                          \(bind: String?.none), 0, \(bind: passwordHashes[index]), \(bind: now), 0, \(bind: now), \(bind: now))
                         """

@@ -5,14 +5,19 @@ import Foundation
 /// (`$scrypt$ln=17,r=8,p=1$SALT$HASH`, checked at sign-in like any other and re-hashed when the parameters
 /// differ from the configured ones), or in clear, hashed on import and held to the password policy.
 public struct UserImportRecord: Sendable, Decodable, Equatable {
+    /// The sign-in name (letters, digits, `.` `_` `-` `@`); stored lowercased.
     public var username: String
+    /// The email address; stored lowercased.
     public var email: String
+    /// The full name; defaults to the given and family names joined.
     public var name: String?
     public var givenName: String?
     public var familyName: String?
     /// Whether the email was confirmed in the system the user comes from; default `true`.
     public var emailVerified: Bool?
+    /// The password as a PHC scrypt string; give this or ``password``.
     public var passwordHash: String?
+    /// The password in clear, hashed on import; give this or ``passwordHash``.
     public var password: String?
 
     enum CodingKeys: String, CodingKey {

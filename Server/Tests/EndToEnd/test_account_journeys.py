@@ -22,7 +22,7 @@ NEW_PASSWORD = "a long and unusual passphrase 42"
 @pytest.fixture(scope="module", params=ENGINES)
 def journeys(request):
     """Registration with an optional phone; `app` requires a second factor (email, SMS or TOTP), `open-app` asks
-    only users who enrolled TOTP; codes may be resent after a second; three wrong passwords lock an account.
+    only users who enrolled TOTP; codes may be resent after two seconds (the clock counts whole seconds, so one would leave no margin); three wrong passwords lock an account.
     One server per database engine: the single-use and counting rules are the database's."""
     factors = ["totp", "email", "sms"]
     database = {"database_url": fresh_postgres_database(), "owns_database": True} if request.param == "postgres" else {}
@@ -30,7 +30,7 @@ def journeys(request):
         "registration": {"enabled": True, "collect_phone": True},
         "sign_on": {"second_factor": "if_enrolled", "factors": factors},
         "client_sign_on": {"app": {"second_factor": "required", "factors": factors, "max_code_attempts": 3}},
-        "one_time_codes": {"resend_delay": 1, "max_attempts": 3},
+        "one_time_codes": {"resend_delay": 2, "max_attempts": 3},
         "login_throttling": {"max_failures": 3, "window": 900, "cooldown": 600},
     })
     try:
@@ -148,7 +148,7 @@ def test_guesses_beyond_the_limit_fail_the_step_and_a_resend_does_not_reset_them
     assert submit(journeys, flow_id, {"code": wrong}, client_id="open-app").json()["status"] == "error"
     too_soon = submit(journeys, flow_id, {}, client_id="open-app", action="resend").json()
     assert too_soon["status"] == "error" and too_soon["node"]["messages"][0]["code"] == "resend_too_soon"
-    time.sleep(1.1)
+    time.sleep(2.1)
     resent = submit(journeys, flow_id, {}, client_id="open-app", action="resend")
     assert resent.status_code == 200 and resent.json()["node"]["messages"][0]["code"] == "code_sent"
     assert len(outbox(journeys, "limit@example.com")) == 2

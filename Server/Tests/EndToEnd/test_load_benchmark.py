@@ -21,10 +21,11 @@ def test_every_scenario_runs_and_reports_without_errors(tmp_path):
     assert run.returncode == 0, run.stdout + run.stderr
     report = json.loads(output.read_text())
     scenarios = report["runs"][0]["scenarios"]
-    assert set(scenarios) == {"discovery", "jwks", "userinfo", "refresh_token", "client_credentials", "password_login", "password_totp_login"}
+    assert set(scenarios) == {"http_floor", "discovery", "jwks", "userinfo", "refresh_token", "refresh_token_es256",
+                              "client_credentials", "password_login", "password_totp_login"}
     for name, figures in scenarios.items():
         assert figures["count"] > 0 and figures["errors"] == 0, (name, figures)
         assert 0 < figures["p50_ms"] <= figures["p99_ms"], (name, figures)
     assert scenarios["password_totp_login"]["count"] == 8, "each enrolled user signs in once"
     assert report["runs"][0]["peak_memory_mib"] > 0
-    assert "password logins / raw hash rate" in run.stdout
+    assert "password logins / raw hash rate" in run.stdout and "against the HTTP floor" in run.stdout

@@ -3,19 +3,30 @@ import Foundation
 import GatehouseProtocol
 
 /// HOTP (RFC 4226) and TOTP (RFC 6238): codes from a shared secret and a counter, or the current time step.
-struct OneTimePassword: Sendable, Equatable {
-    enum Algorithm: String, Sendable, Codable, CaseIterable {
+public struct OneTimePassword: Sendable, Equatable {
+    /// The HMAC hash; authenticator apps all support SHA-1, the RFC 6238 default.
+    public enum Algorithm: String, Sendable, Codable, CaseIterable {
         case sha1 = "SHA1", sha256 = "SHA256", sha512 = "SHA512"
     }
 
-    let secret: [UInt8]
-    var algorithm: Algorithm = .sha1
-    var digits = 6
+    /// The shared secret (20 random bytes when Gatehouse makes one).
+    public let secret: [UInt8]
+    public var algorithm: Algorithm = .sha1
+    /// Digits per code.
+    public var digits = 6
     /// Seconds per time step.
-    var period: Int64 = 30
+    public var period: Int64 = 30
+
+    /// A generator for `secret` with the given parameters (the defaults are what authenticator apps assume).
+    public init(secret: [UInt8], algorithm: Algorithm = .sha1, digits: Int = 6, period: Int64 = 30) {
+        self.secret = secret
+        self.algorithm = algorithm
+        self.digits = digits
+        self.period = period
+    }
 
     /// The HOTP value for `counter`, zero-padded to ``digits``.
-    func code(counter: UInt64) -> String {
+    public func code(counter: UInt64) -> String {
         let key = SymmetricKey(data: secret)
         let message = withUnsafeBytes(of: counter.bigEndian) { Data($0) }
         let mac: [UInt8] = switch algorithm {
@@ -33,14 +44,14 @@ struct OneTimePassword: Sendable, Equatable {
     }
 
     /// The time step `time` (Unix seconds) falls in.
-    func step(at time: Int64) -> Int64 { time / period }
+    public func step(at time: Int64) -> Int64 { time / period }
 
     /// The TOTP value at `time`.
-    func code(at time: Int64) -> String { code(counter: UInt64(step(at: time))) }
+    public func code(at time: Int64) -> String { code(counter: UInt64(step(at: time))) }
 
     /// The time step within `window` steps either side of `time` whose code is `candidate`, or `nil`.
     /// Every step in the window is compared, in constant time, so timing does not say which matched.
-    func matchingStep(for candidate: String, at time: Int64, window: Int64 = 1) -> Int64? {
+    public func matchingStep(for candidate: String, at time: Int64, window: Int64 = 1) -> Int64? {
         let now = step(at: time)
         var match: Int64?
         for step in (now - window)...(now + window) where step >= 0 {
@@ -50,7 +61,7 @@ struct OneTimePassword: Sendable, Equatable {
     }
 
     /// The `otpauth://totp/` URI authenticator apps read (from a QR code or pasted).
-    func provisioningURI(issuer: String, account: String) -> String {
+    public func provisioningURI(issuer: String, account: String) -> String {
         let label = FormEncoding.encode(issuer) + ":" + FormEncoding.encode(account)
         let query: [(String, String?)] = [("secret", Base32.encode(secret)), ("issuer", issuer), ("algorithm", algorithm.rawValue),
                      ("digits", String(digits)), ("period", String(period))]

@@ -11,12 +11,12 @@ enum JSONResponse {
     }()
 
     static func make(_ value: some Encodable, status: HTTPResponse.Status = .ok, cacheable: Bool = false) -> Response {
-        data((try? encoder.encode(value)) ?? Data(#"{"error":"server_error"}"#.utf8), status: status, cacheable: cacheable)
+        data(encode(value), status: status, cacheable: cacheable)
     }
 
-    /// Encodes a JSON object given as a dictionary (for claims whose set depends on scopes).
-    static func object(_ object: [String: any Sendable], status: HTTPResponse.Status = .ok) -> Response {
-        data((try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8), status: status)
+    /// The body ``make(_:status:cacheable:)`` sends, for documents encoded once and sent many times.
+    static func encode(_ value: some Encodable) -> Data {
+        (try? encoder.encode(value)) ?? Data(#"{"error":"server_error"}"#.utf8)
     }
 
     /// Already encoded JSON; only public documents may be `cacheable`.

@@ -6,15 +6,15 @@ struct HealthController: Sendable {
     let server: IdentityServer
 
     func addRoutes(to router: Router<some RequestContext>) {
-        router.get("/health/live") { _, _ in JSONResponse.object(["status": "ok"]) }
+        router.get("/health/live") { _, _ in JSONResponse.make(HealthStatus.ok) }
         router.get("/health/ready") { _, _ in
             do {
                 _ = try await server.database.read { sql in try await sql.raw("SELECT 1 AS ok").first() }
                 _ = try await server.keys.publicKeySet()
-                return JSONResponse.object(["status": "ok"])
+                return JSONResponse.make(HealthStatus.ok)
             } catch {
                 server.logger.error("Readiness check failed", metadata: ["error": "\(error)"])
-                return JSONResponse.object(["status": "unavailable"], status: .serviceUnavailable)
+                return JSONResponse.make(HealthStatus.unavailable, status: .serviceUnavailable)
             }
         }
     }

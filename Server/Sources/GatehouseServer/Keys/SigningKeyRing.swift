@@ -13,6 +13,8 @@ actor SigningKeyRing {
     private var collection = JWTKeyCollection()
     private var activeKeyIDs: [String: String] = [:]
     private var keySet = JSONWebKeySet(keys: [])
+    /// `keySet` as the JWKS endpoint sends it, encoded once per reload instead of once per request.
+    private var keySetDocument = Data()
     private var loadedAt: Int64 = .min
     static let reloadInterval: Int64 = 30
 
@@ -43,6 +45,12 @@ actor SigningKeyRing {
         return keySet
     }
 
+    /// ``publicKeySet()`` encoded as the JWKS endpoint's body.
+    func publicKeySetDocument() async throws -> Data {
+        try await reloadIfStale()
+        return keySetDocument
+    }
+
     /// Forces the next use to read the keys from the database again.
     func invalidate() {
         loadedAt = .min
@@ -63,6 +71,7 @@ actor SigningKeyRing {
         collection = fresh
         activeKeyIDs = active
         keySet = JSONWebKeySet(keys: published)
+        keySetDocument = JSONResponse.encode(keySet)
         loadedAt = now
     }
 }

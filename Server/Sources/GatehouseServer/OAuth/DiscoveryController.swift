@@ -6,12 +6,13 @@ struct DiscoveryController: Sendable {
     let server: IdentityServer
 
     func addRoutes(to router: Router<some RequestContext>) {
-        let metadata = Self.metadata(issuer: server.issuer)
-        router.get("/.well-known/openid-configuration") { _, _ in JSONResponse.make(metadata, cacheable: true) }
+        // The metadata never changes while the server runs: encoded once.
+        let metadata = JSONResponse.encode(Self.metadata(issuer: server.issuer))
+        router.get("/.well-known/openid-configuration") { _, _ in JSONResponse.data(metadata, cacheable: true) }
         router.get("/jwks") { _, _ in
             await OAuthError.answering(logger: server.logger) {
                 // Short caching: clients must see a rotated key soon.
-                var response = JSONResponse.make(try await server.keys.publicKeySet(), cacheable: true)
+                var response = JSONResponse.data(try await server.keys.publicKeySetDocument(), cacheable: true)
                 response.headers[.cacheControl] = "public, max-age=60"
                 return response
             }

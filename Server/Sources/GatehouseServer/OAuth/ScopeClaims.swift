@@ -1,22 +1,22 @@
 /// Which user claims each scope releases (OpenID Connect Core §5.4).
 enum ScopeClaims {
-    /// The userinfo claims for `user` under `scopes`, as a JSON object.
-    static func userinfo(for user: User, scopes: [String]) -> [String: any Sendable] {
-        var claims: [String: any Sendable] = ["sub": user.id]
+    /// The userinfo claims for `user` under `scopes`.
+    static func userinfo(for user: User, scopes: [String]) -> UserinfoClaims {
+        var claims = UserinfoClaims(sub: user.id)
         if scopes.contains("profile") {
-            claims["preferred_username"] = user.username
-            if let name = user.name { claims["name"] = name }
-            if let givenName = user.givenName { claims["given_name"] = givenName }
-            if let familyName = user.familyName { claims["family_name"] = familyName }
-            claims["updated_at"] = Int(user.updatedAt)
+            claims.preferredUsername = user.username
+            claims.name = user.name
+            claims.givenName = user.givenName
+            claims.familyName = user.familyName
+            claims.updatedAt = user.updatedAt
         }
         if scopes.contains("email") {
-            claims["email"] = user.email
-            claims["email_verified"] = user.emailVerified
+            claims.email = user.email
+            claims.emailVerified = user.emailVerified
         }
         if scopes.contains("phone"), let phone = user.phoneNumber {
-            claims["phone_number"] = phone
-            claims["phone_number_verified"] = user.phoneVerified
+            claims.phoneNumber = phone
+            claims.phoneNumberVerified = user.phoneVerified
         }
         return claims
     }

@@ -40,6 +40,6 @@ struct UserinfoController: Sendable {
         guard let user = try await server.users.find(id: userID), !user.isLocked else {
             throw OAuthError.invalidToken("The access token's user is locked or no longer exists.")
         }
-        return JSONResponse.object(ScopeClaims.userinfo(for: user, scopes: record.scopes))
+        return JSONResponse.make(ScopeClaims.userinfo(for: user, scopes: record.scopes))
     }
 }

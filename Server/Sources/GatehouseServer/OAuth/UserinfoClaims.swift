@@ -1,0 +1,25 @@
+/// The userinfo response (OpenID Connect Core §5.3.2): `sub` plus the claims the token's scopes release;
+/// absent claims are left out of the JSON.
+struct UserinfoClaims: Encodable, Equatable, Sendable {
+    var sub: String
+    var preferredUsername: String?
+    var name: String?
+    var givenName: String?
+    var familyName: String?
+    var updatedAt: Int64?
+    var email: String?
+    var emailVerified: Bool?
+    var phoneNumber: String?
+    var phoneNumberVerified: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case sub, name, email
+        case preferredUsername = "preferred_username"
+        case givenName = "given_name"
+        case familyName = "family_name"
+        case updatedAt = "updated_at"
+        case emailVerified = "email_verified"
+        case phoneNumber = "phone_number"
+        case phoneNumberVerified = "phone_number_verified"
+    }
+}

@@ -1,0 +1,45 @@
+import SQLKit
+import SQLiteKit
+import SQLiteNIO
+
+/// The column names of a prepared statement, with a lookup table built once per statement.
+struct SQLiteRowColumns: Sendable {
+    let names: [String]
+    let offsets: [String: Int]
+
+    init(names: [String]) {
+        self.names = names
+        // A name that appears twice (e.g. two tables' `id`) means the first, as in SQLiteNIO.
+        offsets = Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+}
+
+/// One result row, read through SQLKit's `SQLRow` with SQLiteKit's decoder (the same rules SQLiteNIO's rows follow).
+struct SQLiteRowValues: SQLRow {
+    let columns: SQLiteRowColumns
+    let values: [SQLiteData]
+
+    var allColumns: [String] { columns.names }
+
+    func contains(column: String) -> Bool { columns.offsets[column] != nil }
+
+    func decodeNil(column: String) throws -> Bool {
+        guard let offset = columns.offsets[column] else { return true }
+        return values[offset] == .null
+    }
+
+    func decode<D: Decodable>(column: String, as type: D.Type) throws -> D {
+        guard let offset = columns.offsets[column] else {
+            throw DecodingError.keyNotFound(SQLiteColumnKey(column), .init(codingPath: [], debugDescription: "No column named \(column) in the result."))
+        }
+        return try SQLiteDataDecoder().decode(D.self, from: values[offset])
+    }
+}
+
+private struct SQLiteColumnKey: CodingKey {
+    let stringValue: String
+    var intValue: Int? { nil }
+    init(_ name: String) { stringValue = name }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import SQLKit
+
+/// The embedded engine: one SQLite file in WAL mode.
+///
+/// Writes go through one connection, in `BEGIN IMMEDIATE` transactions that the ``SQLiteWriteQueue`` runs one
+/// after the other (several per commit under load); reads take a connection of their own from a small pool, so they never wait for a writer or for each other.
+/// Statements run on the calling task's thread (``SQLiteConnectionHandle``): they take microseconds, less
+/// than handing them to another thread would.
+final class SQLiteStoreDatabase: Database {
+    /// How long a transaction waits for another process (the `gatehouse` CLI, a second server) to release
+    /// the database's write lock before it fails.
+    static let lockWait: Duration = .seconds(5)
+
+    private let path: String
+    private let writer: SQLiteConnectionHandle
+    let writes: SQLiteWriteQueue
+    /// Idle read connections; an in-memory database has none, because its data lives in the writer only.
+    private let idleReaders = NIOLockedValueBox<[SQLiteConnectionHandle]>([])
+    private let logger: Logger
+
+    private var isInMemory: Bool { path == ":memory:" }
+
+    private init(path: String, writer: SQLiteConnectionHandle, logger: Logger) {
+        self.path = path
+        self.writer = writer
+        self.logger = logger
+        writes = SQLiteWriteQueue(connection: writer, sql: SQLiteHandleDatabase(handle: writer, logger: logger)) {
+            try await Self.beginImmediate(on: writer)
+        }
+    }
+
+    static func open(path: String, logger: Logger) async throws -> SQLiteStoreDatabase {
+        if path != ":memory:" {
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            guard FileManager.default.fileExists(atPath: folder) else {
+                throw DatabaseError.cannotOpen(path: path, reason: "the folder \(folder) does not exist")
+            }
+        }
+        do {
+            let writer = try SQLiteConnectionHandle(path: path)
+            // WAL lets readers run beside the writer. The writer never sleeps inside SQLite: a transaction
+            // that finds the lock taken by another process waits asynchronously (see `beginImmediate`).
+            for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA foreign_keys = ON", "PRAGMA synchronous = NORMAL"] {
+                try writer.execute(pragma, [])
+            }
+            writer.setBusyTimeout(milliseconds: 0)
+            return SQLiteStoreDatabase(path: path, writer: writer, logger: logger)
+        } catch {
+            throw DatabaseError.cannotOpen(path: path, reason: "\(error)")
+        }
+    }
+
+    func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        if isInMemory { return try await body(SQLiteHandleDatabase(handle: writer, logger: logger)) }
+        let reader = try takeReader()
+        defer { returnReader(reader) }
+        return try await body(SQLiteHandleDatabase(handle: reader, logger: logger))
+    }
+
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await writes.transaction(body)
+    }
+
+    /// `BEGIN IMMEDIATE` already gives a transaction the database's only write lock.
+    func lock(_ lock: DatabaseLock, in sql: any SQLDatabase) async throws {}
+
+    func close() async throws {
+        let readers = idleReaders.withLockedValue { readers in
+            defer { readers.removeAll() }
+            return readers
+        }
+        readers.forEach { $0.close() }
+        writer.close()
+    }
+
+    /// Takes the write lock, waiting (without holding a thread) while another process has it.
+    private static func beginImmediate(on writer: SQLiteConnectionHandle) async throws {
+        let clock = ContinuousClock()
+        let deadline = clock.now + lockWait
+        var pause = Duration.milliseconds(1)
+        while true {
+            do {
+                try writer.execute("BEGIN IMMEDIATE", [])
+                return
+            } catch let error as SQLiteStatementError where error.isBusy && clock.now < deadline {
+                // Detached: the runner's cancellation must not fail the other callers' transactions.
+                let wait = pause
+                await Task.detached { try? await Task.sleep(for: wait) }.value
+                pause = min(pause * 2, .milliseconds(50))
+            }
+        }
+    }
+
+    private func takeReader() throws -> SQLiteConnectionHandle {
+        if let reader = idleReaders.withLockedValue({ $0.popLast() }) { return reader }
+        let reader = try SQLiteConnectionHandle(path: path)
+        // Readers never wait for the writer in WAL mode; this covers another process checkpointing.
+        reader.setBusyTimeout(milliseconds: 5000)
+        return reader
+    }
+
+    private func returnReader(_ reader: SQLiteConnectionHandle) {
+        // Keep a few for the next reads; a burst's extra connections close.
+        let kept = idleReaders.withLockedValue { readers -> Bool in
+            guard readers.count < 8 else { return false }
+            readers.append(reader)
+            return true
+        }
+        if !kept { reader.close() }
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+@testable import GatehouseServer
+import Logging
+import SQLKit
+import Testing
+
+@Suite("The embedded SQLite engine")
+struct SQLiteStoreDatabaseTests {
+    private struct Note: Codable, Sendable, Equatable {
+        var id: Int
+        var body: String
+        var weight: Double?
+        var payload: Data?
+    }
+
+    private func withDatabase(_ body: (String, SQLiteStoreDatabase) async throws -> Void) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-sqlite-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("test.sqlite").path
+        let database = try await SQLiteStoreDatabase.open(path: path, logger: Logger(label: "test"))
+        try await database.transaction { sql in
+            try await sql.raw("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL UNIQUE, weight REAL, payload BLOB)").run()
+        }
+        do {
+            try await body(path, database)
+            try await database.close()
+        } catch {
+            try? await database.close()
+            throw error
+        }
+    }
+
+    @Test("values of every storage class come back as they went in, through SQLKit's builders")
+    func roundTrip() async throws {
+        try await withDatabase { _, database in
+            let notes = [Note(id: 1, body: "naïve café ☕️ with a \0 inside", weight: 2.5, payload: Data([0, 1, 254, 255])),
+                         Note(id: 2, body: "", weight: nil, payload: nil)]
+            try await database.transaction { sql in
+                for note in notes { try await sql.insert(into: "notes").model(note).run() }
+            }
+            let read = try await database.read { sql in
+                try await sql.select().column("*").from("notes").orderBy("id").all(decoding: Note.self)
+            }
+            #expect(read == notes)
+            let count = try await database.read { sql in
+                try await sql.raw("SELECT COUNT(*) AS n FROM notes WHERE weight IS NULL").first(decodingColumn: "n", as: Int.self)
+            }
+            #expect(count == 1)
+        }
+    }
+
+    @Test("a failed statement rolls the whole transaction back and says what SQLite said")
+    func rollbackAndError() async throws {
+        try await withDatabase { _, database in
+            await #expect(throws: SQLiteStatementError.self) {
+                try await database.transaction { sql in
+                    try await sql.insert(into: "notes").model(Note(id: 1, body: "one")).run()
+                    try await sql.insert(into: "notes").model(Note(id: 2, body: "one")).run()
+                }
+            }
+            let count = try await database.read { sql in try await sql.raw("SELECT COUNT(*) AS n FROM notes").first(decodingColumn: "n", as: Int.self) }
+            #expect(count == 0)
+            let duplicate = await #expect(throws: SQLiteStatementError.self) {
+                try await database.transaction { sql in
+                    try await sql.insert(into: "notes").model(Note(id: 1, body: "one")).run()
+                    try await sql.insert(into: "notes").model(Note(id: 1, body: "two")).run()
+                }
+            }
+            #expect(duplicate?.description.contains("UNIQUE constraint failed: notes.id") == true)
+        }
+    }
+
+    @Test("more than one statement in one call is refused instead of running only the first")
+    func oneStatementPerCall() async throws {
+        try await withDatabase { _, database in
+            await #expect(throws: SQLiteStatementError.self) {
+                try await database.transaction { sql in
+                    try await sql.raw("INSERT INTO notes (id, body) VALUES (1, 'a'); INSERT INTO notes (id, body) VALUES (2, 'b')").run()
+                }
+            }
+            let count = try await database.read { sql in try await sql.raw("SELECT COUNT(*) AS n FROM notes").first(decodingColumn: "n", as: Int.self) }
+            #expect(count == 0)
+        }
+    }
+
+    @Test("readers see only committed data while a write transaction is open")
+    func readersDoNotSeeOpenTransactions() async throws {
+        try await withDatabase { _, database in
+            let seenInside = try await database.transaction { sql in
+                try await sql.insert(into: "notes").model(Note(id: 1, body: "pending")).run()
+                return try await database.read { reader in
+                    try await reader.raw("SELECT COUNT(*) AS n FROM notes").first(decodingColumn: "n", as: Int.self)
+                }
+            }
+            #expect(seenInside == 0)
+            let after = try await database.read { sql in try await sql.raw("SELECT COUNT(*) AS n FROM notes").first(decodingColumn: "n", as: Int.self) }
+            #expect(after == 1)
+        }
+    }
+
+    @Test("concurrent transactions from one process run one at a time and all commit")
+    func concurrentTransactions() async throws {
+        try await withDatabase { _, database in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<50 {
+                    group.addTask {
+                        try await database.transaction { sql in
+                            let count = try await sql.raw("SELECT COUNT(*) AS n FROM notes").first(decodingColumn: "n", as: Int.self) ?? 0
+                            try await sql.insert(into: "notes").model(Note(id: count + 1, body: "note \(index)")).run()
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let ids = try await database.read { sql in try await sql.raw("SELECT id FROM notes ORDER BY id").all(decodingColumn: "id", as: Int.self) }
+            #expect(ids == Array(1...50))
+        }
+    }
+
+    private struct Refused: Error, Equatable { let index: Int }
+
+    @Test("of concurrent transactions committed together, one that throws rolls back only its own writes")
+    func failuresStayIsolated() async throws {
+        try await withDatabase { _, database in
+            let outcomes = try await withThrowingTaskGroup(of: (Int, Result<String, Refused>).self) { group in
+                for index in 0..<60 {
+                    group.addTask {
+                        do {
+                            let answer = try await database.transaction { sql -> String in
+                                try await sql.insert(into: "notes").model(Note(id: index, body: "note \(index)")).run()
+                                // A pause inside the transaction lets the other callers queue up behind it.
+                                try await Task.sleep(for: .milliseconds(1))
+                                if index % 3 == 0 { throw Refused(index: index) }
+                                return "stored \(index)"
+                            }
+                            return (index, .success(answer))
+                        } catch let refused as Refused {
+                            return (index, .failure(refused))
+                        }
+                    }
+                }
+                return try await group.reduce(into: [Int: Result<String, Refused>]()) { $0[$1.0] = $1.1 }
+            }
+            for index in 0..<60 {
+                #expect(outcomes[index] == (index % 3 == 0 ? .failure(Refused(index: index)) : .success("stored \(index)")))
+            }
+            let ids = try await database.read { sql in try await sql.raw("SELECT id FROM notes ORDER BY id").all(decodingColumn: "id", as: Int.self) }
+            #expect(ids == (0..<60).filter { $0 % 3 != 0 })
+            // The savepoint path ran: some bodies shared a commit.
+            #expect(database.writes.bodiesInSharedCommits > 0)
+        }
+    }
+
+    @Test("a transaction waits while another process holds the write lock, then commits")
+    func waitsForAnotherProcess() async throws {
+        try await withDatabase { path, database in
+            // A second connection stands in for another process (the CLI) in the middle of a write.
+            let other = try await SQLiteStoreDatabase.open(path: path, logger: Logger(label: "other"))
+            let holding = AsyncStream<Void>.makeStream()
+            async let otherWrite: Void = other.transaction { sql in
+                try await sql.insert(into: "notes").model(Note(id: 1, body: "from the other process")).run()
+                holding.continuation.yield()
+                try await Task.sleep(for: .milliseconds(300))
+            }
+            for await _ in holding.stream { break }
+            let began = ContinuousClock.now
+            try await database.transaction { sql in
+                try await sql.insert(into: "notes").model(Note(id: 2, body: "from the server")).run()
+            }
+            let waited = ContinuousClock.now - began
+            try await otherWrite
+            try await other.close()
+            #expect(waited >= .milliseconds(150))
+            let bodies = try await database.read { sql in try await sql.raw("SELECT body FROM notes ORDER BY id").all(decodingColumn: "body", as: String.self) }
+            #expect(bodies == ["from the other process", "from the server"])
+        }
+    }
+}

@@ -223,14 +223,16 @@ def run_engine(engine: str, users: int, seconds: float, connections: int, passwo
         # Tokens to refresh, one family per connection plus one per wrk thread (wrk calls the first thread's
         # request() once before the run to check it, which takes a family out of play), and an access token for userinfo.
         port = server.port
-        sessions: list[dict] = []
-        signed_in = drive(port, lambda client, i: sessions.append(client.password_login(f"user{i}")), 8, 120, limit=connections + 2)
-        assert signed_in["errors"] == 0, signed_in
-        refresh_tokens = [t["refresh_token"] for t in sessions]
-        es256_sessions: list[dict] = []
-        signed_in = drive(port, lambda client, i: es256_sessions.append(client.password_login(f"user{i}", "bench-app-es256")),
-                          8, 120, limit=connections + 2)
-        assert signed_in["errors"] == 0, signed_in
+
+        def sign_in_families(client_id: str) -> list[dict]:
+            sessions: list[dict] = []
+            signed_in = drive(port, lambda client, i: sessions.append(client.password_login(f"user{i}", client_id)), 8, 120,
+                              limit=connections + 2)
+            assert signed_in["errors"] == 0, signed_in
+            return sessions
+
+        sessions = sign_in_families("bench-app")
+        es256_sessions = sign_in_families("bench-app-es256")
         access_token = sessions[0]["access_token"]
         secrets = []
         enrolled = drive(port, lambda client, i: secrets.append((f"user{users - 1 - i}", client.enroll_totp(f"user{users - 1 - i}"))),
@@ -243,9 +245,8 @@ def run_engine(engine: str, users: int, seconds: float, connections: int, passwo
         scenarios["discovery"] = wrk(base + "/.well-known/openid-configuration", "get.lua", seconds, connections)
         scenarios["jwks"] = wrk(base + "/jwks", "get.lua", seconds, connections)
         scenarios["userinfo"] = wrk(base + "/userinfo", "userinfo.lua", seconds, connections, [access_token])
-        scenarios["refresh_token"] = wrk(base + "/token", "refresh.lua", seconds, connections, ["bench-app", *refresh_tokens])
-        scenarios["refresh_token_es256"] = wrk(base + "/token", "refresh.lua", seconds, connections,
-                                               ["bench-app-es256", *[t["refresh_token"] for t in es256_sessions]])
+        for name, client_id, families in (("refresh_token", "bench-app", sessions), ("refresh_token_es256", "bench-app-es256", es256_sessions)):
+            scenarios[name] = wrk(base + "/token", "refresh.lua", seconds, connections, [client_id, *[t["refresh_token"] for t in families]])
         scenarios["client_credentials"] = wrk(base + "/token", "client_credentials.lua", seconds, connections,
                                               [base64.b64encode(f"bench-service:{SERVICE_SECRET}".encode()).decode()])
         sign_in_users = max(1, users - TOTP_USERS)

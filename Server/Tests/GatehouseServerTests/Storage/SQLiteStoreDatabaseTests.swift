@@ -164,14 +164,16 @@ struct SQLiteStoreDatabaseTests {
                 try await Task.sleep(for: .milliseconds(300))
             }
             for await _ in holding.stream { break }
-            let began = ContinuousClock.now
-            try await database.transaction { sql in
+            // The other transaction still holds the lock (it sleeps before committing); this one can only begin
+            // once that one has committed, so it must find the other's row already there.
+            let seenAtStart = try await database.transaction { sql in
+                let count = try await sql.raw("SELECT COUNT(*) AS n FROM notes").first(decodingColumn: "n", as: Int.self)
                 try await sql.insert(into: "notes").model(Note(id: 2, body: "from the server")).run()
+                return count
             }
-            let waited = ContinuousClock.now - began
             try await otherWrite
             try await other.close()
-            #expect(waited >= .milliseconds(150))
+            #expect(seenAtStart == 1)
             let bodies = try await database.read { sql in try await sql.raw("SELECT body FROM notes ORDER BY id").all(decodingColumn: "body", as: String.self) }
             #expect(bodies == ["from the other process", "from the server"])
         }

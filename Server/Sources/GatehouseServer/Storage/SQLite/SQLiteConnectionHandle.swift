@@ -42,7 +42,7 @@ final class SQLiteConnectionHandle: @unchecked Sendable {
         guard status == SQLITE_OK, let connection else {
             let message = connection.map { String(cString: sqlite_nio_sqlite3_errmsg($0)) } ?? String(cString: sqlite_nio_sqlite3_errstr(status))
             sqlite_nio_sqlite3_close_v2(connection)
-            throw SQLiteStatementError(code: status, message: message, sql: nil)
+            throw SQLiteStatementError(code: status, message: message)
         }
         self.connection = connection
     }
@@ -62,19 +62,19 @@ final class SQLiteConnectionHandle: @unchecked Sendable {
     /// Runs one statement with `binds`, handing each result row to `onRow` before the next is read.
     func execute(_ sql: String, _ binds: [SQLiteData], onRow: (SQLiteRowValues) throws -> Void = { _ in }) throws {
         try lock.withLock {
-            guard let connection else { throw SQLiteStatementError(code: SQLITE_MISUSE, message: "the connection is closed", sql: sql) }
+            guard let connection else { throw SQLiteStatementError(code: SQLITE_MISUSE, message: "the connection is closed") }
             let statement = try prepared(sql, on: connection)
             defer {
                 sqlite_nio_sqlite3_reset(statement.pointer)
                 sqlite_nio_sqlite3_clear_bindings(statement.pointer)
             }
             for (index, value) in binds.enumerated() {
-                try check(bind(value, at: Int32(index + 1), in: statement.pointer), sql: sql, on: connection)
+                try check(bind(value, at: Int32(index + 1), in: statement.pointer), on: connection)
             }
             while true {
                 let status = sqlite_nio_sqlite3_step(statement.pointer)
                 if status == SQLITE_DONE { return }
-                guard status == SQLITE_ROW else { throw error(status, sql: sql, on: connection) }
+                guard status == SQLITE_ROW else { throw error(status, on: connection) }
                 try onRow(SQLiteRowValues(columns: statement.columns, values: values(of: statement)))
             }
         }
@@ -105,9 +105,9 @@ final class SQLiteConnectionHandle: @unchecked Sendable {
         }
         guard status == SQLITE_OK, let pointer else {
             if status == SQLITE_MISUSE {
-                throw SQLiteStatementError(code: status, message: "only one statement can run per call", sql: sql)
+                throw SQLiteStatementError(code: status, message: "only one statement can run per call")
             }
-            throw error(status, sql: sql, on: connection)
+            throw error(status, on: connection)
         }
         let statement = PreparedStatement(pointer: pointer)
         if statements.count >= Self.cacheLimit { statements.removeAll() }
@@ -157,12 +157,12 @@ final class SQLiteConnectionHandle: @unchecked Sendable {
         }
     }
 
-    private func check(_ status: Int32, sql: String, on connection: OpaquePointer) throws {
-        guard status == SQLITE_OK else { throw error(status, sql: sql, on: connection) }
+    private func check(_ status: Int32, on connection: OpaquePointer) throws {
+        guard status == SQLITE_OK else { throw error(status, on: connection) }
     }
 
-    private func error(_ status: Int32, sql: String, on connection: OpaquePointer) -> SQLiteStatementError {
-        SQLiteStatementError(code: status, message: String(cString: sqlite_nio_sqlite3_errmsg(connection)), sql: sql)
+    private func error(_ status: Int32, on connection: OpaquePointer) -> SQLiteStatementError {
+        SQLiteStatementError(code: status, message: String(cString: sqlite_nio_sqlite3_errmsg(connection)))
     }
 
     /// SQLITE_TRANSIENT: SQLite copies the bound bytes, which live only as long as the Swift value.

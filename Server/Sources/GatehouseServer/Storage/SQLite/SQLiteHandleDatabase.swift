@@ -11,6 +11,9 @@ struct SQLiteHandleDatabase: SQLDatabase {
     let handle: SQLiteConnectionHandle
     let logger: Logger
 
+    /// One encoder for every query: each `SQLiteDataEncoder()` allocates a `JSONEncoder`.
+    private static let encoder = SQLiteDataEncoder()
+
     var eventLoop: any EventLoop { MultiThreadedEventLoopGroup.singleton.any() }
     var dialect: any SQLDialect { SQLiteDialect() }
     var queryLogLevel: Logger.Level? { nil }
@@ -25,7 +28,6 @@ struct SQLiteHandleDatabase: SQLDatabase {
 
     private func run(_ query: any SQLExpression, _ onRow: (any SQLRow) -> Void) throws {
         let (sql, binds) = serialize(query)
-        let encoder = SQLiteDataEncoder()
-        try handle.execute(sql, try binds.map { try encoder.encode($0) }) { onRow($0) }
+        try handle.execute(sql, try binds.map { try Self.encoder.encode($0) }) { onRow($0) }
     }
 }

@@ -19,6 +19,9 @@ struct SQLiteRowValues: SQLRow {
     let columns: SQLiteRowColumns
     let values: [SQLiteData]
 
+    /// One decoder for every row: each `SQLiteDataDecoder()` allocates a `JSONDecoder`.
+    private static let decoder = SQLiteDataDecoder()
+
     var allColumns: [String] { columns.names }
 
     func contains(column: String) -> Bool { columns.offsets[column] != nil }
@@ -32,7 +35,7 @@ struct SQLiteRowValues: SQLRow {
         guard let offset = columns.offsets[column] else {
             throw DecodingError.keyNotFound(SQLiteColumnKey(column), .init(codingPath: [], debugDescription: "No column named \(column) in the result."))
         }
-        return try SQLiteDataDecoder().decode(D.self, from: values[offset])
+        return try Self.decoder.decode(D.self, from: values[offset])
     }
 }
 

@@ -27,7 +27,7 @@ final class SQLiteStoreDatabase: Database {
         self.path = path
         self.writer = writer
         self.logger = logger
-        writes = SQLiteWriteQueue(connection: writer, sql: SQLiteHandleDatabase(handle: writer, logger: logger)) {
+        writes = SQLiteWriteQueue(sql: SQLiteHandleDatabase(handle: writer, logger: logger)) {
             try await Self.beginImmediate(on: writer)
         }
     }

@@ -69,13 +69,12 @@ final class SQLiteWriteQueue: Sendable {
     var bodiesInSharedCommits: Int { queue.withLockedValue(\.sharedCommits) }
 
     private let queue = NIOLockedValueBox(Queue())
-    private let connection: SQLiteConnectionHandle
     private let sql: SQLiteHandleDatabase
+    private var connection: SQLiteConnectionHandle { sql.handle }
     private let begin: @Sendable () async throws -> Void
 
-    /// - Parameter begin: starts a write transaction on `connection` (waiting for other processes as needed).
-    init(connection: SQLiteConnectionHandle, sql: SQLiteHandleDatabase, begin: @escaping @Sendable () async throws -> Void) {
-        self.connection = connection
+    /// - Parameter begin: starts a write transaction on `sql`'s connection (waiting for other processes as needed).
+    init(sql: SQLiteHandleDatabase, begin: @escaping @Sendable () async throws -> Void) {
         self.sql = sql
         self.begin = begin
     }

@@ -11,6 +11,7 @@ public struct OneTimePassword: Sendable, Equatable {
 
     /// The shared secret (20 random bytes when Gatehouse makes one).
     public let secret: [UInt8]
+    /// The HMAC hash codes are made with.
     public var algorithm: Algorithm = .sha1
     /// Digits per code.
     public var digits = 6

@@ -4,14 +4,18 @@ public struct OAuthErrorResponse: Codable, Sendable, Equatable, Error {
     public var error: String
     /// A human-readable explanation that says what went wrong and, where it can, what to do.
     public var errorDescription: String?
+    /// For a wrong PIN or code: how many more wrong ones are allowed before the credential is blocked.
+    public var attemptsRemaining: Int?
 
-    public init(error: String, errorDescription: String? = nil) {
+    public init(error: String, errorDescription: String? = nil, attemptsRemaining: Int? = nil) {
         self.error = error
         self.errorDescription = errorDescription
+        self.attemptsRemaining = attemptsRemaining
     }
 
     enum CodingKeys: String, CodingKey {
         case error
         case errorDescription = "error_description"
+        case attemptsRemaining = "attempts_remaining"
     }
 }

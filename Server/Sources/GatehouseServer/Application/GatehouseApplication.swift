@@ -20,6 +20,12 @@ public enum GatehouseApplication {
             headers[.cacheControl] = "public, max-age=3600"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: PageRenderer.stylesheet)))
         }
+        router.get("/assets/app-login.js") { _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/javascript; charset=utf-8"
+            headers[.cacheControl] = "public, max-age=3600"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: AppLoginStatusStream.script)))
+        }
         HealthController(server: server).addRoutes(to: router)
         DiscoveryController(server: server).addRoutes(to: router)
         AuthorizationController(server: server).addRoutes(to: router)
@@ -30,6 +36,7 @@ public enum GatehouseApplication {
         IntrospectionController(server: server).addRoutes(to: router)
         EndSessionController(server: server).addRoutes(to: router)
         FlowController(server: server).addRoutes(to: router)
+        AuthenticatorController(server: server).addRoutes(to: router)
         FlowAPIDocument.addRoutes(to: router, issuer: server.issuer)
         demo?.addRoutes(to: router)
         return router

@@ -20,6 +20,9 @@ public final class IdentityServer: Sendable {
     let flows: FlowStore
     let authenticators: AuthenticatorStore
     let oneTimeCodes: OneTimeCodeStore
+    let deviceIdentities: DeviceIdentityStore
+    let appLogins: AppLoginStore
+    let pinKeys: PINKeyring
     /// Delivers emails and text messages; run ``CourierService`` beside the HTTP server for retries.
     public let courier: Courier
     let authenticator: PasswordAuthenticator
@@ -64,6 +67,9 @@ public final class IdentityServer: Sendable {
                                             box: SecretBox(serverSecret: secret.bytes, purpose: AuthenticatorStore.purpose))
         oneTimeCodes = OneTimeCodeStore(database: database, clock: clock, policy: configuration.oneTimeCodes,
                                         box: SecretBox(serverSecret: secret.bytes, purpose: OneTimeCodeStore.purpose))
+        deviceIdentities = DeviceIdentityStore(database: database, clock: clock)
+        appLogins = AppLoginStore(database: database, clock: clock, box: SecretBox(serverSecret: secret.bytes, purpose: AppLoginStore.purpose))
+        pinKeys = PINKeyring(box: SecretBox(serverSecret: secret.bytes, purpose: PINKeyring.purpose))
         courier = Courier(queue: CourierQueue(database: database, clock: clock, secret: secret), configuration: configuration.courier,
                           clientName: URL(string: configuration.resolvedIssuer)?.host ?? "localhost", logger: logger)
         authenticator = PasswordAuthenticator(
@@ -80,6 +86,12 @@ public final class IdentityServer: Sendable {
     public func shutdown() async {
         try? await hasher.shutdown()
         try? await database.close()
+    }
+
+    /// How messages and authenticator apps name this server: its host (and port).
+    var serviceName: String {
+        guard let url = URL(string: issuer), let host = url.host else { return "Gatehouse" }
+        return url.port.map { "\(host):\($0)" } ?? host
     }
 
     /// An absolute URL on this server.

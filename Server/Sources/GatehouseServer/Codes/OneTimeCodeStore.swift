@@ -23,6 +23,7 @@ struct OneTimeCodeStore: Sendable {
         case verifyPhone = "verify_phone"
         case recovery
         case unlock
+        case verifyDevice = "verify_device"
     }
 
     /// What asking for a code found.

@@ -19,11 +19,12 @@ struct ConfigurationFile: Decodable {
     var registration: RegistrationPolicy?
     var oneTimeCodes: OneTimeCodePolicy?
     var courier: CourierConfiguration?
+    var authenticator: AuthenticatorPolicy?
     var demo: Bool?
     var logLevel: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case host, port, database, issuer, secret, demo, registration, courier
+        case host, port, database, issuer, secret, demo, registration, courier, authenticator
         case oneTimeCodes = "one_time_codes"
         case secretFile = "secret_file"
         case passwordHashing = "password_hashing"
@@ -72,6 +73,7 @@ struct ConfigurationFile: Decodable {
         if let registration { configuration.registration = registration }
         if let oneTimeCodes { configuration.oneTimeCodes = oneTimeCodes }
         if let courier { configuration.courier = courier }
+        if let authenticator { configuration.authenticator = authenticator }
         if let demo { configuration.demo = demo }
         if let logLevel { configuration.logLevel = logLevel }
     }

@@ -35,6 +35,8 @@ public struct ServerConfiguration: Sendable {
     public var oneTimeCodes = OneTimeCodePolicy()
     /// How emails and text messages are delivered.
     public var courier = CourierConfiguration()
+    /// Sign-in by QR code, approved in an authenticator app with a PIN.
+    public var authenticator = AuthenticatorPolicy()
     /// Create a demo user and client and serve the demo relying party at `/demo`.
     public var demo = false
     public var logLevel = "info"
@@ -81,6 +83,7 @@ public struct ServerConfiguration: Sendable {
         try passwords.validate()
         try oneTimeCodes.validate()
         try courier.validate()
+        try authenticator.validate()
         try signOn.validate("sign_on")
         for (client, policy) in clientSignOn { try policy.validate("client_sign_on.\(client)") }
     }

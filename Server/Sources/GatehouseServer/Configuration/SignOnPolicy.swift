@@ -16,6 +16,8 @@ public struct SignOnPolicy: Sendable, Codable, Equatable {
     public var factors: [SecondFactor] = [.totp]
     /// Wrong codes one step tolerates before the sign-in fails and must start over.
     public var maxCodeAttempts = 5
+    /// Whether the sign-in page offers "Sign in with the app": a QR code approved in an authenticator app with a PIN.
+    public var appLogin = false
 
     /// A policy with the given rule and the default factors and attempt limit.
     public init(secondFactor: SecondFactorRule = .off) {
@@ -29,6 +31,7 @@ public struct SignOnPolicy: Sendable, Codable, Equatable {
         secondFactor = try container.decodeIfPresent(SecondFactorRule.self, forKey: .secondFactor) ?? defaults.secondFactor
         factors = try container.decodeIfPresent([SecondFactor].self, forKey: .factors) ?? defaults.factors
         maxCodeAttempts = try container.decodeIfPresent(Int.self, forKey: .maxCodeAttempts) ?? defaults.maxCodeAttempts
+        appLogin = try container.decodeIfPresent(Bool.self, forKey: .appLogin) ?? defaults.appLogin
     }
 
     func validate(_ name: String) throws {
@@ -42,5 +45,6 @@ public struct SignOnPolicy: Sendable, Codable, Equatable {
         case factors
         case secondFactor = "second_factor"
         case maxCodeAttempts = "max_code_attempts"
+        case appLogin = "app_login"
     }
 }

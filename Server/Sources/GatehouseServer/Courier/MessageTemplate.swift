@@ -10,6 +10,10 @@ enum MessageTemplate: String, Sendable {
     case authenticatorChanged = "authenticator_changed"
     /// Told after new recovery codes replaced the old ones.
     case recoveryCodesChanged = "recovery_codes_changed"
+    /// Confirms a new authenticator app's device identity with a code typed into the app.
+    case deviceCode = "device_code"
+    /// Confirms a new authenticator app's device identity with a link (passed as the code).
+    case deviceLink = "device_link"
 
     /// The subject and body for `code` (empty for the notices: ``accountExists`` and the changes), valid for `minutes`, from the service at `issuer`.
     func render(code: String, minutes: Int64, service: String) -> (subject: String, body: String) {
@@ -26,6 +30,10 @@ enum MessageTemplate: String, Sendable {
             ("You already have an account", "Someone tried to create a \(service) account with this address, which already has one. If it was you, sign in or reset your password instead. If not, you can ignore this message.")
         case .authenticatorChanged:
             ("Your authenticator app changed", "An authenticator app was set up for your \(service) account, with new recovery codes; codes from any app or recovery codes you had before no longer work. If this wasn't you, reset your password now.")
+        case .deviceCode:
+            ("Confirm your new device", "\(code) is the code that confirms a new \(service) authenticator app. It expires in \(minutes) minutes. If you did not set up a device, ignore this message: without the code it cannot sign in.")
+        case .deviceLink:
+            ("Confirm your new device", "Open \(code) to confirm a new \(service) authenticator app. The link expires in \(minutes) minutes. If you did not set up a device, ignore this message: without the link it cannot sign in.")
         case .recoveryCodesChanged:
             ("Your recovery codes changed", "New recovery codes were made for your \(service) account; the previous ones no longer work. If this wasn't you, reset your password now.")
         }

@@ -23,6 +23,7 @@ public final class DemoRelyingParty: Sendable {
     public static func applyDefaults(to configuration: inout ServerConfiguration) {
         var everyFactor = SignOnPolicy(secondFactor: .ifEnrolled)
         everyFactor.factors = [.totp, .email, .sms]
+        everyFactor.appLogin = true
         if configuration.signOn == SignOnPolicy() { configuration.signOn = everyFactor }
         if configuration.clientSignOn[cliClientID] == nil {
             everyFactor.secondFactor = .required

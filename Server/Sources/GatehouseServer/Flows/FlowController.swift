@@ -22,7 +22,7 @@ struct FlowController: Sendable {
     }
 
     func start(_ request: Request, kind: FlowKind, context: some RequestContext) async throws -> Response {
-        let body = try await decode(FlowStartRequest.self, from: request, context: context)
+        let body = try await JSONRequest.decode(FlowStartRequest.self, from: request)
         guard let client = try await server.clients.find(id: body.clientID) else {
             throw OAuthError.invalidRequest("No client is registered as \(body.clientID).")
         }
@@ -46,7 +46,7 @@ struct FlowController: Sendable {
     }
 
     func submit(_ request: Request, flowID: String, context: some RequestContext) async throws -> Response {
-        let submission = try await decode(FlowSubmission.self, from: request, context: context)
+        let submission = try await JSONRequest.decode(FlowSubmission.self, from: request)
         guard let state = try await server.flows.find(flowID, owner: .client(submission.clientID)) else { return Self.expired }
         switch try await LoginFlow(server: server).advance(flowID, state: state, action: submission.action, values: submission.values) {
         case .next(let node):
@@ -72,28 +72,5 @@ struct FlowController: Sendable {
     private static var expired: Response {
         JSONResponse.make(FlowResponse(status: .failure, failure: OAuthErrorResponse(error: "flow_expired", errorDescription: LoginMessages.expired)),
                           status: .notFound)
-    }
-
-    private func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {
-        guard request.headers[.contentType]?.lowercased().hasPrefix("application/json") == true else {
-            throw HTTPError(.unsupportedMediaType, message: "Send the flow request as application/json.")
-        }
-        let buffer = try await FormParameters.collectBody(of: request)
-        do {
-            return try JSONDecoder().decode(T.self, from: Data(buffer: buffer))
-        } catch {
-            throw OAuthError.invalidRequest("The request body is not a valid \(T.self): \(Self.explain(error)).")
-        }
-    }
-
-    private static func explain(_ error: any Error) -> String {
-        guard let error = error as? DecodingError else { return "not JSON" }
-        switch error {
-        case .keyNotFound(let key, _): return "\(key.stringValue) is missing"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-            return path.isEmpty ? "not JSON" : "\(path) has the wrong type"
-        @unknown default: return "not JSON"
-        }
     }
 }

@@ -51,6 +51,18 @@ struct FlowStore: Sendable {
         var enrollmentDone: Bool?
         /// A registration waiting for its codes.
         var registration: PendingRegistration?
+        /// The QR sign-in the page shows, when the person chose "Sign in with the app".
+        var appLogin: PendingAppLogin?
+    }
+
+    /// A QR code on the page, waiting for an authenticator app to approve it.
+    struct PendingAppLogin: Codable, Sendable, Equatable {
+        /// The session in ``AppLoginStore``.
+        var sessionID: String
+        /// Its access code, sealed under the server secret (the database keeps only a digest).
+        var sealedAccessCode: String
+        /// The node to go back to for "Sign in with a password instead".
+        var returnNodeID: String
     }
 
     /// An account being registered: created only once its email (and phone, when given) is confirmed.

@@ -29,7 +29,7 @@ extension LoginFlow {
             return .retry(node(for: state, messages: [message]), .throttled)
         case .code(let code):
             if let destination {
-                try await server.courier.send(template, code: code, to: destination, on: channel, service: serviceName,
+                try await server.courier.send(template, code: code, to: destination, on: channel, service: server.serviceName,
                                               codeLifetime: server.configuration.oneTimeCodes.lifetime)
             }
             return nil
@@ -80,11 +80,5 @@ extension LoginFlow {
         case .sms:
             return "the number ending in \(destination.suffix(2))"
         }
-    }
-
-    /// How messages name this server: its host (and port), as authenticator apps list it too.
-    var serviceName: String {
-        guard let url = URL(string: server.issuer), let host = url.host else { return "Gatehouse" }
-        return url.port.map { "\(host):\($0)" } ?? host
     }
 }

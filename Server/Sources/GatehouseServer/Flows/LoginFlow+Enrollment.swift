@@ -69,6 +69,6 @@ extension LoginFlow {
     /// Tells the account's owner about a change to how they sign in, at their verified email address.
     func notify(_ user: User, _ notice: MessageTemplate) async throws {
         guard let address = Self.destination(of: user, on: .email) else { return }
-        try await server.courier.send(notice, to: address, on: .email, service: serviceName, codeLifetime: 0)
+        try await server.courier.send(notice, to: address, on: .email, service: server.serviceName, codeLifetime: 0)
     }
 }

@@ -6,7 +6,7 @@ extension LoginFlow {
     /// The registration, recovery, unlock, password or enrollment node `state` is at, or `nil` for the sign-in nodes.
     func accountNode(for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode? {
         passwordNode(for: state, messages: messages) ?? registrationNode(for: state, messages: messages) ?? recoveryNode(for: state, messages: messages)
-            ?? enrollmentNode(for: state, messages: messages)
+            ?? enrollmentNode(for: state, messages: messages) ?? appLoginNode(for: state, messages: messages)
     }
 
     /// A submission on a registration, recovery, unlock, password or enrollment node; `nil` for the other nodes.
@@ -20,6 +20,8 @@ extension LoginFlow {
             try await advanceRecovery(id, state: state, action: action, values: values)
         case NodeID.enrollChoose:
             try await advanceEnrollment(id, state: state, values: values)
+        case NodeID.appLogin:
+            try await advanceAppLogin(id, state: state, action: action)
         default:
             nil
         }
@@ -39,6 +41,8 @@ extension LoginFlow {
             next.username = nil
         case "unlock":
             return try await startUnlock(id, state: state)
+        case Self.appLoginAction.id where state.journey == nil:
+            return try await startAppLogin(id, state: state)
         default:
             return nil
         }

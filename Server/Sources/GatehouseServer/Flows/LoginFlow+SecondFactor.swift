@@ -219,7 +219,7 @@ extension LoginFlow {
                             category: "mfa_required", fields: [choice], actions: [FlowAction(id: "submit", kind: .submit, label: "Continue")],
                             messages: messages)
         case NodeID.totp:
-            return FlowNode(id: NodeID.totp, name: "Enter your verification code", description: "Enter the 6-digit code your authenticator app shows for \(serviceName).",
+            return FlowNode(id: NodeID.totp, name: "Enter your verification code", description: "Enter the 6-digit code your authenticator app shows for \(server.serviceName).",
                             category: "mfa_challenge", fields: [Self.totpCodeField], actions: [verify] + another, messages: messages)
         case NodeID.emailCode, NodeID.smsCode:
             let place = state.sentTo ?? (state.nodeID == NodeID.emailCode ? "your email address" : "your phone")
@@ -234,7 +234,7 @@ extension LoginFlow {
             let grouped = stride(from: 0, to: key.count, by: 4).map { String(key.dropFirst($0).prefix(4)) }.joined(separator: " ")
             let fields = [
                 FlowField(key: "otpauth", kind: .qrCode, label: "Scan this QR code with your authenticator app.", required: false,
-                          defaultValue: generator.provisioningURI(issuer: serviceName, account: state.username ?? "")),
+                          defaultValue: generator.provisioningURI(issuer: server.serviceName, account: state.username ?? "")),
                 FlowField(key: "secret", kind: .label, label: "Can't scan it? Enter this key instead: \(grouped)", required: false),
                 Self.totpCodeField,
             ]

@@ -28,6 +28,7 @@ struct LoginFlow: Sendable {
         static let passwordWarning = "password.warning"
         static let passwordExpired = "password.expired"
         static let enrollChoose = "enroll.choose"
+        static let appLogin = "login.app"
     }
 
     static let usernameField = FlowField(key: "username", kind: .text, label: "Username",
@@ -63,6 +64,9 @@ struct LoginFlow: Sendable {
         let category = locked ? "locked_out" : "sign_in"
         let unlock = locked ? [FlowAction(id: "unlock", kind: .submit, label: "Unlock with a code sent by email")] : []
         var links = [FlowAction(id: "recover", kind: .link, label: "Forgot your password?", flow: FlowKind.recovery.rawValue)]
+        if state.journey == nil, server.configuration.signOnPolicy(for: state.request.clientID).appLogin {
+            links.insert(Self.appLoginAction, at: 0)
+        }
         if server.configuration.registration.enabled {
             links.append(FlowAction(id: "register", kind: .link, label: "Create an account", flow: FlowKind.registration.rawValue))
         }
@@ -84,6 +88,10 @@ struct LoginFlow: Sendable {
     /// Why a node is shown again; the hosted page answers each with its own HTTP status.
     enum Problem: Sendable, Equatable {
         case invalidInput, invalidCredentials, invalidCode, throttled, locked
+        /// Waiting for the authenticator app to approve (not an error: the page keeps showing the code).
+        case waiting
+        /// The app cancelled, or the code expired before anyone approved it.
+        case notApproved
     }
 
     /// Where a submission led.

@@ -8,11 +8,14 @@ struct OAuthError: Error, Sendable {
     var code: String
     var description: String
     var status: HTTPResponse.Status
+    /// After a wrong PIN or code: the wrong ones still allowed.
+    var attemptsRemaining: Int?
 
-    init(_ code: String, _ description: String, status: HTTPResponse.Status = .badRequest) {
+    init(_ code: String, _ description: String, status: HTTPResponse.Status = .badRequest, attemptsRemaining: Int? = nil) {
         self.code = code
         self.description = description
         self.status = status
+        self.attemptsRemaining = attemptsRemaining
     }
 
     static func invalidRequest(_ description: String) -> OAuthError { .init("invalid_request", description) }
@@ -25,7 +28,7 @@ struct OAuthError: Error, Sendable {
     static func invalidToken(_ description: String) -> OAuthError { .init("invalid_token", description, status: .unauthorized) }
 
     func response() -> Response {
-        var response = JSONResponse.make(OAuthErrorResponse(error: code, errorDescription: description), status: status)
+        var response = JSONResponse.make(OAuthErrorResponse(error: code, errorDescription: description, attemptsRemaining: attemptsRemaining), status: status)
         if code == "invalid_client" {
             response.headers[.wwwAuthenticate] = #"Basic realm="gatehouse""#
         } else if code == "invalid_token" {

@@ -11,6 +11,7 @@ struct LoginController: Sendable {
     func addRoutes(to router: Router<some RequestContext>) {
         router.get("/login") { request, _ in try await show(request) }
         router.post("/login") { request, _ in try await submit(request) }
+        router.get("/login/app-status") { request, _ in try await appLoginStatus(request) }
     }
 
     func show(_ request: Request) async throws -> Response {
@@ -21,6 +22,17 @@ struct LoginController: Sendable {
             return PageRenderer.error(title: "Sign-in expired", message: LoginMessages.hostedExpired)
         }
         return FlowPage.render(LoginFlow(server: server).node(for: state), flowID: id, csrfToken: binding, action: "/login")
+    }
+
+    /// The live status of the QR code the flow's page shows (``AppLoginStatusStream``), for this browser only.
+    func appLoginStatus(_ request: Request) async throws -> Response {
+        let parameters = FormParameters(encoded: request.uri.query ?? "")
+        guard let id = parameters["flow"], let binding = server.cookies.value(server.cookies.loginName, in: request),
+              let state = try await server.flows.find(id, owner: .browser(binding: binding)), let pending = state.appLogin
+        else {
+            return PageRenderer.error(title: "Sign-in expired", message: LoginMessages.hostedExpired, status: .notFound)
+        }
+        return AppLoginStatusStream(server: server).response(sessionID: pending.sessionID, flowID: id)
     }
 
     func submit(_ request: Request) async throws -> Response {
@@ -76,6 +88,8 @@ struct LoginController: Sendable {
         case .invalidCredentials, .invalidCode: .unauthorized
         case .throttled: .tooManyRequests
         case .locked: .forbidden
+        case .waiting: .ok
+        case .notApproved: .conflict
         }
     }
 }

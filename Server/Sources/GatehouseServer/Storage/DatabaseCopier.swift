@@ -46,6 +46,13 @@ public struct DatabaseCopier: Sendable {
                                                   ("next_attempt_at", .integer), ("last_error", .text), ("created_at", .integer), ("sent_at", .integer)]),
         Table(name: "login_throttle", columns: [("subject_hash", .text), ("failures", .integer), ("window_started_at", .integer),
                                                 ("blocked_until", .integer)]),
+        Table(name: "device_identities", columns: [("id", .text), ("secret_hash", .text), ("user_id", .text), ("email", .text),
+                                                   ("device_name", .text), ("state", .text), ("sealed_oprf_key", .text), ("public_key", .text),
+                                                   ("pin_failures", .integer), ("pin_evaluations", .integer), ("created_at", .integer),
+                                                   ("updated_at", .integer), ("expires_at", .integer), ("last_used_at", .integer)]),
+        Table(name: "app_logins", columns: [("id", .text), ("code_hash", .text), ("flow_hash", .text), ("client_name", .text), ("status", .text),
+                                            ("identity_id", .text), ("user_id", .text), ("challenge", .text), ("created_at", .integer),
+                                            ("expires_at", .integer)]),
     ]
 
     public let source: any Database

@@ -221,5 +221,45 @@ enum SchemaMigrations {
             "CREATE INDEX one_time_codes_expiry ON one_time_codes(expires_at)",
             "CREATE INDEX browser_sessions_expiry ON browser_sessions(expires_at)",
         ]),
+        // Device identities of authenticator apps (a PIN-protected key per identity, an OPRF key per identity sealed under
+        // the server secret, wrong PINs counted in the row) and the QR sign-in sessions they approve.
+        Migration(version: 9, name: "device identities and QR sign-in", statements: [
+            """
+            CREATE TABLE device_identities (
+                id TEXT PRIMARY KEY,
+                secret_hash TEXT NOT NULL UNIQUE,
+                user_id TEXT,
+                email TEXT NOT NULL,
+                device_name TEXT,
+                state TEXT NOT NULL,
+                sealed_oprf_key TEXT NOT NULL,
+                public_key TEXT,
+                pin_failures INTEGER NOT NULL DEFAULT 0,
+                pin_evaluations INTEGER NOT NULL DEFAULT 0,
+                created_at BIGINT NOT NULL,
+                updated_at BIGINT NOT NULL,
+                expires_at BIGINT,
+                last_used_at BIGINT
+            )
+            """,
+            "CREATE INDEX device_identities_user ON device_identities(user_id)",
+            "CREATE INDEX device_identities_expiry ON device_identities(expires_at)",
+            """
+            CREATE TABLE app_logins (
+                id TEXT PRIMARY KEY,
+                code_hash TEXT NOT NULL UNIQUE,
+                flow_hash TEXT NOT NULL,
+                client_name TEXT NOT NULL,
+                status TEXT NOT NULL,
+                identity_id TEXT,
+                user_id TEXT,
+                challenge TEXT,
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX app_logins_flow ON app_logins(flow_hash)",
+            "CREATE INDEX app_logins_expiry ON app_logins(expires_at)",
+        ]),
     ]
 }

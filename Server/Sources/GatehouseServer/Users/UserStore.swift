@@ -168,7 +168,7 @@ public struct UserStore: Sendable {
         return try await database.transaction { sql in
             guard let row = try await sql.raw("SELECT id FROM users WHERE username = \(bind: key)").first() else { return false }
             let id = try row.decode(column: "id", as: String.self)
-            for table in ["browser_sessions", "authorization_codes", "access_tokens", "refresh_tokens"] {
+            for table in ["browser_sessions", "authorization_codes", "access_tokens", "refresh_tokens", "device_identities"] {
                 try await sql.raw("DELETE FROM \(unsafeRaw: table) WHERE user_id = \(bind: id)").run()
             }
             try await sql.raw("DELETE FROM users WHERE id = \(bind: id)").run()

@@ -1,0 +1,118 @@
+import Crypto
+import Foundation
+import GatehouseProtocol
+import Hummingbird
+
+/// Registering a device identity: an email, its confirmation (code or link), then the PIN: the device has its
+/// blinded PIN evaluated once with the identity's new OPRF key and sends the public half of the signing key it
+/// sealed under the result.
+extension AuthenticatorController {
+    func startRegistration(_ request: Request) async throws -> Response {
+        let body = try await JSONRequest.decode(DeviceRegistrationRequest.self, from: request)
+        let email = body.email.trimmingCharacters(in: .whitespaces).lowercased()
+        guard EmailAddress.bare(email) == email else { throw OAuthError.invalidRequest("Enter a valid email address.") }
+        let deviceName = body.deviceName?.trimmingCharacters(in: .whitespacesAndNewlines).prefix(100)
+        // Whether or not an account has this address, the answer is the same; only a real account gets the email.
+        let user = try await server.users.find(usernameOrEmail: email).flatMap { $0.email == email && !$0.isLocked ? $0 : nil }
+        let started = try await server.deviceIdentities.start(
+            email: email, userID: user?.id, deviceName: deviceName.map(String.init), sealedOPRFKey: try server.pinKeys.makeKey(),
+            lifetime: policy.registrationLifetime
+        )
+        try await sendVerification(identityID: started.id, email: email, exists: user != nil, resend: false)
+        server.logger.info("Device registration started", metadata: ["identity": "\(started.id)"])
+        return JSONResponse.make(DeviceRegistrationStarted(identityID: started.id, deviceSecret: started.secret,
+                                                           verification: policy.verification.rawValue, expiresIn: policy.registrationLifetime),
+                                 status: .created)
+    }
+
+    func resendVerification(_ request: Request) async throws -> Response {
+        let identity = try await device(request)
+        guard identity.state == .registrationStarted else { throw Self.wrongState("The email is confirmed already.") }
+        try await sendVerification(identityID: identity.id, email: identity.email, exists: identity.userID != nil, resend: true)
+        return JSONResponse.make(try status(of: identity))
+    }
+
+    /// Issues a fresh code (the previous one stops working) and emails it, as a code or inside a link.
+    private func sendVerification(identityID: String, email: String, exists: Bool, resend: Bool) async throws {
+        switch try await server.oneTimeCodes.issue(flowID: identityID, purpose: .verifyDevice, channel: .email, resend: resend) {
+        case .wait(let seconds):
+            throw OAuthError("resend_too_soon", "A code was sent a moment ago. You can ask for another in \(seconds) seconds.", status: .tooManyRequests)
+        case .exhausted:
+            throw OAuthError("registration_expired", "Too many wrong codes; start the registration again.", status: .gone)
+        case .code(let code):
+            guard exists else { return }
+            let lifetime = server.configuration.oneTimeCodes.lifetime
+            switch policy.verification {
+            case .code:
+                try await server.courier.send(.deviceCode, code: code, to: email, on: .email, service: server.serviceName, codeLifetime: lifetime)
+            case .link:
+                let link = Redirect.url(server.url("/authenticator/confirm"), adding: [("identity", identityID), ("code", code)])
+                try await server.courier.send(.deviceLink, code: link, to: email, on: .email, service: server.serviceName, codeLifetime: lifetime)
+            }
+        }
+    }
+
+    func verify(_ request: Request) async throws -> Response {
+        let identity = try await device(request)
+        let body = try await JSONRequest.decode(DeviceVerificationRequest.self, from: request)
+        guard identity.state == .registrationStarted else { throw Self.wrongState("The email is confirmed already.") }
+        try await confirm(identity, code: body.code)
+        var confirmed = identity
+        confirmed.state = .verified
+        return JSONResponse.make(try status(of: confirmed))
+    }
+
+    /// Checks `code` for `identity` and marks it verified; throws what the app (or the confirmation page) shows.
+    func confirm(_ identity: DeviceIdentity, code: String) async throws {
+        switch try await server.oneTimeCodes.verify(flowID: identity.id, purpose: .verifyDevice, code: code) {
+        case .accepted:
+            guard try await server.deviceIdentities.markVerified(identity.id) else { throw Self.wrongState("The email is confirmed already.") }
+            server.logger.info("Device identity confirmed", metadata: ["identity": "\(identity.id)"])
+        case .rejected(let remaining):
+            throw OAuthError("invalid_code", LoginMessages.invalidCode, attemptsRemaining: remaining)
+        case .expired:
+            throw OAuthError("expired_code", LoginMessages.expiredCode, status: .gone)
+        case .exhausted:
+            throw OAuthError("registration_expired", "Too many wrong codes; start the registration again.", status: .gone)
+        }
+    }
+
+    func evaluateNewPIN(_ request: Request) async throws -> Response {
+        let identity = try await device(request)
+        let body = try await JSONRequest.decode(PINEvaluationRequest.self, from: request)
+        guard identity.state == .verified else { throw Self.wrongState("Confirm the email before setting the PIN.") }
+        return JSONResponse.make(PINEvaluation(evaluation: try evaluate(body.blindedElement, for: identity), challenge: nil, attemptsRemaining: nil))
+    }
+
+    func activate(_ request: Request) async throws -> Response {
+        let identity = try await device(request)
+        let body = try await JSONRequest.decode(DeviceActivationRequest.self, from: request)
+        guard identity.state == .verified else { throw Self.wrongState("Confirm the email before setting the PIN.") }
+        guard let bytes = Base64URL.decode(body.publicKey), (try? P256.Signing.PublicKey(x963Representation: bytes)) != nil else {
+            throw OAuthError.invalidRequest("public_key must be an uncompressed P-256 public key (x9.63), base64url.")
+        }
+        guard try await server.deviceIdentities.activate(identity.id, publicKey: body.publicKey) else {
+            throw Self.wrongState("Confirm the email before setting the PIN.")
+        }
+        server.logger.info("Device identity registered", metadata: ["identity": "\(identity.id)"])
+        var registered = identity
+        registered.state = .registered
+        registered.pinFailures = 0
+        var answer = try status(of: registered)
+        if let userID = identity.userID { answer.username = try await server.users.find(id: userID)?.username }
+        return JSONResponse.make(answer)
+    }
+
+    /// The server's OPRF evaluation of a blinded PIN; a malformed element is the client's error.
+    func evaluate(_ blindedElement: String, for identity: DeviceIdentity) throws -> String {
+        do {
+            return try server.pinKeys.evaluate(blindedElement, sealed: identity.sealedOPRFKey)
+        } catch PINKeyring.Failure.invalidElement {
+            throw OAuthError.invalidRequest("blinded_element must be an RFC 9497 serialized P-384 element, base64url.")
+        }
+    }
+
+    static func wrongState(_ description: String) -> OAuthError {
+        OAuthError("invalid_state", description, status: .conflict)
+    }
+}

@@ -1,0 +1,84 @@
+import Crypto
+import Foundation
+import GatehouseProtocol
+import Hummingbird
+
+/// Approving a QR sign-in: the device claims the session with the access code, has its blinded PIN evaluated
+/// (each evaluation counted as a wrong PIN until a signature proves otherwise), and signs the challenge.
+extension AuthenticatorController {
+    func claimSession(_ request: Request) async throws -> Response {
+        let identity = try await registeredDevice(request)
+        let body = try await JSONRequest.decode(AuthenticatorSessionRequest.self, from: request)
+        guard let userID = identity.userID, let user = try await server.users.find(id: userID), !user.isLocked else {
+            throw OAuthError.locked
+        }
+        guard let claimed = try await server.appLogins.claim(accessCode: body.accessCode.trimmingCharacters(in: .whitespaces),
+                                                              identityID: identity.id, userID: userID)
+        else { throw OAuthError.sessionExpired }
+        server.logger.info("QR sign-in claimed", metadata: ["identity": "\(identity.id)"])
+        return JSONResponse.make(AuthenticatorSession(sessionID: claimed.id, serviceName: policy.serviceName ?? server.serviceName,
+                                                      clientName: claimed.clientName, username: user.username,
+                                                      expiresIn: max(0, claimed.expiresAt - server.clock.now())))
+    }
+
+    func evaluatePIN(_ request: Request, sessionID: String) async throws -> Response {
+        let identity = try await registeredDevice(request)
+        let body = try await JSONRequest.decode(PINEvaluationRequest.self, from: request)
+        guard let challenge = try await server.appLogins.newChallenge(sessionID, identityID: identity.id) else { throw OAuthError.sessionExpired }
+        // Counted before evaluating: the device can tell a right PIN from the evaluation alone, so every evaluation is a guess.
+        guard let failures = try await server.deviceIdentities.takePINAttempt(identity.id, limit: policy.maxPINAttempts) else {
+            server.logger.warning("PIN refused: device identity blocked", metadata: ["identity": "\(identity.id)"])
+            throw Self.blocked()
+        }
+        let evaluation = try evaluate(body.blindedElement, for: identity)
+        return JSONResponse.make(PINEvaluation(evaluation: evaluation, challenge: challenge, attemptsRemaining: policy.maxPINAttempts - failures))
+    }
+
+    func approve(_ request: Request, sessionID: String) async throws -> Response {
+        let identity = try await device(request)
+        let body = try await JSONRequest.decode(AuthenticatorApproval.self, from: request)
+        guard let challenge = try await server.appLogins.challenge(sessionID, identityID: identity.id) else { throw OAuthError.sessionExpired }
+        guard let key = identity.publicKey.flatMap(Base64URL.decode).flatMap({ try? P256.Signing.PublicKey(x963Representation: $0) }),
+              let signatureBytes = Base64URL.decode(body.signature),
+              let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes),
+              key.isValidSignature(signature, for: PINProtocol.approvalMessage(sessionID: sessionID, challenge: challenge))
+        else {
+            let remaining = max(0, policy.maxPINAttempts - identity.pinFailures)
+            server.logger.warning("Wrong PIN signature", metadata: ["identity": "\(identity.id)"])
+            throw OAuthError("wrong_pin", "The PIN is incorrect.", status: .unauthorized, attemptsRemaining: remaining)
+        }
+        guard try await server.appLogins.approve(sessionID, identityID: identity.id, challenge: challenge, grace: 120) else {
+            throw OAuthError.sessionExpired
+        }
+        server.logger.info("QR sign-in approved", metadata: ["identity": "\(identity.id)"])
+        return JSONResponse.make(AuthenticatorSessionStatus(status: AppLoginStore.Status.approved.rawValue))
+    }
+
+    func abort(_ request: Request, sessionID: String) async throws -> Response {
+        let identity = try await device(request)
+        guard try await server.appLogins.abort(sessionID, identityID: identity.id) else { throw OAuthError.sessionExpired }
+        server.logger.info("QR sign-in cancelled in the app", metadata: ["identity": "\(identity.id)"])
+        return JSONResponse.make(AuthenticatorSessionStatus(status: AppLoginStore.Status.aborted.rawValue))
+    }
+
+    /// The request's identity, which must have its PIN set and not be blocked.
+    private func registeredDevice(_ request: Request) async throws -> DeviceIdentity {
+        let identity = try await device(request)
+        switch identity.state {
+        case .registered where identity.pinFailures < policy.maxPINAttempts: return identity
+        case .registered, .blocked: throw Self.blocked()
+        case .registrationStarted, .verified: throw Self.wrongState("Finish registering this device (confirm the email, set the PIN) first.")
+        }
+    }
+}
+
+extension OAuthError {
+    /// The access code or session is unknown, used, expired, or another device's.
+    static var sessionExpired: OAuthError {
+        OAuthError("session_expired", "The session expired; refresh the page and scan again.", status: .gone)
+    }
+
+    static var locked: OAuthError {
+        OAuthError("account_locked", LoginMessages.locked, status: .forbidden)
+    }
+}

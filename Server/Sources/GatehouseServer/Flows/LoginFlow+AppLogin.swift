@@ -1,0 +1,99 @@
+import Foundation
+import GatehouseProtocol
+
+/// "Sign in with the app": the node shows a QR code with the service URL and a fresh access code; an
+/// authenticator app approves it with its PIN (``AuthenticatorController``), and the next submission of this
+/// node (the page's script sends it when the live status changes) finishes the sign-in.
+extension LoginFlow {
+    static let appLoginAction = FlowAction(id: "app", kind: .submit, label: "Sign in with the app")
+
+    enum AppLoginMessages {
+        static let waiting = "Waiting for approval in the app."
+        static let aborted = "The sign-in was cancelled in the app. Show a new code to try again."
+        static let expired = "This code has expired. Show a new code and scan it again."
+    }
+
+    /// What the QR code carries: the service URL, `#`, the access code.
+    func appLoginPayload(accessCode: String) -> String {
+        server.url("/authenticator") + "#" + accessCode
+    }
+
+    func appLoginNode(for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode? {
+        guard state.nodeID == NodeID.appLogin, let pending = state.appLogin,
+              let code = try? server.appLogins.box.open(pending.sealedAccessCode)
+        else { return nil }
+        let accessCode = String(decoding: code, as: UTF8.self)
+        let clientName = state.clientName ?? state.request.clientID
+        return FlowNode(
+            id: NodeID.appLogin, name: "Sign in with the app",
+            description: "Scan the code with your authenticator app and approve with your PIN to continue to \(clientName).",
+            category: "app_login",
+            fields: [
+                FlowField(key: "qr", kind: .qrCode, label: "Scan with your authenticator app", defaultValue: appLoginPayload(accessCode: accessCode)),
+                FlowField(key: "access_code", kind: .label, label: "Can't scan? Enter this code in the app: \(accessCode)", defaultValue: accessCode),
+            ],
+            actions: [
+                FlowAction(id: "check", kind: .submit, label: "Continue after approving"),
+                FlowAction(id: "new_code", kind: .submit, label: "Show a new code"),
+                FlowAction(id: "password", kind: .submit, label: "Sign in with a password instead"),
+            ],
+            messages: messages
+        )
+    }
+
+    /// Shows a new QR code (replacing any earlier one of this flow).
+    func startAppLogin(_ id: String, state: FlowStore.LoginState) async throws -> Outcome {
+        var next = state
+        let policy = server.configuration.authenticator
+        let created = try await server.appLogins.create(flowID: id, clientName: state.clientName ?? state.request.clientID,
+                                                        lifetime: policy.accessCodeLifetime)
+        next.appLogin = FlowStore.PendingAppLogin(
+            sessionID: created.id, sealedAccessCode: try server.appLogins.box.seal(Data(created.accessCode.utf8)),
+            returnNodeID: state.appLogin?.returnNodeID ?? state.nodeID
+        )
+        next.nodeID = NodeID.appLogin
+        next.lockedOut = nil
+        try await server.flows.update(id, to: next)
+        return .next(node(for: next))
+    }
+
+    func advanceAppLogin(_ id: String, state: FlowStore.LoginState, action: String) async throws -> Outcome {
+        guard let pending = state.appLogin else { return .gone }
+        switch action {
+        case "new_code":
+            return try await startAppLogin(id, state: state)
+        case "password":
+            var next = state
+            next.nodeID = pending.returnNodeID
+            next.appLogin = nil
+            try await server.flows.update(id, to: next)
+            return .next(node(for: next))
+        default:
+            break
+        }
+        func again(_ text: String, level: FlowMessage.Level, code: String, _ problem: Problem) -> Outcome {
+            .retry(node(for: state, messages: [FlowMessage(level: level, text: text, code: code)]), problem)
+        }
+        switch try await server.appLogins.status(pending.sessionID, flowID: id) {
+        case .pending, .claimed:
+            return again(AppLoginMessages.waiting, level: .info, code: "app_login_pending", .waiting)
+        case .aborted:
+            return again(AppLoginMessages.aborted, level: .error, code: "app_login_aborted", .notApproved)
+        case .expired:
+            return again(AppLoginMessages.expired, level: .error, code: "app_login_expired", .notApproved)
+        case .approved:
+            guard let userID = try await server.appLogins.consume(pending.sessionID, flowID: id),
+                  let user = try await server.users.find(id: userID)
+            else { return again(AppLoginMessages.expired, level: .error, code: "app_login_expired", .notApproved) }
+            guard !user.isLocked else { return again(LoginMessages.locked, level: .error, code: "locked", .locked) }
+            var signedIn = state
+            signedIn.userID = user.id
+            signedIn.username = user.username
+            // Possession of the device's key, unlocked by a PIN the server checked: two factors (RFC 8176 `swk`, `pin`).
+            signedIn.methods = ["swk", "pin"]
+            signedIn.passwordSettled = true
+            signedIn.appLogin = nil
+            return try await complete(id, state: signedIn, user: user)
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+import Gatehouse
+
+/// `gatehouse authenticator`: the terminal standing in for a phone's authenticator app.
+struct AuthenticatorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "authenticator",
+        abstract: "Act as an authenticator app: register device identities and approve QR sign-ins with a PIN.",
+        discussion: """
+            Identities are kept in the SDK's encrypted file store under the client folder (--home). The PIN never leaves
+            this machine, and the stored identity cannot be used to check PIN guesses: every guess goes to the server,
+            which blocks the identity after a few wrong ones.
+            """,
+        subcommands: [AuthenticatorRegisterCommand.self, AuthenticatorConfirmCommand.self, AuthenticatorSetPINCommand.self,
+                      AuthenticatorListCommand.self, AuthenticatorApproveCommand.self, AuthenticatorSignInCommand.self,
+                      AuthenticatorDeleteCommand.self]
+    )
+}
+
+/// Where identities live and how the terminal names itself to services.
+struct AuthenticatorOptions: ParsableArguments {
+    @OptionGroup var home: ClientHome
+
+    /// The name and version this tool sends in the `Gatehouse-App` header.
+    static let app = AuthenticatorApp(name: "gatehouse-cli", version: "1.0.0")
+
+    var authenticator: DeviceAuthenticator {
+        DeviceAuthenticator(app: Self.app, storage: EncryptedFileTokenStorage(directory: home.folder.appendingPathComponent("authenticator")),
+                            timeout: 15)
+    }
+}
+
+/// Reads a PIN: one line from standard input with `--pin-stdin`, else a hidden prompt.
+struct PINInput: ParsableArguments {
+    @Flag(name: .customLong("pin-stdin"), help: "Read the PIN from the first line of standard input instead of prompting.")
+    var fromStandardInput = false
+
+    func read(_ question: String) throws -> String {
+        if fromStandardInput {
+            guard let line = readLine(strippingNewline: true) else { throw CommandError("--pin-stdin was given but standard input is empty.") }
+            return line.trimmingCharacters(in: .whitespaces)
+        }
+        return try Terminal.askSecret(question)
+    }
+}
+
+extension DeviceAuthenticatorError {
+    /// The same words, as the terminal's error.
+    var commandError: CommandError { CommandError(description) }
+}

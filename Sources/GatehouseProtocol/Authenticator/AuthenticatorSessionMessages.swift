@@ -1,0 +1,58 @@
+/// Claims the sign-in session behind a QR code's access code for the device identity sending it.
+public struct AuthenticatorSessionRequest: Codable, Sendable, Equatable {
+    public var accessCode: String
+
+    public init(accessCode: String) {
+        self.accessCode = accessCode
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case accessCode = "access_code"
+    }
+}
+
+/// A claimed sign-in session: who is asking, and how long the person has to answer.
+public struct AuthenticatorSession: Codable, Sendable, Equatable {
+    public var sessionID: String
+    public var serviceName: String
+    /// The application the person is signing in to.
+    public var clientName: String
+    public var username: String
+    public var expiresIn: Int64
+
+    public init(sessionID: String, serviceName: String, clientName: String, username: String, expiresIn: Int64) {
+        self.sessionID = sessionID
+        self.serviceName = serviceName
+        self.clientName = clientName
+        self.username = username
+        self.expiresIn = expiresIn
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case username
+        case sessionID = "session_id"
+        case serviceName = "service_name"
+        case clientName = "client_name"
+        case expiresIn = "expires_in"
+    }
+}
+
+/// Approves a session: the signature over ``PINProtocol/approvalMessage(sessionID:challenge:)`` with the
+/// identity's signing key (ECDSA P-256, raw r‖s, base64url).
+public struct AuthenticatorApproval: Codable, Sendable, Equatable {
+    public var signature: String
+
+    public init(signature: String) {
+        self.signature = signature
+    }
+}
+
+/// Where a QR sign-in stands: `pending` (no app yet), `claimed` (an app is asking for the PIN), `approved`,
+/// `aborted` (cancelled in the app) or `expired`.
+public struct AuthenticatorSessionStatus: Codable, Sendable, Equatable {
+    public var status: String
+
+    public init(status: String) {
+        self.status = status
+    }
+}

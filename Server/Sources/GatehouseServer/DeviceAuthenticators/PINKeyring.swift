@@ -41,7 +41,7 @@ struct PINKeyring: Sendable {
         return Base64URL.encode(try key(sealed).evaluate(element).rawRepresentation)
     }
 
-    private func key(_ sealed: String) throws -> P384._VOPRF.PrivateKey {
+    func key(_ sealed: String) throws -> P384._VOPRF.PrivateKey {
         try P384._VOPRF.PrivateKey(rawRepresentation: box.open(sealed))
     }
 }

@@ -132,3 +132,52 @@ def test_key_rotation_on_one_node_reaches_the_other_without_restart(nodes):
         time.sleep(1)
     assert rotated <= published
     assert len(published) == 4  # the previous keys stay published
+
+
+def test_qr_sign_in_approved_through_one_node_completes_on_the_other(tmp_path):
+    """The QR page's live status and its completion on node B see an approval that reached node A."""
+    from test_account_journeys import latest_code
+    from test_qr_login import CODE_PATTERN, authenticator
+
+    url = fresh_postgres_database()
+    config = {"client_sign_on": {"web": {"app_login": True}}}
+    a = Server(database_url=url, config=config)
+    b = Server(database_url=url, config=config)
+    try:
+        a.add_user("alice", PASSWORD)
+        a.add_client("web", WEB_REDIRECT, secret=WEB_SECRET)
+        identity = authenticator(tmp_path, "register", "--service", a.issuer, "--email", "alice@example.com", "--no-wait").stdout.strip()
+        authenticator(tmp_path, "confirm", identity, "--code", latest_code(a, "alice@example.com"))
+        authenticator(tmp_path, "set-pin", identity, "--pin-stdin", stdin="1357\n")
+
+        browser = Browser(a)
+        page = browser.get(authorize_url(a))
+        form = forms(page.text)[0]
+        shown = browser.post(a.issuer + "/login", dict(form["inputs"], action="app"))
+        import html as html_module
+        code = CODE_PATTERN.search(html_module.unescape(shown.text)).group(1)
+        flow = forms(shown.text)[0]["inputs"]["flow"]
+        statuses = []
+
+        def follow():
+            with browser.session.get(f"{b.issuer}/login/app-status?flow={flow}", stream=True, timeout=30) as stream:
+                for line in stream.iter_lines(decode_unicode=True):
+                    if line.startswith("data:"):
+                        statuses.append(json.loads(line[5:])["status"])
+                        if statuses[-1] == "approved":
+                            return
+
+        listener = threading.Thread(target=follow)
+        listener.start()
+        time.sleep(0.3)
+        authenticator(tmp_path, "approve", f"{a.issuer}/authenticator#{code}", "--pin-stdin", stdin="1357\n")
+        listener.join(timeout=30)
+        assert statuses[0] == "pending" and statuses[-1] == "approved", statuses
+        done = browser.session.post(b.issuer + "/login", data=dict(forms(shown.text)[0]["inputs"], action="check"),
+                                    allow_redirects=False, timeout=30)
+        assert done.status_code == 303 and "code" in redirect_parameters(done), done.text
+        assert redeem_at(b, redirect_parameters(done)["code"]).status_code == 200
+    finally:
+        a.stop()
+        b.stop()
+        drop_postgres_database(url)

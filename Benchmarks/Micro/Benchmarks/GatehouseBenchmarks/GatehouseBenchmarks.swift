@@ -12,5 +12,6 @@ let benchmarks: @Sendable () -> Void = {
     SigningBenchmarks.register()
     PasswordBenchmarks.register()
     OneTimePasswordBenchmarks.register()
+    PINBenchmarks.register()
     RequestBenchmarks.register()
 }

@@ -5,9 +5,14 @@ import SQLKit
 /// Device identities in the database. A device proves which identity it speaks for with its device secret
 /// (stored as a digest); wrong PINs are counted in the identity's row by conditional updates, so no number of
 /// concurrent attempts can get more PIN evaluations than the limit allows.
-struct DeviceIdentityStore: Sendable {
+public struct DeviceIdentityStore: Sendable {
     let database: any Database
     let clock: UnixClock
+
+    public init(database: any Database, clock: UnixClock = .system) {
+        self.database = database
+        self.clock = clock
+    }
 
     /// Starts a registration; returns the identity's id and its device secret (shown once, to the device).
     func start(email: String, userID: String?, deviceName: String?, sealedOPRFKey: String, lifetime: Int64) async throws -> (id: String, secret: String) {
@@ -37,7 +42,7 @@ struct DeviceIdentityStore: Sendable {
     }
 
     /// The identity `id`, unless it is an unfinished registration that expired.
-    func find(id: String) async throws -> DeviceIdentity? {
+    public func find(id: String) async throws -> DeviceIdentity? {
         let now = clock.now()
         return try await database.read { sql in
             try await sql.raw("""
@@ -47,7 +52,7 @@ struct DeviceIdentityStore: Sendable {
     }
 
     /// Every identity of `userID`, or of every user; newest first.
-    func list(userID: String? = nil) async throws -> [DeviceIdentity] {
+    public func list(userID: String? = nil) async throws -> [DeviceIdentity] {
         try await database.read { sql in
             if let userID {
                 return try await sql.raw("SELECT * FROM device_identities WHERE user_id = \(bind: userID) ORDER BY created_at DESC").all().map(Self.decode)
@@ -95,14 +100,14 @@ struct DeviceIdentityStore: Sendable {
     }
 
     /// Deletes the identity; `false` when it was gone already.
-    func delete(_ id: String) async throws -> Bool {
+    public func delete(_ id: String) async throws -> Bool {
         try await database.transaction { sql in
             try await sql.raw("DELETE FROM device_identities WHERE id = \(bind: id) RETURNING id").first() != nil
         }
     }
 
     /// Unblocks an identity (an administrator's decision): its count of wrong PINs starts again.
-    func unblock(_ id: String) async throws -> Bool {
+    public func unblock(_ id: String) async throws -> Bool {
         let now = clock.now()
         return try await database.transaction { sql in
             try await sql.raw("""

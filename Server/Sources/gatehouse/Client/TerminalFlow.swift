@@ -38,8 +38,9 @@ struct TerminalFlow {
         Terminal.say("\n\(step.name)\n\(step.description)")
         for message in step.messages { Terminal.say("  \(message.level == .error ? "✗" : "•") \(message.text)") }
         // Other actions first (another method, resend, skip, unlock): choosing one skips the fields. Links to
-        // other journeys are left out: the terminal has a command for each (`register`, `reset-password`).
-        let others = Array(step.submits.dropFirst())
+        // other journeys are left out: the terminal has a command for each (`register`, `reset-password`), and so
+        // is "Sign in with the app" (`gatehouse authenticator sign-in`).
+        let others = step.submits.dropFirst().filter { $0.id != "app" }
         if interactive, !others.isEmpty {
             let options = [step.submit?.label ?? "Continue"] + others.map(\.label)
             if let picked = try choose("What next?", options, several: false).first, picked > 0 {

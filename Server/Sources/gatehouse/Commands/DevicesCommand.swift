@@ -1,0 +1,87 @@
+import ArgumentParser
+import Foundation
+import GatehouseServer
+
+/// `gatehouse devices`: the operator's view of authenticator apps' device identities.
+struct DevicesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "devices",
+        abstract: "List, unblock and remove the device identities of authenticator apps.",
+        subcommands: [List.self, Unblock.self, Delete.self]
+    )
+
+    struct Summary: Encodable {
+        let id, email, state: String
+        let username, deviceName: String?
+        let wrongPINs: Int
+        let createdAt: Int64
+        let lastUsedAt: Int64?
+
+        enum CodingKeys: String, CodingKey {
+            case id, email, state, username
+            case deviceName = "device_name"
+            case wrongPINs = "wrong_pins"
+            case createdAt = "created_at"
+            case lastUsedAt = "last_used_at"
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List device identities, newest first.")
+        @Option(help: "Only this user's identities.")
+        var user: String?
+        @OptionGroup var store: StoreOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            let summaries = try await store.withDatabase { configuration, database in
+                let users = UserStore(database: database)
+                var userID: String?
+                if let user {
+                    guard let found = try await users.find(username: user) else { throw CommandError("There is no user \(user.lowercased()).") }
+                    userID = found.id
+                }
+                var names: [String: String] = [:]
+                for account in try await users.list() { names[account.id] = account.username }
+                let limit = configuration.authenticator.maxPINAttempts
+                return try await DeviceIdentityStore(database: database).list(userID: userID).map { identity in
+                    let blocked = identity.state == .blocked || (identity.state == .registered && identity.pinFailures >= limit)
+                    return Summary(id: identity.id, email: identity.email, state: blocked ? "blocked" : identity.state.rawValue,
+                                   username: identity.userID.flatMap { names[$0] }, deviceName: identity.deviceName,
+                                   wrongPINs: identity.pinFailures, createdAt: identity.createdAt, lastUsedAt: identity.lastUsedAt)
+                }
+            }
+            if output.json { return try JSONOutput.print(summaries) }
+            guard !summaries.isEmpty else { return print("No device identities.") }
+            var table = TextTable(headers: ["ID", "USER", "DEVICE", "STATE", "LAST USED"])
+            table.rows = summaries.map { [$0.id, $0.username ?? "(\($0.email))", $0.deviceName ?? "-", $0.state, Timestamp.format($0.lastUsedAt)] }
+            print(table.render())
+        }
+    }
+
+    struct Unblock: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Unblock a device identity after too many wrong PINs; its count starts again.")
+        @Argument var identity: String
+        @OptionGroup var store: StoreOptions
+
+        func run() async throws {
+            guard try await store.withDatabase({ _, database in try await DeviceIdentityStore(database: database).unblock(identity) }) else {
+                throw CommandError("There is no registered device identity \(identity); see `gatehouse devices list`.")
+            }
+            print("Unblocked \(identity).")
+        }
+    }
+
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a device identity; the app must register again.")
+        @Argument var identity: String
+        @OptionGroup var store: StoreOptions
+
+        func run() async throws {
+            guard try await store.withDatabase({ _, database in try await DeviceIdentityStore(database: database).delete(identity) }) else {
+                throw CommandError("There is no device identity \(identity); see `gatehouse devices list`.")
+            }
+            print("Removed \(identity).")
+        }
+    }
+}

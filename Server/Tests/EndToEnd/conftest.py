@@ -1,4 +1,5 @@
 import os
+import shutil
 
 # authlib refuses plain http unless told; these tests only talk to loopback.
 os.environ.setdefault("AUTHLIB_INSECURE_TRANSPORT", "1")
@@ -39,3 +40,26 @@ def server(request):
         yield instance
     finally:
         instance.stop()
+
+
+@pytest.fixture
+def chromium():
+    """Headless Chromium through Selenium; the test is skipped, with the reason, where it is not installed."""
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install selenium)")
+    from selenium.webdriver.chrome.service import Service
+
+    driver_path = shutil.which("chromedriver")
+    binary_path = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not (driver_path and binary_path):
+        pytest.skip("Chromium and chromedriver are not installed (apt-get install chromium chromium-driver)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = binary_path
+    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=900,1300"]:
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    driver.set_page_load_timeout(30)
+    driver.implicitly_wait(10)
+    try:
+        yield driver
+    finally:
+        driver.quit()

@@ -2,37 +2,14 @@
 import json
 import os
 import re
-import shutil
 
 import pytest
 
 from gatehouse_harness import Server
 
 selenium = pytest.importorskip("selenium", reason="selenium is not installed (pip install selenium)")
-from selenium import webdriver  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
-
-CHROMEDRIVER = shutil.which("chromedriver")
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(not (CHROMEDRIVER and CHROMIUM),
-                                reason="Chromium and chromedriver are not installed (apt-get install chromium chromium-driver)")
-
-
-@pytest.fixture
-def browser():
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=900,1100"]:
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.set_page_load_timeout(30)
-    driver.implicitly_wait(10)
-    try:
-        yield driver
-    finally:
-        driver.quit()
 
 
 def wait_for_url(browser, prefix: str) -> None:
@@ -40,7 +17,8 @@ def wait_for_url(browser, prefix: str) -> None:
     WebDriverWait(browser, 20).until(lambda driver: driver.current_url.startswith(prefix))
 
 
-def test_new_user_signs_in_to_the_demo_with_chromium(browser, tmp_path):
+def test_new_user_signs_in_to_the_demo_with_chromium(chromium, tmp_path):
+    browser = chromium
     server = Server(demo=True)
     try:
         password = re.search(r"Sign in as demo with the password (\S+)", server.stdout()).group(1)

@@ -160,6 +160,31 @@ def test_service_description_and_app_checks(tmp_path):
         server.stop()
 
 
+def test_verification_by_link_asks_before_confirming(tmp_path):
+    server = Server(config={"authenticator": {"verification": "link"}})
+    try:
+        server.add_user("rosa", "a fine passphrase nobody knows", email="rosa@example.com")
+        identity = authenticator(tmp_path, "register", "--service", server.issuer, "--email", "rosa@example.com", "--no-wait").stdout.strip()
+        body = outbox(server, "rosa@example.com")[0]["body"]
+        link = re.search(r"Open (http\S+) to confirm", body).group(1)
+        # Opening the link only shows a question; a mail scanner following it confirms nothing.
+        page = requests.get(link, timeout=10)
+        assert page.status_code == 200 and "Confirm this device" in page.text
+        assert json.loads(authenticator(tmp_path, "list", "--json", "--refresh").stdout)[0]["state"] == "registration_started"
+        form = forms(page.text)[0]
+        wrong = requests.post(urljoin(link, form["action"]), data=dict(form["inputs"], code="000000"), timeout=10)
+        assert wrong.status_code == 400 and "The code is incorrect." in wrong.text
+        confirmed = requests.post(urljoin(link, form["action"]), data=form["inputs"], timeout=10)
+        assert confirmed.status_code == 200 and "Device confirmed" in confirmed.text
+        result = authenticator(tmp_path, "set-pin", identity, "--pin-stdin", stdin="97531\n", check=False)
+        assert result.returncode != 0 and "The PIN must be 4 digits." in result.stderr
+        assert "Registered" in authenticator(tmp_path, "set-pin", identity, "--pin-stdin", stdin="9753\n").stdout
+        # The link works once.
+        assert "expired" in requests.get(link, timeout=10).text
+    finally:
+        server.stop()
+
+
 ZBARIMG = shutil.which("zbarimg")
 
 

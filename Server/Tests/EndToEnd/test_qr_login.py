@@ -127,6 +127,26 @@ def test_three_wrong_pins_block_and_the_fourth_correct_one_is_refused(demo, tmp_
     assert "Approved" in authenticator(tmp_path, "approve", payload, "--pin-stdin", stdin=PIN + "\n").stdout
 
 
+def test_operators_list_unblock_and_remove_device_identities(demo, tmp_path):
+    identity = register(demo, tmp_path)
+    browser = Browser(demo)
+    for wrong in ["1111", "2222", "3333"]:
+        _, _, payload = show_qr_code(demo, browser)
+        assert authenticator(tmp_path, "approve", payload, "--pin-stdin", stdin=wrong + "\n", check=False).returncode != 0
+    listed = {entry["id"]: entry for entry in json.loads(demo.cli("devices", "list", "--user", "demo", "--json").stdout)}
+    assert listed[identity]["state"] == "blocked" and listed[identity]["wrong_pins"] == 3 and listed[identity]["username"] == "demo"
+    assert f"Unblocked {identity}." in demo.cli("devices", "unblock", identity).stdout
+    assert json.loads(authenticator(tmp_path, "list", "--json", "--refresh").stdout)[0]["state"] == "registered"
+    _, _, payload = show_qr_code(demo, browser)
+    assert "Approved" in authenticator(tmp_path, "approve", payload, "--pin-stdin", stdin=PIN + "\n").stdout
+    assert f"Removed {identity}." in demo.cli("devices", "delete", identity).stdout
+    _, _, payload = show_qr_code(demo, browser)
+    result = authenticator(tmp_path, "approve", payload, "--pin-stdin", stdin=PIN + "\n", check=False)
+    assert result.returncode != 0 and "This identity is not known here; register the device again." in result.stderr
+    missing = demo.cli("devices", "unblock", identity, check=False)
+    assert missing.returncode != 0 and "There is no registered device identity" in missing.stderr
+
+
 def test_denying_in_the_app_tells_the_page(demo, tmp_path):
     register(demo, tmp_path)
     browser = Browser(demo)

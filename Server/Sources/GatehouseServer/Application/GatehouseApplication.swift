@@ -14,17 +14,16 @@ public enum GatehouseApplication {
         let router = Router(context: Context.self)
         router.add(middleware: SecurityHeadersMiddleware(https: server.configuration.issuerIsHTTPS))
         router.get("/") { _, _ in Redirect.to(demo == nil ? "/.well-known/openid-configuration" : "/demo") }
-        router.get("/assets/gatehouse.css") { _, _ in
-            var headers = HTTPFields()
-            headers[.contentType] = "text/css; charset=utf-8"
-            headers[.cacheControl] = "public, max-age=3600"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: PageRenderer.stylesheet)))
-        }
-        router.get("/assets/app-login.js") { _, _ in
-            var headers = HTTPFields()
-            headers[.contentType] = "text/javascript; charset=utf-8"
-            headers[.cacheControl] = "public, max-age=3600"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: AppLoginStatusStream.script)))
+        // Served from our own origin, so the CSP can forbid inline styles and scripts.
+        for (path, contentType, text) in [("/assets/gatehouse.css", "text/css; charset=utf-8", PageRenderer.stylesheet),
+                                          ("/assets/app-login.js", "text/javascript; charset=utf-8", AppLoginStatusStream.script)] {
+            let body = ByteBuffer(string: text)
+            router.get(RouterPath(path)) { _, _ in
+                var headers = HTTPFields()
+                headers[.contentType] = contentType
+                headers[.cacheControl] = "public, max-age=3600"
+                return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
+            }
         }
         HealthController(server: server).addRoutes(to: router)
         DiscoveryController(server: server).addRoutes(to: router)

@@ -16,7 +16,7 @@ extension AuthenticatorController {
                                                               identityID: identity.id, userID: userID)
         else { throw OAuthError.sessionExpired }
         server.logger.info("QR sign-in claimed", metadata: ["identity": "\(identity.id)"])
-        return JSONResponse.make(AuthenticatorSession(sessionID: claimed.id, serviceName: policy.serviceName ?? server.serviceName,
+        return JSONResponse.make(AuthenticatorSession(sessionID: claimed.id, serviceName: serviceName,
                                                       clientName: claimed.clientName, username: user.username,
                                                       expiresIn: max(0, claimed.expiresAt - server.clock.now())))
     }
@@ -64,9 +64,9 @@ extension AuthenticatorController {
     /// The request's identity, which must have its PIN set and not be blocked.
     private func registeredDevice(_ request: Request) async throws -> DeviceIdentity {
         let identity = try await device(request)
-        switch identity.state {
-        case .registered where identity.pinFailures < policy.maxPINAttempts: return identity
-        case .registered, .blocked: throw Self.blocked()
+        switch identity.state(limit: policy.maxPINAttempts) {
+        case .registered: return identity
+        case .blocked: throw Self.blocked()
         case .registrationStarted, .verified: throw Self.wrongState("Finish registering this device (confirm the email, set the PIN) first.")
         }
     }

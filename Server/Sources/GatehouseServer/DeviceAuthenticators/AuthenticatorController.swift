@@ -12,6 +12,9 @@ struct AuthenticatorController: Sendable {
     let server: IdentityServer
 
     var policy: AuthenticatorPolicy { server.configuration.authenticator }
+    /// How apps name this service: the configured name, else the server's host.
+    var serviceName: String { policy.serviceName ?? server.serviceName }
+    private static let appHeader = HTTPField.Name(PINProtocol.appHeader)!
 
     func addRoutes(to router: Router<some RequestContext>) {
         router.get("/authenticator") { request, _ in await answer(request) { try describe() } }
@@ -38,7 +41,7 @@ struct AuthenticatorController: Sendable {
     /// Checks the app, then runs `body`, answering every failure as RFC 6749-style JSON.
     private func answer(_ request: Request, _ body: () async throws -> Response) async -> Response {
         await OAuthError.answering(logger: server.logger) {
-            try checkApp(request.headers[HTTPField.Name(PINProtocol.appHeader)!])
+            try checkApp(request.headers[Self.appHeader])
             return try await body()
         }
     }
@@ -61,7 +64,7 @@ struct AuthenticatorController: Sendable {
 
     func describe() throws -> Response {
         JSONResponse.make(AuthenticatorServiceDescription(
-            serviceName: policy.serviceName ?? server.serviceName, logoURL: policy.logoURL, issuer: server.issuer, pinLength: policy.pinLength,
+            serviceName: serviceName, logoURL: policy.logoURL, issuer: server.issuer, pinLength: policy.pinLength,
             verificationMethods: [policy.verification.rawValue], minimumAppVersion: policy.minimumAppVersion,
             endpoints: AuthenticatorEndpoints(registration: server.url("/authenticator/registration"), identity: server.url("/authenticator/identity"),
                                               sessions: server.url("/authenticator/sessions"))
@@ -81,10 +84,9 @@ struct AuthenticatorController: Sendable {
 
     /// What the app shows for `identity`; blocked once its wrong PINs reach the limit.
     func status(of identity: DeviceIdentity) throws -> DeviceIdentityStatus {
-        let blocked = identity.state == .blocked || (identity.state == .registered && identity.pinFailures >= policy.maxPINAttempts)
         let hasKey = identity.state != .registrationStarted
         return DeviceIdentityStatus(
-            state: blocked ? DeviceIdentity.State.blocked.rawValue : identity.state.rawValue,
+            state: identity.state(limit: policy.maxPINAttempts).rawValue,
             oprfPublicKey: hasKey ? try server.pinKeys.publicKey(sealed: identity.sealedOPRFKey) : nil,
             username: nil, attemptsRemaining: identity.state == .registered ? max(0, policy.maxPINAttempts - identity.pinFailures) : nil
         )

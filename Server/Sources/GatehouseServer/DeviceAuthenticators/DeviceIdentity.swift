@@ -9,7 +9,8 @@ public struct DeviceIdentity: Sendable, Equatable {
         case verified
         /// The PIN is set: the identity can approve sign-ins.
         case registered
-        /// Too many wrong PINs in a row; the app deletes it and registers again.
+        /// Too many wrong PINs in a row; the app deletes it and registers again. Never stored: a registered identity
+        /// whose count of wrong PINs reached the limit is blocked (``state(limit:)``), so a right PIN or an unblock lifts it.
         case blocked
     }
 
@@ -26,4 +27,9 @@ public struct DeviceIdentity: Sendable, Equatable {
     public var pinFailures: Int
     public var createdAt: Int64
     public var lastUsedAt: Int64?
+
+    /// The state with `limit` wrong PINs allowed in a row.
+    public func state(limit: Int) -> State {
+        state == .registered && pinFailures >= limit ? .blocked : state
+    }
 }

@@ -84,18 +84,11 @@ public struct DeviceIdentityStore: Sendable {
     func takePINAttempt(_ id: String, limit: Int) async throws -> Int? {
         let now = clock.now()
         return try await database.transaction { sql in
-            let counted = try await sql.raw("""
+            try await sql.raw("""
                 UPDATE device_identities SET pin_failures = pin_failures + 1, pin_evaluations = pin_evaluations + 1, updated_at = \(bind: now)
                 WHERE id = \(bind: id) AND state = \(bind: DeviceIdentity.State.registered.rawValue) AND pin_failures < \(bind: limit)
                 RETURNING pin_failures
                 """).first().map { try $0.decode(column: "pin_failures", as: Int.self) }
-            if counted == nil {
-                try await sql.raw("""
-                    UPDATE device_identities SET state = \(bind: DeviceIdentity.State.blocked.rawValue), updated_at = \(bind: now)
-                    WHERE id = \(bind: id) AND state = \(bind: DeviceIdentity.State.registered.rawValue)
-                    """).run()
-            }
-            return counted
         }
     }
 
@@ -107,6 +100,7 @@ public struct DeviceIdentityStore: Sendable {
     }
 
     /// Unblocks an identity (an administrator's decision): its count of wrong PINs starts again.
+    /// (Databases from before blocking was derived from the count may hold `blocked`; that is reset too.)
     public func unblock(_ id: String) async throws -> Bool {
         let now = clock.now()
         return try await database.transaction { sql in

@@ -41,14 +41,15 @@ struct DevicesCommand: AsyncParsableCommand {
                     guard let found = try await users.find(username: user) else { throw CommandError("There is no user \(user.lowercased()).") }
                     userID = found.id
                 }
+                let identities = try await DeviceIdentityStore(database: database).list(userID: userID)
+                // Only the accounts these identities belong to, not every user.
                 var names: [String: String] = [:]
-                for account in try await users.list() { names[account.id] = account.username }
+                for id in Set(identities.compactMap(\.userID)) { names[id] = try await users.find(id: id)?.username }
                 let limit = configuration.authenticator.maxPINAttempts
-                return try await DeviceIdentityStore(database: database).list(userID: userID).map { identity in
-                    let blocked = identity.state == .blocked || (identity.state == .registered && identity.pinFailures >= limit)
-                    return Summary(id: identity.id, email: identity.email, state: blocked ? "blocked" : identity.state.rawValue,
-                                   username: identity.userID.flatMap { names[$0] }, deviceName: identity.deviceName,
-                                   wrongPINs: identity.pinFailures, createdAt: identity.createdAt, lastUsedAt: identity.lastUsedAt)
+                return identities.map { identity in
+                    Summary(id: identity.id, email: identity.email, state: identity.state(limit: limit).rawValue,
+                            username: identity.userID.flatMap { names[$0] }, deviceName: identity.deviceName,
+                            wrongPINs: identity.pinFailures, createdAt: identity.createdAt, lastUsedAt: identity.lastUsedAt)
                 }
             }
             if output.json { return try JSONOutput.print(summaries) }

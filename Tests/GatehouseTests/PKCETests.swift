@@ -47,6 +47,39 @@ struct Base64URLTests {
         #expect(Base64URL.decode("a") == nil)
         #expect(Base64URL.decode("ab+c") == nil)
     }
+
+    @Test("RFC 4648 §10 test vectors, without padding; padded text decodes too")
+    func rfc4648Vectors() {
+        let vectors = ["": "", "f": "Zg", "fo": "Zm8", "foo": "Zm9v", "foob": "Zm9vYg", "fooba": "Zm9vYmE", "foobar": "Zm9vYmFy"]
+        for (plain, encoded) in vectors {
+            #expect(Base64URL.encode(Array(plain.utf8)) == encoded)
+            #expect(Base64URL.decode(encoded).map { String(decoding: $0, as: UTF8.self) } == plain)
+        }
+        #expect(Base64URL.decode("Zm9vYg==").map { String(decoding: $0, as: UTF8.self) } == "foob")
+    }
+
+    @Test("every length up to 64 bytes and every byte value round-trip, and agree with Foundation's base64")
+    func agreesWithFoundation() {
+        let bytes = (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) } + Array(0...255)
+        for length in 0...bytes.count {
+            let slice = Array(bytes.prefix(length))
+            let text = Base64URL.encode(slice)
+            let foundation = Data(slice).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+            #expect(text == foundation)
+            #expect(Base64URL.decode(text).map(Array.init) == slice)
+        }
+    }
+
+    @Test("refuses padding inside the text, characters outside the alphabet, and non-zero leftover bits")
+    func refusesMalformedText() {
+        #expect(Base64URL.decode("Zg=v") == nil)
+        #expect(Base64URL.decode("Zm9v YmFy") == nil)
+        #expect(Base64URL.decode("Zm9vé") == nil)
+        // "Zh" carries the byte "f" plus the leftover bits 0001; only "Zg" is the encoding of "f".
+        #expect(Base64URL.decode("Zh") == nil)
+    }
 }
 
 @Suite("Shared encodings and comparisons")

@@ -89,11 +89,15 @@ public struct ClientStore: Sendable {
 
 /// Lists stored as JSON text, the one list type SQLite and PostgreSQL share.
 enum JSONList {
+    // Shared: a client is decoded on every token request, and each new coder is an allocation of its own.
+    private static let encoder = JSONEncoder()
+    private static let decoder = JSONDecoder()
+
     static func encode(_ values: [String]) throws -> String {
-        String(decoding: try JSONEncoder().encode(values), as: UTF8.self)
+        String(decoding: try encoder.encode(values), as: UTF8.self)
     }
 
     static func decode(_ text: String) throws -> [String] {
-        try JSONDecoder().decode([String].self, from: Data(text.utf8))
+        try decoder.decode([String].self, from: Data(text.utf8))
     }
 }

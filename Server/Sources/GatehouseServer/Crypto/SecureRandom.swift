@@ -3,8 +3,15 @@ import GatehouseProtocol
 /// Unguessable values from the system CSPRNG.
 enum SecureRandom {
     static func bytes(_ count: Int) -> [UInt8] {
+        // Eight bytes per draw: each draw is a `getrandom` system call, the most expensive part of a token.
         var generator = SystemRandomNumberGenerator()
-        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count + 7)
+        while bytes.count < count {
+            withUnsafeBytes(of: generator.next() as UInt64) { bytes.append(contentsOf: $0) }
+        }
+        bytes.removeLast(bytes.count - count)
+        return bytes
     }
 
     /// `count` decimal digits, each uniform (the system generator's `random(in:)` rejects biased draws).

@@ -2,10 +2,8 @@
 struct IDTokenIssuer: Sendable {
     let server: IdentityServer
 
-    func issue(for grant: Grant, client: Client, nonce: String?) async throws -> String {
-        guard let user = try await server.users.find(id: grant.userID) else {
-            throw OAuthError.invalidGrant("The user of this grant no longer exists.")
-        }
+    /// An ID token for `user`, who the caller has already checked is the grant's user and not locked.
+    func issue(for grant: Grant, user: User, client: Client, nonce: String?) async throws -> String {
         let now = server.clock.now()
         var claims = IDTokenClaims(
             iss: server.issuer, sub: user.id, aud: client.id, exp: now + server.configuration.tokens.idToken, iat: now,

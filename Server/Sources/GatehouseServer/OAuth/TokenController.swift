@@ -63,16 +63,16 @@ struct TokenController: Sendable {
                 throw OAuthError.invalidGrant("code_verifier does not match the code_challenge.")
             }
         }
-        try await requireActiveUser(grant.userID)
+        let user = try await activeUser(grant.userID)
         let tokens = try await server.tokens.issue(for: grant, withRefreshToken: grant.scopes.contains("offline_access"),
                                                    lifetimes: server.configuration.tokens)
-        return try await response(for: grant, tokens: tokens, client: client, nonce: binding.nonce)
+        return try await response(for: grant, user: user, tokens: tokens, client: client, nonce: binding.nonce)
     }
 
     /// The token response for a user's grant: the tokens, plus an ID token when `openid` was granted.
-    private func response(for grant: Grant, tokens: TokenStore.IssuedTokens, client: Client, nonce: String?) async throws -> Response {
+    private func response(for grant: Grant, user: User, tokens: TokenStore.IssuedTokens, client: Client, nonce: String?) async throws -> Response {
         let idToken = grant.scopes.contains("openid")
-            ? try await IDTokenIssuer(server: server).issue(for: grant, client: client, nonce: nonce)
+            ? try await IDTokenIssuer(server: server).issue(for: grant, user: user, client: client, nonce: nonce)
             : nil
         return JSONResponse.make(TokenResponse(
             accessToken: tokens.accessToken, expiresIn: Int(server.configuration.tokens.accessToken),
@@ -92,8 +92,8 @@ struct TokenController: Sendable {
             server.logger.warning("Refresh token replayed; revoked its token family", metadata: ["client": "\(client.id)"])
             throw OAuthError.invalidGrant("The refresh token was already used; every token of this sign-in has been revoked.")
         case .rotated(let grant, let tokens):
-            try await requireActiveUser(grant.userID)
-            return try await response(for: grant, tokens: tokens, client: client, nonce: nil)
+            let user = try await activeUser(grant.userID)
+            return try await response(for: grant, user: user, tokens: tokens, client: client, nonce: nil)
         }
     }
 
@@ -113,9 +113,11 @@ struct TokenController: Sendable {
         ))
     }
 
-    private func requireActiveUser(_ userID: String) async throws {
+    /// The grant's user, read once for both the lock check and the ID token's claims.
+    private func activeUser(_ userID: String) async throws -> User {
         guard let user = try await server.users.find(id: userID), !user.isLocked else {
             throw OAuthError.invalidGrant("The user of this grant is locked or no longer exists.")
         }
+        return user
     }
 }

@@ -113,6 +113,30 @@ struct TokenStore: Sendable {
         )
     }
 
+    /// The active access token together with its user (`nil` for a client's own token, or a user since
+    /// deleted), in one query: the userinfo endpoint's whole read.
+    func activeAccessTokenWithUser(_ token: String) async throws -> (token: AccessTokenRecord, user: User?)? {
+        let now = clock.now()
+        let row = try await database.read { sql in
+            try await sql.raw("""
+                SELECT t.client_id AS token_client_id, t.user_id AS token_user_id, t.scope AS token_scope,
+                       t.created_at AS token_created_at, t.expires_at AS token_expires_at, u.*
+                FROM access_tokens t LEFT JOIN users u ON u.id = t.user_id
+                WHERE t.token_hash = \(bind: TokenDigest.hex(token)) AND t.revoked_at IS NULL AND t.expires_at > \(bind: now)
+                """).first()
+        }
+        guard let row else { return nil }
+        let record = AccessTokenRecord(
+            clientID: try row.decode(column: "token_client_id", as: String.self),
+            userID: try row.decode(column: "token_user_id", as: String?.self),
+            scopes: try row.decode(column: "token_scope", as: String.self).split(separator: " ").map(String.init),
+            issuedAt: try row.decode(column: "token_created_at", as: Int64.self),
+            expiresAt: try row.decode(column: "token_expires_at", as: Int64.self)
+        )
+        let user = try row.decode(column: "id", as: String?.self) == nil ? nil : try UserStore.decode(row)
+        return (record, user)
+    }
+
     /// The active (unused, unrevoked, unexpired) refresh token, or `nil`.
     func activeRefreshToken(_ token: String) async throws -> RefreshTokenRecord? {
         let now = clock.now()

@@ -29,15 +29,15 @@ struct UserinfoController: Sendable {
             response.headers[.wwwAuthenticate] = #"Bearer realm="gatehouse""#
             return response
         }
-        guard let record = try await server.tokens.activeAccessToken(token) else {
+        guard let (record, user) = try await server.tokens.activeAccessTokenWithUser(token) else {
             throw OAuthError.invalidToken("The access token is invalid, expired or revoked.")
         }
-        guard let userID = record.userID, record.scopes.contains("openid") else {
+        guard record.userID != nil, record.scopes.contains("openid") else {
             var response = OAuthError("insufficient_scope", "The access token was not granted the openid scope.", status: .forbidden).response()
             response.headers[.wwwAuthenticate] = #"Bearer error="insufficient_scope", scope="openid""#
             return response
         }
-        guard let user = try await server.users.find(id: userID), !user.isLocked else {
+        guard let user, !user.isLocked else {
             throw OAuthError.invalidToken("The access token's user is locked or no longer exists.")
         }
         return JSONResponse.make(ScopeClaims.userinfo(for: user, scopes: record.scopes))

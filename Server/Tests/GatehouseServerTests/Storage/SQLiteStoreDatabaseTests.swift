@@ -50,6 +50,57 @@ struct SQLiteStoreDatabaseTests {
         }
     }
 
+    @Test("a cached statement runs again without being compiled again; a wrong number of values is refused")
+    func statementsStayCompiled() throws {
+        let handle = try SQLiteConnectionHandle(path: ":memory:")
+        defer { handle.close() }
+        // Shaped like the userinfo endpoint's read: SQLite's planner looks at the bound values of this join,
+        // which made clearing the bindings after each run expire the statement (19 recompilations in 20 runs).
+        try handle.execute("CREATE TABLE users (id TEXT PRIMARY KEY, name TEXT NOT NULL)", [])
+        try handle.execute("CREATE TABLE tokens (hash TEXT PRIMARY KEY, user_id TEXT REFERENCES users(id), expires INTEGER NOT NULL)", [])
+        try handle.execute("INSERT INTO users (id, name) VALUES ('u1', 'Ada')", [])
+        let insert = "INSERT INTO tokens (hash, user_id, expires) VALUES (?1, 'u1', ?2)"
+        let select = """
+            SELECT t.expires AS token_expires, u.* FROM tokens t LEFT JOIN users u ON u.id = t.user_id
+            WHERE t.hash = ?1 AND t.expires > ?2
+            """
+        for id in 1...20 {
+            try handle.execute(insert, [.text("hash \(id)"), .integer(1000 + id)])
+            var found: [String] = []
+            try handle.execute(select, [.text("hash \(id)"), .integer(1000 + id - 1)]) { row in
+                found.append(try row.decode(column: "name", as: String.self))
+            }
+            #expect(found == ["Ada"])
+        }
+        let statistics = try #require(handle.statistics(of: select))
+        #expect(statistics.runs == 20)
+        #expect(statistics.recompilations == 0)
+        #expect(throws: SQLiteStatementError.self) { try handle.execute(select, [.text("hash 1")]) }
+        #expect(throws: SQLiteStatementError.self) { try handle.execute(select, [.text("hash 1"), .integer(0), .integer(1)]) }
+    }
+
+    @Test("committed pages reach the database file by background checkpoints, not by the writer's own")
+    func backgroundCheckpoints() async throws {
+        try await withDatabase { path, database in
+            let checkpointer = try #require(database.checkpointer)
+            let row = String(repeating: "x", count: 1000)
+            let clock = ContinuousClock()
+            let deadline = clock.now + .seconds(20)
+            var id = 0
+            // About 2 MB of rows, far below the writer's own threshold (10,000 pages, about 40 MB).
+            while id < 2000 || checkpointer.completedCheckpoints < 2, clock.now < deadline {
+                id += 1
+                try await database.transaction { [id] sql in
+                    try await sql.raw("INSERT INTO notes (id, body) VALUES (\(bind: id), \(bind: "\(id) \(row)"))").run()
+                }
+                if id % 200 == 0 { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(checkpointer.completedCheckpoints >= 2)
+            let fileSize = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+            #expect(fileSize > 1_000_000, "the database file holds \(fileSize) bytes after \(id) commits")
+        }
+    }
+
     @Test("a failed statement rolls the whole transaction back and says what SQLite said")
     func rollbackAndError() async throws {
         try await withDatabase { _, database in

@@ -16,9 +16,11 @@ final class SQLiteConnectionHandle: @unchecked Sendable {
     private final class PreparedStatement {
         let pointer: OpaquePointer
         let columns: SQLiteRowColumns
+        let parameterCount: Int
 
         init(pointer: OpaquePointer) {
             self.pointer = pointer
+            parameterCount = Int(sqlite_nio_sqlite3_bind_parameter_count(pointer))
             let count = Int(sqlite_nio_sqlite3_column_count(pointer))
             columns = SQLiteRowColumns(names: (0..<count).map { String(cString: sqlite_nio_sqlite3_column_name(pointer, Int32($0))) })
         }
@@ -64,10 +66,13 @@ final class SQLiteConnectionHandle: @unchecked Sendable {
         try lock.withLock {
             guard let connection else { throw SQLiteStatementError(code: SQLITE_MISUSE, message: "the connection is closed") }
             let statement = try prepared(sql, on: connection)
-            defer {
-                sqlite_nio_sqlite3_reset(statement.pointer)
-                sqlite_nio_sqlite3_clear_bindings(statement.pointer)
+            // Every parameter is bound on every run, so no value of an earlier run is left behind. The
+            // bindings are not cleared: `sqlite3_clear_bindings` expires a statement whose plan looked at a
+            // bound value (the userinfo endpoint's join does), and SQLite would then compile it on every run.
+            guard binds.count == statement.parameterCount else {
+                throw SQLiteStatementError(code: SQLITE_RANGE, message: "the statement has \(statement.parameterCount) parameters, \(binds.count) values were given")
             }
+            defer { sqlite_nio_sqlite3_reset(statement.pointer) }
             for (index, value) in binds.enumerated() {
                 try check(bind(value, at: Int32(index + 1), in: statement.pointer), on: connection)
             }
@@ -77,6 +82,16 @@ final class SQLiteConnectionHandle: @unchecked Sendable {
                 guard status == SQLITE_ROW else { throw error(status, on: connection) }
                 try onRow(SQLiteRowValues(columns: statement.columns, values: values(of: statement)))
             }
+        }
+    }
+
+    /// How many times the cached statement for `sql` ran and how many of those SQLite compiled it again;
+    /// `nil` when it is not cached. For tests: a statement compiled on every run costs more than it does.
+    func statistics(of sql: String) -> (runs: Int, recompilations: Int)? {
+        lock.withLock {
+            guard let statement = statements[sql] else { return nil }
+            return (Int(sqlite_nio_sqlite3_stmt_status(statement.pointer, SQLITE_STMTSTATUS_RUN, 0)),
+                    Int(sqlite_nio_sqlite3_stmt_status(statement.pointer, SQLITE_STMTSTATUS_REPREPARE, 0)))
         }
     }
 

@@ -35,7 +35,21 @@ struct SQLiteRowValues: SQLRow {
         guard let offset = columns.offsets[column] else {
             throw DecodingError.keyNotFound(SQLiteColumnKey(column), .init(codingPath: [], debugDescription: "No column named \(column) in the result."))
         }
-        return try Self.decoder.decode(D.self, from: values[offset])
+        // The column types every store reads, without the generic decoder (a few per row, on every request).
+        switch values[offset] {
+        case .text(let text) where D.self == String.self || D.self == String?.self:
+            return text as! D
+        case .integer(let integer) where D.self == Int64.self || D.self == Int64?.self:
+            return Int64(integer) as! D
+        case .integer(let integer) where D.self == Int.self || D.self == Int?.self:
+            return Int(integer) as! D
+        case .null where D.self == String?.self:
+            return String?.none as! D
+        case .null where D.self == Int64?.self:
+            return Int64?.none as! D
+        default:
+            return try Self.decoder.decode(D.self, from: values[offset])
+        }
     }
 }
 

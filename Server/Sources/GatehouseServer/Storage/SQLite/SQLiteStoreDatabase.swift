@@ -17,6 +17,8 @@ final class SQLiteStoreDatabase: Database {
     private let path: String
     private let writer: SQLiteConnectionHandle
     let writes: SQLiteWriteQueue
+    /// `nil` for an in-memory database, which has no write-ahead log.
+    let checkpointer: SQLiteCheckpointer?
     /// Idle read connections; an in-memory database has none, because its data lives in the writer only.
     private let idleReaders = NIOLockedValueBox<[SQLiteConnectionHandle]>([])
     private let logger: Logger
@@ -27,8 +29,12 @@ final class SQLiteStoreDatabase: Database {
         self.path = path
         self.writer = writer
         self.logger = logger
+        let checkpointer = path == ":memory:" ? nil : SQLiteCheckpointer(path: path)
+        self.checkpointer = checkpointer
         writes = SQLiteWriteQueue(sql: SQLiteHandleDatabase(handle: writer, logger: logger)) {
             try await Self.beginImmediate(on: writer)
+        } committed: {
+            checkpointer?.committed()
         }
     }
 
@@ -43,7 +49,8 @@ final class SQLiteStoreDatabase: Database {
             let writer = try SQLiteConnectionHandle(path: path)
             // WAL lets readers run beside the writer. The writer never sleeps inside SQLite: a transaction
             // that finds the lock taken by another process waits asynchronously (see `beginImmediate`).
-            for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA foreign_keys = ON", "PRAGMA synchronous = NORMAL"] {
+            for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA foreign_keys = ON", "PRAGMA synchronous = NORMAL",
+                           "PRAGMA wal_autocheckpoint = \(SQLiteCheckpointer.writerBackstopPages)"] {
                 try writer.execute(pragma, [])
             }
             writer.setBusyTimeout(milliseconds: 0)
@@ -73,6 +80,7 @@ final class SQLiteStoreDatabase: Database {
             return readers
         }
         readers.forEach { $0.close() }
+        checkpointer?.close()
         writer.close()
     }
 

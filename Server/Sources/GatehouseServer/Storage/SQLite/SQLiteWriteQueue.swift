@@ -72,11 +72,15 @@ final class SQLiteWriteQueue: Sendable {
     private let sql: SQLiteHandleDatabase
     private var connection: SQLiteConnectionHandle { sql.handle }
     private let begin: @Sendable () async throws -> Void
+    private let committed: @Sendable () -> Void
 
-    /// - Parameter begin: starts a write transaction on `sql`'s connection (waiting for other processes as needed).
-    init(sql: SQLiteHandleDatabase, begin: @escaping @Sendable () async throws -> Void) {
+    /// - Parameters:
+    ///   - begin: starts a write transaction on `sql`'s connection (waiting for other processes as needed).
+    ///   - committed: called after each commit.
+    init(sql: SQLiteHandleDatabase, begin: @escaping @Sendable () async throws -> Void, committed: @escaping @Sendable () -> Void = {}) {
         self.sql = sql
         self.begin = begin
+        self.committed = committed
     }
 
     /// Runs `body` in a transaction: everything it writes is committed before it returns, or nothing is.
@@ -160,6 +164,7 @@ final class SQLiteWriteQueue: Sendable {
         }
         do {
             try connection.execute("COMMIT", [])
+            committed()
             return results
         } catch {
             try? connection.execute("ROLLBACK", [])

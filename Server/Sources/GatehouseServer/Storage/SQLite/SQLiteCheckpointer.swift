@@ -1,0 +1,82 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOPosix
+
+/// Copies committed pages from the write-ahead log back into the database file, beside the writer.
+///
+/// SQLite's automatic checkpoint runs inside the commit that crosses its threshold, on the one writer
+/// connection, and ends with an `fsync`: every transaction queued behind that commit waits for the disk.
+/// Here a second connection checkpoints in passive mode (it never blocks the writer or readers) on
+/// NIO's blocking-work pool, at most every ``interval`` while there are commits to copy. The writer keeps
+/// an automatic checkpoint only as a backstop, at a threshold the background one keeps it below.
+final class SQLiteCheckpointer: Sendable {
+    /// The writer's own automatic checkpoint, in pages: reached only if background checkpoints fall behind.
+    static let writerBackstopPages = 10_000
+    static let interval: Duration = .milliseconds(200)
+
+    private struct State {
+        var connection: SQLiteConnectionHandle?
+        var isRunning = false
+        var hasPendingCommits = false
+        var lastStart: ContinuousClock.Instant?
+        var isClosed = false
+        var completed = 0
+    }
+
+    private let path: String
+    private let state = NIOLockedValueBox(State())
+    private let clock = ContinuousClock()
+
+    init(path: String) {
+        self.path = path
+    }
+
+    /// How many background checkpoints have finished (for tests and diagnostics).
+    var completedCheckpoints: Int { state.withLockedValue(\.completed) }
+
+    /// Called after each commit of the writer: starts a checkpoint when none runs and the last began long enough ago.
+    func committed() {
+        let now = clock.now
+        let start = state.withLockedValue { state -> Bool in
+            state.hasPendingCommits = true
+            guard !state.isClosed, !state.isRunning else { return false }
+            if let last = state.lastStart, now - last < Self.interval { return false }
+            state.isRunning = true
+            state.hasPendingCommits = false
+            state.lastStart = now
+            return true
+        }
+        guard start else { return }
+        NIOThreadPool.singleton.submit { [self] _ in run() }
+    }
+
+    /// Stops future checkpoints and closes the connection (after a running checkpoint, which holds it, ends).
+    func close() {
+        let connection = state.withLockedValue { state -> SQLiteConnectionHandle? in
+            state.isClosed = true
+            defer { state.connection = nil }
+            return state.connection
+        }
+        connection?.close()
+    }
+
+    private func run() {
+        do {
+            let connection = try state.withLockedValue { state -> SQLiteConnectionHandle? in
+                guard !state.isClosed else { return nil }
+                if let connection = state.connection { return connection }
+                let connection = try SQLiteConnectionHandle(path: path)
+                connection.setBusyTimeout(milliseconds: 1000)
+                state.connection = connection
+                return connection
+            }
+            // A failed checkpoint (another process holds a lock a passive checkpoint cannot pass) is retried
+            // after the next commit; the writer's backstop covers a run of failures.
+            try connection?.execute("PRAGMA wal_checkpoint(PASSIVE)", [])
+        } catch {}
+        state.withLockedValue { state in
+            state.isRunning = false
+            state.completed += 1
+        }
+    }
+}

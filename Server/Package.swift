@@ -5,7 +5,7 @@ import PackageDescription
 
 let package = Package(
     name: "GatehouseServer",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "GatehouseServer", targets: ["GatehouseServer"]),
         .library(name: "QRCode", targets: ["QRCode"]),

@@ -6,6 +6,7 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable, Equatable
         case duplicate(String)
         case newerSchema(Int)
         case notEmpty(String)
+        case closed
     }
 
     let code: Code
@@ -15,6 +16,7 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable, Equatable
     static func duplicate(_ what: String) -> DatabaseError { .init(code: .duplicate(what)) }
     static func newerSchema(_ version: Int) -> DatabaseError { .init(code: .newerSchema(version)) }
     static func notEmpty(_ table: String) -> DatabaseError { .init(code: .notEmpty(table)) }
+    static let closed = DatabaseError(code: .closed)
 
     /// Whether the error is a unique-key violation, e.g. a username that already exists.
     public var isDuplicate: Bool {
@@ -32,6 +34,8 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable, Equatable
             "\(what) already exists."
         case .notEmpty(let table):
             "The target database already holds \(table); copy into an empty database."
+        case .closed:
+            "The database was closed; the server is shutting down."
         case .newerSchema(let version):
             "The database schema is at version \(version), newer than this Gatehouse knows; upgrade Gatehouse."
         }

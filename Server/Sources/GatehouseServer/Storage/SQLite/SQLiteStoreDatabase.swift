@@ -75,6 +75,7 @@ final class SQLiteStoreDatabase: Database {
     func lock(_ lock: DatabaseLock, in sql: any SQLDatabase) async throws {}
 
     func close() async throws {
+        await writes.close()
         let readers = idleReaders.withLockedValue { readers in
             defer { readers.removeAll() }
             return readers

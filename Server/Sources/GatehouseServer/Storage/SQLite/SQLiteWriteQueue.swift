@@ -3,65 +3,57 @@ import SQLKit
 
 /// Runs write transactions on SQLite's one writer connection, several per commit when they queue up.
 ///
-/// SQLite has one writer. With a plain lock, each transaction waits for the previous holder's task to be
-/// scheduled again before the lock moves on, and each commit takes the file lock and appends to the WAL
-/// on its own; under load that wait, not the SQL, was most of a token grant. Here the task that finds the
-/// queue idle becomes its *runner*: it opens one SQLite transaction, runs every queued body inside a
-/// savepoint of its own (a body that throws rolls back only itself), commits once, and hands each body
-/// its result. If more bodies queued meanwhile, it wakes one of their tasks to run the next batch, so no
-/// caller runs other callers' work for longer than one batch. Everything a body returns is committed,
-/// as with one transaction per body.
+/// SQLite has one writer. One long-lived *writer task*, on a thread of its own (``SQLiteWriterThread``),
+/// takes every queued body, opens one SQLite transaction, runs each body inside a savepoint of its own (a
+/// body that throws rolls back only itself), commits once, and hands each caller its result. Callers only
+/// wait for their result. Earlier, the caller that found the queue idle ran the batch and then woke the
+/// next caller to run the following one; under load that wake-up waited behind every request in the
+/// cooperative pool, and the writer sat idle more than half the time. Everything a body returns is
+/// committed, as with one transaction per body.
 final class SQLiteWriteQueue: Sendable {
-    /// What a queued body is told: its result, or that it is the next runner.
-    private enum Signal: Sendable {
-        case finished(Result<any Sendable, any Error>)
-        case run
-    }
-
-    private enum JobState {
-        case queued
-        case waiting(CheckedContinuation<Signal, Never>)
-        case signalled(Signal)
-    }
-
     private final class Job: Sendable {
         let body: @Sendable (any SQLDatabase) async throws -> any Sendable
         private let state = NIOLockedValueBox(JobState.queued)
+
+        private enum JobState {
+            case queued
+            case waiting(CheckedContinuation<Result<any Sendable, any Error>, Never>)
+            case finished(Result<any Sendable, any Error>)
+        }
 
         init(body: @escaping @Sendable (any SQLDatabase) async throws -> any Sendable) {
             self.body = body
         }
 
-        func signal(_ signal: Signal) {
-            let waiting = state.withLockedValue { state -> CheckedContinuation<Signal, Never>? in
+        func finish(_ result: Result<any Sendable, any Error>) {
+            let waiting = state.withLockedValue { state -> CheckedContinuation<Result<any Sendable, any Error>, Never>? in
                 if case .waiting(let continuation) = state {
-                    state = .queued
+                    state = .finished(result)
                     return continuation
                 }
-                state = .signalled(signal)
+                state = .finished(result)
                 return nil
             }
-            waiting?.resume(returning: signal)
+            waiting?.resume(returning: result)
         }
 
-        func nextSignal() async -> Signal {
+        func result() async -> Result<any Sendable, any Error> {
             await withCheckedContinuation { continuation in
-                let ready = state.withLockedValue { state -> Signal? in
-                    if case .signalled(let signal) = state {
-                        state = .queued
-                        return signal
-                    }
+                let finished = state.withLockedValue { state -> Result<any Sendable, any Error>? in
+                    if case .finished(let result) = state { return result }
                     state = .waiting(continuation)
                     return nil
                 }
-                if let ready { continuation.resume(returning: ready) }
+                if let finished { continuation.resume(returning: finished) }
             }
         }
     }
 
     private struct Queue {
         var jobs: [Job] = []
-        var hasRunner = false
+        /// The writer task, parked while there is nothing to write.
+        var idleWriter: CheckedContinuation<Void, Never>?
+        var isClosed = false
         var sharedCommits = 0
     }
 
@@ -73,6 +65,8 @@ final class SQLiteWriteQueue: Sendable {
     private var connection: SQLiteConnectionHandle { sql.handle }
     private let begin: @Sendable () async throws -> Void
     private let committed: @Sendable () -> Void
+    private let thread = SQLiteWriterThread()
+    private let writer = NIOLockedValueBox<Task<Void, Never>?>(nil)
 
     /// - Parameters:
     ///   - begin: starts a write transaction on `sql`'s connection (waiting for other processes as needed).
@@ -81,45 +75,74 @@ final class SQLiteWriteQueue: Sendable {
         self.sql = sql
         self.begin = begin
         self.committed = committed
+        let writer = Task(executorPreference: thread) { [self] in await runWriter() }
+        self.writer.withLockedValue { $0 = writer }
     }
 
     /// Runs `body` in a transaction: everything it writes is committed before it returns, or nothing is.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         let job = Job(body: { try await body($0) })
-        let runsNow = queue.withLockedValue { queue -> Bool in
+        let (accepted, idleWriter) = queue.withLockedValue { queue -> (Bool, CheckedContinuation<Void, Never>?) in
+            guard !queue.isClosed else { return (false, nil) }
             queue.jobs.append(job)
-            guard !queue.hasRunner else { return false }
-            queue.hasRunner = true
-            return true
+            defer { queue.idleWriter = nil }
+            return (true, queue.idleWriter)
         }
-        var signal = runsNow ? Signal.run : await job.nextSignal()
-        while case .run = signal {
-            await runBatch()
-            signal = await job.nextSignal()
-        }
-        guard case .finished(let result) = signal else { preconditionFailure("a job ends with its result") }
+        guard accepted else { throw DatabaseError.closed }
+        idleWriter?.resume()
         // The body produced a T; the queue only carried it type-erased.
-        guard let value = try result.get() as? T else { preconditionFailure("a job's result has its body's type") }
+        guard let value = try await job.result().get() as? T else { preconditionFailure("a job's result has its body's type") }
         return value
     }
 
-    /// Runs every queued body in one transaction, then passes the runner's role on (or ends it).
-    private func runBatch() async {
-        let batch = queue.withLockedValue { queue in
-            defer { queue.jobs.removeAll() }
-            if queue.jobs.count > 1 { queue.sharedCommits += queue.jobs.count }
-            return queue.jobs
+    /// Finishes the queued transactions, then ends the writer task and its thread; later transactions fail.
+    func close() async {
+        let idleWriter = queue.withLockedValue { queue -> CheckedContinuation<Void, Never>? in
+            queue.isClosed = true
+            defer { queue.idleWriter = nil }
+            return queue.idleWriter
         }
-        let results = await run(batch)
-        let next = queue.withLockedValue { queue -> Job? in
-            guard let first = queue.jobs.first else {
-                queue.hasRunner = false
-                return nil
+        idleWriter?.resume()
+        await writer.withLockedValue { $0 }?.value
+        await thread.shutdown()
+    }
+
+    /// The writer task: runs whatever is queued as one batch, again and again, parking when the queue is empty.
+    private func runWriter() async {
+        while true {
+            let batch = await nextBatch()
+            guard !batch.isEmpty else { return }
+            let results = await run(batch)
+            for (job, result) in zip(batch, results) { job.finish(result) }
+        }
+    }
+
+    /// The queued bodies, waiting for some when there are none; empty once the queue is closed and drained.
+    private func nextBatch() async -> [Job] {
+        while true {
+            enum Next { case batch([Job]), closed, park }
+            let next = queue.withLockedValue { queue -> Next in
+                if !queue.jobs.isEmpty {
+                    defer { queue.jobs.removeAll() }
+                    if queue.jobs.count > 1 { queue.sharedCommits += queue.jobs.count }
+                    return .batch(queue.jobs)
+                }
+                return queue.isClosed ? .closed : .park
             }
-            return first
+            switch next {
+            case .batch(let jobs): return jobs
+            case .closed: return []
+            case .park:
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let resumeNow = queue.withLockedValue { queue -> Bool in
+                        guard queue.jobs.isEmpty, !queue.isClosed else { return true }
+                        queue.idleWriter = continuation
+                        return false
+                    }
+                    if resumeNow { continuation.resume() }
+                }
+            }
         }
-        for (job, result) in zip(batch, results) { job.signal(.finished(result)) }
-        next?.signal(.run)
     }
 
     private func run(_ batch: [Job]) async -> [Result<any Sendable, any Error>] {

@@ -110,9 +110,9 @@ class Server:
     def stderr(self) -> str:
         return Path(self.stderr_path).read_text()
 
-    def cli(self, *args: str, stdin: str | None = None, check: bool = True) -> subprocess.CompletedProcess:
+    def cli(self, *args: str, stdin: str | None = None, check: bool = True, timeout: float = 120) -> subprocess.CompletedProcess:
         """Runs a `gatehouse` command against this server's database and configuration."""
-        return gatehouse(*args, "--database", self.database, "--config", self.config_path, stdin=stdin, check=check)
+        return gatehouse(*args, "--database", self.database, "--config", self.config_path, stdin=stdin, check=check, timeout=timeout)
 
     def add_user(self, username: str, password: str, email: str | None = None, name: str | None = None) -> None:
         args = ["users", "add", username, "--email", email or f"{username}@example.com", "--password-stdin"]
@@ -140,9 +140,10 @@ class Server:
         self.folder.cleanup()
 
 
-def gatehouse(*args: str, stdin: str | None = None, check: bool = True, env: dict | None = None) -> subprocess.CompletedProcess:
+def gatehouse(*args: str, stdin: str | None = None, check: bool = True, env: dict | None = None,
+              timeout: float = 120) -> subprocess.CompletedProcess:
     """Runs the `gatehouse` tool; with `check`, a non-zero exit fails the test with its error output."""
-    result = subprocess.run([binary(), *args], input=stdin, capture_output=True, text=True, timeout=120,
+    result = subprocess.run([binary(), *args], input=stdin, capture_output=True, text=True, timeout=timeout,
                             env=None if env is None else dict(os.environ, **env))
     if check and result.returncode != 0:
         raise AssertionError(f"gatehouse {' '.join(args)} failed ({result.returncode}):\n{result.stderr}")

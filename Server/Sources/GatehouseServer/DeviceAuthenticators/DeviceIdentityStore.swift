@@ -16,7 +16,9 @@ public struct DeviceIdentityStore: Sendable {
 
     /// Starts a registration; returns the identity's id and its device secret (shown once, to the device).
     func start(email: String, userID: String?, deviceName: String?, sealedOPRFKey: String, lifetime: Int64) async throws -> (id: String, secret: String) {
-        let id = SecureRandom.token(byteCount: 16)
+        // A UUID, like user ids: operators and the app's tool take it as an argument, and a base64url id
+        // starting with "-" (1 in 64) read as an option. The device secret is what authenticates.
+        let id = UUID().uuidString.lowercased()
         let secret = SecureRandom.token()
         let now = clock.now()
         try await database.transaction { sql in

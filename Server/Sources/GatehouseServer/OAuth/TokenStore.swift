@@ -96,21 +96,7 @@ struct TokenStore: Sendable {
 
     /// The active access token, or `nil` when unknown, expired or revoked.
     func activeAccessToken(_ token: String) async throws -> AccessTokenRecord? {
-        let now = clock.now()
-        let row = try await database.read { sql in
-            try await sql.raw("""
-                SELECT client_id, user_id, scope, created_at, expires_at FROM access_tokens
-                WHERE token_hash = \(bind: TokenDigest.hex(token)) AND revoked_at IS NULL AND expires_at > \(bind: now)
-                """).first()
-        }
-        guard let row else { return nil }
-        return AccessTokenRecord(
-            clientID: try row.decode(column: "client_id", as: String.self),
-            userID: try row.decode(column: "user_id", as: String?.self),
-            scopes: try row.decode(column: "scope", as: String.self).split(separator: " ").map(String.init),
-            issuedAt: try row.decode(column: "created_at", as: Int64.self),
-            expiresAt: try row.decode(column: "expires_at", as: Int64.self)
-        )
+        try await activeAccessTokenWithUser(token)?.token
     }
 
     /// The active access token together with its user (`nil` for a client's own token, or a user since

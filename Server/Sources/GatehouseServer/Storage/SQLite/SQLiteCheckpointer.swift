@@ -17,7 +17,6 @@ final class SQLiteCheckpointer: Sendable {
     private struct State {
         var connection: SQLiteConnectionHandle?
         var isRunning = false
-        var hasPendingCommits = false
         var lastStart: ContinuousClock.Instant?
         var isClosed = false
         var completed = 0
@@ -38,11 +37,9 @@ final class SQLiteCheckpointer: Sendable {
     func committed() {
         let now = clock.now
         let start = state.withLockedValue { state -> Bool in
-            state.hasPendingCommits = true
             guard !state.isClosed, !state.isRunning else { return false }
             if let last = state.lastStart, now - last < Self.interval { return false }
             state.isRunning = true
-            state.hasPendingCommits = false
             state.lastStart = now
             return true
         }

@@ -27,11 +27,8 @@ final class SQLiteWriteQueue: Sendable {
 
         func finish(_ result: Result<any Sendable, any Error>) {
             let waiting = state.withLockedValue { state -> CheckedContinuation<Result<any Sendable, any Error>, Never>? in
-                if case .waiting(let continuation) = state {
-                    state = .finished(result)
-                    return continuation
-                }
-                state = .finished(result)
+                defer { state = .finished(result) }
+                if case .waiting(let continuation) = state { return continuation }
                 return nil
             }
             waiting?.resume(returning: result)

@@ -74,6 +74,7 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
             ]
         ),
     ]

@@ -5,12 +5,15 @@ public enum Hex {
     /// Encodes bytes as lowercase hex, two characters per byte. Runs on every token lookup, so it writes
     /// the characters directly instead of formatting each byte.
     public static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
-        var characters: [UInt8] = []
-        characters.reserveCapacity(bytes.underestimatedCount * 2)
-        for byte in bytes {
-            characters.append(digits[Int(byte >> 4)])
-            characters.append(digits[Int(byte & 0x0f)])
+        // One copy into an array (callers' generic sequences are not specialized across modules), then a loop
+        // over contiguous bytes straight into the string's storage.
+        let input = Array(bytes)
+        return String(unsafeUninitializedCapacity: input.count * 2) { output in
+            for (index, byte) in input.enumerated() {
+                output[2 * index] = digits[Int(byte >> 4)]
+                output[2 * index + 1] = digits[Int(byte & 0x0f)]
+            }
+            return input.count * 2
         }
-        return String(decoding: characters, as: UTF8.self)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import SQLKit
 
 /// Registered clients in the database.
@@ -97,7 +98,18 @@ enum JSONList {
         String(decoding: try encoder.encode(values), as: UTF8.self)
     }
 
+    /// Lists already decoded, by their text: the same few client lists are read on every token request, and a
+    /// decoder run costs more than the rest of reading the client. Bounded; emptied whole when full.
+    private static let decoded = NIOLockedValueBox<[String: [String]]>([:])
+    private static let decodedLimit = 1024
+
     static func decode(_ text: String) throws -> [String] {
-        try decoder.decode([String].self, from: Data(text.utf8))
+        if let known = decoded.withLockedValue({ $0[text] }) { return known }
+        let list = try decoder.decode([String].self, from: Data(text.utf8))
+        decoded.withLockedValue { decoded in
+            if decoded.count >= decodedLimit { decoded.removeAll(keepingCapacity: true) }
+            decoded[text] = list
+        }
+        return list
     }
 }

@@ -1,17 +1,14 @@
+import Crypto
 import GatehouseProtocol
 
-/// Unguessable values from the system CSPRNG.
+/// Unguessable values from a CSPRNG: BoringSSL's generator, seeded and reseeded from the system.
 enum SecureRandom {
     static func bytes(_ count: Int) -> [UInt8] {
-        // Eight bytes per draw: each draw is a `getrandom` system call, the most expensive part of a token.
-        var generator = SystemRandomNumberGenerator()
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(count + 7)
-        while bytes.count < count {
-            withUnsafeBytes(of: generator.next() as UInt64) { bytes.append(contentsOf: $0) }
-        }
-        bytes.removeLast(bytes.count - count)
-        return bytes
+        // One draw from BoringSSL's generator for the whole buffer (reseeded from the system; fork-safe). The
+        // system generator's `next()` is a `getrandom` call per eight bytes, which made those calls the most
+        // expensive part of issuing a token.
+        guard count > 0 else { return [] }
+        return SymmetricKey(size: SymmetricKeySize(bitCount: count * 8)).withUnsafeBytes { Array($0) }
     }
 
     /// `count` decimal digits, each uniform (the system generator's `random(in:)` rejects biased draws).

@@ -73,9 +73,8 @@ struct AuthenticatorController: Sendable {
 
     /// The identity whose device secret the request carries as `Authorization: Bearer`.
     func device(_ request: Request) async throws -> DeviceIdentity {
-        let header = request.headers[.authorization] ?? ""
-        guard header.lowercased().hasPrefix("bearer "), case let secret = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces),
-              !secret.isEmpty, let identity = try await server.deviceIdentities.find(secret: secret)
+        guard let secret = AuthorizationCredentials.of("Bearer", in: request.headers), !secret.isEmpty,
+              let identity = try await server.deviceIdentities.find(secret: secret)
         else {
             throw OAuthError("invalid_device", "This device identity is unknown or its registration expired; register it again.", status: .unauthorized)
         }

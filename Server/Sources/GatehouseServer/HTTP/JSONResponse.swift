@@ -14,6 +14,11 @@ enum JSONResponse {
         data(encode(value), status: status, cacheable: cacheable)
     }
 
+    /// ``make(_:status:cacheable:)`` for the documents of hot paths, written without `JSONEncoder`.
+    static func make(_ value: some JSONObjectWritable, status: HTTPResponse.Status = .ok, cacheable: Bool = false) -> Response {
+        response(ByteBuffer(bytes: value.jsonBytes), status: status, cacheable: cacheable)
+    }
+
     /// The body ``make(_:status:cacheable:)`` sends, for documents encoded once and sent many times.
     static func encode(_ value: some Encodable) -> Data {
         (try? encoder.encode(value)) ?? Data(#"{"error":"server_error"}"#.utf8)
@@ -21,6 +26,10 @@ enum JSONResponse {
 
     /// Already encoded JSON; only public documents may be `cacheable`.
     static func data(_ data: Data, status: HTTPResponse.Status = .ok, cacheable: Bool = false) -> Response {
+        response(ByteBuffer(bytes: data), status: status, cacheable: cacheable)
+    }
+
+    private static func response(_ body: ByteBuffer, status: HTTPResponse.Status, cacheable: Bool) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         if cacheable {
@@ -29,6 +38,6 @@ enum JSONResponse {
             headers[.cacheControl] = "no-store"
             headers[.pragma] = "no-cache"
         }
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: body))
     }
 }

@@ -24,7 +24,7 @@ final class SigningKeyRing: Sendable {
     }
 
     /// Signs `payload` with the active key for `algorithm` (`RS256` or `ES256`), with `kid` and `typ` headers.
-    func sign(_ payload: some JWTPayload, algorithm: String) async throws -> String {
+    func sign(_ payload: some JWTPayload & JSONObjectWritable, algorithm: String) async throws -> String {
         guard let signer = try await snapshot().signers[algorithm] else {
             throw ConfigurationError("There is no active \(algorithm) signing key; run `gatehouse keys rotate`.")
         }
@@ -78,12 +78,6 @@ final class SigningKeyRing: Sendable {
             var typ = "JWT"
         }
 
-        private static let payloadEncoder: JSONEncoder = {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = .withoutEscapingSlashes
-            return encoder
-        }()
-
         init(algorithm: any JWTAlgorithm, name: String, kid: String) throws {
             self.algorithm = algorithm
             let encoder = JSONEncoder()
@@ -91,8 +85,8 @@ final class SigningKeyRing: Sendable {
             encodedHeader = Base64URL.encode(try encoder.encode(Header(alg: name, kid: kid))) + "."
         }
 
-        func sign(_ payload: some JWTPayload) throws -> String {
-            let signingInput = encodedHeader + Base64URL.encode(try Self.payloadEncoder.encode(payload))
+        func sign(_ payload: some JWTPayload & JSONObjectWritable) throws -> String {
+            let signingInput = encodedHeader + Base64URL.encode(payload.jsonBytes)
             return signingInput + "." + Base64URL.encode(try algorithm.sign(Array(signingInput.utf8)))
         }
     }

@@ -10,11 +10,11 @@ struct ClientAuthenticator: Sendable {
     func authenticate(_ request: Request, parameters: FormParameters) async throws -> Client {
         var clientID = parameters["client_id"]
         var secret: String?
-        if let authorization = request.headers[.authorization], authorization.lowercased().hasPrefix("basic ") {
+        if let basic = AuthorizationCredentials.of("Basic", in: request.headers) {
             guard parameters["client_secret"] == nil else {
                 throw OAuthError.invalidRequest("Use one client authentication method, not both Basic and client_secret.")
             }
-            guard let decoded = Data(base64Encoded: String(authorization.dropFirst(6)).trimmingCharacters(in: .whitespaces))
+            guard let decoded = Data(base64Encoded: basic)
                     .flatMap({ String(data: $0, encoding: .utf8) }),
                   let colon = decoded.firstIndex(of: ":")
             else {

@@ -32,3 +32,25 @@ struct IDTokenClaims: JWTPayload, Equatable {
     /// Signature checks are done by the key collection; what a hint needs beyond that is checked by the caller.
     func verify(using algorithm: some JWTAlgorithm) async throws {}
 }
+
+extension IDTokenClaims: JSONObjectWritable {
+    func write(to writer: inout JSONObjectWriter) {
+        writer.member("acr", acr)
+        writer.member("amr", amr)
+        writer.member("aud", aud)
+        writer.member("auth_time", authTime)
+        writer.member("azp", azp)
+        writer.member("email", email)
+        writer.member("email_verified", emailVerified)
+        writer.member("exp", exp)
+        writer.member("family_name", familyName)
+        writer.member("given_name", givenName)
+        writer.member("iat", iat)
+        writer.member("iss", iss)
+        writer.member("name", name)
+        writer.member("nonce", nonce)
+        writer.member("preferred_username", preferredUsername)
+        writer.member("sid", sid)
+        writer.member("sub", sub)
+    }
+}

@@ -23,3 +23,18 @@ struct UserinfoClaims: Encodable, Equatable, Sendable {
         case phoneNumberVerified = "phone_number_verified"
     }
 }
+
+extension UserinfoClaims: JSONObjectWritable {
+    func write(to writer: inout JSONObjectWriter) {
+        writer.member("email", email)
+        writer.member("email_verified", emailVerified)
+        writer.member("family_name", familyName)
+        writer.member("given_name", givenName)
+        writer.member("name", name)
+        writer.member("phone_number", phoneNumber)
+        writer.member("phone_number_verified", phoneNumberVerified)
+        writer.member("preferred_username", preferredUsername)
+        writer.member("sub", sub)
+        writer.member("updated_at", updatedAt)
+    }
+}

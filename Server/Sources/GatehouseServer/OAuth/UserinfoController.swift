@@ -12,10 +12,10 @@ struct UserinfoController: Sendable {
     func userinfo(_ request: Request) async throws -> Response {
         var token: String?
         if let authorization = request.headers[.authorization] {
-            guard authorization.lowercased().hasPrefix("bearer "), authorization.count > 7 else {
+            guard let credentials = AuthorizationCredentials.of("Bearer", in: authorization), !credentials.isEmpty else {
                 throw OAuthError.invalidToken("Send the access token as Authorization: Bearer <token>.")
             }
-            token = String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+            token = credentials
         }
         if request.method == .post, request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true {
             let form = try await FormParameters.body(of: request)

@@ -67,4 +67,16 @@ struct SecretTests {
         #expect(tokens.count == 1000)
         #expect(tokens.allSatisfy { $0.count == 43 })
     }
+
+    @Test("random bytes come in the length asked for, every byte value appears, and draws do not repeat")
+    func randomBytes() {
+        #expect(SecureRandom.bytes(0).isEmpty)
+        #expect([1, 7, 8, 9, 33, 4096].allSatisfy { SecureRandom.bytes($0).count == $0 })
+        // 64 KiB from one draw: each byte value is expected 256 times; a buffer left unfilled (zeros) or filled
+        // only in part would miss most values.
+        let large = SecureRandom.bytes(65536)
+        #expect(Set(large).count == 256)
+        #expect(large.filter { $0 == 0 }.count < 512)
+        #expect(SecureRandom.bytes(32) != SecureRandom.bytes(32))
+    }
 }

@@ -28,6 +28,20 @@ struct SQLiteHandleDatabase: SQLDatabase {
 
     private func run(_ query: any SQLExpression, _ onRow: (any SQLRow) -> Void) throws {
         let (sql, binds) = serialize(query)
-        try handle.execute(sql, try binds.map { try Self.encoder.encode($0) }) { onRow($0) }
+        try handle.execute(sql, try binds.map(Self.sqliteData)) { onRow($0) }
+    }
+
+    /// The value to bind: the types every store binds converted directly, the rest by SQLiteKit's encoder, which
+    /// takes a nested encoder (an allocation and several dynamic casts) for every optional.
+    static func sqliteData(_ value: any Encodable & Sendable) throws -> SQLiteData {
+        switch value {
+        case let text as String: .text(text)
+        case let number as Int64: .integer(Int(number))
+        case let number as Int: .integer(number)
+        case let text as String?: text.map(SQLiteData.text) ?? .null  // also every other type's nil
+        case let number as Int64?: number.map { .integer(Int($0)) } ?? .null
+        case let number as Int?: number.map(SQLiteData.integer) ?? .null
+        default: try encoder.encode(value)
+        }
     }
 }

@@ -1,5 +1,7 @@
 import Crypto
+import Foundation
 import GatehouseProtocol
+import NIOConcurrencyHelpers
 
 /// Unguessable values from a CSPRNG: BoringSSL's generator, seeded and reseeded from the system.
 enum SecureRandom {
@@ -21,4 +23,24 @@ enum SecureRandom {
     static func token(byteCount: Int = 32) -> String {
         Base64URL.encode(bytes(byteCount))
     }
+
+    /// The length of an ``orderedToken()``.
+    static let orderedTokenLength = orderedPrefixLength + 43
+    /// Hex digits of an ordered token's issue time.
+    static let orderedPrefixLength = 16
+
+    /// An access or refresh token: its issue time (microseconds since 1970, 16 hex digits, strictly increasing
+    /// within the process) before 256 random bits. Stored under ``TokenDigest/storageKey(_:)``, which keeps that
+    /// prefix, newer tokens sort after older ones, so each insert lands on the last page of the table's index
+    /// instead of a random one. The prefix tells nothing beyond when the token was issued.
+    static func orderedToken() -> String {
+        let time = lastIssueTime.withLockedValue { last in
+            last = max(last + 1, UInt64(Date().timeIntervalSince1970 * 1_000_000))
+            return last
+        }
+        let digits = String(time, radix: 16)
+        return String(repeating: "0", count: orderedPrefixLength - digits.count) + digits + token()
+    }
+
+    private static let lastIssueTime = NIOLockedValueBox<UInt64>(0)
 }

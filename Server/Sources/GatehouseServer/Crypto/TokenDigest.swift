@@ -10,4 +10,15 @@ enum TokenDigest {
     static func hex(_ secret: String) -> String {
         Hex.encode(SHA256.hash(data: Data(secret.utf8)))
     }
+
+    /// The key an access or refresh token is stored and found under: the issue-time prefix of an
+    /// ``SecureRandom/orderedToken()`` followed by the digest of the whole token, so keys sort by issue time;
+    /// just the digest for a token without that prefix (issued before ordered tokens, or made up).
+    static func storageKey(_ token: String) -> String {
+        let utf8 = token.utf8
+        guard utf8.count == SecureRandom.orderedTokenLength,
+              utf8.prefix(SecureRandom.orderedPrefixLength).allSatisfy({ Hex.lowercaseDigits.contains($0) })
+        else { return hex(token) }
+        return String(token.prefix(SecureRandom.orderedPrefixLength)) + hex(token)
+    }
 }

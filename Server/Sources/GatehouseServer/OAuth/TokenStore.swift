@@ -39,20 +39,22 @@ struct TokenStore: Sendable {
     /// Issues an access token (and a refresh token when `withRefreshToken`) for a grant.
     func issue(for grant: Grant, withRefreshToken: Bool, lifetimes: TokenLifetimes) async throws -> IssuedTokens {
         let now = clock.now()
+        let minted = MintedTokens(withRefreshToken: withRefreshToken)
         return try await database.transaction { sql in
-            try await Self.insertTokens(for: grant, withRefreshToken: withRefreshToken, lifetimes: lifetimes, now: now, in: sql)
+            try await Self.insert(minted, for: grant, lifetimes: lifetimes, now: now, in: sql)
         }
     }
 
     /// Issues an access token for a client acting on its own behalf (client credentials).
     func issueClientToken(clientID: String, scopes: [String], lifetime: Int64) async throws -> String {
-        let token = SecureRandom.token()
+        let token = SecureRandom.orderedToken()
+        let digest = TokenDigest.storageKey(token)
         let now = clock.now()
         try await database.transaction { sql in
             try await sql.raw("DELETE FROM access_tokens WHERE expires_at <= \(bind: now - 86_400)").run()
             try await sql.raw("""
                 INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at)
-                VALUES (\(bind: TokenDigest.hex(token)), NULL, \(bind: clientID), NULL, \(bind: scopes.joined(separator: " ")),
+                VALUES (\(bind: digest), NULL, \(bind: clientID), NULL, \(bind: scopes.joined(separator: " ")),
                         \(bind: now), \(bind: now + lifetime))
                 """).run()
         }
@@ -62,8 +64,9 @@ struct TokenStore: Sendable {
     /// Uses a refresh token once: marks it used and issues its successor in the same transaction.
     /// A used token presented again revokes the family (RFC 9700 §4.14.2).
     func refresh(_ token: String, clientID: String, narrowedScopes: [String]?, lifetimes: TokenLifetimes) async throws -> RefreshOutcome {
-        let digest = TokenDigest.hex(token)
+        let digest = TokenDigest.storageKey(token)
         let now = clock.now()
+        let minted = MintedTokens(withRefreshToken: true)
         return try await database.transaction { sql in
             let row = try await sql.raw("""
                 UPDATE refresh_tokens SET used_at = \(bind: now)
@@ -89,7 +92,7 @@ struct TokenStore: Sendable {
                 }
                 grant.scopes = narrowedScopes
             }
-            let tokens = try await Self.insertTokens(for: grant, withRefreshToken: true, lifetimes: lifetimes, now: now, in: sql)
+            let tokens = try await Self.insert(minted, for: grant, lifetimes: lifetimes, now: now, in: sql)
             return .rotated(grant, tokens)
         }
     }
@@ -108,7 +111,7 @@ struct TokenStore: Sendable {
                 SELECT t.client_id AS token_client_id, t.user_id AS token_user_id, t.scope AS token_scope,
                        t.created_at AS token_created_at, t.expires_at AS token_expires_at, u.*
                 FROM access_tokens t LEFT JOIN users u ON u.id = t.user_id
-                WHERE t.token_hash = \(bind: TokenDigest.hex(token)) AND t.revoked_at IS NULL AND t.expires_at > \(bind: now)
+                WHERE t.token_hash = \(bind: TokenDigest.storageKey(token)) AND t.revoked_at IS NULL AND t.expires_at > \(bind: now)
                 """).first()
         }
         guard let row else { return nil }
@@ -128,7 +131,7 @@ struct TokenStore: Sendable {
         let now = clock.now()
         let row = try await database.read { sql in
             try await sql.raw("""
-                SELECT * FROM refresh_tokens WHERE token_hash = \(bind: TokenDigest.hex(token))
+                SELECT * FROM refresh_tokens WHERE token_hash = \(bind: TokenDigest.storageKey(token))
                 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > \(bind: now)
                 """).first()
         }
@@ -143,7 +146,7 @@ struct TokenStore: Sendable {
     /// Revokes a token presented by `clientID` (RFC 7009). A refresh token takes its whole family with it.
     /// Tokens of other clients and unknown tokens are left alone; the endpoint answers 200 either way.
     func revoke(_ token: String, clientID: String) async throws {
-        let digest = TokenDigest.hex(token)
+        let digest = TokenDigest.storageKey(token)
         let now = clock.now()
         try await database.transaction { sql in
             if let row = try await sql.raw("""
@@ -165,22 +168,34 @@ struct TokenStore: Sendable {
         try await sql.raw("UPDATE refresh_tokens SET revoked_at = \(bind: now) WHERE grant_id = \(bind: grantID) AND revoked_at IS NULL").run()
     }
 
-    private static func insertTokens(for grant: Grant, withRefreshToken: Bool, lifetimes: TokenLifetimes, now: Int64, in sql: any SQLDatabase) async throws -> IssuedTokens {
-        let accessToken = SecureRandom.token()
+    /// New tokens and the digests stored for them, made before the write transaction: its writer is the one
+    /// resource every token request waits for in turn.
+    private struct MintedTokens: Sendable {
+        let issued: IssuedTokens
+        let accessDigest: String
+        let refreshDigest: String?
+
+        init(withRefreshToken: Bool) {
+            issued = IssuedTokens(accessToken: SecureRandom.orderedToken(), refreshToken: withRefreshToken ? SecureRandom.orderedToken() : nil)
+            accessDigest = TokenDigest.storageKey(issued.accessToken)
+            refreshDigest = issued.refreshToken.map(TokenDigest.storageKey)
+        }
+    }
+
+    private static func insert(_ minted: MintedTokens, for grant: Grant, lifetimes: TokenLifetimes, now: Int64, in sql: any SQLDatabase) async throws -> IssuedTokens {
         try await sql.raw("""
             INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at)
-            VALUES (\(bind: TokenDigest.hex(accessToken)), \(bind: grant.id), \(bind: grant.clientID), \(bind: grant.userID),
+            VALUES (\(bind: minted.accessDigest), \(bind: grant.id), \(bind: grant.clientID), \(bind: grant.userID),
                     \(bind: grant.scope), \(bind: now), \(bind: now + lifetimes.accessToken))
             """).run()
-        guard withRefreshToken else { return IssuedTokens(accessToken: accessToken, refreshToken: nil) }
-        let refreshToken = SecureRandom.token()
+        guard let refreshDigest = minted.refreshDigest else { return minted.issued }
         try await sql.raw("""
             INSERT INTO refresh_tokens (token_hash, grant_id, client_id, user_id, scope, auth_time, amr, created_at, expires_at)
-            VALUES (\(bind: TokenDigest.hex(refreshToken)), \(bind: grant.id), \(bind: grant.clientID), \(bind: grant.userID),
+            VALUES (\(bind: refreshDigest), \(bind: grant.id), \(bind: grant.clientID), \(bind: grant.userID),
                     \(bind: grant.scope), \(bind: grant.authTime), \(bind: grant.methods.joined(separator: " ")), \(bind: now),
                     \(bind: now + lifetimes.refreshToken))
             """).run()
-        return IssuedTokens(accessToken: accessToken, refreshToken: refreshToken)
+        return minted.issued
     }
 
     private static func decodeGrant(_ row: any SQLRow) throws -> Grant {

@@ -85,19 +85,26 @@ struct SQLiteStoreDatabaseTests {
             let checkpointer = try #require(database.checkpointer)
             let row = String(repeating: "x", count: 1000)
             let clock = ContinuousClock()
-            let deadline = clock.now + .seconds(20)
+            // Generous: with the whole suite running in parallel on two cores, each await here can wait long
+            // for a cooperative thread (a fresh clone's CI run managed 169 single-row commits in 20 s).
+            let deadline = clock.now + .seconds(120)
             var id = 0
-            // About 2 MB of rows, far below the writer's own threshold (10,000 pages, about 40 MB).
+            var commits = 0
+            // About 2 MB of rows in ten-row commits, far below the writer's own threshold (10,000 pages, about 40 MB).
             while id < 2000 || checkpointer.completedCheckpoints < 2, clock.now < deadline {
-                id += 1
+                let first = id + 1
+                id += 10
                 try await database.transaction { [id] sql in
-                    try await sql.raw("INSERT INTO notes (id, body) VALUES (\(bind: id), \(bind: "\(id) \(row)"))").run()
+                    for rowID in first...id {
+                        try await sql.raw("INSERT INTO notes (id, body) VALUES (\(bind: rowID), \(bind: "\(rowID) \(row)"))").run()
+                    }
                 }
-                if id % 200 == 0 { try await Task.sleep(for: .milliseconds(50)) }
+                commits += 1
+                if commits % 20 == 0 { try await Task.sleep(for: .milliseconds(50)) }
             }
             #expect(checkpointer.completedCheckpoints >= 2)
             let fileSize = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
-            #expect(fileSize > 1_000_000, "the database file holds \(fileSize) bytes after \(id) commits")
+            #expect(fileSize > 1_000_000, "the database file holds \(fileSize) bytes after \(commits) commits of \(id) rows")
         }
     }
 

@@ -24,8 +24,8 @@ enum SecureRandom {
         Base64URL.encode(bytes(byteCount))
     }
 
-    /// The length of an ``orderedToken()``.
-    static let orderedTokenLength = orderedPrefixLength + 43
+    /// The length of an ``orderedToken()``: the prefix, then a ``token(byteCount:)`` of 32 bytes in base64url.
+    static let orderedTokenLength = orderedPrefixLength + (32 * 4 + 2) / 3
     /// Hex digits of an ordered token's issue time.
     static let orderedPrefixLength = 16
 

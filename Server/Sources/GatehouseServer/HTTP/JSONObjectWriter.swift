@@ -1,10 +1,12 @@
+import GatehouseProtocol
+
 /// Writes one flat JSON object (RFC 8259) straight into bytes, for the documents sent on every token,
 /// refresh and userinfo request, where `JSONEncoder`'s generic machinery cost more than the rest of the answer.
 ///
 /// Members are written in the order given (callers give them sorted, like the encoder's `.sortedKeys`);
 /// `nil` values are left out, as `encodeIfPresent` does. Keys are trusted ASCII names; values are escaped.
 struct JSONObjectWriter {
-    private(set) var bytes: [UInt8]
+    private var bytes: [UInt8]
     private var isEmpty = true
 
     init(capacity: Int = 256) {
@@ -54,7 +56,6 @@ struct JSONObjectWriter {
 
     private static let `true` = Array("true".utf8)
     private static let `false` = Array("false".utf8)
-    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     private mutating func writeKey(_ key: StaticString) {
         if !isEmpty { bytes.append(UInt8(ascii: ",")) }
@@ -87,7 +88,7 @@ struct JSONObjectWriter {
             case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
             case 0x00..<0x20:
                 bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                          Self.hexDigits[Int(byte >> 4)], Self.hexDigits[Int(byte & 0x0F)]])
+                                          Hex.lowercaseDigits[Int(byte >> 4)], Hex.lowercaseDigits[Int(byte & 0x0F)]])
             default: bytes.append(byte)
             }
         }

@@ -13,21 +13,33 @@ struct SQLiteStoreDatabaseTests {
         var payload: Data?
     }
 
-    private func withDatabase(_ body: (String, SQLiteStoreDatabase) async throws -> Void) async throws {
+    /// A path for a database file in a folder of its own, removed afterwards.
+    private func withDatabasePath(_ body: (String) async throws -> Void) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-sqlite-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("test.sqlite").path
+        try await body(folder.appendingPathComponent("test.sqlite").path)
+    }
+
+    /// Opens the database at `path` and creates the `notes` table the tests write.
+    private func openNotes(at path: String) async throws -> SQLiteStoreDatabase {
         let database = try await SQLiteStoreDatabase.open(path: path, logger: Logger(label: "test"))
         try await database.transaction { sql in
             try await sql.raw("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL UNIQUE, weight REAL, payload BLOB)").run()
         }
-        do {
-            try await body(path, database)
-            try await database.close()
-        } catch {
-            try? await database.close()
-            throw error
+        return database
+    }
+
+    private func withDatabase(_ body: (String, SQLiteStoreDatabase) async throws -> Void) async throws {
+        try await withDatabasePath { path in
+            let database = try await openNotes(at: path)
+            do {
+                try await body(path, database)
+                try await database.close()
+            } catch {
+                try? await database.close()
+                throw error
+            }
         }
     }
 
@@ -178,36 +190,31 @@ struct SQLiteStoreDatabaseTests {
 
     @Test("closing commits what was queued, refuses the rest whole, and says the database was closed")
     func closeDrainsThenRefuses() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-sqlite-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("test.sqlite").path
-        let database = try await SQLiteStoreDatabase.open(path: path, logger: Logger(label: "test"))
-        try await database.transaction { sql in
-            try await sql.raw("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)").run()
-        }
-        // Close while these are still arriving: each either commits (and stays committed) or is refused whole.
-        let racing = (1...20).map { index in
-            Task { () -> Bool in
-                do {
-                    try await database.transaction { sql in try await sql.insert(into: "notes").model(Note(id: index, body: "note \(index)")).run() }
-                    return true
-                } catch let error as DatabaseError {
-                    #expect(error == .closed)
-                    return false
+        try await withDatabasePath { path in
+            let database = try await openNotes(at: path)
+            // Close while these are still arriving: each either commits (and stays committed) or is refused whole.
+            let racing = (1...20).map { index in
+                Task { () -> Bool in
+                    do {
+                        try await database.transaction { sql in try await sql.insert(into: "notes").model(Note(id: index, body: "note \(index)")).run() }
+                        return true
+                    } catch let error as DatabaseError {
+                        #expect(error == .closed)
+                        return false
+                    }
                 }
             }
+            try await database.close()
+            var committed = 0
+            for task in racing where try await task.value { committed += 1 }
+            await #expect(throws: DatabaseError.closed) {
+                try await database.transaction { sql in try await sql.raw("DELETE FROM notes").run() }
+            }
+            let reopened = try await SQLiteStoreDatabase.open(path: path, logger: Logger(label: "test"))
+            let count = try await reopened.read { sql in try await sql.raw("SELECT COUNT(*) AS n FROM notes").first(decodingColumn: "n", as: Int.self) }
+            try await reopened.close()
+            #expect(count == committed)
         }
-        try await database.close()
-        var committed = 0
-        for task in racing where try await task.value { committed += 1 }
-        await #expect(throws: DatabaseError.closed) {
-            try await database.transaction { sql in try await sql.raw("DELETE FROM notes").run() }
-        }
-        let reopened = try await SQLiteStoreDatabase.open(path: path, logger: Logger(label: "test"))
-        let count = try await reopened.read { sql in try await sql.raw("SELECT COUNT(*) AS n FROM notes").first(decodingColumn: "n", as: Int.self) }
-        try await reopened.close()
-        #expect(count == committed)
     }
 
     private struct Refused: Error, Equatable { let index: Int }

@@ -119,6 +119,13 @@ public struct TokenLifetimes: Sendable, Codable, Equatable {
     /// An authorization request waiting for the user to sign in.
     public var authorizationRequest: Int64 = 900
 
+    /// The longest an access token may live: one day. A revoked token family is remembered this long when only
+    /// its access tokens could still be in use (see `GrantRevocations`).
+    public static let maximumAccessToken: Int64 = 86_400
+    /// The longest a refresh token may live: 366 days. A revoked token family whose newest refresh token is
+    /// unknown is remembered this long.
+    public static let maximumRefreshToken: Int64 = 366 * 86_400
+
     public init() {}
 
     /// Keys left out of the configuration file keep their defaults.
@@ -139,6 +146,12 @@ public struct TokenLifetimes: Sendable, Codable, Equatable {
         }
         for (name, value) in [("access_token", accessToken), ("id_token", idToken), ("refresh_token", refreshToken), ("session", session), ("authorization_request", authorizationRequest)] where value < 1 {
             throw ConfigurationError("The \(name) lifetime must be at least 1 second.")
+        }
+        guard accessToken <= Self.maximumAccessToken else {
+            throw ConfigurationError("The access_token lifetime must be at most \(Self.maximumAccessToken) seconds (one day); use refresh tokens for longer access.")
+        }
+        guard refreshToken <= Self.maximumRefreshToken else {
+            throw ConfigurationError("The refresh_token lifetime must be at most \(Self.maximumRefreshToken) seconds (366 days).")
         }
     }
 

@@ -51,7 +51,7 @@ struct AuthorizationCodeStore: Sendable {
                 let earlier = try await sql.raw("SELECT grant_id FROM authorization_codes WHERE code_hash = \(bind: digest)").first()
                 guard let earlier else { return .invalid }
                 let grantID = try earlier.decode(column: "grant_id", as: String.self)
-                try await TokenStore.revokeGrant(grantID, at: now, in: sql)
+                try await GrantRevocations.revoke(grantID, extent: .everyToken, at: now, in: sql)
                 return .replayed
             }
             guard try row.decode(column: "client_id", as: String.self) == clientID,

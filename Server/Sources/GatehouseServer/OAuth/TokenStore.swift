@@ -1,6 +1,7 @@
 import SQLKit
 
-/// Opaque access and refresh tokens, stored as SHA-256 digests.
+/// Opaque access and refresh tokens, stored as SHA-256 digests. A token is active while unexpired, unrevoked,
+/// and its family's grant is not in ``GrantRevocations``.
 struct TokenStore: Sendable {
     let database: any Database
     let clock: UnixClock
@@ -71,6 +72,7 @@ struct TokenStore: Sendable {
             let row = try await sql.raw("""
                 UPDATE refresh_tokens SET used_at = \(bind: now)
                 WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID) AND used_at IS NULL AND revoked_at IS NULL
+                  AND \(GrantRevocations.familyIsActive("refresh_tokens"))
                 RETURNING *
                 """).first()
             guard let row else {
@@ -78,7 +80,7 @@ struct TokenStore: Sendable {
                     SELECT grant_id, used_at FROM refresh_tokens WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID)
                     """).first()
                 if let earlier, try earlier.decode(column: "used_at", as: Int64?.self) != nil {
-                    try await Self.revokeGrant(try earlier.decode(column: "grant_id", as: String.self), at: now, in: sql)
+                    try await GrantRevocations.revoke(try earlier.decode(column: "grant_id", as: String.self), extent: .everyToken, at: now, in: sql)
                     return .replayed
                 }
                 return .invalid
@@ -112,6 +114,7 @@ struct TokenStore: Sendable {
                        t.created_at AS token_created_at, t.expires_at AS token_expires_at, u.*
                 FROM access_tokens t LEFT JOIN users u ON u.id = t.user_id
                 WHERE t.token_hash = \(bind: TokenDigest.storageKey(token)) AND t.revoked_at IS NULL AND t.expires_at > \(bind: now)
+                  AND \(GrantRevocations.familyIsActive("t"))
                 """).first()
         }
         guard let row else { return nil }
@@ -132,7 +135,7 @@ struct TokenStore: Sendable {
         let row = try await database.read { sql in
             try await sql.raw("""
                 SELECT * FROM refresh_tokens WHERE token_hash = \(bind: TokenDigest.storageKey(token))
-                AND used_at IS NULL AND revoked_at IS NULL AND expires_at > \(bind: now)
+                AND used_at IS NULL AND revoked_at IS NULL AND expires_at > \(bind: now) AND \(GrantRevocations.familyIsActive("refresh_tokens"))
                 """).first()
         }
         guard let row else { return nil }
@@ -149,10 +152,20 @@ struct TokenStore: Sendable {
         let digest = TokenDigest.storageKey(token)
         let now = clock.now()
         try await database.transaction { sql in
-            if let row = try await sql.raw("""
+            // The family's newest refresh token, revoked itself, leaves only access tokens to outlive; an older
+            // one leaves the newest unknown.
+            if let newest = try await sql.raw("""
+                UPDATE refresh_tokens SET revoked_at = \(bind: now)
+                WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID) AND used_at IS NULL AND revoked_at IS NULL
+                RETURNING grant_id
+                """).first() {
+                try await GrantRevocations.revoke(try newest.decode(column: "grant_id", as: String.self), extent: .accessTokens, at: now, in: sql)
+                return
+            }
+            if let older = try await sql.raw("""
                 SELECT grant_id FROM refresh_tokens WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID)
                 """).first() {
-                try await Self.revokeGrant(try row.decode(column: "grant_id", as: String.self), at: now, in: sql)
+                try await GrantRevocations.revoke(try older.decode(column: "grant_id", as: String.self), extent: .everyToken, at: now, in: sql)
                 return
             }
             try await sql.raw("""
@@ -160,12 +173,6 @@ struct TokenStore: Sendable {
                 WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID) AND revoked_at IS NULL
                 """).run()
         }
-    }
-
-    /// Revokes every access and refresh token descending from a grant.
-    static func revokeGrant(_ grantID: String, at now: Int64, in sql: any SQLDatabase) async throws {
-        try await sql.raw("UPDATE access_tokens SET revoked_at = \(bind: now) WHERE grant_id = \(bind: grantID) AND revoked_at IS NULL").run()
-        try await sql.raw("UPDATE refresh_tokens SET revoked_at = \(bind: now) WHERE grant_id = \(bind: grantID) AND revoked_at IS NULL").run()
     }
 
     /// New tokens and the digests stored for them, made before the write transaction: its writer is the one

@@ -53,6 +53,7 @@ public struct DatabaseCopier: Sendable {
         Table(name: "app_logins", columns: [("id", .text), ("code_hash", .text), ("flow_hash", .text), ("client_name", .text), ("status", .text),
                                             ("identity_id", .text), ("user_id", .text), ("challenge", .text), ("created_at", .integer),
                                             ("expires_at", .integer)]),
+        Table(name: "revoked_grants", columns: [("grant_id", .text), ("revoked_at", .integer), ("expires_at", .integer)]),
     ]
 
     public let source: any Database

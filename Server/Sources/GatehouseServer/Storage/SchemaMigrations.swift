@@ -261,5 +261,23 @@ enum SchemaMigrations {
             "CREATE INDEX app_logins_flow ON app_logins(flow_hash)",
             "CREATE INDEX app_logins_expiry ON app_logins(expires_at)",
         ]),
+        // Revoking a token family records its grant instead of marking every token of it, so the token tables
+        // need no index on grant_id: each token issued had put an entry on a random page of two such indexes, the
+        // largest part of a refresh's write. Existing tokens are held to the lifetimes now allowed at most
+        // (one day, 366 days), which is how long a revocation is remembered.
+        Migration(version: 10, name: "revoked grants instead of token indexes by grant", statements: [
+            """
+            CREATE TABLE revoked_grants (
+                grant_id TEXT PRIMARY KEY,
+                revoked_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX revoked_grants_expiry ON revoked_grants(expires_at)",
+            "DROP INDEX access_tokens_grant",
+            "DROP INDEX refresh_tokens_grant",
+            "UPDATE access_tokens SET expires_at = created_at + 86400 WHERE expires_at > created_at + 86400",
+            "UPDATE refresh_tokens SET expires_at = created_at + 31622400 WHERE expires_at > created_at + 31622400",
+        ]),
     ]
 }

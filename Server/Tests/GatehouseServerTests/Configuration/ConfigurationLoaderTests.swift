@@ -43,6 +43,19 @@ struct ConfigurationLoaderTests {
         #expect(throws: ConfigurationError.self) { try ConfigurationLoader(environment: [:]).load(configFile: file.path, overrides: .init()) }
     }
 
+    @Test("token lifetimes are capped at one day for access tokens and 366 days for refresh tokens")
+    func lifetimeCaps() throws {
+        var lifetimes = TokenLifetimes()
+        lifetimes.accessToken = 86_400
+        lifetimes.refreshToken = 366 * 86_400
+        try lifetimes.validate()
+        lifetimes.accessToken = 86_401
+        #expect(throws: ConfigurationError.self) { try lifetimes.validate() }
+        lifetimes.accessToken = 900
+        lifetimes.refreshToken = 366 * 86_400 + 1
+        #expect(throws: ConfigurationError.self) { try lifetimes.validate() }
+    }
+
     @Test("the issuer follows host and port, with brackets for IPv6, and https switches on secure cookies")
     func issuer() throws {
         var configuration = ServerConfiguration()

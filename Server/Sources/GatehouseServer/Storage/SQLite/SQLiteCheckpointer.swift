@@ -30,7 +30,7 @@ final class SQLiteCheckpointer: Sendable {
         self.path = path
     }
 
-    /// How many background checkpoints have finished (for tests and diagnostics).
+    /// How many background checkpoints have succeeded (for tests and diagnostics).
     var completedCheckpoints: Int { state.withLockedValue(\.completed) }
 
     /// Called after each commit of the writer: starts a checkpoint when none runs and the last began long enough ago.
@@ -47,10 +47,11 @@ final class SQLiteCheckpointer: Sendable {
         NIOThreadPool.singleton.submit { [self] _ in run() }
     }
 
-    /// Stops future checkpoints and closes the connection (after a running checkpoint, which holds it, ends).
+    /// Stops future checkpoints and closes the connection, at once or, while a checkpoint holds it, when that ends.
     func close() {
         let connection = state.withLockedValue { state -> SQLiteConnectionHandle? in
             state.isClosed = true
+            guard !state.isRunning else { return nil }
             defer { state.connection = nil }
             return state.connection
         }
@@ -58,6 +59,7 @@ final class SQLiteCheckpointer: Sendable {
     }
 
     private func run() {
+        var checkpointed = false
         do {
             let connection = try state.withLockedValue { state -> SQLiteConnectionHandle? in
                 guard !state.isClosed else { return nil }
@@ -69,11 +71,18 @@ final class SQLiteCheckpointer: Sendable {
             }
             // A failed checkpoint (another process holds a lock a passive checkpoint cannot pass) is retried
             // after the next commit; the writer's backstop covers a run of failures.
-            try connection?.execute("PRAGMA wal_checkpoint(PASSIVE)", [])
+            if let connection {
+                try connection.execute("PRAGMA wal_checkpoint(PASSIVE)", [])
+                checkpointed = true
+            }
         } catch {}
-        state.withLockedValue { state in
+        let closing = state.withLockedValue { state -> SQLiteConnectionHandle? in
             state.isRunning = false
-            state.completed += 1
+            if checkpointed { state.completed += 1 }
+            guard state.isClosed else { return nil }
+            defer { state.connection = nil }
+            return state.connection
         }
+        closing?.close()
     }
 }

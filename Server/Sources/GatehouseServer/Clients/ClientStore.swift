@@ -40,9 +40,12 @@ public struct ClientStore: Sendable {
     }
 
     public func find(id: String) async throws -> Client? {
-        try await database.read { sql in
-            try await sql.raw("SELECT * FROM clients WHERE id = \(bind: id)").first().map(Self.decode)
-        }
+        try await database.read { sql in try await Self.find(id: id, in: sql) }
+    }
+
+    /// ``find(id:)`` inside a transaction or read already open.
+    static func find(id: String, in sql: any SQLDatabase) async throws -> Client? {
+        try await sql.raw("SELECT * FROM clients WHERE id = \(bind: id)").first().map(Self.decode)
     }
 
     public func list() async throws -> [Client] {

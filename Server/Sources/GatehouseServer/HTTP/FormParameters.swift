@@ -22,8 +22,8 @@ struct FormParameters: Sendable {
     private init(encodedBytes bytes: [UInt8]) {
         for pair in bytes.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
             let equals = pair.firstIndex(of: UInt8(ascii: "="))
-            guard let name = Self.decode(pair[..<(equals ?? pair.endIndex)]), !name.isEmpty else { continue }
-            let value = equals.map { Self.decode(pair[pair.index(after: $0)...]) ?? "" } ?? ""
+            guard let name = Self.decodeComponent(pair[..<(equals ?? pair.endIndex)]), !name.isEmpty else { continue }
+            let value = equals.map { Self.decodeComponent(pair[pair.index(after: $0)...]) ?? "" } ?? ""
             if values[name] != nil, repeatedName == nil { repeatedName = name }
             values[name] = value
             allValues[name, default: []].append(value)
@@ -70,7 +70,7 @@ struct FormParameters: Sendable {
 
     /// Undoes form encoding: `+` is a space, `%XX` a byte; `nil` for a broken escape or bytes that are not UTF-8.
     /// Done on bytes: Foundation's string replacement and percent decoding cost more than the rest of a token request.
-    private static func decode(_ text: ArraySlice<UInt8>) -> String? {
+    static func decodeComponent(_ text: some Collection<UInt8>) -> String? {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.count)
         var iterator = text.makeIterator()

@@ -1,42 +1,67 @@
 import Foundation
 import GatehouseProtocol
 import Hummingbird
+import SQLKit
 
 /// Authenticates the client calling the token, revocation and introspection endpoints
 /// with `client_secret_basic` or `client_secret_post`; public clients identify themselves with `client_id` only.
+///
+/// In two steps, so that an endpoint that writes anyway can look the client up inside its write transaction:
+/// ``Credentials`` are read from the request without the database, then checked against the stored client.
 struct ClientAuthenticator: Sendable {
     let clients: ClientStore
 
-    func authenticate(_ request: Request, parameters: FormParameters) async throws -> Client {
-        var clientID = parameters["client_id"]
+    /// What the caller claims: a client id, and the secret it presented, if any.
+    struct Credentials: Sendable {
+        var clientID: String
         var secret: String?
-        if let basic = AuthorizationCredentials.of("Basic", in: request.headers) {
-            guard parameters["client_secret"] == nil else {
-                throw OAuthError.invalidRequest("Use one client authentication method, not both Basic and client_secret.")
+
+        /// Reads `client_id` and `client_secret`, or HTTP Basic credentials, from a request (not both ways at once).
+        init(of request: Request, parameters: FormParameters) throws {
+            var clientID = parameters["client_id"]
+            if let basic = AuthorizationCredentials.of("Basic", in: request.headers) {
+                guard parameters["client_secret"] == nil else {
+                    throw OAuthError.invalidRequest("Use one client authentication method, not both Basic and client_secret.")
+                }
+                guard let credentials = ClientAuthenticator.basicCredentials(basic) else {
+                    throw OAuthError.invalidClient("The Basic authorization header is malformed.")
+                }
+                if let clientID, clientID != credentials.id {
+                    throw OAuthError.invalidRequest("client_id differs from the client in the Authorization header.")
+                }
+                clientID = credentials.id
+                secret = credentials.secret
+            } else {
+                secret = parameters["client_secret"]
             }
-            guard let decoded = Data(base64Encoded: basic)
-                    .flatMap({ String(data: $0, encoding: .utf8) }),
-                  let colon = decoded.firstIndex(of: ":")
-            else {
-                throw OAuthError.invalidClient("The Basic authorization header is malformed.")
+            guard let clientID, !clientID.isEmpty else {
+                throw OAuthError.invalidClient("The client is not identified; send client_id or HTTP Basic credentials.")
             }
-            // RFC 6749 §2.3.1: both parts are form-urlencoded before base64.
-            let basicID = Self.formDecode(String(decoded[..<colon]))
-            if let clientID, clientID != basicID {
-                throw OAuthError.invalidRequest("client_id differs from the client in the Authorization header.")
-            }
-            clientID = basicID
-            secret = Self.formDecode(String(decoded[decoded.index(after: colon)...]))
-        } else {
-            secret = parameters["client_secret"]
+            self.clientID = clientID
         }
-        guard let clientID, !clientID.isEmpty else {
-            throw OAuthError.invalidClient("The client is not identified; send client_id or HTTP Basic credentials.")
-        }
-        guard let client = try await clients.find(id: clientID) else {
+    }
+
+    /// The client the request authenticates as, read on a read connection.
+    func authenticate(_ request: Request, parameters: FormParameters) async throws -> Client {
+        try await authenticate(try Credentials(of: request, parameters: parameters))
+    }
+
+    /// The client `credentials` authenticate as, read on a read connection.
+    func authenticate(_ credentials: Credentials) async throws -> Client {
+        try Self.verify(credentials, against: try await clients.find(id: credentials.clientID))
+    }
+
+    /// The client `credentials` authenticate as, read inside a transaction already open.
+    static func authenticate(_ credentials: Credentials, in sql: any SQLDatabase) async throws -> Client {
+        try verify(credentials, against: try await ClientStore.find(id: credentials.clientID, in: sql))
+    }
+
+    /// `client` when `credentials` prove to be it: no secret for a public client, its secret for a confidential one.
+    static func verify(_ credentials: Credentials, against client: Client?) throws -> Client {
+        guard let client else {
             throw OAuthError.invalidClient("Client authentication failed.")
         }
-        switch (client.secretHash, secret) {
+        switch (client.secretHash, credentials.secret) {
         case (nil, nil):
             return client
         case (nil, .some):
@@ -51,7 +76,14 @@ struct ClientAuthenticator: Sendable {
         }
     }
 
-    private static func formDecode(_ text: String) -> String {
-        text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? text
+    /// The client id and secret of `Basic` credentials: base64 of `id:secret`, each part form-urlencoded first
+    /// (RFC 6749 §2.3.1); `nil` when any of that is broken. Decoded on bytes: Foundation's string replacement and
+    /// percent decoding cost more than the rest of a client-credentials request.
+    static func basicCredentials(_ credentials: String) -> (id: String, secret: String)? {
+        guard let decoded = Data(base64Encoded: credentials), let colon = decoded.firstIndex(of: UInt8(ascii: ":")),
+              let id = FormParameters.decodeComponent(decoded[..<colon]),
+              let secret = FormParameters.decodeComponent(decoded[decoded.index(after: colon)...])
+        else { return nil }
+        return (id, secret)
     }
 }

@@ -14,19 +14,27 @@ struct TokenController: Sendable {
         if let repeated = parameters.repeatedName {
             throw OAuthError.invalidRequest("The parameter \(repeated) appears more than once.")
         }
-        let client = try await ClientAuthenticator(clients: server.clients).authenticate(request, parameters: parameters)
+        let credentials = try ClientAuthenticator.Credentials(of: request, parameters: parameters)
+        // The refresh and client-credentials grants look the client up inside their write transaction: a read
+        // connection would start with an empty page cache after each of the other requests' commits.
         switch parameters["grant_type"] {
         case "authorization_code":
-            return try await authorizationCode(parameters, client: client)
+            return try await authorizationCode(parameters, client: try await authenticate(credentials))
         case "refresh_token":
-            return try await refreshToken(parameters, client: client)
+            return try await refreshToken(parameters, credentials: credentials)
         case "client_credentials":
-            return try await clientCredentials(parameters, client: client)
+            return try await clientCredentials(parameters, credentials: credentials)
         case nil:
+            _ = try await authenticate(credentials)
             throw OAuthError.invalidRequest("grant_type is missing.")
         case let other?:
+            _ = try await authenticate(credentials)
             throw OAuthError.unsupportedGrantType("The grant type \(other) is not supported; use authorization_code, refresh_token or client_credentials.")
         }
+    }
+
+    private func authenticate(_ credentials: ClientAuthenticator.Credentials) async throws -> Client {
+        try await ClientAuthenticator(clients: server.clients).authenticate(credentials)
     }
 
     private func authorizationCode(_ parameters: FormParameters, client: Client) async throws -> Response {
@@ -80,42 +88,55 @@ struct TokenController: Sendable {
         ))
     }
 
-    private func refreshToken(_ parameters: FormParameters, client: Client) async throws -> Response {
-        guard let token = parameters["refresh_token"] else { throw OAuthError.invalidRequest("refresh_token is missing.") }
+    private func refreshToken(_ parameters: FormParameters, credentials: ClientAuthenticator.Credentials) async throws -> Response {
+        guard let token = parameters["refresh_token"] else {
+            _ = try await authenticate(credentials)
+            throw OAuthError.invalidRequest("refresh_token is missing.")
+        }
         let requested = parameters["scope"].map { $0.split(separator: " ").map(String.init) }
-        let outcome = try await server.tokens.refresh(token, clientID: client.id, narrowedScopes: requested,
-                                                      lifetimes: server.configuration.tokens)
+        let minted = TokenStore.MintedTokens(withRefreshToken: true)
+        let (client, outcome) = try await server.database.transaction { [server] sql in
+            let client = try await ClientAuthenticator.authenticate(credentials, in: sql)
+            return (client, try await server.tokens.refresh(token, clientID: client.id, narrowedScopes: requested,
+                                                            lifetimes: server.configuration.tokens, minted: minted, in: sql))
+        }
         switch outcome {
         case .invalid:
             throw OAuthError.invalidGrant("The refresh token is invalid, expired, revoked, or was issued to another client.")
         case .replayed:
             server.logger.warning("Refresh token replayed; revoked its token family", metadata: ["client": "\(client.id)"])
             throw OAuthError.invalidGrant("The refresh token was already used; every token of this sign-in has been revoked.")
-        case .rotated(let grant, let tokens):
-            let user = try await activeUser(grant.userID)
+        case .rotated(let grant, let tokens, let user):
+            let user = try Self.active(user)
             return try await response(for: grant, user: user, tokens: tokens, client: client, nonce: nil)
         }
     }
 
-    private func clientCredentials(_ parameters: FormParameters, client: Client) async throws -> Response {
-        guard !client.isPublic else {
-            throw OAuthError.unauthorizedClient("Public clients cannot use the client_credentials grant.")
-        }
-        let userScopes: Set<String> = ["openid", "offline_access", "profile", "email"]
+    private func clientCredentials(_ parameters: FormParameters, credentials: ClientAuthenticator.Credentials) async throws -> Response {
         let requested = (parameters["scope"] ?? "").split(separator: " ").map(String.init)
-        if let invalid = requested.first(where: { userScopes.contains($0) || !client.scopes.contains($0) }) {
-            throw OAuthError.invalidScope("The scope \(invalid) cannot be granted to a client acting for itself.")
+        let minted = TokenStore.MintedTokens(withRefreshToken: false)
+        let lifetime = server.configuration.tokens.accessToken
+        let token = try await server.database.transaction { [server] sql in
+            let client = try await ClientAuthenticator.authenticate(credentials, in: sql)
+            guard !client.isPublic else {
+                throw OAuthError.unauthorizedClient("Public clients cannot use the client_credentials grant.")
+            }
+            let userScopes: Set<String> = ["openid", "offline_access", "profile", "email"]
+            if let invalid = requested.first(where: { userScopes.contains($0) || !client.scopes.contains($0) }) {
+                throw OAuthError.invalidScope("The scope \(invalid) cannot be granted to a client acting for itself.")
+            }
+            return try await server.tokens.issueClientToken(clientID: client.id, scopes: requested, lifetime: lifetime, minted: minted, in: sql)
         }
-        let token = try await server.tokens.issueClientToken(clientID: client.id, scopes: requested,
-                                                             lifetime: server.configuration.tokens.accessToken)
-        return JSONResponse.make(TokenResponse(
-            accessToken: token, expiresIn: Int(server.configuration.tokens.accessToken), scope: requested.joined(separator: " ")
-        ))
+        return JSONResponse.make(TokenResponse(accessToken: token, expiresIn: Int(lifetime), scope: requested.joined(separator: " ")))
     }
 
     /// The grant's user, read once for both the lock check and the ID token's claims.
     private func activeUser(_ userID: String) async throws -> User {
-        guard let user = try await server.users.find(id: userID), !user.isLocked else {
+        try Self.active(try await server.users.find(id: userID))
+    }
+
+    private static func active(_ user: User?) throws -> User {
+        guard let user, !user.isLocked else {
             throw OAuthError.invalidGrant("The user of this grant is locked or no longer exists.")
         }
         return user

@@ -30,7 +30,8 @@ struct TokenStore: Sendable {
     }
 
     enum RefreshOutcome: Sendable {
-        case rotated(Grant, IssuedTokens)
+        /// The new tokens, and the grant's user as of the rotation (`nil` when since deleted).
+        case rotated(Grant, IssuedTokens, user: User?)
         /// The refresh token had been used before; its whole family is now revoked.
         case replayed
         /// Unknown, expired, revoked, or issued to another client.
@@ -48,55 +49,68 @@ struct TokenStore: Sendable {
 
     /// Issues an access token for a client acting on its own behalf (client credentials).
     func issueClientToken(clientID: String, scopes: [String], lifetime: Int64) async throws -> String {
-        let token = SecureRandom.orderedToken()
-        let digest = TokenDigest.storageKey(token)
-        let now = clock.now()
-        try await database.transaction { sql in
-            try await sql.raw("DELETE FROM access_tokens WHERE expires_at <= \(bind: now - 86_400)").run()
-            try await sql.raw("""
-                INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at)
-                VALUES (\(bind: digest), NULL, \(bind: clientID), NULL, \(bind: scopes.joined(separator: " ")),
-                        \(bind: now), \(bind: now + lifetime))
-                """).run()
+        let minted = MintedTokens(withRefreshToken: false)
+        return try await database.transaction { sql in
+            try await issueClientToken(clientID: clientID, scopes: scopes, lifetime: lifetime, minted: minted, in: sql)
         }
-        return token
     }
 
-    /// Uses a refresh token once: marks it used and issues its successor in the same transaction.
-    /// A used token presented again revokes the family (RFC 9700 §4.14.2).
-    func refresh(_ token: String, clientID: String, narrowedScopes: [String]?, lifetimes: TokenLifetimes) async throws -> RefreshOutcome {
-        let digest = TokenDigest.storageKey(token)
+    /// ``issueClientToken(clientID:scopes:lifetime:)`` inside a transaction already open, storing `minted`'s access token.
+    func issueClientToken(clientID: String, scopes: [String], lifetime: Int64, minted: MintedTokens, in sql: any SQLDatabase) async throws -> String {
         let now = clock.now()
+        try await sql.raw("DELETE FROM access_tokens WHERE expires_at <= \(bind: now - 86_400)").run()
+        try await sql.raw("""
+            INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at)
+            VALUES (\(bind: minted.accessDigest), NULL, \(bind: clientID), NULL, \(bind: scopes.joined(separator: " ")),
+                    \(bind: now), \(bind: now + lifetime))
+            """).run()
+        return minted.issued.accessToken
+    }
+
+    /// Uses a refresh token once: marks it used and issues its successor in the same transaction, which also reads
+    /// the grant's user. A used token presented again revokes the family (RFC 9700 §4.14.2).
+    func refresh(_ token: String, clientID: String, narrowedScopes: [String]?, lifetimes: TokenLifetimes) async throws -> RefreshOutcome {
         let minted = MintedTokens(withRefreshToken: true)
         return try await database.transaction { sql in
-            let row = try await sql.raw("""
-                UPDATE refresh_tokens SET used_at = \(bind: now)
-                WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID) AND used_at IS NULL AND revoked_at IS NULL
-                  AND \(GrantRevocations.familyIsActive("refresh_tokens"))
-                RETURNING *
-                """).first()
-            guard let row else {
-                let earlier = try await sql.raw("""
-                    SELECT grant_id, used_at FROM refresh_tokens WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID)
-                    """).first()
-                if let earlier, try earlier.decode(column: "used_at", as: Int64?.self) != nil {
-                    try await GrantRevocations.revoke(try earlier.decode(column: "grant_id", as: String.self), extent: .everyToken, at: now, in: sql)
-                    return .replayed
-                }
-                return .invalid
-            }
-            guard try row.decode(column: "expires_at", as: Int64.self) > now else { return .invalid }
-            var grant = try Self.decodeGrant(row)
-            if let narrowedScopes {
-                // Throwing rolls the transaction back, so the refresh token stays usable.
-                if let extra = narrowedScopes.first(where: { !grant.scopes.contains($0) }) {
-                    throw OAuthError.invalidScope("The scope \(extra) was not granted originally.")
-                }
-                grant.scopes = narrowedScopes
-            }
-            let tokens = try await Self.insert(minted, for: grant, lifetimes: lifetimes, now: now, in: sql)
-            return .rotated(grant, tokens)
+            try await refresh(token, clientID: clientID, narrowedScopes: narrowedScopes, lifetimes: lifetimes, minted: minted, in: sql)
         }
+    }
+
+    /// ``refresh(_:clientID:narrowedScopes:lifetimes:)`` inside a transaction already open, issuing `minted`.
+    func refresh(
+        _ token: String, clientID: String, narrowedScopes: [String]?, lifetimes: TokenLifetimes, minted: MintedTokens, in sql: any SQLDatabase
+    ) async throws -> RefreshOutcome {
+        let digest = TokenDigest.storageKey(token)
+        let now = clock.now()
+        let row = try await sql.raw("""
+            UPDATE refresh_tokens SET used_at = \(bind: now)
+            WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID) AND used_at IS NULL AND revoked_at IS NULL
+              AND \(GrantRevocations.familyIsActive("refresh_tokens"))
+            RETURNING *
+            """).first()
+        guard let row else {
+            let earlier = try await sql.raw("""
+                SELECT grant_id, used_at FROM refresh_tokens WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID)
+                """).first()
+            if let earlier, try earlier.decode(column: "used_at", as: Int64?.self) != nil {
+                try await GrantRevocations.revoke(try earlier.decode(column: "grant_id", as: String.self), extent: .everyToken, at: now, in: sql)
+                return .replayed
+            }
+            return .invalid
+        }
+        guard try row.decode(column: "expires_at", as: Int64.self) > now else { return .invalid }
+        var grant = try Self.decodeGrant(row)
+        if let narrowedScopes {
+            // Throwing rolls the transaction back, so the refresh token stays usable.
+            if let extra = narrowedScopes.first(where: { !grant.scopes.contains($0) }) {
+                throw OAuthError.invalidScope("The scope \(extra) was not granted originally.")
+            }
+            grant.scopes = narrowedScopes
+        }
+        let tokens = try await Self.insert(minted, for: grant, lifetimes: lifetimes, now: now, in: sql)
+        // Read here rather than afterwards on a read connection: the writer's page cache stays warm, while a
+        // read connection starts each read after a commit with an empty one.
+        return .rotated(grant, tokens, user: try await UserStore.find(id: grant.userID, in: sql))
     }
 
     /// The active access token, or `nil` when unknown, expired or revoked.
@@ -177,7 +191,7 @@ struct TokenStore: Sendable {
 
     /// New tokens and the digests stored for them, made before the write transaction: its writer is the one
     /// resource every token request waits for in turn.
-    private struct MintedTokens: Sendable {
+    struct MintedTokens: Sendable {
         let issued: IssuedTokens
         let accessDigest: String
         let refreshDigest: String?

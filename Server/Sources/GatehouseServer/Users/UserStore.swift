@@ -137,9 +137,12 @@ public struct UserStore: Sendable {
     }
 
     public func find(id: String) async throws -> User? {
-        try await database.read { sql in
-            try await sql.raw("SELECT * FROM users WHERE id = \(bind: id)").first().map(Self.decode)
-        }
+        try await database.read { sql in try await Self.find(id: id, in: sql) }
+    }
+
+    /// ``find(id:)`` inside a transaction or read already open.
+    static func find(id: String, in sql: any SQLDatabase) async throws -> User? {
+        try await sql.raw("SELECT * FROM users WHERE id = \(bind: id)").first().map(Self.decode)
     }
 
     public func list() async throws -> [User] {

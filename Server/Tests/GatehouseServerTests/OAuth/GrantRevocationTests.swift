@@ -13,7 +13,7 @@ struct GrantRevocationTests {
     }
 
     private func rotate(_ token: String, _ server: IdentityServer) async throws -> TokenStore.IssuedTokens {
-        guard case .rotated(_, let tokens) = try await server.tokens.refresh(token, clientID: "web", narrowedScopes: nil, lifetimes: server.configuration.tokens) else {
+        guard case .rotated(_, let tokens, _) = try await server.tokens.refresh(token, clientID: "web", narrowedScopes: nil, lifetimes: server.configuration.tokens) else {
             throw RotationFailed()
         }
         return tokens

@@ -45,10 +45,11 @@ struct OrderedTokenTests {
                     UPDATE refresh_tokens SET token_hash = \(bind: TokenDigest.hex(earlier)) WHERE token_hash = \(bind: TokenDigest.storageKey(ordered))
                     """).run()
             }
-            guard case .rotated(_, let tokens) = try await server.tokens.refresh(earlier, clientID: "web", narrowedScopes: nil, lifetimes: server.configuration.tokens) else {
+            guard case .rotated(_, let tokens, let rotatedFor) = try await server.tokens.refresh(earlier, clientID: "web", narrowedScopes: nil, lifetimes: server.configuration.tokens) else {
                 Issue.record("the earlier refresh token did not rotate")
                 return
             }
+            #expect(rotatedFor == user, "the rotation reads the grant's user in its transaction")
             #expect(tokens.refreshToken?.count == SecureRandom.orderedTokenLength)
             #expect(try await server.tokens.activeAccessToken(tokens.accessToken)?.userID == user.id)
             let unknown = try await server.tokens.refresh(ordered, clientID: "web", narrowedScopes: nil, lifetimes: server.configuration.tokens)

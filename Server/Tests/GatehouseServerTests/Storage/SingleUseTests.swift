@@ -48,7 +48,7 @@ struct SingleUseTests {
             let outcomes = try await withThrowingTaskGroup(of: TokenStore.IssuedTokens?.self) { group in
                 for _ in 0..<10 {
                     group.addTask {
-                        if case .rotated(_, let tokens) = try await server.tokens.refresh(refreshToken, clientID: "web", narrowedScopes: nil, lifetimes: server.configuration.tokens) {
+                        if case .rotated(_, let tokens, _) = try await server.tokens.refresh(refreshToken, clientID: "web", narrowedScopes: nil, lifetimes: server.configuration.tokens) {
                             return tokens
                         }
                         return nil

@@ -1,0 +1,69 @@
+import Foundation
+import GatehouseProtocol
+@testable import GatehouseServer
+import HTTPTypes
+import Hummingbird
+import Testing
+
+@Suite("Client authentication at the token endpoint")
+struct ClientAuthenticatorTests {
+    /// `Basic` credentials as RFC 6749 §2.3.1 has a client send them: each part form-urlencoded, then base64.
+    private static func basic(_ id: String, _ secret: String) -> String {
+        "Basic " + base64(FormEncoding.encode(id) + ":" + FormEncoding.encode(secret))
+    }
+
+    private static func base64(_ text: String) -> String { Data(text.utf8).base64EncodedString() }
+
+    @Test("Basic credentials are base64 of id:secret with both parts form-urlencoded; a colon in the secret stays")
+    func decodesBasicCredentials() throws {
+        let decoded = try #require(ClientAuthenticator.basicCredentials(Self.base64("svc%3Aone:p%2Bss+w%C3%B6rd:x")))
+        #expect(decoded.id == "svc:one" && decoded.secret == "p+ss wörd:x")
+        let plain = try #require(ClientAuthenticator.basicCredentials(Self.base64("app:")))
+        #expect(plain.id == "app" && plain.secret == "")
+    }
+
+    @Test("a broken escape, bytes that are not UTF-8, a missing colon or text that is not base64 are refused")
+    func refusesBrokenCredentials() {
+        for broken in ["app:%zz", "app%4:secret", "app:%C3", "appsecret"] {
+            #expect(ClientAuthenticator.basicCredentials(Self.base64(broken)) == nil, "\(broken)")
+        }
+        #expect(ClientAuthenticator.basicCredentials("not base64!") == nil)
+    }
+
+    @Test("a confidential client authenticates with its form-encoded secret; the secret unencoded or wrong is invalid_client")
+    func authenticatesWithBasic() async throws {
+        try await TestServer.withServer { server in
+            let secret = "s3cret+with/odd=chars:and more"
+            try await server.clients.create(id: "svc:one", secret: secret, redirectURIs: [], scopes: ["api"])
+            let authenticator = ClientAuthenticator(clients: server.clients)
+            func authenticate(_ authorization: String, form: String = "grant_type=client_credentials") async throws -> Client {
+                let request = Request(
+                    head: HTTPRequest(method: .post, scheme: "http", authority: "127.0.0.1", path: "/token",
+                                      headerFields: [.authorization: authorization]),
+                    body: RequestBody(buffer: ByteBuffer())
+                )
+                return try await authenticator.authenticate(request, parameters: FormParameters(encoded: form))
+            }
+
+            #expect(try await authenticate(Self.basic("svc:one", secret)).id == "svc:one")
+            let refused = [
+                "Basic " + Self.base64("svc%3Aone:" + secret),  // its + read as a space
+                "Basic " + Self.base64("svc:one:" + secret),  // the client "svc"
+                Self.basic("svc:one", secret + "x"),
+                "Basic " + Self.base64("svc%3Aone:%zz"),
+            ]
+            for refused in refused {
+                await #expect {
+                    try await authenticate(refused)
+                } throws: { error in
+                    (error as? OAuthError)?.code == "invalid_client" && (error as? OAuthError)?.status == .unauthorized
+                }
+            }
+            await #expect {
+                try await authenticate(Self.basic("svc:one", secret), form: "grant_type=client_credentials&client_id=other")
+            } throws: { error in
+                (error as? OAuthError)?.code == "invalid_request"
+            }
+        }
+    }
+}

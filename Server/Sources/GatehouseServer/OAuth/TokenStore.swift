@@ -47,15 +47,8 @@ struct TokenStore: Sendable {
         }
     }
 
-    /// Issues an access token for a client acting on its own behalf (client credentials).
-    func issueClientToken(clientID: String, scopes: [String], lifetime: Int64) async throws -> String {
-        let minted = MintedTokens(withRefreshToken: false)
-        return try await database.transaction { sql in
-            try await issueClientToken(clientID: clientID, scopes: scopes, lifetime: lifetime, minted: minted, in: sql)
-        }
-    }
-
-    /// ``issueClientToken(clientID:scopes:lifetime:)`` inside a transaction already open, storing `minted`'s access token.
+    /// Issues `minted`'s access token to a client acting on its own behalf (client credentials), inside a
+    /// transaction already open (the token endpoint authenticates the client in it).
     func issueClientToken(clientID: String, scopes: [String], lifetime: Int64, minted: MintedTokens, in sql: any SQLDatabase) async throws -> String {
         let now = clock.now()
         try await sql.raw("DELETE FROM access_tokens WHERE expires_at <= \(bind: now - 86_400)").run()

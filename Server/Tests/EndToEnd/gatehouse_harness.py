@@ -245,3 +245,21 @@ def conforms_to_openapi(server: Server, response: requests.Response) -> requests
         _openapi_documents[server.issuer] = OpenAPI.from_dict(document.json())
     _openapi_documents[server.issuer].validate_response(RequestsOpenAPIRequest(response.request), RequestsOpenAPIResponse(response))
     return response
+
+
+class _SourceAddressAdapter(requests.adapters.HTTPAdapter):
+    def __init__(self, address: str):
+        self.address = address
+        super().__init__()
+
+    def init_poolmanager(self, *args, **kwargs):
+        kwargs["source_address"] = (self.address, 0)
+        super().init_poolmanager(*args, **kwargs)
+
+
+def session_from(address: str) -> requests.Session:
+    """An HTTP session whose connections come from `address` (any 127.x.y.z is this machine's loopback), so tests can
+    play clients at different addresses, as the per-source attempt limits see them."""
+    session = requests.Session()
+    session.mount("http://", _SourceAddressAdapter(address))
+    return session

@@ -60,7 +60,7 @@ def latest_code(server, to, after=0):
     for _ in range(50):
         messages = outbox(server, to)
         if len(messages) > after:
-            found = re.search(r"\b(\d{6})\b", messages[0]["body"])
+            found = re.search(r"\b([0-9A-Z]{5}-[0-9A-Z]{5}|\d{6})\b", messages[0]["body"])
             assert found, messages[0]
             return found.group(1)
         time.sleep(0.1)

@@ -7,7 +7,7 @@ import NIOCore
 /// Builds the HTTP application: every route of the identity server, the hosted pages and, with `--demo`, the demo.
 public enum GatehouseApplication {
     /// The request context all routes use.
-    public typealias Context = BasicRequestContext
+    public typealias Context = GatehouseRequestContext
 
     /// The router with every Gatehouse route.
     public static func makeRouter(server: IdentityServer, demo: DemoRelyingParty? = nil) -> Router<Context> {

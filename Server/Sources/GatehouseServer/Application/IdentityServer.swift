@@ -26,6 +26,9 @@ public final class IdentityServer: Sendable {
     /// Delivers emails and text messages; run ``CourierService`` beside the HTTP server for retries.
     public let courier: Courier
     let authenticator: PasswordAuthenticator
+    /// Guesses of passwords and codes counted per account, address and client address (``AttemptLimiter``).
+    let guesses: AttemptLimiter
+    let deviceCookies: DeviceCookie
     let cookies: CookieSettings
 
     /// Opens the database, migrates it, resolves the server secret and makes sure signing keys exist.
@@ -72,9 +75,10 @@ public final class IdentityServer: Sendable {
         pinKeys = PINKeyring(box: SecretBox(serverSecret: secret.bytes, purpose: PINKeyring.purpose))
         courier = Courier(queue: CourierQueue(database: database, clock: clock, secret: secret), configuration: configuration.courier,
                           clientName: URL(string: configuration.resolvedIssuer)?.host ?? "localhost", logger: logger)
+        guesses = AttemptLimiter(database: database, clock: clock, secret: secret)
+        deviceCookies = DeviceCookie(secret: secret)
         authenticator = PasswordAuthenticator(
-            users: users, hasher: hasher,
-            throttle: LoginThrottle(database: database, clock: clock, policy: configuration.throttling),
+            users: users, hasher: hasher, limiter: guesses, accountLimit: configuration.throttling, sourceLimit: configuration.sourceThrottling,
             decoyHash: decoyHash, logger: logger
         )
         cookies = CookieSettings(secure: configuration.issuerIsHTTPS)

@@ -1,11 +1,14 @@
 import Foundation
 import Logging
 
-/// Checks a username and password, with throttling, constant work for unknown users, lock checks and re-hashing.
+/// Checks a username and password, with attempt limits, constant work for unknown users, lock checks and re-hashing.
 struct PasswordAuthenticator: Sendable {
     let users: UserStore
     let hasher: PasswordHasher
-    let throttle: LoginThrottle
+    let limiter: AttemptLimiter
+    /// Wrong passwords per account name (or per device cookie), and per client address.
+    let accountLimit: AttemptLimit
+    let sourceLimit: AttemptLimit
     /// A hash of a random password, verified against when the user does not exist so that the answer
     /// takes as long as for a real account.
     let decoyHash: String
@@ -15,26 +18,45 @@ struct PasswordAuthenticator: Sendable {
         case authenticated(User)
         /// Wrong username or password; the caller must not say which.
         case invalidCredentials
-        /// Too many failures for this account name; try later.
+        /// Too many failures for this account name (from browsers it has not seen) or from this client address; try later.
         case throttled
         /// The password was right but an operator locked the account.
         case locked
     }
 
-    func authenticate(username: String, password: String) async throws -> Outcome {
+    /// Checks `password` for `username`, from `source`, in a browser that presents `device` (its device cookie).
+    ///
+    /// Every check is counted before the hash is computed: per account name, and per client address across all
+    /// names. A browser whose device cookie names this account is counted per cookie instead of per name, so an
+    /// attacker who keeps the name blocked does not keep its owner out. Unknown names are counted exactly like
+    /// real ones, so a block says nothing about whether an account exists.
+    func authenticate(username: String, password: String, source: ClientAddress = .unknown, device: DeviceCookie.Claim? = nil) async throws -> Outcome {
         let name = username.trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty, !password.isEmpty, password.utf8.count <= 1024 else { return .invalidCredentials }
-        if try await throttle.isBlocked(name) {
-            logger.notice("Sign-in throttled", metadata: ["account": "\(LoginThrottle.key(name).prefix(12))"])
-            return .throttled
-        }
         let user = try await users.find(username: name)
+        let account: AttemptLimiter.Counter
+        if let device, let user, device.userID == user.id {
+            account = limiter.counter("password:device", subject: device.nonce, limit: accountLimit)
+        } else {
+            account = nameCounter(name)
+        }
+        let ticket: AttemptLimiter.Ticket
+        switch try await limiter.admit([account, limiter.counter("source", subject: source.subject, limit: sourceLimit)]) {
+        case .blocked(_, let scope):
+            logger.notice("Sign-in throttled", metadata: ["limit": "\(scope)", "account": "\(account.subjectHash.prefix(12))"])
+            return .throttled
+        case .admitted(let admitted):
+            ticket = admitted
+        }
         let matches = try await hasher.verify(password, against: user?.passwordHash ?? decoyHash)
         guard let user, matches else {
-            try await throttle.recordFailure(name)
+            let settled = try await limiter.settle(ticket, correct: false)
+            for block in settled.blocked {
+                logger.notice("Too many wrong passwords: blocked", metadata: ["limit": "\(block.scope)", "until": "\(block.until)"])
+            }
             return .invalidCredentials
         }
-        try await throttle.recordSuccess(name)
+        try await limiter.settle(ticket, correct: true)
         if user.isLocked { return .locked }
         if hasher.needsRehash(user.passwordHash) {
             let upgraded = try await hasher.hash(password)
@@ -42,5 +64,15 @@ struct PasswordAuthenticator: Sendable {
             logger.info("Re-hashed a password with the current parameters", metadata: ["user": "\(user.id)"])
         }
         return .authenticated(user)
+    }
+
+    /// Forgets the wrong passwords counted for `username`: its owner proved the account another way (an unlock or
+    /// recovery code, a new account), or an operator unlocked it.
+    func forgetFailures(of username: String) async throws {
+        try await limiter.clear(nameCounter(username.trimmingCharacters(in: .whitespaces)))
+    }
+
+    private func nameCounter(_ name: String) -> AttemptLimiter.Counter {
+        limiter.counter("password", subject: "name:" + name.lowercased(), limit: accountLimit)
     }
 }

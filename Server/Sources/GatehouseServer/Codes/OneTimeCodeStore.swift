@@ -39,11 +39,11 @@ struct OneTimeCodeStore: Sendable {
     /// What a guess found.
     enum Check: Sendable, Equatable {
         case accepted(MessageChannel)
-        /// Wrong; this many guesses remain.
+        /// Wrong; this many guesses remain (none: the code is used up, a new one must be sent).
         case rejected(remaining: Int)
         /// Right or wrong, the code's lifetime is over; a new one must be sent.
         case expired
-        /// No guesses remain (or no code was sent for this step).
+        /// No guesses remained before this one, which was not compared (or no code was sent for this step).
         case exhausted
     }
 
@@ -51,8 +51,8 @@ struct OneTimeCodeStore: Sendable {
     /// whether the person asked again (a first code for a new purpose or channel is never held back).
     func issue(flowID: String, purpose: Purpose, channel: MessageChannel, resend: Bool) async throws -> Issue {
         let flowHash = TokenDigest.hex(flowID)
-        let code = SecureRandom.digits(policy.digits)
-        let hash = codeHash(code, flowHash: flowHash, purpose: purpose)
+        let code = purpose == .verifyDevice ? Self.deviceCode() : SecureRandom.digits(policy.digits)
+        let hash = codeHash(Self.canonical(code, for: purpose), flowHash: flowHash, purpose: purpose)
         let now = clock.now()
         let policy = policy
         return try await database.transaction { sql in
@@ -90,7 +90,7 @@ struct OneTimeCodeStore: Sendable {
     /// consumed in another that only one caller can win.
     func verify(flowID: String, purpose: Purpose, code: String) async throws -> Check {
         let flowHash = TokenDigest.hex(flowID)
-        let guess = codeHash(code.filter(\.isNumber), flowHash: flowHash, purpose: purpose)
+        let guess = codeHash(Self.canonical(code, for: purpose), flowHash: flowHash, purpose: purpose)
         let now = clock.now()
         let maxAttempts = policy.maxAttempts
         return try await database.transaction { sql in
@@ -103,8 +103,8 @@ struct OneTimeCodeStore: Sendable {
             let attempts = try row.decode(column: "attempts", as: Int.self)
             if try row.decode(column: "expires_at", as: Int64.self) <= now { return .expired }
             guard ConstantTime.equals(try row.decode(column: "code_hash", as: String.self), guess) else {
-                let remaining = maxAttempts - attempts
-                return remaining > 0 ? .rejected(remaining: remaining) : .exhausted
+                // Zero remaining: this wrong guess was the code's last (it was compared, so it counts as a wrong guess).
+                return .rejected(remaining: maxAttempts - attempts)
             }
             let id = try row.decode(column: "id", as: String.self)
             let consumed = try await sql.raw("""
@@ -113,6 +113,30 @@ struct OneTimeCodeStore: Sendable {
             guard consumed, let channel = MessageChannel(rawValue: try row.decode(column: "channel", as: String.self)) else { return .exhausted }
             return .accepted(channel)
         }
+    }
+
+    /// Device confirmations bind an app to an account without its password, so they are worth more than a sign-in
+    /// code: 10 characters of Crockford's base32 (50 bits), shown as two groups of five.
+    static let deviceCodeAlphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
+
+    static func deviceCode() -> String {
+        // 256 is a multiple of 32, so each byte's low five bits pick a character without bias.
+        let characters = SecureRandom.bytes(10).map { deviceCodeAlphabet[Int($0 & 31)] }
+        return String(characters.prefix(5)) + "-" + String(characters.suffix(5))
+    }
+
+    /// The form a code is compared in: digits only for numeric codes; for device codes upper case without
+    /// separators, with the letters people confuse with digits read as those digits (O as 0, I and L as 1).
+    static func canonical(_ code: String, for purpose: Purpose) -> String {
+        guard purpose == .verifyDevice else { return code.filter(\.isNumber) }
+        return String(code.uppercased().compactMap { character -> Character? in
+            switch character {
+            case "O": "0"
+            case "I", "L": "1"
+            case _ where deviceCodeAlphabet.contains(character): character
+            default: nil
+            }
+        })
     }
 
     /// HMAC-SHA256 over the flow, the purpose and the code: a code only ever answers the step it was sent for.

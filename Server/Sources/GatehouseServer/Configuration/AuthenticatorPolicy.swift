@@ -25,6 +25,8 @@ public struct AuthenticatorPolicy: Sendable, Codable, Equatable {
     /// How long a registration may wait for its email confirmation and PIN, in seconds.
     public var registrationLifetime: Int64 = 1800
     public var verification = Verification.code
+    /// Device registrations one email address may start per hour, whether or not it has an account.
+    public var registrationsPerHour = 3
     /// App names (the `Gatehouse-App` header's name) allowed to use this service; empty allows any app.
     public var allowedApps: [String] = []
     /// The oldest app version accepted.
@@ -43,6 +45,7 @@ public struct AuthenticatorPolicy: Sendable, Codable, Equatable {
         accessCodeLifetime = try container.decodeIfPresent(Int64.self, forKey: .accessCodeLifetime) ?? defaults.accessCodeLifetime
         registrationLifetime = try container.decodeIfPresent(Int64.self, forKey: .registrationLifetime) ?? defaults.registrationLifetime
         verification = try container.decodeIfPresent(Verification.self, forKey: .verification) ?? defaults.verification
+        registrationsPerHour = try container.decodeIfPresent(Int.self, forKey: .registrationsPerHour) ?? defaults.registrationsPerHour
         allowedApps = try container.decodeIfPresent([String].self, forKey: .allowedApps) ?? defaults.allowedApps
         minimumAppVersion = try container.decodeIfPresent(String.self, forKey: .minimumAppVersion) ?? defaults.minimumAppVersion
     }
@@ -55,6 +58,9 @@ public struct AuthenticatorPolicy: Sendable, Codable, Equatable {
         }
         guard (60...86_400).contains(registrationLifetime) else {
             throw ConfigurationError("authenticator.registration_lifetime must be 60 to 86400 seconds.")
+        }
+        guard (1...100).contains(registrationsPerHour) else {
+            throw ConfigurationError("authenticator.registrations_per_hour must be between 1 and 100.")
         }
         guard AppVersion(minimumAppVersion) != nil else {
             throw ConfigurationError("authenticator.minimum_app_version must be a dotted version such as 1.2.0, not \(minimumAppVersion).")
@@ -71,5 +77,6 @@ public struct AuthenticatorPolicy: Sendable, Codable, Equatable {
         case registrationLifetime = "registration_lifetime"
         case allowedApps = "allowed_apps"
         case minimumAppVersion = "minimum_app_version"
+        case registrationsPerHour = "registrations_per_hour"
     }
 }

@@ -11,7 +11,9 @@ struct ConfigurationFile: Decodable {
     var passwordHashing: PasswordHashingParameters?
     var maxConcurrentHashes: Int?
     var tokenLifetimes: TokenLifetimes?
-    var loginThrottling: LoginThrottling?
+    var loginThrottling: AttemptLimit.Overrides?
+    var codeGuesses: AttemptLimit.Overrides?
+    var sourceThrottling: AttemptLimit.Overrides?
     var passwordPolicy: PasswordPolicy?
     var signOn: SignOnPolicy?
     var clientSignOn: [String: SignOnPolicy]?
@@ -31,6 +33,8 @@ struct ConfigurationFile: Decodable {
         case maxConcurrentHashes = "max_concurrent_hashes"
         case tokenLifetimes = "token_lifetimes"
         case loginThrottling = "login_throttling"
+        case codeGuesses = "code_guesses"
+        case sourceThrottling = "source_throttling"
         case passwordPolicy = "password_policy"
         case signOn = "sign_on"
         case clientSignOn = "client_sign_on"
@@ -65,7 +69,9 @@ struct ConfigurationFile: Decodable {
         if let passwordHashing { configuration.passwordHashing = passwordHashing }
         if let maxConcurrentHashes { configuration.maxConcurrentHashes = maxConcurrentHashes }
         if let tokenLifetimes { configuration.tokens = tokenLifetimes }
-        if let loginThrottling { configuration.throttling = loginThrottling }
+        if let loginThrottling { configuration.throttling = loginThrottling.applied(to: configuration.throttling) }
+        if let codeGuesses { configuration.codeGuesses = codeGuesses.applied(to: configuration.codeGuesses) }
+        if let sourceThrottling { configuration.sourceThrottling = sourceThrottling.applied(to: configuration.sourceThrottling) }
         if let passwordPolicy { configuration.passwords = passwordPolicy }
         if let signOn { configuration.signOn = signOn }
         if let clientSignOn { configuration.clientSignOn = clientSignOn }

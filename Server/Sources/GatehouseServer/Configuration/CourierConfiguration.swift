@@ -14,6 +14,9 @@ public struct CourierConfiguration: Sendable, Codable, Equatable {
     /// Messages one address or phone number may receive per hour; more are dropped, so nobody can use the
     /// server to flood an inbox or run up an SMS bill by starting flows in a loop.
     public var recipientHourlyLimit = 20
+    /// Security notices (a changed authenticator, guesses blocked …) one address may receive per hour. They have a
+    /// budget of their own, so messages an attacker can trigger (codes) never crowd out the owner's warnings.
+    public var securityNoticeHourlyLimit = 10
 
     /// The defaults: both channels to the development outbox.
     public init() {}
@@ -28,6 +31,7 @@ public struct CourierConfiguration: Sendable, Codable, Equatable {
         maxAttempts = try container.decodeIfPresent(Int.self, forKey: .maxAttempts) ?? defaults.maxAttempts
         retryDelay = try container.decodeIfPresent(Int64.self, forKey: .retryDelay) ?? defaults.retryDelay
         recipientHourlyLimit = try container.decodeIfPresent(Int.self, forKey: .recipientHourlyLimit) ?? defaults.recipientHourlyLimit
+        securityNoticeHourlyLimit = try container.decodeIfPresent(Int.self, forKey: .securityNoticeHourlyLimit) ?? defaults.securityNoticeHourlyLimit
     }
 
     func validate() throws {
@@ -35,6 +39,9 @@ public struct CourierConfiguration: Sendable, Codable, Equatable {
         guard (1...3600).contains(retryDelay) else { throw ConfigurationError("courier.retry_delay must be between 1 and 3600 seconds.") }
         guard (1...10_000).contains(recipientHourlyLimit) else {
             throw ConfigurationError("courier.recipient_hourly_limit must be between 1 and 10000 messages.")
+        }
+        guard (1...10_000).contains(securityNoticeHourlyLimit) else {
+            throw ConfigurationError("courier.security_notice_hourly_limit must be between 1 and 10000 messages.")
         }
         guard !sender.contains(where: { $0 == "\r" || $0 == "\n" }), EmailAddress.bare(sender) != nil else {
             throw ConfigurationError("courier.sender must be an address, optionally with a name: Example <no-reply@example.com>.")
@@ -49,6 +56,7 @@ public struct CourierConfiguration: Sendable, Codable, Equatable {
         case maxAttempts = "max_attempts"
         case retryDelay = "retry_delay"
         case recipientHourlyLimit = "recipient_hourly_limit"
+        case securityNoticeHourlyLimit = "security_notice_hourly_limit"
     }
 }
 

@@ -20,7 +20,12 @@ public struct ServerConfiguration: Sendable {
     /// How many password hashes may run at once (each needs its memory); defaults to the core count.
     public var maxConcurrentHashes = ProcessInfo.processInfo.activeProcessorCount
     public var tokens = TokenLifetimes()
-    public var throttling = LoginThrottling()
+    /// Wrong passwords per account name: progressive delays (a browser that signed in to the account before passes them).
+    public var throttling = AttemptLimit.passwords
+    /// Wrong codes (delivered codes, TOTP, recovery codes, device confirmations) per account or address, across flows and nodes.
+    public var codeGuesses = AttemptLimit.codes
+    /// Wrong passwords and codes per client address (IPv4 address, IPv6 /64), across every account.
+    public var sourceThrottling = AttemptLimit.sources
     /// What new passwords must satisfy, and when passwords expire.
     public var passwords = PasswordPolicy()
     /// What signing in takes: the password alone, or a second factor too.
@@ -79,7 +84,9 @@ public struct ServerConfiguration: Sendable {
         try passwordHashing.validate()
         guard maxConcurrentHashes >= 1 else { throw ConfigurationError("max_concurrent_hashes must be at least 1.") }
         try tokens.validate()
-        try throttling.validate()
+        try throttling.validate("login_throttling")
+        try codeGuesses.validate("code_guesses")
+        try sourceThrottling.validate("source_throttling")
         try passwords.validate()
         try oneTimeCodes.validate()
         try courier.validate()
@@ -162,37 +169,5 @@ public struct TokenLifetimes: Sendable, Codable, Equatable {
         case refreshToken = "refresh_token"
         case session
         case authorizationRequest = "authorization_request"
-    }
-}
-
-/// Per-account throttling of failed sign-ins.
-public struct LoginThrottling: Sendable, Codable, Equatable {
-    /// Failures within ``window`` that block further attempts.
-    public var maxFailures: Int = 5
-    public var window: Int64 = 900
-    /// How long attempts stay blocked, in seconds.
-    public var cooldown: Int64 = 300
-
-    public init() {}
-
-    /// Keys left out of the configuration file keep their defaults.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        let defaults = LoginThrottling()
-        maxFailures = try container.decodeIfPresent(Int.self, forKey: .maxFailures) ?? defaults.maxFailures
-        window = try container.decodeIfPresent(Int64.self, forKey: .window) ?? defaults.window
-        cooldown = try container.decodeIfPresent(Int64.self, forKey: .cooldown) ?? defaults.cooldown
-    }
-
-    func validate() throws {
-        guard maxFailures >= 1, window >= 1, cooldown >= 1 else {
-            throw ConfigurationError("Login throttling needs max_failures, window and cooldown of at least 1.")
-        }
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case maxFailures = "max_failures"
-        case window
-        case cooldown
     }
 }

@@ -35,10 +35,11 @@ public final class Courier: Sendable {
     /// flows in a loop cannot flood an inbox or a phone, nor learn anything from it.
     func send(_ template: MessageTemplate, code: String = "", to recipient: String, on channel: MessageChannel, service: String, codeLifetime: Int64) async throws {
         let text = template.render(code: code, minutes: max(1, codeLifetime / 60), service: service)
+        let limit = template.isSecurityNotice ? configuration.securityNoticeHourlyLimit : configuration.recipientHourlyLimit
         guard let id = try await queue.enqueue(channel: channel, recipient: recipient, template: template, subject: text.subject, body: text.body,
-                                               hourlyLimit: configuration.recipientHourlyLimit) else {
+                                               hourlyLimit: limit) else {
             logger.notice("Dropped a message: its recipient reached the hourly limit",
-                          metadata: ["channel": "\(channel.rawValue)", "template": "\(template.rawValue)", "limit": "\(configuration.recipientHourlyLimit)"])
+                          metadata: ["channel": "\(channel.rawValue)", "template": "\(template.rawValue)", "limit": "\(limit)"])
             return
         }
         logger.info("Queued a message", metadata: ["message": "\(id)", "channel": "\(channel.rawValue)", "template": "\(template.rawValue)"])

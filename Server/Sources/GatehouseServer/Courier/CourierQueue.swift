@@ -43,12 +43,16 @@ public struct CourierQueue: Sendable {
         let sealed = try box.seal(try JSONEncoder().encode(Content(subject: subject, body: body)))
         let now = clock.now()
         let limit = hourlyLimit ?? Int.max
+        // Security notices and everything else are counted apart: each has its own budget (``MessageTemplate/isSecurityNotice``).
+        let notices = MessageTemplate.securityNotices.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+        let budget = template.isSecurityNotice ? "template IN (\(notices))" : "template NOT IN (\(notices))"
         let inserted = try await database.transaction { sql in
             try await sql.raw("""
                 INSERT INTO courier_messages (id, channel, recipient, template, sealed_content, status, attempts, next_attempt_at, created_at)
                 SELECT \(bind: id), \(bind: channel.rawValue), \(bind: recipient), \(bind: template.rawValue), \(bind: sealed), 'queued', 0,
                        \(bind: now), \(bind: now)
-                WHERE (SELECT COUNT(*) FROM courier_messages WHERE recipient = \(bind: recipient) AND created_at > \(bind: now - 3600)) < \(bind: limit)
+                WHERE (SELECT COUNT(*) FROM courier_messages WHERE recipient = \(bind: recipient) AND created_at > \(bind: now - 3600)
+                       AND \(unsafeRaw: budget)) < \(bind: limit)
                 RETURNING id
                 """).first() != nil
         }

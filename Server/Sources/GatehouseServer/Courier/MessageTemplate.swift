@@ -14,6 +14,14 @@ enum MessageTemplate: String, Sendable {
     case deviceCode = "device_code"
     /// Confirms a new authenticator app's device identity with a link (passed as the code).
     case deviceLink = "device_link"
+    /// Told when wrong codes or passwords blocked a journey of the account for a while (the code is the journey's name).
+    case guessesBlocked = "guesses_blocked"
+
+    /// Warnings to the account's owner about something that happened to it. They are counted against their own
+    /// hourly budget, apart from codes, which anyone who knows an address can have sent to it.
+    static let securityNotices: [MessageTemplate] = [.authenticatorChanged, .recoveryCodesChanged, .guessesBlocked]
+
+    var isSecurityNotice: Bool { Self.securityNotices.contains(self) }
 
     /// The subject and body for `code` (empty for the notices: ``accountExists`` and the changes), valid for `minutes`, from the service at `issuer`.
     func render(code: String, minutes: Int64, service: String) -> (subject: String, body: String) {
@@ -34,6 +42,8 @@ enum MessageTemplate: String, Sendable {
             ("Confirm your new device", "\(code) is the code that confirms a new \(service) authenticator app. It expires in \(minutes) minutes. If you did not set up a device, ignore this message: without the code it cannot sign in.")
         case .deviceLink:
             ("Confirm your new device", "Open \(code) to confirm a new \(service) authenticator app. The link expires in \(minutes) minutes. If you did not set up a device, ignore this message: without the link it cannot sign in.")
+        case .guessesBlocked:
+            ("Too many wrong attempts on your account", "There were too many wrong attempts at \(code) for your \(service) account, so it is paused for \(minutes) minutes. If this wasn't you, someone may be trying to get into your account: change your password and keep your codes to yourself.")
         case .recoveryCodesChanged:
             ("Your recovery codes changed", "New recovery codes were made for your \(service) account; the previous ones no longer work. If this wasn't you, reset your password now.")
         }

@@ -7,10 +7,11 @@ import Hummingbird
 /// blinded PIN evaluated once with the identity's new OPRF key and sends the public half of the signing key it
 /// sealed under the result.
 extension AuthenticatorController {
-    func startRegistration(_ request: Request) async throws -> Response {
+    func startRegistration(_ request: Request, source: ClientAddress) async throws -> Response {
         let body = try await JSONRequest.decode(DeviceRegistrationRequest.self, from: request)
         let email = body.email.trimmingCharacters(in: .whitespaces).lowercased()
         guard EmailAddress.bare(email) == email else { throw OAuthError.invalidRequest("Enter a valid email address.") }
+        try await countRegistration(of: email)
         let deviceName = body.deviceName?.trimmingCharacters(in: .whitespacesAndNewlines).prefix(100)
         // Whether or not an account has this address, the answer is the same; only a real account gets the email.
         let user = try await server.users.find(usernameOrEmail: email).flatMap { $0.email == email && !$0.isLocked ? $0 : nil }
@@ -52,27 +53,59 @@ extension AuthenticatorController {
         }
     }
 
-    func verify(_ request: Request) async throws -> Response {
+    /// Counts a registration for `email`, limited per hour whether or not the address has an account (the same
+    /// answer either way), so nobody can keep codes coming to an address, nor guess across many registrations.
+    private func countRegistration(of email: String) async throws {
+        let limit = AttemptLimit(maxFailures: policy.registrationsPerHour, window: 3600, cooldown: 3600, maxCooldown: 3600)
+        switch try await server.guesses.admit([server.guesses.counter("device_registration", subject: "email:" + email, limit: limit)]) {
+        case .blocked(let until, _):
+            let minutes = max(1, (until - server.clock.now() + 59) / 60)
+            throw OAuthError("too_many_registrations", "Too many devices were registered with this address recently. Try again in \(minutes) minutes.",
+                             status: .tooManyRequests)
+        case .admitted(let ticket):
+            // A registration is never given back: each one counts for the hour.
+            try await server.guesses.settle(ticket, correct: false)
+        }
+    }
+
+    func verify(_ request: Request, source: ClientAddress) async throws -> Response {
         let identity = try await device(request)
         let body = try await JSONRequest.decode(DeviceVerificationRequest.self, from: request)
         guard identity.state == .registrationStarted else { throw Self.wrongState("The email is confirmed already.") }
-        try await confirm(identity, code: body.code)
+        try await confirm(identity, code: body.code, source: source)
         var confirmed = identity
         confirmed.state = .verified
         return JSONResponse.make(try status(of: confirmed))
     }
 
     /// Checks `code` for `identity` and marks it verified; throws what the app (or the confirmation page) shows.
-    func confirm(_ identity: DeviceIdentity, code: String) async throws {
-        switch try await server.oneTimeCodes.verify(flowID: identity.id, purpose: .verifyDevice, code: code) {
+    /// Each guess is counted per registration, per email address across registrations, and per client address.
+    func confirm(_ identity: DeviceIdentity, code: String, source: ClientAddress) async throws {
+        let ticket: AttemptLimiter.Ticket
+        switch try await server.guesses.admit(server.codeGuessCounters(.verifyDevice, subject: "email:" + identity.email, source: source)) {
+        case .blocked(let until, _):
+            throw OAuthError("too_many_attempts", LoginMessages.guessesBlocked(minutes: max(1, (until - server.clock.now() + 59) / 60)),
+                             status: .tooManyRequests)
+        case .admitted(let admitted):
+            ticket = admitted
+        }
+        let check = try await server.oneTimeCodes.verify(flowID: identity.id, purpose: .verifyDevice, code: code)
+        if case .rejected = check {
+            let settled = try await server.guesses.settle(ticket, correct: false)
+            let owner: User? = if let userID = identity.userID { try await server.users.find(id: userID) } else { nil }
+            try await server.report(settled, of: .verifyDevice, to: owner)
+        } else {
+            try await server.guesses.settle(ticket, correct: true)
+        }
+        switch check {
         case .accepted:
             guard try await server.deviceIdentities.markVerified(identity.id) else { throw Self.wrongState("The email is confirmed already.") }
             server.logger.info("Device identity confirmed", metadata: ["identity": "\(identity.id)"])
-        case .rejected(let remaining):
+        case .rejected(let remaining) where remaining > 0:
             throw OAuthError("invalid_code", LoginMessages.invalidCode, attemptsRemaining: remaining)
         case .expired:
             throw OAuthError("expired_code", LoginMessages.expiredCode, status: .gone)
-        case .exhausted:
+        case .rejected, .exhausted:
             throw OAuthError("registration_expired", "Too many wrong codes; start the registration again.", status: .gone)
         }
     }

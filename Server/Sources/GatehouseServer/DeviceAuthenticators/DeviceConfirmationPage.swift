@@ -25,12 +25,12 @@ struct DeviceConfirmationPage: Sendable {
                 """
             return PageRenderer.page(title: "Confirm your new device", body: body)
         }
-        router.post("/authenticator/confirm") { request, _ in
+        router.post("/authenticator/confirm") { request, context in
             guard let form = try? await FormParameters.body(of: request), let id = form["identity"], let code = form["code"],
                   let identity = try await server.deviceIdentities.find(id: id), identity.state == .registrationStarted
             else { return Self.expired }
             do {
-                try await AuthenticatorController(server: server).confirm(identity, code: code)
+                try await AuthenticatorController(server: server).confirm(identity, code: code, source: ClientAddress(of: context))
             } catch let error as OAuthError {
                 return PageRenderer.error(title: "Device not confirmed", message: error.description + " Start the registration again in the app.")
             }

@@ -43,13 +43,30 @@ extension LoginFlow {
         case refused(Outcome)
     }
 
-    /// Checks a code for `purpose`; wrong guesses count against the code and against the flow.
-    func checkCode(_ id: String, state: FlowStore.LoginState, purpose: OneTimeCodeStore.Purpose, code: String) async throws -> CodeResult {
+    /// Checks a code for `purpose`; wrong guesses count against the code, the flow, the account (or address) and the
+    /// client address. `owner` is told when the account's limit is reached.
+    func checkCode(_ id: String, state: FlowStore.LoginState, purpose: OneTimeCodeStore.Purpose, code: String, owner: User? = nil) async throws -> CodeResult {
         guard let guess = try await takeGuess(id, state: state) else { return .refused(try await guessesUsedUp(id)) }
-        switch try await server.oneTimeCodes.verify(flowID: id, purpose: purpose, code: code) {
+        let checked = try await limitedGuess(purpose, state: state, owner: owner) { () async throws -> (OneTimeCodeStore.Check, GuessVerdict) in
+            let check = try await server.oneTimeCodes.verify(flowID: id, purpose: purpose, code: code)
+            return switch check {
+            case .accepted: (check, .correct)
+            case .rejected: (check, .wrong)
+            case .expired, .exhausted: (check, .notCompared)
+            }
+        }
+        let check: OneTimeCodeStore.Check
+        switch checked {
+        case .blocked(let outcome): return .refused(outcome)
+        case .checked(let result): check = result
+        }
+        switch check {
         case .accepted(let channel):
             try await server.flows.clearGuesses(id)
             return .accepted(channel)
+        case .rejected(let remaining) where remaining <= 0:
+            _ = try await server.flows.finish(id)
+            return .refused(.failed(LoginMessages.tooManyCodes))
         case .rejected:
             return .refused(try await wrongCode(id, state: state, message: LoginMessages.invalidCode, guess: guess))
         case .expired:

@@ -54,7 +54,8 @@ extension LoginFlow {
         case (NodeID.recoveryIdentify, _):
             let identifier = values["username"]?.text.trimmingCharacters(in: .whitespaces) ?? ""
             let user = try await server.users.find(usernameOrEmail: identifier)
-            next.username = user?.username ?? identifier
+            // The identifier exactly as typed: showing the account's username would say that the email names one.
+            next.username = identifier
             next.candidateID = user?.id
             next.nodeID = NodeID.recoveryChoose
         case (NodeID.recoveryChoose, _), (NodeID.resetCode, "choose"):
@@ -76,12 +77,13 @@ extension LoginFlow {
             return try await resend(id, state: state, purpose: .recovery, channel: channel, to: Self.destination(of: candidate, on: channel),
                                     template: .recoveryCode)
         case (NodeID.resetCode, _):
-            switch try await checkCode(id, state: state, purpose: .recovery, code: code) {
+            switch try await checkCode(id, state: state, purpose: .recovery, code: code, owner: candidate) {
             case .refused(let outcome): return outcome
             case .accepted(let channel):
                 // Only the account's owner could have received the code; from here on it's their sign-in.
                 guard let user = candidate else { return .gone }
                 next.userID = user.id
+                next.username = user.username
                 next.methods = [channel.factor.methodReference]
                 server.logger.info("Recovery code accepted", metadata: ["user": "\(user.id)"])
                 // An enrolled second factor is asked for whatever the client's policy: recovery never skips it.
@@ -93,11 +95,11 @@ extension LoginFlow {
         case (NodeID.unlockCode, "resend"):
             return try await resend(id, state: state, purpose: .unlock, channel: .email, to: Self.destination(of: candidate, on: .email), template: .unlockCode)
         case (NodeID.unlockCode, _):
-            switch try await checkCode(id, state: state, purpose: .unlock, code: code) {
+            switch try await checkCode(id, state: state, purpose: .unlock, code: code, owner: candidate) {
             case .refused(let outcome): return outcome
             case .accepted:
                 guard let user = candidate else { return .gone }
-                try await server.authenticator.throttle.recordSuccess(user.username)
+                try await server.authenticator.forgetFailures(of: user.username)
                 server.logger.info("Account unlocked by email code", metadata: ["user": "\(user.id)"])
                 next = FlowStore.LoginState(request: state.request, nodeID: NodeID.credentials, username: user.username, clientName: state.clientName)
                 try await server.flows.update(id, to: next)

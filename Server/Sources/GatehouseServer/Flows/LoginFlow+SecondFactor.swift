@@ -103,7 +103,7 @@ extension LoginFlow {
             return try await resend(id, state: state, purpose: .secondFactor, channel: channel,
                                     to: channel == .email ? user.email : user.phoneNumber, template: .signInCode)
         case (NodeID.emailCode, _), (NodeID.smsCode, _):
-            switch try await checkCode(id, state: state, purpose: .secondFactor, code: code) {
+            switch try await checkCode(id, state: state, purpose: .secondFactor, code: code, owner: user) {
             case .refused(let outcome): return outcome
             case .accepted(let channel):
                 next = next.adding(channel.factor)
@@ -113,7 +113,12 @@ extension LoginFlow {
             }
         case (NodeID.totp, _):
             guard let guess = try await takeGuess(id, state: state) else { return try await guessesUsedUp(id) }
-            switch try await server.authenticators.verifyTOTP(userID: user.id, code: code) {
+            let checked = try await limitedGuess(.secondFactor, state: state, owner: user) { () async throws -> (AuthenticatorStore.CodeCheck, GuessVerdict) in
+                let result = try await server.authenticators.verifyTOTP(userID: user.id, code: code)
+                return (result, result == .accepted ? .correct : .wrong)
+            }
+            guard case .checked(let result) = checked else { return Self.refusal(of: checked) }
+            switch result {
             case .accepted:
                 try await server.flows.clearGuesses(id)
                 return try await complete(id, state: next.adding(.totp), user: user)
@@ -122,7 +127,12 @@ extension LoginFlow {
             }
         case (NodeID.recoveryCode, _):
             guard let guess = try await takeGuess(id, state: state) else { return try await guessesUsedUp(id) }
-            guard try await server.authenticators.redeemRecoveryCode(userID: user.id, code: code) else {
+            let checked = try await limitedGuess(.secondFactor, state: state, owner: user) { () async throws -> (Bool, GuessVerdict) in
+                let redeemed = try await server.authenticators.redeemRecoveryCode(userID: user.id, code: code)
+                return (redeemed, redeemed ? .correct : .wrong)
+            }
+            guard case .checked(let redeemed) = checked else { return Self.refusal(of: checked) }
+            guard redeemed else {
                 return try await wrongCode(id, state: state, message: "The recovery code is incorrect or was already used.", guess: guess)
             }
             try await server.flows.clearGuesses(id)
@@ -167,10 +177,9 @@ extension LoginFlow {
         try await server.flows.finish(id) ? .failed(LoginMessages.tooManyCodes) : .gone
     }
 
-    /// A wrong code, which was the flow's `guess`-th check in a row: counted against the account too; the one
-    /// that uses up the policy's limit ends the flow.
+    /// A wrong code, which was the flow's `guess`-th check in a row (the account's and the client address's counts
+    /// took it already, in ``limitedGuess(_:state:owner:check:)``); the one that uses up the policy's limit ends the flow.
     func wrongCode(_ id: String, state: FlowStore.LoginState, message: String, guess: Int) async throws -> Outcome {
-        try await server.authenticator.throttle.recordFailure(state.username ?? "")
         if guess >= server.configuration.signOnPolicy(for: state.request.clientID).maxCodeAttempts {
             _ = try await server.flows.finish(id)
             server.logger.notice("Sign-in ended after too many wrong codes", metadata: ["user": "\(state.userID ?? "")"])

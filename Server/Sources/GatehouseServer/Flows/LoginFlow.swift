@@ -5,6 +5,10 @@ import GatehouseProtocol
 /// from configuration (``LoginSteps``, ``SignOnPolicy``). The second-factor steps are in `LoginFlow+SecondFactor.swift`.
 struct LoginFlow: Sendable {
     let server: IdentityServer
+    /// Where the submission comes from: guesses are counted per client address too.
+    var source = ClientAddress.unknown
+    /// The browser's device cookie, when it has one this server signed: its owner passes the account's password delays.
+    var device: DeviceCookie.Claim?
 
     enum NodeID {
         static let credentials = "login.credentials"
@@ -136,7 +140,8 @@ struct LoginFlow: Sendable {
         func again(_ text: String, _ problem: Problem, code: String) -> Outcome {
             .retry(node(for: attempt, messages: [FlowMessage(level: .error, text: text, code: code)]), problem)
         }
-        switch try await server.authenticator.authenticate(username: attempt.username ?? "", password: values["password"]?.text ?? "") {
+        switch try await server.authenticator.authenticate(username: attempt.username ?? "", password: values["password"]?.text ?? "",
+                                                         source: source, device: device) {
         case .invalidCredentials: return again(LoginMessages.invalidCredentials, .invalidCredentials, code: "invalid_credentials")
         case .throttled:
             attempt.lockedOut = true
@@ -162,7 +167,7 @@ struct LoginFlow: Sendable {
         }
         guard try await server.flows.finish(id) else { return .gone }
         // A new account or a reset password also ends a lock-out from earlier failures.
-        if state.journey != nil { try await server.authenticator.throttle.recordSuccess(user.username) }
+        if state.journey != nil { try await server.authenticator.forgetFailures(of: user.username) }
         return .authenticated(user, state)
     }
 }
@@ -170,7 +175,10 @@ struct LoginFlow: Sendable {
 /// The words the sign-in steps use, the same in the app and on the hosted page.
 enum LoginMessages {
     static let invalidCredentials = "The username or password is incorrect."
-    static let throttled = "Too many failed attempts. Wait a few minutes, or unlock the account with a code sent by email."
+    static let throttled = "Too many failed attempts. Wait a few minutes, sign in from a device you have used before, or unlock the account with a code sent by email."
+    static func guessesBlocked(minutes: Int64) -> String {
+        "Too many wrong attempts. Try again in \(minutes) minute\(minutes == 1 ? "" : "s")."
+    }
     static let locked = "This account is locked. Contact your administrator."
     static let invalidCode = "The code is incorrect."
     static let replayedCode = "That code was already used. Wait for your app to show the next one."

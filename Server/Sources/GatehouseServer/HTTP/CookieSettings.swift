@@ -15,6 +15,10 @@ struct CookieSettings: Sendable {
     /// Same binding for the sign-out confirmation form.
     var logoutName: String { secure ? "__Host-gatehouse_logout" : "gatehouse_logout" }
     var demoName: String { secure ? "__Host-gatehouse_demo" : "gatehouse_demo" }
+    /// Marks a browser that signed in to an account before (``DeviceCookie``).
+    var deviceName: String { secure ? "__Host-gatehouse_device" : "gatehouse_device" }
+    /// A year: a browser used at least that often stays known.
+    static let deviceCookieLifetime: Int64 = 365 * 86_400
 
     func setCookie(_ name: String, _ value: String, maxAge: Int64) -> HTTPField {
         var attributes = "\(name)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Lax"

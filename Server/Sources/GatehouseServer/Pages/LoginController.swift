@@ -10,7 +10,7 @@ struct LoginController: Sendable {
 
     func addRoutes(to router: Router<some RequestContext>) {
         router.get("/login") { request, _ in try await show(request) }
-        router.post("/login") { request, _ in try await submit(request) }
+        router.post("/login") { request, context in try await submit(request, source: ClientAddress(of: context)) }
         router.get("/login/app-status") { request, _ in try await appLoginStatus(request) }
     }
 
@@ -35,7 +35,7 @@ struct LoginController: Sendable {
         return AppLoginStatusStream(server: server).response(sessionID: pending.sessionID, flowID: id)
     }
 
-    func submit(_ request: Request) async throws -> Response {
+    func submit(_ request: Request, source: ClientAddress) async throws -> Response {
         let form: FormParameters
         do {
             form = try await FormParameters.body(of: request)
@@ -50,7 +50,8 @@ struct LoginController: Sendable {
         else {
             return PageRenderer.error(title: "Sign-in expired", message: LoginMessages.hostedExpired, status: .forbidden)
         }
-        let flow = LoginFlow(server: server)
+        let device = server.deviceCookies.verify(server.cookies.value(server.cookies.deviceName, in: request))
+        let flow = LoginFlow(server: server, source: source, device: device)
         let node = flow.node(for: state)
         let action = form["action"] ?? node.actions.first { $0.kind == .submit }?.id ?? "submit"
         let outcome: LoginFlow.Outcome
@@ -78,6 +79,11 @@ struct LoginController: Sendable {
                 for: state.request, userID: user.id, authTime: started.session.authTime, methods: started.session.methods, afterPost: true
             )
             response.headers.append(server.cookies.setCookie(server.cookies.sessionName, started.id, maxAge: server.configuration.tokens.session))
+            // This browser now knows the account: its wrong passwords are counted apart from everyone else's.
+            if device?.userID != user.id {
+                response.headers.append(server.cookies.setCookie(server.cookies.deviceName, server.deviceCookies.issue(userID: user.id),
+                                                                 maxAge: CookieSettings.deviceCookieLifetime))
+            }
             return response
         }
     }

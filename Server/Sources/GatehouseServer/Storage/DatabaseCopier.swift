@@ -44,8 +44,8 @@ public struct DatabaseCopier: Sendable {
         Table(name: "courier_messages", columns: [("id", .text), ("channel", .text), ("recipient", .text), ("template", .text),
                                                   ("sealed_content", .text), ("status", .text), ("attempts", .integer),
                                                   ("next_attempt_at", .integer), ("last_error", .text), ("created_at", .integer), ("sent_at", .integer)]),
-        Table(name: "login_throttle", columns: [("subject_hash", .text), ("failures", .integer), ("window_started_at", .integer),
-                                                ("blocked_until", .integer)]),
+        Table(name: "attempt_counters", columns: [("scope", .text), ("subject_hash", .text), ("failures", .integer), ("blocks", .integer),
+                                                  ("last_attempt_at", .integer), ("blocked_until", .integer)]),
         Table(name: "device_identities", columns: [("id", .text), ("secret_hash", .text), ("user_id", .text), ("email", .text),
                                                    ("device_name", .text), ("state", .text), ("sealed_oprf_key", .text), ("public_key", .text),
                                                    ("pin_failures", .integer), ("pin_evaluations", .integer), ("created_at", .integer),
@@ -90,7 +90,7 @@ public struct DatabaseCopier: Sendable {
                     throw DatabaseError.notEmpty(name)
                 }
             }
-            try await sql.raw("DELETE FROM login_throttle").run()
+            try await sql.raw("DELETE FROM attempt_counters").run()
             for (name, columns, rows) in prepared {
                 for row in rows {
                     try await sql.insert(into: name).columns(columns).values(row.values).run()

@@ -279,5 +279,24 @@ enum SchemaMigrations {
             "UPDATE access_tokens SET expires_at = created_at + 86400 WHERE expires_at > created_at + 86400",
             "UPDATE refresh_tokens SET expires_at = created_at + 31622400 WHERE expires_at > created_at + 31622400",
         ]),
+        // Guesses counted per account, address and client address across flows and nodes (passwords, codes, TOTP,
+        // recovery codes) with blocks that grow, in place of the per-name sign-in throttle; device registrations
+        // counted per address.
+        Migration(version: 11, name: "attempt counters across flows", statements: [
+            """
+            CREATE TABLE attempt_counters (
+                scope TEXT NOT NULL,
+                subject_hash TEXT NOT NULL,
+                failures INTEGER NOT NULL,
+                blocks INTEGER NOT NULL,
+                last_attempt_at BIGINT NOT NULL,
+                blocked_until BIGINT NOT NULL,
+                PRIMARY KEY (scope, subject_hash)
+            )
+            """,
+            "CREATE INDEX attempt_counters_age ON attempt_counters(last_attempt_at)",
+            "DROP TABLE login_throttle",
+            "CREATE INDEX device_identities_email ON device_identities(email, created_at)",
+        ]),
     ]
 }

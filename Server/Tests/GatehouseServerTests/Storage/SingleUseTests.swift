@@ -65,23 +65,6 @@ struct SingleUseTests {
         }
     }
 
-    @Test("concurrent failed sign-ins are all counted", arguments: TestEngine.available)
-    func throttleCountsConcurrentFailures(engine: TestEngine) async throws {
-        try await TestServer.withServer(engine: engine) { server in
-            var policy = LoginThrottling()
-            policy.maxFailures = 8
-            let throttle = LoginThrottle(database: server.database, clock: server.clock, policy: policy)
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<7 { group.addTask { try await throttle.recordFailure("Mallory") } }
-                try await group.waitForAll()
-            }
-            #expect(try await !throttle.isBlocked("mallory"))
-            try await throttle.recordFailure("MALLORY")
-            #expect(try await throttle.isBlocked("mallory"))
-            #expect(try await !throttle.isBlocked("someone-else"))
-        }
-    }
-
     @Test("migrations run once and reopening is harmless")
     func migrationsAreIdempotent() async throws {
         let folder = try TestServer.temporaryFolder()
@@ -101,11 +84,11 @@ struct SingleUseTests {
             struct Boom: Error {}
             await #expect(throws: Boom.self) {
                 try await server.database.transaction { sql in
-                    try await sql.raw("INSERT INTO login_throttle (subject_hash, failures, window_started_at, blocked_until) VALUES ('x', 1, 0, 0)").run()
+                    try await sql.raw("INSERT INTO attempt_counters (scope, subject_hash, failures, blocks, last_attempt_at, blocked_until) VALUES ('s', 'x', 1, 0, 0, 0)").run()
                     throw Boom()
                 }
             }
-            let rows = try await server.database.read { sql in try await sql.raw("SELECT * FROM login_throttle").all() }
+            let rows = try await server.database.read { sql in try await sql.raw("SELECT * FROM attempt_counters").all() }
             #expect(rows.isEmpty)
         }
     }

@@ -1,0 +1,45 @@
+import Crypto
+import Foundation
+import GatehouseProtocol
+
+/// The device cookie of OWASP's "slow down online guessing attacks with device cookies": a browser that signed in
+/// to an account gets a signed token naming the account. Wrong passwords with it are counted per token, not per
+/// account, so someone who blocks an account's name with wrong passwords does not block its owner's own browser.
+struct DeviceCookie: Sendable {
+    /// Signs the tokens; derived from the server secret, so every node accepts every node's tokens.
+    let key: SymmetricKey
+
+    init(secret: ServerSecret) {
+        key = SymmetricKey(data: SecretBox(serverSecret: secret.bytes, purpose: "device cookies v1").derivedBytes("signing"))
+    }
+
+    /// What a valid token says.
+    struct Claim: Sendable, Equatable {
+        /// The account the browser signed in to.
+        let userID: String
+        /// The token's own random part: its wrong passwords are counted under it.
+        let nonce: String
+    }
+
+    /// A new token for a browser that just signed in as `userID`.
+    func issue(userID: String) -> String {
+        let body = Base64URL.encode(Data(userID.utf8)) + "." + SecureRandom.token()
+        return body + "." + signature(of: body)
+    }
+
+    /// The claim of `value`, or `nil` when it is not a token this server signed.
+    func verify(_ value: String?) -> Claim? {
+        guard let value, value.utf8.count <= 512 else { return nil }
+        let parts = value.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3 else { return nil }
+        let body = parts[0] + "." + parts[1]
+        guard ConstantTime.equals(signature(of: String(body)), String(parts[2])),
+              let user = Base64URL.decode(String(parts[0])), let userID = String(data: Data(user), encoding: .utf8)
+        else { return nil }
+        return Claim(userID: userID, nonce: String(parts[1]))
+    }
+
+    private func signature(of body: String) -> String {
+        Base64URL.encode(Data(HMAC<SHA256>.authenticationCode(for: Data(body.utf8), using: key)))
+    }
+}

@@ -1,0 +1,257 @@
+"""Attacker scripts for the three ways a short code could be guessed into someone else's account, and proof that
+each now stops within its limits: device registration codes, password-reset codes and second-factor codes are
+counted per account (or address) across flows and nodes, with a block and a notice to the owner, while the owner
+still signs in from a browser they used before. On SQLite, and on PostgreSQL with two nodes sharing the database
+(the attacker's guesses alternate between the nodes and count together)."""
+import re
+import secrets
+import time
+from urllib.parse import urljoin
+
+import pyotp
+import pytest
+
+from conftest import APP_REDIRECT, ENGINES, PASSWORD, WEB_REDIRECT
+from gatehouse_harness import Browser, Server, forms, fresh_postgres_database, redirect_parameters, session_from
+from test_account_journeys import latest_code, outbox
+from test_oauth_rules import RFC7636_CHALLENGE, authorize_url
+
+APP_HEADERS = {"Gatehouse-App": "attack-script/1.0.0"}
+# The defaults: 10 wrong codes per account and journey, then a block. The client-address limit is raised here so
+# that the account limits are what these scripts meet (the per-source limit has its own test below).
+CONFIG = {
+    "sign_on": {"second_factor": "if_enrolled", "factors": ["totp"]},
+    "client_sign_on": {"enroll-app": {"second_factor": "required", "factors": ["totp"]}},
+    "source_throttling": {"max_failures": 1000},
+}
+CODE_LIMIT = 10
+
+
+@pytest.fixture(scope="module", params=ENGINES)
+def nodes(request):
+    """One node on SQLite; two nodes on one PostgreSQL database."""
+    if request.param == "postgres":
+        url = fresh_postgres_database()
+        started = [Server(database_url=url, config=CONFIG, owns_database=False), Server(database_url=url, config=CONFIG, owns_database=True)]
+    else:
+        started = [Server(config=CONFIG)]
+    try:
+        started[0].add_client("web", WEB_REDIRECT, secret="web-client-secret-0123456789-abcdefghijklmnop")
+        started[0].add_client("app", APP_REDIRECT, public=True)
+        started[0].add_client("enroll-app", APP_REDIRECT, public=True)
+        yield started
+    finally:
+        for node in started:
+            node.stop()
+
+
+def flow_start(session, node, kind="login", client_id="app"):
+    body = {"client_id": client_id, "redirect_uri": APP_REDIRECT, "scope": "openid", "state": "st", "nonce": "nn",
+            "code_challenge": RFC7636_CHALLENGE, "code_challenge_method": "S256"}
+    response = session.post(f"{node.issuer}/flows/{kind}", json=body, timeout=10)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def flow_submit(session, node, flow_id, values, action="submit", client_id="app"):
+    body = {"client_id": client_id, "action": action, "values": values}
+    return session.post(f"{node.issuer}/flows/{flow_id}", json=body, timeout=30).json()
+
+
+def wrong_code(digits=6):
+    return "".join(secrets.choice("0123456789") for _ in range(digits))
+
+
+def message_code(answer):
+    messages = (answer.get("node") or {}).get("messages") or []
+    return messages[0]["code"] if messages else None
+
+
+def test_device_registration_codes_cannot_be_guessed_into_an_account(nodes):
+    """Takeover 1: binding an authenticator app to someone's email needed a 6-digit code, 5 guesses per registration,
+    unlimited registrations. Now: 10-character codes, 3 registrations per address an hour, 10 wrong codes per address."""
+    victim = "vera@example.com"
+    nodes[0].add_user("vera", PASSWORD, email=victim)
+    attacker = session_from("127.0.0.66")
+    guesses, blocked, registrations, refused_registration = 0, None, [], None
+    for attempt in range(6):
+        node = nodes[attempt % len(nodes)]
+        started = attacker.post(node.issuer + "/authenticator/registration", json={"email": victim, "device_name": "evil"},
+                                headers=APP_HEADERS, timeout=10)
+        if started.status_code == 429:
+            refused_registration = started.json()
+            break
+        assert started.status_code == 201, started.text
+        secret = started.json()["device_secret"]
+        registrations.append(secret)
+        for _ in range(5):
+            node = nodes[guesses % len(nodes)]
+            answer = attacker.post(node.issuer + "/authenticator/registration/verification", json={"code": wrong_code(10)},
+                                   headers=dict(APP_HEADERS, Authorization=f"Bearer {secret}"), timeout=10)
+            if answer.status_code == 429:
+                blocked = answer.json()
+                break
+            assert answer.status_code in (400, 410), answer.text
+            guesses += 1
+    print(f"device registration: {guesses} wrong codes checked over {len(registrations)} registrations before the block")
+    assert guesses == CODE_LIMIT
+    assert blocked and blocked["error"] == "too_many_attempts"
+    assert len(registrations) == 3 and refused_registration["error"] == "too_many_registrations"
+    # The real code, which went to the victim, is refused too while the block lasts.
+    real = latest_code(nodes[0], victim)
+    assert re.fullmatch(r"[0-9A-Z]{5}-[0-9A-Z]{5}", real)
+    answer = attacker.post(nodes[-1].issuer + "/authenticator/registration/verification", json={"code": real},
+                           headers=dict(APP_HEADERS, Authorization=f"Bearer {registrations[-1]}"), timeout=10)
+    assert answer.status_code == 429
+    # The victim was told, through the security notices' own budget.
+    assert [m for m in outbox(nodes[0], victim) if m["template"] == "guesses_blocked"]
+
+
+def test_password_reset_codes_are_counted_per_account_across_flows(nodes):
+    """Takeover 2: the 5 guesses were per recovery flow, so new flows brought new guesses. Now the account counts."""
+    victim = "rita@example.com"
+    nodes[0].add_user("rita", PASSWORD, email=victim)
+    attacker = session_from("127.0.0.67")
+    guesses, blocked, flows = 0, False, 0
+    while not blocked and flows < 6:
+        node = nodes[flows % len(nodes)]
+        flows += 1
+        flow_id = flow_start(attacker, node, "recovery")["flow_id"]
+        flow_submit(attacker, node, flow_id, {"username": "rita"})
+        answer = flow_submit(attacker, node, flow_id, {"method": "email"})
+        assert answer["node"]["id"] == "recovery.code"
+        for _ in range(5):
+            answer = flow_submit(attacker, nodes[guesses % len(nodes)], flow_id, {"code": wrong_code()})
+            if message_code(answer) == "too_many_guesses":
+                blocked = True
+                break
+            guesses += 1
+            if answer["status"] == "failure":
+                break  # this flow's own 5 guesses are spent; a new flow is started
+    print(f"password recovery: {guesses} wrong codes checked over {flows} flows before the block")
+    assert blocked and guesses == CODE_LIMIT
+    # A new flow, and the real code from the victim's inbox: still refused while the block lasts.
+    flow_id = flow_start(attacker, nodes[-1], "recovery")["flow_id"]
+    flow_submit(attacker, nodes[-1], flow_id, {"username": "RITA@example.com"})
+    answer = flow_submit(attacker, nodes[-1], flow_id, {"method": "email"})
+    assert "RITA@example.com" in answer["node"]["description"]  # the identifier as typed, never the username
+    answer = flow_submit(attacker, nodes[0], flow_id, {"code": latest_code(nodes[0], victim)})
+    assert answer["status"] == "error" and message_code(answer) == "too_many_guesses"
+    assert [m for m in outbox(nodes[0], victim) if m["template"] == "guesses_blocked"]
+
+
+def enroll_totp(node, username):
+    """The victim's own first sign-in to a client that requires a second factor: enrolls TOTP through the flow API."""
+    victim = session_from("127.0.0.1")
+    flow_id = flow_start(victim, node, client_id="enroll-app")["flow_id"]
+    answer = flow_submit(victim, node, flow_id, {"username": username, "password": PASSWORD}, client_id="enroll-app")
+    fields = {field["key"]: field for field in answer["node"]["fields"]}
+    totp = pyotp.parse_uri(fields["otpauth"]["default_value"])
+    answer = flow_submit(victim, node, flow_id, {"code": totp.now()}, client_id="enroll-app")
+    assert answer["node"]["id"] == "mfa.enroll.recovery_codes", answer
+    assert flow_submit(victim, node, flow_id, {}, client_id="enroll-app")["status"] == "success"
+    return totp
+
+
+def next_step_code(totp, after: int) -> tuple[str, int]:
+    """A code for a time step after `after` that the server accepts now (it allows one step of drift)."""
+    while True:
+        step = int(time.time()) // 30
+        if step + 1 > after:
+            return totp.at((step + 1) * 30), step + 1
+        time.sleep(0.5)
+
+
+def second_factor_page(browser, page, code):
+    """On the hosted page after the password: chooses TOTP when asked which factor, then enters `code`."""
+    if 'name="factor"' in page.text:
+        form = forms(page.text)[0]
+        page = browser.post(urljoin(page.url, form["action"]), dict(form["inputs"], factor="totp"))
+    assert page.status_code == 200 and 'name="code"' in page.text, page.text[:2000]
+    form = forms(page.text)[0]
+    return browser.post(urljoin(page.url, form["action"]), dict(form["inputs"], code=code))
+
+
+def browser_sign_in(node, username, code):
+    """The victim's browser on the hosted page: password, then the TOTP node."""
+    browser = Browser(node)
+    page = browser.submit_login(browser.get(authorize_url(node)), username, PASSWORD)
+    return browser, second_factor_page(browser, page, code)
+
+
+def test_second_factor_guesses_hold_across_flows_and_the_owner_still_signs_in(nodes):
+    """Takeover 3: with the password, second-factor guesses were unlimited (a correct password reset the count, the
+    last wrong code of a flow was never counted). Now 10 wrong codes block the account's second factor, whatever
+    passwords come in between, while its owner's browser, which signed in before, gets through."""
+    node = nodes[0]
+    node.add_user("tom", PASSWORD)
+    totp = enroll_totp(node, "tom")
+    used = int(time.time()) // 30
+    code, used = next_step_code(totp, used)
+    browser, signed_in = browser_sign_in(node, "tom", code)
+    assert "code" in redirect_parameters(signed_in)  # the victim's browser now holds a device cookie
+
+    attacker = session_from("127.0.0.68")
+    guesses, blocked, flows = 0, False, 0
+    while not blocked and flows < 6:
+        target = nodes[flows % len(nodes)]
+        flows += 1
+        flow_id = flow_start(attacker, target)["flow_id"]
+        answer = flow_submit(attacker, target, flow_id, {"username": "tom", "password": PASSWORD})
+        if message_code(answer) == "too_many_guesses":
+            blocked = True
+            break
+        if answer["node"]["id"] == "mfa.choose":
+            answer = flow_submit(attacker, target, flow_id, {"factor": "totp"})
+        assert answer["node"]["id"] == "mfa.totp", answer
+        for _ in range(5):
+            guess = wrong_code()
+            if guess in (totp.now(), totp.at(time.time() + 30), totp.at(time.time() - 30)):
+                continue
+            answer = flow_submit(attacker, nodes[guesses % len(nodes)], flow_id, {"code": guess})
+            if message_code(answer) == "too_many_guesses":
+                blocked = True
+                break
+            guesses += 1
+            if answer["status"] == "failure":
+                break
+    print(f"second factor: {guesses} wrong codes checked over {flows} flows (each after a correct password) before the block")
+    assert blocked and guesses == CODE_LIMIT
+    # The attacker with the password and the right code: refused while the block lasts.
+    flow_id = flow_start(attacker, nodes[-1])["flow_id"]
+    flow_submit(attacker, nodes[-1], flow_id, {"username": "tom", "password": PASSWORD})
+    flow_submit(attacker, nodes[-1], flow_id, {"factor": "totp"})
+    answer = flow_submit(attacker, nodes[-1], flow_id, {"code": totp.now()})
+    assert message_code(answer) == "too_many_guesses"
+    # Wrong passwords block the name for browsers and apps it has not seen…
+    for _ in range(5):
+        flow_submit(attacker, nodes[0], flow_start(attacker, nodes[0])["flow_id"], {"username": "tom", "password": "not the password"})
+    answer = flow_submit(attacker, nodes[-1], flow_start(attacker, nodes[-1])["flow_id"], {"username": "tom", "password": PASSWORD})
+    assert message_code(answer) == "throttled"
+    # …but the victim's own browser signs in with the password and a fresh code, during the attack.
+    code, used = next_step_code(totp, used)
+    page = browser.submit_login(browser.get(authorize_url(node, prompt="login")), "tom", PASSWORD)
+    assert "code" in redirect_parameters(second_factor_page(browser, page, code))
+
+
+def test_spraying_many_names_from_one_address_is_slowed_for_that_address_only():
+    """Per-source limit: wrong passwords for many different names from one client address count together."""
+    server = Server(config={"source_throttling": {"max_failures": 20, "cooldown": 600}})
+    try:
+        server.add_client("app", APP_REDIRECT, public=True)
+        server.add_user("sam", PASSWORD)
+        sprayer = session_from("127.0.0.70")
+        answers = []
+        for number in range(25):
+            flow_id = flow_start(sprayer, server)["flow_id"]
+            answers.append(message_code(flow_submit(sprayer, server, flow_id, {"username": f"user{number}", "password": "Summer2026!"})))
+        print(f"spraying: {answers.count('invalid_credentials')} passwords checked from one address before its block")
+        assert answers[:20] == ["invalid_credentials"] * 20 and set(answers[20:]) == {"throttled"}
+        # The sprayer cannot sign in even with a right password; someone elsewhere can.
+        flow_id = flow_start(sprayer, server)["flow_id"]
+        assert message_code(flow_submit(sprayer, server, flow_id, {"username": "sam", "password": PASSWORD})) == "throttled"
+        elsewhere = session_from("127.0.0.71")
+        flow_id = flow_start(elsewhere, server)["flow_id"]
+        assert flow_submit(elsewhere, server, flow_id, {"username": "sam", "password": PASSWORD})["status"] == "success"
+    finally:
+        server.stop()

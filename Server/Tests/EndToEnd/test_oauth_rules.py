@@ -156,6 +156,14 @@ def test_sso_prompt_none_prompt_login_and_max_age(server):
     assert aged.status_code == 200 and "<form" in aged.text
 
 
+def test_max_age_zero_asks_again_even_within_the_same_second(server):
+    browser = Browser(server)
+    assert "code" in redirect_parameters(browser.sign_in(authorize_url(server), "alice", PASSWORD))
+    # Straight away, most likely in the second of the sign-in itself: whole seconds must not make it count as fresh.
+    again = browser.get(authorize_url(server, max_age="0"))
+    assert again.status_code == 200 and 'autocomplete="current-password"' in again.text
+
+
 def test_authorization_errors_go_back_to_the_client(server):
     cases = [
         ({"response_type": "token"}, "unsupported_response_type"),

@@ -48,8 +48,8 @@ struct PasswordAuthenticator: Sendable {
         case .admitted(let admitted):
             ticket = admitted
         }
-        let matches = try await hasher.verify(password, against: user?.passwordHash ?? decoyHash)
-        guard let user, matches else {
+        let match = try await hasher.check(password, against: user?.passwordHash ?? decoyHash)
+        guard let user, match != .none else {
             let settled = try await limiter.settle(ticket, correct: false)
             for block in settled.blocked {
                 logger.notice("Too many wrong passwords: blocked", metadata: ["limit": "\(block.scope)", "until": "\(block.until)"])
@@ -58,7 +58,7 @@ struct PasswordAuthenticator: Sendable {
         }
         try await limiter.settle(ticket, correct: true)
         if user.isLocked { return .locked }
-        if hasher.needsRehash(user.passwordHash) {
+        if hasher.needsRehash(user.passwordHash) || match == .asTyped {
             let upgraded = try await hasher.hash(password)
             try await users.updatePasswordHash(userID: user.id, to: upgraded)
             logger.info("Re-hashed a password with the current parameters", metadata: ["user": "\(user.id)"])

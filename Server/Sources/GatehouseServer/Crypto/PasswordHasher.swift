@@ -29,6 +29,7 @@ public final class PasswordHasher: Sendable {
 
     /// Hashes a new password with the configured parameters and a fresh random salt.
     public func hash(_ password: String) async throws -> String {
+        let password = Self.normalized(password)
         let parameters = self.parameters
         let salt = SecureRandom.bytes(Self.saltLength)
         let derived = try await pool.runIfActive {
@@ -39,11 +40,38 @@ public final class PasswordHasher: Sendable {
 
     /// Whether `password` matches `encodedHash`. A malformed hash never matches.
     public func verify(_ password: String, against encodedHash: String) async throws -> Bool {
-        guard let stored = Self.decode(encodedHash) else { return false }
-        let derived = try await pool.runIfActive {
-            try Self.derive(password: password, salt: stored.salt, parameters: stored.parameters, length: stored.hash.count)
+        try await check(password, against: encodedHash) != .none
+    }
+
+    /// Which form of a password matched a hash.
+    public enum Match: Sendable, Equatable {
+        case none
+        /// The normalized password (``normalized(_:)``), as every hash since normalizing began is made.
+        case normalized
+        /// The password exactly as typed, differing from its normalized form: a hash from before passwords were
+        /// normalized. It should be replaced by a hash of the normalized form.
+        case asTyped
+    }
+
+    /// Checks `password` against `encodedHash`: its normalized form first, then, only for a password whose
+    /// normalized form differs, as typed (hashes made before normalizing), so old passwords keep working.
+    public func check(_ password: String, against encodedHash: String) async throws -> Match {
+        guard let stored = Self.decode(encodedHash) else { return .none }
+        let normalized = Self.normalized(password)
+        for (candidate, match) in [(normalized, Match.normalized), (password, Match.asTyped)] where match == .normalized || normalized != password {
+            let derived = try await pool.runIfActive {
+                try Self.derive(password: candidate, salt: stored.salt, parameters: stored.parameters, length: stored.hash.count)
+            }
+            if ConstantTime.equals(derived, stored.hash) { return match }
         }
-        return ConstantTime.equals(derived, stored.hash)
+        return .none
+    }
+
+    /// A password as it is hashed: Unicode NFKC (NIST SP 800-63B §5.1.1.2), so the same password typed on keyboards
+    /// or platforms that compose characters differently (`é` as one code point or two, a ligature `ﬁ` or `fi`)
+    /// is the same password.
+    public static func normalized(_ password: String) -> String {
+        password.precomposedStringWithCompatibilityMapping
     }
 
     /// Whether a stored hash was made with other parameters than the configured ones.

@@ -139,7 +139,8 @@ struct AuthorizationController: Sendable {
               let id = server.cookies.value(server.cookies.sessionName, in: request),
               let session = try await server.sessions.find(id: id)
         else { return nil }
-        if let maxAge = authorization.maxAge, server.clock.now() - session.authTime > maxAge { return nil }
+        // max_age=0 always asks again: whole seconds would otherwise let a sign-in of this same second count as fresh.
+        if let maxAge = authorization.maxAge, maxAge == 0 || server.clock.now() - session.authTime > maxAge { return nil }
         guard let user = try await server.users.find(id: session.userID), !user.isLocked else { return nil }
         // A session signed in with the password alone does not satisfy a client or request that needs a
         // second factor: the user signs in again, this time with both (step-up).

@@ -15,6 +15,32 @@ struct PasswordHasherTests {
         #expect(derived.map { String(format: "%02x", $0) }.joined() == expected)
     }
 
+    @Test("passwords are NFKC-normalized before hashing; a hash of a password as typed before that still verifies and is replaced at sign-in")
+    func unicodeNormalization() async throws {
+        try await TestServer.withServer { server in
+            let ligature = "\u{FB01}ne caf\u{0065}\u{0301} password"   // "ﬁ" ligature, "e" + combining acute
+            let composed = "fine caf\u{00E9} password"
+            #expect(PasswordHasher.normalized(ligature) == composed)
+            let hash = try await server.hasher.hash(ligature)
+            #expect(try await server.hasher.check(composed, against: hash) == .normalized)
+            #expect(try await server.hasher.check(ligature, against: hash) == .normalized)
+            #expect(try await server.hasher.check("fine cafe password", against: hash) == .none)
+
+            // A hash made over the password as typed, as before normalizing: it still verifies, and signing in replaces it.
+            let salt = SecureRandom.bytes(16)
+            let parameters = server.hasher.parameters
+            let legacy = PasswordHasher.encode(parameters: parameters, salt: salt,
+                                               hash: try PasswordHasher.derive(password: ligature, salt: salt, parameters: parameters, length: 32))
+            #expect(try await server.hasher.check(ligature, against: legacy) == .asTyped)
+            #expect(try await server.hasher.check(composed, against: legacy) == .none)
+            let user = try await server.users.create(username: "noor", email: "noor@example.com", name: nil, passwordHash: legacy)
+            #expect(try await server.authenticator.authenticate(username: "noor", password: ligature) == .authenticated(user))
+            let replaced = try #require(try await server.users.find(username: "noor")?.passwordHash)
+            #expect(replaced != legacy)
+            #expect(try await server.hasher.check(composed, against: replaced) == .normalized)
+        }
+    }
+
     @Test("hashes are self-describing PHC strings that verify, and only with the right password")
     func roundTrip() async throws {
         let hasher = PasswordHasher(parameters: .init(logN: 10, blockSize: 8, parallelism: 1), maxConcurrentHashes: 2)

@@ -43,6 +43,19 @@ struct SQLiteStoreDatabaseTests {
         }
     }
 
+    @Test("the database file and its -wal and -shm files are readable by the server's user only")
+    func filesAreOwnerOnly() async throws {
+        try await withDatabasePath { path in
+            let database = try await openNotes(at: path)
+            try await database.transaction { sql in try await sql.raw("INSERT INTO notes (id, body) VALUES (1, 'x')").run() }
+            for file in [path, path + "-wal", path + "-shm"] {
+                let mode = try #require(try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? NSNumber)
+                #expect(mode.intValue & 0o777 == 0o600, "\(file) is \(String(mode.intValue, radix: 8))")
+            }
+            try await database.close()
+        }
+    }
+
     @Test("values of every storage class come back as they went in, through SQLKit's builders")
     func roundTrip() async throws {
         try await withDatabase { _, database in

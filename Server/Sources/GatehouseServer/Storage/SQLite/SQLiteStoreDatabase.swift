@@ -45,6 +45,12 @@ final class SQLiteStoreDatabase: Database {
                 throw DatabaseError.cannotOpen(path: path, reason: "the folder \(folder) does not exist")
             }
         }
+        // Only the server's user may read the database: SQLite gives its -wal and -shm files the main file's mode,
+        // so a new database file is created 0600 before SQLite opens it.
+        if path != ":memory:", !FileManager.default.fileExists(atPath: path),
+           !FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) {
+            throw DatabaseError.cannotOpen(path: path, reason: "the file cannot be created")
+        }
         do {
             let writer = try SQLiteConnectionHandle(path: path)
             // WAL lets readers run beside the writer. The writer never sleeps inside SQLite: a transaction

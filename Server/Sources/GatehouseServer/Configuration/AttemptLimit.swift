@@ -14,6 +14,8 @@ public struct AttemptLimit: Sendable, Codable, Equatable {
     /// The longest block, in seconds.
     public var maxCooldown: Int64
 
+    /// A limit of `maxFailures` wrong guesses, then blocks from `cooldown` doubling up to `maxCooldown` seconds,
+    /// forgotten after `window` quiet seconds.
     public init(maxFailures: Int, window: Int64, cooldown: Int64, maxCooldown: Int64) {
         self.maxFailures = maxFailures
         self.window = window

@@ -8,6 +8,7 @@ public struct GatehouseRequestContext: RequestContext, RemoteAddressRequestConte
     /// The connection's peer; `nil` where there is no socket (in-process tests).
     public let remoteAddress: SocketAddress?
 
+    /// A context for a request arriving on `source`'s channel; the peer's address is read from the channel.
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress

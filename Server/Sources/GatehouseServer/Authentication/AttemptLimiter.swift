@@ -148,6 +148,11 @@ struct AttemptLimiter: Sendable {
         return until
     }
 
+    /// Whole minutes, at least one, from now until a block that lasts `until` ends: what a refusal tells the person.
+    func minutesLeft(until: Int64) -> Int64 {
+        max(1, (until - clock.now() + 59) / 60)
+    }
+
     /// Forgets `counter`: an operator unlocked the account, or its owner proved it with a code sent to them.
     func clear(_ counter: Counter) async throws {
         try await database.transaction { sql in

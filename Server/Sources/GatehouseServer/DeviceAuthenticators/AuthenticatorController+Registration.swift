@@ -59,7 +59,7 @@ extension AuthenticatorController {
         let limit = AttemptLimit(maxFailures: policy.registrationsPerHour, window: 3600, cooldown: 3600, maxCooldown: 3600)
         switch try await server.guesses.admit([server.guesses.counter("device_registration", subject: "email:" + email, limit: limit)]) {
         case .blocked(let until, _):
-            let minutes = max(1, (until - server.clock.now() + 59) / 60)
+            let minutes = server.guesses.minutesLeft(until: until)
             throw OAuthError("too_many_registrations", "Too many devices were registered with this address recently. Try again in \(minutes) minutes.",
                              status: .tooManyRequests)
         case .admitted(let ticket):
@@ -84,7 +84,7 @@ extension AuthenticatorController {
         let ticket: AttemptLimiter.Ticket
         switch try await server.guesses.admit(server.codeGuessCounters(.verifyDevice, subject: "email:" + identity.email, source: source)) {
         case .blocked(let until, _):
-            throw OAuthError("too_many_attempts", LoginMessages.guessesBlocked(minutes: max(1, (until - server.clock.now() + 59) / 60)),
+            throw OAuthError("too_many_attempts", LoginMessages.guessesBlocked(minutes: server.guesses.minutesLeft(until: until)),
                              status: .tooManyRequests)
         case .admitted(let admitted):
             ticket = admitted

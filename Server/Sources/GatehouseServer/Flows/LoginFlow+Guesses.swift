@@ -58,8 +58,8 @@ extension LoginFlow {
         let subject = if let device, let account, device.userID == account { "device:" + device.nonce } else { Self.guessSubject(for: purpose, state: state) }
         switch try await server.guesses.admit(server.codeGuessCounters(purpose, subject: subject, source: source)) {
         case .blocked(let until, _):
-            let minutes = max(1, (until - server.clock.now() + 59) / 60)
-            let message = FlowMessage(level: .error, text: LoginMessages.guessesBlocked(minutes: minutes), field: "code", code: "too_many_guesses")
+            let message = FlowMessage(level: .error, text: LoginMessages.guessesBlocked(minutes: server.guesses.minutesLeft(until: until)),
+                                      field: "code", code: "too_many_guesses")
             return .blocked(.retry(node(for: state, messages: [message]), .throttled))
         case .admitted(let admitted):
             ticket = admitted

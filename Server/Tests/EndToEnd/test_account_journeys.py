@@ -10,7 +10,7 @@ import pytest
 import requests
 
 from conftest import APP_REDIRECT, ENGINES
-from gatehouse_harness import Browser, Server, forms, fresh_postgres_database
+from gatehouse_harness import Browser, Server, forms, fresh_postgres_database, redirect_parameters
 from test_authlib_client import verify_id_token
 from gatehouse_harness import conforms_to_openapi
 from test_native_flows import exchange, start, submit
@@ -275,6 +275,32 @@ def short_lived():
         server.stop()
 
 
+def refresh_grant(server, refresh_token, client_id="open-app"):
+    return requests.post(server.issuer + "/token", data={"grant_type": "refresh_token", "refresh_token": refresh_token,
+                                                         "client_id": client_id}, timeout=10)
+
+
+def test_a_password_change_signs_out_every_other_session_but_this_one(journeys):
+    journeys.add_user("hedy", NEW_PASSWORD, email="hedy@example.com")
+    url = journeys.issuer + "/authorize?" + requests.compat.urlencode({
+        "response_type": "code", "client_id": "open-app", "redirect_uri": APP_REDIRECT, "scope": "openid offline_access",
+        "code_challenge": RFC7636_CHALLENGE, "code_challenge_method": "S256"})
+    elsewhere = Browser(journeys)
+    tokens = exchange(journeys, redirect_parameters(elsewhere.sign_in(url, "hedy", NEW_PASSWORD))["code"], client_id="open-app").json()
+    rotated = refresh_grant(journeys, tokens["refresh_token"]).json()["refresh_token"]  # a live token, not a replay
+    journeys.cli("users", "require-password-change", "hedy")
+    here = Browser(journeys)
+    page = here.submit_login(here.get(url + "&prompt=login"), "hedy", NEW_PASSWORD)
+    assert 'name="new_password"' in page.text, page.text
+    form = forms(page.text)[0]
+    done = here.post(journeys.issuer + form["action"], dict(form["inputs"], new_password="a brand new passphrase for her"))
+    assert "code" in redirect_parameters(done), done.text
+    # This browser stays signed in; the other browser and the tokens issued before the change do not.
+    assert "code" in redirect_parameters(here.get(url + "&prompt=none"))
+    assert redirect_parameters(elsewhere.get(url + "&prompt=none"))["error"] == "login_required"
+    assert refresh_grant(journeys, rotated).json()["error"] == "invalid_grant"
+
+
 def test_a_code_past_its_lifetime_is_refused(short_lived):
     flow = begin(short_lived, "registration")
     submit(short_lived, flow["flow_id"], {"given_name": "Old", "family_name": "Code", "email": "old@example.com", "username": "old",
@@ -335,7 +361,8 @@ def test_enrollment_journey_sets_up_then_replaces_the_authenticator_and_recovery
     assert len(first_codes) == 10
     done = submit(journeys, flow["flow_id"], {}, client_id="open-app").json()
     assert done["status"] == "success", done
-    claims = verify_id_token(journeys, exchange(journeys, done["authorization"]["code"], client_id="open-app").json(), "open-app", "nn", "RS256")
+    before_replacing = exchange(journeys, done["authorization"]["code"], client_id="open-app").json()
+    claims = verify_id_token(journeys, before_replacing, "open-app", "nn", "RS256")
     assert claims["amr"] == ["pwd", "otp", "mfa"]
 
     # Replace the authenticator: sign in with the current one, choose, confirm the new one.
@@ -357,6 +384,8 @@ def test_enrollment_journey_sets_up_then_replaces_the_authenticator_and_recovery
     assert submit(journeys, flow["flow_id"], {}, client_id="open-app").json()["status"] == "success"
     notices = [m["template"] for m in outbox(journeys, "linus@example.com")]
     assert notices.count("authenticator_changed") == 2, notices
+    # Whoever held the old authenticator keeps no session: tokens issued before the replacement are revoked.
+    assert refresh_grant(journeys, before_replacing["refresh_token"]).json()["error"] == "invalid_grant"
 
     # The old app's codes and the old recovery codes no longer sign in; the new ones do.
     refused = sign_in_with_totp(journeys, "linus", NEW_PASSWORD, first.at(time.time() + 90))

@@ -141,6 +141,27 @@ def test_rp_initiated_logout(server):
     assert redirect_parameters(after)["error"] == "login_required"
 
 
+def test_logout_hint_for_someone_else_or_a_deleted_client_asks_first(server):
+    server.add_user("mallory", PASSWORD)
+    server.add_client("gone", WEB_REDIRECT, secret=WEB_SECRET)
+    attacker = Browser(server)
+    mallorys = redeem(server, redirect_parameters(attacker.sign_in(authorize_url(server), "mallory", PASSWORD))["code"]).json()
+    victim = Browser(server)
+    get_code(server, victim)
+    # Mallory's own, valid ID token planted on a page Alice visits does not sign Alice out.
+    planted = victim.get(server.issuer + "/logout?" + requests.compat.urlencode({"id_token_hint": mallorys["id_token"]}))
+    assert planted.status_code == 200 and "Sign out?" in planted.text
+    assert "code" in redirect_parameters(victim.get(authorize_url(server, prompt="none")))
+    # Alice's own hint, but for a client deleted since, also asks.
+    for_deleted = Browser(server)
+    code = redirect_parameters(for_deleted.sign_in(authorize_url(server, client_id="gone"), "alice", PASSWORD))["code"]
+    token = redeem(server, code, auth=("gone", WEB_SECRET)).json()["id_token"]
+    server.cli("clients", "delete", "gone")
+    asked = for_deleted.get(server.issuer + "/logout?" + requests.compat.urlencode({"id_token_hint": token}))
+    assert asked.status_code == 200 and "Sign out?" in asked.text
+    assert "code" in redirect_parameters(for_deleted.get(authorize_url(server, prompt="none")))
+
+
 def test_logout_confirmation_form_signs_out(server):
     browser = Browser(server)
     get_code(server, browser)

@@ -62,7 +62,7 @@ public final class IdentityServer: Sendable {
         clients = ClientStore(database: database, clock: clock)
         keyStore = SigningKeyStore(database: database, clock: clock)
         keys = SigningKeyRing(store: keyStore, box: SecretBox(serverSecret: secret.bytes, purpose: SecretBox.signingKeysPurpose), clock: clock)
-        sessions = BrowserSessionStore(database: database, clock: clock)
+        sessions = BrowserSessionStore(database: database, clock: clock, idleTimeout: configuration.tokens.sessionIdle)
         codes = AuthorizationCodeStore(database: database, clock: clock)
         tokens = TokenStore(database: database, clock: clock)
         flows = FlowStore(database: database, clock: clock)

@@ -41,13 +41,17 @@ struct AuthenticatorStore: Sendable {
 
     /// Stores a confirmed TOTP enrollment; `usedStep` is the step whose code confirmed it, so that code cannot sign in.
     /// `replacing` removes the user's earlier TOTP enrollments in the same transaction (a new phone: the old
-    /// app's codes stop working the moment the new one is confirmed).
+    /// app's codes stop working the moment the new one is confirmed) and signs the account out everywhere, so
+    /// whoever held the old factor keeps no session; the flow doing the replacing starts the one that remains.
     func addTOTP(userID: String, _ generator: OneTimePassword, usedStep: Int64, replacing: Bool = false) async throws {
         let sealed = try box.seal(Data(generator.secret))
         let parameters = String(decoding: try JSONEncoder().encode(TOTPParameters(generator)), as: UTF8.self)
         let now = clock.now()
         try await database.transaction { sql in
-            if replacing { try await sql.raw("DELETE FROM authenticators WHERE user_id = \(bind: userID) AND kind = 'totp'").run() }
+            if replacing {
+                try await sql.raw("DELETE FROM authenticators WHERE user_id = \(bind: userID) AND kind = 'totp'").run()
+                try await UserStore.endEverything(for: userID, at: now, in: sql)
+            }
             try await sql.raw("""
                 INSERT INTO authenticators (id, user_id, kind, sealed_secret, parameters, last_used_step, created_at)
                 VALUES (\(bind: UUID().uuidString.lowercased()), \(bind: userID), 'totp', \(bind: sealed), \(bind: parameters),
@@ -82,12 +86,14 @@ struct AuthenticatorStore: Sendable {
         return found
     }
 
-    /// Replaces the user's recovery codes with a new set and returns them; they are shown once.
-    func replaceRecoveryCodes(userID: String) async throws -> [String] {
+    /// Replaces the user's recovery codes with a new set and returns them; they are shown once. `endingSessions`
+    /// signs the account out everywhere in the same transaction (a replacement, not a first enrollment).
+    func replaceRecoveryCodes(userID: String, endingSessions: Bool) async throws -> [String] {
         let codes = (0..<Self.recoveryCodeCount).map { _ in Self.newRecoveryCode() }
         let now = clock.now()
         try await database.transaction { sql in
             try await sql.raw("DELETE FROM recovery_codes WHERE user_id = \(bind: userID)").run()
+            if endingSessions { try await UserStore.endEverything(for: userID, at: now, in: sql) }
             for code in codes {
                 try await sql.raw("""
                     INSERT INTO recovery_codes (code_hash, user_id, created_at) VALUES (\(bind: recoveryHash(code)), \(bind: userID), \(bind: now))

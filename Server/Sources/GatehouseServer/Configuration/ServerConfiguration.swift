@@ -121,8 +121,10 @@ public struct TokenLifetimes: Sendable, Codable, Equatable {
     public var accessToken: Int64 = 900
     public var idToken: Int64 = 900
     public var refreshToken: Int64 = 30 * 24 * 3600
-    /// A browser's sign-in session.
+    /// A browser's sign-in session, however active (NIST SP 800-63B §4.2.3 asks AAL2 to re-authenticate within 12 hours).
     public var session: Int64 = 8 * 3600
+    /// A browser's sign-in session ends after this long without use at Gatehouse (SP 800-63B AAL2: 30 minutes).
+    public var sessionIdle: Int64 = 30 * 60
     /// An authorization request waiting for the user to sign in.
     public var authorizationRequest: Int64 = 900
 
@@ -144,6 +146,7 @@ public struct TokenLifetimes: Sendable, Codable, Equatable {
         idToken = try container.decodeIfPresent(Int64.self, forKey: .idToken) ?? defaults.idToken
         refreshToken = try container.decodeIfPresent(Int64.self, forKey: .refreshToken) ?? defaults.refreshToken
         session = try container.decodeIfPresent(Int64.self, forKey: .session) ?? defaults.session
+        sessionIdle = try container.decodeIfPresent(Int64.self, forKey: .sessionIdle) ?? defaults.sessionIdle
         authorizationRequest = try container.decodeIfPresent(Int64.self, forKey: .authorizationRequest) ?? defaults.authorizationRequest
     }
 
@@ -151,7 +154,8 @@ public struct TokenLifetimes: Sendable, Codable, Equatable {
         guard (1...600).contains(authorizationCode) else {
             throw ConfigurationError("The authorization code lifetime must be 1 to 600 seconds.")
         }
-        for (name, value) in [("access_token", accessToken), ("id_token", idToken), ("refresh_token", refreshToken), ("session", session), ("authorization_request", authorizationRequest)] where value < 1 {
+        for (name, value) in [("access_token", accessToken), ("id_token", idToken), ("refresh_token", refreshToken), ("session", session), ("session_idle", sessionIdle),
+                                   ("authorization_request", authorizationRequest)] where value < 1 {
             throw ConfigurationError("The \(name) lifetime must be at least 1 second.")
         }
         guard accessToken <= Self.maximumAccessToken else {
@@ -168,6 +172,7 @@ public struct TokenLifetimes: Sendable, Codable, Equatable {
         case idToken = "id_token"
         case refreshToken = "refresh_token"
         case session
+        case sessionIdle = "session_idle"
         case authorizationRequest = "authorization_request"
     }
 }

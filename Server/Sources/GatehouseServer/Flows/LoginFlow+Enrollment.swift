@@ -56,7 +56,7 @@ extension LoginFlow {
         case .authenticator:
             try startTOTPEnrollment(&next)
         case .recoveryCodes:
-            let codes = try await server.authenticators.replaceRecoveryCodes(userID: user.id)
+            let codes = try await server.authenticators.replaceRecoveryCodes(userID: user.id, endingSessions: true)
             server.logger.info("Replaced recovery codes", metadata: ["user": "\(user.id)"])
             try await notify(user, .recoveryCodesChanged)
             next.enrollmentDone = true

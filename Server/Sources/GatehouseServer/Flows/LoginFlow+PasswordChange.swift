@@ -66,7 +66,7 @@ extension LoginFlow {
             return again("Choose a password different from your current one.")
         }
         let hash = try await server.hasher.hash(password)
-        try await server.users.changePassword(userID: user.id, to: hash, endingSessions: state.journey == .recovery)
+        try await server.users.changePassword(userID: user.id, to: hash)
         server.logger.info("Password changed in a flow", metadata: ["user": "\(user.id)", "node": "\(state.nodeID)"])
         next.passwordSettled = true
         return try await complete(id, state: next, user: user)

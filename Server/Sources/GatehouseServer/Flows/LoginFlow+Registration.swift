@@ -112,8 +112,9 @@ extension LoginFlow {
             return .retry(node(for: next, messages: [FlowMessage(level: .error, text: text, field: field, code: "invalid_value")]), .invalidInput)
         }
         if (try? AccountInputValidation.validateEmail(profile.email)) == nil { return again("Enter a valid email address.", field: "email") }
-        if (try? AccountInputValidation.validateUsername(username)) == nil {
-            return again("Use 1 to 64 letters, digits, '.', '_', '-' or '@'.", field: "username")
+        if (try? AccountInputValidation.validateUsername(username, email: profile.email)) == nil {
+            return again(username.contains("@") ? "A username with '@' must be your own email address."
+                         : "Use 1 to 64 letters, digits, '.', '_', '-' or '@'.", field: "username")
         }
         if let problem = server.configuration.passwords.problem(with: password, username: username, email: profile.email) {
             return again(problem, field: "new_password")

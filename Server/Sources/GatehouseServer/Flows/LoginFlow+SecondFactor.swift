@@ -147,7 +147,7 @@ extension LoginFlow {
             try await server.flows.clearGuesses(id)
             let replacing = state.journey == .enrollment
             try await server.authenticators.addTOTP(userID: user.id, generator, usedStep: step, replacing: replacing)
-            let codes = try await server.authenticators.replaceRecoveryCodes(userID: user.id)
+            let codes = try await server.authenticators.replaceRecoveryCodes(userID: user.id, endingSessions: false)
             server.logger.info("Enrolled TOTP", metadata: ["user": "\(user.id)", "replacing": "\(replacing)"])
             if replacing {
                 next.enrollmentDone = true

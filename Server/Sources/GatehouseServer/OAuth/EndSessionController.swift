@@ -3,9 +3,11 @@ import Hummingbird
 
 /// RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0).
 ///
-/// With a valid `id_token_hint` from this server the session ends at once. Without one, the user is asked
-/// to confirm, so a third-party page cannot sign people out behind their back. `post_logout_redirect_uri`
-/// must be registered for the client exactly, or the user stays on Gatehouse's page.
+/// The session ends at once only when a valid `id_token_hint` from this server names the user signed in on
+/// this browser and was issued to a client that still exists. Otherwise the user is asked to confirm, so
+/// a page holding some ID token (its own, or one leaked from anyone) cannot sign people out behind their
+/// back. `post_logout_redirect_uri` must be registered for the client exactly, or the user stays on
+/// Gatehouse's page.
 struct EndSessionController: Sendable {
     let server: IdentityServer
 
@@ -22,7 +24,7 @@ struct EndSessionController: Sendable {
             return PageRenderer.error(title: "Invalid request", message: "The sign-out request could not be read.")
         }
         var clientID = parameters["client_id"]
-        var hintIsValid = false
+        var hintedUser: String?
         if let hint = parameters["id_token_hint"] {
             guard let claims = try? await server.keys.verify(hint, as: IDTokenClaims.self), claims.iss == server.issuer else {
                 return PageRenderer.error(title: "Invalid sign-out request", message: "The id_token_hint was not issued by this server.")
@@ -31,7 +33,7 @@ struct EndSessionController: Sendable {
                 return PageRenderer.error(title: "Invalid sign-out request", message: "client_id does not match the id_token_hint.")
             }
             clientID = claims.aud
-            hintIsValid = true
+            if try await server.clients.find(id: claims.aud) != nil { hintedUser = claims.sub }
         }
         let redirectURI = parameters["post_logout_redirect_uri"]
         if let redirectURI {
@@ -43,12 +45,15 @@ struct EndSessionController: Sendable {
             }
         }
 
+        let sessionID = server.cookies.value(server.cookies.sessionName, in: request)
+        let session = if let sessionID { try await server.sessions.find(id: sessionID) } else { BrowserSession?.none }
+        let hintNamesThisBrowser = hintedUser != nil && hintedUser == session?.userID
         let confirmed = request.method == .post && parameters["confirm"] == "yes" && csrfIsValid(parameters, request)
-        guard hintIsValid || confirmed else {
+        guard hintNamesThisBrowser || confirmed || (session == nil && hintedUser != nil) else {
             return confirmationPage(parameters: parameters, clientID: clientID, request: request)
         }
 
-        if let sessionID = server.cookies.value(server.cookies.sessionName, in: request) {
+        if let sessionID {
             try await server.sessions.end(id: sessionID)
         }
         var response: Response

@@ -23,7 +23,7 @@ public struct DatabaseCopier: Sendable {
         Table(name: "signing_keys", columns: [("kid", .text), ("algorithm", .text), ("public_jwk", .text), ("sealed_private_key", .text),
                                               ("created_at", .integer), ("retired_at", .integer), ("published_until", .integer)]),
         Table(name: "browser_sessions", columns: [("id_hash", .text), ("user_id", .text), ("auth_time", .integer), ("amr", .text),
-                                                  ("created_at", .integer), ("expires_at", .integer)]),
+                                                  ("created_at", .integer), ("expires_at", .integer), ("last_seen_at", .integer)]),
         Table(name: "authorization_codes", columns: [("code_hash", .text), ("grant_id", .text), ("client_id", .text), ("user_id", .text),
                                                      ("redirect_uri", .text), ("scope", .text), ("nonce", .text), ("code_challenge", .text),
                                                      ("auth_time", .integer), ("amr", .text), ("created_at", .integer), ("expires_at", .integer),

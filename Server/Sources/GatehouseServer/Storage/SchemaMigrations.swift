@@ -298,5 +298,11 @@ enum SchemaMigrations {
             "DROP TABLE login_throttle",
             "CREATE INDEX device_identities_email ON device_identities(email, created_at)",
         ]),
+        // Browser sessions end after a while unused, beside their absolute lifetime.
+        Migration(version: 12, name: "browser session idle timeout", statements: [
+            "ALTER TABLE browser_sessions ADD COLUMN last_seen_at BIGINT NOT NULL DEFAULT 0",
+            "UPDATE browser_sessions SET last_seen_at = created_at",
+            "CREATE INDEX browser_sessions_last_seen ON browser_sessions(last_seen_at)",
+        ]),
     ]
 }

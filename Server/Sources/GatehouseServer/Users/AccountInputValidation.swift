@@ -1,10 +1,17 @@
 /// Rules for what operators and users may enter as usernames, emails and passwords.
 public enum AccountInputValidation {
-    /// Letters, digits and `. _ - @`, 1 to 64 characters.
-    public static func validateUsername(_ username: String) throws {
+    /// Letters, digits and `. _ - @`, 1 to 64 characters; a username with an `@` must be the user's own `email`.
+    ///
+    /// Identifiers with an `@` are resolved as email addresses, so a username shaped like someone else's
+    /// address could otherwise catch their recovery or device binding.
+    public static func validateUsername(_ username: String, email: String) throws {
         let allowed = username.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-@".contains($0)) }
         guard (1...64).contains(username.count), allowed else {
             throw ConfigurationError("The username \"\(username)\" is not valid: use 1 to 64 letters, digits, '.', '_', '-' or '@'.")
+        }
+        guard !username.contains("@") || username.lowercased() == email.lowercased() else {
+            throw ConfigurationError("The username \"\(username)\" looks like an email address but is not the user's own (\(email)): "
+                                     + "use the email itself or a name without '@'.")
         }
     }
 

@@ -44,7 +44,7 @@ public struct UserImportRecord: Sendable, Decodable, Equatable {
     /// Checks the username, the email, and that exactly one usable form of the password is given.
     /// - Throws: ``ConfigurationError`` saying what is wrong.
     public func validate(policy: PasswordPolicy) throws {
-        try AccountInputValidation.validateUsername(username)
+        try AccountInputValidation.validateUsername(username, email: email)
         try AccountInputValidation.validateEmail(email)
         switch (passwordHash, password) {
         case (let hash?, nil):

@@ -22,6 +22,7 @@ public struct UserStore: Sendable {
     /// username or email is taken.
     @discardableResult
     public func create(username: String, profile: UserProfile, passwordHash: String, emailVerified: Bool, phoneVerified: Bool) async throws -> User {
+        try AccountInputValidation.validateUsername(username, email: profile.email)
         let now = clock.now()
         let user = User(
             id: UUID().uuidString.lowercased(), username: username.lowercased(), email: profile.email.lowercased(), emailVerified: emailVerified,
@@ -92,11 +93,14 @@ public struct UserStore: Sendable {
         }
     }
 
-    /// The user whose username or email is `identifier`.
+    /// The user whose email is `identifier` when it has an `@`, else whose username it is: never a choice
+    /// between two accounts (a username with an `@` is its owner's email, see
+    /// ``AccountInputValidation/validateUsername(_:email:)``).
     public func find(usernameOrEmail identifier: String) async throws -> User? {
         let key = identifier.lowercased()
+        let column: SQLQueryString = key.contains("@") ? "email" : "username"
         return try await database.read { sql in
-            try await sql.raw("SELECT * FROM users WHERE username = \(bind: key) OR email = \(bind: key)").first().map(Self.decode)
+            try await sql.raw("SELECT * FROM users WHERE \(column) = \(bind: key)").first().map(Self.decode)
         }
     }
 
@@ -108,15 +112,16 @@ public struct UserStore: Sendable {
         }
     }
 
-    /// Sets a new password chosen by the user: it restarts the password's age, and `endingSessions` signs the
-    /// account out everywhere (after a reset, whoever knew the old password loses access).
-    func changePassword(userID: String, to hash: String, endingSessions: Bool) async throws {
+    /// Sets a new password chosen by the user: it restarts the password's age and signs the account out
+    /// everywhere (whoever knew the old password loses access); the flow that changed it starts the one
+    /// session that remains.
+    func changePassword(userID: String, to hash: String) async throws {
         let now = clock.now()
         try await database.transaction { sql in
             try await sql.raw("""
                 UPDATE users SET password_hash = \(bind: hash), password_changed_at = \(bind: now), updated_at = \(bind: now) WHERE id = \(bind: userID)
                 """).run()
-            if endingSessions { try await Self.endEverything(for: userID, at: now, in: sql) }
+            try await Self.endEverything(for: userID, at: now, in: sql)
         }
     }
 

@@ -49,7 +49,7 @@ struct UsersCommand: AsyncParsableCommand {
         @OptionGroup var output: OutputOptions
 
         func validate() throws {
-            try AccountInputValidation.validateUsername(username)
+            try AccountInputValidation.validateUsername(username, email: email)
             try AccountInputValidation.validateEmail(email)
             guard passwordStdin else {
                 throw ValidationError("Pass --password-stdin and pipe the password in, so it stays out of your shell history.")

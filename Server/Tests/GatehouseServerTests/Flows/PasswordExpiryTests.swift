@@ -21,7 +21,7 @@ struct PasswordExpiryTests {
             #expect(try await step() == LoginFlow.NodeID.passwordWarning)
             advance(7 * 86_400)
             #expect(try await step() == LoginFlow.NodeID.passwordExpired)
-            try await server.users.changePassword(userID: user.id, to: "new", endingSessions: false)
+            try await server.users.changePassword(userID: user.id, to: "new")
             #expect(try await step() == nil, "a new password starts a new age")
         }
     }

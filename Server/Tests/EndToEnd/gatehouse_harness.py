@@ -64,6 +64,8 @@ class Server:
             "password_hashing": {"log_n": 12, "block_size": 8, "parallelism": 1},
             "token_lifetimes": {"authorization_code": 5},
             "login_throttling": {"max_failures": 5, "window": 900, "cooldown": 300},
+            # Chosen explicitly: `serve` refuses to fall back to the development outbox on its own.
+            "courier": {"email": {"delivery": "outbox"}, "sms": {"delivery": "outbox"}},
         }
         if database_url:
             settings["secret"] = SHARED_SECRET  # every node must share the server secret

@@ -113,6 +113,13 @@ def test_registration_checks_the_form_then_confirms_email_and_phone(journeys):
     assert wrong["status"] == "error" and wrong["node"]["messages"][0]["code"] == "invalid_code"
     answer = submit(journeys, flow_id, {"code": code}, client_id="open-app").json()
     assert node_of(answer)["id"] == "register.verify_phone"
+    # The outbox logs that a message arrived, never what it says: a code in a log is a code anyone with the logs can use.
+    logs = journeys.stdout() + journeys.stderr()
+    assert "ada@example.com" in logs and code not in logs
+    # A username shaped like an email must be the registrant's own address.
+    shaped = submit(journeys, begin(journeys, "registration", "open-app")["flow_id"],
+                    dict(base, email="ada.l@example.com", username="ada@example.com", new_password=NEW_PASSWORD), client_id="open-app").json()
+    assert shaped["status"] == "error" and shaped["node"]["messages"][0]["field"] == "username"
     sms = outbox(journeys, "+15550001111")[0]
     assert sms["channel"] == "sms" and re.search(r"\d{6}", sms["body"])
     done = submit(journeys, flow_id, {"code": latest_code(journeys, "+15550001111")}, client_id="open-app").json()

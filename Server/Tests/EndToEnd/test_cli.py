@@ -114,6 +114,18 @@ def test_serve_reports_a_busy_port(server):
     assert f"Port {server.port} on 127.0.0.1 is already in use" in result.stderr
 
 
+def test_serve_refuses_to_send_codes_to_an_outbox_nobody_chose(tmp_path):
+    from gatehouse_harness import free_port, gatehouse
+    result = gatehouse("serve", "--port", str(free_port()), "--database", str(tmp_path / "g.sqlite"), check=False, timeout=60)
+    assert result.returncode != 0
+    assert "No delivery is configured for courier.email and courier.sms" in result.stderr and "--demo" in result.stderr
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"courier": {"email": {"delivery": "outbox"}}}))
+    result = gatehouse("serve", "--port", str(free_port()), "--database", str(tmp_path / "g.sqlite"), "--config", str(config),
+                       check=False, timeout=60)
+    assert result.returncode != 0 and "No delivery is configured for courier.sms:" in result.stderr
+
+
 def test_a_file_that_is_not_a_database_is_reported(tmp_path):
     import subprocess
     from gatehouse_harness import binary

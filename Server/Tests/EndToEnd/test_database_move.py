@@ -50,7 +50,7 @@ def test_a_node_with_another_secret_refuses_to_start():
     url = fresh_postgres_database()
     first = Server(database_url=url)
     try:
-        result = gatehouse("serve", "--port", str(free_port()), "--database", url, check=False,
+        result = gatehouse("serve", "--port", str(free_port()), "--database", url, "--config", first.config_path, check=False,
                            env={"GATEHOUSE_SECRET": "a-different-secret-of-at-least-32-characters"})
         assert result.returncode != 0
         assert "cannot be decrypted" in result.stderr and "same secret" in result.stderr

@@ -17,9 +17,19 @@ public struct CourierConfiguration: Sendable, Codable, Equatable {
     /// Security notices (a changed authenticator, guesses blocked …) one address may receive per hour. They have a
     /// budget of their own, so messages an attacker can trigger (codes) never crowd out the owner's warnings.
     public var securityNoticeHourlyLimit = 10
+    /// The channels whose delivery the configuration file does not name. They fall back to the development
+    /// outbox, which `gatehouse serve` accepts only with `--demo`: codes must never silently go nowhere.
+    public private(set) var unchosenChannels: [MessageChannel] = [.email, .sms]
 
-    /// The defaults: both channels to the development outbox.
+    /// The defaults: both channels to the development outbox, as a fallback nobody chose.
     public init() {}
+
+    /// Both channels delivered as given.
+    public init(email: DeliverySettings, sms: DeliverySettings) {
+        self.email = email
+        self.sms = sms
+        unchosenChannels = []
+    }
 
     /// Keys left out of the configuration file keep their defaults.
     public init(from decoder: any Decoder) throws {
@@ -32,6 +42,19 @@ public struct CourierConfiguration: Sendable, Codable, Equatable {
         retryDelay = try container.decodeIfPresent(Int64.self, forKey: .retryDelay) ?? defaults.retryDelay
         recipientHourlyLimit = try container.decodeIfPresent(Int.self, forKey: .recipientHourlyLimit) ?? defaults.recipientHourlyLimit
         securityNoticeHourlyLimit = try container.decodeIfPresent(Int.self, forKey: .securityNoticeHourlyLimit) ?? defaults.securityNoticeHourlyLimit
+        unchosenChannels = [(MessageChannel.email, CodingKeys.email), (.sms, .sms)].filter { !container.contains($0.1) }.map(\.0)
+    }
+
+    /// Refuses a production start that would drop codes into the development outbox without anyone choosing it.
+    /// - Throws: ``ConfigurationError`` naming the channels and the ways to choose.
+    public func requireChosenDelivery() throws {
+        guard !unchosenChannels.isEmpty else { return }
+        let names = unchosenChannels.map { "courier.\($0.rawValue)" }.joined(separator: " and ")
+        throw ConfigurationError("""
+            No delivery is configured for \(names): sign-in codes and security notices would only reach the development outbox. \
+            Configure smtp or webhook delivery (see the README's Courier section), write `delivery: outbox` explicitly \
+            for a development server, or start with --demo.
+            """)
     }
 
     func validate() throws {

@@ -32,7 +32,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         var configuration = try store.configuration(overrides: .init(host: host, port: port, issuer: issuer, demo: demo, logLevel: logLevel))
-        if configuration.demo { DemoRelyingParty.applyDefaults(to: &configuration) }
+        if configuration.demo { DemoRelyingParty.applyDefaults(to: &configuration) } else { try configuration.courier.requireChosenDelivery() }
         guard let level = Logger.Level(rawValue: configuration.logLevel) else {
             throw CommandError("Unknown log level \(configuration.logLevel).")
         }

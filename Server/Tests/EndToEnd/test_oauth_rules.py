@@ -1,4 +1,5 @@
 """Each OAuth rule fails closed, seen from outside over real HTTP."""
+import json
 import time
 from urllib.parse import urlencode
 
@@ -100,9 +101,21 @@ def test_public_client_without_pkce_or_with_plain_is_refused(server):
         assert parameters["state"] == "s-123" and parameters["iss"] == server.issuer
 
 
-def test_verifier_without_challenge_is_refused(server):
-    code = get_code(server, code_challenge=None, code_challenge_method=None)  # confidential client may skip PKCE
-    response = redeem(server, code, verifier=RFC7636_VERIFIER)
+def test_pkce_is_required_unless_an_operator_exempts_a_confidential_client(server):
+    # RFC 9700 §2.1.1: confidential clients need PKCE too, by default.
+    refused = redirect_parameters(requests.get(authorize_url(server, code_challenge=None, code_challenge_method=None),
+                                               allow_redirects=False, timeout=10))
+    assert refused["error"] == "invalid_request" and "PKCE is required" in refused["error_description"]
+    public = server.cli("clients", "add", "no-pkce-app", "--redirect-uri", APP_REDIRECT, "--public", "--allow-without-pkce", check=False)
+    assert public.returncode != 0 and "public client always needs PKCE" in public.stderr
+    server.add_client("legacy-web", WEB_REDIRECT, secret=WEB_SECRET, extra=["--allow-without-pkce"])
+    listed = {client["id"]: client for client in json.loads(server.cli("clients", "list", "--json").stdout)}
+    assert listed["legacy-web"]["require_pkce"] is False and listed["web"]["require_pkce"] is True
+    code = get_code(server, client_id="legacy-web", code_challenge=None, code_challenge_method=None)
+    assert redeem(server, code, verifier=None, auth=("legacy-web", WEB_SECRET)).status_code == 200
+    # A verifier for a request that had no challenge is still refused.
+    code = get_code(server, client_id="legacy-web", code_challenge=None, code_challenge_method=None)
+    response = redeem(server, code, verifier=RFC7636_VERIFIER, auth=("legacy-web", WEB_SECRET))
     assert response.status_code == 400 and error_of(response) == "invalid_grant"
 
 
@@ -117,6 +130,14 @@ def test_wrong_client_secret_is_401(server):
     assert posted.status_code == 401 and error_of(posted) == "invalid_client"
     missing = requests.post(server.issuer + "/token", data={"grant_type": "client_credentials", "client_id": "web"}, timeout=10)
     assert missing.status_code == 401
+
+
+def test_client_errors_do_not_tell_public_clients_from_unknown_ones(server):
+    # A secret sent for the public client `app` and for a client that does not exist get the same answer.
+    answers = [redeem(server, "some-code", auth=(client_id, "a-guessed-secret")) for client_id in ("app", "nobody")]
+    assert [(a.status_code, a.json(), a.headers.get("WWW-Authenticate")) for a in answers] == \
+        [(answers[1].status_code, answers[1].json(), answers[1].headers.get("WWW-Authenticate"))] * 2
+    assert answers[0].status_code == 401
 
 
 def test_expired_code_is_refused(server):

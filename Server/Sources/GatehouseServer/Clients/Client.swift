@@ -12,6 +12,9 @@ public struct Client: Sendable, Equatable, Codable {
     /// `RS256` (default) or `ES256`, the client's `id_token_signed_response_alg`.
     public var idTokenAlgorithm: String
     public var createdAt: Int64
+    /// Whether an authorization request must carry a PKCE challenge: always for public clients, and by default
+    /// for confidential ones too (RFC 9700 §2.1.1); `false` only for a legacy confidential client that cannot send one.
+    public var requiresPKCE = true
 
     public var isPublic: Bool { secretHash == nil }
 
@@ -22,5 +25,6 @@ public struct Client: Sendable, Equatable, Codable {
         case postLogoutRedirectURIs = "post_logout_redirect_uris"
         case idTokenAlgorithm = "id_token_signed_response_alg"
         case createdAt = "created_at"
+        case requiresPKCE = "require_pkce"
     }
 }

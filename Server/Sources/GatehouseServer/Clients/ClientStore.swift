@@ -12,15 +12,20 @@ public struct ClientStore: Sendable {
         self.clock = clock
     }
 
-    /// Registers a client. Throws a duplicate ``DatabaseError`` when the id is taken.
+    /// Registers a client. Throws a duplicate ``DatabaseError`` when the id is taken. `requirePKCE` may be `false`
+    /// only for a confidential client (one with a `secret`); public clients always need PKCE.
     @discardableResult
     public func create(
         id: String, name: String? = nil, secret: String?, redirectURIs: [String], postLogoutRedirectURIs: [String] = [],
-        scopes: [String], idTokenAlgorithm: String = "RS256"
+        scopes: [String], idTokenAlgorithm: String = "RS256", requirePKCE: Bool = true
     ) async throws -> Client {
+        guard requirePKCE || secret != nil else {
+            throw ConfigurationError("A public client always needs PKCE; only a confidential client can be exempted.")
+        }
         let client = Client(
             id: id, name: name, secretHash: secret.map(TokenDigest.hex), redirectURIs: redirectURIs,
-            postLogoutRedirectURIs: postLogoutRedirectURIs, scopes: scopes, idTokenAlgorithm: idTokenAlgorithm, createdAt: clock.now()
+            postLogoutRedirectURIs: postLogoutRedirectURIs, scopes: scopes, idTokenAlgorithm: idTokenAlgorithm, createdAt: clock.now(),
+            requiresPKCE: requirePKCE
         )
         try await database.transaction { sql in
             if try await sql.raw("SELECT id FROM clients WHERE id = \(bind: id)").first() != nil {
@@ -70,10 +75,11 @@ public struct ClientStore: Sendable {
 
     private static func insert(_ client: Client, in sql: any SQLDatabase) async throws {
         try await sql.raw("""
-            INSERT INTO clients (id, name, secret_hash, redirect_uris, post_logout_redirect_uris, scopes, id_token_algorithm, created_at)
+            INSERT INTO clients (id, name, secret_hash, redirect_uris, post_logout_redirect_uris, scopes, id_token_algorithm, created_at,
+                                 require_pkce)
             VALUES (\(bind: client.id), \(bind: client.name), \(bind: client.secretHash), \(bind: try JSONList.encode(client.redirectURIs)),
                     \(bind: try JSONList.encode(client.postLogoutRedirectURIs)), \(bind: client.scopes.joined(separator: " ")),
-                    \(bind: client.idTokenAlgorithm), \(bind: client.createdAt))
+                    \(bind: client.idTokenAlgorithm), \(bind: client.createdAt), \(bind: client.requiresPKCE ? 1 : 0))
             """).run()
     }
 
@@ -86,7 +92,8 @@ public struct ClientStore: Sendable {
             postLogoutRedirectURIs: try JSONList.decode(try row.decode(column: "post_logout_redirect_uris", as: String.self)),
             scopes: try row.decode(column: "scopes", as: String.self).split(separator: " ").map(String.init),
             idTokenAlgorithm: try row.decode(column: "id_token_algorithm", as: String.self),
-            createdAt: try row.decode(column: "created_at", as: Int64.self)
+            createdAt: try row.decode(column: "created_at", as: Int64.self),
+            requiresPKCE: try row.decode(column: "require_pkce", as: Int.self) != 0
         )
     }
 }

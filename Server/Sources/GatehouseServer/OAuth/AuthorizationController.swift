@@ -105,7 +105,9 @@ struct AuthorizationController: Sendable {
             }
         } else {
             if method != nil { return .failure(.invalidRequest("code_challenge_method was sent without code_challenge.")) }
-            if client.isPublic { return .failure(.invalidRequest("PKCE is required for public clients: send code_challenge with S256.")) }
+            if client.isPublic || client.requiresPKCE {
+                return .failure(.invalidRequest("PKCE is required for this client: send code_challenge with S256."))
+            }
         }
 
         let prompts = Set((parameters["prompt"] ?? "").split(separator: " ").map(String.init))

@@ -57,21 +57,20 @@ struct ClientAuthenticator: Sendable {
     }
 
     /// `client` when `credentials` prove to be it: no secret for a public client, its secret for a confidential one.
+    ///
+    /// Every failure is the same error, so a caller learns nothing about which client ids exist or which are public.
     static func verify(_ credentials: Credentials, against client: Client?) throws -> Client {
-        guard let client else {
-            throw OAuthError.invalidClient("Client authentication failed.")
-        }
+        let failed = OAuthError.invalidClient("Client authentication failed.")
+        guard let client else { throw failed }
         switch (client.secretHash, credentials.secret) {
         case (nil, nil):
             return client
         case (nil, .some):
-            throw OAuthError.invalidClient("This client is public and has no secret.")
+            throw failed
         case (.some, nil):
-            throw OAuthError.invalidClient("Client authentication failed.")
+            throw failed
         case (.some(let hash), .some(let secret)):
-            guard ConstantTime.equals(TokenDigest.hex(secret), hash) else {
-                throw OAuthError.invalidClient("Client authentication failed.")
-            }
+            guard ConstantTime.equals(TokenDigest.hex(secret), hash) else { throw failed }
             return client
         }
     }

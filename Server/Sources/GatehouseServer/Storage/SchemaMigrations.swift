@@ -304,5 +304,11 @@ enum SchemaMigrations {
             "UPDATE browser_sessions SET last_seen_at = created_at",
             "CREATE INDEX browser_sessions_last_seen ON browser_sessions(last_seen_at)",
         ]),
+        // PKCE for every client unless an operator exempts a legacy confidential one (RFC 9700 §2.1.1). Clients
+        // registered before keep what they had: public ones needed it, confidential ones did not.
+        Migration(version: 13, name: "PKCE required per client", statements: [
+            "ALTER TABLE clients ADD COLUMN require_pkce INTEGER NOT NULL DEFAULT 1",
+            "UPDATE clients SET require_pkce = 0 WHERE secret_hash IS NOT NULL",
+        ]),
     ]
 }

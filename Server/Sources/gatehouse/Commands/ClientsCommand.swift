@@ -20,6 +20,7 @@ struct ClientsCommand: AsyncParsableCommand {
         var postLogoutRedirectURIs: [String]
         var scopes: [String]
         var idTokenAlgorithm: String
+        var requiresPKCE: Bool
 
         init(_ client: Client) {
             id = client.id
@@ -29,6 +30,7 @@ struct ClientsCommand: AsyncParsableCommand {
             postLogoutRedirectURIs = client.postLogoutRedirectURIs
             scopes = client.scopes
             idTokenAlgorithm = client.idTokenAlgorithm
+            requiresPKCE = client.requiresPKCE
         }
 
         enum CodingKeys: String, CodingKey {
@@ -36,6 +38,7 @@ struct ClientsCommand: AsyncParsableCommand {
             case redirectURIs = "redirect_uris"
             case postLogoutRedirectURIs = "post_logout_redirect_uris"
             case idTokenAlgorithm = "id_token_signed_response_alg"
+            case requiresPKCE = "require_pkce"
         }
     }
 
@@ -63,6 +66,8 @@ struct ClientsCommand: AsyncParsableCommand {
         var secretStdin = false
         @Flag(help: "Generate a client secret and print it once.")
         var generateSecret = false
+        @Flag(help: "Let this confidential client skip PKCE (a legacy client that cannot send code_challenge; RFC 9700 advises against it).")
+        var allowWithoutPKCE = false
         @OptionGroup var store: StoreOptions
         @OptionGroup var output: OutputOptions
 
@@ -78,6 +83,9 @@ struct ClientsCommand: AsyncParsableCommand {
             }
             guard [`public`, secretStdin, generateSecret].filter({ $0 }).count == 1 else {
                 throw ValidationError("Choose exactly one of --public, --secret-stdin and --generate-secret.")
+            }
+            if `public` && allowWithoutPKCE {
+                throw ValidationError("A public client always needs PKCE; --allow-without-pkce is for confidential clients only.")
             }
         }
 
@@ -95,7 +103,8 @@ struct ClientsCommand: AsyncParsableCommand {
                 do {
                     return try await ClientStore(database: database).create(
                         id: clientID, name: name, secret: secret, redirectURIs: redirectURIs, postLogoutRedirectURIs: postLogoutRedirectURIs,
-                        scopes: requestedScopes.isEmpty ? ClientRegistrationRules.defaultScopes : requestedScopes, idTokenAlgorithm: idTokenAlg
+                        scopes: requestedScopes.isEmpty ? ClientRegistrationRules.defaultScopes : requestedScopes, idTokenAlgorithm: idTokenAlg,
+                        requirePKCE: !allowWithoutPKCE
                     )
                 } catch let error as DatabaseError where error.isDuplicate {
                     throw CommandError("A client with the id \(clientID) already exists.")
@@ -126,9 +135,10 @@ struct ClientsCommand: AsyncParsableCommand {
             let clients = try await store.withDatabase { _, database in try await ClientStore(database: database).list() }
             if output.json { return try JSONOutput.print(clients.map(Summary.init)) }
             guard !clients.isEmpty else { return print("No clients yet. Add one with `gatehouse clients add`.") }
-            var table = TextTable(headers: ["CLIENT ID", "TYPE", "ALG", "SCOPES", "REDIRECT URIS"])
+            var table = TextTable(headers: ["CLIENT ID", "TYPE", "PKCE", "ALG", "SCOPES", "REDIRECT URIS"])
             table.rows = clients.map {
-                [$0.id, $0.isPublic ? "public" : "confidential", $0.idTokenAlgorithm, $0.scopes.joined(separator: " "), $0.redirectURIs.joined(separator: " ")]
+                [$0.id, $0.isPublic ? "public" : "confidential", $0.requiresPKCE ? "required" : "optional", $0.idTokenAlgorithm,
+                 $0.scopes.joined(separator: " "), $0.redirectURIs.joined(separator: " ")]
             }
             print(table.render())
         }

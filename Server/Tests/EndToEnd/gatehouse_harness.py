@@ -53,7 +53,7 @@ class Server:
     PostgreSQL database URL (several servers may share one, as nodes behind a load balancer)."""
 
     def __init__(self, *, demo: bool = False, config: dict | None = None, database_url: str | None = None,
-                 owns_database: bool = False):
+                 owns_database: bool = False, open_files: int | None = None):
         self.folder = tempfile.TemporaryDirectory(prefix="gatehouse-e2e-")
         self.port = free_port()
         self.issuer = f"http://127.0.0.1:{self.port}"
@@ -74,6 +74,7 @@ class Server:
         self.config_path = os.path.join(self.folder.name, "config.json")
         Path(self.config_path).write_text(json.dumps(settings))
         self.demo = demo
+        self.open_files = open_files  # soft and hard RLIMIT_NOFILE of the process, when a test needs a small one
         self.stdout_path = os.path.join(self.folder.name, "stdout.txt")
         self.stderr_path = os.path.join(self.folder.name, "stderr.txt")
         self._launch()
@@ -82,8 +83,11 @@ class Server:
         args = [binary(), "serve", "--config", self.config_path, "--database", self.database, "--port", str(self.port)]
         if self.demo:
             args.append("--demo")
+        def limit_open_files():
+            import resource
+            resource.setrlimit(resource.RLIMIT_NOFILE, (self.open_files, self.open_files))
         self.process = subprocess.Popen(args, stdout=open(self.stdout_path, "w"), stderr=open(self.stderr_path, "w"),
-                                        stdin=subprocess.DEVNULL)
+                                        stdin=subprocess.DEVNULL, preexec_fn=limit_open_files if self.open_files else None)
         self._wait_until_ready()
 
     def restart(self) -> None:

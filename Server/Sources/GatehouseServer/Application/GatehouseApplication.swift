@@ -41,16 +41,24 @@ public enum GatehouseApplication {
         return router
     }
 
-    /// The application, bound to the configured host and port.
+    /// The application, bound to the configured host and port, holding at most as many connections as the
+    /// open-file limit allows (raised to the hard limit first) and closing connections that are slow to send.
     /// - Parameter onServerRunning: called with the bound port once the server accepts connections.
+    /// - Throws: ``ConfigurationError`` when `connections.max_connections` does not fit under the open-file limit.
     public static func make(
         server: IdentityServer, demo: DemoRelyingParty? = nil, logger: Logger,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
-    ) -> some ApplicationProtocol {
+    ) throws -> some ApplicationProtocol {
         let configuration = server.configuration
+        let openFiles = OpenFileLimit.raise()
+        let gauge = ConnectionGauge(limit: try configuration.connections.connectionLimit(openFiles: openFiles), logger: logger)
+        let policy = configuration.connections
+        logger.info("Accepting up to \(gauge.limit) connections", metadata: ["open_file_limit": "\(openFiles)"])
         return Application(
             router: makeRouter(server: server, demo: demo),
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Gatehouse"),
+            server: .http1(additionalChannelHandlers: [ConnectionDeadlineHandler(policy: policy, gauge: gauge)]),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Gatehouse",
+                                 availableConnectionsDelegate: gauge.admission),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger
         )

@@ -22,11 +22,12 @@ struct ConfigurationFile: Decodable {
     var oneTimeCodes: OneTimeCodePolicy?
     var courier: CourierConfiguration?
     var authenticator: AuthenticatorPolicy?
+    var connections: ConnectionPolicy?
     var demo: Bool?
     var logLevel: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case host, port, database, issuer, secret, demo, registration, courier, authenticator
+        case host, port, database, issuer, secret, demo, registration, courier, authenticator, connections
         case oneTimeCodes = "one_time_codes"
         case secretFile = "secret_file"
         case passwordHashing = "password_hashing"
@@ -80,6 +81,7 @@ struct ConfigurationFile: Decodable {
         if let oneTimeCodes { configuration.oneTimeCodes = oneTimeCodes }
         if let courier { configuration.courier = courier }
         if let authenticator { configuration.authenticator = authenticator }
+        if let connections { configuration.connections = connections }
         if let demo { configuration.demo = demo }
         if let logLevel { configuration.logLevel = logLevel }
     }

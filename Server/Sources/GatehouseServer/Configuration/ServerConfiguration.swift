@@ -42,6 +42,8 @@ public struct ServerConfiguration: Sendable {
     public var courier = CourierConfiguration()
     /// Sign-in by QR code, approved in an authenticator app with a PIN.
     public var authenticator = AuthenticatorPolicy()
+    /// Connection timeouts and the connection limit.
+    public var connections = ConnectionPolicy()
     /// Create a demo user and client and serve the demo relying party at `/demo`.
     public var demo = false
     public var logLevel = "info"
@@ -91,6 +93,7 @@ public struct ServerConfiguration: Sendable {
         try oneTimeCodes.validate()
         try courier.validate()
         try authenticator.validate()
+        try connections.validate()
         try signOn.validate("sign_on")
         for (client, policy) in clientSignOn { try policy.validate("client_sign_on.\(client)") }
     }

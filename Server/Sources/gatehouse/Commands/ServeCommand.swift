@@ -45,7 +45,7 @@ struct ServeCommand: AsyncParsableCommand {
         let server = try await IdentityServer.start(configuration: configuration, logger: logger)
         let demoParty = configuration.demo ? try await DemoRelyingParty.prepare(server: server) : nil
         let issuer = server.issuer
-        let application = GatehouseApplication.make(server: server, demo: demoParty, logger: logger) { port in
+        let application = try GatehouseApplication.make(server: server, demo: demoParty, logger: logger) { port in
             demoParty?.serverIsRunning(onPort: port)
             var banner = "Gatehouse is running: \(issuer) (listening on port \(port))\n"
             banner += "  Discovery: \(issuer)/.well-known/openid-configuration\n"

@@ -68,7 +68,7 @@ enum TestServer {
         let port = try await freePort()
         return try await withServer(engine: engine, clock: clock, configure: { configure(&$0); $0.port = port; $0.issuer = nil }) { server in
             let running = AsyncStream<Int>.makeStream()
-            let application = GatehouseApplication.make(server: server, logger: logger) { port in running.continuation.yield(port) }
+            let application = try GatehouseApplication.make(server: server, logger: logger) { port in running.continuation.yield(port) }
             let task = Task { try await application.run() }
             var iterator = running.stream.makeAsyncIterator()
             _ = await iterator.next()

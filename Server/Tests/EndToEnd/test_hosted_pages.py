@@ -110,6 +110,20 @@ def test_locked_account_says_so_only_after_the_right_password(server):
     assert "code" in redirect_parameters(unlocked)
 
 
+def test_operator_unlock_lifts_the_pause_on_a_guessed_name(server):
+    server.add_user("carl", PASSWORD)
+    attacker = Browser(server)
+    for _ in range(5):
+        attacker.submit_login(attacker.get(authorize_url(server)), "carl", "not his password")
+    stranger = Browser(server)  # no device cookie for carl: the name's pause applies
+    paused = stranger.submit_login(stranger.get(authorize_url(server)), "carl", PASSWORD)
+    assert paused.status_code == 429, paused.status_code
+    result = server.cli("users", "unlock", "carl")
+    assert "forgot its wrong passwords" in result.stdout
+    again = stranger.submit_login(stranger.get(authorize_url(server)), "carl", PASSWORD)
+    assert "code" in redirect_parameters(again)
+
+
 def test_locking_revokes_existing_tokens(server):
     server.add_user("dave", PASSWORD)
     browser = Browser(server)

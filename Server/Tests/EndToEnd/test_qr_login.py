@@ -73,6 +73,7 @@ def test_full_sequence_signs_the_browser_in_with_live_status(demo, tmp_path):
     assert [(entry["id"], entry["state"], entry["username"]) for entry in listed] == [(identity, "registered", "demo")]
 
     browser = Browser(demo)
+    browser.session.headers["User-Agent"] = "Mozilla/5.0 (QR test browser)"
     shown, flow, payload = show_qr_code(demo, browser)
     # The page's live status, read as the browser's EventSource reads it, while the app approves.
     statuses: list[str] = []
@@ -92,6 +93,8 @@ def test_full_sequence_signs_the_browser_in_with_live_status(demo, tmp_path):
     approved = authenticator(tmp_path, "approve", payload, "--pin-stdin", stdin=PIN + "\n")
     assert "Approved" in approved.stdout
     assert "asks to sign in to" in approved.stderr and "as demo" in approved.stderr
+    # Where the request came from, as the server saw the browser that showed the code.
+    assert re.search(r"Requested from 127\.0\.0\.1 at \d{1,2}:\d{2}:\d{2}.* by Mozilla/5\.0 \(QR test browser\)\.", approved.stderr), approved.stderr
     listener.join(timeout=30)
     assert statuses[0] == "pending" and statuses[-1] == "approved", statuses
 

@@ -11,4 +11,11 @@ public struct PendingApproval: Sendable, Equatable {
     public let clientName: String
     public let username: String
     public let expiresAt: Date
+    /// Where the sign-in was requested: the browser's IP address as the server saw it. Show it, so a person can
+    /// tell a QR code relayed from someone else's screen from their own.
+    public var requesterAddress: String?
+    /// The requesting browser's `User-Agent`, as the server saw it.
+    public var requesterUserAgent: String?
+    /// When the sign-in was requested.
+    public var requestedAt: Date?
 }

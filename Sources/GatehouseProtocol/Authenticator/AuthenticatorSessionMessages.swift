@@ -19,13 +19,24 @@ public struct AuthenticatorSession: Codable, Sendable, Equatable {
     public var clientName: String
     public var username: String
     public var expiresIn: Int64
+    /// Where the sign-in was requested, as the server saw it: the requesting browser's IP address, so a QR code
+    /// relayed from a phishing page shows the phisher's address rather than the person's own.
+    public var requesterAddress: String?
+    /// The requesting browser's `User-Agent`, as the server saw it.
+    public var requesterUserAgent: String?
+    /// When the sign-in was requested, in seconds since 1970.
+    public var requestedAt: Int64?
 
-    public init(sessionID: String, serviceName: String, clientName: String, username: String, expiresIn: Int64) {
+    public init(sessionID: String, serviceName: String, clientName: String, username: String, expiresIn: Int64,
+                requesterAddress: String? = nil, requesterUserAgent: String? = nil, requestedAt: Int64? = nil) {
         self.sessionID = sessionID
         self.serviceName = serviceName
         self.clientName = clientName
         self.username = username
         self.expiresIn = expiresIn
+        self.requesterAddress = requesterAddress
+        self.requesterUserAgent = requesterUserAgent
+        self.requestedAt = requestedAt
     }
 
     enum CodingKeys: String, CodingKey {
@@ -34,6 +45,9 @@ public struct AuthenticatorSession: Codable, Sendable, Equatable {
         case serviceName = "service_name"
         case clientName = "client_name"
         case expiresIn = "expires_in"
+        case requesterAddress = "requester_address"
+        case requesterUserAgent = "requester_user_agent"
+        case requestedAt = "requested_at"
     }
 }
 

@@ -6,11 +6,14 @@ import NIOCore
 struct ClientAddress: Sendable, Equatable, CustomStringConvertible {
     /// The text the counter is keyed by: `v4:198.51.100.7`, `v6:2001:db8:0:1::/64`, or `unknown`.
     let subject: String
+    /// The whole address as text (`198.51.100.7`, `2001:db8::1`), for people to read, e.g. on a QR approval screen.
+    var text: String?
 
     static let unknown = ClientAddress(subject: "unknown")
 
-    init(subject: String) {
+    init(subject: String, text: String? = nil) {
         self.subject = subject
+        self.text = text
     }
 
     /// The source of a connection whose peer is `address` (`nil` in-process, where there is no socket).
@@ -32,6 +35,7 @@ struct ClientAddress: Sendable, Equatable, CustomStringConvertible {
         default:
             self = .unknown
         }
+        text = address?.ipAddress
     }
 
     /// The source of a request seen through `context`; contexts that do not know the peer give ``unknown``.

@@ -73,6 +73,11 @@ struct PasswordAuthenticator: Sendable {
     }
 
     private func nameCounter(_ name: String) -> AttemptLimiter.Counter {
-        limiter.counter("password", subject: "name:" + name.lowercased(), limit: accountLimit)
+        Self.nameCounter(name, in: limiter, limit: accountLimit)
+    }
+
+    /// The counter of wrong passwords typed for the account name `name`, from browsers that do not know it.
+    static func nameCounter(_ name: String, in limiter: AttemptLimiter, limit: AttemptLimit) -> AttemptLimiter.Counter {
+        limiter.counter("password", subject: "name:" + name.lowercased(), limit: limit)
     }
 }

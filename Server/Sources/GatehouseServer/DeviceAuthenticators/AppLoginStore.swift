@@ -18,15 +18,23 @@ struct AppLoginStore: Sendable {
         case pending, claimed, approved, aborted, expired
     }
 
+    /// Who asked for a session, as the server saw the request that showed the QR code.
+    struct Requester: Sendable, Equatable {
+        var address: String?
+        var userAgent: String?
+    }
+
     /// A session as a device claimed it.
     struct Claimed: Sendable {
         var id: String
         var clientName: String
         var expiresAt: Int64
+        var requester: Requester
+        var createdAt: Int64
     }
 
     /// A new session for the browser flow `flowID`, replacing the flow's earlier ones; returns its id and access code.
-    func create(flowID: String, clientName: String, lifetime: Int64) async throws -> (id: String, accessCode: String) {
+    func create(flowID: String, clientName: String, requester: Requester, lifetime: Int64) async throws -> (id: String, accessCode: String) {
         let id = SecureRandom.token(byteCount: 16)
         // 128 bits: short enough to type when a camera is not at hand, far beyond guessing within its lifetime.
         let accessCode = SecureRandom.token(byteCount: 16)
@@ -35,9 +43,10 @@ struct AppLoginStore: Sendable {
         try await database.transaction { sql in
             try await sql.raw("DELETE FROM app_logins WHERE expires_at <= \(bind: now - 3600) OR flow_hash = \(bind: flowHash)").run()
             try await sql.raw("""
-                INSERT INTO app_logins (id, code_hash, flow_hash, client_name, status, created_at, expires_at)
+                INSERT INTO app_logins (id, code_hash, flow_hash, client_name, status, created_at, expires_at, requester_address, requester_agent)
                 VALUES (\(bind: id), \(bind: TokenDigest.hex(accessCode)), \(bind: flowHash), \(bind: clientName),
-                        \(bind: Status.pending.rawValue), \(bind: now), \(bind: now + lifetime))
+                        \(bind: Status.pending.rawValue), \(bind: now), \(bind: now + lifetime), \(bind: requester.address),
+                        \(bind: requester.userAgent.map { String($0.prefix(256)) }))
                 """).run()
         }
         return (id, accessCode)
@@ -62,10 +71,13 @@ struct AppLoginStore: Sendable {
             try await sql.raw("""
                 UPDATE app_logins SET status = \(bind: Status.claimed.rawValue), identity_id = \(bind: identityID), user_id = \(bind: userID)
                 WHERE code_hash = \(bind: TokenDigest.hex(accessCode)) AND status = \(bind: Status.pending.rawValue) AND expires_at > \(bind: now)
-                RETURNING id, client_name, expires_at
+                RETURNING id, client_name, expires_at, created_at, requester_address, requester_agent
                 """).first().map { row in
                 Claimed(id: try row.decode(column: "id", as: String.self), clientName: try row.decode(column: "client_name", as: String.self),
-                        expiresAt: try row.decode(column: "expires_at", as: Int64.self))
+                        expiresAt: try row.decode(column: "expires_at", as: Int64.self),
+                        requester: Requester(address: try row.decode(column: "requester_address", as: String?.self),
+                                             userAgent: try row.decode(column: "requester_agent", as: String?.self)),
+                        createdAt: try row.decode(column: "created_at", as: Int64.self))
             }
         }
     }

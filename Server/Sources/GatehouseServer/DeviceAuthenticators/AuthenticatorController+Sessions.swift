@@ -18,7 +18,9 @@ extension AuthenticatorController {
         server.logger.info("QR sign-in claimed", metadata: ["identity": "\(identity.id)"])
         return JSONResponse.make(AuthenticatorSession(sessionID: claimed.id, serviceName: serviceName,
                                                       clientName: claimed.clientName, username: user.username,
-                                                      expiresIn: max(0, claimed.expiresAt - server.clock.now())))
+                                                      expiresIn: max(0, claimed.expiresAt - server.clock.now()),
+                                                      requesterAddress: claimed.requester.address, requesterUserAgent: claimed.requester.userAgent,
+                                                      requestedAt: claimed.createdAt))
     }
 
     func evaluatePIN(_ request: Request, sessionID: String) async throws -> Response {

@@ -48,7 +48,7 @@ struct FlowController: Sendable {
     func submit(_ request: Request, flowID: String, context: some RequestContext) async throws -> Response {
         let submission = try await JSONRequest.decode(FlowSubmission.self, from: request)
         guard let state = try await server.flows.find(flowID, owner: .client(submission.clientID)) else { return Self.expired }
-        switch try await LoginFlow(server: server, source: ClientAddress(of: context)).advance(flowID, state: state, action: submission.action, values: submission.values) {
+        switch try await LoginFlow(server: server, source: ClientAddress(of: context), userAgent: request.headers[.userAgent]).advance(flowID, state: state, action: submission.action, values: submission.values) {
         case .next(let node):
             return JSONResponse.make(FlowResponse(status: .continue, flowID: flowID, node: node))
         case .retry(let node, _):

@@ -46,6 +46,7 @@ extension LoginFlow {
         var next = state
         let policy = server.configuration.authenticator
         let created = try await server.appLogins.create(flowID: id, clientName: state.clientName ?? state.request.clientID,
+                                                        requester: .init(address: source.text, userAgent: userAgent),
                                                         lifetime: policy.accessCodeLifetime)
         next.appLogin = FlowStore.PendingAppLogin(
             sessionID: created.id, sealedAccessCode: try server.appLogins.box.seal(Data(created.accessCode.utf8)),

@@ -9,6 +9,8 @@ struct LoginFlow: Sendable {
     var source = ClientAddress.unknown
     /// The browser's device cookie, when it has one this server signed: its owner passes the account's password delays.
     var device: DeviceCookie.Claim?
+    /// The submitting browser's or app's `User-Agent`, shown to whoever approves a QR sign-in it starts.
+    var userAgent: String?
 
     enum NodeID {
         static let credentials = "login.credentials"

@@ -51,7 +51,7 @@ struct LoginController: Sendable {
             return PageRenderer.error(title: "Sign-in expired", message: LoginMessages.hostedExpired, status: .forbidden)
         }
         let device = server.deviceCookies.verify(server.cookies.value(server.cookies.deviceName, in: request))
-        let flow = LoginFlow(server: server, source: source, device: device)
+        let flow = LoginFlow(server: server, source: source, device: device, userAgent: request.headers[.userAgent])
         let node = flow.node(for: state)
         let action = form["action"] ?? node.actions.first { $0.kind == .submit }?.id ?? "submit"
         let outcome: LoginFlow.Outcome

@@ -53,7 +53,7 @@ public struct DatabaseCopier: Sendable {
                                                    ("updated_at", .integer), ("expires_at", .integer), ("last_used_at", .integer)]),
         Table(name: "app_logins", columns: [("id", .text), ("code_hash", .text), ("flow_hash", .text), ("client_name", .text), ("status", .text),
                                             ("identity_id", .text), ("user_id", .text), ("challenge", .text), ("created_at", .integer),
-                                            ("expires_at", .integer)]),
+                                            ("expires_at", .integer), ("requester_address", .text), ("requester_agent", .text)]),
         Table(name: "revoked_grants", columns: [("grant_id", .text), ("revoked_at", .integer), ("expires_at", .integer)]),
     ]
 

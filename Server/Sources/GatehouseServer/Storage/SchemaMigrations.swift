@@ -310,5 +310,10 @@ enum SchemaMigrations {
             "ALTER TABLE clients ADD COLUMN require_pkce INTEGER NOT NULL DEFAULT 1",
             "UPDATE clients SET require_pkce = 0 WHERE secret_hash IS NOT NULL",
         ]),
+        // A QR sign-in remembers who asked for it, for the approving app to show.
+        Migration(version: 14, name: "QR sign-in requester", statements: [
+            "ALTER TABLE app_logins ADD COLUMN requester_address TEXT",
+            "ALTER TABLE app_logins ADD COLUMN requester_agent TEXT",
+        ]),
     ]
 }

@@ -102,13 +102,19 @@ struct UsersCommand: AsyncParsableCommand {
     }
 
     struct Unlock: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Unlock a user.")
+        static let configuration = CommandConfiguration(abstract: "Unlock a user and lift pauses after wrong passwords or codes.")
         @Argument var username: String
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
             try await UsersCommand.setLocked(username, false, store: store)
-            print("Unlocked \(username.lowercased()).")
+            // Also lifts pauses after wrong passwords or codes: an operator who unlocks means "let them in now".
+            try await store.withDatabase { configuration, database in
+                guard let user = try await UserStore(database: database).find(username: username) else { return }
+                let secret = try ServerSecret.resolve(configured: configuration.secret, filePath: configuration.resolvedSecretFile, logger: .quiet)
+                try await AccountPauses(database: database, secret: secret).lift(for: user)
+            }
+            print("Unlocked \(username.lowercased()), and forgot its wrong passwords and codes.")
         }
     }
 

@@ -30,6 +30,10 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+# The code verifier and S256 challenge of RFC 7636 Appendix B.
+RFC7636_VERIFIER = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+RFC7636_CHALLENGE = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+
 POSTGRES_URL = os.environ.get("GATEHOUSE_TEST_POSTGRES_URL")
 SHARED_SECRET = "end-to-end-shared-server-secret-0123456789"
 
@@ -143,6 +147,64 @@ class Server:
             self.process.kill()
         if self.owns_database and self.database.startswith("postgres"):
             drop_postgres_database(self.database)
+        self.folder.cleanup()
+
+
+class ReverseProxy:
+    """A real nginx in front of a server, as in a production deployment: it listens on its own loopback port, passes
+    requests to the server from 127.0.0.1 and appends each client's address to X-Forwarded-For."""
+
+    def __init__(self, server: Server):
+        self.folder = tempfile.TemporaryDirectory(prefix="gatehouse-nginx-")
+        os.chmod(self.folder.name, 0o777)  # nginx's workers run as another user when started by root
+        self.port = free_port()
+        # Where clients reach the server, as an issuer behind a proxy would be.
+        self.issuer = f"http://127.0.0.1:{self.port}"
+        temp = {name: os.path.join(self.folder.name, name) for name in ("body", "proxy", "fastcgi", "uwsgi", "scgi")}
+        config = f"""
+daemon off;
+worker_processes 1;
+pid {self.folder.name}/nginx.pid;
+error_log stderr warn;
+events {{ worker_connections 256; }}
+http {{
+    access_log off;
+    client_body_temp_path {temp["body"]};
+    proxy_temp_path {temp["proxy"]};
+    fastcgi_temp_path {temp["fastcgi"]};
+    uwsgi_temp_path {temp["uwsgi"]};
+    scgi_temp_path {temp["scgi"]};
+    server {{
+        listen 127.0.0.1:{self.port};
+        location / {{
+            proxy_pass http://127.0.0.1:{server.port};
+            proxy_set_header Host $http_host;
+            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+        }}
+    }}
+}}
+"""
+        config_path = os.path.join(self.folder.name, "nginx.conf")
+        Path(config_path).write_text(config)
+        self.process = subprocess.Popen(["nginx", "-c", config_path, "-p", self.folder.name], stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"nginx exited early: {self.process.stderr.read().decode()}")
+            try:
+                if requests.get(self.issuer + "/health/ready", timeout=2).status_code == 200:
+                    return
+            except requests.ConnectionError:
+                time.sleep(0.1)
+        raise RuntimeError("nginx did not start in 20 s")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
         self.folder.cleanup()
 
 

@@ -10,11 +10,10 @@ import pytest
 import requests
 
 from conftest import APP_REDIRECT, ENGINES
-from gatehouse_harness import Browser, Server, forms, fresh_postgres_database, redirect_parameters
+from gatehouse_harness import RFC7636_CHALLENGE, RFC7636_VERIFIER, Browser, Server, forms, fresh_postgres_database, redirect_parameters
 from test_authlib_client import verify_id_token
 from gatehouse_harness import conforms_to_openapi
 from test_native_flows import exchange, start, submit
-from test_oauth_rules import RFC7636_CHALLENGE, RFC7636_VERIFIER
 
 NEW_PASSWORD = "a long and unusual passphrase 42"
 

@@ -6,7 +6,6 @@ import os
 
 import requests
 
-from gatehouse_harness import Server
 from test_native_flows import start, submit
 
 

@@ -12,9 +12,9 @@ import pyotp
 import pytest
 
 from conftest import APP_REDIRECT, ENGINES, PASSWORD, WEB_REDIRECT
-from gatehouse_harness import Browser, Server, forms, fresh_postgres_database, redirect_parameters, session_from
+from gatehouse_harness import RFC7636_CHALLENGE, Browser, ReverseProxy, Server, forms, fresh_postgres_database, redirect_parameters, session_from
 from test_account_journeys import latest_code, outbox
-from test_oauth_rules import RFC7636_CHALLENGE, authorize_url
+from test_oauth_rules import authorize_url
 
 APP_HEADERS = {"Gatehouse-App": "attack-script/1.0.0"}
 # The defaults: 10 wrong codes per account and journey, then a block. The client-address limit is raised here so
@@ -53,8 +53,10 @@ def flow_start(session, node, kind="login", client_id="app"):
     return response.json()
 
 
-def flow_submit(session, node, flow_id, values, action="submit", client_id="app"):
+def flow_submit(session, node, flow_id, values, action="submit", client_id="app", device_tokens=None):
     body = {"client_id": client_id, "action": action, "values": values}
+    if device_tokens is not None:
+        body["device_tokens"] = device_tokens
     return session.post(f"{node.issuer}/flows/{flow_id}", json=body, timeout=30).json()
 
 
@@ -255,3 +257,96 @@ def test_spraying_many_names_from_one_address_is_slowed_for_that_address_only():
         assert flow_submit(elsewhere, server, flow_id, {"username": "sam", "password": PASSWORD})["status"] == "success"
     finally:
         server.stop()
+
+
+def app_sign_in(session, node, username, device_tokens=None):
+    """An app's password sign-in through the flow API, presenting the device tokens it kept."""
+    flow_id = flow_start(session, node)["flow_id"]
+    return flow_submit(session, node, flow_id, {"username": username, "password": PASSWORD}, device_tokens=device_tokens)
+
+
+def app_sign_in_with(session, node, username, password):
+    """The same with any password, as an attacker types them."""
+    flow_id = flow_start(session, node)["flow_id"]
+    return flow_submit(session, node, flow_id, {"username": username, "password": password})
+
+
+def test_an_app_that_signed_in_before_passes_the_names_block_with_its_device_token(nodes):
+    """The flow API's device tokens: an app that signed in to an account keeps the token it was given and presents it,
+    so wrong passwords typed for the name elsewhere (on either node) do not keep the owner out of that app."""
+    node = nodes[0]
+    node.add_user("una", PASSWORD)
+    node.add_user("vic", PASSWORD)
+    phone = session_from("127.0.0.80")
+    first = app_sign_in(phone, node, "una")
+    assert first["status"] == "success", first
+    token = first["authorization"]["device_token"]
+    # Presented again, it is recognised: no second token is handed out.
+    again = app_sign_in(phone, nodes[-1], "una", device_tokens=[token])
+    assert again["status"] == "success" and "device_token" not in again["authorization"], again
+    other_account_token = app_sign_in(phone, node, "vic")["authorization"]["device_token"]
+
+    attacker = session_from("127.0.0.81")
+    for number in range(5):
+        target = nodes[number % len(nodes)]
+        assert message_code(app_sign_in_with(attacker, target, "una", "not the password")) == "invalid_credentials"
+    assert message_code(app_sign_in(attacker, nodes[-1], "una")) == "throttled"
+    # An app without a token, or with a forged one, or with another account's, meets the block…
+    stranger = session_from("127.0.0.82")
+    assert message_code(app_sign_in(stranger, node, "una")) == "throttled"
+    forged = token[:-2] + ("AA" if not token.endswith("AA") else "BB")
+    assert message_code(app_sign_in(stranger, node, "una", device_tokens=[forged])) == "throttled"
+    assert message_code(app_sign_in(stranger, node, "una", device_tokens=[other_account_token])) == "throttled"
+    # …the owner's app passes it on either node, with the token among others it keeps.
+    for target in nodes:
+        answer = app_sign_in(phone, target, "una", device_tokens=[other_account_token, token])
+        assert answer["status"] == "success", answer
+    # More tokens than the API takes are refused with a readable error, not ignored.
+    flow_id = flow_start(phone, node)["flow_id"]
+    body = {"client_id": "app", "action": "submit", "values": {"username": "una", "password": PASSWORD}, "device_tokens": [token] * 9}
+    refused = phone.post(f"{node.issuer}/flows/{flow_id}", json=body, timeout=30)
+    assert refused.status_code == 400 and refused.json()["error"] == "invalid_request", refused.text
+
+
+def test_behind_a_reverse_proxy_each_client_is_counted_by_its_own_address():
+    """Behind nginx every connection comes from 127.0.0.1. With the proxy trusted, the per-source limit counts the
+    client addresses nginx reports, so one sprayer is blocked while everyone else behind the same proxy signs in, and a
+    sprayer that writes its own X-Forwarded-For gains nothing. Without the setting, one sprayer blocks everyone."""
+    limits = {"source_throttling": {"max_failures": 10, "cooldown": 600}}
+    trusted = Server(config={**limits, "trusted_proxies": {"addresses": ["127.0.0.1"], "header": "x-forwarded-for"}})
+    untrusted = Server(config=limits)
+    proxies = []
+    try:
+        for server in (trusted, untrusted):
+            server.add_client("app", APP_REDIRECT, public=True)
+            server.add_user("sam", PASSWORD)
+            proxies.append(ReverseProxy(server))
+        assert "Counting requests from trusted proxies by the client they name" in trusted.stdout() + trusted.stderr()
+
+        def spray(server, proxy, address):
+            sprayer = session_from(address)
+            return [message_code(app_sign_in_with(sprayer, proxy, f"user{number}", "Summer2026!")) for number in range(12)]
+
+        answers = spray(trusted, proxies[0], "127.0.0.90")
+        print(f"behind nginx: {answers.count('invalid_credentials')} passwords checked from one client before its block")
+        assert answers == ["invalid_credentials"] * 10 + ["throttled"] * 2
+        front = proxies[0]
+        # Writing another address into X-Forwarded-For does not get the sprayer a fresh count: nginx appends the real one.
+        forger = session_from("127.0.0.90")
+        forger.headers["X-Forwarded-For"] = "203.0.113.77"
+        assert message_code(app_sign_in_with(forger, front, "sam", PASSWORD)) == "throttled"
+        # Someone else behind the same proxy signs in.
+        assert app_sign_in(session_from("127.0.0.91"), front, "sam")["status"] == "success"
+        # A client that reaches the server directly and writes the header is counted by its own address: it is no proxy.
+        direct = session_from("127.0.0.92")
+        direct.headers["X-Forwarded-For"] = "127.0.0.90"
+        assert app_sign_in(direct, trusted, "sam")["status"] == "success"
+
+        # Without trusted_proxies, the proxy's one address is everybody's: the sprayer's block stops everyone.
+        spray(untrusted, proxies[1], "127.0.0.93")
+        assert message_code(app_sign_in(session_from("127.0.0.94"), proxies[1], "sam")) == "throttled"
+    finally:
+        for proxy in proxies:
+            proxy.stop()
+        trusted.stop()
+        untrusted.stop()

@@ -6,9 +6,8 @@ import pytest
 import requests
 
 from conftest import APP_REDIRECT, PASSWORD
-from gatehouse_harness import Server, conforms_to_openapi, error_of
+from gatehouse_harness import RFC7636_CHALLENGE, RFC7636_VERIFIER, Server, conforms_to_openapi, error_of
 from test_authlib_client import verify_id_token
-from test_oauth_rules import RFC7636_CHALLENGE, RFC7636_VERIFIER
 
 
 def start(server, client_id="app", **overrides):

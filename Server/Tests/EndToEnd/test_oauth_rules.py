@@ -6,11 +6,7 @@ from urllib.parse import urlencode
 import requests
 
 from conftest import APP_REDIRECT, PASSWORD, WEB_REDIRECT, WEB_SECRET
-from gatehouse_harness import Browser, error_of, redirect_parameters
-
-# RFC 7636 Appendix B.
-RFC7636_VERIFIER = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
-RFC7636_CHALLENGE = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+from gatehouse_harness import RFC7636_CHALLENGE, RFC7636_VERIFIER, Browser, error_of, redirect_parameters
 
 
 def authorize_url(server, **overrides) -> str:

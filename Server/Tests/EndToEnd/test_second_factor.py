@@ -11,7 +11,7 @@ import pyotp
 import pytest
 
 from conftest import APP_REDIRECT, PASSWORD, WEB_REDIRECT, WEB_SECRET
-from gatehouse_harness import Browser, Server, forms, redirect_parameters
+from gatehouse_harness import RFC7636_CHALLENGE, RFC7636_VERIFIER, Browser, Server, forms, redirect_parameters
 from test_authlib_client import verify_id_token
 from test_native_flows import exchange, start, submit
 
@@ -165,7 +165,8 @@ def test_hosted_page_asks_enrolled_users_and_acr_values_steps_up(mfa_server):
     mfa_server.add_user("otto", PASSWORD)  # no second factor
 
     def authorize(browser, **extra):
-        query = {"response_type": "code", "client_id": "web", "redirect_uri": WEB_REDIRECT, "scope": "openid", "state": "s1", "nonce": "n1"}
+        query = {"response_type": "code", "client_id": "web", "redirect_uri": WEB_REDIRECT, "scope": "openid", "state": "s1", "nonce": "n1",
+                 "code_challenge": RFC7636_CHALLENGE, "code_challenge_method": "S256"}
         query.update(extra)
         return f"{mfa_server.issuer}/authorize?{urlencode(query)}"
 
@@ -191,7 +192,8 @@ def test_hosted_page_asks_enrolled_users_and_acr_values_steps_up(mfa_server):
     done = browser.post(mfa_server.issuer + form["action"], dict(form["inputs"]) | {"code": totp.at(time.time() + 30), "action": "submit"})
     code = redirect_parameters(done)["code"]
     tokens = browser.session.post(mfa_server.issuer + "/token", data={"grant_type": "authorization_code", "code": code,
-                                                                     "redirect_uri": WEB_REDIRECT}, auth=("web", WEB_SECRET), timeout=10)
+                                                                     "redirect_uri": WEB_REDIRECT, "code_verifier": RFC7636_VERIFIER},
+                                  auth=("web", WEB_SECRET), timeout=10)
     claims = verify_id_token(mfa_server, tokens.json(), "web", "n1", "RS256")
     assert claims["amr"] == ["pwd", "otp", "mfa"] and claims["acr"] == MFA_ACR
 
@@ -204,3 +206,27 @@ def test_discovery_lists_the_acr_values(mfa_server):
     import requests
     metadata = requests.get(mfa_server.issuer + "/.well-known/openid-configuration", timeout=10).json()
     assert metadata["acr_values_supported"] == ["urn:gatehouse:acr:password", MFA_ACR]
+
+
+def test_the_right_password_sent_twice_at_once_moves_the_flow_on_once(mfa_server):
+    """A double tap on a flow that continues to TOTP enrollment: before flows were written with a version check, both
+    answers continued, each with its own secret (20 of 20 trials). Now exactly one continues; the other is told the step
+    was already answered and shown where the flow is, with the same QR code."""
+    codes = []
+    for trial in range(5):
+        username = f"twin{trial}"
+        mfa_server.add_user(username, PASSWORD)
+        flow_id = start(mfa_server).json()["flow_id"]
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            answers = list(pool.map(lambda _: submit(mfa_server, flow_id, {"username": username, "password": PASSWORD}).json(), range(2)))
+        statuses = sorted(answer["status"] for answer in answers)
+        assert statuses == ["continue", "error"], answers
+        loser = next(answer for answer in answers if answer["status"] == "error")
+        winner = next(answer for answer in answers if answer["status"] == "continue")
+        # Both show the one enrollment that was stored: the loser read the flow before the winner wrote it (and is told
+        # the step was already answered) or after (and is asked for the code the enrollment node wants).
+        assert winner["node"]["id"] == loser["node"]["id"] == "mfa.enroll.totp", answers
+        secrets_shown = {tuple(f["default_value"] for f in answer["node"]["fields"] if f["key"] == "otpauth") for answer in answers}
+        assert len(secrets_shown) == 1
+        codes.append(loser["node"]["messages"][0].get("code"))
+    print(f"double tap: the second copy was {codes.count('already_answered')} times already answered, otherwise asked for a code")

@@ -15,6 +15,9 @@ public enum GatehouseError: Error, Equatable, Sendable, CustomStringConvertible 
     case invalidInput([FlowMessage])
     /// The sign-in expired, was finished already, or is unknown: start a new one.
     case flowExpired
+    /// Another submission of the same step got there first (a second tap, another window): nothing of this one was
+    /// applied. The error node's retry is the step the sign-in is at now; show it.
+    case alreadyAnswered
     /// The flow asks for a step this helper cannot answer (node id); drive it with ``ContinueNode`` instead.
     case unsupportedStep(String)
     /// The provider could not be reached: no connection, a wrong URL, or a timeout.
@@ -53,6 +56,7 @@ public enum GatehouseError: Error, Equatable, Sendable, CustomStringConvertible 
         case .invalidInput(let messages):
             messages.isEmpty ? "Some values are not valid." : messages.map(\.text).joined(separator: " ")
         case .flowExpired: "This sign-in has expired. Start again."
+        case .alreadyAnswered: "This step was already answered, perhaps by a second tap. The sign-in goes on from where that answer left it."
         case .unsupportedStep(let node): "The sign-in needs a step (\(node)) that this helper cannot complete; drive the flow node by node."
         case .network(let reason): "The identity provider could not be reached (\(reason)). Check the connection and the issuer URL."
         case .provider(let status, let error, let description):

@@ -44,7 +44,9 @@ struct FlowContext: Sendable {
     func submit(action: String, values: [String: FieldValue]) async -> Node {
         do throws(GatehouseError) {
             let endpoint = configuration.issuer.appendingPathComponent("flows").appendingPathComponent(flowID).absoluteString
-            let submission = FlowSubmission(clientID: configuration.clientID, action: action, values: values)
+            let deviceTokens = await DeviceTokens(configuration: configuration).read()
+            let submission = FlowSubmission(clientID: configuration.clientID, action: action, values: values,
+                                            deviceTokens: deviceTokens.isEmpty ? nil : deviceTokens)
             return await node(for: try await Self.decode(provider.postJSON(endpoint, submission)))
         } catch {
             return .failure(FailureNode(cause: error))
@@ -90,6 +92,7 @@ struct FlowContext: Sendable {
         let validator = try IDTokenValidator(configuration: configuration, metadata: metadata)
         let claims = try await validator.checked(idToken, nonce: nonce)
         let user = try await UserSession.start(with: TokenSet(response: response), claims: claims, configuration: configuration, metadata: metadata)
+        if let deviceToken = authorization.deviceToken { await DeviceTokens(configuration: configuration).remember(deviceToken) }
         configuration.logger.info("Signed in", metadata: ["subject": "\(claims.subject)"])
         return SuccessNode(user: user, claims: claims)
     }
@@ -100,6 +103,7 @@ struct FlowContext: Sendable {
         case "invalid_credentials": .invalidCredentials
         case "throttled": .throttled
         case "locked": .locked
+        case "already_answered": .alreadyAnswered
         default: .invalidInput(messages)
         }
     }

@@ -2,6 +2,10 @@
 ///
 /// Storages hold opaque bytes per account; the SDK encodes them in a versioned format. Gatehouse ships
 /// ``MemoryTokenStorage`` and ``EncryptedFileTokenStorage``; an app may bring its own.
+///
+/// The SDK uses two accounts per provider and client: `issuer#clientID` holds the signed-in user's tokens and is
+/// removed at sign-out; `issuer#clientID#device-tokens` holds the device tokens earlier sign-ins were given and stays,
+/// like a browser's device cookie, so that someone guessing at an account elsewhere does not keep its owner out here.
 public protocol TokenStorage: Sendable {
     func read(account: String) async throws -> [UInt8]?
     func write(_ bytes: [UInt8], account: String) async throws

@@ -36,18 +36,23 @@ public struct FlowAuthorization: Codable, Sendable, Equatable {
     public var state: String?
     public var issuer: String
     public var redirectURI: String
+    /// A device token naming the account that signed in, when the submission presented none for it: keep it on the
+    /// device, also after signing out, and send it back in ``FlowSubmission/deviceTokens``.
+    public var deviceToken: String?
 
-    public init(code: String, state: String?, issuer: String, redirectURI: String) {
+    public init(code: String, state: String?, issuer: String, redirectURI: String, deviceToken: String? = nil) {
         self.code = code
         self.state = state
         self.issuer = issuer
         self.redirectURI = redirectURI
+        self.deviceToken = deviceToken
     }
 
     enum CodingKeys: String, CodingKey {
         case code, state
         case issuer = "iss"
         case redirectURI = "redirect_uri"
+        case deviceToken = "device_token"
     }
 }
 
@@ -93,15 +98,21 @@ public struct FlowSubmission: Codable, Sendable, Equatable {
     public var clientID: String
     public var action: String
     public var values: [String: FieldValue]
+    /// The device tokens earlier sign-ins on this device were given (``FlowAuthorization/deviceToken``), at most
+    /// eight. Wrong passwords and codes for an account a token names are counted per token, so someone guessing
+    /// at that account elsewhere does not keep its owner out on this device.
+    public var deviceTokens: [String]?
 
-    public init(clientID: String, action: String = "submit", values: [String: FieldValue]) {
+    public init(clientID: String, action: String = "submit", values: [String: FieldValue], deviceTokens: [String]? = nil) {
         self.clientID = clientID
         self.action = action
         self.values = values
+        self.deviceTokens = deviceTokens
     }
 
     enum CodingKeys: String, CodingKey {
         case action, values
         case clientID = "client_id"
+        case deviceTokens = "device_tokens"
     }
 }

@@ -54,9 +54,15 @@ public enum GatehouseApplication {
         let gauge = ConnectionGauge(limit: try configuration.connections.connectionLimit(openFiles: openFiles), logger: logger)
         let policy = configuration.connections
         logger.info("Accepting up to \(gauge.limit) connections", metadata: ["open_file_limit": "\(openFiles)"])
+        if !configuration.trustedProxies.addresses.isEmpty {
+            let proxies = configuration.trustedProxies
+            logger.info("Counting requests from trusted proxies by the client they name",
+                        metadata: ["proxies": "\(proxies.addresses.map(\.description).joined(separator: " "))", "header": "\(proxies.header.rawValue)"])
+        }
         return Application(
             router: makeRouter(server: server, demo: demo),
-            server: .http1(additionalChannelHandlers: [ConnectionDeadlineHandler(policy: policy, gauge: gauge)]),
+            // An autoclosure: every connection gets a handler of its own.
+            server: .http1(configuration: .init(additionalChannelHandlers: [ConnectionDeadlineHandler(policy: policy, gauge: gauge)])),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Gatehouse",
                                  availableConnectionsDelegate: gauge.admission),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },

@@ -18,20 +18,12 @@ struct ClientAddress: Sendable, Equatable, CustomStringConvertible {
 
     /// The source of a connection whose peer is `address` (`nil` in-process, where there is no socket).
     init(_ address: SocketAddress?) {
-        switch address {
-        case .v4(let v4):
-            self.init(subject: "v4:" + Self.dotted(UInt32(bigEndian: v4.address.sin_addr.s_addr)))
-        case .v6(let v6):
-            var storage = v6.address.sin6_addr
-            let bytes = withUnsafeBytes(of: &storage) { Array($0) }
-            // An IPv4 address mapped into IPv6 (::ffff:a.b.c.d) is the IPv4 client it stands for.
-            if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xff, bytes[11] == 0xff {
-                let value = bytes[12..<16].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-                self.init(subject: "v4:" + Self.dotted(value))
-            } else {
-                let groups = stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
-                self.init(subject: "v6:" + groups.joined(separator: ":") + "::/64")
-            }
+        switch address?.ipBytes {
+        case let bytes? where bytes.count == 4:
+            self.init(subject: "v4:" + bytes.map(String.init).joined(separator: "."))
+        case let bytes? where bytes.count == 16:
+            let groups = stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
+            self.init(subject: "v6:" + groups.joined(separator: ":") + "::/64")
         default:
             self = .unknown
         }
@@ -43,9 +35,21 @@ struct ClientAddress: Sendable, Equatable, CustomStringConvertible {
         self.init((context as? any RemoteAddressRequestContext)?.remoteAddress)
     }
 
+    /// The source of `request`: the connection's peer, or, when the peer is one of `proxies`, the client they name.
+    init(of request: Request, context: some RequestContext, trusting proxies: TrustedProxies) {
+        let peer = (context as? any RemoteAddressRequestContext)?.remoteAddress
+        self.init(peer.map { proxies.client(behind: $0, headers: request.headers) })
+    }
+
     var description: String { subject }
 
-    private static func dotted(_ value: UInt32) -> String {
-        [24, 16, 8, 0].map { String((value >> UInt32($0)) & 0xff) }.joined(separator: ".")
+    /// Two addresses are the same source when they are counted together, e.g. two addresses of one IPv6 /64.
+    static func == (lhs: ClientAddress, rhs: ClientAddress) -> Bool { lhs.subject == rhs.subject }
+}
+
+extension IdentityServer {
+    /// Where `request` comes from, believing the configured reverse proxies (``TrustedProxies``).
+    func clientAddress(of request: Request, context: some RequestContext) -> ClientAddress {
+        ClientAddress(of: request, context: context, trusting: configuration.trustedProxies)
     }
 }

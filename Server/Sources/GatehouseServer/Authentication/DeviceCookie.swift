@@ -2,9 +2,10 @@ import Crypto
 import Foundation
 import GatehouseProtocol
 
-/// The device cookie of OWASP's "slow down online guessing attacks with device cookies": a browser that signed in
-/// to an account gets a signed token naming the account. Wrong passwords with it are counted per token, not per
-/// account, so someone who blocks an account's name with wrong passwords does not block its owner's own browser.
+/// The device cookie of OWASP's "slow down online guessing attacks with device cookies": a browser (or an app,
+/// through the flow API's `device_tokens`) that signed in to an account gets a signed token naming the account.
+/// Wrong passwords with it are counted per token, not per account, so someone who blocks an account's name with
+/// wrong passwords does not block its owner's own browser or app.
 struct DeviceCookie: Sendable {
     /// Signs the tokens; derived from the server secret, so every node accepts every node's tokens.
     let key: SymmetricKey
@@ -29,7 +30,7 @@ struct DeviceCookie: Sendable {
 
     /// The claim of `value`, or `nil` when it is not a token this server signed.
     func verify(_ value: String?) -> Claim? {
-        guard let value, value.utf8.count <= 512 else { return nil }
+        guard let value, value.utf8.count <= Self.maximumLength else { return nil }
         let parts = value.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else { return nil }
         let body = parts[0] + "." + parts[1]
@@ -39,7 +40,25 @@ struct DeviceCookie: Sendable {
         return Claim(userID: userID, nonce: String(parts[1]))
     }
 
+    /// The valid claims among `values` (an app may hold tokens for several accounts), at most ``maximumPresented``;
+    /// tokens this server did not sign are ignored.
+    func verify(all values: [String]) -> [Claim] {
+        values.prefix(Self.maximumPresented).compactMap { verify($0) }
+    }
+
+    /// How many tokens one submission may present, and how long one may be.
+    static let maximumPresented = 8
+    static let maximumLength = 512
+
     private func signature(of body: String) -> String {
         Base64URL.encode(Data(HMAC<SHA256>.authenticationCode(for: Data(body.utf8), using: key)))
+    }
+}
+
+extension [DeviceCookie.Claim] {
+    /// The claim that names `userID`, if one does.
+    func naming(_ userID: String?) -> DeviceCookie.Claim? {
+        guard let userID else { return nil }
+        return first { $0.userID == userID }
     }
 }

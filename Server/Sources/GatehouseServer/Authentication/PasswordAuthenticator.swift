@@ -24,18 +24,19 @@ struct PasswordAuthenticator: Sendable {
         case locked
     }
 
-    /// Checks `password` for `username`, from `source`, in a browser that presents `device` (its device cookie).
+    /// Checks `password` for `username`, from `source`, in a browser or app that presents `devices` (its device
+    /// cookie or device tokens).
     ///
     /// Every check is counted before the hash is computed: per account name, and per client address across all
-    /// names. A browser whose device cookie names this account is counted per cookie instead of per name, so an
+    /// names. A browser or app whose device token names this account is counted per cookie instead of per name, so an
     /// attacker who keeps the name blocked does not keep its owner out. Unknown names are counted exactly like
     /// real ones, so a block says nothing about whether an account exists.
-    func authenticate(username: String, password: String, source: ClientAddress = .unknown, device: DeviceCookie.Claim? = nil) async throws -> Outcome {
+    func authenticate(username: String, password: String, source: ClientAddress = .unknown, devices: [DeviceCookie.Claim] = []) async throws -> Outcome {
         let name = username.trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty, !password.isEmpty, password.utf8.count <= 1024 else { return .invalidCredentials }
         let user = try await users.find(username: name)
         let account: AttemptLimiter.Counter
-        if let device, let user, device.userID == user.id {
+        if let device = devices.naming(user?.id) {
             account = limiter.counter("password:device", subject: device.nonce, limit: accountLimit)
         } else {
             account = nameCounter(name)

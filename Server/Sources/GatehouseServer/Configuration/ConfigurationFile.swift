@@ -23,6 +23,7 @@ struct ConfigurationFile: Decodable {
     var courier: CourierConfiguration?
     var authenticator: AuthenticatorPolicy?
     var connections: ConnectionPolicy?
+    var trustedProxies: TrustedProxies?
     var demo: Bool?
     var logLevel: String?
 
@@ -41,6 +42,7 @@ struct ConfigurationFile: Decodable {
         case clientSignOn = "client_sign_on"
         case loginSteps = "login_steps"
         case logLevel = "log_level"
+        case trustedProxies = "trusted_proxies"
     }
 
     static func read(path: String) throws -> ConfigurationFile {
@@ -82,6 +84,7 @@ struct ConfigurationFile: Decodable {
         if let courier { configuration.courier = courier }
         if let authenticator { configuration.authenticator = authenticator }
         if let connections { configuration.connections = connections }
+        if let trustedProxies { configuration.trustedProxies = trustedProxies }
         if let demo { configuration.demo = demo }
         if let logLevel { configuration.logLevel = logLevel }
     }

@@ -55,6 +55,15 @@ public struct ConfigurationLoader: Sendable {
         if let value = environment["GATEHOUSE_SECRET_FILE"] { configuration.secretFile = value }
         if let value = environment["GATEHOUSE_LOG_LEVEL"] { configuration.logLevel = value }
         if let value = environment["GATEHOUSE_DEMO"] { configuration.demo = ["1", "true", "yes"].contains(value.lowercased()) }
+        if let value = environment["GATEHOUSE_TRUSTED_PROXIES"] {
+            configuration.trustedProxies.addresses = try value.split(separator: ",").map { text in
+                let trimmed = text.trimmingCharacters(in: .whitespaces)
+                guard let network = IPNetwork(trimmed) else {
+                    throw ConfigurationError("GATEHOUSE_TRUSTED_PROXIES lists \"\(trimmed)\", which is not an IP address or network such as 10.0.0.0/8.")
+                }
+                return network
+            }
+        }
         if let value = environment["GATEHOUSE_MAX_CONCURRENT_HASHES"] {
             configuration.maxConcurrentHashes = try integer(value, "GATEHOUSE_MAX_CONCURRENT_HASHES")
         }

@@ -44,6 +44,8 @@ public struct ServerConfiguration: Sendable {
     public var authenticator = AuthenticatorPolicy()
     /// Connection timeouts and the connection limit.
     public var connections = ConnectionPolicy()
+    /// Reverse proxies whose forwarded client addresses the per-address limits believe; none by default.
+    public var trustedProxies = TrustedProxies()
     /// Create a demo user and client and serve the demo relying party at `/demo`.
     public var demo = false
     public var logLevel = "info"
@@ -94,6 +96,7 @@ public struct ServerConfiguration: Sendable {
         try courier.validate()
         try authenticator.validate()
         try connections.validate()
+        try trustedProxies.validate()
         try signOn.validate("sign_on")
         for (client, policy) in clientSignOn { try policy.validate("client_sign_on.\(client)") }
     }

@@ -19,11 +19,11 @@ struct AuthenticatorController: Sendable {
     func addRoutes(to router: Router<some RequestContext>) {
         router.get("/authenticator") { request, _ in await answer(request) { try describe() } }
         router.post("/authenticator/registration") { request, context in
-            await answer(request) { try await startRegistration(request, source: ClientAddress(of: context)) }
+            await answer(request) { try await startRegistration(request, source: server.clientAddress(of: request, context: context)) }
         }
         router.post("/authenticator/registration/resend") { request, _ in await answer(request) { try await resendVerification(request) } }
         router.post("/authenticator/registration/verification") { request, context in
-            await answer(request) { try await verify(request, source: ClientAddress(of: context)) }
+            await answer(request) { try await verify(request, source: server.clientAddress(of: request, context: context)) }
         }
         router.post("/authenticator/registration/pin-evaluation") { request, _ in await answer(request) { try await evaluateNewPIN(request) } }
         router.post("/authenticator/registration/activation") { request, _ in await answer(request) { try await activate(request) } }

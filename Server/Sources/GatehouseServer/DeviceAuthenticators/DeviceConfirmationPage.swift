@@ -30,7 +30,7 @@ struct DeviceConfirmationPage: Sendable {
                   let identity = try await server.deviceIdentities.find(id: id), identity.state == .registrationStarted
             else { return Self.expired }
             do {
-                try await AuthenticatorController(server: server).confirm(identity, code: code, source: ClientAddress(of: context))
+                try await AuthenticatorController(server: server).confirm(identity, code: code, source: server.clientAddress(of: request, context: context))
             } catch let error as OAuthError {
                 return PageRenderer.error(title: "Device not confirmed", message: error.description + " Start the registration again in the app.")
             }

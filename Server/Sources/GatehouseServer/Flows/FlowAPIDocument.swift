@@ -86,7 +86,11 @@ enum FlowAPIDocument {
             "properties": {
               "client_id": { "type": "string" },
               "action": { "type": "string", "description": "The id of one of the node's actions." },
-              "values": { "type": "object", "additionalProperties": { "$ref": "#/components/schemas/FieldValue" } }
+              "values": { "type": "object", "additionalProperties": { "$ref": "#/components/schemas/FieldValue" } },
+              "device_tokens": {
+                "type": "array", "maxItems": 8, "items": { "type": "string", "maxLength": 512 },
+                "description": "Device tokens this app was given by earlier sign-ins (FlowAuthorization.device_token). The account a token names is counted apart from guesses made elsewhere, so its owner is not kept out by them."
+              }
             }
           },
           "FieldValue": {
@@ -176,7 +180,7 @@ enum FlowAPIDocument {
               "level": { "enum": ["error", "info"] },
               "text": { "type": "string" },
               "field": { "type": "string", "description": "The field the message is about; absent for the node as a whole." },
-              "code": { "type": "string", "examples": ["invalid_credentials", "throttled", "locked", "invalid_value"] }
+              "code": { "type": "string", "examples": ["invalid_credentials", "throttled", "locked", "invalid_value", "already_answered"] }
             }
           },
           "FlowAuthorization": {
@@ -187,7 +191,8 @@ enum FlowAPIDocument {
               "code": { "type": "string", "description": "Exchange it at the token endpoint with the code verifier. Single use, short-lived." },
               "state": { "type": "string" },
               "iss": { "type": "string" },
-              "redirect_uri": { "type": "string" }
+              "redirect_uri": { "type": "string" },
+              "device_token": { "type": "string", "description": "Keep it on the device, also after signing out, and send it in device_tokens with later submissions." }
             }
           },
           "OAuthError": {

@@ -48,13 +48,23 @@ struct FlowController: Sendable {
     func submit(_ request: Request, flowID: String, context: some RequestContext) async throws -> Response {
         let submission = try await JSONRequest.decode(FlowSubmission.self, from: request)
         guard let state = try await server.flows.find(flowID, owner: .client(submission.clientID)) else { return Self.expired }
-        switch try await LoginFlow(server: server, source: ClientAddress(of: context), userAgent: request.headers[.userAgent]).advance(flowID, state: state, action: submission.action, values: submission.values) {
+        let presented = submission.deviceTokens ?? []
+        guard presented.count <= DeviceCookie.maximumPresented, presented.allSatisfy({ $0.utf8.count <= DeviceCookie.maximumLength }) else {
+            throw OAuthError.invalidRequest("Send at most \(DeviceCookie.maximumPresented) device tokens of at most \(DeviceCookie.maximumLength) bytes each.")
+        }
+        let devices = server.deviceCookies.verify(all: presented)
+        let flow = LoginFlow(server: server, source: server.clientAddress(of: request, context: context), devices: devices, userAgent: request.headers[.userAgent])
+        switch try await flow.advance(flowID, state: state, action: submission.action, values: submission.values) {
         case .next(let node):
             return JSONResponse.make(FlowResponse(status: .continue, flowID: flowID, node: node))
         case .retry(let node, _):
             return JSONResponse.make(FlowResponse(status: .error, flowID: flowID, node: node))
         case .gone:
             return Self.expired
+        case .superseded:
+            guard let now = try await server.flows.find(flowID, owner: .client(submission.clientID)) else { return Self.expired }
+            let message = FlowMessage(level: .error, text: LoginMessages.superseded, code: "already_answered")
+            return JSONResponse.make(FlowResponse(status: .error, flowID: flowID, node: flow.node(for: now, messages: [message])))
         case .failed(let message):
             return JSONResponse.make(FlowResponse(status: .failure, failure: OAuthErrorResponse(error: "too_many_attempts", errorDescription: message)),
                                      status: .tooManyRequests)
@@ -62,8 +72,10 @@ struct FlowController: Sendable {
             server.logger.info("User signed in through a native flow", metadata: ["user": "\(user.id)", "client": "\(state.request.clientID)"])
             let code = try await AuthorizationResponder(server: server).issueCode(for: state.request, userID: user.id,
                                                                                   authTime: server.clock.now(), methods: state.methods ?? ["pwd"])
+            // Like a browser's device cookie: this app now knows the account.
+            let deviceToken = devices.naming(user.id) == nil ? server.deviceCookies.issue(userID: user.id) : nil
             return JSONResponse.make(FlowResponse(status: .success, authorization: FlowAuthorization(
-                code: code, state: state.request.state, issuer: server.issuer, redirectURI: state.request.redirectURI
+                code: code, state: state.request.state, issuer: server.issuer, redirectURI: state.request.redirectURI, deviceToken: deviceToken
             )))
         }
     }

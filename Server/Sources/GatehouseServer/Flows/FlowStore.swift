@@ -20,7 +20,8 @@ struct FlowStore: Sendable {
     /// What a login flow remembers between steps.
     struct LoginState: Codable, Sendable, Equatable {
         var request: AuthorizationRequest
-        var nodeID: String
+        /// The node the flow is at.
+        var step: FlowStep
         var username: String?
         /// The client's display name, shown on every node.
         var clientName: String?
@@ -53,6 +54,17 @@ struct FlowStore: Sendable {
         var registration: PendingRegistration?
         /// The QR sign-in the page shows, when the person chose "Sign in with the app".
         var appLogin: PendingAppLogin?
+        /// The version of the stored flow this state was read at (a column, not part of the stored state): a write
+        /// lands only on that version, so two submissions of one step cannot both move the flow on.
+        var version = 0
+
+        /// Flows stored before steps were typed said `nodeID`; the stored form keeps that name.
+        enum CodingKeys: String, CodingKey {
+            case step = "nodeID"
+            case request, username, clientName, userID, methods, factors, pendingSecret, pendingRecoveryCodes
+            case journey, channel, sentTo, enrollAfterCode, candidateID, lockedOut, passwordSettled, enrollmentDone
+            case registration, appLogin
+        }
     }
 
     /// A QR code on the page, waiting for an authenticator app to approve it.
@@ -62,7 +74,12 @@ struct FlowStore: Sendable {
         /// Its access code, sealed under the server secret (the database keeps only a digest).
         var sealedAccessCode: String
         /// The node to go back to for "Sign in with a password instead".
-        var returnNodeID: String
+        var returnStep: FlowStep
+
+        enum CodingKeys: String, CodingKey {
+            case sessionID, sealedAccessCode
+            case returnStep = "returnNodeID"
+        }
     }
 
     /// An account being registered: created only once its email (and phone, when given) is confirmed.
@@ -98,7 +115,8 @@ struct FlowStore: Sendable {
         let now = clock.now()
         let row = try await database.read { sql in
             try await sql.raw("""
-                SELECT state, client_id, browser_binding_hash FROM flows WHERE id_hash = \(bind: TokenDigest.hex(id)) AND expires_at > \(bind: now)
+                SELECT state, client_id, browser_binding_hash, version FROM flows
+                WHERE id_hash = \(bind: TokenDigest.hex(id)) AND expires_at > \(bind: now)
                 """).first()
         }
         guard let row else { return nil }
@@ -109,14 +127,25 @@ struct FlowStore: Sendable {
         case .browser(let binding):
             guard let bindingHash, ConstantTime.equals(bindingHash, TokenDigest.hex(binding)) else { return nil }
         }
-        return try JSONDecoder().decode(LoginState.self, from: Data(try row.decode(column: "state", as: String.self).utf8))
+        var state = try JSONDecoder().decode(LoginState.self, from: Data(try row.decode(column: "state", as: String.self).utf8))
+        state.version = try row.decode(column: "version", as: Int.self)
+        return state
     }
 
+    /// Another submission moved the flow on since this one read it; nothing of this one's state was written.
+    struct Superseded: Error, Sendable {}
+
+    /// Writes `state` over the version it was read at.
+    /// - Throws: ``Superseded`` when another submission wrote the flow first (or finished it).
     func update(_ id: String, to state: LoginState) async throws {
         let encoded = String(decoding: try JSONEncoder().encode(state), as: UTF8.self)
-        try await database.transaction { sql in
-            try await sql.raw("UPDATE flows SET state = \(bind: encoded) WHERE id_hash = \(bind: TokenDigest.hex(id))").run()
+        let written = try await database.transaction { sql in
+            try await sql.raw("""
+                UPDATE flows SET state = \(bind: encoded), version = version + 1
+                WHERE id_hash = \(bind: TokenDigest.hex(id)) AND version = \(bind: state.version) RETURNING version
+                """).first() != nil
         }
+        guard written else { throw Superseded() }
     }
 
     /// Counts one code check against the flow before it happens, in one conditional statement: however many
@@ -139,9 +168,16 @@ struct FlowStore: Sendable {
     }
 
     /// Ends the flow; only one caller gets `true`, so a flow completes once even when submitted twice at once.
-    func finish(_ id: String) async throws -> Bool {
+    /// With `version`, only while the flow is still at that version: a sign-in finishes from the step it was read at.
+    func finish(_ id: String, at version: Int? = nil) async throws -> Bool {
         try await database.transaction { sql in
-            try await sql.raw("DELETE FROM flows WHERE id_hash = \(bind: TokenDigest.hex(id)) RETURNING id_hash").first() != nil
+            if let version {
+                try await sql.raw("""
+                    DELETE FROM flows WHERE id_hash = \(bind: TokenDigest.hex(id)) AND version = \(bind: version) RETURNING id_hash
+                    """).first() != nil
+            } else {
+                try await sql.raw("DELETE FROM flows WHERE id_hash = \(bind: TokenDigest.hex(id)) RETURNING id_hash").first() != nil
+            }
         }
     }
 }

@@ -19,13 +19,13 @@ extension LoginFlow {
     }
 
     func appLoginNode(for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode? {
-        guard state.nodeID == NodeID.appLogin, let pending = state.appLogin,
+        guard state.step == FlowStep.appLogin, let pending = state.appLogin,
               let code = try? server.appLogins.box.open(pending.sealedAccessCode)
         else { return nil }
         let accessCode = String(decoding: code, as: UTF8.self)
         let clientName = state.clientName ?? state.request.clientID
         return FlowNode(
-            id: NodeID.appLogin, name: "Sign in with the app",
+            id: FlowStep.appLogin.rawValue, name: "Sign in with the app",
             description: "Scan the code with your authenticator app and approve with your PIN to continue to \(clientName).",
             category: "app_login",
             fields: [
@@ -50,9 +50,9 @@ extension LoginFlow {
                                                         lifetime: policy.accessCodeLifetime)
         next.appLogin = FlowStore.PendingAppLogin(
             sessionID: created.id, sealedAccessCode: try server.appLogins.box.seal(Data(created.accessCode.utf8)),
-            returnNodeID: state.appLogin?.returnNodeID ?? state.nodeID
+            returnStep: state.appLogin?.returnStep ?? state.step
         )
-        next.nodeID = NodeID.appLogin
+        next.step = FlowStep.appLogin
         next.lockedOut = nil
         try await server.flows.update(id, to: next)
         return .next(node(for: next))
@@ -65,7 +65,7 @@ extension LoginFlow {
             return try await startAppLogin(id, state: state)
         case "password":
             var next = state
-            next.nodeID = pending.returnNodeID
+            next.step = pending.returnStep
             next.appLogin = nil
             try await server.flows.update(id, to: next)
             return .next(node(for: next))

@@ -22,7 +22,7 @@ extension LoginFlow {
     func beginEnrollment(_ id: String, state: FlowStore.LoginState, user: User) async throws -> Outcome {
         var next = state
         if try await server.authenticators.enrolledFactors(userID: user.id).contains(.totp) {
-            next.nodeID = NodeID.enrollChoose
+            next.step = FlowStep.enrollChoose
         } else {
             try startTOTPEnrollment(&next)
         }
@@ -32,11 +32,11 @@ extension LoginFlow {
 
     /// The node that asks what to change.
     func enrollmentNode(for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode? {
-        guard state.nodeID == NodeID.enrollChoose else { return nil }
+        guard state.step == FlowStep.enrollChoose else { return nil }
         let choice = FlowField(key: "setup", kind: .singleChoice, label: "What do you want to change?",
                                options: EnrollmentChoice.allCases.map { FieldOption(value: $0.rawValue, label: $0.label) },
                                defaultValue: EnrollmentChoice.authenticator.rawValue)
-        return FlowNode(id: NodeID.enrollChoose, name: "Two-step verification",
+        return FlowNode(id: FlowStep.enrollChoose.rawValue, name: "Two-step verification",
                         description: "You're signed in as \(state.username ?? "you"). Your account uses an authenticator app and recovery codes.",
                         category: "mfa_enrollment", fields: [choice], actions: [FlowAction(id: "submit", kind: .submit, label: "Continue")],
                         messages: messages)

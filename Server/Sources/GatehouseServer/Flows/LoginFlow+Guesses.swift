@@ -55,7 +55,7 @@ extension LoginFlow {
         // A browser that signed in to this account before is counted on its own (OWASP's device cookies), so
         // someone guessing the account's codes elsewhere does not keep its owner out.
         let account = state.userID ?? state.candidateID
-        let subject = if let device, let account, device.userID == account { "device:" + device.nonce } else { Self.guessSubject(for: purpose, state: state) }
+        let subject = if let device = devices.naming(account) { "device:" + device.nonce } else { Self.guessSubject(for: purpose, state: state) }
         switch try await server.guesses.admit(server.codeGuessCounters(purpose, subject: subject, source: source)) {
         case .blocked(let until, _):
             let message = FlowMessage(level: .error, text: LoginMessages.guessesBlocked(minutes: server.guesses.minutesLeft(until: until)),

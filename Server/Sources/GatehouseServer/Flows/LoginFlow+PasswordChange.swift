@@ -13,32 +13,32 @@ extension LoginFlow {
     }
 
     /// The password node a finishing flow must pass first, if any.
-    func passwordStep(for state: FlowStore.LoginState, user: User) -> String? {
-        if state.journey == .recovery { return NodeID.recoveryPassword }
+    func passwordStep(for state: FlowStore.LoginState, user: User) -> FlowStep? {
+        if state.journey == .recovery { return FlowStep.recoveryPassword }
         // An operator asked for a new password (`gatehouse users require-password-change`).
-        if user.passwordChangedAt == 0 { return NodeID.passwordExpired }
+        if user.passwordChangedAt == 0 { return FlowStep.passwordExpired }
         guard let maxAge = server.configuration.passwords.maxAge else { return nil }
         let age = server.clock.now() - user.passwordChangedAt
-        if age >= maxAge { return NodeID.passwordExpired }
-        if age >= maxAge - Int64(server.configuration.passwords.warningDays) * 86_400 { return NodeID.passwordWarning }
+        if age >= maxAge { return FlowStep.passwordExpired }
+        if age >= maxAge - Int64(server.configuration.passwords.warningDays) * 86_400 { return FlowStep.passwordWarning }
         return nil
     }
 
     /// The password nodes.
     func passwordNode(for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode? {
         let change = FlowAction(id: "submit", kind: .submit, label: "Change password")
-        switch state.nodeID {
-        case NodeID.passwordExpired:
-            return FlowNode(id: NodeID.passwordExpired, name: "Your password has expired",
+        switch state.step {
+        case FlowStep.passwordExpired:
+            return FlowNode(id: FlowStep.passwordExpired.rawValue, name: "Your password has expired",
                             description: "Choose a new password to continue. Use a passphrase you don't use anywhere else.",
                             category: "password_expired", fields: [newPasswordField], actions: [change], messages: messages)
-        case NodeID.passwordWarning:
-            return FlowNode(id: NodeID.passwordWarning, name: "Your password expires soon",
+        case FlowStep.passwordWarning:
+            return FlowNode(id: FlowStep.passwordWarning.rawValue, name: "Your password expires soon",
                             description: "Change it now, or skip and be asked again next time.",
                             category: "password_warning", fields: [newPasswordField],
                             actions: [change, FlowAction(id: "skip", kind: .submit, label: "Not now")], messages: messages)
-        case NodeID.recoveryPassword:
-            return FlowNode(id: NodeID.recoveryPassword, name: "Choose a new password",
+        case FlowStep.recoveryPassword:
+            return FlowNode(id: FlowStep.recoveryPassword.rawValue, name: "Choose a new password",
                             description: "It's you: choose the new password for \(state.username ?? "your account"). You will be signed out everywhere else.",
                             category: "recovery", fields: [newPasswordField], actions: [change], messages: messages)
         default:
@@ -53,7 +53,7 @@ extension LoginFlow {
             return .gone
         }
         var next = state
-        if action == "skip", state.nodeID == NodeID.passwordWarning {
+        if action == "skip", state.step == FlowStep.passwordWarning {
             next.passwordSettled = true
             return try await complete(id, state: next, user: user)
         }
@@ -67,7 +67,7 @@ extension LoginFlow {
         }
         let hash = try await server.hasher.hash(password)
         try await server.users.changePassword(userID: user.id, to: hash)
-        server.logger.info("Password changed in a flow", metadata: ["user": "\(user.id)", "node": "\(state.nodeID)"])
+        server.logger.info("Password changed in a flow", metadata: ["user": "\(user.id)", "node": "\(state.step)"])
         next.passwordSettled = true
         return try await complete(id, state: next, user: user)
     }

@@ -11,29 +11,29 @@ extension LoginFlow {
     /// The recovery and unlock nodes.
     func recoveryNode(for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode? {
         let back = FlowAction(id: "cancel", kind: .link, label: "Back to sign in", flow: FlowKind.login.rawValue)
-        switch state.nodeID {
-        case NodeID.recoveryIdentify:
+        switch state.step {
+        case FlowStep.recoveryIdentify:
             var field = Self.identifierField
             field.defaultValue = state.username
-            return FlowNode(id: NodeID.recoveryIdentify, name: "Reset your password",
+            return FlowNode(id: FlowStep.recoveryIdentify.rawValue, name: "Reset your password",
                             description: "Enter your username or email address. We'll send you a code to reset your password.",
                             category: "recovery", fields: [field], actions: [FlowAction(id: "submit", kind: .submit, label: "Continue"), back],
                             messages: messages)
-        case NodeID.recoveryChoose:
+        case FlowStep.recoveryChoose:
             let options = MessageChannel.allCases.map { FieldOption(value: $0.rawValue, label: $0 == .email ? "Email" : "Text message (SMS)") }
-            return FlowNode(id: NodeID.recoveryChoose, name: "Where should we send the code?",
+            return FlowNode(id: FlowStep.recoveryChoose.rawValue, name: "Where should we send the code?",
                             description: "Choose where to receive the code for \(state.username ?? "your account").", category: "recovery",
                             fields: [FlowField(key: "method", kind: .singleChoice, label: "Send the code by", options: options, defaultValue: "email")],
                             actions: [FlowAction(id: "submit", kind: .submit, label: "Send code"), back], messages: messages)
-        case NodeID.resetCode:
+        case FlowStep.resetCode:
             let place = state.channel == .sms ? "the phone number" : "the email address"
-            return FlowNode(id: NodeID.resetCode, name: "Enter the code",
+            return FlowNode(id: FlowStep.resetCode.rawValue, name: "Enter the code",
                             description: "If \(state.username ?? "this account") has \(place) on file, we sent a code to it. Enter it here.",
                             category: "recovery", fields: [codeField],
                             actions: [FlowAction(id: "submit", kind: .submit, label: "Verify"), Self.resendAction,
                                       FlowAction(id: "choose", kind: .submit, label: "Send it another way")], messages: messages)
-        case NodeID.unlockCode:
-            return FlowNode(id: NodeID.unlockCode, name: "Unlock your account",
+        case FlowStep.unlockCode:
+            return FlowNode(id: FlowStep.unlockCode.rawValue, name: "Unlock your account",
                             description: "If \(state.username ?? "this account") has an email address on file, we sent an unlock code to it. Enter it here.",
                             category: "locked_out", fields: [codeField],
                             actions: [FlowAction(id: "submit", kind: .submit, label: "Unlock"), Self.resendAction, back], messages: messages)
@@ -48,19 +48,19 @@ extension LoginFlow {
         var candidate: User?
         if let id = state.candidateID { candidate = try await server.users.find(id: id) }
         let code = values["code"]?.text ?? ""
-        switch (state.nodeID, action) {
+        switch (state.step, action) {
         case (_, "cancel"):
-            next = FlowStore.LoginState(request: state.request, nodeID: NodeID.credentials, username: state.username, clientName: state.clientName)
-        case (NodeID.recoveryIdentify, _):
+            next = FlowStore.LoginState(request: state.request, step: FlowStep.credentials, username: state.username, clientName: state.clientName)
+        case (FlowStep.recoveryIdentify, _):
             let identifier = values["username"]?.text.trimmingCharacters(in: .whitespaces) ?? ""
             let user = try await server.users.find(usernameOrEmail: identifier)
             // The identifier exactly as typed: showing the account's username would say that the email names one.
             next.username = identifier
             next.candidateID = user?.id
-            next.nodeID = NodeID.recoveryChoose
-        case (NodeID.recoveryChoose, _), (NodeID.resetCode, "choose"):
+            next.step = FlowStep.recoveryChoose
+        case (FlowStep.recoveryChoose, _), (FlowStep.resetCode, "choose"):
             guard action != "choose" else {
-                next.nodeID = NodeID.recoveryChoose
+                next.step = FlowStep.recoveryChoose
                 break
             }
             guard let channel = values["method"].flatMap({ MessageChannel(rawValue: $0.text) }) else {
@@ -71,12 +71,12 @@ extension LoginFlow {
                 return refused
             }
             next.channel = channel
-            next.nodeID = NodeID.resetCode
-        case (NodeID.resetCode, "resend"):
+            next.step = FlowStep.resetCode
+        case (FlowStep.resetCode, "resend"):
             let channel = state.channel ?? .email
             return try await resend(id, state: state, purpose: .recovery, channel: channel, to: Self.destination(of: candidate, on: channel),
                                     template: .recoveryCode)
-        case (NodeID.resetCode, _):
+        case (FlowStep.resetCode, _):
             switch try await checkCode(id, state: state, purpose: .recovery, code: code, owner: candidate) {
             case .refused(let outcome): return outcome
             case .accepted(let channel):
@@ -90,23 +90,23 @@ extension LoginFlow {
                 let enrolled = try await server.authenticators.enrolledFactors(userID: user.id)
                 guard !enrolled.isEmpty else { return try await complete(id, state: next, user: user) }
                 next.factors = enrolled
-                next.nodeID = enrolled.count == 1 ? Self.challengeNode(for: enrolled[0]) : NodeID.chooseFactor
+                next.step = enrolled.count == 1 ? Self.challengeStep(for: enrolled[0]) : FlowStep.chooseFactor
             }
-        case (NodeID.unlockCode, "resend"):
+        case (FlowStep.unlockCode, "resend"):
             return try await resend(id, state: state, purpose: .unlock, channel: .email, to: Self.destination(of: candidate, on: .email), template: .unlockCode)
-        case (NodeID.unlockCode, _):
+        case (FlowStep.unlockCode, _):
             switch try await checkCode(id, state: state, purpose: .unlock, code: code, owner: candidate) {
             case .refused(let outcome): return outcome
             case .accepted:
                 guard let user = candidate else { return .gone }
                 try await server.authenticator.forgetFailures(of: user.username)
                 server.logger.info("Account unlocked by email code", metadata: ["user": "\(user.id)"])
-                next = FlowStore.LoginState(request: state.request, nodeID: NodeID.credentials, username: user.username, clientName: state.clientName)
+                next = FlowStore.LoginState(request: state.request, step: FlowStep.credentials, username: user.username, clientName: state.clientName)
                 try await server.flows.update(id, to: next)
                 return .next(node(for: next, messages: [FlowMessage(level: .info, text: "Your account is unlocked. Sign in.", code: "unlocked")]))
             }
         default:
-            throw OAuthError.invalidRequest("The node \(state.nodeID) has no action \(action).")
+            throw OAuthError.invalidRequest("The node \(state.step) has no action \(action).")
         }
         try await server.flows.update(id, to: next)
         return .next(node(for: next))
@@ -118,7 +118,7 @@ extension LoginFlow {
         var next = state
         next.candidateID = user?.id
         next.lockedOut = nil
-        next.nodeID = NodeID.unlockCode
+        next.step = FlowStep.unlockCode
         if let refused = try await sendCode(id, state: state, purpose: .unlock, channel: .email, to: Self.destination(of: user, on: .email),
                                             template: .unlockCode, resend: false) {
             return refused

@@ -35,24 +35,24 @@ extension LoginFlow {
     func registrationNode(for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode? {
         let back = FlowAction(id: "cancel", kind: .link, label: "I already have an account", flow: FlowKind.login.rawValue)
         let pending = state.registration
-        switch state.nodeID {
-        case NodeID.register:
+        switch state.step {
+        case FlowStep.register:
             var fields = registrationFields
             if let pending {
                 let known = ["given_name": pending.profile.givenName, "family_name": pending.profile.familyName, "email": pending.profile.email,
                              "phone_number": pending.profile.phoneNumber, "username": pending.username]
                 for index in fields.indices { fields[index].defaultValue = known[fields[index].key] ?? nil }
             }
-            return FlowNode(id: NodeID.register, name: "Create your account", description: "Create an account to continue to \(state.clientName ?? state.request.clientID).",
+            return FlowNode(id: FlowStep.register.rawValue, name: "Create your account", description: "Create an account to continue to \(state.clientName ?? state.request.clientID).",
                             category: "registration", fields: fields,
                             actions: [FlowAction(id: "submit", kind: .submit, label: "Create account"), back], messages: messages)
-        case NodeID.verifyEmail:
-            return FlowNode(id: NodeID.verifyEmail, name: "Confirm your email",
+        case FlowStep.verifyEmail:
+            return FlowNode(id: FlowStep.verifyEmail.rawValue, name: "Confirm your email",
                             description: "We sent a code to \(pending?.profile.email ?? "your email address"). Enter it to create your account.",
                             category: "verification", fields: [codeField],
                             actions: [FlowAction(id: "submit", kind: .submit, label: "Confirm"), Self.resendAction], messages: messages)
-        case NodeID.verifyPhone:
-            return FlowNode(id: NodeID.verifyPhone, name: "Confirm your mobile number",
+        case FlowStep.verifyPhone:
+            return FlowNode(id: FlowStep.verifyPhone.rawValue, name: "Confirm your mobile number",
                             description: "We sent a code by text message to \(pending?.profile.phoneNumber ?? "your phone").",
                             category: "verification", fields: [codeField],
                             actions: [FlowAction(id: "submit", kind: .submit, label: "Confirm"), Self.resendAction,
@@ -65,23 +65,23 @@ extension LoginFlow {
     /// A submission on a registration node.
     func advanceRegistration(_ id: String, state: FlowStore.LoginState, action: String, values: [String: FieldValue]) async throws -> Outcome {
         var next = state
-        switch (state.nodeID, action) {
+        switch (state.step, action) {
         case (_, "cancel"):
-            next = FlowStore.LoginState(request: state.request, nodeID: NodeID.credentials, username: nil, clientName: state.clientName)
-        case (NodeID.register, _):
+            next = FlowStore.LoginState(request: state.request, step: FlowStep.credentials, username: nil, clientName: state.clientName)
+        case (FlowStep.register, _):
             return try await register(id, state: state, values: values)
-        case (NodeID.verifyEmail, "resend"):
+        case (FlowStep.verifyEmail, "resend"):
             guard let pending = state.registration else { return .gone }
             return try await resend(id, state: state, purpose: .verifyEmail, channel: .email, to: pending.profile.email,
                                     template: pending.emailTaken ? .accountExists : .verificationCode)
-        case (NodeID.verifyPhone, "resend"):
+        case (FlowStep.verifyPhone, "resend"):
             guard let phone = state.registration?.profile.phoneNumber else { return .gone }
             return try await resend(id, state: state, purpose: .verifyPhone, channel: .sms, to: phone, template: .verificationCode)
-        case (NodeID.verifyPhone, "skip"):
+        case (FlowStep.verifyPhone, "skip"):
             next.registration?.profile.phoneNumber = nil
             return try await createAccount(id, state: next)
-        case (NodeID.verifyEmail, _), (NodeID.verifyPhone, _):
-            let purpose: OneTimeCodeStore.Purpose = state.nodeID == NodeID.verifyEmail ? .verifyEmail : .verifyPhone
+        case (FlowStep.verifyEmail, _), (FlowStep.verifyPhone, _):
+            let purpose: OneTimeCodeStore.Purpose = state.step == FlowStep.verifyEmail ? .verifyEmail : .verifyPhone
             switch try await checkCode(id, state: state, purpose: purpose, code: values["code"]?.text ?? "") {
             case .refused(let outcome): return outcome
             case .accepted:
@@ -89,7 +89,7 @@ extension LoginFlow {
                 return try await afterVerification(id, state: next)
             }
         default:
-            throw OAuthError.invalidRequest("The node \(state.nodeID) has no action \(action).")
+            throw OAuthError.invalidRequest("The node \(state.step) has no action \(action).")
         }
         try await server.flows.update(id, to: next)
         return .next(node(for: next))
@@ -133,7 +133,7 @@ extension LoginFlow {
             return refused
         }
         if emailTaken { server.logger.notice("Registration attempted with an email that has an account; its owner was told") }
-        next.nodeID = NodeID.verifyEmail
+        next.step = FlowStep.verifyEmail
         try await server.flows.update(id, to: next)
         return .next(node(for: next))
     }
@@ -146,7 +146,7 @@ extension LoginFlow {
             if let refused = try await sendCode(id, state: state, purpose: .verifyPhone, channel: .sms, to: phone, template: .verificationCode, resend: false) {
                 return refused
             }
-            next.nodeID = NodeID.verifyPhone
+            next.step = FlowStep.verifyPhone
             try await server.flows.update(id, to: next)
             return .next(node(for: next))
         }
@@ -164,7 +164,7 @@ extension LoginFlow {
         } catch let error as DatabaseError where error.isDuplicate {
             // Taken between the form and the code: back to the form.
             var again = state
-            again.nodeID = NodeID.register
+            again.step = FlowStep.register
             try await server.flows.update(id, to: again)
             return .retry(node(for: again, messages: [FlowMessage(level: .error, text: "That username is taken; choose another.", field: "username", code: "invalid_value")]),
                           .invalidInput)

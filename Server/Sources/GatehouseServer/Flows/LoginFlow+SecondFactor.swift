@@ -34,7 +34,7 @@ extension LoginFlow {
             if plan.factors.count == 1 {
                 if let refused = try await challenge(id, state: &next, factor: plan.factors[0], user: user) { return refused }
             } else {
-                next.nodeID = NodeID.chooseFactor
+                next.step = FlowStep.chooseFactor
             }
         }
         try await server.flows.update(id, to: next)
@@ -70,7 +70,7 @@ extension LoginFlow {
     /// Moves `state` to the challenge for `factor`, sending a code first when the factor is delivered.
     /// Returns an outcome only when the code could not be sent.
     func challenge(_ id: String, state: inout FlowStore.LoginState, factor: SecondFactor, user: User) async throws -> Outcome? {
-        state.nodeID = Self.challengeNode(for: factor)
+        state.step = Self.challengeStep(for: factor)
         guard let channel = factor.channel else { return nil }
         let destination = channel == .email ? user.email : user.phoneNumber
         if let refused = try await sendCode(id, state: state, purpose: .secondFactor, channel: channel, to: destination, template: .signInCode, resend: false) {
@@ -90,19 +90,19 @@ extension LoginFlow {
         if user.isLocked { return .retry(node(for: state, messages: [FlowMessage(level: .error, text: LoginMessages.locked, code: "locked")]), .locked) }
         var next = state
         let code = values["code"]?.text.trimmingCharacters(in: .whitespaces) ?? ""
-        switch (state.nodeID, action) {
+        switch (state.step, action) {
         case (_, "choose"):
-            next.nodeID = NodeID.chooseFactor
-        case (NodeID.chooseFactor, _):
+            next.step = FlowStep.chooseFactor
+        case (FlowStep.chooseFactor, _):
             guard let factor = values["factor"].flatMap({ SecondFactor(rawValue: $0.text) }), state.factors?.contains(factor) == true else {
                 throw OAuthError.invalidRequest("Choose one of the offered factors.")
             }
             if let refused = try await challenge(id, state: &next, factor: factor, user: user) { return refused }
-        case (NodeID.emailCode, "resend"), (NodeID.smsCode, "resend"):
-            let channel: MessageChannel = state.nodeID == NodeID.emailCode ? .email : .sms
+        case (FlowStep.emailCode, "resend"), (FlowStep.smsCode, "resend"):
+            let channel: MessageChannel = state.step == FlowStep.emailCode ? .email : .sms
             return try await resend(id, state: state, purpose: .secondFactor, channel: channel,
                                     to: channel == .email ? user.email : user.phoneNumber, template: .signInCode)
-        case (NodeID.emailCode, _), (NodeID.smsCode, _):
+        case (FlowStep.emailCode, _), (FlowStep.smsCode, _):
             switch try await checkCode(id, state: state, purpose: .secondFactor, code: code, owner: user) {
             case .refused(let outcome): return outcome
             case .accepted(let channel):
@@ -111,7 +111,7 @@ extension LoginFlow {
                 next.enrollAfterCode = nil
                 try startTOTPEnrollment(&next)
             }
-        case (NodeID.totp, _):
+        case (FlowStep.totp, _):
             guard let guess = try await takeGuess(id, state: state) else { return try await guessesUsedUp(id) }
             let checked = try await limitedGuess(.secondFactor, state: state, owner: user) { () async throws -> (AuthenticatorStore.CodeCheck, GuessVerdict) in
                 let result = try await server.authenticators.verifyTOTP(userID: user.id, code: code)
@@ -125,7 +125,7 @@ extension LoginFlow {
             case .replayed: return try await wrongCode(id, state: state, message: LoginMessages.replayedCode, guess: guess)
             case .rejected: return try await wrongCode(id, state: state, message: LoginMessages.invalidCode, guess: guess)
             }
-        case (NodeID.recoveryCode, _):
+        case (FlowStep.recoveryCode, _):
             guard let guess = try await takeGuess(id, state: state) else { return try await guessesUsedUp(id) }
             let checked = try await limitedGuess(.secondFactor, state: state, owner: user) { () async throws -> (Bool, GuessVerdict) in
                 let redeemed = try await server.authenticators.redeemRecoveryCode(userID: user.id, code: code)
@@ -137,7 +137,7 @@ extension LoginFlow {
             }
             try await server.flows.clearGuesses(id)
             return try await complete(id, state: next.adding(.recoveryCode), user: user)
-        case (NodeID.enrollTOTP, _):
+        case (FlowStep.enrollTOTP, _):
             guard let generator = pendingTOTP(state) else { return .gone }
             guard let guess = try await takeGuess(id, state: state) else { return try await guessesUsedUp(id) }
             guard let step = generator.matchingStep(for: code, at: server.clock.now()) else {
@@ -156,11 +156,11 @@ extension LoginFlow {
             next = next.adding(.totp)
             next.pendingSecret = nil
             try showRecoveryCodes(codes, in: &next)
-        case (NodeID.recoveryCodes, _):
+        case (FlowStep.recoveryCodes, _):
             next.pendingRecoveryCodes = nil
             return try await complete(id, state: next, user: user)
         default:
-            throw OAuthError.invalidRequest("The node \(state.nodeID) has no action \(action).")
+            throw OAuthError.invalidRequest("The node \(state.step) has no action \(action).")
         }
         try await server.flows.update(id, to: next)
         return .next(node(for: next))
@@ -188,25 +188,25 @@ extension LoginFlow {
         return .retry(node(for: state, messages: [FlowMessage(level: .error, text: message, field: "code", code: "invalid_code")]), .invalidCode)
     }
 
-    static func challengeNode(for factor: SecondFactor) -> String {
+    static func challengeStep(for factor: SecondFactor) -> FlowStep {
         switch factor {
-        case .totp: NodeID.totp
-        case .email: NodeID.emailCode
-        case .sms: NodeID.smsCode
-        case .recoveryCode: NodeID.recoveryCode
+        case .totp: FlowStep.totp
+        case .email: FlowStep.emailCode
+        case .sms: FlowStep.smsCode
+        case .recoveryCode: FlowStep.recoveryCode
         }
     }
 
     /// Moves `state` to TOTP enrollment with a new secret, sealed in the flow until a code confirms it.
     func startTOTPEnrollment(_ state: inout FlowStore.LoginState) throws {
         state.pendingSecret = try server.authenticators.box.seal(Data(AuthenticatorStore.newTOTP().secret))
-        state.nodeID = NodeID.enrollTOTP
+        state.step = FlowStep.enrollTOTP
     }
 
     /// Moves `state` to the node that shows new recovery codes once (sealed in the flow until then).
     func showRecoveryCodes(_ codes: [String], in state: inout FlowStore.LoginState) throws {
         state.pendingRecoveryCodes = try server.authenticators.box.seal(Data(codes.joined(separator: " ").utf8))
-        state.nodeID = NodeID.recoveryCodes
+        state.step = FlowStep.recoveryCodes
     }
 
     private func pendingTOTP(_ state: FlowStore.LoginState) -> OneTimePassword? {
@@ -220,24 +220,24 @@ extension LoginFlow {
         let factors = state.factors ?? []
         let verify = FlowAction(id: "submit", kind: .submit, label: "Verify")
         let another = factors.count > 1 ? [FlowAction(id: "choose", kind: .submit, label: "Use another method")] : []
-        switch state.nodeID {
-        case NodeID.chooseFactor:
+        switch state.step {
+        case FlowStep.chooseFactor:
             let choice = FlowField(key: "factor", kind: .singleChoice, label: "Verify with",
                                    options: factors.map { FieldOption(value: $0.rawValue, label: $0.label) }, defaultValue: factors.first?.rawValue)
-            return FlowNode(id: NodeID.chooseFactor, name: "Verify it's you", description: "Choose how to confirm that it's you signing in to \(clientName).",
+            return FlowNode(id: FlowStep.chooseFactor.rawValue, name: "Verify it's you", description: "Choose how to confirm that it's you signing in to \(clientName).",
                             category: "mfa_required", fields: [choice], actions: [FlowAction(id: "submit", kind: .submit, label: "Continue")],
                             messages: messages)
-        case NodeID.totp:
-            return FlowNode(id: NodeID.totp, name: "Enter your verification code", description: "Enter the 6-digit code your authenticator app shows for \(server.serviceName).",
+        case FlowStep.totp:
+            return FlowNode(id: FlowStep.totp.rawValue, name: "Enter your verification code", description: "Enter the 6-digit code your authenticator app shows for \(server.serviceName).",
                             category: "mfa_challenge", fields: [Self.totpCodeField], actions: [verify] + another, messages: messages)
-        case NodeID.emailCode, NodeID.smsCode:
-            let place = state.sentTo ?? (state.nodeID == NodeID.emailCode ? "your email address" : "your phone")
-            return FlowNode(id: state.nodeID, name: "Enter the code we sent you", description: "We sent a code to \(place). Enter it to sign in to \(clientName).",
+        case FlowStep.emailCode, FlowStep.smsCode:
+            let place = state.sentTo ?? (state.step == FlowStep.emailCode ? "your email address" : "your phone")
+            return FlowNode(id: state.step.rawValue, name: "Enter the code we sent you", description: "We sent a code to \(place). Enter it to sign in to \(clientName).",
                             category: "mfa_challenge", fields: [codeField], actions: [verify, Self.resendAction] + another, messages: messages)
-        case NodeID.recoveryCode:
-            return FlowNode(id: NodeID.recoveryCode, name: "Enter a recovery code", description: "Each of the recovery codes you saved signs you in once.",
+        case FlowStep.recoveryCode:
+            return FlowNode(id: FlowStep.recoveryCode.rawValue, name: "Enter a recovery code", description: "Each of the recovery codes you saved signs you in once.",
                             category: "mfa_challenge", fields: [Self.recoveryCodeField], actions: [verify] + another, messages: messages)
-        case NodeID.enrollTOTP:
+        case FlowStep.enrollTOTP:
             let generator = pendingTOTP(state) ?? OneTimePassword(secret: [])
             let key = Base32.encode(generator.secret)
             let grouped = stride(from: 0, to: key.count, by: 4).map { String(key.dropFirst($0).prefix(4)) }.joined(separator: " ")
@@ -250,11 +250,11 @@ extension LoginFlow {
             let why = state.journey == .enrollment
                 ? "Add this account to your authenticator app, then enter the code it shows. It replaces any app you set up before."
                 : "\(clientName) asks for a code from an authenticator app at sign-in. Add this account to your app, then enter the code it shows."
-            return FlowNode(id: NodeID.enrollTOTP, name: "Set up two-step verification", description: why,
+            return FlowNode(id: FlowStep.enrollTOTP.rawValue, name: "Set up two-step verification", description: why,
                             category: "mfa_enrollment", fields: fields, actions: [verify], messages: messages)
-        case NodeID.recoveryCodes:
+        case FlowStep.recoveryCodes:
             let codes = state.pendingRecoveryCodes.flatMap { try? server.authenticators.box.open($0) }.map { String(decoding: $0, as: UTF8.self) } ?? ""
-            return FlowNode(id: NodeID.recoveryCodes, name: "Save your recovery codes",
+            return FlowNode(id: FlowStep.recoveryCodes.rawValue, name: "Save your recovery codes",
                             description: "If you lose your authenticator, each of these codes signs you in once. Keep them somewhere safe; they are shown only now.",
                             category: "mfa_enrollment", fields: [FlowField(key: "recovery_codes", kind: .label, label: codes, required: false)],
                             actions: [FlowAction(id: "submit", kind: .submit, label: "I have saved them")], messages: messages)

@@ -7,35 +7,11 @@ struct LoginFlow: Sendable {
     let server: IdentityServer
     /// Where the submission comes from: guesses are counted per client address too.
     var source = ClientAddress.unknown
-    /// The browser's device cookie, when it has one this server signed: its owner passes the account's password delays.
-    var device: DeviceCookie.Claim?
+    /// The browser's device cookie or the app's device tokens this server signed: their accounts' owners pass the
+    /// accounts' password and code delays.
+    var devices: [DeviceCookie.Claim] = []
     /// The submitting browser's or app's `User-Agent`, shown to whoever approves a QR sign-in it starts.
     var userAgent: String?
-
-    enum NodeID {
-        static let credentials = "login.credentials"
-        static let identify = "login.identify"
-        static let password = "login.password"
-        static let chooseFactor = "mfa.choose"
-        static let totp = "mfa.totp"
-        static let recoveryCode = "mfa.recovery_code"
-        static let enrollTOTP = "mfa.enroll.totp"
-        static let recoveryCodes = "mfa.enroll.recovery_codes"
-        static let emailCode = "mfa.email"
-        static let smsCode = "mfa.sms"
-        static let register = "register.profile"
-        static let verifyEmail = "register.verify_email"
-        static let verifyPhone = "register.verify_phone"
-        static let recoveryIdentify = "recovery.identify"
-        static let recoveryChoose = "recovery.choose"
-        static let resetCode = "recovery.code"
-        static let recoveryPassword = "recovery.password"
-        static let unlockCode = "unlock.code"
-        static let passwordWarning = "password.warning"
-        static let passwordExpired = "password.expired"
-        static let enrollChoose = "enroll.choose"
-        static let appLogin = "login.app"
-    }
 
     static let usernameField = FlowField(key: "username", kind: .text, label: "Username",
                                          validation: FieldValidation(maxLength: 256, message: "Enter your username."), autocomplete: "username")
@@ -49,19 +25,32 @@ struct LoginFlow: Sendable {
             throw OAuthError.invalidRequest("Registration is not enabled on this server.")
         }
         let first = switch kind {
-        case .login, .enrollment: server.configuration.loginSteps == .identifyFirst ? NodeID.identify : NodeID.credentials
-        case .registration: NodeID.register
-        case .recovery: NodeID.recoveryIdentify
+        case .login, .enrollment: server.configuration.loginSteps == .identifyFirst ? FlowStep.identify : FlowStep.credentials
+        case .registration: FlowStep.register
+        case .recovery: FlowStep.recoveryIdentify
         }
-        var state = FlowStore.LoginState(request: request, nodeID: first, username: request.loginHint, clientName: clientName)
+        var state = FlowStore.LoginState(request: request, step: first, username: request.loginHint, clientName: clientName)
         state.journey = kind == .login ? nil : kind
         let id = try await server.flows.create(state, owner: owner, lifetime: server.configuration.tokens.authorizationRequest)
         return (id, node(for: state))
     }
 
-    /// The node `state` is at, with `messages`.
+    /// The node `state` is at, with `messages`: one exhaustive switch, so a new step cannot be left without a node.
     func node(for state: FlowStore.LoginState, messages: [FlowMessage] = []) -> FlowNode {
-        if let node = secondFactorNode(for: state, messages: messages) ?? accountNode(for: state, messages: messages) { return node }
+        let family: FlowNode? = switch state.step {
+        case .credentials, .identify, .password: nil
+        case .chooseFactor, .totp, .recoveryCode, .enrollTOTP, .recoveryCodes, .emailCode, .smsCode: secondFactorNode(for: state, messages: messages)
+        case .register, .verifyEmail, .verifyPhone: registrationNode(for: state, messages: messages)
+        case .recoveryIdentify, .recoveryChoose, .resetCode, .unlockCode: recoveryNode(for: state, messages: messages)
+        case .recoveryPassword, .passwordWarning, .passwordExpired: passwordNode(for: state, messages: messages)
+        case .enrollChoose: enrollmentNode(for: state, messages: messages)
+        case .appLogin: appLoginNode(for: state, messages: messages)
+        }
+        return family ?? signInNode(for: state, messages: messages)
+    }
+
+    /// The sign-in node: username and password together, or one after the other.
+    private func signInNode(for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode {
         let clientName = state.clientName ?? state.request.clientID
         var usernameField = Self.usernameField
         usernameField.defaultValue = state.username
@@ -77,16 +66,16 @@ struct LoginFlow: Sendable {
             links.append(FlowAction(id: "register", kind: .link, label: "Create an account", flow: FlowKind.registration.rawValue))
         }
         let submit = { (label: String) in [FlowAction(id: "submit", kind: .submit, label: label)] + unlock + links }
-        switch state.nodeID {
-        case NodeID.identify:
-            return FlowNode(id: NodeID.identify, name: "Sign in", description: "Enter your username to continue to \(clientName).",
+        switch state.step {
+        case FlowStep.identify:
+            return FlowNode(id: FlowStep.identify.rawValue, name: "Sign in", description: "Enter your username to continue to \(clientName).",
                             category: "sign_in", fields: [usernameField], actions: submit("Next"), messages: messages)
-        case NodeID.password:
-            return FlowNode(id: NodeID.password, name: "Enter your password", description: "Signing in as \(state.username ?? "") to \(clientName).",
+        case FlowStep.password:
+            return FlowNode(id: FlowStep.password.rawValue, name: "Enter your password", description: "Signing in as \(state.username ?? "") to \(clientName).",
                             category: category, fields: [Self.passwordField], actions: submit("Sign in"), messages: messages)
         default:
             let purpose = state.journey == .enrollment ? "Sign in to change your two-step verification." : "Sign in to continue to \(clientName)."
-            return FlowNode(id: NodeID.credentials, name: "Sign in", description: purpose, category: category,
+            return FlowNode(id: FlowStep.credentials.rawValue, name: "Sign in", description: purpose, category: category,
                             fields: [usernameField, Self.passwordField], actions: submit("Sign in"), messages: messages)
         }
     }
@@ -110,6 +99,9 @@ struct LoginFlow: Sendable {
         case authenticated(User, FlowStore.LoginState)
         /// The flow expired, or another submission finished it first.
         case gone
+        /// Another submission of the same step moved the flow on first; this one changed nothing. Show the flow
+        /// where it is now.
+        case superseded
         /// The flow cannot go on (too many wrong codes) and has ended; the user starts again.
         case failed(String)
     }
@@ -123,27 +115,54 @@ struct LoginFlow: Sendable {
         let problems = action == current.primaryAction?.id ? current.problems(in: values) : []
         guard problems.isEmpty else {
             var retried = state
-            if [NodeID.identify, NodeID.credentials].contains(state.nodeID) { retried.username = values["username"]?.text }
+            if [FlowStep.identify, FlowStep.credentials].contains(state.step) { retried.username = values["username"]?.text }
             return .retry(node(for: retried, messages: problems), .invalidInput)
         }
-        if let outcome = try await advanceAccount(id, state: state, action: action, values: values) { return outcome }
-        if state.userID != nil { return try await advanceSecondFactor(id, state: state, action: action, values: values) }
+        do {
+            return try await dispatch(id, state: state, action: action, values: values)
+        } catch is FlowStore.Superseded {
+            return .superseded
+        }
+    }
+
+    /// Hands a submission to the handler of its step: one exhaustive switch, so a new step is a new case here.
+    private func dispatch(_ id: String, state: FlowStore.LoginState, action: String, values: [String: FieldValue]) async throws -> Outcome {
+        switch state.step {
+        case .credentials, .identify, .password:
+            return try await advanceSignIn(id, state: state, action: action, values: values)
+        case .chooseFactor, .totp, .recoveryCode, .enrollTOTP, .recoveryCodes, .emailCode, .smsCode:
+            return try await advanceSecondFactor(id, state: state, action: action, values: values)
+        case .register, .verifyEmail, .verifyPhone:
+            return try await advanceRegistration(id, state: state, action: action, values: values)
+        case .recoveryIdentify, .recoveryChoose, .resetCode, .unlockCode:
+            return try await advanceRecovery(id, state: state, action: action, values: values)
+        case .recoveryPassword, .passwordWarning, .passwordExpired:
+            return try await advancePassword(id, state: state, action: action, values: values)
+        case .enrollChoose:
+            return try await advanceEnrollment(id, state: state, values: values)
+        case .appLogin:
+            return try await advanceAppLogin(id, state: state, action: action)
+        }
+    }
+
+    /// A submission on the sign-in node: the password, or one of its links (recovery, registration, unlocking, the app).
+    private func advanceSignIn(_ id: String, state: FlowStore.LoginState, action: String, values: [String: FieldValue]) async throws -> Outcome {
         if let outcome = try await switchJourney(id, state: state, action: action) { return outcome }
-        if state.nodeID == NodeID.identify {
+        if state.step == FlowStep.identify {
             // Always go on to the password, whether the account exists or not: no enumeration.
             var next = state
-            next.nodeID = NodeID.password
+            next.step = FlowStep.password
             next.username = values["username"]?.text
             try await server.flows.update(id, to: next)
             return .next(node(for: next))
         }
         var attempt = state
-        if state.nodeID != NodeID.password { attempt.username = values["username"]?.text ?? "" }
+        if state.step != FlowStep.password { attempt.username = values["username"]?.text ?? "" }
         func again(_ text: String, _ problem: Problem, code: String) -> Outcome {
             .retry(node(for: attempt, messages: [FlowMessage(level: .error, text: text, code: code)]), problem)
         }
         switch try await server.authenticator.authenticate(username: attempt.username ?? "", password: values["password"]?.text ?? "",
-                                                         source: source, device: device) {
+                                                         source: source, devices: devices) {
         case .invalidCredentials: return again(LoginMessages.invalidCredentials, .invalidCredentials, code: "invalid_credentials")
         case .throttled:
             attempt.lockedOut = true
@@ -160,14 +179,14 @@ struct LoginFlow: Sendable {
     func complete(_ id: String, state: FlowStore.LoginState, user: User) async throws -> Outcome {
         if state.passwordSettled != true, let next = passwordStep(for: state, user: user) {
             var changed = state
-            changed.nodeID = next
+            changed.step = next
             try await server.flows.update(id, to: changed)
             return .next(node(for: changed))
         }
         if state.journey == .enrollment, state.enrollmentDone != true {
             return try await beginEnrollment(id, state: state, user: user)
         }
-        guard try await server.flows.finish(id) else { return .gone }
+        guard try await server.flows.finish(id, at: state.version) else { throw FlowStore.Superseded() }
         // A new account or a reset password also ends a lock-out from earlier failures.
         if state.journey != nil { try await server.authenticator.forgetFailures(of: user.username) }
         return .authenticated(user, state)
@@ -187,5 +206,6 @@ enum LoginMessages {
     static let tooManyCodes = "Too many wrong codes. Start signing in again."
     static let expiredCode = "The code has expired. Ask for a new one."
     static let expired = "This sign-in has expired or does not exist. Start again."
+    static let superseded = "This step was already answered, perhaps in another tab or by a second tap. Here is where the sign-in is now."
     static let hostedExpired = "This sign-in page has expired or was opened in another browser. Go back to the application and start again."
 }

@@ -42,7 +42,7 @@ enum FlowPage {
 
     /// The QR sign-in node follows its status live (``AppLoginStatusStream``); without JavaScript its button does the same.
     private static func liveStatus(for node: FlowNode, flowID: String) -> String {
-        guard node.id == LoginFlow.NodeID.appLogin else { return "" }
+        guard node.id == FlowStep.appLogin.rawValue else { return "" }
         // Flow ids are base64url, safe in a query as they are.
         let events = HTML.escape("/login/app-status?flow=\(flowID)")
         return #"<p class="hint" id="app-login-status" role="status" aria-live="polite" data-events="\#(events)"></p><script src="/assets/app-login.js" defer></script>"#

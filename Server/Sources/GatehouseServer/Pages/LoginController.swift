@@ -10,7 +10,7 @@ struct LoginController: Sendable {
 
     func addRoutes(to router: Router<some RequestContext>) {
         router.get("/login") { request, _ in try await show(request) }
-        router.post("/login") { request, context in try await submit(request, source: ClientAddress(of: context)) }
+        router.post("/login") { request, context in try await submit(request, source: server.clientAddress(of: request, context: context)) }
         router.get("/login/app-status") { request, _ in try await appLoginStatus(request) }
     }
 
@@ -51,7 +51,7 @@ struct LoginController: Sendable {
             return PageRenderer.error(title: "Sign-in expired", message: LoginMessages.hostedExpired, status: .forbidden)
         }
         let device = server.deviceCookies.verify(server.cookies.value(server.cookies.deviceName, in: request))
-        let flow = LoginFlow(server: server, source: source, device: device, userAgent: request.headers[.userAgent])
+        let flow = LoginFlow(server: server, source: source, devices: device.map { [$0] } ?? [], userAgent: request.headers[.userAgent])
         let node = flow.node(for: state)
         let action = form["action"] ?? node.actions.first { $0.kind == .submit }?.id ?? "submit"
         let outcome: LoginFlow.Outcome
@@ -61,8 +61,9 @@ struct LoginController: Sendable {
             return PageRenderer.error(title: "Invalid request", message: error.description)
         }
         switch outcome {
-        case .next:
-            // Post/redirect/get, so reloading the next page never resubmits this one.
+        case .next, .superseded:
+            // Post/redirect/get, so reloading the next page never resubmits this one; a submission another one beat
+            // shows the flow where that one left it.
             return Redirect.to("/login?flow=\(id)", afterPost: true)
         case .retry(let node, let problem):
             return FlowPage.render(node, flowID: id, csrfToken: binding, action: "/login", status: Self.status(for: problem))

@@ -35,7 +35,7 @@ public struct DatabaseCopier: Sendable {
                                                 ("scope", .text), ("auth_time", .integer), ("amr", .text), ("created_at", .integer),
                                                 ("expires_at", .integer), ("used_at", .integer), ("revoked_at", .integer)]),
         Table(name: "flows", columns: [("id_hash", .text), ("kind", .text), ("client_id", .text), ("state", .text), ("code_guesses", .integer), ("created_at", .integer),
-                                       ("expires_at", .integer), ("browser_binding_hash", .text)]),
+                                       ("expires_at", .integer), ("browser_binding_hash", .text), ("version", .integer)]),
         Table(name: "authenticators", columns: [("id", .text), ("user_id", .text), ("kind", .text), ("sealed_secret", .text),
                                                 ("parameters", .text), ("last_used_step", .integer), ("created_at", .integer)]),
         Table(name: "recovery_codes", columns: [("code_hash", .text), ("user_id", .text), ("created_at", .integer), ("used_at", .integer)]),

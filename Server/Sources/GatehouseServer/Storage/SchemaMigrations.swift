@@ -315,5 +315,9 @@ enum SchemaMigrations {
             "ALTER TABLE app_logins ADD COLUMN requester_address TEXT",
             "ALTER TABLE app_logins ADD COLUMN requester_agent TEXT",
         ]),
+        // Each write of a flow's state names the version it read, so of two submissions of one step only one lands.
+        Migration(version: 15, name: "flow versions", statements: [
+            "ALTER TABLE flows ADD COLUMN version INTEGER NOT NULL DEFAULT 0",
+        ]),
     ]
 }

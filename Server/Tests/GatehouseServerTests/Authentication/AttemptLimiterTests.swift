@@ -97,15 +97,15 @@ struct AttemptLimiterTests {
             let device = try #require(server.deviceCookies.verify(server.deviceCookies.issue(userID: user.id)))
             for _ in 0..<3 { _ = try await server.authenticator.authenticate(username: "yan", password: "wrong") }
             #expect(try await server.authenticator.authenticate(username: "yan", password: "a fine password") == .throttled)
-            #expect(try await server.authenticator.authenticate(username: "yan", password: "a fine password", device: device) == .authenticated(user))
+            #expect(try await server.authenticator.authenticate(username: "yan", password: "a fine password", devices: [device]) == .authenticated(user))
             // Another account's device cookie does not help, nor does a forged one.
             let other = try #require(server.deviceCookies.verify(server.deviceCookies.issue(userID: "someone-else")))
-            #expect(try await server.authenticator.authenticate(username: "yan", password: "a fine password", device: other) == .throttled)
+            #expect(try await server.authenticator.authenticate(username: "yan", password: "a fine password", devices: [other]) == .throttled)
             let token = server.deviceCookies.issue(userID: user.id)
             #expect(server.deviceCookies.verify(String(token.dropLast()) + (token.hasSuffix("A") ? "B" : "A")) == nil)
             // The device's own wrong passwords are counted against the device.
-            for _ in 0..<3 { _ = try await server.authenticator.authenticate(username: "yan", password: "wrong", device: device) }
-            #expect(try await server.authenticator.authenticate(username: "yan", password: "a fine password", device: device) == .throttled)
+            for _ in 0..<3 { _ = try await server.authenticator.authenticate(username: "yan", password: "wrong", devices: [device]) }
+            #expect(try await server.authenticator.authenticate(username: "yan", password: "a fine password", devices: [device]) == .throttled)
         }
     }
 }

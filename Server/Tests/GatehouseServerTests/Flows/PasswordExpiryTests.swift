@@ -10,17 +10,17 @@ struct PasswordExpiryTests {
             let user = try await server.users.create(username: "ines", email: "ines@example.com", name: nil, passwordHash: "unused")
             let flow = LoginFlow(server: server)
             let request = AuthorizationRequest(clientID: "app", redirectURI: "com.example.app:/cb", scopes: ["openid"], prompts: [])
-            let state = FlowStore.LoginState(request: request, nodeID: LoginFlow.NodeID.credentials)
-            func step() async throws -> String? {
+            let state = FlowStore.LoginState(request: request, step: .credentials)
+            func step() async throws -> FlowStep? {
                 flow.passwordStep(for: state, user: try #require(try await server.users.find(id: user.id)))
             }
             #expect(try await step() == nil)
             advance(23 * 86_400 - 1)
             #expect(try await step() == nil)
             advance(1)
-            #expect(try await step() == LoginFlow.NodeID.passwordWarning)
+            #expect(try await step() == FlowStep.passwordWarning)
             advance(7 * 86_400)
-            #expect(try await step() == LoginFlow.NodeID.passwordExpired)
+            #expect(try await step() == FlowStep.passwordExpired)
             try await server.users.changePassword(userID: user.id, to: "new")
             #expect(try await step() == nil, "a new password starts a new age")
         }

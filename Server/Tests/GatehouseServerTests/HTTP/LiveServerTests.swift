@@ -86,6 +86,7 @@ struct LiveServerTests {
             let application = Application(router: GatehouseApplication.makeRouter(server: server))
             try await application.test(.live) { client in
                 let authorize = "/authorize?response_type=code&client_id=xss&redirect_uri=https%3A%2F%2Fa.example%2Fcb&scope=openid"
+                    + "&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256"
                 let location = try await client.execute(uri: authorize, method: .get) { response in
                     #expect(response.status == .found)
                     return try #require(response.headers[.location])

@@ -106,4 +106,51 @@ struct SDKLiveFlowTests {
             await #expect(throws: GatehouseError.signedOut) { try await restored.accessToken() }
         }
     }
+
+    @Test("an app that signed in to the account before keeps its device token after signing out and passes the name's block with it")
+    func deviceTokenPassesTheNamesBlock() async throws {
+        try await TestServer.withLiveServer(configure: { $0.throttling.maxFailures = 3 }) { server, issuer in
+            let storage = MemoryTokenStorage()
+            let app = try await Self.prepare(server, issuer: issuer, storage: storage)
+            let user = try await app.login(username: "sam", password: Self.password)
+            try await user.logout()
+            // Kept beside the tokens, under the storage account the SDK documents for them.
+            let account = "\(issuer.absoluteString)#app#device-tokens"
+            let kept = try JSONDecoder().decode([String].self, from: Data(try #require(try await storage.read(account: account))))
+            let sam = try #require(try await server.users.find(username: "sam"))
+            #expect(kept.count == 1 && server.deviceCookies.verify(kept[0])?.userID == sam.id)
+
+            // Someone else blocks the name with wrong passwords: an app that never signed in is refused the right one…
+            for _ in 0..<3 { _ = try await server.authenticator.authenticate(username: "sam", password: "wrong") }
+            let stranger = GatehouseClient(configuration: GatehouseConfiguration(issuer: issuer, clientID: "app", redirectURI: "com.example.app:/cb",
+                                                                                 tokenStorage: MemoryTokenStorage()))
+            await #expect(throws: GatehouseError.throttled) { try await stranger.login(username: "sam", password: Self.password) }
+            // …while this app, which presents its token, signs in; the server had no reason to hand it another.
+            let again = try await app.login(username: "sam", password: Self.password)
+            #expect(await again.claims?.preferredUsername == "sam")
+            let after = try JSONDecoder().decode([String].self, from: Data(try #require(try await storage.read(account: account))))
+            #expect(after == kept)
+        }
+    }
+
+    @Test("a node submitted twice at once continues once; the other answer is a typed error whose retry is where the flow is now")
+    func doubleTap() async throws {
+        try await TestServer.withLiveServer(configure: { $0.signOn = SignOnPolicy(secondFactor: .required) }) { server, issuer in
+            let client = try await Self.prepare(server, issuer: issuer)
+            guard case .continue(var step) = await client.start() else { Issue.record("expected a node"); return }
+            step["username"] = "sam"
+            step["password"] = Self.password
+            async let first = step.next()
+            async let second = step.next()
+            let answers = await [first, second]
+            let continued = answers.compactMap { node -> ContinueNode? in if case .continue(let next) = node { next } else { nil } }
+            let errors = answers.compactMap { node -> ErrorNode? in if case .error(let error) = node { error } else { nil } }
+            #expect(continued.count == 1 && errors.count == 1)
+            #expect(continued.first?.id == "mfa.enroll.totp" && errors.first?.retry.id == "mfa.enroll.totp")
+            // Read before the winner wrote: already answered; read after it: the enrollment node wants its code.
+            if case .alreadyAnswered = errors.first?.error {} else if case .invalidInput = errors.first?.error {} else {
+                Issue.record("unexpected error \(String(describing: errors.first?.error))")
+            }
+        }
+    }
 }

@@ -149,6 +149,9 @@ struct FlowTests {
         await provider.setFailNetwork(true)
         guard case .failure(let offline) = await Self.client(provider).start() else { Issue.record("expected a failure node"); return }
         #expect(offline.cause == .network("connection refused"))
+        // The error underneath is kept for logs and retry decisions.
+        guard case .network(let cause) = offline.cause else { Issue.record("expected a network error"); return }
+        #expect((cause.underlyingError as? URLError)?.code == .cannotConnectToHost)
         #expect(offline.cause.description.contains("could not be reached"))
 
         let otp = MockProvider(firstNode: Self.everyKind)

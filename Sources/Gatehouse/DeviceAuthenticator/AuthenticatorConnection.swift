@@ -40,7 +40,7 @@ struct AuthenticatorConnection: Sendable {
         do {
             answer = try await transport.send(request)
         } catch {
-            throw .network(ProviderRequest.reason(error))
+            throw .network(ProviderRequest.cause(of: error))
         }
         let (data, response) = answer
         guard !(200..<300).contains(response.statusCode) else { return answer }

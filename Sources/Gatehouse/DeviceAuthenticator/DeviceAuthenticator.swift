@@ -173,7 +173,7 @@ public actor DeviceAuthenticator {
             decoder.dateDecodingStrategy = .iso8601
             return try decoder.decode([DeviceIdentityRecord].self, from: Data(bytes))
         } catch {
-            throw .storage(String(describing: error))
+            throw .storage(ErrorCause(error))
         }
     }
 
@@ -184,7 +184,7 @@ public actor DeviceAuthenticator {
             encoder.outputFormatting = [.sortedKeys]
             try await storage.write(Array(try encoder.encode(records)), account: Self.storageAccount)
         } catch {
-            throw .storage(String(describing: error))
+            throw .storage(ErrorCause(error))
         }
     }
 }

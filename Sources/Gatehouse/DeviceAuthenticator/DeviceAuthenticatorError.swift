@@ -33,11 +33,11 @@ public enum DeviceAuthenticatorError: Error, Equatable, Sendable, CustomStringCo
     /// The server's evaluation did not prove it used this identity's key: a wrong or impersonated server.
     case invalidEvaluation
     /// The service could not be reached.
-    case network(String)
+    case network(ErrorCause)
     /// The service answered with an error this SDK has no case for.
     case service(status: Int, error: String, description: String?)
     /// The identities could not be read from or written to the device's storage.
-    case storage(String)
+    case storage(ErrorCause)
 
     public var description: String {
         switch self {

@@ -21,7 +21,7 @@ public enum GatehouseError: Error, Equatable, Sendable, CustomStringConvertible 
     /// The flow asks for a step this helper cannot answer (node id); drive it with ``ContinueNode`` instead.
     case unsupportedStep(String)
     /// The provider could not be reached: no connection, a wrong URL, or a timeout.
-    case network(String)
+    case network(ErrorCause)
     /// The provider answered with an OAuth error.
     case provider(status: Int, error: String, description: String?)
     /// The provider answered something the SDK cannot read.
@@ -31,7 +31,7 @@ public enum GatehouseError: Error, Equatable, Sendable, CustomStringConvertible 
     /// The ID token failed validation; the sign-in was refused to protect the user.
     case invalidIDToken(IDTokenValidationError)
     /// Reading or writing the token storage failed.
-    case storage(String)
+    case storage(ErrorCause)
 
     /// Whether the user has to sign in (again) before the app can go on.
     public var requiresSignIn: Bool {

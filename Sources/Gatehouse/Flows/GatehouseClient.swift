@@ -28,14 +28,14 @@ public final class GatehouseClient: Sendable {
         } catch let error as DiscoveryError {
             throw .discovery(error)
         } catch {
-            throw .network(ProviderRequest.reason(error))
+            throw .network(ProviderRequest.cause(of: error))
         }
         await metadataCache.store(metadata)
         return metadata
     }
 
     /// The user signed in on an earlier launch (from the token storage), or `nil`.
-    public func currentUser() async throws -> UserSession? {
+    public func currentUser() async throws(GatehouseError) -> UserSession? {
         try await UserSession.restore(configuration: configuration, metadata: try await metadata())
     }
 

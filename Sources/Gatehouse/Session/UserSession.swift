@@ -12,7 +12,7 @@ public actor UserSession {
     private let client: TokenClient
     private let validator: IDTokenValidator
     private var tokens: TokenSet?
-    private var refreshing: Task<TokenSet, any Error>?
+    private var refreshing: Task<Result<TokenSet, GatehouseError>, Never>?
     private var cachedUserInfo: UserInfo?
 
     init(configuration: GatehouseConfiguration, metadata: OpenIDProviderMetadata, tokens: TokenSet, claims: IDTokenClaims?) throws(GatehouseError) {
@@ -24,7 +24,7 @@ public actor UserSession {
     }
 
     /// Starts a session from freshly issued (and already validated) tokens and stores them.
-    public static func start(with tokens: TokenSet, configuration: GatehouseConfiguration, metadata: OpenIDProviderMetadata) async throws -> UserSession {
+    public static func start(with tokens: TokenSet, configuration: GatehouseConfiguration, metadata: OpenIDProviderMetadata) async throws(GatehouseError) -> UserSession {
         try await start(with: tokens, claims: nil, configuration: configuration, metadata: metadata)
     }
 
@@ -37,14 +37,14 @@ public actor UserSession {
     }
 
     /// The user signed in on an earlier launch, or `nil` when there is none (or it was stored by a newer SDK).
-    public static func restore(configuration: GatehouseConfiguration, metadata: OpenIDProviderMetadata) async throws -> UserSession? {
-        let bytes: [UInt8]?
+    public static func restore(configuration: GatehouseConfiguration, metadata: OpenIDProviderMetadata) async throws(GatehouseError) -> UserSession? {
+        let tokens: TokenSet?
         do {
-            bytes = try await configuration.tokenStorage.read(account: configuration.storageAccount)
+            tokens = try await configuration.tokenStorage.read(account: configuration.storageAccount).flatMap { try StoredTokenFormat.decode(Data($0)) }
         } catch {
-            throw GatehouseError.storage("\(error)")
+            throw .storage(ErrorCause(error))
         }
-        guard let bytes, let tokens = try StoredTokenFormat.decode(Data(bytes)) else { return nil }
+        guard let tokens else { return nil }
         return try UserSession(configuration: configuration, metadata: metadata, tokens: tokens, claims: nil)
     }
 
@@ -55,8 +55,8 @@ public actor UserSession {
     public var isSignedOut: Bool { tokens == nil }
 
     /// A valid access token, refreshed first when it expires within ``GatehouseConfiguration/refreshMargin``.
-    public func accessToken() async throws -> String {
-        guard let tokens else { throw GatehouseError.signedOut }
+    public func accessToken() async throws(GatehouseError) -> String {
+        guard let tokens else { throw .signedOut }
         if tokens.expires(within: configuration.refreshMargin) {
             return try await refresh().accessToken
         }
@@ -65,30 +65,32 @@ public actor UserSession {
 
     /// Refreshes the tokens now; callers arriving while a refresh runs wait for that one.
     @discardableResult
-    public func refresh() async throws -> TokenSet {
-        if let refreshing { return try await refreshing.value }
-        let task = Task { try await self.performRefresh() }
+    public func refresh() async throws(GatehouseError) -> TokenSet {
+        if let refreshing { return try await refreshing.value.get() }
+        let task = Task { () async -> Result<TokenSet, GatehouseError> in
+            do throws(GatehouseError) { return .success(try await self.performRefresh()) } catch { return .failure(error) }
+        }
         refreshing = task
         defer { refreshing = nil }
-        return try await task.value
+        return try await task.value.get()
     }
 
     /// The user's claims from the userinfo endpoint; cached after the first call unless `cache` is false.
-    public func userinfo(cache: Bool = true) async throws -> UserInfo {
+    public func userinfo(cache: Bool = true) async throws(GatehouseError) -> UserInfo {
         if cache, let cachedUserInfo { return cachedUserInfo }
         do {
             let info = try await client.userinfo(accessToken: try await accessToken())
             cachedUserInfo = info
             return info
-        } catch GatehouseError.signedOut {
+        } catch .signedOut {
             try await forget()
-            throw GatehouseError.signedOut
+            throw .signedOut
         }
     }
 
     /// Revokes the session's tokens at the provider (the refresh token takes its access tokens with it)
     /// and forgets them here.
-    public func revoke() async throws {
+    public func revoke() async throws(GatehouseError) {
         guard let tokens else { return }
         if let refreshToken = tokens.refreshToken {
             try await client.revoke(refreshToken, hint: "refresh_token")
@@ -102,14 +104,14 @@ public actor UserSession {
     ///
     /// The tokens are removed even when the provider cannot be reached (the error is still thrown, so
     /// the app can tell the user); a revoked or expired session counts as signed out.
-    public func logout() async throws {
+    public func logout() async throws(GatehouseError) {
         guard let tokens else { return }
-        var failure: (any Error)?
+        var failure: GatehouseError?
         for (token, hint) in [(tokens.refreshToken, "refresh_token"), (tokens.accessToken, "access_token")] {
             guard let token else { continue }
             do {
                 try await client.revoke(token, hint: hint)
-            } catch GatehouseError.signedOut {
+            } catch .signedOut {
                 continue
             } catch {
                 failure = failure ?? error
@@ -120,8 +122,8 @@ public actor UserSession {
         if let failure { throw failure }
     }
 
-    private func performRefresh() async throws -> TokenSet {
-        guard let current = tokens, let refreshToken = current.refreshToken else { throw GatehouseError.signedOut }
+    private func performRefresh() async throws(GatehouseError) -> TokenSet {
+        guard let current = tokens, let refreshToken = current.refreshToken else { throw .signedOut }
         let response: TokenResponse
         do {
             response = try await client.refresh(refreshToken)
@@ -142,17 +144,17 @@ public actor UserSession {
         do {
             try await configuration.tokenStorage.write(Array(try StoredTokenFormat.encode(tokens)), account: configuration.storageAccount)
         } catch {
-            throw .storage("\(error)")
+            throw .storage(ErrorCause(error))
         }
     }
 
-    private func forget() async throws {
+    private func forget() async throws(GatehouseError) {
         tokens = nil
         cachedUserInfo = nil
         do {
             try await configuration.tokenStorage.remove(account: configuration.storageAccount)
         } catch {
-            throw GatehouseError.storage("\(error)")
+            throw .storage(ErrorCause(error))
         }
     }
 }

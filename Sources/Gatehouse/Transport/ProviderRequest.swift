@@ -24,7 +24,7 @@ struct ProviderRequest: Sendable {
             throw error
         } catch {
             configuration.logger.debug("Request to the provider failed", metadata: ["url": "\(request.url?.absoluteString ?? "")", "error": "\(error)"])
-            throw .network(Self.reason(error))
+            throw .network(Self.cause(of: error))
         }
     }
 
@@ -42,7 +42,11 @@ struct ProviderRequest: Sendable {
     }
 
     /// A short, secret-free reason for a transport error.
-    static func reason(_ error: any Error) -> String {
+    static func cause(of error: any Error) -> ErrorCause {
+        ErrorCause(summary(of: error), underlyingError: error)
+    }
+
+    private static func summary(of error: any Error) -> String {
         if let error = error as? URLError {
             switch error.code {
             case .cannotConnectToHost: return "connection refused"

@@ -50,11 +50,12 @@ public struct AttemptLimit: Sendable, Codable, Equatable {
                                 maxCooldown: maxCooldown ?? max(defaults.maxCooldown, cooldown))
         }
 
-        enum CodingKeys: String, CodingKey {
-            case maxFailures = "max_failures"
-            case window
-            case cooldown
-            case maxCooldown = "max_cooldown"
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.section(AttemptLimit.CodingKeys.self)
+            maxFailures = try container.decodeIfPresent(Int.self, forKey: .maxFailures)
+            window = try container.decodeIfPresent(Int64.self, forKey: .window)
+            cooldown = try container.decodeIfPresent(Int64.self, forKey: .cooldown)
+            maxCooldown = try container.decodeIfPresent(Int64.self, forKey: .maxCooldown)
         }
     }
 
@@ -65,7 +66,7 @@ public struct AttemptLimit: Sendable, Codable, Equatable {
         guard maxCooldown >= cooldown else { throw ConfigurationError("\(name).max_cooldown must be at least its cooldown.") }
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case maxFailures = "max_failures"
         case window
         case cooldown

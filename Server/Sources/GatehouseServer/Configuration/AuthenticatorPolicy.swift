@@ -36,7 +36,7 @@ public struct AuthenticatorPolicy: Sendable, Codable, Equatable {
 
     /// Keys left out of the configuration file keep their defaults.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let container = try decoder.section(CodingKeys.self)
         let defaults = AuthenticatorPolicy()
         serviceName = try container.decodeIfPresent(String.self, forKey: .serviceName)
         logoURL = try container.decodeIfPresent(String.self, forKey: .logoURL)
@@ -67,7 +67,7 @@ public struct AuthenticatorPolicy: Sendable, Codable, Equatable {
         }
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case verification
         case serviceName = "service_name"
         case logoURL = "logo_uri"

@@ -19,7 +19,7 @@ public struct ConnectionPolicy: Sendable, Codable, Equatable {
 
     /// Keys left out of the configuration file keep their defaults.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let container = try decoder.section(CodingKeys.self)
         let defaults = ConnectionPolicy()
         maxConnections = try container.decodeIfPresent(Int.self, forKey: .maxConnections)
         headerTimeout = try container.decodeIfPresent(Int64.self, forKey: .headerTimeout) ?? defaults.headerTimeout
@@ -51,7 +51,7 @@ public struct ConnectionPolicy: Sendable, Codable, Equatable {
         return maxConnections
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case maxConnections = "max_connections"
         case headerTimeout = "header_timeout"
         case bodyTimeout = "body_timeout"

@@ -33,7 +33,7 @@ public struct CourierConfiguration: Sendable, Codable, Equatable {
 
     /// Keys left out of the configuration file keep their defaults.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let container = try decoder.section(CodingKeys.self)
         let defaults = CourierConfiguration()
         sender = try container.decodeIfPresent(String.self, forKey: .sender) ?? defaults.sender
         email = try container.decodeIfPresent(DeliverySettings.self, forKey: .email) ?? defaults.email
@@ -74,7 +74,7 @@ public struct CourierConfiguration: Sendable, Codable, Equatable {
         if sms.delivery == .smtp { throw ConfigurationError("courier.sms cannot be delivered by SMTP; use webhook (an SMS gateway) or outbox.") }
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case sender, email, sms
         case maxAttempts = "max_attempts"
         case retryDelay = "retry_delay"
@@ -103,6 +103,17 @@ public struct DeliverySettings: Sendable, Codable, Equatable {
         self.delivery = delivery
         self.smtp = smtp
         self.webhook = webhook
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.section(CodingKeys.self)
+        delivery = try container.decode(Kind.self, forKey: .delivery)
+        smtp = try container.decodeIfPresent(SMTPSettings.self, forKey: .smtp)
+        webhook = try container.decodeIfPresent(WebhookSettings.self, forKey: .webhook)
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case delivery, smtp, webhook
     }
 
     func validate(_ name: String) throws {
@@ -152,7 +163,7 @@ public struct SMTPSettings: Sendable, Codable, Equatable {
     }
 
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let container = try decoder.section(CodingKeys.self)
         let security = try container.decodeIfPresent(Security.self, forKey: .security) ?? .starttls
         self.init(host: try container.decode(String.self, forKey: .host),
                   port: try container.decodeIfPresent(Int.self, forKey: .port) ?? (security == .tls ? 465 : 587),
@@ -175,7 +186,7 @@ public struct SMTPSettings: Sendable, Codable, Equatable {
         }
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case host, port, security, username, password, timeout
         case trustedCertificates = "trusted_certificates"
     }
@@ -197,7 +208,7 @@ public struct WebhookSettings: Sendable, Codable, Equatable {
     }
 
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let container = try decoder.section(CodingKeys.self)
         self.init(url: try container.decode(String.self, forKey: .url),
                   authorization: try container.decodeIfPresent(String.self, forKey: .authorization),
                   timeout: try container.decodeIfPresent(Int64.self, forKey: .timeout) ?? 10)
@@ -211,5 +222,9 @@ public struct WebhookSettings: Sendable, Codable, Equatable {
             throw ConfigurationError("\(name).url must use https (plain http only on loopback).")
         }
         guard (1...300).contains(timeout) else { throw ConfigurationError("\(name).timeout must be between 1 and 300 seconds.") }
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case url, authorization, timeout
     }
 }

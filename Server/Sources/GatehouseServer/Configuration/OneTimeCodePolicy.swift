@@ -14,7 +14,7 @@ public struct OneTimeCodePolicy: Sendable, Codable, Equatable {
 
     /// Keys left out of the configuration file keep their defaults.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let container = try decoder.section(CodingKeys.self)
         let defaults = OneTimeCodePolicy()
         digits = try container.decodeIfPresent(Int.self, forKey: .digits) ?? defaults.digits
         lifetime = try container.decodeIfPresent(Int64.self, forKey: .lifetime) ?? defaults.lifetime
@@ -29,7 +29,7 @@ public struct OneTimeCodePolicy: Sendable, Codable, Equatable {
         guard (0...3600).contains(resendDelay) else { throw ConfigurationError("one_time_codes.resend_delay must be between 0 and 3600 seconds.") }
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case digits, lifetime
         case maxAttempts = "max_attempts"
         case resendDelay = "resend_delay"

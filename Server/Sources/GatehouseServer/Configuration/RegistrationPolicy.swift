@@ -16,14 +16,14 @@ public struct RegistrationPolicy: Sendable, Codable, Equatable {
 
     /// Keys left out of the configuration file keep their defaults.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let container = try decoder.section(CodingKeys.self)
         let defaults = RegistrationPolicy()
         enabled = try container.decodeIfPresent(Bool.self, forKey: .enabled) ?? defaults.enabled
         verifyEmail = try container.decodeIfPresent(Bool.self, forKey: .verifyEmail) ?? defaults.verifyEmail
         collectPhone = try container.decodeIfPresent(Bool.self, forKey: .collectPhone) ?? defaults.collectPhone
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case enabled
         case verifyEmail = "verify_email"
         case collectPhone = "collect_phone"

@@ -145,7 +145,7 @@ public struct TokenLifetimes: Sendable, Codable, Equatable {
 
     /// Keys left out of the configuration file keep their defaults.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let container = try decoder.section(CodingKeys.self)
         let defaults = TokenLifetimes()
         authorizationCode = try container.decodeIfPresent(Int64.self, forKey: .authorizationCode) ?? defaults.authorizationCode
         accessToken = try container.decodeIfPresent(Int64.self, forKey: .accessToken) ?? defaults.accessToken
@@ -172,7 +172,7 @@ public struct TokenLifetimes: Sendable, Codable, Equatable {
         }
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case authorizationCode = "authorization_code"
         case accessToken = "access_token"
         case idToken = "id_token"

@@ -26,7 +26,7 @@ public struct SignOnPolicy: Sendable, Codable, Equatable {
 
     /// Keys left out of the configuration file keep their defaults.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let container = try decoder.section(CodingKeys.self)
         let defaults = SignOnPolicy()
         secondFactor = try container.decodeIfPresent(SecondFactorRule.self, forKey: .secondFactor) ?? defaults.secondFactor
         factors = try container.decodeIfPresent([SecondFactor].self, forKey: .factors) ?? defaults.factors
@@ -41,7 +41,7 @@ public struct SignOnPolicy: Sendable, Codable, Equatable {
         guard (1...20).contains(maxCodeAttempts) else { throw ConfigurationError("\(name).max_code_attempts must be between 1 and 20.") }
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case factors
         case secondFactor = "second_factor"
         case maxCodeAttempts = "max_code_attempts"

@@ -53,7 +53,7 @@ public struct TrustedProxies: Sendable, Codable, Equatable {
     }
 
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let container = try decoder.section(CodingKeys.self)
         let texts = try container.decodeIfPresent([String].self, forKey: .addresses) ?? []
         addresses = try texts.map { text in
             guard let network = IPNetwork(text) else {
@@ -71,7 +71,7 @@ public struct TrustedProxies: Sendable, Codable, Equatable {
         try container.encode(header, forKey: .header)
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case addresses, header
     }
 }

@@ -25,7 +25,13 @@ public struct PasswordHashingParameters: Sendable, Equatable, Codable {
         }
     }
 
-    enum CodingKeys: String, CodingKey {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.section(CodingKeys.self)
+        self.init(logN: try container.decode(Int.self, forKey: .logN), blockSize: try container.decode(Int.self, forKey: .blockSize),
+                  parallelism: try container.decode(Int.self, forKey: .parallelism))
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case logN = "log_n"
         case blockSize = "block_size"
         case parallelism

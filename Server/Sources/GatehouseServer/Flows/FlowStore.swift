@@ -181,3 +181,13 @@ struct FlowStore: Sendable {
         }
     }
 }
+
+extension FlowStore.LoginState {
+    /// The same flow back at the sign-in node with everything else forgotten (a journey cancelled, an account
+    /// unlocked), still at the version it was read at so that writing it is checked like any other submission.
+    func backToSignIn(username: String?) -> Self {
+        var fresh = Self(request: request, step: .credentials, username: username, clientName: clientName)
+        fresh.version = version
+        return fresh
+    }
+}

@@ -50,7 +50,7 @@ extension LoginFlow {
         let code = values["code"]?.text ?? ""
         switch (state.step, action) {
         case (_, "cancel"):
-            next = FlowStore.LoginState(request: state.request, step: FlowStep.credentials, username: state.username, clientName: state.clientName)
+            next = state.backToSignIn(username: state.username)
         case (FlowStep.recoveryIdentify, _):
             let identifier = values["username"]?.text.trimmingCharacters(in: .whitespaces) ?? ""
             let user = try await server.users.find(usernameOrEmail: identifier)
@@ -101,7 +101,7 @@ extension LoginFlow {
                 guard let user = candidate else { return .gone }
                 try await server.authenticator.forgetFailures(of: user.username)
                 server.logger.info("Account unlocked by email code", metadata: ["user": "\(user.id)"])
-                next = FlowStore.LoginState(request: state.request, step: FlowStep.credentials, username: user.username, clientName: state.clientName)
+                next = state.backToSignIn(username: user.username)
                 try await server.flows.update(id, to: next)
                 return .next(node(for: next, messages: [FlowMessage(level: .info, text: "Your account is unlocked. Sign in.", code: "unlocked")]))
             }

@@ -67,7 +67,7 @@ extension LoginFlow {
         var next = state
         switch (state.step, action) {
         case (_, "cancel"):
-            next = FlowStore.LoginState(request: state.request, step: FlowStep.credentials, username: nil, clientName: state.clientName)
+            next = state.backToSignIn(username: nil)
         case (FlowStep.register, _):
             return try await register(id, state: state, values: values)
         case (FlowStep.verifyEmail, "resend"):

@@ -18,7 +18,7 @@ public struct PasswordPolicy: Sendable, Codable, Equatable {
 
     /// Keys left out of the configuration file keep their defaults.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let container = try decoder.section(CodingKeys.self)
         let defaults = PasswordPolicy()
         minLength = try container.decodeIfPresent(Int.self, forKey: .minLength) ?? defaults.minLength
         maxLength = try container.decodeIfPresent(Int.self, forKey: .maxLength) ?? defaults.maxLength
@@ -62,7 +62,7 @@ public struct PasswordPolicy: Sendable, Codable, Equatable {
     /// Seconds a password lives, when it expires at all.
     var maxAge: Int64? { maxAgeDays.map { Int64($0) * 86_400 } }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case minLength = "min_length"
         case maxLength = "max_length"
         case rejectCommon = "reject_common"

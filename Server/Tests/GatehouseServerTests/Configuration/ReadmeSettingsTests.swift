@@ -1,0 +1,68 @@
+import Foundation
+@testable import GatehouseServer
+import Testing
+
+/// The README is where operators look settings up: every key the configuration file takes is written there, and
+/// every key the settings table names is one the server knows.
+@Suite("Settings documented in the README")
+struct ReadmeSettingsTests {
+    static func keys<Keys: CodingKey & CaseIterable>(_ type: Keys.Type) -> [String] { Keys.allCases.map(\.stringValue) }
+
+    /// Every key of the configuration file, as `section.key` paths (top-level keys alone).
+    static var allPaths: [String] {
+        let delivery = keys(DeliverySettings.CodingKeys.self) + keys(SMTPSettings.CodingKeys.self).map { "smtp.\($0)" }
+            + keys(WebhookSettings.CodingKeys.self).map { "webhook.\($0)" }
+        let sections: [String: [String]] = [
+            "password_hashing": keys(PasswordHashingParameters.CodingKeys.self),
+            "token_lifetimes": keys(TokenLifetimes.CodingKeys.self),
+            "login_throttling": keys(AttemptLimit.CodingKeys.self),
+            "code_guesses": keys(AttemptLimit.CodingKeys.self),
+            "source_throttling": keys(AttemptLimit.CodingKeys.self),
+            "password_policy": keys(PasswordPolicy.CodingKeys.self),
+            "sign_on": keys(SignOnPolicy.CodingKeys.self),
+            "client_sign_on": [],
+            "registration": keys(RegistrationPolicy.CodingKeys.self),
+            "one_time_codes": keys(OneTimeCodePolicy.CodingKeys.self),
+            "courier": keys(CourierConfiguration.CodingKeys.self).filter { !["email", "sms"].contains($0) }
+                + ["email", "sms"].flatMap { channel in delivery.map { "\(channel).\($0)" } },
+            "authenticator": keys(AuthenticatorPolicy.CodingKeys.self),
+            "connections": keys(ConnectionPolicy.CodingKeys.self),
+            "trusted_proxies": keys(TrustedProxies.CodingKeys.self),
+        ]
+        return keys(ConfigurationFile.CodingKeys.self).flatMap { top in [top] + (sections[top] ?? []).map { "\(top).\($0)" } }
+    }
+
+    static func readme() throws -> String {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../../README.md").standardized
+        return try String(contentsOf: url, encoding: .utf8)
+    }
+
+    /// The spans in backticks of `text`.
+    static func codeSpans(_ text: String) -> Set<String> {
+        Set(text.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) })
+    }
+
+    @Test("every key of the configuration file is written in the README, by its path or under its section")
+    func everyKeyDocumented() throws {
+        let spans = Self.codeSpans(try Self.readme())
+        // `a.b.c` is documented as written, or by its last part (`c`) in the text or an example about its section.
+        let missing = Self.allPaths.filter { path in
+            let leaf = String(path.split(separator: ".").last!)
+            return !spans.contains(path) && !spans.contains(leaf) && !spans.contains { $0.contains("\"\(leaf)\":") }
+        }
+        #expect(missing.isEmpty, "not in the README: \(missing.joined(separator: ", "))")
+    }
+
+    @Test("every key the settings table names is one the server reads")
+    func tableKeysKnown() throws {
+        let rows = try Self.readme().split(separator: "\n").filter { $0.hasPrefix("| `--") || $0.hasPrefix("| — |") }
+        #expect(rows.count >= 8)
+        let known = Set(Self.allPaths)
+        for row in rows {
+            let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            for key in Self.codeSpans(cells[2]) {
+                #expect(known.contains(key), "the settings table names \(key), which the configuration file does not take")
+            }
+        }
+    }
+}

@@ -26,17 +26,21 @@ public enum GatehouseApplication {
             }
         }
         HealthController(server: server).addRoutes(to: router)
-        DiscoveryController(server: server).addRoutes(to: router)
+        // Pages a browser sees answer their own errors as pages.
         AuthorizationController(server: server).addRoutes(to: router)
         LoginController(server: server).addRoutes(to: router)
-        TokenController(server: server).addRoutes(to: router)
-        UserinfoController(server: server).addRoutes(to: router)
-        RevocationController(server: server).addRoutes(to: router)
-        IntrospectionController(server: server).addRoutes(to: router)
         EndSessionController(server: server).addRoutes(to: router)
-        FlowController(server: server).addRoutes(to: router)
-        AuthenticatorController(server: server).addRoutes(to: router)
-        FlowAPIDocument.addRoutes(to: router, issuer: server.issuer)
+        DeviceConfirmationPage(server: server).addRoutes(to: router)
+        // The JSON API: every failure is an RFC 6749 error, rendered in one place.
+        let api = router.group().add(middleware: OAuthErrorMiddleware(logger: server.logger))
+        DiscoveryController(server: server).addRoutes(to: api)
+        TokenController(server: server).addRoutes(to: api)
+        UserinfoController(server: server).addRoutes(to: api)
+        RevocationController(server: server).addRoutes(to: api)
+        IntrospectionController(server: server).addRoutes(to: api)
+        FlowController(server: server).addRoutes(to: api)
+        AuthenticatorController(server: server).addRoutes(to: api)
+        FlowAPIDocument.addRoutes(to: api, issuer: server.issuer)
         demo?.addRoutes(to: router)
         return router
     }

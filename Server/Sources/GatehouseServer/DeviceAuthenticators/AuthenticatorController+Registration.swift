@@ -37,9 +37,9 @@ extension AuthenticatorController {
     private func sendVerification(identityID: String, email: String, exists: Bool, resend: Bool) async throws {
         switch try await server.oneTimeCodes.issue(flowID: identityID, purpose: .verifyDevice, channel: .email, resend: resend) {
         case .wait(let seconds):
-            throw OAuthError("resend_too_soon", "A code was sent a moment ago. You can ask for another in \(seconds) seconds.", status: .tooManyRequests)
+            throw OAuthError(.resendTooSoon, "A code was sent a moment ago. You can ask for another in \(seconds) seconds.")
         case .exhausted:
-            throw OAuthError("registration_expired", "Too many wrong codes; start the registration again.", status: .gone)
+            throw OAuthError(.registrationExpired, "Too many wrong codes; start the registration again.")
         case .code(let code):
             guard exists else { return }
             let lifetime = server.configuration.oneTimeCodes.lifetime
@@ -60,8 +60,7 @@ extension AuthenticatorController {
         switch try await server.guesses.admit([server.guesses.counter("device_registration", subject: "email:" + email, limit: limit)]) {
         case .blocked(let until, _):
             let minutes = server.guesses.minutesLeft(until: until)
-            throw OAuthError("too_many_registrations", "Too many devices were registered with this address recently. Try again in \(minutes) minutes.",
-                             status: .tooManyRequests)
+            throw OAuthError(.tooManyRegistrations, "Too many devices were registered with this address recently. Try again in \(minutes) minutes.")
         case .admitted(let ticket):
             // A registration is never given back: each one counts for the hour.
             try await server.guesses.settle(ticket, correct: false)
@@ -84,8 +83,7 @@ extension AuthenticatorController {
         let ticket: AttemptLimiter.Ticket
         switch try await server.guesses.admit(server.codeGuessCounters(.verifyDevice, subject: "email:" + identity.email, source: source)) {
         case .blocked(let until, _):
-            throw OAuthError("too_many_attempts", LoginMessages.guessesBlocked(minutes: server.guesses.minutesLeft(until: until)),
-                             status: .tooManyRequests)
+            throw OAuthError(.tooManyAttempts, LoginMessages.guessesBlocked(minutes: server.guesses.minutesLeft(until: until)))
         case .admitted(let admitted):
             ticket = admitted
         }
@@ -102,11 +100,11 @@ extension AuthenticatorController {
             guard try await server.deviceIdentities.markVerified(identity.id) else { throw Self.wrongState("The email is confirmed already.") }
             server.logger.info("Device identity confirmed", metadata: ["identity": "\(identity.id)"])
         case .rejected(let remaining) where remaining > 0:
-            throw OAuthError("invalid_code", LoginMessages.invalidCode, attemptsRemaining: remaining)
+            throw OAuthError(.invalidCode, LoginMessages.invalidCode, attemptsRemaining: remaining)
         case .expired:
-            throw OAuthError("expired_code", LoginMessages.expiredCode, status: .gone)
+            throw OAuthError(.expiredCode, LoginMessages.expiredCode)
         case .rejected, .exhausted:
-            throw OAuthError("registration_expired", "Too many wrong codes; start the registration again.", status: .gone)
+            throw OAuthError(.registrationExpired, "Too many wrong codes; start the registration again.")
         }
     }
 
@@ -146,6 +144,6 @@ extension AuthenticatorController {
     }
 
     static func wrongState(_ description: String) -> OAuthError {
-        OAuthError("invalid_state", description, status: .conflict)
+        OAuthError(.invalidState, description)
     }
 }

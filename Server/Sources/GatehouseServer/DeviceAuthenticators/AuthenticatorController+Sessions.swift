@@ -47,7 +47,7 @@ extension AuthenticatorController {
         else {
             let remaining = max(0, policy.maxPINAttempts - identity.pinFailures)
             server.logger.warning("Wrong PIN signature", metadata: ["identity": "\(identity.id)"])
-            throw OAuthError("wrong_pin", "The PIN is incorrect.", status: .unauthorized, attemptsRemaining: remaining)
+            throw OAuthError(.wrongPIN, "The PIN is incorrect.", attemptsRemaining: remaining)
         }
         guard try await server.appLogins.approve(sessionID, identityID: identity.id, challenge: challenge, grace: 120) else {
             throw OAuthError.sessionExpired
@@ -77,10 +77,10 @@ extension AuthenticatorController {
 extension OAuthError {
     /// The access code or session is unknown, used, expired, or another device's.
     static var sessionExpired: OAuthError {
-        OAuthError("session_expired", "The session expired; refresh the page and scan again.", status: .gone)
+        OAuthError(.sessionExpired, "The session expired; refresh the page and scan again.")
     }
 
     static var locked: OAuthError {
-        OAuthError("account_locked", LoginMessages.locked, status: .forbidden)
+        OAuthError(.accountLocked, LoginMessages.locked)
     }
 }

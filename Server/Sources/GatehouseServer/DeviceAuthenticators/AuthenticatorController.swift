@@ -16,53 +16,45 @@ struct AuthenticatorController: Sendable {
     var serviceName: String { policy.serviceName ?? server.serviceName }
     private static let appHeader = HTTPField.Name(PINProtocol.appHeader)!
 
-    func addRoutes(to router: Router<some RequestContext>) {
-        router.get("/authenticator") { request, _ in await answer(request) { try describe() } }
+    /// Adds the routes of the authenticator protocol; each checks first that the request names an allowed app.
+    func addRoutes<Context: RequestContext>(to api: some RouterMethods<Context>) {
+        let router = api.group().add(middleware: AppCheck<Context>(controller: self))
+        router.get("/authenticator") { request, _ in try describe() }
         router.post("/authenticator/registration") { request, context in
-            await answer(request) { try await startRegistration(request, source: server.clientAddress(of: request, context: context)) }
+            try await startRegistration(request, source: server.clientAddress(of: request, context: context))
         }
-        router.post("/authenticator/registration/resend") { request, _ in await answer(request) { try await resendVerification(request) } }
+        router.post("/authenticator/registration/resend") { request, _ in try await resendVerification(request) }
         router.post("/authenticator/registration/verification") { request, context in
-            await answer(request) { try await verify(request, source: server.clientAddress(of: request, context: context)) }
+            try await verify(request, source: server.clientAddress(of: request, context: context))
         }
-        router.post("/authenticator/registration/pin-evaluation") { request, _ in await answer(request) { try await evaluateNewPIN(request) } }
-        router.post("/authenticator/registration/activation") { request, _ in await answer(request) { try await activate(request) } }
-        router.get("/authenticator/identity") { request, _ in await answer(request) { try await identityStatus(request) } }
-        router.delete("/authenticator/identity") { request, _ in await answer(request) { try await deleteIdentity(request) } }
-        router.post("/authenticator/sessions") { request, _ in await answer(request) { try await claimSession(request) } }
+        router.post("/authenticator/registration/pin-evaluation") { request, _ in try await evaluateNewPIN(request) }
+        router.post("/authenticator/registration/activation") { request, _ in try await activate(request) }
+        router.get("/authenticator/identity") { request, _ in try await identityStatus(request) }
+        router.delete("/authenticator/identity") { request, _ in try await deleteIdentity(request) }
+        router.post("/authenticator/sessions") { request, _ in try await claimSession(request) }
         router.post("/authenticator/sessions/:session/pin-evaluation") { request, context in
-            await answer(request) { try await evaluatePIN(request, sessionID: context.parameters.get("session") ?? "") }
+            try await evaluatePIN(request, sessionID: context.parameters.get("session") ?? "")
         }
         router.post("/authenticator/sessions/:session/approval") { request, context in
-            await answer(request) { try await approve(request, sessionID: context.parameters.get("session") ?? "") }
+            try await approve(request, sessionID: context.parameters.get("session") ?? "")
         }
         router.post("/authenticator/sessions/:session/abort") { request, context in
-            await answer(request) { try await abort(request, sessionID: context.parameters.get("session") ?? "") }
+            try await abort(request, sessionID: context.parameters.get("session") ?? "")
         }
-        DeviceConfirmationPage(server: server).addRoutes(to: router)
     }
 
-    /// Checks the app, then runs `body`, answering every failure as RFC 6749-style JSON.
-    private func answer(_ request: Request, _ body: () async throws -> Response) async -> Response {
-        await OAuthError.answering(logger: server.logger) {
-            try checkApp(request.headers[Self.appHeader])
-            return try await body()
-        }
-    }
 
     /// 406 for an app this service does not allow (or one that does not say what it is), 412 for an outdated one.
     func checkApp(_ header: String?) throws {
         let parts = header?.split(separator: "/", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) } ?? []
         guard parts.count == 2, !parts[0].isEmpty, let version = AppVersion(parts[1]) else {
-            throw OAuthError("app_not_allowed", "Name the app and its version in the \(PINProtocol.appHeader) header, e.g. \(PINProtocol.appHeader): my-app/1.0.0.",
-                             status: .notAcceptable)
+            throw OAuthError(.appNotAllowed, "Name the app and its version in the \(PINProtocol.appHeader) header, e.g. \(PINProtocol.appHeader): my-app/1.0.0.")
         }
         guard policy.allowedApps.isEmpty || policy.allowedApps.contains(parts[0]) else {
-            throw OAuthError("app_not_allowed", "The app \(parts[0]) cannot be used with this service.", status: .notAcceptable)
+            throw OAuthError(.appNotAllowed, "The app \(parts[0]) cannot be used with this service.")
         }
         if let minimum = AppVersion(policy.minimumAppVersion), version < minimum {
-            throw OAuthError("app_version_unsupported", "This service needs version \(minimum) of the app or later; update the app.",
-                             status: .preconditionFailed)
+            throw OAuthError(.appVersionUnsupported, "This service needs version \(minimum) of the app or later; update the app.")
         }
     }
 
@@ -80,7 +72,7 @@ struct AuthenticatorController: Sendable {
         guard let secret = AuthorizationCredentials.of("Bearer", in: request.headers), !secret.isEmpty,
               let identity = try await server.deviceIdentities.find(secret: secret)
         else {
-            throw OAuthError("invalid_device", "This device identity is unknown or its registration expired; register it again.", status: .unauthorized)
+            throw OAuthError(.invalidDevice, "This device identity is unknown or its registration expired; register it again.")
         }
         return identity
     }
@@ -112,7 +104,18 @@ struct AuthenticatorController: Sendable {
     }
 
     static func blocked() -> OAuthError {
-        OAuthError("identity_blocked", "This device identity is blocked after too many wrong PINs; delete it and register the device again.",
-                   status: .forbidden, attemptsRemaining: 0)
+        OAuthError(.identityBlocked, "This device identity is blocked after too many wrong PINs; delete it and register the device again.", attemptsRemaining: 0)
+    }
+}
+
+extension AuthenticatorController {
+    /// Refuses requests from apps the service does not allow (406) or from outdated ones (412), before any route runs.
+    struct AppCheck<Context: RequestContext>: RouterMiddleware {
+        let controller: AuthenticatorController
+
+        func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+            try controller.checkApp(request.headers[AuthenticatorController.appHeader])
+            return try await next(request, context)
+        }
     }
 }

@@ -4,7 +4,7 @@ import Hummingbird
 /// The OpenAPI 3.1 description of the flow API, served at `/openapi.json`. The end-to-end tests validate
 /// real responses against it, so it cannot drift from what the server sends.
 enum FlowAPIDocument {
-    static func addRoutes(to router: Router<some RequestContext>, issuer: String) {
+    static func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>, issuer: String) {
         let document = Data(json.replacingOccurrences(of: "{{issuer}}", with: issuer).utf8)
         router.get("/openapi.json") { _, _ in JSONResponse.data(document, cacheable: true) }
     }

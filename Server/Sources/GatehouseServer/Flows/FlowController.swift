@@ -8,16 +8,14 @@ import Hummingbird
 struct FlowController: Sendable {
     let server: IdentityServer
 
-    func addRoutes(to router: Router<some RequestContext>) {
+    func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
         for kind in FlowKind.allCases {
             router.post("/flows/\(kind.rawValue)") { request, context in
-                await OAuthError.answering(logger: server.logger) { try await start(request, kind: kind, context: context) }
+                try await start(request, kind: kind, context: context)
             }
         }
         router.post("/flows/:flow") { request, context in
-            await OAuthError.answering(logger: server.logger) {
-                try await submit(request, flowID: context.parameters.get("flow") ?? "", context: context)
-            }
+            try await submit(request, flowID: context.parameters.get("flow") ?? "", context: context)
         }
     }
 

@@ -3,54 +3,93 @@ import HTTPTypes
 import Hummingbird
 import Logging
 
-/// An OAuth 2.0 error answered as an RFC 6749 §5.2 JSON body with the matching status.
-struct OAuthError: Error, Sendable {
-    var code: String
+/// An OAuth 2.0 error answered as an RFC 6749 §5.2 JSON body with the matching status (and `WWW-Authenticate` where
+/// RFC 6749 and RFC 6750 ask for one). Thrown from any API route; ``OAuthErrorMiddleware`` or the router renders it.
+struct OAuthError: HTTPResponseError, Sendable {
+    /// Every error code the API answers with: those of RFC 6749, RFC 6750 and OpenID Connect, then Gatehouse's own.
+    enum Code: String, Sendable, CaseIterable {
+        case invalidRequest = "invalid_request"
+        case invalidClient = "invalid_client"
+        case invalidGrant = "invalid_grant"
+        case unauthorizedClient = "unauthorized_client"
+        case unsupportedGrantType = "unsupported_grant_type"
+        case unsupportedResponseType = "unsupported_response_type"
+        case invalidScope = "invalid_scope"
+        case invalidToken = "invalid_token"
+        case insufficientScope = "insufficient_scope"
+        case requestNotSupported = "request_not_supported"
+        case requestURINotSupported = "request_uri_not_supported"
+        case serverError = "server_error"
+        // Codes, PINs and the authenticator app protocol.
+        case invalidCode = "invalid_code"
+        case expiredCode = "expired_code"
+        case tooManyAttempts = "too_many_attempts"
+        case resendTooSoon = "resend_too_soon"
+        case tooManyRegistrations = "too_many_registrations"
+        case registrationExpired = "registration_expired"
+        case invalidState = "invalid_state"
+        case invalidDevice = "invalid_device"
+        case identityBlocked = "identity_blocked"
+        case wrongPIN = "wrong_pin"
+        case sessionExpired = "session_expired"
+        case accountLocked = "account_locked"
+        case appNotAllowed = "app_not_allowed"
+        case appVersionUnsupported = "app_version_unsupported"
+
+        /// The status the code is answered with.
+        var status: HTTPResponse.Status {
+            switch self {
+            case .invalidClient, .invalidToken, .invalidDevice, .wrongPIN: .unauthorized
+            case .insufficientScope, .accountLocked, .identityBlocked: .forbidden
+            case .tooManyAttempts, .resendTooSoon, .tooManyRegistrations: .tooManyRequests
+            case .expiredCode, .registrationExpired, .sessionExpired: .gone
+            case .invalidState: .conflict
+            case .appNotAllowed: .notAcceptable
+            case .appVersionUnsupported: .preconditionFailed
+            case .serverError: .internalServerError
+            case .invalidRequest, .invalidGrant, .unauthorizedClient, .unsupportedGrantType, .unsupportedResponseType, .invalidScope,
+                 .requestNotSupported, .requestURINotSupported, .invalidCode:
+                .badRequest
+            }
+        }
+    }
+
+    var code: Code
     var description: String
     var status: HTTPResponse.Status
     /// After a wrong PIN or code: the wrong ones still allowed.
     var attemptsRemaining: Int?
 
-    init(_ code: String, _ description: String, status: HTTPResponse.Status = .badRequest, attemptsRemaining: Int? = nil) {
+    /// An error with the code's status, unless `status` says otherwise (a malformed body's 413 or 415).
+    init(_ code: Code, _ description: String, status: HTTPResponse.Status? = nil, attemptsRemaining: Int? = nil) {
         self.code = code
         self.description = description
-        self.status = status
+        self.status = status ?? code.status
         self.attemptsRemaining = attemptsRemaining
     }
 
-    static func invalidRequest(_ description: String) -> OAuthError { .init("invalid_request", description) }
-    static func invalidGrant(_ description: String) -> OAuthError { .init("invalid_grant", description) }
-    static func invalidScope(_ description: String) -> OAuthError { .init("invalid_scope", description) }
-    static func unauthorizedClient(_ description: String) -> OAuthError { .init("unauthorized_client", description) }
-    static func unsupportedGrantType(_ description: String) -> OAuthError { .init("unsupported_grant_type", description) }
+    static func invalidRequest(_ description: String) -> OAuthError { .init(.invalidRequest, description) }
+    static func invalidGrant(_ description: String) -> OAuthError { .init(.invalidGrant, description) }
+    static func invalidScope(_ description: String) -> OAuthError { .init(.invalidScope, description) }
+    static func unauthorizedClient(_ description: String) -> OAuthError { .init(.unauthorizedClient, description) }
+    static func unsupportedGrantType(_ description: String) -> OAuthError { .init(.unsupportedGrantType, description) }
     /// Client authentication failed: 401 (RFC 6749 §5.2).
-    static func invalidClient(_ description: String) -> OAuthError { .init("invalid_client", description, status: .unauthorized) }
-    static func invalidToken(_ description: String) -> OAuthError { .init("invalid_token", description, status: .unauthorized) }
+    static func invalidClient(_ description: String) -> OAuthError { .init(.invalidClient, description) }
+    static func invalidToken(_ description: String) -> OAuthError { .init(.invalidToken, description) }
 
     func response() -> Response {
-        var response = JSONResponse.make(OAuthErrorResponse(error: code, errorDescription: description, attemptsRemaining: attemptsRemaining), status: status)
-        if code == "invalid_client" {
-            response.headers[.wwwAuthenticate] = #"Basic realm="gatehouse""#
-        } else if code == "invalid_token" {
-            response.headers[.wwwAuthenticate] = #"Bearer error="invalid_token", error_description="\#(description)""#
+        var response = JSONResponse.make(OAuthErrorResponse(error: code.rawValue, errorDescription: description, attemptsRemaining: attemptsRemaining),
+                                         status: status)
+        switch code {
+        case .invalidClient: response.headers[.wwwAuthenticate] = #"Basic realm="gatehouse""#
+        case .invalidToken: response.headers[.wwwAuthenticate] = #"Bearer error="invalid_token", error_description="\#(description)""#
+        case .insufficientScope: response.headers[.wwwAuthenticate] = #"Bearer error="insufficient_scope", scope="openid""#
+        default: break
         }
         return response
     }
-}
 
-extension OAuthError {
-    /// Runs an OAuth endpoint, turning every failure into an RFC 6749 JSON error; unexpected errors are
-    /// logged by type only (their text might carry a secret) and answered as `server_error`.
-    static func answering(logger: Logger? = nil, _ body: () async throws -> Response) async -> Response {
-        do {
-            return try await body()
-        } catch let error as OAuthError {
-            return error.response()
-        } catch let error as HTTPError {
-            return OAuthError("invalid_request", error.body ?? "The request could not be read.", status: error.status).response()
-        } catch {
-            logger?.error("Endpoint failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
-            return OAuthError("server_error", "The server could not complete the request; try again.", status: .internalServerError).response()
-        }
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        response()
     }
 }

@@ -46,7 +46,7 @@ struct AuthorizationController: Sendable {
         let validated: AuthorizationRequest
         switch validate(parameters, client: client, redirectURI: redirectURI) {
         case .success(let request): validated = request
-        case .failure(let error): return fail(error.code, error.description)
+        case .failure(let error): return fail(error.code.rawValue, error.description)
         }
 
         let session = try await usableSession(for: validated, request: request)
@@ -73,13 +73,13 @@ struct AuthorizationController: Sendable {
         if let repeated = parameters.repeatedName {
             return .failure(.invalidRequest("The parameter \(repeated) appears more than once."))
         }
-        if parameters["request"] != nil { return .failure(.init("request_not_supported", "Request objects are not supported.")) }
-        if parameters["request_uri"] != nil { return .failure(.init("request_uri_not_supported", "request_uri is not supported.")) }
+        if parameters["request"] != nil { return .failure(.init(.requestNotSupported, "Request objects are not supported.")) }
+        if parameters["request_uri"] != nil { return .failure(.init(.requestURINotSupported, "request_uri is not supported.")) }
         guard let responseType = parameters["response_type"] else {
             return .failure(.invalidRequest("response_type is missing; use response_type=code."))
         }
         guard responseType == "code" else {
-            return .failure(.init("unsupported_response_type", "Only the authorization code flow (response_type=code) is supported."))
+            return .failure(.init(.unsupportedResponseType, "Only the authorization code flow (response_type=code) is supported."))
         }
         if let mode = parameters["response_mode"], mode != "query" {
             return .failure(.invalidRequest("Only response_mode=query is supported."))

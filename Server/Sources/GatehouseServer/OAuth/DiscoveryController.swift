@@ -5,17 +5,15 @@ import Hummingbird
 struct DiscoveryController: Sendable {
     let server: IdentityServer
 
-    func addRoutes(to router: Router<some RequestContext>) {
+    func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
         // The metadata never changes while the server runs: encoded once.
         let metadata = JSONResponse.encode(Self.metadata(issuer: server.issuer))
         router.get("/.well-known/openid-configuration") { _, _ in JSONResponse.data(metadata, cacheable: true) }
         router.get("/jwks") { _, _ in
-            await OAuthError.answering(logger: server.logger) {
-                // Short caching: clients must see a rotated key soon.
-                var response = JSONResponse.data(try await server.keys.publicKeySetDocument(), cacheable: true)
-                response.headers[.cacheControl] = "public, max-age=60"
-                return response
-            }
+            // Short caching: clients must see a rotated key soon.
+            var response = JSONResponse.data(try await server.keys.publicKeySetDocument(), cacheable: true)
+            response.headers[.cacheControl] = "public, max-age=60"
+            return response
         }
     }
 

@@ -5,8 +5,8 @@ import Hummingbird
 struct IntrospectionController: Sendable {
     let server: IdentityServer
 
-    func addRoutes(to router: Router<some RequestContext>) {
-        router.post("/introspect") { request, _ in await OAuthError.answering(logger: server.logger) { try await introspect(request) } }
+    func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
+        router.post("/introspect") { request, _ in try await introspect(request) }
     }
 
     func introspect(_ request: Request) async throws -> Response {

@@ -5,8 +5,8 @@ import Hummingbird
 struct RevocationController: Sendable {
     let server: IdentityServer
 
-    func addRoutes(to router: Router<some RequestContext>) {
-        router.post("/revoke") { request, _ in await OAuthError.answering(logger: server.logger) { try await revoke(request) } }
+    func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
+        router.post("/revoke") { request, _ in try await revoke(request) }
     }
 
     func revoke(_ request: Request) async throws -> Response {

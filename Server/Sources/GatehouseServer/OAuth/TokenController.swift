@@ -5,8 +5,8 @@ import Hummingbird
 struct TokenController: Sendable {
     let server: IdentityServer
 
-    func addRoutes(to router: Router<some RequestContext>) {
-        router.post("/token") { request, _ in await OAuthError.answering(logger: server.logger) { try await token(request) } }
+    func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
+        router.post("/token") { request, _ in try await token(request) }
     }
 
     func token(_ request: Request) async throws -> Response {

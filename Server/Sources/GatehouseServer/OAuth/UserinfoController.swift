@@ -4,9 +4,9 @@ import Hummingbird
 struct UserinfoController: Sendable {
     let server: IdentityServer
 
-    func addRoutes(to router: Router<some RequestContext>) {
-        router.get("/userinfo") { request, _ in await OAuthError.answering(logger: server.logger) { try await userinfo(request) } }
-        router.post("/userinfo") { request, _ in await OAuthError.answering(logger: server.logger) { try await userinfo(request) } }
+    func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
+        router.get("/userinfo") { request, _ in try await userinfo(request) }
+        router.post("/userinfo") { request, _ in try await userinfo(request) }
     }
 
     func userinfo(_ request: Request) async throws -> Response {
@@ -33,9 +33,7 @@ struct UserinfoController: Sendable {
             throw OAuthError.invalidToken("The access token is invalid, expired or revoked.")
         }
         guard record.userID != nil, record.scopes.contains("openid") else {
-            var response = OAuthError("insufficient_scope", "The access token was not granted the openid scope.", status: .forbidden).response()
-            response.headers[.wwwAuthenticate] = #"Bearer error="insufficient_scope", scope="openid""#
-            return response
+            throw OAuthError(.insufficientScope, "The access token was not granted the openid scope.")
         }
         guard let user, !user.isLocked else {
             throw OAuthError.invalidToken("The access token's user is locked or no longer exists.")

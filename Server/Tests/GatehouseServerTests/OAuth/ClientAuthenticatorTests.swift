@@ -56,13 +56,13 @@ struct ClientAuthenticatorTests {
                 await #expect {
                     try await authenticate(refused)
                 } throws: { error in
-                    (error as? OAuthError)?.code == "invalid_client" && (error as? OAuthError)?.status == .unauthorized
+                    (error as? OAuthError)?.code == .invalidClient && (error as? OAuthError)?.status == .unauthorized
                 }
             }
             await #expect {
                 try await authenticate(Self.basic("svc:one", secret), form: "grant_type=client_credentials&client_id=other")
             } throws: { error in
-                (error as? OAuthError)?.code == "invalid_request"
+                (error as? OAuthError)?.code == .invalidRequest
             }
         }
     }

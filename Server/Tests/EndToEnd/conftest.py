@@ -6,13 +6,8 @@ os.environ.setdefault("AUTHLIB_INSECURE_TRANSPORT", "1")
 
 import pytest
 
-from gatehouse_harness import POSTGRES_URL, Server, fresh_postgres_database
+from gatehouse_harness import APP_REDIRECT, ES_SECRET, PASSWORD, POSTGRES_URL, WEB_REDIRECT, WEB_SECRET, Server, fresh_postgres_database  # noqa: F401 (re-exported)
 
-PASSWORD = "correct horse battery staple"
-WEB_SECRET = "web-client-secret-0123456789-abcdefghijklmnop"
-ES_SECRET = "es256-client-secret-0123456789-abcdefghijklmno"
-WEB_REDIRECT = "http://127.0.0.1:9/callback"
-APP_REDIRECT = "com.example.app:/callback"
 
 
 ENGINES = ["sqlite"] + (["postgres"] if POSTGRES_URL else [])

@@ -10,9 +10,11 @@ import tempfile
 import time
 from html.parser import HTMLParser
 from pathlib import Path
-from urllib.parse import parse_qs, urljoin, urlparse
+from urllib.parse import parse_qs, urlencode, urljoin, urlparse
 
 import requests
+from joserfc import jwt
+from joserfc.jwk import KeySet
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -29,6 +31,13 @@ def free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
 
+
+# The accounts and clients the suite registers.
+PASSWORD = "correct horse battery staple"
+WEB_SECRET = "web-client-secret-0123456789-abcdefghijklmnop"
+ES_SECRET = "es256-client-secret-0123456789-abcdefghijklmno"
+WEB_REDIRECT = "http://127.0.0.1:9/callback"
+APP_REDIRECT = "com.example.app:/callback"
 
 # The code verifier and S256 challenge of RFC 7636 Appendix B.
 RFC7636_VERIFIER = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
@@ -331,3 +340,111 @@ def session_from(address: str) -> requests.Session:
     session = requests.Session()
     session.mount("http://", _SourceAddressAdapter(address))
     return session
+
+
+
+# Clients of the server's endpoints, shared by the test modules.
+
+NEW_PASSWORD = "a long and unusual passphrase 42"
+
+
+CODE_PATTERN = re.compile(r"Enter this code in the app: ([A-Za-z0-9_-]{22,})")
+
+
+def metadata(server):
+    return requests.get(server.issuer + "/.well-known/openid-configuration", timeout=10).json()
+
+
+def key_set(server) -> KeySet:
+    return KeySet.import_key_set(requests.get(metadata(server)["jwks_uri"], timeout=10).json())
+
+
+def verify_id_token(server, token: dict, client_id: str, nonce: str | None, algorithm: str) -> dict:
+    """Verifies an ID token as OpenID Connect Core §3.1.3.7 asks, with joserfc (authlib's JOSE library)."""
+    decoded = jwt.decode(token["id_token"], key_set(server), algorithms=[algorithm])
+    registry = jwt.JWTClaimsRegistry(
+        iss={"essential": True, "value": server.issuer},
+        aud={"essential": True, "value": client_id},
+        sub={"essential": True}, exp={"essential": True}, iat={"essential": True}, auth_time={"essential": True},
+        nonce={"essential": True, "value": nonce} if nonce else {"essential": False},
+    )
+    registry.validate(decoded.claims)
+    assert decoded.claims["azp"] == client_id
+    return decoded.claims
+
+
+def authorize_url(server, **overrides) -> str:
+    parameters = {
+        "response_type": "code", "client_id": "web", "redirect_uri": WEB_REDIRECT, "scope": "openid profile offline_access",
+        "state": "s-123", "nonce": "n-456", "code_challenge": RFC7636_CHALLENGE, "code_challenge_method": "S256",
+    }
+    parameters.update(overrides)
+    return server.issuer + "/authorize?" + urlencode({k: v for k, v in parameters.items() if v is not None})
+
+
+def get_code(server, browser=None, **overrides) -> str:
+    response = (browser or Browser(server)).sign_in(authorize_url(server, **overrides), "alice", PASSWORD)
+    parameters = redirect_parameters(response)
+    assert "code" in parameters, parameters
+    return parameters["code"]
+
+
+def redeem(server, code, verifier=RFC7636_VERIFIER, auth=("web", WEB_SECRET), redirect_uri=WEB_REDIRECT, **extra):
+    data = {"grant_type": "authorization_code", "code": code, "redirect_uri": redirect_uri}
+    if verifier:
+        data["code_verifier"] = verifier
+    data.update(extra)
+    return requests.post(server.issuer + "/token", data=data, auth=auth, timeout=10)
+
+
+def refresh(server, refresh_token, auth=("web", WEB_SECRET)):
+    return requests.post(server.issuer + "/token", data={"grant_type": "refresh_token", "refresh_token": refresh_token},
+                         auth=auth, timeout=10)
+
+
+def start(server, client_id="app", **overrides):
+    body = {"client_id": client_id, "redirect_uri": APP_REDIRECT, "scope": "openid profile offline_access", "state": "st",
+            "nonce": "nn", "code_challenge": RFC7636_CHALLENGE, "code_challenge_method": "S256"}
+    body.update(overrides)
+    response = requests.post(server.issuer + "/flows/login", json={k: v for k, v in body.items() if v is not None}, timeout=10)
+    return conforms_to_openapi(server, response)
+
+
+def submit(server, flow_id, values, client_id="app", action="submit"):
+    response = requests.post(f"{server.issuer}/flows/{flow_id}", json={"client_id": client_id, "action": action, "values": values}, timeout=30)
+    return conforms_to_openapi(server, response)
+
+
+def exchange(server, code, client_id="app"):
+    return requests.post(server.issuer + "/token", data={"grant_type": "authorization_code", "code": code, "client_id": client_id,
+                                                         "redirect_uri": APP_REDIRECT, "code_verifier": RFC7636_VERIFIER}, timeout=10)
+
+
+def begin(server, kind, client_id="app"):
+    """Starts a registration or recovery flow with the same authorization parameters as `start` (a login)."""
+    body = {"client_id": client_id, "redirect_uri": APP_REDIRECT, "scope": "openid profile offline_access", "state": "st",
+            "nonce": "nn", "code_challenge": RFC7636_CHALLENGE, "code_challenge_method": "S256"}
+    response = conforms_to_openapi(server, requests.post(f"{server.issuer}/flows/{kind}", json=body, timeout=10))
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def outbox(server, to):
+    """The messages to `to`, newest first, as `gatehouse outbox --json` prints them."""
+    return json.loads(server.cli("outbox", "--to", to, "--json", "--limit", "50").stdout)
+
+
+def latest_code(server, to, after=0):
+    """The code in the newest message to `to`, waiting briefly for it; `after` is how many messages were there before."""
+    for _ in range(50):
+        messages = outbox(server, to)
+        if len(messages) > after:
+            found = re.search(r"\b([0-9A-Z]{5}-[0-9A-Z]{5}|\d{6})\b", messages[0]["body"])
+            assert found, messages[0]
+            return found.group(1)
+        time.sleep(0.1)
+    raise AssertionError(f"no message to {to}")
+
+
+def authenticator(home, *args, stdin=None, check=True):
+    return gatehouse("authenticator", *args, "--home", str(home), stdin=stdin, check=check)

@@ -1,7 +1,6 @@
 """Registration with confirmed email and phone, codes by email and SMS as second factors, password recovery
 (which never skips an enrolled second factor), lock-out with self-service unlock, and password expiry — all
 through the flow API, with the codes read from the development outbox by `gatehouse outbox`."""
-import json
 import re
 import time
 
@@ -10,12 +9,7 @@ import pytest
 import requests
 
 from conftest import APP_REDIRECT, ENGINES
-from gatehouse_harness import RFC7636_CHALLENGE, RFC7636_VERIFIER, Browser, Server, forms, fresh_postgres_database, redirect_parameters
-from test_authlib_client import verify_id_token
-from gatehouse_harness import conforms_to_openapi
-from test_native_flows import exchange, start, submit
-
-NEW_PASSWORD = "a long and unusual passphrase 42"
+from gatehouse_harness import NEW_PASSWORD, RFC7636_CHALLENGE, RFC7636_VERIFIER, begin, Browser, exchange, forms, fresh_postgres_database, latest_code, outbox, redirect_parameters, Server, start, submit, verify_id_token
 
 
 @pytest.fixture(scope="module", params=ENGINES)
@@ -38,32 +32,6 @@ def journeys(request):
         yield server
     finally:
         server.stop()
-
-
-def begin(server, kind, client_id="app"):
-    """Starts a registration or recovery flow with the same authorization parameters as `start` (a login)."""
-    body = {"client_id": client_id, "redirect_uri": APP_REDIRECT, "scope": "openid profile offline_access", "state": "st",
-            "nonce": "nn", "code_challenge": RFC7636_CHALLENGE, "code_challenge_method": "S256"}
-    response = conforms_to_openapi(server, requests.post(f"{server.issuer}/flows/{kind}", json=body, timeout=10))
-    assert response.status_code == 200, response.text
-    return response.json()
-
-
-def outbox(server, to):
-    """The messages to `to`, newest first, as `gatehouse outbox --json` prints them."""
-    return json.loads(server.cli("outbox", "--to", to, "--json", "--limit", "50").stdout)
-
-
-def latest_code(server, to, after=0):
-    """The code in the newest message to `to`, waiting briefly for it; `after` is how many messages were there before."""
-    for _ in range(50):
-        messages = outbox(server, to)
-        if len(messages) > after:
-            found = re.search(r"\b([0-9A-Z]{5}-[0-9A-Z]{5}|\d{6})\b", messages[0]["body"])
-            assert found, messages[0]
-            return found.group(1)
-        time.sleep(0.1)
-    raise AssertionError(f"no message to {to}")
 
 
 def node_of(answer):

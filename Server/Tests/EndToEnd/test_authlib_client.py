@@ -5,38 +5,14 @@ import json
 import requests
 from authlib.common.security import generate_token
 from authlib.integrations.requests_client import OAuth2Session
-from joserfc import jwt
-from joserfc.jwk import KeySet
 
 from conftest import ES_SECRET, PASSWORD, WEB_REDIRECT, WEB_SECRET, APP_REDIRECT
-from gatehouse_harness import Browser, error_of, redirect_parameters
-
-
-def metadata(server):
-    return requests.get(server.issuer + "/.well-known/openid-configuration", timeout=10).json()
+from gatehouse_harness import Browser, error_of, metadata, redirect_parameters, verify_id_token
 
 
 def header_of(jwt: str) -> dict:
     segment = jwt.split(".")[0]
     return json.loads(base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4)))
-
-
-def key_set(server) -> KeySet:
-    return KeySet.import_key_set(requests.get(metadata(server)["jwks_uri"], timeout=10).json())
-
-
-def verify_id_token(server, token: dict, client_id: str, nonce: str | None, algorithm: str) -> dict:
-    """Verifies an ID token as OpenID Connect Core §3.1.3.7 asks, with joserfc (authlib's JOSE library)."""
-    decoded = jwt.decode(token["id_token"], key_set(server), algorithms=[algorithm])
-    registry = jwt.JWTClaimsRegistry(
-        iss={"essential": True, "value": server.issuer},
-        aud={"essential": True, "value": client_id},
-        sub={"essential": True}, exp={"essential": True}, iat={"essential": True}, auth_time={"essential": True},
-        nonce={"essential": True, "value": nonce} if nonce else {"essential": False},
-    )
-    registry.validate(decoded.claims)
-    assert decoded.claims["azp"] == client_id
-    return decoded.claims
 
 
 def sign_in_with_authlib(server, client: OAuth2Session, browser: Browser, **extra):

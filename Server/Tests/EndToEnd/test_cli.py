@@ -5,8 +5,8 @@ import json
 import os
 
 import requests
+from gatehouse_harness import start, submit
 
-from test_native_flows import start, submit
 
 
 def test_user_and_client_management(server):

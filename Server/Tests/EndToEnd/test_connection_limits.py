@@ -10,8 +10,7 @@ import pytest
 import requests
 
 from conftest import APP_REDIRECT, PASSWORD
-from gatehouse_harness import Server
-from test_native_flows import start, submit
+from gatehouse_harness import Server, start, submit
 
 IDLE = 5000
 SLOWLORIS = 500

@@ -1,7 +1,6 @@
 """The courier against real receivers on loopback: an SMTP server (aiosmtpd) that insists on STARTTLS and
 authentication, and an HTTP webhook for SMS. Each refuses its first delivery, so the queue's retry is what
 delivers; the flow waiting for the code carries on either way."""
-import base64
 import datetime
 import email
 import ipaddress
@@ -20,9 +19,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from conftest import APP_REDIRECT
-from gatehouse_harness import Server, free_port
-from test_account_journeys import NEW_PASSWORD, begin, outbox
-from test_native_flows import submit
+from gatehouse_harness import NEW_PASSWORD, begin, free_port, outbox, Server, submit
 
 SMTP_USER, SMTP_PASSWORD = "gatehouse", "smtp-relay-password"
 WEBHOOK_TOKEN = "Bearer webhook-token-0123456789"

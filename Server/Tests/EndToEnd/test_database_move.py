@@ -5,8 +5,7 @@ import pytest
 import requests
 
 from conftest import PASSWORD, WEB_REDIRECT, WEB_SECRET
-from gatehouse_harness import POSTGRES_URL, Browser, Server, drop_postgres_database, free_port, fresh_postgres_database, gatehouse, redirect_parameters
-from test_oauth_rules import authorize_url, redeem, refresh
+from gatehouse_harness import POSTGRES_URL, authorize_url, Browser, drop_postgres_database, free_port, fresh_postgres_database, gatehouse, redeem, redirect_parameters, refresh, Server
 
 pytestmark = pytest.mark.skipif(not POSTGRES_URL, reason="PostgreSQL is not available: set GATEHOUSE_TEST_POSTGRES_URL (scripts/with-postgres does)")
 

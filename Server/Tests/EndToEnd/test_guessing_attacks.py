@@ -12,9 +12,7 @@ import pyotp
 import pytest
 
 from conftest import APP_REDIRECT, ENGINES, PASSWORD, WEB_REDIRECT
-from gatehouse_harness import RFC7636_CHALLENGE, Browser, ReverseProxy, Server, forms, fresh_postgres_database, redirect_parameters, session_from
-from test_account_journeys import latest_code, outbox
-from test_oauth_rules import authorize_url
+from gatehouse_harness import RFC7636_CHALLENGE, authorize_url, Browser, forms, fresh_postgres_database, latest_code, outbox, redirect_parameters, ReverseProxy, Server, session_from
 
 APP_HEADERS = {"Gatehouse-App": "attack-script/1.0.0"}
 # The defaults: 10 wrong codes per account and journey, then a block. The client-address limit is raised here so

@@ -1,12 +1,10 @@
 """The hosted sign-in page, its cookies and headers, throttling, locking and sign-out, as a browser meets them."""
-import json
 import re
 
 import requests
 
 from conftest import PASSWORD, WEB_REDIRECT, WEB_SECRET
-from gatehouse_harness import Browser, Server, forms, redirect_parameters
-from test_oauth_rules import authorize_url, get_code, redeem
+from gatehouse_harness import authorize_url, Browser, forms, get_code, redeem, redirect_parameters, Server
 
 
 def test_sign_in_form_works_with_password_managers_and_carries_csrf(server):

@@ -7,8 +7,7 @@ import pytest
 import requests
 
 from conftest import PASSWORD, WEB_REDIRECT, WEB_SECRET
-from gatehouse_harness import POSTGRES_URL, Browser, Server, drop_postgres_database, error_of, forms, fresh_postgres_database, redirect_parameters
-from test_oauth_rules import authorize_url, refresh
+from gatehouse_harness import CODE_PATTERN, POSTGRES_URL, authenticator, authorize_url, Browser, drop_postgres_database, error_of, forms, fresh_postgres_database, latest_code, redirect_parameters, refresh, Server
 
 pytestmark = pytest.mark.skipif(not POSTGRES_URL, reason="PostgreSQL is not available: set GATEHOUSE_TEST_POSTGRES_URL (scripts/with-postgres does)")
 
@@ -136,8 +135,6 @@ def test_key_rotation_on_one_node_reaches_the_other_without_restart(nodes):
 
 def test_qr_sign_in_approved_through_one_node_completes_on_the_other(tmp_path):
     """The QR page's live status and its completion on node B see an approval that reached node A."""
-    from test_account_journeys import latest_code
-    from test_qr_login import CODE_PATTERN, authenticator
 
     url = fresh_postgres_database()
     config = {"client_sign_on": {"web": {"app_login": True}}}

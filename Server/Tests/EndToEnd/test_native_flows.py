@@ -6,26 +6,7 @@ import pytest
 import requests
 
 from conftest import APP_REDIRECT, PASSWORD
-from gatehouse_harness import RFC7636_CHALLENGE, RFC7636_VERIFIER, Server, conforms_to_openapi, error_of
-from test_authlib_client import verify_id_token
-
-
-def start(server, client_id="app", **overrides):
-    body = {"client_id": client_id, "redirect_uri": APP_REDIRECT, "scope": "openid profile offline_access", "state": "st",
-            "nonce": "nn", "code_challenge": RFC7636_CHALLENGE, "code_challenge_method": "S256"}
-    body.update(overrides)
-    response = requests.post(server.issuer + "/flows/login", json={k: v for k, v in body.items() if v is not None}, timeout=10)
-    return conforms_to_openapi(server, response)
-
-
-def submit(server, flow_id, values, client_id="app", action="submit"):
-    response = requests.post(f"{server.issuer}/flows/{flow_id}", json={"client_id": client_id, "action": action, "values": values}, timeout=30)
-    return conforms_to_openapi(server, response)
-
-
-def exchange(server, code, client_id="app"):
-    return requests.post(server.issuer + "/token", data={"grant_type": "authorization_code", "code": code, "client_id": client_id,
-                                                         "redirect_uri": APP_REDIRECT, "code_verifier": RFC7636_VERIFIER}, timeout=10)
+from gatehouse_harness import conforms_to_openapi, error_of, exchange, Server, start, submit, verify_id_token
 
 
 def test_single_node_login_with_a_retry_after_a_wrong_password(server):

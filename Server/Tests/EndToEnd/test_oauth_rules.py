@@ -1,41 +1,11 @@
 """Each OAuth rule fails closed, seen from outside over real HTTP."""
 import json
 import time
-from urllib.parse import urlencode
 
 import requests
 
 from conftest import APP_REDIRECT, PASSWORD, WEB_REDIRECT, WEB_SECRET
-from gatehouse_harness import RFC7636_CHALLENGE, RFC7636_VERIFIER, Browser, error_of, redirect_parameters
-
-
-def authorize_url(server, **overrides) -> str:
-    parameters = {
-        "response_type": "code", "client_id": "web", "redirect_uri": WEB_REDIRECT, "scope": "openid profile offline_access",
-        "state": "s-123", "nonce": "n-456", "code_challenge": RFC7636_CHALLENGE, "code_challenge_method": "S256",
-    }
-    parameters.update(overrides)
-    return server.issuer + "/authorize?" + urlencode({k: v for k, v in parameters.items() if v is not None})
-
-
-def get_code(server, browser=None, **overrides) -> str:
-    response = (browser or Browser(server)).sign_in(authorize_url(server, **overrides), "alice", PASSWORD)
-    parameters = redirect_parameters(response)
-    assert "code" in parameters, parameters
-    return parameters["code"]
-
-
-def redeem(server, code, verifier=RFC7636_VERIFIER, auth=("web", WEB_SECRET), redirect_uri=WEB_REDIRECT, **extra):
-    data = {"grant_type": "authorization_code", "code": code, "redirect_uri": redirect_uri}
-    if verifier:
-        data["code_verifier"] = verifier
-    data.update(extra)
-    return requests.post(server.issuer + "/token", data=data, auth=auth, timeout=10)
-
-
-def refresh(server, refresh_token, auth=("web", WEB_SECRET)):
-    return requests.post(server.issuer + "/token", data={"grant_type": "refresh_token", "refresh_token": refresh_token},
-                         auth=auth, timeout=10)
+from gatehouse_harness import RFC7636_CHALLENGE, RFC7636_VERIFIER, authorize_url, Browser, error_of, get_code, redeem, redirect_parameters, refresh, verify_id_token
 
 
 def userinfo_status(server, access_token) -> int:
@@ -163,7 +133,6 @@ def test_sso_prompt_none_prompt_login_and_max_age(server):
     assert page.status_code == 200 and 'autocomplete="current-password"' in page.text
     again = browser.submit_login(page, "alice", PASSWORD)
     relogged = redeem(server, redirect_parameters(again)["code"]).json()
-    from test_authlib_client import verify_id_token
     first_time = verify_id_token(server, first, "web", "n-456", "RS256")["auth_time"]
     assert verify_id_token(server, silent_tokens, "web", "n-456", "RS256")["auth_time"] == first_time
     assert verify_id_token(server, relogged, "web", "n-456", "RS256")["auth_time"] > first_time

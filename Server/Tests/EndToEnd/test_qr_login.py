@@ -15,12 +15,10 @@ from urllib.parse import urljoin
 import pytest
 import requests
 
-from gatehouse_harness import Browser, Server, forms, gatehouse
-from test_account_journeys import latest_code, outbox
+from gatehouse_harness import CODE_PATTERN, authenticator, Browser, forms, latest_code, outbox, Server
 
 EMAIL = "demo@example.com"
 PIN = "2468"
-CODE_PATTERN = re.compile(r"Enter this code in the app: ([A-Za-z0-9_-]{22,})")
 
 
 @pytest.fixture(scope="module")
@@ -32,10 +30,6 @@ def demo():
         yield server
     finally:
         server.stop()
-
-
-def authenticator(home, *args, stdin=None, check=True):
-    return gatehouse("authenticator", *args, "--home", str(home), stdin=stdin, check=check)
 
 
 def register(server, home, pin=PIN, email=EMAIL) -> str:

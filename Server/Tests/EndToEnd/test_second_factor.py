@@ -11,9 +11,7 @@ import pyotp
 import pytest
 
 from conftest import APP_REDIRECT, PASSWORD, WEB_REDIRECT, WEB_SECRET
-from gatehouse_harness import RFC7636_CHALLENGE, RFC7636_VERIFIER, Browser, Server, forms, redirect_parameters
-from test_authlib_client import verify_id_token
-from test_native_flows import exchange, start, submit
+from gatehouse_harness import RFC7636_CHALLENGE, RFC7636_VERIFIER, Browser, exchange, forms, redirect_parameters, Server, start, submit, verify_id_token
 
 MFA_ACR = "urn:gatehouse:acr:mfa"
 

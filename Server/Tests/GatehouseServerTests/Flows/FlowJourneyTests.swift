@@ -1,0 +1,145 @@
+import Foundation
+import GatehouseProtocol
+@testable import GatehouseServer
+import Testing
+
+/// Each journey of the flow engine, driven in-process from its first node to its end: the behaviour the engine's
+/// restructuring (typed steps, journeys with their own state, one transaction per submission) must keep.
+@Suite("Flow journeys")
+struct FlowJourneyTests {
+    static let password = "a fine password"
+    static let newPassword = "another fine passphrase"
+
+    @discardableResult
+    static func addUser(_ server: IdentityServer, _ name: String = "kim") async throws -> User {
+        try await server.users.create(username: name, email: "\(name)@example.com", name: nil, passwordHash: try await server.hasher.hash(password))
+    }
+
+    @Test("single node: a wrong password is shown again with a message, the right one signs in with pwd", arguments: TestEngine.available)
+    func singleNode(engine: TestEngine) async throws {
+        try await TestServer.withServer(engine: engine) { server in
+            let user = try await Self.addUser(server)
+            let (flow, first) = try await FlowDriver.start(server)
+            #expect(first.id == FlowStep.credentials.rawValue)
+            let wrong = try await flow.submit(["username": "kim", "password": "not it"])
+            #expect(wrong.nodeID == FlowStep.credentials.rawValue && wrong.messageCode == "invalid_credentials")
+            let done = try await flow.submit(["username": "kim", "password": .text(Self.password)])
+            #expect(done.signedIn?.user.id == user.id && done.signedIn?.methods == ["pwd"])
+            #expect(try await flow.step() == nil, "a finished flow cannot be submitted again")
+        }
+    }
+
+    @Test("identify first: any name goes on to the password node; the right password signs in", arguments: TestEngine.available)
+    func identifyFirst(engine: TestEngine) async throws {
+        try await TestServer.withServer(engine: engine, configure: { $0.loginSteps = .identifyFirst }) { server in
+            try await Self.addUser(server)
+            let (nobody, _) = try await FlowDriver.start(server)
+            #expect(try await nobody.submit(["username": "nobody"]).nodeID == FlowStep.password.rawValue)
+            #expect(try await nobody.submit(["password": .text(Self.password)]).messageCode == "invalid_credentials")
+            let (flow, first) = try await FlowDriver.start(server)
+            #expect(first.id == FlowStep.identify.rawValue)
+            #expect(try await flow.submit(["username": "kim"]).nodeID == FlowStep.password.rawValue)
+            #expect(try await flow.submit(["password": .text(Self.password)]).signedIn != nil)
+        }
+    }
+
+    @Test("TOTP and recovery codes: a wrong code is retried, a right one signs in with otp or a recovery code, and mfa", arguments: TestEngine.available)
+    func totpAndRecoveryCodes(engine: TestEngine) async throws {
+        try await TestServer.withServer(engine: engine, configure: { $0.signOn = SignOnPolicy(secondFactor: .ifEnrolled) }) { server in
+            let user = try await Self.addUser(server)
+            let generator = AuthenticatorStore.newTOTP()
+            try await server.authenticators.addTOTP(userID: user.id, generator, usedStep: 0)
+            let recoveryCodes = try await server.authenticators.replaceRecoveryCodes(userID: user.id, endingSessions: false)
+
+            let (flow, _) = try await FlowDriver.start(server)
+            #expect(try await flow.submit(["username": "kim", "password": .text(Self.password)]).nodeID == FlowStep.chooseFactor.rawValue)
+            #expect(try await flow.submit(["factor": "totp"]).nodeID == FlowStep.totp.rawValue)
+            let now = server.clock.now()
+            let wrong = generator.code(at: now + 600)
+            #expect(try await flow.submit(["code": .text(wrong)]).messageCode == "invalid_code")
+            let done = try await flow.submit(["code": .text(generator.code(at: now))])
+            #expect(done.signedIn?.methods == ["pwd", "otp", "mfa"])
+
+            let (second, _) = try await FlowDriver.start(server)
+            _ = try await second.submit(["username": "kim", "password": .text(Self.password)])
+            #expect(try await second.submit(["factor": "recovery_code"]).nodeID == FlowStep.recoveryCode.rawValue)
+            let recovered = try await second.submit(["code": .text(recoveryCodes[0])])
+            #expect(recovered.signedIn?.methods.contains("mfa") == true)
+        }
+    }
+
+    @Test("a code by email as second factor: sent when chosen, and the right one signs in", arguments: TestEngine.available)
+    func emailCode(engine: TestEngine) async throws {
+        let policy = { (configuration: inout ServerConfiguration) in
+            var signOn = SignOnPolicy(secondFactor: .required)
+            signOn.factors = [.email]
+            configuration.signOn = signOn
+        }
+        try await TestServer.withServer(engine: engine, configure: policy) { server in
+            try await Self.addUser(server)
+            let (flow, _) = try await FlowDriver.start(server)
+            #expect(try await flow.submit(["username": "kim", "password": .text(Self.password)]).nodeID == FlowStep.emailCode.rawValue)
+            let done = try await flow.submit(["code": .text(try await flow.latestCode())])
+            #expect(done.signedIn?.methods.contains("mfa") == true)
+        }
+    }
+
+    @Test("registration: profile and password, the emailed code, then signed in as the new account", arguments: TestEngine.available)
+    func registration(engine: TestEngine) async throws {
+        try await TestServer.withServer(engine: engine, configure: { $0.registration = RegistrationPolicy(enabled: true) }) { server in
+            let (flow, first) = try await FlowDriver.start(server, .registration)
+            #expect(first.id == FlowStep.register.rawValue)
+            let profile: [String: FieldValue] = ["given_name": "Lee", "family_name": "Park", "email": "lee@example.com", "username": "lee",
+                                                 "new_password": .text(Self.newPassword)]
+            #expect(try await flow.submit(profile).nodeID == FlowStep.verifyEmail.rawValue)
+            #expect(try await server.users.find(username: "lee") == nil, "no account before the address is confirmed")
+            let done = try await flow.submit(["code": .text(try await flow.latestCode())])
+            #expect(done.signedIn?.user.username == "lee" && done.signedIn?.user.emailVerified == true)
+        }
+    }
+
+    @Test("recovery: the identifier as typed, a code by email, a new password, then signed in with it", arguments: TestEngine.available)
+    func recovery(engine: TestEngine) async throws {
+        try await TestServer.withServer(engine: engine) { server in
+            let user = try await Self.addUser(server)
+            let (flow, first) = try await FlowDriver.start(server, .recovery)
+            #expect(first.id == FlowStep.recoveryIdentify.rawValue)
+            #expect(try await flow.submit(["username": "kim@example.com"]).nodeID == FlowStep.recoveryChoose.rawValue)
+            #expect(try await flow.submit(["method": "email"]).nodeID == FlowStep.resetCode.rawValue)
+            #expect(try await flow.submit(["code": .text(try await flow.latestCode())]).nodeID == FlowStep.recoveryPassword.rawValue)
+            let done = try await flow.submit(["new_password": .text(Self.newPassword)])
+            #expect(done.signedIn?.user.id == user.id)
+            let (again, _) = try await FlowDriver.start(server)
+            #expect(try await again.submit(["username": "kim", "password": .text(Self.newPassword)]).signedIn != nil)
+        }
+    }
+
+    @Test("lockout and unlock: wrong passwords pause the name, an emailed code lifts it, and the password signs in", arguments: TestEngine.available)
+    func lockoutAndUnlock(engine: TestEngine) async throws {
+        try await TestServer.withServer(engine: engine, configure: { $0.throttling.maxFailures = 3 }) { server in
+            try await Self.addUser(server)
+            let (flow, _) = try await FlowDriver.start(server)
+            for _ in 0..<3 { _ = try await flow.submit(["username": "kim", "password": "wrong"]) }
+            let throttled = try await flow.submit(["username": "kim", "password": .text(Self.password)])
+            #expect(throttled.messageCode == "throttled")
+            #expect(try await flow.submit(action: "unlock").nodeID == FlowStep.unlockCode.rawValue)
+            let unlocked = try await flow.submit(["code": .text(try await flow.latestCode())])
+            #expect(unlocked.nodeID == FlowStep.credentials.rawValue && unlocked.messageCode == "unlocked")
+            #expect(try await flow.submit(["username": "kim", "password": .text(Self.password)]).signedIn != nil)
+        }
+    }
+
+    @Test("expiry: a flow submitted after its lifetime is gone", arguments: TestEngine.available)
+    func expiry(engine: TestEngine) async throws {
+        let (clock, advance) = UnixClock.manual()
+        try await TestServer.withServer(engine: engine, clock: clock) { server in
+            try await Self.addUser(server)
+            let (flow, _) = try await FlowDriver.start(server)
+            advance(server.configuration.tokens.authorizationRequest + 1)
+            guard case .gone = try await flow.submit(["username": "kim", "password": .text(Self.password)]) else {
+                Issue.record("expected the flow to be gone")
+                return
+            }
+        }
+    }
+}

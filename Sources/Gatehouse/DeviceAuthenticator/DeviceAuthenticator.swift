@@ -29,7 +29,9 @@ public actor DeviceAuthenticator {
 
     /// - Parameters:
     ///   - app: how the app names itself to services.
-    ///   - storage: where identities are kept (``EncryptedFileTokenStorage`` on Linux, ``KeychainTokenStorage`` on Apple platforms).
+    ///   - storage: where identities are kept (``EncryptedFileTokenStorage`` on Linux, `KeychainTokenStorage` on Apple platforms).
+    ///   - transport: how requests reach the service; `URLSession` unless a test or an app brings its own.
+    ///   - timeout: seconds one request may take.
     public init(app: AuthenticatorApp, storage: any TokenStorage, transport: any HTTPTransport = URLSessionTransport(), timeout: TimeInterval = 30) {
         self.app = app
         self.storage = storage

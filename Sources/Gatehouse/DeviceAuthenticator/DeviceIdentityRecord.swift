@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Its signing key is stored only sealed under a key that the server's PRF evaluation of the PIN yields, so
 /// the record alone does not let anyone check a PIN guess. The device secret authenticates requests; keep
-/// records in a ``TokenStorage`` (``EncryptedFileTokenStorage``, ``KeychainTokenStorage``).
+/// records in a ``TokenStorage`` (``EncryptedFileTokenStorage``, or `KeychainTokenStorage` on Apple platforms).
 public struct DeviceIdentityRecord: Codable, Sendable, Equatable, Identifiable {
     /// Where the registration stands.
     public enum State: String, Codable, Sendable {

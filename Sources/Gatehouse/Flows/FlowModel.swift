@@ -2,7 +2,7 @@
 import Observation
 
 /// A login flow as observable state for SwiftUI: bind the view to ``step`` and ``errorMessage``, call
-/// ``start()``, then ``submit()`` whenever the user presses the button.
+/// ``start(_:loginHint:)``, then ``submit()`` whenever the user presses the button.
 ///
 /// ```swift
 /// @State private var flow = FlowModel(client: gatehouse)
@@ -21,7 +21,7 @@ public final class FlowModel {
     public var step: ContinueNode?
     /// What went wrong with the last submission (wrong password, invalid input), to show above the form.
     public private(set) var errorMessage: String?
-    /// Why the flow ended without signing in; call ``start()`` to begin again.
+    /// Why the flow ended without signing in; call ``start(_:loginHint:)`` to begin again.
     public private(set) var failure: GatehouseError?
     /// The signed-in user once the flow succeeded.
     public private(set) var user: UserSession?

@@ -28,6 +28,6 @@ let package = Package(
             path: "Benchmarks/GatehouseBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v6)],
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ),
+        )
     ]
 )

@@ -1,10 +1,11 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Gatehouse
 import GatehouseProtocol
 import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// The device authenticator's checks that need no server: QR payloads, app versions, service descriptions.
 @Suite("Device authenticator without a server")
@@ -27,9 +28,11 @@ struct DeviceAuthenticatorUnitTests {
         let payload = try QRLoginPayload(parsing: " https://id.example.com/authenticator#AbCdEfGhIjKlMnOpQrStUv_- \n")
         #expect(payload.serviceURL == Self.serviceURL && payload.accessCode == "AbCdEfGhIjKlMnOpQrStUv_-")
         #expect(payload.text == "https://id.example.com/authenticator#AbCdEfGhIjKlMnOpQrStUv_-")
-        for text in ["otpauth://totp/x?secret=ABC", "https://id.example.com/authenticator", "https://id.example.com/other#AbCdEfGhIjKlMnOpQrStUv",
-                     "https://id.example.com/authenticator#short", "ftp://id.example.com/authenticator#AbCdEfGhIjKlMnOpQrStUv",
-                     "https://id.example.com/authenticator#AbCdEfGhIjKlMnOpQrSt<script>", ""] {
+        for text in [
+            "otpauth://totp/x?secret=ABC", "https://id.example.com/authenticator", "https://id.example.com/other#AbCdEfGhIjKlMnOpQrStUv",
+            "https://id.example.com/authenticator#short", "ftp://id.example.com/authenticator#AbCdEfGhIjKlMnOpQrStUv",
+            "https://id.example.com/authenticator#AbCdEfGhIjKlMnOpQrSt<script>", "",
+        ] {
             #expect(throws: DeviceAuthenticatorError.notAGatehouseCode) { try QRLoginPayload(parsing: text) }
         }
     }
@@ -48,8 +51,10 @@ struct DeviceAuthenticatorUnitTests {
             var object: [String: Any] = [
                 "protocol": PINProtocol.version, "service_name": "Example", "issuer": "https://id.example.com", "pin_length": 4,
                 "verification_methods": ["code"], "minimum_app_version": "1.0",
-                "endpoints": ["registration": "https://id.example.com/authenticator/registration", "identity": "https://id.example.com/authenticator/identity",
-                              "sessions": "https://id.example.com/authenticator/sessions"],
+                "endpoints": [
+                    "registration": "https://id.example.com/authenticator/registration", "identity": "https://id.example.com/authenticator/identity",
+                    "sessions": "https://id.example.com/authenticator/sessions",
+                ],
             ]
             object.merge(changes) { $1 }
             if let removing { object[removing] = nil }
@@ -60,21 +65,32 @@ struct DeviceAuthenticatorUnitTests {
                 .service(at: Self.serviceURL)
         }
         #expect(try await service(try description([:])).name == "Example")
-        await #expect(throws: DeviceAuthenticatorError.invalidServiceDescription("pin_length is missing")) { try await service(try description([:], removing: "pin_length")) }
-        await #expect(throws: DeviceAuthenticatorError.invalidServiceDescription("pin_length 8 is not 4 to 6")) { try await service(try description(["pin_length": 8])) }
+        await #expect(throws: DeviceAuthenticatorError.invalidServiceDescription("pin_length is missing")) {
+            try await service(try description([:], removing: "pin_length"))
+        }
+        await #expect(throws: DeviceAuthenticatorError.invalidServiceDescription("pin_length 8 is not 4 to 6")) {
+            try await service(try description(["pin_length": 8]))
+        }
         await #expect(throws: DeviceAuthenticatorError.invalidServiceDescription("it speaks other-v9, not gatehouse-pin-v1")) {
             try await service(try description(["protocol": "other-v9"]))
         }
         await #expect(throws: DeviceAuthenticatorError.invalidServiceDescription("the endpoint https://evil.example.net/steal is not on id.example.com")) {
-            try await service(try description(["endpoints": ["registration": "https://evil.example.net/steal", "identity": "https://id.example.com/a",
-                                                             "sessions": "https://id.example.com/b"]]))
+            try await service(
+                try description([
+                    "endpoints": [
+                        "registration": "https://evil.example.net/steal", "identity": "https://id.example.com/a",
+                        "sessions": "https://id.example.com/b",
+                    ]
+                ]))
         }
         await #expect(throws: DeviceAuthenticatorError.invalidServiceDescription("the answer is not a service description")) { try await service("<html>") }
         await #expect(throws: DeviceAuthenticatorError.appNotAllowed) {
             try await service(#"{"error":"app_not_allowed","error_description":"The app unit cannot be used with this service."}"#, status: 406)
         }
         await #expect(throws: DeviceAuthenticatorError.updateRequired(minimumVersion: "2.1.0")) {
-            try await service(#"{"error":"app_version_unsupported","error_description":"This service needs version 2.1.0 of the app or later; update the app."}"#, status: 412)
+            try await service(
+                #"{"error":"app_version_unsupported","error_description":"This service needs version 2.1.0 of the app or later; update the app."}"#, status: 412
+            )
         }
     }
 }

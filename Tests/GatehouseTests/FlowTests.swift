@@ -1,7 +1,8 @@
 import Foundation
-@testable import Gatehouse
 import GatehouseProtocol
 import Testing
+
+@testable import Gatehouse
 
 @Suite("Flows in the SDK (mock transport)")
 struct FlowTests {
@@ -23,11 +24,16 @@ struct FlowTests {
             FlowField(key: "secret", kind: .password, label: "Password", validation: FieldValidation(minLength: 8, message: "At least 8 characters.")),
             FlowField(key: "phone", kind: .phoneNumber, label: "Phone", validation: FieldValidation(regex: #"\+[1-9][0-9]{6,14}"#)),
             FlowField(key: "code", kind: .oneTimeCode, label: "Code", validation: FieldValidation(regex: "[0-9]{6}")),
-            FlowField(key: "factor", kind: .singleChoice, label: "Factor", options: [FieldOption(value: "email", label: "Email"), FieldOption(value: "sms", label: "SMS")]),
-            FlowField(key: "topics", kind: .multipleChoice, label: "Topics", required: false,
-                      options: [FieldOption(value: "news", label: "News"), FieldOption(value: "tips", label: "Tips")]),
+            FlowField(
+                key: "factor", kind: .singleChoice, label: "Factor",
+                options: [FieldOption(value: "email", label: "Email"), FieldOption(value: "sms", label: "SMS")]),
+            FlowField(
+                key: "topics", kind: .multipleChoice, label: "Topics", required: false,
+                options: [FieldOption(value: "news", label: "News"), FieldOption(value: "tips", label: "Tips")]),
         ],
-        actions: [FlowAction(id: "submit", kind: .submit, label: "Continue"), FlowAction(id: "forgot", kind: .link, label: "Forgot password?", flow: "recovery")]
+        actions: [
+            FlowAction(id: "submit", kind: .submit, label: "Continue"), FlowAction(id: "forgot", kind: .link, label: "Forgot password?", flow: "recovery"),
+        ]
     )
 
     static func success(state: String = "from-request", issuer: String = MockProvider.issuer) -> FlowResponse {
@@ -35,8 +41,10 @@ struct FlowTests {
     }
 
     static func client(_ provider: MockProvider, storage: MemoryTokenStorage = MemoryTokenStorage()) -> GatehouseClient {
-        GatehouseClient(configuration: GatehouseConfiguration(issuer: URL(string: MockProvider.issuer)!, clientID: "app", redirectURI: "com.example.app:/cb",
-                                                              transport: provider, tokenStorage: storage))
+        GatehouseClient(
+            configuration: GatehouseConfiguration(
+                issuer: URL(string: MockProvider.issuer)!, clientID: "app", redirectURI: "com.example.app:/cb",
+                transport: provider, tokenStorage: storage))
     }
 
     @Test("collectors are typed from the node and check themselves with the server's rules before anything is sent")
@@ -82,8 +90,11 @@ struct FlowTests {
         guard case .success = await node.next() else { Issue.record("expected success"); return }
         let sent = try #require(await provider.submissions.first)
         #expect(sent.action == "submit" && sent.clientID == "app")
-        #expect(sent.values == ["name": "Al", "secret": "long enough", "phone": "+14155550100", "code": "123456", "factor": "sms",
-                                "topics": ["news", "tips"]])
+        #expect(
+            sent.values == [
+                "name": "Al", "secret": "long enough", "phone": "+14155550100", "code": "123456", "factor": "sms",
+                "topics": ["news", "tips"],
+            ])
     }
 
     @Test("an error node carries the typed reason and the node to retry; a retry can succeed")

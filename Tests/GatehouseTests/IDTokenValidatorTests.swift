@@ -1,9 +1,10 @@
 import Crypto
 import CryptoExtras
 import Foundation
-@testable import Gatehouse
 import GatehouseProtocol
 import Testing
+
+@testable import Gatehouse
 
 /// Counts how often the validator asks for fresh keys.
 private actor CountingKeySet: KeySetSource {
@@ -33,8 +34,10 @@ struct IDTokenValidatorTests {
     func tampered() async throws {
         let token = try issuer.token()
         let parts = token.split(separator: ".")
-        let forged = try JSONSerialization.data(withJSONObject: ["iss": "https://id.example.com", "sub": "admin", "aud": "app",
-                                                                 "exp": Int(Date().timeIntervalSince1970) + 300, "iat": Int(Date().timeIntervalSince1970)])
+        let forged = try JSONSerialization.data(withJSONObject: [
+            "iss": "https://id.example.com", "sub": "admin", "aud": "app",
+            "exp": Int(Date().timeIntervalSince1970) + 300, "iat": Int(Date().timeIntervalSince1970),
+        ])
         let tampered = parts[0] + "." + Base64URL.encode(forged) + "." + parts[2]
         await #expect(throws: IDTokenValidationError.badSignature) { try await validator.validate(String(tampered), nonce: nil) }
     }

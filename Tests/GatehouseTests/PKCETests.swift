@@ -8,8 +8,10 @@ struct PKCETests {
     @Test("S256 challenge matches RFC 7636 Appendix B")
     func appendixBVector() {
         // The verifier is the base64url encoding of these 32 octets (RFC 7636 Appendix B).
-        let octets: [UInt8] = [116, 24, 223, 180, 151, 153, 224, 37, 79, 250, 96, 125, 216, 173, 187, 186,
-                               22, 212, 37, 77, 105, 214, 191, 240, 91, 88, 5, 88, 83, 132, 141, 121]
+        let octets: [UInt8] = [
+            116, 24, 223, 180, 151, 153, 224, 37, 79, 250, 96, 125, 216, 173, 187, 186,
+            22, 212, 37, 77, 105, 214, 191, 240, 91, 88, 5, 88, 83, 132, 141, 121,
+        ]
         #expect(Base64URL.encode(octets) == "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")
         let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
         #expect(PKCE.isValidVerifier(verifier))
@@ -93,8 +95,10 @@ struct SharedPrimitivesTests {
 
     @Test("Base32 matches the RFC 4648 §10 vectors and round-trips")
     func base32() {
-        let vectors = [("", ""), ("f", "MY======"), ("fo", "MZXQ===="), ("foo", "MZXW6==="), ("foob", "MZXW6YQ="),
-                       ("fooba", "MZXW6YTB"), ("foobar", "MZXW6YTBOI======")]
+        let vectors = [
+            ("", ""), ("f", "MY======"), ("fo", "MZXQ===="), ("foo", "MZXW6==="), ("foob", "MZXW6YQ="),
+            ("fooba", "MZXW6YTB"), ("foobar", "MZXW6YTBOI======"),
+        ]
         for (plain, encoded) in vectors {
             #expect(Base32.encode(Array(plain.utf8), padded: true) == encoded)
             #expect(Base32.decode(encoded) == Array(plain.utf8))
@@ -113,7 +117,8 @@ struct SharedPrimitivesTests {
     @Test("form encoding leaves only unreserved characters and drops absent values")
     func formEncoding() {
         #expect(FormEncoding.encode("a b+c/d=é~") == "a%20b%2Bc%2Fd%3D%C3%A9~")
-        #expect(FormEncoding.encode([("code", "x&y"), ("state", nil), ("iss", "https://id.example.com")])
+        #expect(
+            FormEncoding.encode([("code", "x&y"), ("state", nil), ("iss", "https://id.example.com")])
                 == "code=x%26y&iss=https%3A%2F%2Fid.example.com")
     }
 }

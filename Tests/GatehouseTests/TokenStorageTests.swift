@@ -1,6 +1,7 @@
 import Foundation
-@testable import Gatehouse
 import Testing
+
+@testable import Gatehouse
 
 @Suite("Token storage")
 struct TokenStorageTests {
@@ -20,7 +21,8 @@ struct TokenStorageTests {
 
     @Test("format 1 as written by the first release stays readable")
     func firstReleaseFormat() throws {
-        let stored = #"{"format":1,"tokens":{"accessToken":"at","tokenType":"Bearer","expiresAt":1900000000,"refreshToken":"rt","idToken":"id","scope":"openid"}}"#
+        let stored =
+            #"{"format":1,"tokens":{"accessToken":"at","tokenType":"Bearer","expiresAt":1900000000,"refreshToken":"rt","idToken":"id","scope":"openid"}}"#
         #expect(try StoredTokenFormat.decode(Data(stored.utf8)) == tokens)
     }
 

@@ -6,8 +6,10 @@ struct GatehouseCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gatehouse",
         abstract: "Gatehouse, a self-hosted identity server and OpenID Connect provider.",
-        subcommands: [ServeCommand.self, UsersCommand.self, ClientsCommand.self, KeysCommand.self, MigrateCommand.self, CopyCommand.self,
-                      OutboxCommand.self, LoginCommand.self, RegisterCommand.self, ResetPasswordCommand.self, EnrollCommand.self, WhoamiCommand.self,
-                      TokenCommand.self, LogoutCommand.self, AuthenticatorCommand.self, DevicesCommand.self, HashRateCommand.self]
+        subcommands: [
+            ServeCommand.self, UsersCommand.self, ClientsCommand.self, KeysCommand.self, MigrateCommand.self, CopyCommand.self,
+            OutboxCommand.self, LoginCommand.self, RegisterCommand.self, ResetPasswordCommand.self, EnrollCommand.self, WhoamiCommand.self,
+            TokenCommand.self, LogoutCommand.self, AuthenticatorCommand.self, DevicesCommand.self, HashRateCommand.self,
+        ]
     )
 }

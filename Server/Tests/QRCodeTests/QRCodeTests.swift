@@ -1,6 +1,7 @@
 import Foundation
-@testable import QRCode
 import Testing
+
+@testable import QRCode
 
 /// Every symbol is checked by decoding it with an independent reader, zbar (`zbarimg` from zbar-tools).
 @Suite("QR code encoder")
@@ -82,12 +83,13 @@ struct QRCodeTests {
         // Row 2 of the text holds module rows 2 and 3 (quiet zone 2 → symbol rows 0 and 1): the top finder edges.
         let firstSymbolLine = Array(plain[1])
         for x in 0..<code.size {
-            let expected: Character = switch (code[x, 0], code[x, 1]) {
-            case (true, true): "█"
-            case (true, false): "▀"
-            case (false, true): "▄"
-            case (false, false): " "
-            }
+            let expected: Character =
+                switch (code[x, 0], code[x, 1]) {
+                case (true, true): "█"
+                case (true, false): "▀"
+                case (false, true): "▄"
+                case (false, false): " "
+                }
             #expect(firstSymbolLine[x + 2] == expected)
         }
         #expect(code.terminalText().hasPrefix("\u{1B}[30;107m"))

@@ -1,5 +1,6 @@
 import Foundation
 import GatehouseProtocol
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -12,8 +13,10 @@ struct AuthenticatorConnection: Sendable {
     let timeout: TimeInterval
 
     /// Sends a request and decodes a 2xx answer as `T`.
-    func send<T: Decodable>(_ method: String, _ url: String, body: (some Encodable)? = Optional<String>.none, secret: String? = nil,
-                            as type: T.Type) async throws(DeviceAuthenticatorError) -> T {
+    func send<T: Decodable>(
+        _ method: String, _ url: String, body: (some Encodable)? = Optional<String>.none, secret: String? = nil,
+        as type: T.Type
+    ) async throws(DeviceAuthenticatorError) -> T {
         let (data, response) = try await raw(method, url, body: body, secret: secret)
         do {
             return try JSONDecoder().decode(T.self, from: data)
@@ -24,8 +27,10 @@ struct AuthenticatorConnection: Sendable {
 
     /// Sends a request and returns a 2xx answer's body; other statuses become typed errors.
     @discardableResult
-    func raw(_ method: String, _ url: String, body: (some Encodable)? = Optional<String>.none,
-             secret: String? = nil) async throws(DeviceAuthenticatorError) -> (Data, HTTPURLResponse) {
+    func raw(
+        _ method: String, _ url: String, body: (some Encodable)? = Optional<String>.none,
+        secret: String? = nil
+    ) async throws(DeviceAuthenticatorError) -> (Data, HTTPURLResponse) {
         guard let endpoint = URL(string: url) else { throw .invalidServiceDescription("\(url) is not a URL") }
         var request = URLRequest(url: endpoint, timeoutInterval: timeout)
         request.httpMethod = method

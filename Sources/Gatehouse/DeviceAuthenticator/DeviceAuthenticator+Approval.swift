@@ -10,12 +10,14 @@ extension DeviceAuthenticator {
     public func begin(_ payload: QRLoginPayload, identityID: String? = nil) async throws(DeviceAuthenticatorError) -> PendingApproval {
         let record = try await approvingIdentity(for: payload.serviceURL, identityID: identityID)
         do {
-            let session = try await connection.send("POST", endpoint(record, \.sessions), body: AuthenticatorSessionRequest(accessCode: payload.accessCode),
-                                                     secret: record.deviceSecret, as: AuthenticatorSession.self)
-            return PendingApproval(identityID: record.id, sessionID: session.sessionID, serviceName: session.serviceName, clientName: session.clientName,
-                                   username: session.username, expiresAt: Date().addingTimeInterval(TimeInterval(session.expiresIn)),
-                                   requesterAddress: session.requesterAddress, requesterUserAgent: session.requesterUserAgent,
-                                   requestedAt: session.requestedAt.map { Date(timeIntervalSince1970: TimeInterval($0)) })
+            let session = try await connection.send(
+                "POST", endpoint(record, \.sessions), body: AuthenticatorSessionRequest(accessCode: payload.accessCode),
+                secret: record.deviceSecret, as: AuthenticatorSession.self)
+            return PendingApproval(
+                identityID: record.id, sessionID: session.sessionID, serviceName: session.serviceName, clientName: session.clientName,
+                username: session.username, expiresAt: Date().addingTimeInterval(TimeInterval(session.expiresIn)),
+                requesterAddress: session.requesterAddress, requesterUserAgent: session.requesterUserAgent,
+                requestedAt: session.requestedAt.map { Date(timeIntervalSince1970: TimeInterval($0)) })
         } catch .identityBlocked {
             try await markBlocked(record)
             throw .identityBlocked
@@ -46,7 +48,7 @@ extension DeviceAuthenticator {
             throw .identityBlocked
         }
         guard let signingKey = credential.open(sealed, with: try credential.sealingKey(blinded, evaluation: evaluation.evaluation)),
-              let challenge = evaluation.challenge
+            let challenge = evaluation.challenge
         else {
             let remaining = evaluation.attemptsRemaining ?? 0
             if remaining <= 0 {
@@ -57,15 +59,17 @@ extension DeviceAuthenticator {
         }
         let signature = try? signingKey.signature(for: PINProtocol.approvalMessage(sessionID: request.sessionID, challenge: challenge))
         guard let signature else { throw .storage("the signing key could not sign") }
-        try await connection.raw("POST", sessionURL + "/approval", body: AuthenticatorApproval(signature: Base64URL.encode(signature.rawRepresentation)),
-                                 secret: record.deviceSecret)
+        try await connection.raw(
+            "POST", sessionURL + "/approval", body: AuthenticatorApproval(signature: Base64URL.encode(signature.rawRepresentation)),
+            secret: record.deviceSecret)
     }
 
     /// Declines `request`: the page that showed the code says the sign-in was cancelled.
     public func abort(_ request: PendingApproval) async throws(DeviceAuthenticatorError) {
         let record = try await identity(request.identityID)
-        try await connection.raw("POST", endpoint(record, \.sessions) + "/" + request.sessionID + "/abort", body: Optional<String>.none,
-                                 secret: record.deviceSecret)
+        try await connection.raw(
+            "POST", endpoint(record, \.sessions) + "/" + request.sessionID + "/abort", body: Optional<String>.none,
+            secret: record.deviceSecret)
     }
 
     /// Signs the identity's user in to this app with `pin`, through the app's own native login flow (which must offer
@@ -78,8 +82,8 @@ extension DeviceAuthenticator {
             throw GatehouseError.unsupportedStep("sign in with the app is not offered to this app")
         }
         guard case .continue(let shown) = await first.next(appAction),
-              let content = shown.node.fields.first(where: { $0.kind == .qrCode })?.defaultValue,
-              let check = shown.submits.first(where: { $0.id == "check" })
+            let content = shown.node.fields.first(where: { $0.kind == .qrCode })?.defaultValue,
+            let check = shown.submits.first(where: { $0.id == "check" })
         else { throw GatehouseError.unsupportedStep("login.app") }
         let payload = try QRLoginPayload(parsing: content)
         let request = try await begin(payload, identityID: record.id)

@@ -100,8 +100,9 @@ public actor DeviceAuthenticator {
 
     /// Starts registering a new identity for the account with `email`; the service sends a code (or link) there.
     public func register(at service: AuthenticatorService, email: String, deviceName: String?) async throws(DeviceAuthenticatorError) -> DeviceIdentityRecord {
-        let started = try await connection.send("POST", service.description.endpoints.registration,
-                                                body: DeviceRegistrationRequest(email: email, deviceName: deviceName), as: DeviceRegistrationStarted.self)
+        let started = try await connection.send(
+            "POST", service.description.endpoints.registration,
+            body: DeviceRegistrationRequest(email: email, deviceName: deviceName), as: DeviceRegistrationStarted.self)
         let record = DeviceIdentityRecord(
             id: started.identityID, serviceURL: service.url, serviceName: service.name, issuer: service.description.issuer, email: email,
             username: nil, deviceName: deviceName, state: .registrationStarted, pinLength: service.description.pinLength, createdAt: Date(),
@@ -120,8 +121,9 @@ public actor DeviceAuthenticator {
     /// Confirms the registration with the code from the email.
     public func confirm(_ id: String, code: String) async throws(DeviceAuthenticatorError) {
         var record = try await identity(id)
-        let status = try await connection.send("POST", endpoint(record, \.registration) + "/verification",
-                                               body: DeviceVerificationRequest(code: code), secret: record.deviceSecret, as: DeviceIdentityStatus.self)
+        let status = try await connection.send(
+            "POST", endpoint(record, \.registration) + "/verification",
+            body: DeviceVerificationRequest(code: code), secret: record.deviceSecret, as: DeviceIdentityStatus.self)
         record.state = .verified
         record.oprfPublicKey = status.oprfPublicKey.flatMap(Base64URL.decode)
         try await store(record)

@@ -47,7 +47,8 @@ public enum DeviceAuthenticatorError: Error, Equatable, Sendable, CustomStringCo
         case .updateRequired(let minimum): "Update the app: this service needs version \(minimum ?? "newer") or later."
         case .malformedPIN(let length): "The PIN must be \(length) digits."
         case .wrongPIN(let remaining):
-            remaining == 1 ? "Wrong PIN. 1 attempt remains before this identity is blocked."
+            remaining == 1
+                ? "Wrong PIN. 1 attempt remains before this identity is blocked."
                 : "Wrong PIN. \(remaining) attempts remain before this identity is blocked."
         case .identityBlocked: "This identity is blocked after too many wrong PINs. Delete it and register again."
         case .sessionExpired: "The session expired; refresh the page and scan again."

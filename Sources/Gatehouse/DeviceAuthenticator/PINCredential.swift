@@ -44,8 +44,9 @@ struct PINCredential {
 
     /// HKDF-SHA256 of the PRF output, salted with the identity: 256 bits for AES-GCM.
     static func sealingKey(prfOutput: Data, identityID: String) -> SymmetricKey {
-        HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: prfOutput), salt: Data(identityID.utf8),
-                               info: Data("\(PINProtocol.version)|signing key seal".utf8), outputByteCount: 32)
+        HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: prfOutput), salt: Data(identityID.utf8),
+            info: Data("\(PINProtocol.version)|signing key seal".utf8), outputByteCount: 32)
     }
 
     /// Seals a new signing key; the identity id is authenticated with it, so a sealed key moved to another identity does not open.
@@ -63,7 +64,7 @@ struct PINCredential {
     /// Opens the signing key; `nil` when `key` came from a wrong PIN (the seal does not authenticate).
     func open(_ sealed: Data, with key: SymmetricKey) -> P256.Signing.PrivateKey? {
         guard let box = try? AES.GCM.SealedBox(combined: sealed),
-              let raw = try? AES.GCM.open(box, using: key, authenticating: Data(identityID.utf8))
+            let raw = try? AES.GCM.open(box, using: key, authenticating: Data(identityID.utf8))
         else { return nil }
         return try? P256.Signing.PrivateKey(rawRepresentation: raw)
     }

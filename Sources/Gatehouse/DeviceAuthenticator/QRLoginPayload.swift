@@ -12,8 +12,8 @@ public struct QRLoginPayload: Sendable, Equatable {
     public init(parsing text: String) throws(DeviceAuthenticatorError) {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard let hash = trimmed.lastIndex(of: "#"),
-              let url = URL(string: String(trimmed[..<hash])), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
-              url.host != nil, url.query == nil, url.path.hasSuffix("/authenticator")
+            let url = URL(string: String(trimmed[..<hash])), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+            url.host != nil, url.query == nil, url.path.hasSuffix("/authenticator")
         else { throw .notAGatehouseCode }
         let code = String(trimmed[trimmed.index(after: hash)...])
         // The server's access codes are 128-bit base64url: at least 22 characters of that alphabet.

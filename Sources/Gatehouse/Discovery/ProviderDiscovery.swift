@@ -1,5 +1,6 @@
 import Foundation
 @_exported import GatehouseProtocol
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

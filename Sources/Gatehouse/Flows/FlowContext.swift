@@ -1,5 +1,6 @@
 import Foundation
 import GatehouseProtocol
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -45,8 +46,9 @@ struct FlowContext: Sendable {
         do throws(GatehouseError) {
             let endpoint = configuration.issuer.appendingPathComponent("flows").appendingPathComponent(flowID).absoluteString
             let deviceTokens = await DeviceTokens(configuration: configuration).read()
-            let submission = FlowSubmission(clientID: configuration.clientID, action: action, values: values,
-                                            deviceTokens: deviceTokens.isEmpty ? nil : deviceTokens)
+            let submission = FlowSubmission(
+                clientID: configuration.clientID, action: action, values: values,
+                deviceTokens: deviceTokens.isEmpty ? nil : deviceTokens)
             return await node(for: try await Self.decode(provider.postJSON(endpoint, submission)))
         } catch {
             return .failure(FailureNode(cause: error))
@@ -62,12 +64,13 @@ struct FlowContext: Sendable {
             guard let node = response.node else { return .failure(FailureNode(cause: .unexpectedResponse(status: 200))) }
             return .error(ErrorNode(messages: node.messages, error: Self.error(for: node.messages), retry: ContinueNode(node: node, context: self)))
         case .failure:
-            let cause: GatehouseError = switch response.failure?.error {
-            case "flow_expired": .flowExpired
-            case "too_many_attempts": .throttled
-            case let error?: .provider(status: 200, error: error, description: response.failure?.errorDescription)
-            case nil: .unexpectedResponse(status: 200)
-            }
+            let cause: GatehouseError =
+                switch response.failure?.error {
+                case "flow_expired": .flowExpired
+                case "too_many_attempts": .throttled
+                case let error?: .provider(status: 200, error: error, description: response.failure?.errorDescription)
+                case nil: .unexpectedResponse(status: 200)
+                }
             return .failure(FailureNode(cause: cause))
         case .success:
             guard let authorization = response.authorization else { return .failure(FailureNode(cause: .unexpectedResponse(status: 200))) }

@@ -31,20 +31,21 @@ public enum SignInStatus: Sendable, Hashable {
     case other(String)
 
     public init(category: String) {
-        self = switch category {
-        case "sign_in": .signIn
-        case "mfa_required": .mfaRequired
-        case "mfa_challenge": .mfaChallenge
-        case "mfa_enrollment_required": .mfaEnrollmentRequired
-        case "mfa_enrollment": .mfaEnrollment
-        case "password_warning": .passwordWarning
-        case "password_expired": .passwordExpired
-        case "locked_out": .lockedOut
-        case "recovery": .recovery
-        case "registration": .registration
-        case "verification": .verification
-        default: .other(category)
-        }
+        self =
+            switch category {
+            case "sign_in": .signIn
+            case "mfa_required": .mfaRequired
+            case "mfa_challenge": .mfaChallenge
+            case "mfa_enrollment_required": .mfaEnrollmentRequired
+            case "mfa_enrollment": .mfaEnrollment
+            case "password_warning": .passwordWarning
+            case "password_expired": .passwordExpired
+            case "locked_out": .lockedOut
+            case "recovery": .recovery
+            case "registration": .registration
+            case "verification": .verification
+            default: .other(category)
+            }
     }
 }
 

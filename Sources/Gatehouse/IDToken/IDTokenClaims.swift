@@ -52,7 +52,7 @@ extension IDTokenClaims {
     static func previouslyValidated(_ token: String) -> IDTokenClaims? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let data = Base64URL.decode(String(parts[1])),
-              let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
         else { return nil }
         return try? IDTokenClaims(json: json)
     }

@@ -29,10 +29,10 @@ public struct IDTokenValidator: Sendable {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw IDTokenValidationError.malformed("a JWS has three parts") }
         guard let headerData = Base64URL.decode(String(parts[0])),
-              let header = try? JSONSerialization.jsonObject(with: headerData) as? [String: Any],
-              let payloadData = Base64URL.decode(String(parts[1])),
-              let payload = try? JSONSerialization.jsonObject(with: payloadData) as? [String: Any],
-              let signature = Base64URL.decode(String(parts[2]))
+            let header = try? JSONSerialization.jsonObject(with: headerData) as? [String: Any],
+            let payloadData = Base64URL.decode(String(parts[1])),
+            let payload = try? JSONSerialization.jsonObject(with: payloadData) as? [String: Any],
+            let signature = Base64URL.decode(String(parts[2]))
         else { throw IDTokenValidationError.malformed("header, payload or signature is not base64url JSON") }
 
         let algorithm = header["alg"] as? String ?? "none"
@@ -72,13 +72,14 @@ public struct IDTokenValidator: Sendable {
         switch algorithm {
         case "RS256":
             guard key.keyType == "RSA", let n = key.modulus.flatMap(Base64URL.decode), let e = key.exponent.flatMap(Base64URL.decode),
-                  let publicKey = try? _RSA.Signing.PublicKey(n: n, e: e)
+                let publicKey = try? _RSA.Signing.PublicKey(n: n, e: e)
             else { throw IDTokenValidationError.malformed("the RSA key in the JWKS is not usable") }
-            return publicKey.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: SHA256.hash(data: input),
-                                              padding: .insecurePKCS1v1_5)
+            return publicKey.isValidSignature(
+                _RSA.Signing.RSASignature(rawRepresentation: signature), for: SHA256.hash(data: input),
+                padding: .insecurePKCS1v1_5)
         case "ES256":
             guard key.keyType == "EC", key.curve == "P-256", let x = key.x.flatMap(Base64URL.decode), let y = key.y.flatMap(Base64URL.decode),
-                  x.count == 32, y.count == 32, let publicKey = try? P256.Signing.PublicKey(rawRepresentation: x + y)
+                x.count == 32, y.count == 32, let publicKey = try? P256.Signing.PublicKey(rawRepresentation: x + y)
             else { throw IDTokenValidationError.malformed("the EC key in the JWKS is not usable") }
             guard let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return false }
             return publicKey.isValidSignature(ecdsa, for: SHA256.hash(data: input))

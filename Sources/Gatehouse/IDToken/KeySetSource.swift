@@ -1,5 +1,6 @@
 import Foundation
 import GatehouseProtocol
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

@@ -104,8 +104,10 @@ public struct MultifactorLogin: Sendable {
     ///   common password: the messages say which), ``GatehouseError/throttled`` after too many wrong codes,
     ///   or the errors of ``login(username:password:)``.
     public func register(username: String, password: String, profile: Profile) async throws -> UserSession {
-        var values = ["username": username, "new_password": password, "given_name": profile.givenName,
-                      "family_name": profile.familyName, "email": profile.email]
+        var values = [
+            "username": username, "new_password": password, "given_name": profile.givenName,
+            "family_name": profile.familyName, "email": profile.email,
+        ]
         if let phone = profile.phoneNumber { values["phone_number"] = phone }
         return try await run(.registration, values: values)
     }
@@ -199,11 +201,12 @@ public struct MultifactorLogin: Sendable {
             }
         }
         if step.status != .registration, let field = fields.first(where: { $0.field.autocomplete == "new-password" }) {
-            let reason: PasswordChangeReason = switch step.status {
-            case .passwordWarning: .expiringSoon
-            case .recovery: .reset
-            default: .expired
-            }
+            let reason: PasswordChangeReason =
+                switch step.status {
+                case .passwordWarning: .expiringSoon
+                case .recovery: .reset
+                default: .expired
+                }
             switch try await stepHandler(.newPassword(reason: reason, problem: problem)) {
             case .password(let password):
                 step[field.key] = password

@@ -1,5 +1,6 @@
 import Foundation
 import GatehouseProtocol
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -11,8 +12,10 @@ struct TokenClient: Sendable {
     private var provider: ProviderRequest { ProviderRequest(configuration: configuration) }
 
     func exchange(code: String, verifier: String) async throws(GatehouseError) -> TokenResponse {
-        try await tokenRequest([("grant_type", "authorization_code"), ("code", code), ("redirect_uri", configuration.redirectURI),
-                                ("code_verifier", verifier)])
+        try await tokenRequest([
+            ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", configuration.redirectURI),
+            ("code_verifier", verifier),
+        ])
     }
 
     func refresh(_ refreshToken: String) async throws(GatehouseError) -> TokenResponse {

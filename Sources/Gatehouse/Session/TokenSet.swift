@@ -24,9 +24,10 @@ public struct TokenSet: Codable, Sendable, Equatable {
     public init(response: TokenResponse, receivedAt now: Date = Date(), previous: TokenSet? = nil) {
         // Whole seconds: what the provider means, and what survives storage exactly.
         let expiresAt = Date(timeIntervalSince1970: (now.timeIntervalSince1970 + TimeInterval(response.expiresIn)).rounded(.down))
-        self.init(accessToken: response.accessToken, tokenType: response.tokenType, expiresAt: expiresAt,
-                  refreshToken: response.refreshToken ?? previous?.refreshToken, idToken: response.idToken ?? previous?.idToken,
-                  scope: response.scope ?? previous?.scope)
+        self.init(
+            accessToken: response.accessToken, tokenType: response.tokenType, expiresAt: expiresAt,
+            refreshToken: response.refreshToken ?? previous?.refreshToken, idToken: response.idToken ?? previous?.idToken,
+            scope: response.scope ?? previous?.scope)
     }
 
     /// Whether the access token expires within `margin` seconds of `now`.

@@ -24,13 +24,17 @@ public actor UserSession {
     }
 
     /// Starts a session from freshly issued (and already validated) tokens and stores them.
-    public static func start(with tokens: TokenSet, configuration: GatehouseConfiguration, metadata: OpenIDProviderMetadata) async throws(GatehouseError) -> UserSession {
+    public static func start(
+        with tokens: TokenSet, configuration: GatehouseConfiguration, metadata: OpenIDProviderMetadata
+    ) async throws(GatehouseError) -> UserSession {
         try await start(with: tokens, claims: nil, configuration: configuration, metadata: metadata)
     }
 
     /// Starts a session whose ID token was just validated into `claims`, and stores its tokens.
-    static func start(with tokens: TokenSet, claims: IDTokenClaims?, configuration: GatehouseConfiguration,
-                      metadata: OpenIDProviderMetadata) async throws(GatehouseError) -> UserSession {
+    static func start(
+        with tokens: TokenSet, claims: IDTokenClaims?, configuration: GatehouseConfiguration,
+        metadata: OpenIDProviderMetadata
+    ) async throws(GatehouseError) -> UserSession {
         let session = try UserSession(configuration: configuration, metadata: metadata, tokens: tokens, claims: claims)
         try await session.store(tokens)
         return session
@@ -127,7 +131,7 @@ public actor UserSession {
         let response: TokenResponse
         do {
             response = try await client.refresh(refreshToken)
-        } catch where error.requiresSignIn {
+        } catch  where error.requiresSignIn {
             try await forget()
             throw error
         }

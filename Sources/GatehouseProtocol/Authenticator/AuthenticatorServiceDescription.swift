@@ -18,8 +18,10 @@ public struct AuthenticatorServiceDescription: Codable, Sendable, Equatable {
     public var minimumAppVersion: String
     public var endpoints: AuthenticatorEndpoints
 
-    public init(protocolVersion: String = PINProtocol.version, serviceName: String, logoURL: String?, issuer: String, pinLength: Int,
-                verificationMethods: [String], minimumAppVersion: String, endpoints: AuthenticatorEndpoints) {
+    public init(
+        protocolVersion: String = PINProtocol.version, serviceName: String, logoURL: String?, issuer: String, pinLength: Int,
+        verificationMethods: [String], minimumAppVersion: String, endpoints: AuthenticatorEndpoints
+    ) {
         self.protocolVersion = protocolVersion
         self.serviceName = serviceName
         self.logoURL = logoURL

@@ -27,8 +27,10 @@ public struct AuthenticatorSession: Codable, Sendable, Equatable {
     /// When the sign-in was requested, in seconds since 1970.
     public var requestedAt: Int64?
 
-    public init(sessionID: String, serviceName: String, clientName: String, username: String, expiresIn: Int64,
-                requesterAddress: String? = nil, requesterUserAgent: String? = nil, requestedAt: Int64? = nil) {
+    public init(
+        sessionID: String, serviceName: String, clientName: String, username: String, expiresIn: Int64,
+        requesterAddress: String? = nil, requesterUserAgent: String? = nil, requestedAt: Int64? = nil
+    ) {
         self.sessionID = sessionID
         self.serviceName = serviceName
         self.clientName = clientName

@@ -21,7 +21,8 @@ extension FlowField {
         default:
             guard case .text(let text) = value else { return message }
             guard let rules = validation else { return nil }
-            let broken = (rules.minLength.map { text.count < $0 } ?? false)
+            let broken =
+                (rules.minLength.map { text.count < $0 } ?? false)
                 || (rules.maxLength.map { text.count > $0 } ?? false)
                 || (rules.regex.map { text.range(of: "^(?:\($0))$", options: .regularExpression) == nil } ?? false)
             return broken ? message : nil

@@ -48,8 +48,10 @@ public struct FlowField: Codable, Sendable, Equatable {
     /// The HTML `autocomplete` hint, so password managers and one-time-code autofill work.
     public var autocomplete: String?
 
-    public init(key: String, kind: Kind, label: String, required: Bool = true, validation: FieldValidation? = nil,
-                options: [FieldOption]? = nil, defaultValue: String? = nil, autocomplete: String? = nil) {
+    public init(
+        key: String, kind: Kind, label: String, required: Bool = true, validation: FieldValidation? = nil,
+        options: [FieldOption]? = nil, defaultValue: String? = nil, autocomplete: String? = nil
+    ) {
         self.key = key
         self.kind = kind
         self.label = label

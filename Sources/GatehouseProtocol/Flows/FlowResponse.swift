@@ -69,8 +69,10 @@ public struct FlowStartRequest: Codable, Sendable, Equatable {
     /// Requested authentication context classes, space-separated; `urn:gatehouse:acr:mfa` asks for a second factor.
     public var acrValues: String?
 
-    public init(clientID: String, redirectURI: String, scope: String, state: String? = nil, nonce: String? = nil,
-                codeChallenge: String? = nil, codeChallengeMethod: String? = nil, loginHint: String? = nil, acrValues: String? = nil) {
+    public init(
+        clientID: String, redirectURI: String, scope: String, state: String? = nil, nonce: String? = nil,
+        codeChallenge: String? = nil, codeChallengeMethod: String? = nil, loginHint: String? = nil, acrValues: String? = nil
+    ) {
         self.clientID = clientID
         self.redirectURI = redirectURI
         self.scope = scope

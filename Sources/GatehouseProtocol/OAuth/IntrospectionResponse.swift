@@ -11,7 +11,10 @@ public struct IntrospectionResponse: Codable, Sendable, Equatable {
     public var audience: String?
     public var issuer: String?
 
-    public init(active: Bool, scope: String? = nil, clientID: String? = nil, username: String? = nil, tokenType: String? = nil, expiresAt: Int? = nil, issuedAt: Int? = nil, subject: String? = nil, audience: String? = nil, issuer: String? = nil) {
+    public init(
+        active: Bool, scope: String? = nil, clientID: String? = nil, username: String? = nil, tokenType: String? = nil, expiresAt: Int? = nil,
+        issuedAt: Int? = nil, subject: String? = nil, audience: String? = nil, issuer: String? = nil
+    ) {
         self.active = active
         self.scope = scope
         self.clientID = clientID

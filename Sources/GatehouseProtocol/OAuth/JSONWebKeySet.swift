@@ -10,7 +10,10 @@ public struct JSONWebKey: Codable, Sendable, Equatable {
     public var x: String?
     public var y: String?
 
-    public init(keyType: String, keyID: String, use: String = "sig", algorithm: String, modulus: String? = nil, exponent: String? = nil, curve: String? = nil, x: String? = nil, y: String? = nil) {
+    public init(
+        keyType: String, keyID: String, use: String = "sig", algorithm: String, modulus: String? = nil, exponent: String? = nil, curve: String? = nil,
+        x: String? = nil, y: String? = nil
+    ) {
         self.keyType = keyType
         self.keyID = keyID
         self.use = use

@@ -8,7 +8,8 @@ public struct UserInfo: Codable, Sendable, Equatable {
     public var emailVerified: Bool?
     public var updatedAt: Int?
 
-    public init(subject: String, name: String? = nil, preferredUsername: String? = nil, email: String? = nil, emailVerified: Bool? = nil, updatedAt: Int? = nil) {
+    public init(subject: String, name: String? = nil, preferredUsername: String? = nil, email: String? = nil, emailVerified: Bool? = nil, updatedAt: Int? = nil)
+    {
         self.subject = subject
         self.name = name
         self.preferredUsername = preferredUsername

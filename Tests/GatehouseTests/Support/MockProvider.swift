@@ -1,9 +1,11 @@
 import Foundation
+import GatehouseProtocol
+
+@testable import Gatehouse
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-@testable import Gatehouse
-import GatehouseProtocol
 
 /// A provider in memory for unit tests: discovery, JWKS, the flow API answering from a script, and a
 /// token endpoint that checks the PKCE verifier against the challenge the flow started with.
@@ -41,19 +43,21 @@ actor MockProvider: HTTPTransport {
         let body = request.httpBody ?? Data()
         switch url.path {
         case "/.well-known/openid-configuration":
-            return try json(200, [
-                "issuer": Self.issuer, "authorization_endpoint": "\(Self.issuer)/authorize", "token_endpoint": "\(Self.issuer)/token",
-                "userinfo_endpoint": "\(Self.issuer)/userinfo", "jwks_uri": "\(Self.issuer)/jwks", "revocation_endpoint": "\(Self.issuer)/revoke",
-                "introspection_endpoint": "\(Self.issuer)/introspect", "end_session_endpoint": "\(Self.issuer)/logout",
-                "scopes_supported": ["openid"], "response_types_supported": ["code"], "response_modes_supported": ["query"],
-                "grant_types_supported": ["authorization_code"], "subject_types_supported": ["public"],
-                "id_token_signing_alg_values_supported": ["RS256"], "token_endpoint_auth_methods_supported": ["none"],
-                "revocation_endpoint_auth_methods_supported": ["none"], "introspection_endpoint_auth_methods_supported": ["none"],
-                "code_challenge_methods_supported": ["S256"], "claims_supported": ["sub"], "prompt_values_supported": ["none"],
-                "authorization_response_iss_parameter_supported": true, "request_parameter_supported": false,
-                "request_uri_parameter_supported": false, "claims_parameter_supported": false,
-                "frontchannel_logout_supported": false, "backchannel_logout_supported": false,
-            ])
+            return try json(
+                200,
+                [
+                    "issuer": Self.issuer, "authorization_endpoint": "\(Self.issuer)/authorize", "token_endpoint": "\(Self.issuer)/token",
+                    "userinfo_endpoint": "\(Self.issuer)/userinfo", "jwks_uri": "\(Self.issuer)/jwks", "revocation_endpoint": "\(Self.issuer)/revoke",
+                    "introspection_endpoint": "\(Self.issuer)/introspect", "end_session_endpoint": "\(Self.issuer)/logout",
+                    "scopes_supported": ["openid"], "response_types_supported": ["code"], "response_modes_supported": ["query"],
+                    "grant_types_supported": ["authorization_code"], "subject_types_supported": ["public"],
+                    "id_token_signing_alg_values_supported": ["RS256"], "token_endpoint_auth_methods_supported": ["none"],
+                    "revocation_endpoint_auth_methods_supported": ["none"], "introspection_endpoint_auth_methods_supported": ["none"],
+                    "code_challenge_methods_supported": ["S256"], "claims_supported": ["sub"], "prompt_values_supported": ["none"],
+                    "authorization_response_iss_parameter_supported": true, "request_parameter_supported": false,
+                    "request_uri_parameter_supported": false, "claims_parameter_supported": false,
+                    "frontchannel_logout_supported": false, "backchannel_logout_supported": false,
+                ])
         case "/jwks":
             return (try JSONEncoder().encode(signer.keySet), response(url, 200))
         case "/flows/login":
@@ -75,8 +79,10 @@ actor MockProvider: HTTPTransport {
                 return try json(400, ["error": "invalid_grant", "error_description": "PKCE verification failed"])
             }
             let idToken = try signer.token(claims: ["aud": "app", "azp": "app", "nonce": tokenNonce ?? started?.nonce ?? ""])
-            return (try JSONEncoder().encode(TokenResponse(accessToken: "at-1", expiresIn: 300, refreshToken: "rt-1", idToken: idToken)),
-                    response(url, 200))
+            return (
+                try JSONEncoder().encode(TokenResponse(accessToken: "at-1", expiresIn: 300, refreshToken: "rt-1", idToken: idToken)),
+                response(url, 200)
+            )
         default:
             return try json(404, ["error": "not_found"])
         }

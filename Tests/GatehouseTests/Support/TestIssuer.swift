@@ -12,10 +12,12 @@ struct TestIssuer: Sendable {
         let primitives = try! rsa.publicKey.getKeyPrimitives()
         let raw = ec.publicKey.rawRepresentation
         return JSONWebKeySet(keys: [
-            JSONWebKey(keyType: "RSA", keyID: "rsa-1", algorithm: "RS256", modulus: Base64URL.encode(primitives.modulus),
-                       exponent: Base64URL.encode(primitives.publicExponent)),
-            JSONWebKey(keyType: "EC", keyID: "ec-1", algorithm: "ES256", curve: "P-256", x: Base64URL.encode(raw.prefix(32)),
-                       y: Base64URL.encode(raw.suffix(32))),
+            JSONWebKey(
+                keyType: "RSA", keyID: "rsa-1", algorithm: "RS256", modulus: Base64URL.encode(primitives.modulus),
+                exponent: Base64URL.encode(primitives.publicExponent)),
+            JSONWebKey(
+                keyType: "EC", keyID: "ec-1", algorithm: "ES256", curve: "P-256", x: Base64URL.encode(raw.prefix(32)),
+                y: Base64URL.encode(raw.suffix(32))),
         ])
     }
 
@@ -26,7 +28,8 @@ struct TestIssuer: Sendable {
         ]
         for (key, value) in claims { payload[key] = value }
         let header = ["alg": alg, "typ": "JWT", "kid": kid ?? (alg == "ES256" ? "ec-1" : "rsa-1")]
-        let input = Base64URL.encode(try JSONSerialization.data(withJSONObject: header))
+        let input =
+            Base64URL.encode(try JSONSerialization.data(withJSONObject: header))
             + "." + Base64URL.encode(try JSONSerialization.data(withJSONObject: payload))
         let digest = SHA256.hash(data: Data(input.utf8))
         let signature: Data

@@ -2,9 +2,9 @@ import Benchmark
 import Crypto
 import Foundation
 import GatehouseServer
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-import HTTPTypes
 import Logging
 import NIOCore
 
@@ -49,19 +49,23 @@ struct InProcessServer: Sendable {
 
     /// Starts a native sign-in flow; returns its id.
     static func startFlow(_ client: any TestClientProtocol, clientID: String = "bench-app") async throws -> String {
-        let answer = try await json(client, "/flows/login", [
-            "client_id": clientID, "redirect_uri": redirectURI, "scope": "openid profile email offline_access", "state": "s", "nonce": "n",
-            "code_challenge": codeChallenge, "code_challenge_method": "S256",
-        ])
+        let answer = try await json(
+            client, "/flows/login",
+            [
+                "client_id": clientID, "redirect_uri": redirectURI, "scope": "openid profile email offline_access", "state": "s", "nonce": "n",
+                "code_challenge": codeChallenge, "code_challenge_method": "S256",
+            ])
         guard let flowID = answer["flow_id"] as? String else { throw BenchmarkSetupError("no flow_id in \(answer)") }
         return flowID
     }
 
     /// Submits the password to a started flow; returns the authorization code.
     static func submitPassword(_ client: any TestClientProtocol, flowID: String, clientID: String = "bench-app") async throws -> String {
-        let answer = try await json(client, "/flows/\(flowID)", [
-            "client_id": clientID, "action": "submit", "values": ["username": username, "password": password],
-        ])
+        let answer = try await json(
+            client, "/flows/\(flowID)",
+            [
+                "client_id": clientID, "action": "submit", "values": ["username": username, "password": password],
+            ])
         guard let authorization = answer["authorization"] as? [String: Any], let code = authorization["code"] as? String else {
             throw BenchmarkSetupError("the sign-in did not succeed: \(answer)")
         }
@@ -71,9 +75,11 @@ struct InProcessServer: Sendable {
     /// A whole sign-in; returns the token response.
     static func signIn(_ client: any TestClientProtocol, clientID: String = "bench-app") async throws -> [String: Any] {
         let code = try await submitPassword(client, flowID: try await startFlow(client, clientID: clientID), clientID: clientID)
-        return try await form(client, "/token", [
-            "grant_type": "authorization_code", "code": code, "client_id": clientID, "redirect_uri": redirectURI, "code_verifier": verifier,
-        ])
+        return try await form(
+            client, "/token",
+            [
+                "grant_type": "authorization_code", "code": code, "client_id": clientID, "redirect_uri": redirectURI, "code_verifier": verifier,
+            ])
     }
 
     /// One refresh-token grant; returns the rotated refresh token.
@@ -98,8 +104,11 @@ struct InProcessServer: Sendable {
 
     private static func json(_ client: any TestClientProtocol, _ path: String, _ object: [String: Any]) async throws -> [String: Any] {
         let body = try JSONSerialization.data(withJSONObject: object)
-        return try await decode(path, client.executeRequest(uri: path, method: .post, headers: [.contentType: "application/json"],
-                                                            body: ByteBuffer(bytes: body)))
+        return try await decode(
+            path,
+            client.executeRequest(
+                uri: path, method: .post, headers: [.contentType: "application/json"],
+                body: ByteBuffer(bytes: body)))
     }
 
     private static func decode(_ path: String, _ response: TestResponse) throws -> [String: Any] {

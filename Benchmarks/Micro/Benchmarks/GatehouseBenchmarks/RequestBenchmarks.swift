@@ -24,9 +24,12 @@ enum RequestBenchmarks {
             return try await server.withClient { client in
                 let rs256 = try await InProcessServer.signIn(client, clientID: "bench-app")
                 let es256 = try await InProcessServer.signIn(client, clientID: "bench-app-es256")
-                return SignedIn(server: server, accessToken: rs256["access_token"] as? String ?? "",
-                                refreshTokens: ["bench-app": rs256["refresh_token"] as? String ?? "",
-                                                "bench-app-es256": es256["refresh_token"] as? String ?? ""])
+                return SignedIn(
+                    server: server, accessToken: rs256["access_token"] as? String ?? "",
+                    refreshTokens: [
+                        "bench-app": rs256["refresh_token"] as? String ?? "",
+                        "bench-app-es256": es256["refresh_token"] as? String ?? "",
+                    ])
             }
         }
     }
@@ -40,8 +43,10 @@ enum RequestBenchmarks {
             blackHole(try await InProcessServer.get(client, "/userinfo", headers: [.authorization: "Bearer \(signedIn.accessToken)"]))
         }
         request("token: client credentials") { client, _ in
-            blackHole(try await InProcessServer.form(client, "/token", ["grant_type": "client_credentials"],
-                                                     headers: [.authorization: InProcessServer.serviceAuthorization]))
+            blackHole(
+                try await InProcessServer.form(
+                    client, "/token", ["grant_type": "client_credentials"],
+                    headers: [.authorization: InProcessServer.serviceAuthorization]))
         }
         for (name, clientID) in [("RS256", "bench-app"), ("ES256", "bench-app-es256")] {
             request("token: refresh with rotation, \(name) ID token") { client, signedIn in
@@ -51,7 +56,8 @@ enum RequestBenchmarks {
             }
         }
         request("flow step: start a sign-in") { client, _ in blackHole(try await InProcessServer.startFlow(client)) }
-        Benchmark("request: flow step: submit the password (one hash)", configuration: .init(maxDuration: .seconds(5), maxIterations: 30)) { benchmark, server in
+        Benchmark("request: flow step: submit the password (one hash)", configuration: .init(maxDuration: .seconds(5), maxIterations: 30)) {
+            benchmark, server in
             let handle = BenchmarkHandle(benchmark: benchmark)
             try await server.withClient { client in
                 let benchmark = handle.benchmark

@@ -21,9 +21,10 @@ enum SigningBenchmarks {
     }
 
     static func register() {
-        let claims = Claims(iss: "http://127.0.0.1:8080", sub: "5f0c2d8e-5b1a-4c1e-9a63-8d8a3b7e2f41", aud: "web-app",
-                            exp: .init(value: .now.addingTimeInterval(900)), iat: .init(value: .now), nonce: "n-0S6_WzA2Mj",
-                            email: "ann@example.com")
+        let claims = Claims(
+            iss: "http://127.0.0.1:8080", sub: "5f0c2d8e-5b1a-4c1e-9a63-8d8a3b7e2f41", aud: "web-app",
+            exp: .init(value: .now.addingTimeInterval(900)), iat: .init(value: .now), nonce: "n-0S6_WzA2Mj",
+            email: "ann@example.com")
         for algorithm in ["RS256", "ES256"] {
             Benchmark("JWT sign \(algorithm)") { benchmark, keys in
                 for _ in benchmark.scaledIterations {

@@ -15,8 +15,10 @@ public enum GatehouseApplication {
         router.add(middleware: SecurityHeadersMiddleware(https: server.configuration.issuerIsHTTPS))
         router.get("/") { _, _ in Redirect.to(demo == nil ? "/.well-known/openid-configuration" : "/demo") }
         // Served from our own origin, so the CSP can forbid inline styles and scripts.
-        for (path, contentType, text) in [("/assets/gatehouse.css", "text/css; charset=utf-8", PageRenderer.stylesheet),
-                                          ("/assets/app-login.js", "text/javascript; charset=utf-8", AppLoginStatusStream.script)] {
+        for (path, contentType, text) in [
+            ("/assets/gatehouse.css", "text/css; charset=utf-8", PageRenderer.stylesheet),
+            ("/assets/app-login.js", "text/javascript; charset=utf-8", AppLoginStatusStream.script),
+        ] {
             let body = ByteBuffer(string: text)
             router.get(RouterPath(path)) { _, _ in
                 var headers = HTTPFields()
@@ -60,15 +62,17 @@ public enum GatehouseApplication {
         logger.info("Accepting up to \(gauge.limit) connections", metadata: ["open_file_limit": "\(openFiles)"])
         if !configuration.trustedProxies.addresses.isEmpty {
             let proxies = configuration.trustedProxies
-            logger.info("Counting requests from trusted proxies by the client they name",
-                        metadata: ["proxies": "\(proxies.addresses.map(\.description).joined(separator: " "))", "header": "\(proxies.header.rawValue)"])
+            logger.info(
+                "Counting requests from trusted proxies by the client they name",
+                metadata: ["proxies": "\(proxies.addresses.map(\.description).joined(separator: " "))", "header": "\(proxies.header.rawValue)"])
         }
         return Application(
             router: makeRouter(server: server, demo: demo),
             // An autoclosure: every connection gets a handler of its own.
             server: .http1(configuration: .init(additionalChannelHandlers: [ConnectionDeadlineHandler(policy: policy, gauge: gauge)])),
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Gatehouse",
-                                 availableConnectionsDelegate: gauge.admission),
+            configuration: .init(
+                address: .hostname(configuration.host, port: configuration.port), serverName: "Gatehouse",
+                availableConnectionsDelegate: gauge.admission),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger
         )

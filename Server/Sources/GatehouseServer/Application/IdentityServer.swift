@@ -39,8 +39,9 @@ public final class IdentityServer: Sendable {
         do {
             let hasher = PasswordHasher(parameters: configuration.passwordHashing, maxConcurrentHashes: configuration.maxConcurrentHashes)
             let decoyHash = try await hasher.hash(SecureRandom.token())
-            let server = IdentityServer(configuration: configuration, database: database, clock: clock, logger: logger,
-                                        hasher: hasher, secret: secret, decoyHash: decoyHash)
+            let server = IdentityServer(
+                configuration: configuration, database: database, clock: clock, logger: logger,
+                hasher: hasher, secret: secret, decoyHash: decoyHash)
             try await server.keyStore.ensureActiveKeys(box: server.signingKeyBox)
             // Load the keys now, so a wrong server secret stops the start instead of the first sign-in.
             _ = try await server.keys.publicKeySet()
@@ -51,7 +52,10 @@ public final class IdentityServer: Sendable {
         }
     }
 
-    private init(configuration: ServerConfiguration, database: any Database, clock: UnixClock, logger: Logger, hasher: PasswordHasher, secret: ServerSecret, decoyHash: String) {
+    private init(
+        configuration: ServerConfiguration, database: any Database, clock: UnixClock, logger: Logger, hasher: PasswordHasher, secret: ServerSecret,
+        decoyHash: String
+    ) {
         self.configuration = configuration
         self.issuer = configuration.resolvedIssuer
         self.database = database
@@ -67,15 +71,18 @@ public final class IdentityServer: Sendable {
         codes = AuthorizationCodeStore(database: database, clock: clock)
         tokens = TokenStore(database: database, clock: clock)
         flows = FlowStore(database: database, clock: clock)
-        authenticators = AuthenticatorStore(database: database, clock: clock,
-                                            box: SecretBox(serverSecret: secret.bytes, purpose: AuthenticatorStore.purpose))
-        oneTimeCodes = OneTimeCodeStore(database: database, clock: clock, policy: configuration.oneTimeCodes,
-                                        box: SecretBox(serverSecret: secret.bytes, purpose: OneTimeCodeStore.purpose))
+        authenticators = AuthenticatorStore(
+            database: database, clock: clock,
+            box: SecretBox(serverSecret: secret.bytes, purpose: AuthenticatorStore.purpose))
+        oneTimeCodes = OneTimeCodeStore(
+            database: database, clock: clock, policy: configuration.oneTimeCodes,
+            box: SecretBox(serverSecret: secret.bytes, purpose: OneTimeCodeStore.purpose))
         deviceIdentities = DeviceIdentityStore(database: database, clock: clock)
         appLogins = AppLoginStore(database: database, clock: clock, box: SecretBox(serverSecret: secret.bytes, purpose: AppLoginStore.purpose))
         pinKeys = PINKeyring(box: SecretBox(serverSecret: secret.bytes, purpose: PINKeyring.purpose))
-        courier = Courier(queue: CourierQueue(database: database, clock: clock, secret: secret), configuration: configuration.courier,
-                          clientName: URL(string: configuration.resolvedIssuer)?.host ?? "localhost", logger: logger)
+        courier = Courier(
+            queue: CourierQueue(database: database, clock: clock, secret: secret), configuration: configuration.courier,
+            clientName: URL(string: configuration.resolvedIssuer)?.host ?? "localhost", logger: logger)
         guesses = AttemptLimiter(database: database, clock: clock, secret: secret)
         deviceCookies = DeviceCookie(secret: secret)
         authenticator = PasswordAuthenticator(

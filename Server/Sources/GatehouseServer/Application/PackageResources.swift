@@ -32,8 +32,10 @@ enum PackageResources {
     /// macOS inside a test bundle's parent folder.
     private static var candidates: [URL] {
         let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath().deletingLastPathComponent()
-        let folders = [Bundle.main.bundleURL.appendingPathComponent(folderName), executable.appendingPathComponent(folderName),
-                       Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent(folderName)]
+        let folders = [
+            Bundle.main.bundleURL.appendingPathComponent(folderName), executable.appendingPathComponent(folderName),
+            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent(folderName),
+        ]
         return folders.reduce(into: [URL]()) { unique, folder in if !unique.contains(folder) { unique.append(folder) } }
     }
 }

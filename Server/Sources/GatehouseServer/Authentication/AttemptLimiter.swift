@@ -51,7 +51,9 @@ struct AttemptLimiter: Sendable {
         /// The counters whose limit this guess reached: each is now blocked (the first block of a run, or a longer one).
         var blocked: [(scope: String, until: Int64)]
 
-        static func == (lhs: Settlement, rhs: Settlement) -> Bool { lhs.blocked.map(\.scope) == rhs.blocked.map(\.scope) && lhs.blocked.map(\.until) == rhs.blocked.map(\.until) }
+        static func == (lhs: Settlement, rhs: Settlement) -> Bool {
+            lhs.blocked.map(\.scope) == rhs.blocked.map(\.scope) && lhs.blocked.map(\.until) == rhs.blocked.map(\.until)
+        }
     }
 
     init(database: any Database, clock: UnixClock, secret: ServerSecret) {
@@ -73,7 +75,8 @@ struct AttemptLimiter: Sendable {
         return try await database.transaction { sql in
             var taken: [Counter] = []
             for counter in counters {
-                let row = try await sql.raw("""
+                let row = try await sql.raw(
+                    """
                     INSERT INTO attempt_counters (scope, subject_hash, failures, blocks, last_attempt_at, blocked_until)
                     VALUES (\(bind: counter.scope), \(bind: counter.subjectHash), 1, 0, \(bind: now), 0)
                     ON CONFLICT (scope, subject_hash) DO UPDATE SET
@@ -87,13 +90,17 @@ struct AttemptLimiter: Sendable {
                       AND (attempt_counters.failures < \(bind: counter.limit.maxFailures)
                            OR attempt_counters.last_attempt_at <= \(bind: now - counter.limit.window))
                     RETURNING failures
-                    """).first()
+                    """
+                ).first()
                 guard row != nil else {
                     // Give back what this call took on the counters before, in the same transaction.
                     for earlier in taken { try await Self.giveBack(earlier, in: sql) }
-                    let until = try await sql.raw("""
-                        SELECT blocked_until FROM attempt_counters WHERE scope = \(bind: counter.scope) AND subject_hash = \(bind: counter.subjectHash)
-                        """).first()?.decode(column: "blocked_until", as: Int64.self) ?? now
+                    let until =
+                        try await sql.raw(
+                            """
+                            SELECT blocked_until FROM attempt_counters WHERE scope = \(bind: counter.scope) AND subject_hash = \(bind: counter.subjectHash)
+                            """
+                        ).first()?.decode(column: "blocked_until", as: Int64.self) ?? now
                     // Full of guesses in flight but not blocked yet: wait a moment, as if blocked now.
                     return .blocked(until: max(until, now + 1), scope: counter.scope)
                 }
@@ -115,21 +122,28 @@ struct AttemptLimiter: Sendable {
                     try await Self.giveBack(counter, in: sql)
                     continue
                 }
-                guard let row = try await sql.raw("""
-                    SELECT failures, blocks FROM attempt_counters WHERE scope = \(bind: counter.scope) AND subject_hash = \(bind: counter.subjectHash)
-                    """).first() else { continue }
+                guard
+                    let row = try await sql.raw(
+                        """
+                        SELECT failures, blocks FROM attempt_counters WHERE scope = \(bind: counter.scope) AND subject_hash = \(bind: counter.subjectHash)
+                        """
+                    ).first()
+                else { continue }
                 let failures = try row.decode(column: "failures", as: Int.self)
                 let blocks = try row.decode(column: "blocks", as: Int.self)
                 guard failures >= counter.limit.maxFailures else { continue }
                 let until = now + counter.limit.cooldown(afterBlocks: blocks)
                 // Conditional on what was read, so of two wrong guesses settling at once only one starts the block.
                 // The quiet window starts when the block ends, so a long block does not reset the doubling.
-                let started = try await sql.raw("""
-                    UPDATE attempt_counters SET failures = 0, blocks = blocks + 1, blocked_until = \(bind: until), last_attempt_at = \(bind: until)
-                    WHERE scope = \(bind: counter.scope) AND subject_hash = \(bind: counter.subjectHash)
-                      AND failures >= \(bind: counter.limit.maxFailures) AND blocks = \(bind: blocks)
-                    RETURNING blocked_until
-                    """).first() != nil
+                let started =
+                    try await sql.raw(
+                        """
+                        UPDATE attempt_counters SET failures = 0, blocks = blocks + 1, blocked_until = \(bind: until), last_attempt_at = \(bind: until)
+                        WHERE scope = \(bind: counter.scope) AND subject_hash = \(bind: counter.subjectHash)
+                          AND failures >= \(bind: counter.limit.maxFailures) AND blocks = \(bind: blocks)
+                        RETURNING blocked_until
+                        """
+                    ).first() != nil
                 if started { settlement.blocked.append((counter.scope, until)) }
             }
             return settlement
@@ -140,9 +154,11 @@ struct AttemptLimiter: Sendable {
     func blockedUntil(_ counter: Counter) async throws -> Int64? {
         let now = clock.now()
         let until = try await database.read { sql in
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 SELECT blocked_until FROM attempt_counters WHERE scope = \(bind: counter.scope) AND subject_hash = \(bind: counter.subjectHash)
-                """).first()?.decode(column: "blocked_until", as: Int64.self)
+                """
+            ).first()?.decode(column: "blocked_until", as: Int64.self)
         }
         guard let until, until > now else { return nil }
         return until
@@ -161,9 +177,11 @@ struct AttemptLimiter: Sendable {
     }
 
     private static func giveBack(_ counter: Counter, in sql: any SQLDatabase) async throws {
-        try await sql.raw("""
+        try await sql.raw(
+            """
             UPDATE attempt_counters SET failures = failures - 1
             WHERE scope = \(bind: counter.scope) AND subject_hash = \(bind: counter.subjectHash) AND failures > 0
-            """).run()
+            """
+        ).run()
     }
 }

@@ -35,7 +35,7 @@ struct DeviceCookie: Sendable {
         guard parts.count == 3 else { return nil }
         let body = parts[0] + "." + parts[1]
         guard ConstantTime.equals(signature(of: String(body)), String(parts[2])),
-              let user = Base64URL.decode(String(parts[0])), let userID = String(data: Data(user), encoding: .utf8)
+            let user = Base64URL.decode(String(parts[0])), let userID = String(data: Data(user), encoding: .utf8)
         else { return nil }
         return Claim(userID: userID, nonce: String(parts[1]))
     }

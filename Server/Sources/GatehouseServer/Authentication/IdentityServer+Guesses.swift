@@ -22,8 +22,9 @@ extension IdentityServer {
         for block in settlement.blocked {
             logger.notice("Too many wrong codes: blocked", metadata: ["limit": "\(block.scope)", "until": "\(block.until)", "user": "\(owner?.id ?? "")"])
             guard block.scope.hasPrefix("code:"), let owner else { continue }
-            try await courier.send(.guessesBlocked, code: Self.journeyName(purpose), to: owner.email, on: .email, service: serviceName,
-                                   codeLifetime: block.until - clock.now())
+            try await courier.send(
+                .guessesBlocked, code: Self.journeyName(purpose), to: owner.email, on: .email, service: serviceName,
+                codeLifetime: block.until - clock.now())
         }
     }
 

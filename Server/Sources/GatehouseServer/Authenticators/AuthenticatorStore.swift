@@ -52,11 +52,13 @@ struct AuthenticatorStore: Sendable {
                 try await sql.raw("DELETE FROM authenticators WHERE user_id = \(bind: userID) AND kind = 'totp'").run()
                 try await UserStore.endEverything(for: userID, at: now, in: sql)
             }
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 INSERT INTO authenticators (id, user_id, kind, sealed_secret, parameters, last_used_step, created_at)
                 VALUES (\(bind: UUID().uuidString.lowercased()), \(bind: userID), 'totp', \(bind: sealed), \(bind: parameters),
                         \(bind: usedStep), \(bind: now))
-                """).run()
+                """
+            ).run()
         }
     }
 
@@ -76,9 +78,11 @@ struct AuthenticatorStore: Sendable {
             guard let step = generator.matchingStep(for: code, at: now) else { continue }
             let id = try row.decode(column: "id", as: String.self)
             let advanced = try await database.transaction { sql in
-                try await sql.raw("""
+                try await sql.raw(
+                    """
                     UPDATE authenticators SET last_used_step = \(bind: step) WHERE id = \(bind: id) AND last_used_step < \(bind: step) RETURNING id
-                    """).first() != nil
+                    """
+                ).first() != nil
             }
             if advanced { return .accepted }
             found = .replayed
@@ -95,9 +99,11 @@ struct AuthenticatorStore: Sendable {
             try await sql.raw("DELETE FROM recovery_codes WHERE user_id = \(bind: userID)").run()
             if endingSessions { try await UserStore.endEverything(for: userID, at: now, in: sql) }
             for code in codes {
-                try await sql.raw("""
+                try await sql.raw(
+                    """
                     INSERT INTO recovery_codes (code_hash, user_id, created_at) VALUES (\(bind: recoveryHash(code)), \(bind: userID), \(bind: now))
-                    """).run()
+                    """
+                ).run()
             }
         }
         return codes
@@ -108,10 +114,12 @@ struct AuthenticatorStore: Sendable {
         let hash = recoveryHash(code)
         let now = clock.now()
         return try await database.transaction { sql in
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 UPDATE recovery_codes SET used_at = \(bind: now)
                 WHERE code_hash = \(bind: hash) AND user_id = \(bind: userID) AND used_at IS NULL RETURNING code_hash
-                """).first() != nil
+                """
+            ).first() != nil
         }
     }
 

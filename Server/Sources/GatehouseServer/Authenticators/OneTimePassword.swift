@@ -30,11 +30,12 @@ public struct OneTimePassword: Sendable, Equatable {
     public func code(counter: UInt64) -> String {
         let key = SymmetricKey(data: secret)
         let message = withUnsafeBytes(of: counter.bigEndian) { Data($0) }
-        let mac: [UInt8] = switch algorithm {
-        case .sha1: Array(HMAC<Insecure.SHA1>.authenticationCode(for: message, using: key))
-        case .sha256: Array(HMAC<SHA256>.authenticationCode(for: message, using: key))
-        case .sha512: Array(HMAC<SHA512>.authenticationCode(for: message, using: key))
-        }
+        let mac: [UInt8] =
+            switch algorithm {
+            case .sha1: Array(HMAC<Insecure.SHA1>.authenticationCode(for: message, using: key))
+            case .sha256: Array(HMAC<SHA256>.authenticationCode(for: message, using: key))
+            case .sha512: Array(HMAC<SHA512>.authenticationCode(for: message, using: key))
+            }
         // Dynamic truncation (RFC 4226 §5.3).
         let offset = Int(mac[mac.count - 1] & 0x0F)
         let binary = (UInt32(mac[offset] & 0x7F) << 24) | (UInt32(mac[offset + 1]) << 16) | (UInt32(mac[offset + 2]) << 8) | UInt32(mac[offset + 3])
@@ -64,8 +65,10 @@ public struct OneTimePassword: Sendable, Equatable {
     /// The `otpauth://totp/` URI authenticator apps read (from a QR code or pasted).
     public func provisioningURI(issuer: String, account: String) -> String {
         let label = FormEncoding.encode(issuer) + ":" + FormEncoding.encode(account)
-        let query: [(String, String?)] = [("secret", Base32.encode(secret)), ("issuer", issuer), ("algorithm", algorithm.rawValue),
-                     ("digits", String(digits)), ("period", String(period))]
+        let query: [(String, String?)] = [
+            ("secret", Base32.encode(secret)), ("issuer", issuer), ("algorithm", algorithm.rawValue),
+            ("digits", String(digits)), ("period", String(period)),
+        ]
         return "otpauth://totp/\(label)?" + FormEncoding.encode(query)
     }
 }

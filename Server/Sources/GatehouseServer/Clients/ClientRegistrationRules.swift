@@ -36,7 +36,8 @@ public enum ClientRegistrationRules {
             throw ConfigurationError("The redirect URI \"\(uri)\" uses the forbidden scheme \(scheme).")
         default:
             guard scheme.contains(".") else {
-                throw ConfigurationError("The redirect URI \"\(uri)\" uses the scheme \(scheme); native apps must use a reverse-domain scheme such as com.example.app.")
+                throw ConfigurationError(
+                    "The redirect URI \"\(uri)\" uses the scheme \(scheme); native apps must use a reverse-domain scheme such as com.example.app.")
             }
         }
     }

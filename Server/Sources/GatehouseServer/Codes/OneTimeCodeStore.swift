@@ -57,15 +57,19 @@ struct OneTimeCodeStore: Sendable {
         let policy = policy
         return try await database.transaction { sql in
             try await sql.raw("DELETE FROM one_time_codes WHERE expires_at <= \(bind: now - 86_400)").run()
-            let existing = try await sql.raw("""
+            let existing = try await sql.raw(
+                """
                 SELECT attempts, sends, last_sent_at FROM one_time_codes WHERE flow_hash = \(bind: flowHash) AND purpose = \(bind: purpose.rawValue)
-                """).first()
+                """
+            ).first()
             guard let existing else {
-                try await sql.raw("""
+                try await sql.raw(
+                    """
                     INSERT INTO one_time_codes (id, flow_hash, purpose, channel, code_hash, attempts, sends, last_sent_at, expires_at)
                     VALUES (\(bind: UUID().uuidString.lowercased()), \(bind: flowHash), \(bind: purpose.rawValue), \(bind: channel.rawValue),
                             \(bind: hash), 0, 1, \(bind: now), \(bind: now + policy.lifetime))
-                    """).run()
+                    """
+                ).run()
                 return .code(code)
             }
             let attempts = try existing.decode(column: "attempts", as: Int.self)
@@ -77,11 +81,13 @@ struct OneTimeCodeStore: Sendable {
                 let earliest = try existing.decode(column: "last_sent_at", as: Int64.self) + delay
                 if now < earliest { return .wait(earliest - now) }
             }
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 UPDATE one_time_codes SET code_hash = \(bind: hash), channel = \(bind: channel.rawValue), sends = sends + 1,
                     last_sent_at = \(bind: now), expires_at = \(bind: now + policy.lifetime), consumed_at = NULL
                 WHERE flow_hash = \(bind: flowHash) AND purpose = \(bind: purpose.rawValue)
-                """).run()
+                """
+            ).run()
             return .code(code)
         }
     }
@@ -94,11 +100,13 @@ struct OneTimeCodeStore: Sendable {
         let now = clock.now()
         let maxAttempts = policy.maxAttempts
         return try await database.transaction { sql in
-            let row = try await sql.raw("""
+            let row = try await sql.raw(
+                """
                 UPDATE one_time_codes SET attempts = attempts + 1
                 WHERE flow_hash = \(bind: flowHash) AND purpose = \(bind: purpose.rawValue) AND consumed_at IS NULL AND attempts < \(bind: maxAttempts)
                 RETURNING id, code_hash, channel, attempts, expires_at
-                """).first()
+                """
+            ).first()
             guard let row else { return .exhausted }
             let attempts = try row.decode(column: "attempts", as: Int.self)
             if try row.decode(column: "expires_at", as: Int64.self) <= now { return .expired }
@@ -107,9 +115,12 @@ struct OneTimeCodeStore: Sendable {
                 return .rejected(remaining: maxAttempts - attempts)
             }
             let id = try row.decode(column: "id", as: String.self)
-            let consumed = try await sql.raw("""
-                UPDATE one_time_codes SET consumed_at = \(bind: now) WHERE id = \(bind: id) AND consumed_at IS NULL RETURNING id
-                """).first() != nil
+            let consumed =
+                try await sql.raw(
+                    """
+                    UPDATE one_time_codes SET consumed_at = \(bind: now) WHERE id = \(bind: id) AND consumed_at IS NULL RETURNING id
+                    """
+                ).first() != nil
             guard consumed, let channel = MessageChannel(rawValue: try row.decode(column: "channel", as: String.self)) else { return .exhausted }
             return .accepted(channel)
         }
@@ -129,14 +140,15 @@ struct OneTimeCodeStore: Sendable {
     /// separators, with the letters people confuse with digits read as those digits (O as 0, I and L as 1).
     static func canonical(_ code: String, for purpose: Purpose) -> String {
         guard purpose == .verifyDevice else { return code.filter(\.isNumber) }
-        return String(code.uppercased().compactMap { character -> Character? in
-            switch character {
-            case "O": "0"
-            case "I", "L": "1"
-            case _ where deviceCodeAlphabet.contains(character): character
-            default: nil
-            }
-        })
+        return String(
+            code.uppercased().compactMap { character -> Character? in
+                switch character {
+                case "O": "0"
+                case "I", "L": "1"
+                case _ where deviceCodeAlphabet.contains(character): character
+                default: nil
+                }
+            })
     }
 
     /// HMAC-SHA256 over the flow, the purpose and the code: a code only ever answers the step it was sent for.

@@ -46,8 +46,9 @@ public struct AttemptLimit: Sendable, Codable, Equatable {
 
         func applied(to defaults: AttemptLimit) -> AttemptLimit {
             let cooldown = cooldown ?? defaults.cooldown
-            return AttemptLimit(maxFailures: maxFailures ?? defaults.maxFailures, window: window ?? defaults.window, cooldown: cooldown,
-                                maxCooldown: maxCooldown ?? max(defaults.maxCooldown, cooldown))
+            return AttemptLimit(
+                maxFailures: maxFailures ?? defaults.maxFailures, window: window ?? defaults.window, cooldown: cooldown,
+                maxCooldown: maxCooldown ?? max(defaults.maxCooldown, cooldown))
         }
 
         init(from decoder: any Decoder) throws {

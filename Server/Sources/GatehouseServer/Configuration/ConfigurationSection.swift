@@ -6,10 +6,11 @@ extension Decoder {
         let present = try container(keyedBy: ConfigurationKey.self).allKeys.map(\.stringValue)
         let known = Keys.allCases.map(\.stringValue)
         if let unknown = present.sorted().first(where: { !known.contains($0) }) {
-            throw DecodingError.dataCorrupted(DecodingError.Context(
-                codingPath: codingPath + [ConfigurationKey(stringValue: unknown)],
-                debugDescription: "unknown key; the keys here are \(known.sorted().joined(separator: ", "))"
-            ))
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: codingPath + [ConfigurationKey(stringValue: unknown)],
+                    debugDescription: "unknown key; the keys here are \(known.sorted().joined(separator: ", "))"
+                ))
         }
         return try container(keyedBy: keys)
     }

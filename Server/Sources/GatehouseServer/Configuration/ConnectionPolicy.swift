@@ -30,8 +30,10 @@ public struct ConnectionPolicy: Sendable, Codable, Equatable {
 
     func validate() throws {
         if let maxConnections, maxConnections < 8 { throw ConfigurationError("connections.max_connections must be at least 8.") }
-        for (name, value) in [("header_timeout", headerTimeout), ("body_timeout", bodyTimeout), ("idle_timeout", idleTimeout),
-                              ("pressure_timeout", pressureTimeout)] where !(1...3600).contains(value) {
+        for (name, value) in [
+            ("header_timeout", headerTimeout), ("body_timeout", bodyTimeout), ("idle_timeout", idleTimeout),
+            ("pressure_timeout", pressureTimeout),
+        ] where !(1...3600).contains(value) {
             throw ConfigurationError("connections.\(name) must be between 1 and 3600 seconds.")
         }
     }
@@ -43,7 +45,8 @@ public struct ConnectionPolicy: Sendable, Codable, Equatable {
         let available = max(8, openFiles - OpenFileLimit.reserve)
         guard let maxConnections else { return available }
         guard maxConnections <= available else {
-            throw ConfigurationError("""
+            throw ConfigurationError(
+                """
                 connections.max_connections is \(maxConnections), but the open-file limit (\(openFiles)) leaves room for \(available). \
                 Raise the limit (ulimit -n, LimitNOFILE= in systemd) or lower max_connections.
                 """)

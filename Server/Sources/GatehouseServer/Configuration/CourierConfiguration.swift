@@ -50,7 +50,8 @@ public struct CourierConfiguration: Sendable, Codable, Equatable {
     public func requireChosenDelivery() throws {
         guard !unchosenChannels.isEmpty else { return }
         let names = unchosenChannels.map { "courier.\($0.rawValue)" }.joined(separator: " and ")
-        throw ConfigurationError("""
+        throw ConfigurationError(
+            """
             No delivery is configured for \(names): sign-in codes and security notices would only reach the development outbox. \
             Configure smtp or webhook delivery (see the README's Courier section), write `delivery: outbox` explicitly \
             for a development server, or start with --demo.
@@ -151,8 +152,10 @@ public struct SMTPSettings: Sendable, Codable, Equatable {
     public var timeout: Int64
 
     /// An SMTP server at `host`; STARTTLS on port 587 unless told otherwise.
-    public init(host: String, port: Int = 587, security: Security = .starttls, username: String? = nil, password: String? = nil,
-                trustedCertificates: String? = nil, timeout: Int64 = 30) {
+    public init(
+        host: String, port: Int = 587, security: Security = .starttls, username: String? = nil, password: String? = nil,
+        trustedCertificates: String? = nil, timeout: Int64 = 30
+    ) {
         self.host = host
         self.port = port
         self.security = security
@@ -165,13 +168,14 @@ public struct SMTPSettings: Sendable, Codable, Equatable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.section(CodingKeys.self)
         let security = try container.decodeIfPresent(Security.self, forKey: .security) ?? .starttls
-        self.init(host: try container.decode(String.self, forKey: .host),
-                  port: try container.decodeIfPresent(Int.self, forKey: .port) ?? (security == .tls ? 465 : 587),
-                  security: security,
-                  username: try container.decodeIfPresent(String.self, forKey: .username),
-                  password: try container.decodeIfPresent(String.self, forKey: .password),
-                  trustedCertificates: try container.decodeIfPresent(String.self, forKey: .trustedCertificates),
-                  timeout: try container.decodeIfPresent(Int64.self, forKey: .timeout) ?? 30)
+        self.init(
+            host: try container.decode(String.self, forKey: .host),
+            port: try container.decodeIfPresent(Int.self, forKey: .port) ?? (security == .tls ? 465 : 587),
+            security: security,
+            username: try container.decodeIfPresent(String.self, forKey: .username),
+            password: try container.decodeIfPresent(String.self, forKey: .password),
+            trustedCertificates: try container.decodeIfPresent(String.self, forKey: .trustedCertificates),
+            timeout: try container.decodeIfPresent(Int64.self, forKey: .timeout) ?? 30)
     }
 
     func validate(_ name: String) throws {
@@ -209,9 +213,10 @@ public struct WebhookSettings: Sendable, Codable, Equatable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.section(CodingKeys.self)
-        self.init(url: try container.decode(String.self, forKey: .url),
-                  authorization: try container.decodeIfPresent(String.self, forKey: .authorization),
-                  timeout: try container.decodeIfPresent(Int64.self, forKey: .timeout) ?? 10)
+        self.init(
+            url: try container.decode(String.self, forKey: .url),
+            authorization: try container.decodeIfPresent(String.self, forKey: .authorization),
+            timeout: try container.decodeIfPresent(Int64.self, forKey: .timeout) ?? 10)
     }
 
     func validate(_ name: String) throws {

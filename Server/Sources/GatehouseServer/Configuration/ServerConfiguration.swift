@@ -75,7 +75,7 @@ public struct ServerConfiguration: Sendable {
             throw ConfigurationError("The port must be between 0 and 65535, not \(port).")
         }
         guard let url = URL(string: resolvedIssuer), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil,
-              url.query == nil, url.fragment == nil
+            url.query == nil, url.fragment == nil
         else {
             throw ConfigurationError("The issuer must be an http or https URL without query or fragment, not \(resolvedIssuer).")
         }
@@ -83,7 +83,8 @@ public struct ServerConfiguration: Sendable {
             throw ConfigurationError("The issuer \(resolvedIssuer) uses plain http on a non-loopback host; use https.")
         }
         if DatabaseKind(database) == .postgres, secret?.isEmpty ?? true, secretFile == nil {
-            throw ConfigurationError("With PostgreSQL every node must use the same server secret: set GATEHOUSE_SECRET, or secret or secret_file in the configuration file.")
+            throw ConfigurationError(
+                "With PostgreSQL every node must use the same server secret: set GATEHOUSE_SECRET, or secret or secret_file in the configuration file.")
         }
         try passwordHashing.validate()
         guard maxConcurrentHashes >= 1 else { throw ConfigurationError("max_concurrent_hashes must be at least 1.") }
@@ -160,12 +161,15 @@ public struct TokenLifetimes: Sendable, Codable, Equatable {
         guard (1...600).contains(authorizationCode) else {
             throw ConfigurationError("The authorization code lifetime must be 1 to 600 seconds.")
         }
-        for (name, value) in [("access_token", accessToken), ("id_token", idToken), ("refresh_token", refreshToken), ("session", session), ("session_idle", sessionIdle),
-                                   ("authorization_request", authorizationRequest)] where value < 1 {
+        for (name, value) in [
+            ("access_token", accessToken), ("id_token", idToken), ("refresh_token", refreshToken), ("session", session), ("session_idle", sessionIdle),
+            ("authorization_request", authorizationRequest),
+        ] where value < 1 {
             throw ConfigurationError("The \(name) lifetime must be at least 1 second.")
         }
         guard accessToken <= Self.maximumAccessToken else {
-            throw ConfigurationError("The access_token lifetime must be at most \(Self.maximumAccessToken) seconds (one day); use refresh tokens for longer access.")
+            throw ConfigurationError(
+                "The access_token lifetime must be at most \(Self.maximumAccessToken) seconds (one day); use refresh tokens for longer access.")
         }
         guard refreshToken <= Self.maximumRefreshToken else {
             throw ConfigurationError("The refresh_token lifetime must be at most \(Self.maximumRefreshToken) seconds (366 days).")

@@ -48,7 +48,8 @@ public struct TrustedProxies: Sendable, Codable, Equatable {
 
     func validate() throws {
         if let everyone = addresses.first(where: { $0.prefixLength == 0 }) {
-            throw ConfigurationError("trusted_proxies.addresses lists \(everyone), which would let every client choose the address it is counted by; list only your proxies.")
+            throw ConfigurationError(
+                "trusted_proxies.addresses lists \(everyone), which would let every client choose the address it is counted by; list only your proxies.")
         }
     }
 
@@ -57,8 +58,9 @@ public struct TrustedProxies: Sendable, Codable, Equatable {
         let texts = try container.decodeIfPresent([String].self, forKey: .addresses) ?? []
         addresses = try texts.map { text in
             guard let network = IPNetwork(text) else {
-                throw DecodingError.dataCorruptedError(forKey: .addresses, in: container,
-                                                       debugDescription: "\"\(text)\" is not an IP address or network such as 10.0.0.0/8 or 2001:db8::/32")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .addresses, in: container,
+                    debugDescription: "\"\(text)\" is not an IP address or network such as 10.0.0.0/8 or 2001:db8::/32")
             }
             return network
         }

@@ -21,11 +21,12 @@ public final class Courier: Sendable {
         var deliveries: [MessageChannel: any MessageDelivery] = [:]
         for channel in MessageChannel.allCases {
             let settings = channel == .email ? configuration.email : configuration.sms
-            deliveries[channel] = switch settings.delivery {
-            case .outbox: OutboxDelivery(logger: logger)
-            case .smtp: SMTPDelivery(settings: settings.smtp ?? SMTPSettings(host: "127.0.0.1"), sender: configuration.sender, clientName: clientName)
-            case .webhook: WebhookDelivery(settings: settings.webhook ?? WebhookSettings(url: ""), sender: configuration.sender)
-            }
+            deliveries[channel] =
+                switch settings.delivery {
+                case .outbox: OutboxDelivery(logger: logger)
+                case .smtp: SMTPDelivery(settings: settings.smtp ?? SMTPSettings(host: "127.0.0.1"), sender: configuration.sender, clientName: clientName)
+                case .webhook: WebhookDelivery(settings: settings.webhook ?? WebhookSettings(url: ""), sender: configuration.sender)
+                }
         }
         self.deliveries = deliveries
     }
@@ -33,13 +34,19 @@ public final class Courier: Sendable {
     /// Queues `template` for `recipient` and starts delivering it. Past the hourly limit per recipient the
     /// message is dropped (and logged, without the address): flows go on the same way, so someone starting
     /// flows in a loop cannot flood an inbox or a phone, nor learn anything from it.
-    func send(_ template: MessageTemplate, code: String = "", to recipient: String, on channel: MessageChannel, service: String, codeLifetime: Int64) async throws {
+    func send(
+        _ template: MessageTemplate, code: String = "", to recipient: String, on channel: MessageChannel, service: String, codeLifetime: Int64
+    ) async throws {
         let text = template.render(code: code, minutes: max(1, codeLifetime / 60), service: service)
         let limit = template.isSecurityNotice ? configuration.securityNoticeHourlyLimit : configuration.recipientHourlyLimit
-        guard let id = try await queue.enqueue(channel: channel, recipient: recipient, template: template, subject: text.subject, body: text.body,
-                                               hourlyLimit: limit) else {
-            logger.notice("Dropped a message: its recipient reached the hourly limit",
-                          metadata: ["channel": "\(channel.rawValue)", "template": "\(template.rawValue)", "limit": "\(limit)"])
+        guard
+            let id = try await queue.enqueue(
+                channel: channel, recipient: recipient, template: template, subject: text.subject, body: text.body,
+                hourlyLimit: limit)
+        else {
+            logger.notice(
+                "Dropped a message: its recipient reached the hourly limit",
+                metadata: ["channel": "\(channel.rawValue)", "template": "\(template.rawValue)", "limit": "\(limit)"])
             return
         }
         logger.info("Queued a message", metadata: ["message": "\(id)", "channel": "\(channel.rawValue)", "template": "\(template.rawValue)"])
@@ -80,8 +87,9 @@ public final class Courier: Sendable {
             logger.info("Delivered a message", metadata: metadata)
         } catch {
             let failure = error as? DeliveryFailure ?? DeliveryFailure(description: "\(error)")
-            let status = try? await queue.markFailed(message, error: failure.description, permanent: failure.permanent,
-                                                     maxAttempts: configuration.maxAttempts, retryDelay: configuration.retryDelay)
+            let status = try? await queue.markFailed(
+                message, error: failure.description, permanent: failure.permanent,
+                maxAttempts: configuration.maxAttempts, retryDelay: configuration.retryDelay)
             logger.warning("Delivery failed\(status == .failed ? "; giving up" : "; will retry"): \(failure.description)", metadata: metadata)
         }
     }

@@ -34,8 +34,10 @@ public struct CourierQueue: Sendable {
     /// messages in the last hour. The count and the insert are one statement, so a burst of flows aimed at one
     /// address cannot slip past the limit together (on PostgreSQL, concurrent transactions may each add one).
     @discardableResult
-    func enqueue(channel: MessageChannel, recipient: String, template: MessageTemplate, subject: String, body: String,
-                 hourlyLimit: Int? = nil) async throws -> String? {
+    func enqueue(
+        channel: MessageChannel, recipient: String, template: MessageTemplate, subject: String, body: String,
+        hourlyLimit: Int? = nil
+    ) async throws -> String? {
         // Time first, so ids sort in the order messages were queued (several can share a second).
         let micros = UInt64(Date().timeIntervalSince1970 * 1_000_000)
         let id = String(micros, radix: 16).leftPadded(to: 14) + "-" + Hex.encode(SecureRandom.bytes(6))
@@ -47,14 +49,16 @@ public struct CourierQueue: Sendable {
         let notices = MessageTemplate.securityNotices.map { "'\($0.rawValue)'" }.joined(separator: ", ")
         let budget = template.isSecurityNotice ? "template IN (\(notices))" : "template NOT IN (\(notices))"
         let inserted = try await database.transaction { sql in
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 INSERT INTO courier_messages (id, channel, recipient, template, sealed_content, status, attempts, next_attempt_at, created_at)
                 SELECT \(bind: id), \(bind: channel.rawValue), \(bind: recipient), \(bind: template.rawValue), \(bind: sealed), 'queued', 0,
                        \(bind: now), \(bind: now)
                 WHERE (SELECT COUNT(*) FROM courier_messages WHERE recipient = \(bind: recipient) AND created_at > \(bind: now - 3600)
                        AND \(unsafeRaw: budget)) < \(bind: limit)
                 RETURNING id
-                """).first() != nil
+                """
+            ).first() != nil
         }
         return inserted ? id : nil
     }
@@ -64,17 +68,21 @@ public struct CourierQueue: Sendable {
     func claimDue(limit: Int) async throws -> [CourierMessage] {
         let now = clock.now()
         let due = try await database.read { sql in
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 SELECT id FROM courier_messages WHERE status = 'queued' AND next_attempt_at <= \(bind: now) ORDER BY next_attempt_at LIMIT \(bind: limit)
-                """).all().map { try $0.decode(column: "id", as: String.self) }
+                """
+            ).all().map { try $0.decode(column: "id", as: String.self) }
         }
         var claimed: [CourierMessage] = []
         for id in due {
             let row = try await database.transaction { sql in
-                try await sql.raw("""
+                try await sql.raw(
+                    """
                     UPDATE courier_messages SET attempts = attempts + 1, next_attempt_at = \(bind: now + Self.lease)
                     WHERE id = \(bind: id) AND status = 'queued' AND next_attempt_at <= \(bind: now) RETURNING *
-                    """).first()
+                    """
+                ).first()
             }
             if let row { claimed.append(try decode(row)) }
         }
@@ -84,9 +92,11 @@ public struct CourierQueue: Sendable {
     func markSent(_ id: String) async throws {
         let now = clock.now()
         try await database.transaction { sql in
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 UPDATE courier_messages SET status = 'sent', sent_at = \(bind: now), last_error = NULL WHERE id = \(bind: id)
-                """).run()
+                """
+            ).run()
         }
     }
 
@@ -98,10 +108,12 @@ public struct CourierQueue: Sendable {
         let status: CourierMessage.Status = permanent || message.attempts >= maxAttempts ? .failed : .queued
         let delay = min(retryDelay << Int64(min(message.attempts - 1, 20)), 3600)
         try await database.transaction { sql in
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 UPDATE courier_messages SET status = \(bind: status.rawValue), next_attempt_at = \(bind: now + delay),
                     last_error = \(bind: String(error.prefix(500))) WHERE id = \(bind: message.id)
-                """).run()
+                """
+            ).run()
         }
         return status
     }
@@ -109,13 +121,16 @@ public struct CourierQueue: Sendable {
     /// The newest `limit` messages, optionally only those to `recipient`.
     public func list(recipient: String? = nil, limit: Int = 20) async throws -> [CourierMessage] {
         try await database.read { sql in
-            let rows = if let recipient {
-                try await sql.raw("""
-                    SELECT * FROM courier_messages WHERE recipient = \(bind: recipient.lowercased()) ORDER BY id DESC LIMIT \(bind: limit)
-                    """).all()
-            } else {
-                try await sql.raw("SELECT * FROM courier_messages ORDER BY id DESC LIMIT \(bind: limit)").all()
-            }
+            let rows =
+                if let recipient {
+                    try await sql.raw(
+                        """
+                        SELECT * FROM courier_messages WHERE recipient = \(bind: recipient.lowercased()) ORDER BY id DESC LIMIT \(bind: limit)
+                        """
+                    ).all()
+                } else {
+                    try await sql.raw("SELECT * FROM courier_messages ORDER BY id DESC LIMIT \(bind: limit)").all()
+                }
             return try rows.map(decode)
         }
     }

@@ -27,25 +27,52 @@ enum MessageTemplate: String, Sendable {
     func render(code: String, minutes: Int64, service: String) -> (subject: String, body: String) {
         switch self {
         case .signInCode:
-            ("Your sign-in code", "\(code) is your \(service) sign-in code. It expires in \(minutes) minutes. If you are not signing in, someone else knows your password: change it.")
+            (
+                "Your sign-in code",
+                "\(code) is your \(service) sign-in code. It expires in \(minutes) minutes. If you are not signing in, someone else knows your password: change it."
+            )
         case .verificationCode:
             ("Confirm your address", "\(code) is your \(service) verification code. It expires in \(minutes) minutes.")
         case .recoveryCode:
-            ("Reset your password", "\(code) is your \(service) password reset code. It expires in \(minutes) minutes. If you did not ask to reset your password, ignore this message.")
+            (
+                "Reset your password",
+                "\(code) is your \(service) password reset code. It expires in \(minutes) minutes. If you did not ask to reset your password, ignore this message."
+            )
         case .unlockCode:
-            ("Unlock your account", "\(code) is your \(service) account unlock code. It expires in \(minutes) minutes. Your account was locked after several failed sign-ins.")
+            (
+                "Unlock your account",
+                "\(code) is your \(service) account unlock code. It expires in \(minutes) minutes. Your account was locked after several failed sign-ins."
+            )
         case .accountExists:
-            ("You already have an account", "Someone tried to create a \(service) account with this address, which already has one. If it was you, sign in or reset your password instead. If not, you can ignore this message.")
+            (
+                "You already have an account",
+                "Someone tried to create a \(service) account with this address, which already has one. If it was you, sign in or reset your password instead. If not, you can ignore this message."
+            )
         case .authenticatorChanged:
-            ("Your authenticator app changed", "An authenticator app was set up for your \(service) account, with new recovery codes; codes from any app or recovery codes you had before no longer work. If this wasn't you, reset your password now.")
+            (
+                "Your authenticator app changed",
+                "An authenticator app was set up for your \(service) account, with new recovery codes; codes from any app or recovery codes you had before no longer work. If this wasn't you, reset your password now."
+            )
         case .deviceCode:
-            ("Confirm your new device", "\(code) is the code that confirms a new \(service) authenticator app. It expires in \(minutes) minutes. If you did not set up a device, ignore this message: without the code it cannot sign in.")
+            (
+                "Confirm your new device",
+                "\(code) is the code that confirms a new \(service) authenticator app. It expires in \(minutes) minutes. If you did not set up a device, ignore this message: without the code it cannot sign in."
+            )
         case .deviceLink:
-            ("Confirm your new device", "Open \(code) to confirm a new \(service) authenticator app. The link expires in \(minutes) minutes. If you did not set up a device, ignore this message: without the link it cannot sign in.")
+            (
+                "Confirm your new device",
+                "Open \(code) to confirm a new \(service) authenticator app. The link expires in \(minutes) minutes. If you did not set up a device, ignore this message: without the link it cannot sign in."
+            )
         case .guessesBlocked:
-            ("Too many wrong attempts on your account", "There were too many wrong attempts at \(code) for your \(service) account, so it is paused for \(minutes) minutes. If this wasn't you, someone may be trying to get into your account: change your password and keep your codes to yourself.")
+            (
+                "Too many wrong attempts on your account",
+                "There were too many wrong attempts at \(code) for your \(service) account, so it is paused for \(minutes) minutes. If this wasn't you, someone may be trying to get into your account: change your password and keep your codes to yourself."
+            )
         case .recoveryCodesChanged:
-            ("Your recovery codes changed", "New recovery codes were made for your \(service) account; the previous ones no longer work. If this wasn't you, reset your password now.")
+            (
+                "Your recovery codes changed",
+                "New recovery codes were made for your \(service) account; the previous ones no longer work. If this wasn't you, reset your password now."
+            )
         }
     }
 }

@@ -7,6 +7,8 @@ struct OutboxDelivery: MessageDelivery {
     let logger: Logger
 
     func deliver(_ message: CourierMessage) async throws {
-        logger.notice("Outbox (development delivery): \(message.channel.rawValue) to \(message.recipient): \(message.subject); read it with `gatehouse outbox --to \(message.recipient)`")
+        logger.notice(
+            "Outbox (development delivery): \(message.channel.rawValue) to \(message.recipient): \(message.subject); read it with `gatehouse outbox --to \(message.recipient)`"
+        )
     }
 }

@@ -25,8 +25,9 @@ struct WebhookDelivery: MessageDelivery {
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "User-Agent", value: "Gatehouse courier")
         if let authorization = settings.authorization { request.headers.add(name: "Authorization", value: authorization) }
-        let payload = Payload(id: message.id, channel: message.channel.rawValue, to: message.recipient, from: sender,
-                              template: message.template, subject: message.subject, body: message.body)
+        let payload = Payload(
+            id: message.id, channel: message.channel.rawValue, to: message.recipient, from: sender,
+            template: message.template, subject: message.subject, body: message.body)
         request.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(payload)))
         let response: HTTPClientResponse
         do {

@@ -105,7 +105,7 @@ public final class PasswordHasher: Sendable {
             values[String(keyValue[0])] = value
         }
         guard let logN = values["ln"], let r = values["r"], let p = values["p"],
-              let salt = phcDecode(String(parts[3])), let hash = phcDecode(String(parts[4])), !hash.isEmpty
+            let salt = phcDecode(String(parts[3])), let hash = phcDecode(String(parts[4])), !hash.isEmpty
         else { return nil }
         let parameters = PasswordHashingParameters(logN: logN, blockSize: r, parallelism: p)
         guard (try? parameters.validate()) != nil else { return nil }

@@ -27,8 +27,9 @@ public struct PasswordHashingParameters: Sendable, Equatable, Codable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.section(CodingKeys.self)
-        self.init(logN: try container.decode(Int.self, forKey: .logN), blockSize: try container.decode(Int.self, forKey: .blockSize),
-                  parallelism: try container.decode(Int.self, forKey: .parallelism))
+        self.init(
+            logN: try container.decode(Int.self, forKey: .logN), blockSize: try container.decode(Int.self, forKey: .blockSize),
+            parallelism: try container.decode(Int.self, forKey: .parallelism))
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {

@@ -1,10 +1,11 @@
 import Foundation
+import Logging
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Logging
 
 /// The server secret: the root of the key that encrypts signing keys at rest.
 ///
@@ -24,7 +25,8 @@ public struct ServerSecret: Sendable {
     public static func resolve(configured: String?, filePath: String, logger: Logger) throws -> ServerSecret {
         if let configured, !configured.isEmpty {
             guard configured.count >= minimumConfiguredLength else {
-                throw ConfigurationError("The server secret must be at least \(minimumConfiguredLength) characters long; generate one with `openssl rand -base64 48`.")
+                throw ConfigurationError(
+                    "The server secret must be at least \(minimumConfiguredLength) characters long; generate one with `openssl rand -base64 48`.")
             }
             return ServerSecret(bytes: Array(configured.utf8))
         }

@@ -17,7 +17,7 @@ enum TokenDigest {
     static func storageKey(_ token: String) -> String {
         let utf8 = token.utf8
         guard utf8.count == SecureRandom.orderedTokenLength,
-              utf8.prefix(SecureRandom.orderedPrefixLength).allSatisfy({ Hex.lowercaseDigits.contains($0) })
+            utf8.prefix(SecureRandom.orderedPrefixLength).allSatisfy({ Hex.lowercaseDigits.contains($0) })
         else { return hex(token) }
         return String(token.prefix(SecureRandom.orderedPrefixLength)) + hex(token)
     }

@@ -61,18 +61,20 @@ public final class DemoRelyingParty: Sendable {
             let known = earlier ?? []
             return known.contains(uri) ? known : known + [uri]
         }
-        try await server.clients.upsert(Client(
-            id: clientID, name: "Gatehouse demo", secretHash: TokenDigest.hex(secret),
-            redirectURIs: merged(demo.redirectURI, existing?.redirectURIs),
-            postLogoutRedirectURIs: merged(demo.homeURI, existing?.postLogoutRedirectURIs),
-            scopes: ClientRegistrationRules.defaultScopes, idTokenAlgorithm: "RS256", createdAt: existing?.createdAt ?? server.clock.now()
-        ))
+        try await server.clients.upsert(
+            Client(
+                id: clientID, name: "Gatehouse demo", secretHash: TokenDigest.hex(secret),
+                redirectURIs: merged(demo.redirectURI, existing?.redirectURIs),
+                postLogoutRedirectURIs: merged(demo.homeURI, existing?.postLogoutRedirectURIs),
+                scopes: ClientRegistrationRules.defaultScopes, idTokenAlgorithm: "RS256", createdAt: existing?.createdAt ?? server.clock.now()
+            ))
         // The terminal client (`gatehouse login`) is a public client: PKCE instead of a secret.
         let cli = try await server.clients.find(id: cliClientID)
-        try await server.clients.upsert(Client(
-            id: cliClientID, name: "Gatehouse command line", secretHash: nil, redirectURIs: [cliRedirectURI], postLogoutRedirectURIs: [],
-            scopes: ClientRegistrationRules.defaultScopes, idTokenAlgorithm: "RS256", createdAt: cli?.createdAt ?? server.clock.now()
-        ))
+        try await server.clients.upsert(
+            Client(
+                id: cliClientID, name: "Gatehouse command line", secretHash: nil, redirectURIs: [cliRedirectURI], postLogoutRedirectURIs: [],
+                scopes: ClientRegistrationRules.defaultScopes, idTokenAlgorithm: "RS256", createdAt: cli?.createdAt ?? server.clock.now()
+            ))
         let user = try await server.users.find(username: username)
         if let user, try await server.hasher.verify(demo.password, against: user.passwordHash) {
             _ = try await server.users.setLocked(username: username, false)
@@ -81,8 +83,9 @@ public final class DemoRelyingParty: Sendable {
             _ = try await server.users.setLocked(username: username, false)
         } else {
             do {
-                try await server.users.create(username: username, email: "demo@example.com", name: "Demo User",
-                                              passwordHash: try await server.hasher.hash(demo.password))
+                try await server.users.create(
+                    username: username, email: "demo@example.com", name: "Demo User",
+                    passwordHash: try await server.hasher.hash(demo.password))
             } catch let error as DatabaseError where error.isDuplicate {
                 // Another node created it a moment ago, with the same derived password.
             }
@@ -116,13 +119,15 @@ public final class DemoRelyingParty: Sendable {
     }
 
     private func home() -> Response {
-        PageRenderer.page(title: "Demo application", body: """
-            <h1>Demo application</h1>
-            <p>This page is a separate application that signs in through Gatehouse with the authorization code flow and PKCE,
-            like any web application would.</p>
-            <p class="hint">Sign in as <strong>\(Self.username)</strong> with the password printed when the server started.</p>
-            <a class="button" href="/demo/login" id="sign-in">Sign in with Gatehouse</a>
-            """)
+        PageRenderer.page(
+            title: "Demo application",
+            body: """
+                <h1>Demo application</h1>
+                <p>This page is a separate application that signs in through Gatehouse with the authorization code flow and PKCE,
+                like any web application would.</p>
+                <p class="hint">Sign in as <strong>\(Self.username)</strong> with the password printed when the server started.</p>
+                <a class="button" href="/demo/login" id="sign-in">Sign in with Gatehouse</a>
+                """)
     }
 
     private struct Transaction: Codable {
@@ -134,11 +139,13 @@ public final class DemoRelyingParty: Sendable {
     private func startSignIn() throws -> Response {
         let transaction = Transaction(state: SecureRandom.token(byteCount: 16), nonce: SecureRandom.token(byteCount: 16), verifier: PKCE.makeVerifier())
         let sealed = try box.seal(try JSONEncoder().encode(transaction))
-        let location = Redirect.url(server.url("/authorize"), adding: [
-            ("response_type", "code"), ("client_id", Self.clientID), ("redirect_uri", redirectURI), ("scope", Self.scope),
-            ("state", transaction.state), ("nonce", transaction.nonce),
-            ("code_challenge", PKCE.challenge(for: transaction.verifier)), ("code_challenge_method", PKCE.method),
-        ])
+        let location = Redirect.url(
+            server.url("/authorize"),
+            adding: [
+                ("response_type", "code"), ("client_id", Self.clientID), ("redirect_uri", redirectURI), ("scope", Self.scope),
+                ("state", transaction.state), ("nonce", transaction.nonce),
+                ("code_challenge", PKCE.challenge(for: transaction.verifier)), ("code_challenge_method", PKCE.method),
+            ])
         var response = Redirect.to(location)
         response.headers.append(server.cookies.setCookie(server.cookies.demoName, FormEncoding.encode(sealed), maxAge: 900))
         return response
@@ -148,7 +155,7 @@ public final class DemoRelyingParty: Sendable {
         let parameters = FormParameters(encoded: request.uri.query ?? "")
         do {
             guard let cookie = server.cookies.value(server.cookies.demoName, in: request)?.removingPercentEncoding,
-                  let transaction = try? JSONDecoder().decode(Transaction.self, from: try box.open(cookie))
+                let transaction = try? JSONDecoder().decode(Transaction.self, from: try box.open(cookie))
             else { throw DemoError("The demo's sign-in state is missing; start again.") }
             guard let state = parameters["state"], ConstantTime.equals(state, transaction.state) else {
                 throw DemoError("The state does not match this browser's sign-in; start again.")
@@ -185,8 +192,10 @@ public final class DemoRelyingParty: Sendable {
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
         let basic = Data("\(FormEncoding.encode(Self.clientID)):\(FormEncoding.encode(clientSecret))".utf8).base64EncodedString()
         request.headers.add(name: "Authorization", value: "Basic \(basic)")
-        let body = FormEncoding.encode([("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI),
-                                         ("code_verifier", verifier)])
+        let body = FormEncoding.encode([
+            ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI),
+            ("code_verifier", verifier),
+        ])
         request.body = .bytes(ByteBuffer(string: body))
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
         let data = Data(buffer: try await response.body.collect(upTo: 1 << 20))
@@ -223,22 +232,27 @@ public final class DemoRelyingParty: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let claimsJSON = (try? encoder.encode(claims)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        let prettyUserinfo = (try? JSONSerialization.jsonObject(with: Data(userinfo.utf8)))
+        let prettyUserinfo =
+            (try? JSONSerialization.jsonObject(with: Data(userinfo.utf8)))
             .flatMap { try? JSONSerialization.data(withJSONObject: $0, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]) }
             .map { String(decoding: $0, as: UTF8.self) } ?? userinfo
-        let logout = Redirect.url(server.url("/logout"), adding: [
-            ("id_token_hint", idToken), ("post_logout_redirect_uri", homeURI), ("state", SecureRandom.token(byteCount: 8)),
-        ])
-        return PageRenderer.page(title: "Signed in", body: """
-            <h1>Signed in as \(HTML.escape(claims.preferredUsername ?? claims.sub))</h1>
-            <p class="hint">The ID token's signature was verified with the server's JWKS; issuer, audience, expiry and nonce match.
-            \(refreshed ? "A refresh token was issued too." : "")</p>
-            <h2>ID token claims</h2>
-            <pre id="id-token-claims">\(HTML.escape(claimsJSON))</pre>
-            <h2>Userinfo</h2>
-            <pre id="userinfo">\(HTML.escape(prettyUserinfo))</pre>
-            <a class="button" href="\(HTML.escape(logout))" id="sign-out">Sign out</a>
-            """)
+        let logout = Redirect.url(
+            server.url("/logout"),
+            adding: [
+                ("id_token_hint", idToken), ("post_logout_redirect_uri", homeURI), ("state", SecureRandom.token(byteCount: 8)),
+            ])
+        return PageRenderer.page(
+            title: "Signed in",
+            body: """
+                <h1>Signed in as \(HTML.escape(claims.preferredUsername ?? claims.sub))</h1>
+                <p class="hint">The ID token's signature was verified with the server's JWKS; issuer, audience, expiry and nonce match.
+                \(refreshed ? "A refresh token was issued too." : "")</p>
+                <h2>ID token claims</h2>
+                <pre id="id-token-claims">\(HTML.escape(claimsJSON))</pre>
+                <h2>Userinfo</h2>
+                <pre id="userinfo">\(HTML.escape(prettyUserinfo))</pre>
+                <a class="button" href="\(HTML.escape(logout))" id="sign-out">Sign out</a>
+                """)
     }
 }
 

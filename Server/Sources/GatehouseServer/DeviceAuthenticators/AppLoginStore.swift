@@ -42,12 +42,14 @@ struct AppLoginStore: Sendable {
         let flowHash = TokenDigest.hex(flowID)
         try await database.transaction { sql in
             try await sql.raw("DELETE FROM app_logins WHERE expires_at <= \(bind: now - 3600) OR flow_hash = \(bind: flowHash)").run()
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 INSERT INTO app_logins (id, code_hash, flow_hash, client_name, status, created_at, expires_at, requester_address, requester_agent)
                 VALUES (\(bind: id), \(bind: TokenDigest.hex(accessCode)), \(bind: flowHash), \(bind: clientName),
                         \(bind: Status.pending.rawValue), \(bind: now), \(bind: now + lifetime), \(bind: requester.address),
                         \(bind: requester.userAgent.map { String($0.prefix(256)) }))
-                """).run()
+                """
+            ).run()
         }
         return (id, accessCode)
     }
@@ -56,9 +58,11 @@ struct AppLoginStore: Sendable {
     func status(_ id: String, flowID: String) async throws -> Status {
         let now = clock.now()
         let row = try await database.read { sql in
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 SELECT status, expires_at FROM app_logins WHERE id = \(bind: id) AND flow_hash = \(bind: TokenDigest.hex(flowID))
-                """).first()
+                """
+            ).first()
         }
         guard let row, try row.decode(column: "expires_at", as: Int64.self) > now else { return .expired }
         return Status(rawValue: try row.decode(column: "status", as: String.self)) ?? .expired
@@ -68,16 +72,20 @@ struct AppLoginStore: Sendable {
     func claim(accessCode: String, identityID: String, userID: String) async throws -> Claimed? {
         let now = clock.now()
         return try await database.transaction { sql in
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 UPDATE app_logins SET status = \(bind: Status.claimed.rawValue), identity_id = \(bind: identityID), user_id = \(bind: userID)
                 WHERE code_hash = \(bind: TokenDigest.hex(accessCode)) AND status = \(bind: Status.pending.rawValue) AND expires_at > \(bind: now)
                 RETURNING id, client_name, expires_at, created_at, requester_address, requester_agent
-                """).first().map { row in
-                Claimed(id: try row.decode(column: "id", as: String.self), clientName: try row.decode(column: "client_name", as: String.self),
-                        expiresAt: try row.decode(column: "expires_at", as: Int64.self),
-                        requester: Requester(address: try row.decode(column: "requester_address", as: String?.self),
-                                             userAgent: try row.decode(column: "requester_agent", as: String?.self)),
-                        createdAt: try row.decode(column: "created_at", as: Int64.self))
+                """
+            ).first().map { row in
+                Claimed(
+                    id: try row.decode(column: "id", as: String.self), clientName: try row.decode(column: "client_name", as: String.self),
+                    expiresAt: try row.decode(column: "expires_at", as: Int64.self),
+                    requester: Requester(
+                        address: try row.decode(column: "requester_address", as: String?.self),
+                        userAgent: try row.decode(column: "requester_agent", as: String?.self)),
+                    createdAt: try row.decode(column: "created_at", as: Int64.self))
             }
         }
     }
@@ -88,11 +96,13 @@ struct AppLoginStore: Sendable {
         let challenge = SecureRandom.token()
         let now = clock.now()
         return try await database.transaction { sql in
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 UPDATE app_logins SET challenge = \(bind: challenge)
                 WHERE id = \(bind: id) AND identity_id = \(bind: identityID) AND status = \(bind: Status.claimed.rawValue) AND expires_at > \(bind: now)
                 RETURNING id
-                """).first() == nil ? nil : challenge
+                """
+            ).first() == nil ? nil : challenge
         }
     }
 
@@ -100,10 +110,12 @@ struct AppLoginStore: Sendable {
     func challenge(_ id: String, identityID: String) async throws -> String? {
         let now = clock.now()
         return try await database.read { sql in
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 SELECT challenge FROM app_logins
                 WHERE id = \(bind: id) AND identity_id = \(bind: identityID) AND status = \(bind: Status.claimed.rawValue) AND expires_at > \(bind: now)
-                """).first().flatMap { try $0.decode(column: "challenge", as: String?.self) }
+                """
+            ).first().flatMap { try $0.decode(column: "challenge", as: String?.self) }
         }
     }
 
@@ -112,16 +124,21 @@ struct AppLoginStore: Sendable {
     func approve(_ id: String, identityID: String, challenge: String, grace: Int64) async throws -> Bool {
         let now = clock.now()
         return try await database.transaction { sql in
-            let approved = try await sql.raw("""
-                UPDATE app_logins SET status = \(bind: Status.approved.rawValue), challenge = NULL, expires_at = \(bind: now + grace)
-                WHERE id = \(bind: id) AND identity_id = \(bind: identityID) AND status = \(bind: Status.claimed.rawValue)
-                    AND challenge = \(bind: challenge) AND expires_at > \(bind: now)
-                RETURNING id
-                """).first() != nil
+            let approved =
+                try await sql.raw(
+                    """
+                    UPDATE app_logins SET status = \(bind: Status.approved.rawValue), challenge = NULL, expires_at = \(bind: now + grace)
+                    WHERE id = \(bind: id) AND identity_id = \(bind: identityID) AND status = \(bind: Status.claimed.rawValue)
+                        AND challenge = \(bind: challenge) AND expires_at > \(bind: now)
+                    RETURNING id
+                    """
+                ).first() != nil
             guard approved else { return false }
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 UPDATE device_identities SET pin_failures = 0, last_used_at = \(bind: now), updated_at = \(bind: now) WHERE id = \(bind: identityID)
-                """).run()
+                """
+            ).run()
             return true
         }
     }
@@ -130,11 +147,13 @@ struct AppLoginStore: Sendable {
     func abort(_ id: String, identityID: String) async throws -> Bool {
         let now = clock.now()
         return try await database.transaction { sql in
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 UPDATE app_logins SET status = \(bind: Status.aborted.rawValue), challenge = NULL
                 WHERE id = \(bind: id) AND identity_id = \(bind: identityID) AND status = \(bind: Status.claimed.rawValue) AND expires_at > \(bind: now)
                 RETURNING id
-                """).first() != nil
+                """
+            ).first() != nil
         }
     }
 
@@ -142,11 +161,13 @@ struct AppLoginStore: Sendable {
     func consume(_ id: String, flowID: String) async throws -> String? {
         let now = clock.now()
         return try await database.transaction { sql in
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 DELETE FROM app_logins
                 WHERE id = \(bind: id) AND flow_hash = \(bind: TokenDigest.hex(flowID)) AND status = \(bind: Status.approved.rawValue) AND expires_at > \(bind: now)
                 RETURNING user_id
-                """).first().flatMap { try $0.decode(column: "user_id", as: String?.self) }
+                """
+            ).first().flatMap { try $0.decode(column: "user_id", as: String?.self) }
         }
     }
 }

@@ -21,9 +21,11 @@ extension AuthenticatorController {
         )
         try await sendVerification(identityID: started.id, email: email, exists: user != nil, resend: false)
         server.logger.info("Device registration started", metadata: ["identity": "\(started.id)"])
-        return JSONResponse.make(DeviceRegistrationStarted(identityID: started.id, deviceSecret: started.secret,
-                                                           verification: policy.verification.rawValue, expiresIn: policy.registrationLifetime),
-                                 status: .created)
+        return JSONResponse.make(
+            DeviceRegistrationStarted(
+                identityID: started.id, deviceSecret: started.secret,
+                verification: policy.verification.rawValue, expiresIn: policy.registrationLifetime),
+            status: .created)
     }
 
     func resendVerification(_ request: Request) async throws -> Response {

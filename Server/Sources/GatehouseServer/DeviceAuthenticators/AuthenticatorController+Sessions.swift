@@ -12,15 +12,19 @@ extension AuthenticatorController {
         guard let userID = identity.userID, let user = try await server.users.find(id: userID), !user.isLocked else {
             throw OAuthError.locked
         }
-        guard let claimed = try await server.appLogins.claim(accessCode: body.accessCode.trimmingCharacters(in: .whitespaces),
-                                                              identityID: identity.id, userID: userID)
+        guard
+            let claimed = try await server.appLogins.claim(
+                accessCode: body.accessCode.trimmingCharacters(in: .whitespaces),
+                identityID: identity.id, userID: userID)
         else { throw OAuthError.sessionExpired }
         server.logger.info("QR sign-in claimed", metadata: ["identity": "\(identity.id)"])
-        return JSONResponse.make(AuthenticatorSession(sessionID: claimed.id, serviceName: serviceName,
-                                                      clientName: claimed.clientName, username: user.username,
-                                                      expiresIn: max(0, claimed.expiresAt - server.clock.now()),
-                                                      requesterAddress: claimed.requester.address, requesterUserAgent: claimed.requester.userAgent,
-                                                      requestedAt: claimed.createdAt))
+        return JSONResponse.make(
+            AuthenticatorSession(
+                sessionID: claimed.id, serviceName: serviceName,
+                clientName: claimed.clientName, username: user.username,
+                expiresIn: max(0, claimed.expiresAt - server.clock.now()),
+                requesterAddress: claimed.requester.address, requesterUserAgent: claimed.requester.userAgent,
+                requestedAt: claimed.createdAt))
     }
 
     func evaluatePIN(_ request: Request, sessionID: String) async throws -> Response {
@@ -41,9 +45,9 @@ extension AuthenticatorController {
         let body = try await JSONRequest.decode(AuthenticatorApproval.self, from: request)
         guard let challenge = try await server.appLogins.challenge(sessionID, identityID: identity.id) else { throw OAuthError.sessionExpired }
         guard let key = identity.publicKey.flatMap(Base64URL.decode).flatMap({ try? P256.Signing.PublicKey(x963Representation: $0) }),
-              let signatureBytes = Base64URL.decode(body.signature),
-              let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes),
-              key.isValidSignature(signature, for: PINProtocol.approvalMessage(sessionID: sessionID, challenge: challenge))
+            let signatureBytes = Base64URL.decode(body.signature),
+            let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes),
+            key.isValidSignature(signature, for: PINProtocol.approvalMessage(sessionID: sessionID, challenge: challenge))
         else {
             let remaining = max(0, policy.maxPINAttempts - identity.pinFailures)
             server.logger.warning("Wrong PIN signature", metadata: ["identity": "\(identity.id)"])

@@ -43,12 +43,12 @@ struct AuthenticatorController: Sendable {
         }
     }
 
-
     /// 406 for an app this service does not allow (or one that does not say what it is), 412 for an outdated one.
     func checkApp(_ header: String?) throws {
         let parts = header?.split(separator: "/", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) } ?? []
         guard parts.count == 2, !parts[0].isEmpty, let version = AppVersion(parts[1]) else {
-            throw OAuthError(.appNotAllowed, "Name the app and its version in the \(PINProtocol.appHeader) header, e.g. \(PINProtocol.appHeader): my-app/1.0.0.")
+            throw OAuthError(
+                .appNotAllowed, "Name the app and its version in the \(PINProtocol.appHeader) header, e.g. \(PINProtocol.appHeader): my-app/1.0.0.")
         }
         guard policy.allowedApps.isEmpty || policy.allowedApps.contains(parts[0]) else {
             throw OAuthError(.appNotAllowed, "The app \(parts[0]) cannot be used with this service.")
@@ -59,18 +59,20 @@ struct AuthenticatorController: Sendable {
     }
 
     func describe() throws -> Response {
-        JSONResponse.make(AuthenticatorServiceDescription(
-            serviceName: serviceName, logoURL: policy.logoURL, issuer: server.issuer, pinLength: policy.pinLength,
-            verificationMethods: [policy.verification.rawValue], minimumAppVersion: policy.minimumAppVersion,
-            endpoints: AuthenticatorEndpoints(registration: server.url("/authenticator/registration"), identity: server.url("/authenticator/identity"),
-                                              sessions: server.url("/authenticator/sessions"))
-        ))
+        JSONResponse.make(
+            AuthenticatorServiceDescription(
+                serviceName: serviceName, logoURL: policy.logoURL, issuer: server.issuer, pinLength: policy.pinLength,
+                verificationMethods: [policy.verification.rawValue], minimumAppVersion: policy.minimumAppVersion,
+                endpoints: AuthenticatorEndpoints(
+                    registration: server.url("/authenticator/registration"), identity: server.url("/authenticator/identity"),
+                    sessions: server.url("/authenticator/sessions"))
+            ))
     }
 
     /// The identity whose device secret the request carries as `Authorization: Bearer`.
     func device(_ request: Request) async throws -> DeviceIdentity {
         guard let secret = AuthorizationCredentials.of("Bearer", in: request.headers), !secret.isEmpty,
-              let identity = try await server.deviceIdentities.find(secret: secret)
+            let identity = try await server.deviceIdentities.find(secret: secret)
         else {
             throw OAuthError(.invalidDevice, "This device identity is unknown or its registration expired; register it again.")
         }
@@ -104,7 +106,8 @@ struct AuthenticatorController: Sendable {
     }
 
     static func blocked() -> OAuthError {
-        OAuthError(.identityBlocked, "This device identity is blocked after too many wrong PINs; delete it and register the device again.", attemptsRemaining: 0)
+        OAuthError(
+            .identityBlocked, "This device identity is blocked after too many wrong PINs; delete it and register the device again.", attemptsRemaining: 0)
     }
 }
 

@@ -10,7 +10,7 @@ struct DeviceConfirmationPage: Sendable {
         router.get("/authenticator/confirm") { request, _ in
             let query = FormParameters(encoded: request.uri.query ?? "")
             guard let id = query["identity"], let code = query["code"], let identity = try await server.deviceIdentities.find(id: id),
-                  identity.state == .registrationStarted
+                identity.state == .registrationStarted
             else { return Self.expired }
             let name = identity.deviceName.map { " (\(HTML.escape($0)))" } ?? ""
             let body = """
@@ -27,17 +27,19 @@ struct DeviceConfirmationPage: Sendable {
         }
         router.post("/authenticator/confirm") { request, context in
             guard let form = try? await FormParameters.body(of: request), let id = form["identity"], let code = form["code"],
-                  let identity = try await server.deviceIdentities.find(id: id), identity.state == .registrationStarted
+                let identity = try await server.deviceIdentities.find(id: id), identity.state == .registrationStarted
             else { return Self.expired }
             do {
                 try await AuthenticatorController(server: server).confirm(identity, code: code, source: server.clientAddress(of: request, context: context))
             } catch let error as OAuthError {
                 return PageRenderer.error(title: "Device not confirmed", message: error.description + " Start the registration again in the app.")
             }
-            return PageRenderer.page(title: "Device confirmed", body: """
-                <h1>Device confirmed</h1>
-                <p class="hint">Go back to the app to choose your PIN.</p>
-                """)
+            return PageRenderer.page(
+                title: "Device confirmed",
+                body: """
+                    <h1>Device confirmed</h1>
+                    <p class="hint">Go back to the app to choose your PIN.</p>
+                    """)
         }
     }
 

@@ -24,11 +24,13 @@ public struct DeviceIdentityStore: Sendable {
         try await database.transaction { sql in
             // Registrations never finished are dropped after their lifetime.
             try await sql.raw("DELETE FROM device_identities WHERE expires_at <= \(bind: now)").run()
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 INSERT INTO device_identities (id, secret_hash, user_id, email, device_name, state, sealed_oprf_key, created_at, updated_at, expires_at)
                 VALUES (\(bind: id), \(bind: TokenDigest.hex(secret)), \(bind: userID), \(bind: email), \(bind: deviceName),
                         \(bind: DeviceIdentity.State.registrationStarted.rawValue), \(bind: sealedOPRFKey), \(bind: now), \(bind: now), \(bind: now + lifetime))
-                """).run()
+                """
+            ).run()
         }
         return (id, secret)
     }
@@ -37,9 +39,11 @@ public struct DeviceIdentityStore: Sendable {
     func find(secret: String) async throws -> DeviceIdentity? {
         let now = clock.now()
         return try await database.read { sql in
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 SELECT * FROM device_identities WHERE secret_hash = \(bind: TokenDigest.hex(secret)) AND (expires_at IS NULL OR expires_at > \(bind: now))
-                """).first().map(Self.decode)
+                """
+            ).first().map(Self.decode)
         }
     }
 
@@ -47,9 +51,11 @@ public struct DeviceIdentityStore: Sendable {
     public func find(id: String) async throws -> DeviceIdentity? {
         let now = clock.now()
         return try await database.read { sql in
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 SELECT * FROM device_identities WHERE id = \(bind: id) AND (expires_at IS NULL OR expires_at > \(bind: now))
-                """).first().map(Self.decode)
+                """
+            ).first().map(Self.decode)
         }
     }
 
@@ -72,11 +78,13 @@ public struct DeviceIdentityStore: Sendable {
     func activate(_ id: String, publicKey: String) async throws -> Bool {
         let now = clock.now()
         return try await database.transaction { sql in
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 UPDATE device_identities SET state = \(bind: DeviceIdentity.State.registered.rawValue), public_key = \(bind: publicKey),
                     pin_failures = 0, expires_at = NULL, updated_at = \(bind: now)
                 WHERE id = \(bind: id) AND state = \(bind: DeviceIdentity.State.verified.rawValue) AND user_id IS NOT NULL RETURNING id
-                """).first() != nil
+                """
+            ).first() != nil
         }
     }
 
@@ -86,11 +94,13 @@ public struct DeviceIdentityStore: Sendable {
     func takePINAttempt(_ id: String, limit: Int) async throws -> Int? {
         let now = clock.now()
         return try await database.transaction { sql in
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 UPDATE device_identities SET pin_failures = pin_failures + 1, pin_evaluations = pin_evaluations + 1, updated_at = \(bind: now)
                 WHERE id = \(bind: id) AND state = \(bind: DeviceIdentity.State.registered.rawValue) AND pin_failures < \(bind: limit)
                 RETURNING pin_failures
-                """).first().map { try $0.decode(column: "pin_failures", as: Int.self) }
+                """
+            ).first().map { try $0.decode(column: "pin_failures", as: Int.self) }
         }
     }
 
@@ -106,20 +116,24 @@ public struct DeviceIdentityStore: Sendable {
     public func unblock(_ id: String) async throws -> Bool {
         let now = clock.now()
         return try await database.transaction { sql in
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 UPDATE device_identities SET state = \(bind: DeviceIdentity.State.registered.rawValue), pin_failures = 0, updated_at = \(bind: now)
                 WHERE id = \(bind: id) AND public_key IS NOT NULL RETURNING id
-                """).first() != nil
+                """
+            ).first() != nil
         }
     }
 
     private func move(_ id: String, from: DeviceIdentity.State, to: DeviceIdentity.State) async throws -> Bool {
         let now = clock.now()
         return try await database.transaction { sql in
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 UPDATE device_identities SET state = \(bind: to.rawValue), updated_at = \(bind: now)
                 WHERE id = \(bind: id) AND state = \(bind: from.rawValue) AND user_id IS NOT NULL RETURNING id
-                """).first() != nil
+                """
+            ).first() != nil
         }
     }
 

@@ -51,7 +51,8 @@ struct FlowController: Sendable {
             throw OAuthError.invalidRequest("Send at most \(DeviceCookie.maximumPresented) device tokens of at most \(DeviceCookie.maximumLength) bytes each.")
         }
         let devices = server.deviceCookies.verify(all: presented)
-        let flow = LoginFlow(server: server, source: server.clientAddress(of: request, context: context), devices: devices, userAgent: request.headers[.userAgent])
+        let flow = LoginFlow(
+            server: server, source: server.clientAddress(of: request, context: context), devices: devices, userAgent: request.headers[.userAgent])
         switch try await flow.advance(flowID, state: state, action: submission.action, values: submission.values) {
         case .next(let node):
             return JSONResponse.make(FlowResponse(status: .continue, flowID: flowID, node: node))
@@ -64,23 +65,29 @@ struct FlowController: Sendable {
             let message = FlowMessage(level: .error, text: LoginMessages.superseded, code: "already_answered")
             return JSONResponse.make(FlowResponse(status: .error, flowID: flowID, node: flow.node(for: now, messages: [message])))
         case .failed(let message):
-            return JSONResponse.make(FlowResponse(status: .failure, failure: OAuthErrorResponse(error: "too_many_attempts", errorDescription: message)),
-                                     status: .tooManyRequests)
+            return JSONResponse.make(
+                FlowResponse(status: .failure, failure: OAuthErrorResponse(error: "too_many_attempts", errorDescription: message)),
+                status: .tooManyRequests)
         case .authenticated(let user, let state):
             server.logger.info("User signed in through a native flow", metadata: ["user": "\(user.id)", "client": "\(state.request.clientID)"])
-            let code = try await AuthorizationResponder(server: server).issueCode(for: state.request, userID: user.id,
-                                                                                  authTime: server.clock.now(), methods: state.methods ?? ["pwd"])
+            let code = try await AuthorizationResponder(server: server).issueCode(
+                for: state.request, userID: user.id,
+                authTime: server.clock.now(), methods: state.methods ?? ["pwd"])
             // Like a browser's device cookie: this app now knows the account.
             let deviceToken = devices.naming(user.id) == nil ? server.deviceCookies.issue(userID: user.id) : nil
-            return JSONResponse.make(FlowResponse(status: .success, authorization: FlowAuthorization(
-                code: code, state: state.request.state, issuer: server.issuer, redirectURI: state.request.redirectURI, deviceToken: deviceToken
-            )))
+            return JSONResponse.make(
+                FlowResponse(
+                    status: .success,
+                    authorization: FlowAuthorization(
+                        code: code, state: state.request.state, issuer: server.issuer, redirectURI: state.request.redirectURI, deviceToken: deviceToken
+                    )))
         }
     }
 
     /// Unknown, expired, finished, or started by another client: all look the same.
     private static var expired: Response {
-        JSONResponse.make(FlowResponse(status: .failure, failure: OAuthErrorResponse(error: "flow_expired", errorDescription: LoginMessages.expired)),
-                          status: .notFound)
+        JSONResponse.make(
+            FlowResponse(status: .failure, failure: OAuthErrorResponse(error: "flow_expired", errorDescription: LoginMessages.expired)),
+            status: .notFound)
     }
 }

@@ -101,11 +101,13 @@ struct FlowStore: Sendable {
         let bindingHash: String? = if case .browser(let binding) = owner { TokenDigest.hex(binding) } else { nil }
         try await database.transaction { sql in
             try await sql.raw("DELETE FROM flows WHERE expires_at <= \(bind: now)").run()
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 INSERT INTO flows (id_hash, kind, client_id, state, created_at, expires_at, browser_binding_hash)
                 VALUES (\(bind: TokenDigest.hex(id)), 'login', \(bind: state.request.clientID), \(bind: encoded), \(bind: now),
                     \(bind: now + lifetime), \(bind: bindingHash))
-                """).run()
+                """
+            ).run()
         }
         return id
     }
@@ -114,10 +116,12 @@ struct FlowStore: Sendable {
     func find(_ id: String, owner: Owner) async throws -> LoginState? {
         let now = clock.now()
         let row = try await database.read { sql in
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 SELECT state, client_id, browser_binding_hash, version FROM flows
                 WHERE id_hash = \(bind: TokenDigest.hex(id)) AND expires_at > \(bind: now)
-                """).first()
+                """
+            ).first()
         }
         guard let row else { return nil }
         let bindingHash = try row.decode(column: "browser_binding_hash", as: String?.self)
@@ -140,10 +144,12 @@ struct FlowStore: Sendable {
     func update(_ id: String, to state: LoginState) async throws {
         let encoded = String(decoding: try JSONEncoder().encode(state), as: UTF8.self)
         let written = try await database.transaction { sql in
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 UPDATE flows SET state = \(bind: encoded), version = version + 1
                 WHERE id_hash = \(bind: TokenDigest.hex(id)) AND version = \(bind: state.version) RETURNING version
-                """).first() != nil
+                """
+            ).first() != nil
         }
         guard written else { throw Superseded() }
     }
@@ -153,10 +159,12 @@ struct FlowStore: Sendable {
     /// - Returns: the checks counted so far including this one, or `nil` when the limit is used up (or the flow is gone).
     func takeGuess(_ id: String, limit: Int) async throws -> Int? {
         try await database.transaction { sql in
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 UPDATE flows SET code_guesses = code_guesses + 1
                 WHERE id_hash = \(bind: TokenDigest.hex(id)) AND code_guesses < \(bind: limit) RETURNING code_guesses
-                """).first().map { try $0.decode(column: "code_guesses", as: Int.self) }
+                """
+            ).first().map { try $0.decode(column: "code_guesses", as: Int.self) }
         }
     }
 
@@ -172,9 +180,11 @@ struct FlowStore: Sendable {
     func finish(_ id: String, at version: Int? = nil) async throws -> Bool {
         try await database.transaction { sql in
             if let version {
-                try await sql.raw("""
+                try await sql.raw(
+                    """
                     DELETE FROM flows WHERE id_hash = \(bind: TokenDigest.hex(id)) AND version = \(bind: version) RETURNING id_hash
-                    """).first() != nil
+                    """
+                ).first() != nil
             } else {
                 try await sql.raw("DELETE FROM flows WHERE id_hash = \(bind: TokenDigest.hex(id)) RETURNING id_hash").first() != nil
             }

@@ -20,7 +20,7 @@ extension LoginFlow {
 
     func appLoginNode(for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode? {
         guard state.step == FlowStep.appLogin, let pending = state.appLogin,
-              let code = try? server.appLogins.box.open(pending.sealedAccessCode)
+            let code = try? server.appLogins.box.open(pending.sealedAccessCode)
         else { return nil }
         let accessCode = String(decoding: code, as: UTF8.self)
         let clientName = state.clientName ?? state.request.clientID
@@ -45,9 +45,10 @@ extension LoginFlow {
     func startAppLogin(_ id: String, state: FlowStore.LoginState) async throws -> Outcome {
         var next = state
         let policy = server.configuration.authenticator
-        let created = try await server.appLogins.create(flowID: id, clientName: state.clientName ?? state.request.clientID,
-                                                        requester: .init(address: source.text, userAgent: userAgent),
-                                                        lifetime: policy.accessCodeLifetime)
+        let created = try await server.appLogins.create(
+            flowID: id, clientName: state.clientName ?? state.request.clientID,
+            requester: .init(address: source.text, userAgent: userAgent),
+            lifetime: policy.accessCodeLifetime)
         next.appLogin = FlowStore.PendingAppLogin(
             sessionID: created.id, sealedAccessCode: try server.appLogins.box.seal(Data(created.accessCode.utf8)),
             returnStep: state.appLogin?.returnStep ?? state.step
@@ -84,7 +85,7 @@ extension LoginFlow {
             return again(AppLoginMessages.expired, level: .error, code: "app_login_expired", .notApproved)
         case .approved:
             guard let userID = try await server.appLogins.consume(pending.sessionID, flowID: id),
-                  let user = try await server.users.find(id: userID)
+                let user = try await server.users.find(id: userID)
             else { return again(AppLoginMessages.expired, level: .error, code: "app_login_expired", .notApproved) }
             guard !user.isLocked else { return again(LoginMessages.locked, level: .error, code: "locked", .locked) }
             var signedIn = state

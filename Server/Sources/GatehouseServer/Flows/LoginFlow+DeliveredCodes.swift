@@ -5,9 +5,10 @@ import GatehouseProtocol
 /// registration, password recovery and unlocking an account.
 extension LoginFlow {
     static func deliveredCodeField(digits: Int) -> FlowField {
-        FlowField(key: "code", kind: .oneTimeCode, label: "Code",
-                  validation: FieldValidation(regex: "[0-9 ]{\(digits),\(digits + 2)}", message: "Enter the \(digits)-digit code."),
-                  autocomplete: "one-time-code")
+        FlowField(
+            key: "code", kind: .oneTimeCode, label: "Code",
+            validation: FieldValidation(regex: "[0-9 ]{\(digits),\(digits + 2)}", message: "Enter the \(digits)-digit code."),
+            autocomplete: "one-time-code")
     }
 
     var codeField: FlowField { Self.deliveredCodeField(digits: server.configuration.oneTimeCodes.digits) }
@@ -18,19 +19,23 @@ extension LoginFlow {
     /// with (asked again too soon: `state`'s node with a message; no guesses left: the flow ends). Without a
     /// destination (the identifier named no account, or the account has no such address) a code is still issued
     /// but goes nowhere, so the answer and every later guess look exactly as they would for a real account.
-    func sendCode(_ id: String, state: FlowStore.LoginState, purpose: OneTimeCodeStore.Purpose, channel: MessageChannel, to destination: String?,
-                  template: MessageTemplate, resend: Bool) async throws -> Outcome? {
+    func sendCode(
+        _ id: String, state: FlowStore.LoginState, purpose: OneTimeCodeStore.Purpose, channel: MessageChannel, to destination: String?,
+        template: MessageTemplate, resend: Bool
+    ) async throws -> Outcome? {
         switch try await server.oneTimeCodes.issue(flowID: id, purpose: purpose, channel: channel, resend: resend) {
         case .exhausted:
             _ = try await server.flows.finish(id)
             return .failed(LoginMessages.tooManyCodes)
         case .wait(let seconds):
-            let message = FlowMessage(level: .error, text: "A code was sent a moment ago. You can ask for another in \(seconds) seconds.", code: "resend_too_soon")
+            let message = FlowMessage(
+                level: .error, text: "A code was sent a moment ago. You can ask for another in \(seconds) seconds.", code: "resend_too_soon")
             return .retry(node(for: state, messages: [message]), .throttled)
         case .code(let code):
             if let destination {
-                try await server.courier.send(template, code: code, to: destination, on: channel, service: server.serviceName,
-                                              codeLifetime: server.configuration.oneTimeCodes.lifetime)
+                try await server.courier.send(
+                    template, code: code, to: destination, on: channel, service: server.serviceName,
+                    codeLifetime: server.configuration.oneTimeCodes.lifetime)
             }
             return nil
         }
@@ -79,8 +84,10 @@ extension LoginFlow {
     }
 
     /// Resends the code of the node `state` is at: a new code, the guesses already spent still count.
-    func resend(_ id: String, state: FlowStore.LoginState, purpose: OneTimeCodeStore.Purpose, channel: MessageChannel, to destination: String?,
-                template: MessageTemplate) async throws -> Outcome {
+    func resend(
+        _ id: String, state: FlowStore.LoginState, purpose: OneTimeCodeStore.Purpose, channel: MessageChannel, to destination: String?,
+        template: MessageTemplate
+    ) async throws -> Outcome {
         if let refused = try await sendCode(id, state: state, purpose: purpose, channel: channel, to: destination, template: template, resend: true) {
             return refused
         }

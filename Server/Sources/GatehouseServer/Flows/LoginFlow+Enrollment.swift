@@ -33,13 +33,15 @@ extension LoginFlow {
     /// The node that asks what to change.
     func enrollmentNode(for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode? {
         guard state.step == FlowStep.enrollChoose else { return nil }
-        let choice = FlowField(key: "setup", kind: .singleChoice, label: "What do you want to change?",
-                               options: EnrollmentChoice.allCases.map { FieldOption(value: $0.rawValue, label: $0.label) },
-                               defaultValue: EnrollmentChoice.authenticator.rawValue)
-        return FlowNode(id: FlowStep.enrollChoose.rawValue, name: "Two-step verification",
-                        description: "You're signed in as \(state.username ?? "you"). Your account uses an authenticator app and recovery codes.",
-                        category: "mfa_enrollment", fields: [choice], actions: [FlowAction(id: "submit", kind: .submit, label: "Continue")],
-                        messages: messages)
+        let choice = FlowField(
+            key: "setup", kind: .singleChoice, label: "What do you want to change?",
+            options: EnrollmentChoice.allCases.map { FieldOption(value: $0.rawValue, label: $0.label) },
+            defaultValue: EnrollmentChoice.authenticator.rawValue)
+        return FlowNode(
+            id: FlowStep.enrollChoose.rawValue, name: "Two-step verification",
+            description: "You're signed in as \(state.username ?? "you"). Your account uses an authenticator app and recovery codes.",
+            category: "mfa_enrollment", fields: [choice], actions: [FlowAction(id: "submit", kind: .submit, label: "Continue")],
+            messages: messages)
     }
 
     /// A submission on the choice node; `state.userID` is set (the node is reached only after signing in).

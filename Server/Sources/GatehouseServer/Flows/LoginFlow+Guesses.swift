@@ -49,8 +49,10 @@ extension LoginFlow {
 
     /// Checks a guess for `purpose` under the account's and the client address's limits; the guess is counted
     /// before `check` runs. The wrong guess that starts a block tells `owner` by a security notice.
-    func limitedGuess<Result: Sendable>(_ purpose: OneTimeCodeStore.Purpose, state: FlowStore.LoginState, owner: User?,
-                                        check: () async throws -> (Result, GuessVerdict)) async throws -> LimitedGuess<Result> {
+    func limitedGuess<Result: Sendable>(
+        _ purpose: OneTimeCodeStore.Purpose, state: FlowStore.LoginState, owner: User?,
+        check: () async throws -> (Result, GuessVerdict)
+    ) async throws -> LimitedGuess<Result> {
         let ticket: AttemptLimiter.Ticket
         // A browser that signed in to this account before is counted on its own (OWASP's device cookies), so
         // someone guessing the account's codes elsewhere does not keep its owner out.
@@ -58,8 +60,9 @@ extension LoginFlow {
         let subject = if let device = devices.naming(account) { "device:" + device.nonce } else { Self.guessSubject(for: purpose, state: state) }
         switch try await server.guesses.admit(server.codeGuessCounters(purpose, subject: subject, source: source)) {
         case .blocked(let until, _):
-            let message = FlowMessage(level: .error, text: LoginMessages.guessesBlocked(minutes: server.guesses.minutesLeft(until: until)),
-                                      field: "code", code: "too_many_guesses")
+            let message = FlowMessage(
+                level: .error, text: LoginMessages.guessesBlocked(minutes: server.guesses.minutesLeft(until: until)),
+                field: "code", code: "too_many_guesses")
             return .blocked(.retry(node(for: state, messages: [message]), .throttled))
         case .admitted(let admitted):
             ticket = admitted

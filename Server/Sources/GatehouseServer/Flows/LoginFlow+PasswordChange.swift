@@ -6,10 +6,12 @@ extension LoginFlow {
     /// The field for a new password, with the policy's length rules.
     var newPasswordField: FlowField {
         let policy = server.configuration.passwords
-        return FlowField(key: "new_password", kind: .password, label: "New password",
-                         validation: FieldValidation(minLength: policy.minLength, maxLength: policy.maxLength,
-                                                     message: "Use \(policy.minLength) to \(policy.maxLength) characters."),
-                         autocomplete: "new-password")
+        return FlowField(
+            key: "new_password", kind: .password, label: "New password",
+            validation: FieldValidation(
+                minLength: policy.minLength, maxLength: policy.maxLength,
+                message: "Use \(policy.minLength) to \(policy.maxLength) characters."),
+            autocomplete: "new-password")
     }
 
     /// The password node a finishing flow must pass first, if any.
@@ -29,18 +31,21 @@ extension LoginFlow {
         let change = FlowAction(id: "submit", kind: .submit, label: "Change password")
         switch state.step {
         case FlowStep.passwordExpired:
-            return FlowNode(id: FlowStep.passwordExpired.rawValue, name: "Your password has expired",
-                            description: "Choose a new password to continue. Use a passphrase you don't use anywhere else.",
-                            category: "password_expired", fields: [newPasswordField], actions: [change], messages: messages)
+            return FlowNode(
+                id: FlowStep.passwordExpired.rawValue, name: "Your password has expired",
+                description: "Choose a new password to continue. Use a passphrase you don't use anywhere else.",
+                category: "password_expired", fields: [newPasswordField], actions: [change], messages: messages)
         case FlowStep.passwordWarning:
-            return FlowNode(id: FlowStep.passwordWarning.rawValue, name: "Your password expires soon",
-                            description: "Change it now, or skip and be asked again next time.",
-                            category: "password_warning", fields: [newPasswordField],
-                            actions: [change, FlowAction(id: "skip", kind: .submit, label: "Not now")], messages: messages)
+            return FlowNode(
+                id: FlowStep.passwordWarning.rawValue, name: "Your password expires soon",
+                description: "Change it now, or skip and be asked again next time.",
+                category: "password_warning", fields: [newPasswordField],
+                actions: [change, FlowAction(id: "skip", kind: .submit, label: "Not now")], messages: messages)
         case FlowStep.recoveryPassword:
-            return FlowNode(id: FlowStep.recoveryPassword.rawValue, name: "Choose a new password",
-                            description: "It's you: choose the new password for \(state.username ?? "your account"). You will be signed out everywhere else.",
-                            category: "recovery", fields: [newPasswordField], actions: [change], messages: messages)
+            return FlowNode(
+                id: FlowStep.recoveryPassword.rawValue, name: "Choose a new password",
+                description: "It's you: choose the new password for \(state.username ?? "your account"). You will be signed out everywhere else.",
+                category: "recovery", fields: [newPasswordField], actions: [change], messages: messages)
         default:
             return nil
         }

@@ -4,9 +4,10 @@ import GatehouseProtocol
 /// unlocking an account locked by failed sign-ins (a code by email). Neither says whether an account exists:
 /// every identifier gets the same nodes and a code that only a real account's owner receives.
 extension LoginFlow {
-    static let identifierField = FlowField(key: "username", kind: .text, label: "Username or email",
-                                           validation: FieldValidation(maxLength: 256, message: "Enter your username or email address."),
-                                           autocomplete: "username")
+    static let identifierField = FlowField(
+        key: "username", kind: .text, label: "Username or email",
+        validation: FieldValidation(maxLength: 256, message: "Enter your username or email address."),
+        autocomplete: "username")
 
     /// The recovery and unlock nodes.
     func recoveryNode(for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode? {
@@ -15,28 +16,34 @@ extension LoginFlow {
         case FlowStep.recoveryIdentify:
             var field = Self.identifierField
             field.defaultValue = state.username
-            return FlowNode(id: FlowStep.recoveryIdentify.rawValue, name: "Reset your password",
-                            description: "Enter your username or email address. We'll send you a code to reset your password.",
-                            category: "recovery", fields: [field], actions: [FlowAction(id: "submit", kind: .submit, label: "Continue"), back],
-                            messages: messages)
+            return FlowNode(
+                id: FlowStep.recoveryIdentify.rawValue, name: "Reset your password",
+                description: "Enter your username or email address. We'll send you a code to reset your password.",
+                category: "recovery", fields: [field], actions: [FlowAction(id: "submit", kind: .submit, label: "Continue"), back],
+                messages: messages)
         case FlowStep.recoveryChoose:
             let options = MessageChannel.allCases.map { FieldOption(value: $0.rawValue, label: $0 == .email ? "Email" : "Text message (SMS)") }
-            return FlowNode(id: FlowStep.recoveryChoose.rawValue, name: "Where should we send the code?",
-                            description: "Choose where to receive the code for \(state.username ?? "your account").", category: "recovery",
-                            fields: [FlowField(key: "method", kind: .singleChoice, label: "Send the code by", options: options, defaultValue: "email")],
-                            actions: [FlowAction(id: "submit", kind: .submit, label: "Send code"), back], messages: messages)
+            return FlowNode(
+                id: FlowStep.recoveryChoose.rawValue, name: "Where should we send the code?",
+                description: "Choose where to receive the code for \(state.username ?? "your account").", category: "recovery",
+                fields: [FlowField(key: "method", kind: .singleChoice, label: "Send the code by", options: options, defaultValue: "email")],
+                actions: [FlowAction(id: "submit", kind: .submit, label: "Send code"), back], messages: messages)
         case FlowStep.resetCode:
             let place = state.channel == .sms ? "the phone number" : "the email address"
-            return FlowNode(id: FlowStep.resetCode.rawValue, name: "Enter the code",
-                            description: "If \(state.username ?? "this account") has \(place) on file, we sent a code to it. Enter it here.",
-                            category: "recovery", fields: [codeField],
-                            actions: [FlowAction(id: "submit", kind: .submit, label: "Verify"), Self.resendAction,
-                                      FlowAction(id: "choose", kind: .submit, label: "Send it another way")], messages: messages)
+            return FlowNode(
+                id: FlowStep.resetCode.rawValue, name: "Enter the code",
+                description: "If \(state.username ?? "this account") has \(place) on file, we sent a code to it. Enter it here.",
+                category: "recovery", fields: [codeField],
+                actions: [
+                    FlowAction(id: "submit", kind: .submit, label: "Verify"), Self.resendAction,
+                    FlowAction(id: "choose", kind: .submit, label: "Send it another way"),
+                ], messages: messages)
         case FlowStep.unlockCode:
-            return FlowNode(id: FlowStep.unlockCode.rawValue, name: "Unlock your account",
-                            description: "If \(state.username ?? "this account") has an email address on file, we sent an unlock code to it. Enter it here.",
-                            category: "locked_out", fields: [codeField],
-                            actions: [FlowAction(id: "submit", kind: .submit, label: "Unlock"), Self.resendAction, back], messages: messages)
+            return FlowNode(
+                id: FlowStep.unlockCode.rawValue, name: "Unlock your account",
+                description: "If \(state.username ?? "this account") has an email address on file, we sent an unlock code to it. Enter it here.",
+                category: "locked_out", fields: [codeField],
+                actions: [FlowAction(id: "submit", kind: .submit, label: "Unlock"), Self.resendAction, back], messages: messages)
         default:
             return nil
         }
@@ -66,16 +73,19 @@ extension LoginFlow {
             guard let channel = values["method"].flatMap({ MessageChannel(rawValue: $0.text) }) else {
                 throw OAuthError.invalidRequest("Choose email or sms.")
             }
-            if let refused = try await sendCode(id, state: state, purpose: .recovery, channel: channel, to: Self.destination(of: candidate, on: channel),
-                                                template: .recoveryCode, resend: false) {
+            if let refused = try await sendCode(
+                id, state: state, purpose: .recovery, channel: channel, to: Self.destination(of: candidate, on: channel),
+                template: .recoveryCode, resend: false)
+            {
                 return refused
             }
             next.channel = channel
             next.step = FlowStep.resetCode
         case (FlowStep.resetCode, "resend"):
             let channel = state.channel ?? .email
-            return try await resend(id, state: state, purpose: .recovery, channel: channel, to: Self.destination(of: candidate, on: channel),
-                                    template: .recoveryCode)
+            return try await resend(
+                id, state: state, purpose: .recovery, channel: channel, to: Self.destination(of: candidate, on: channel),
+                template: .recoveryCode)
         case (FlowStep.resetCode, _):
             switch try await checkCode(id, state: state, purpose: .recovery, code: code, owner: candidate) {
             case .refused(let outcome): return outcome
@@ -119,8 +129,10 @@ extension LoginFlow {
         next.candidateID = user?.id
         next.lockedOut = nil
         next.step = FlowStep.unlockCode
-        if let refused = try await sendCode(id, state: state, purpose: .unlock, channel: .email, to: Self.destination(of: user, on: .email),
-                                            template: .unlockCode, resend: false) {
+        if let refused = try await sendCode(
+            id, state: state, purpose: .unlock, channel: .email, to: Self.destination(of: user, on: .email),
+            template: .unlockCode, resend: false)
+        {
             return refused
         }
         try await server.flows.update(id, to: next)

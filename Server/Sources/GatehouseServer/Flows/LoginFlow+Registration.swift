@@ -8,24 +8,29 @@ extension LoginFlow {
     /// The profile fields the registration policy asks for.
     var registrationFields: [FlowField] {
         let name = { (key: String, label: String, autocomplete: String) in
-            FlowField(key: key, kind: .text, label: label, validation: FieldValidation(minLength: 1, maxLength: 100, message: "Enter your \(label.lowercased())."),
-                      autocomplete: autocomplete)
+            FlowField(
+                key: key, kind: .text, label: label, validation: FieldValidation(minLength: 1, maxLength: 100, message: "Enter your \(label.lowercased())."),
+                autocomplete: autocomplete)
         }
         var fields = [
             name("given_name", "First name", "given-name"),
             name("family_name", "Last name", "family-name"),
-            FlowField(key: "email", kind: .text, label: "Email",
-                      validation: FieldValidation(maxLength: 254, regex: "[^@\\s]+@[^@\\s]+\\.[^@\\s]+", message: "Enter a valid email address."),
-                      autocomplete: "email"),
+            FlowField(
+                key: "email", kind: .text, label: "Email",
+                validation: FieldValidation(maxLength: 254, regex: "[^@\\s]+@[^@\\s]+\\.[^@\\s]+", message: "Enter a valid email address."),
+                autocomplete: "email"),
         ]
         if server.configuration.registration.collectPhone {
-            fields.append(FlowField(key: "phone_number", kind: .phoneNumber, label: "Mobile number (optional, for codes by SMS)", required: false,
-                                    validation: FieldValidation(regex: "\\+[1-9][0-9]{6,14}", message: "Enter the number with its country code, e.g. +14155550100."),
-                                    autocomplete: "tel"))
+            fields.append(
+                FlowField(
+                    key: "phone_number", kind: .phoneNumber, label: "Mobile number (optional, for codes by SMS)", required: false,
+                    validation: FieldValidation(regex: "\\+[1-9][0-9]{6,14}", message: "Enter the number with its country code, e.g. +14155550100."),
+                    autocomplete: "tel"))
         }
         var username = Self.usernameField
-        username.validation = FieldValidation(minLength: 1, maxLength: 64, regex: "[A-Za-z0-9._@-]{1,64}",
-                                              message: "Use 1 to 64 letters, digits, '.', '_', '-' or '@'.")
+        username.validation = FieldValidation(
+            minLength: 1, maxLength: 64, regex: "[A-Za-z0-9._@-]{1,64}",
+            message: "Use 1 to 64 letters, digits, '.', '_', '-' or '@'.")
         var password = newPasswordField
         password.label = "Password"
         return fields + [username, password]
@@ -39,24 +44,32 @@ extension LoginFlow {
         case FlowStep.register:
             var fields = registrationFields
             if let pending {
-                let known = ["given_name": pending.profile.givenName, "family_name": pending.profile.familyName, "email": pending.profile.email,
-                             "phone_number": pending.profile.phoneNumber, "username": pending.username]
+                let known = [
+                    "given_name": pending.profile.givenName, "family_name": pending.profile.familyName, "email": pending.profile.email,
+                    "phone_number": pending.profile.phoneNumber, "username": pending.username,
+                ]
                 for index in fields.indices { fields[index].defaultValue = known[fields[index].key] ?? nil }
             }
-            return FlowNode(id: FlowStep.register.rawValue, name: "Create your account", description: "Create an account to continue to \(state.clientName ?? state.request.clientID).",
-                            category: "registration", fields: fields,
-                            actions: [FlowAction(id: "submit", kind: .submit, label: "Create account"), back], messages: messages)
+            return FlowNode(
+                id: FlowStep.register.rawValue, name: "Create your account",
+                description: "Create an account to continue to \(state.clientName ?? state.request.clientID).",
+                category: "registration", fields: fields,
+                actions: [FlowAction(id: "submit", kind: .submit, label: "Create account"), back], messages: messages)
         case FlowStep.verifyEmail:
-            return FlowNode(id: FlowStep.verifyEmail.rawValue, name: "Confirm your email",
-                            description: "We sent a code to \(pending?.profile.email ?? "your email address"). Enter it to create your account.",
-                            category: "verification", fields: [codeField],
-                            actions: [FlowAction(id: "submit", kind: .submit, label: "Confirm"), Self.resendAction], messages: messages)
+            return FlowNode(
+                id: FlowStep.verifyEmail.rawValue, name: "Confirm your email",
+                description: "We sent a code to \(pending?.profile.email ?? "your email address"). Enter it to create your account.",
+                category: "verification", fields: [codeField],
+                actions: [FlowAction(id: "submit", kind: .submit, label: "Confirm"), Self.resendAction], messages: messages)
         case FlowStep.verifyPhone:
-            return FlowNode(id: FlowStep.verifyPhone.rawValue, name: "Confirm your mobile number",
-                            description: "We sent a code by text message to \(pending?.profile.phoneNumber ?? "your phone").",
-                            category: "verification", fields: [codeField],
-                            actions: [FlowAction(id: "submit", kind: .submit, label: "Confirm"), Self.resendAction,
-                                      FlowAction(id: "skip", kind: .submit, label: "Skip; don't keep the number")], messages: messages)
+            return FlowNode(
+                id: FlowStep.verifyPhone.rawValue, name: "Confirm your mobile number",
+                description: "We sent a code by text message to \(pending?.profile.phoneNumber ?? "your phone").",
+                category: "verification", fields: [codeField],
+                actions: [
+                    FlowAction(id: "submit", kind: .submit, label: "Confirm"), Self.resendAction,
+                    FlowAction(id: "skip", kind: .submit, label: "Skip; don't keep the number"),
+                ], messages: messages)
         default:
             return nil
         }
@@ -72,8 +85,9 @@ extension LoginFlow {
             return try await register(id, state: state, values: values)
         case (FlowStep.verifyEmail, "resend"):
             guard let pending = state.registration else { return .gone }
-            return try await resend(id, state: state, purpose: .verifyEmail, channel: .email, to: pending.profile.email,
-                                    template: pending.emailTaken ? .accountExists : .verificationCode)
+            return try await resend(
+                id, state: state, purpose: .verifyEmail, channel: .email, to: pending.profile.email,
+                template: pending.emailTaken ? .accountExists : .verificationCode)
         case (FlowStep.verifyPhone, "resend"):
             guard let phone = state.registration?.profile.phoneNumber else { return .gone }
             return try await resend(id, state: state, purpose: .verifyPhone, channel: .sms, to: phone, template: .verificationCode)
@@ -100,21 +114,25 @@ extension LoginFlow {
     private func register(_ id: String, state: FlowStore.LoginState, values: [String: FieldValue]) async throws -> Outcome {
         let text = { (key: String) in values[key]?.text.trimmingCharacters(in: .whitespaces) ?? "" }
         let phone = text("phone_number").filter { $0 != " " }
-        let profile = UserProfile(email: text("email").lowercased(), givenName: text("given_name"), familyName: text("family_name"),
-                                  phoneNumber: server.configuration.registration.collectPhone && !phone.isEmpty ? phone : nil)
+        let profile = UserProfile(
+            email: text("email").lowercased(), givenName: text("given_name"), familyName: text("family_name"),
+            phoneNumber: server.configuration.registration.collectPhone && !phone.isEmpty ? phone : nil)
         let username = text("username").lowercased()
         let password = values["new_password"]?.text ?? ""
         var next = state
         func again(_ text: String, field: String) -> Outcome {
             // Shown again with what was typed (never the password); nothing is stored.
-            next.registration = FlowStore.PendingRegistration(username: username, profile: profile, sealedPasswordHash: "", emailVerified: false,
-                                                              phoneVerified: false, emailTaken: false)
+            next.registration = FlowStore.PendingRegistration(
+                username: username, profile: profile, sealedPasswordHash: "", emailVerified: false,
+                phoneVerified: false, emailTaken: false)
             return .retry(node(for: next, messages: [FlowMessage(level: .error, text: text, field: field, code: "invalid_value")]), .invalidInput)
         }
         if (try? AccountInputValidation.validateEmail(profile.email)) == nil { return again("Enter a valid email address.", field: "email") }
         if (try? AccountInputValidation.validateUsername(username, email: profile.email)) == nil {
-            return again(username.contains("@") ? "A username with '@' must be your own email address."
-                         : "Use 1 to 64 letters, digits, '.', '_', '-' or '@'.", field: "username")
+            return again(
+                username.contains("@")
+                    ? "A username with '@' must be your own email address."
+                    : "Use 1 to 64 letters, digits, '.', '_', '-' or '@'.", field: "username")
         }
         if let problem = server.configuration.passwords.problem(with: password, username: username, email: profile.email) {
             return again(problem, field: "new_password")
@@ -124,12 +142,15 @@ extension LoginFlow {
         if try await server.users.find(username: username) != nil { return again("That username is taken; choose another.", field: "username") }
         let emailTaken = try await server.users.emailIsTaken(profile.email)
         let hash = try await server.hasher.hash(password)
-        next.registration = FlowStore.PendingRegistration(username: username, profile: profile, sealedPasswordHash: try server.authenticators.box.seal(Data(hash.utf8)),
-                                                          emailVerified: false, phoneVerified: false, emailTaken: emailTaken)
+        next.registration = FlowStore.PendingRegistration(
+            username: username, profile: profile, sealedPasswordHash: try server.authenticators.box.seal(Data(hash.utf8)),
+            emailVerified: false, phoneVerified: false, emailTaken: emailTaken)
         next.username = username
         guard server.configuration.registration.verifyEmail || emailTaken else { return try await afterVerification(id, state: next) }
-        if let refused = try await sendCode(id, state: state, purpose: .verifyEmail, channel: .email, to: profile.email,
-                                            template: emailTaken ? .accountExists : .verificationCode, resend: false) {
+        if let refused = try await sendCode(
+            id, state: state, purpose: .verifyEmail, channel: .email, to: profile.email,
+            template: emailTaken ? .accountExists : .verificationCode, resend: false)
+        {
             return refused
         }
         if emailTaken { server.logger.notice("Registration attempted with an email that has an account; its owner was told") }
@@ -159,15 +180,19 @@ extension LoginFlow {
         let hash = String(decoding: try server.authenticators.box.open(pending.sealedPasswordHash), as: UTF8.self)
         let user: User
         do {
-            user = try await server.users.create(username: pending.username, profile: pending.profile, passwordHash: hash,
-                                                 emailVerified: pending.emailVerified, phoneVerified: pending.phoneVerified)
+            user = try await server.users.create(
+                username: pending.username, profile: pending.profile, passwordHash: hash,
+                emailVerified: pending.emailVerified, phoneVerified: pending.phoneVerified)
         } catch let error as DatabaseError where error.isDuplicate {
             // Taken between the form and the code: back to the form.
             var again = state
             again.step = FlowStep.register
             try await server.flows.update(id, to: again)
-            return .retry(node(for: again, messages: [FlowMessage(level: .error, text: "That username is taken; choose another.", field: "username", code: "invalid_value")]),
-                          .invalidInput)
+            return .retry(
+                node(
+                    for: again,
+                    messages: [FlowMessage(level: .error, text: "That username is taken; choose another.", field: "username", code: "invalid_value")]),
+                .invalidInput)
         }
         server.logger.info("Account registered", metadata: ["user": "\(user.id)"])
         var next = state

@@ -9,12 +9,14 @@ extension LoginFlow {
     static let multiFactorACR = "urn:gatehouse:acr:mfa"
     static let passwordACR = "urn:gatehouse:acr:password"
 
-    static let totpCodeField = FlowField(key: "code", kind: .oneTimeCode, label: "Code",
-                                         validation: FieldValidation(regex: "[0-9]{6}", message: "Enter the 6-digit code."),
-                                         autocomplete: "one-time-code")
-    static let recoveryCodeField = FlowField(key: "code", kind: .text, label: "Recovery code",
-                                             validation: FieldValidation(maxLength: 32, message: "Enter one of your recovery codes."),
-                                             autocomplete: "off")
+    static let totpCodeField = FlowField(
+        key: "code", kind: .oneTimeCode, label: "Code",
+        validation: FieldValidation(regex: "[0-9]{6}", message: "Enter the 6-digit code."),
+        autocomplete: "one-time-code")
+    static let recoveryCodeField = FlowField(
+        key: "code", kind: .text, label: "Recovery code",
+        validation: FieldValidation(maxLength: 32, message: "Enter one of your recovery codes."),
+        autocomplete: "off")
 
     /// The password was right: ask for a second factor when policy or the request wants one, else finish.
     func afterPassword(_ id: String, state: FlowStore.LoginState, user: User) async throws -> Outcome {
@@ -63,8 +65,9 @@ extension LoginFlow {
         var available = Set(enrolled.filter { $0 == .recoveryCode || policy.factors.contains($0) })
         if policy.factors.contains(.email), user.emailVerified { available.insert(.email) }
         if policy.factors.contains(.sms), user.phoneVerified, user.phoneNumber != nil { available.insert(.sms) }
-        return SecondFactorPlan(factors: SecondFactor.allCases.filter(available.contains),
-                                enrollTOTP: enrolled.isEmpty && policy.factors.contains(.totp))
+        return SecondFactorPlan(
+            factors: SecondFactor.allCases.filter(available.contains),
+            enrollTOTP: enrolled.isEmpty && policy.factors.contains(.totp))
     }
 
     /// Moves `state` to the challenge for `factor`, sending a code first when the factor is delivered.
@@ -100,8 +103,9 @@ extension LoginFlow {
             if let refused = try await challenge(id, state: &next, factor: factor, user: user) { return refused }
         case (FlowStep.emailCode, "resend"), (FlowStep.smsCode, "resend"):
             let channel: MessageChannel = state.step == FlowStep.emailCode ? .email : .sms
-            return try await resend(id, state: state, purpose: .secondFactor, channel: channel,
-                                    to: channel == .email ? user.email : user.phoneNumber, template: .signInCode)
+            return try await resend(
+                id, state: state, purpose: .secondFactor, channel: channel,
+                to: channel == .email ? user.email : user.phoneNumber, template: .signInCode)
         case (FlowStep.emailCode, _), (FlowStep.smsCode, _):
             switch try await checkCode(id, state: state, purpose: .secondFactor, code: code, owner: user) {
             case .refused(let outcome): return outcome
@@ -141,8 +145,9 @@ extension LoginFlow {
             guard let generator = pendingTOTP(state) else { return .gone }
             guard let guess = try await takeGuess(id, state: state) else { return try await guessesUsedUp(id) }
             guard let step = generator.matchingStep(for: code, at: server.clock.now()) else {
-                return try await wrongCode(id, state: state, message: "The code is incorrect. Check that your device's clock is right, then try the next code.",
-                                           guess: guess)
+                return try await wrongCode(
+                    id, state: state, message: "The code is incorrect. Check that your device's clock is right, then try the next code.",
+                    guess: guess)
             }
             try await server.flows.clearGuesses(id)
             let replacing = state.journey == .enrollment
@@ -222,42 +227,52 @@ extension LoginFlow {
         let another = factors.count > 1 ? [FlowAction(id: "choose", kind: .submit, label: "Use another method")] : []
         switch state.step {
         case FlowStep.chooseFactor:
-            let choice = FlowField(key: "factor", kind: .singleChoice, label: "Verify with",
-                                   options: factors.map { FieldOption(value: $0.rawValue, label: $0.label) }, defaultValue: factors.first?.rawValue)
-            return FlowNode(id: FlowStep.chooseFactor.rawValue, name: "Verify it's you", description: "Choose how to confirm that it's you signing in to \(clientName).",
-                            category: "mfa_required", fields: [choice], actions: [FlowAction(id: "submit", kind: .submit, label: "Continue")],
-                            messages: messages)
+            let choice = FlowField(
+                key: "factor", kind: .singleChoice, label: "Verify with",
+                options: factors.map { FieldOption(value: $0.rawValue, label: $0.label) }, defaultValue: factors.first?.rawValue)
+            return FlowNode(
+                id: FlowStep.chooseFactor.rawValue, name: "Verify it's you", description: "Choose how to confirm that it's you signing in to \(clientName).",
+                category: "mfa_required", fields: [choice], actions: [FlowAction(id: "submit", kind: .submit, label: "Continue")],
+                messages: messages)
         case FlowStep.totp:
-            return FlowNode(id: FlowStep.totp.rawValue, name: "Enter your verification code", description: "Enter the 6-digit code your authenticator app shows for \(server.serviceName).",
-                            category: "mfa_challenge", fields: [Self.totpCodeField], actions: [verify] + another, messages: messages)
+            return FlowNode(
+                id: FlowStep.totp.rawValue, name: "Enter your verification code",
+                description: "Enter the 6-digit code your authenticator app shows for \(server.serviceName).",
+                category: "mfa_challenge", fields: [Self.totpCodeField], actions: [verify] + another, messages: messages)
         case FlowStep.emailCode, FlowStep.smsCode:
             let place = state.sentTo ?? (state.step == FlowStep.emailCode ? "your email address" : "your phone")
-            return FlowNode(id: state.step.rawValue, name: "Enter the code we sent you", description: "We sent a code to \(place). Enter it to sign in to \(clientName).",
-                            category: "mfa_challenge", fields: [codeField], actions: [verify, Self.resendAction] + another, messages: messages)
+            return FlowNode(
+                id: state.step.rawValue, name: "Enter the code we sent you", description: "We sent a code to \(place). Enter it to sign in to \(clientName).",
+                category: "mfa_challenge", fields: [codeField], actions: [verify, Self.resendAction] + another, messages: messages)
         case FlowStep.recoveryCode:
-            return FlowNode(id: FlowStep.recoveryCode.rawValue, name: "Enter a recovery code", description: "Each of the recovery codes you saved signs you in once.",
-                            category: "mfa_challenge", fields: [Self.recoveryCodeField], actions: [verify] + another, messages: messages)
+            return FlowNode(
+                id: FlowStep.recoveryCode.rawValue, name: "Enter a recovery code", description: "Each of the recovery codes you saved signs you in once.",
+                category: "mfa_challenge", fields: [Self.recoveryCodeField], actions: [verify] + another, messages: messages)
         case FlowStep.enrollTOTP:
             let generator = pendingTOTP(state) ?? OneTimePassword(secret: [])
             let key = Base32.encode(generator.secret)
             let grouped = stride(from: 0, to: key.count, by: 4).map { String(key.dropFirst($0).prefix(4)) }.joined(separator: " ")
             let fields = [
-                FlowField(key: "otpauth", kind: .qrCode, label: "Scan this QR code with your authenticator app.", required: false,
-                          defaultValue: generator.provisioningURI(issuer: server.serviceName, account: state.username ?? "")),
+                FlowField(
+                    key: "otpauth", kind: .qrCode, label: "Scan this QR code with your authenticator app.", required: false,
+                    defaultValue: generator.provisioningURI(issuer: server.serviceName, account: state.username ?? "")),
                 FlowField(key: "secret", kind: .label, label: "Can't scan it? Enter this key instead: \(grouped)", required: false),
                 Self.totpCodeField,
             ]
-            let why = state.journey == .enrollment
+            let why =
+                state.journey == .enrollment
                 ? "Add this account to your authenticator app, then enter the code it shows. It replaces any app you set up before."
                 : "\(clientName) asks for a code from an authenticator app at sign-in. Add this account to your app, then enter the code it shows."
-            return FlowNode(id: FlowStep.enrollTOTP.rawValue, name: "Set up two-step verification", description: why,
-                            category: "mfa_enrollment", fields: fields, actions: [verify], messages: messages)
+            return FlowNode(
+                id: FlowStep.enrollTOTP.rawValue, name: "Set up two-step verification", description: why,
+                category: "mfa_enrollment", fields: fields, actions: [verify], messages: messages)
         case FlowStep.recoveryCodes:
             let codes = state.pendingRecoveryCodes.flatMap { try? server.authenticators.box.open($0) }.map { String(decoding: $0, as: UTF8.self) } ?? ""
-            return FlowNode(id: FlowStep.recoveryCodes.rawValue, name: "Save your recovery codes",
-                            description: "If you lose your authenticator, each of these codes signs you in once. Keep them somewhere safe; they are shown only now.",
-                            category: "mfa_enrollment", fields: [FlowField(key: "recovery_codes", kind: .label, label: codes, required: false)],
-                            actions: [FlowAction(id: "submit", kind: .submit, label: "I have saved them")], messages: messages)
+            return FlowNode(
+                id: FlowStep.recoveryCodes.rawValue, name: "Save your recovery codes",
+                description: "If you lose your authenticator, each of these codes signs you in once. Keep them somewhere safe; they are shown only now.",
+                category: "mfa_enrollment", fields: [FlowField(key: "recovery_codes", kind: .label, label: codes, required: false)],
+                actions: [FlowAction(id: "submit", kind: .submit, label: "I have saved them")], messages: messages)
         default:
             return nil
         }

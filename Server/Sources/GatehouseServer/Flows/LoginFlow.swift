@@ -13,22 +13,27 @@ struct LoginFlow: Sendable {
     /// The submitting browser's or app's `User-Agent`, shown to whoever approves a QR sign-in it starts.
     var userAgent: String?
 
-    static let usernameField = FlowField(key: "username", kind: .text, label: "Username",
-                                         validation: FieldValidation(maxLength: 256, message: "Enter your username."), autocomplete: "username")
-    static let passwordField = FlowField(key: "password", kind: .password, label: "Password",
-                                         validation: FieldValidation(maxLength: 1024, message: "The password is too long."),
-                                         autocomplete: "current-password")
+    static let usernameField = FlowField(
+        key: "username", kind: .text, label: "Username",
+        validation: FieldValidation(maxLength: 256, message: "Enter your username."), autocomplete: "username")
+    static let passwordField = FlowField(
+        key: "password", kind: .password, label: "Password",
+        validation: FieldValidation(maxLength: 1024, message: "The password is too long."),
+        autocomplete: "current-password")
 
     /// Starts a flow of `kind` for a validated authorization request; returns its id and first node.
-    func begin(_ request: AuthorizationRequest, kind: FlowKind = .login, clientName: String, owner: FlowStore.Owner) async throws -> (id: String, node: FlowNode) {
+    func begin(
+        _ request: AuthorizationRequest, kind: FlowKind = .login, clientName: String, owner: FlowStore.Owner
+    ) async throws -> (id: String, node: FlowNode) {
         if kind == .registration, !server.configuration.registration.enabled {
             throw OAuthError.invalidRequest("Registration is not enabled on this server.")
         }
-        let first = switch kind {
-        case .login, .enrollment: server.configuration.loginSteps == .identifyFirst ? FlowStep.identify : FlowStep.credentials
-        case .registration: FlowStep.register
-        case .recovery: FlowStep.recoveryIdentify
-        }
+        let first =
+            switch kind {
+            case .login, .enrollment: server.configuration.loginSteps == .identifyFirst ? FlowStep.identify : FlowStep.credentials
+            case .registration: FlowStep.register
+            case .recovery: FlowStep.recoveryIdentify
+            }
         var state = FlowStore.LoginState(request: request, step: first, username: request.loginHint, clientName: clientName)
         state.journey = kind == .login ? nil : kind
         let id = try await server.flows.create(state, owner: owner, lifetime: server.configuration.tokens.authorizationRequest)
@@ -37,15 +42,16 @@ struct LoginFlow: Sendable {
 
     /// The node `state` is at, with `messages`: one exhaustive switch, so a new step cannot be left without a node.
     func node(for state: FlowStore.LoginState, messages: [FlowMessage] = []) -> FlowNode {
-        let family: FlowNode? = switch state.step {
-        case .credentials, .identify, .password: nil
-        case .chooseFactor, .totp, .recoveryCode, .enrollTOTP, .recoveryCodes, .emailCode, .smsCode: secondFactorNode(for: state, messages: messages)
-        case .register, .verifyEmail, .verifyPhone: registrationNode(for: state, messages: messages)
-        case .recoveryIdentify, .recoveryChoose, .resetCode, .unlockCode: recoveryNode(for: state, messages: messages)
-        case .recoveryPassword, .passwordWarning, .passwordExpired: passwordNode(for: state, messages: messages)
-        case .enrollChoose: enrollmentNode(for: state, messages: messages)
-        case .appLogin: appLoginNode(for: state, messages: messages)
-        }
+        let family: FlowNode? =
+            switch state.step {
+            case .credentials, .identify, .password: nil
+            case .chooseFactor, .totp, .recoveryCode, .enrollTOTP, .recoveryCodes, .emailCode, .smsCode: secondFactorNode(for: state, messages: messages)
+            case .register, .verifyEmail, .verifyPhone: registrationNode(for: state, messages: messages)
+            case .recoveryIdentify, .recoveryChoose, .resetCode, .unlockCode: recoveryNode(for: state, messages: messages)
+            case .recoveryPassword, .passwordWarning, .passwordExpired: passwordNode(for: state, messages: messages)
+            case .enrollChoose: enrollmentNode(for: state, messages: messages)
+            case .appLogin: appLoginNode(for: state, messages: messages)
+            }
         return family ?? signInNode(for: state, messages: messages)
     }
 
@@ -68,15 +74,18 @@ struct LoginFlow: Sendable {
         let submit = { (label: String) in [FlowAction(id: "submit", kind: .submit, label: label)] + unlock + links }
         switch state.step {
         case FlowStep.identify:
-            return FlowNode(id: FlowStep.identify.rawValue, name: "Sign in", description: "Enter your username to continue to \(clientName).",
-                            category: "sign_in", fields: [usernameField], actions: submit("Next"), messages: messages)
+            return FlowNode(
+                id: FlowStep.identify.rawValue, name: "Sign in", description: "Enter your username to continue to \(clientName).",
+                category: "sign_in", fields: [usernameField], actions: submit("Next"), messages: messages)
         case FlowStep.password:
-            return FlowNode(id: FlowStep.password.rawValue, name: "Enter your password", description: "Signing in as \(state.username ?? "") to \(clientName).",
-                            category: category, fields: [Self.passwordField], actions: submit("Sign in"), messages: messages)
+            return FlowNode(
+                id: FlowStep.password.rawValue, name: "Enter your password", description: "Signing in as \(state.username ?? "") to \(clientName).",
+                category: category, fields: [Self.passwordField], actions: submit("Sign in"), messages: messages)
         default:
             let purpose = state.journey == .enrollment ? "Sign in to change your two-step verification." : "Sign in to continue to \(clientName)."
-            return FlowNode(id: FlowStep.credentials.rawValue, name: "Sign in", description: purpose, category: category,
-                            fields: [usernameField, Self.passwordField], actions: submit("Sign in"), messages: messages)
+            return FlowNode(
+                id: FlowStep.credentials.rawValue, name: "Sign in", description: purpose, category: category,
+                fields: [usernameField, Self.passwordField], actions: submit("Sign in"), messages: messages)
         }
     }
 
@@ -161,8 +170,10 @@ struct LoginFlow: Sendable {
         func again(_ text: String, _ problem: Problem, code: String) -> Outcome {
             .retry(node(for: attempt, messages: [FlowMessage(level: .error, text: text, code: code)]), problem)
         }
-        switch try await server.authenticator.authenticate(username: attempt.username ?? "", password: values["password"]?.text ?? "",
-                                                         source: source, devices: devices) {
+        switch try await server.authenticator.authenticate(
+            username: attempt.username ?? "", password: values["password"]?.text ?? "",
+            source: source, devices: devices)
+        {
         case .invalidCredentials: return again(LoginMessages.invalidCredentials, .invalidCredentials, code: "invalid_credentials")
         case .throttled:
             attempt.lockedOut = true
@@ -196,7 +207,8 @@ struct LoginFlow: Sendable {
 /// The words the sign-in steps use, the same in the app and on the hosted page.
 enum LoginMessages {
     static let invalidCredentials = "The username or password is incorrect."
-    static let throttled = "Too many failed attempts. Wait a few minutes, sign in from a device you have used before, or unlock the account with a code sent by email."
+    static let throttled =
+        "Too many failed attempts. Wait a few minutes, sign in from a device you have used before, or unlock the account with a code sent by email."
     static func guessesBlocked(minutes: Int64) -> String {
         "Too many wrong attempts. Try again in \(minutes) minute\(minutes == 1 ? "" : "s")."
     }

@@ -48,7 +48,7 @@ struct OAuthError: HTTPResponseError, Sendable {
             case .appVersionUnsupported: .preconditionFailed
             case .serverError: .internalServerError
             case .invalidRequest, .invalidGrant, .unauthorizedClient, .unsupportedGrantType, .unsupportedResponseType, .invalidScope,
-                 .requestNotSupported, .requestURINotSupported, .invalidCode:
+                .requestNotSupported, .requestURINotSupported, .invalidCode:
                 .badRequest
             }
         }
@@ -78,8 +78,9 @@ struct OAuthError: HTTPResponseError, Sendable {
     static func invalidToken(_ description: String) -> OAuthError { .init(.invalidToken, description) }
 
     func response() -> Response {
-        var response = JSONResponse.make(OAuthErrorResponse(error: code.rawValue, errorDescription: description, attemptsRemaining: attemptsRemaining),
-                                         status: status)
+        var response = JSONResponse.make(
+            OAuthErrorResponse(error: code.rawValue, errorDescription: description, attemptsRemaining: attemptsRemaining),
+            status: status)
         switch code {
         case .invalidClient: response.headers[.wwwAuthenticate] = #"Basic realm="gatehouse""#
         case .invalidToken: response.headers[.wwwAuthenticate] = #"Bearer error="invalid_token", error_description="\#(description)""#

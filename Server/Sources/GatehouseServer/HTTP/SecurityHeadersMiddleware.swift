@@ -12,7 +12,8 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
         response.headers[.xContentTypeOptions] = "nosniff"
         response.headers[.referrerPolicy] = "no-referrer"
         // No form-action: browsers apply it to the redirect after sign-in, which goes to the client.
-        response.headers[.contentSecurityPolicy] = "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'"
+        response.headers[.contentSecurityPolicy] =
+            "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'"
         if https { response.headers[.strictTransportSecurity] = "max-age=31536000" }
         return response
     }

@@ -17,14 +17,16 @@ enum SigningKeyFactory {
             let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
             pem = key.pemRepresentation
             let primitives = try Insecure.RSA.PrivateKey(backing: key).publicKey.getKeyPrimitives()
-            jwk = JSONWebKey(keyType: "RSA", keyID: "", algorithm: "RS256",
-                             modulus: Base64URL.encode(primitives.modulus), exponent: Base64URL.encode(primitives.publicExponent))
+            jwk = JSONWebKey(
+                keyType: "RSA", keyID: "", algorithm: "RS256",
+                modulus: Base64URL.encode(primitives.modulus), exponent: Base64URL.encode(primitives.publicExponent))
         case "ES256":
             let key = P256.Signing.PrivateKey()
             pem = key.pemRepresentation
             let raw = key.publicKey.x963Representation  // 0x04 ‖ X ‖ Y
-            jwk = JSONWebKey(keyType: "EC", keyID: "", algorithm: "ES256", curve: "P-256",
-                             x: Base64URL.encode(raw[1..<33]), y: Base64URL.encode(raw[33..<65]))
+            jwk = JSONWebKey(
+                keyType: "EC", keyID: "", algorithm: "ES256", curve: "P-256",
+                x: Base64URL.encode(raw[1..<33]), y: Base64URL.encode(raw[33..<65]))
         default:
             throw ConfigurationError("Unsupported signing algorithm \(algorithm); use RS256 or ES256.")
         }
@@ -55,7 +57,9 @@ enum SigningKeyFactory {
         do {
             opened = try box.open(record.sealedPrivateKey)
         } catch {
-            throw ConfigurationError("The signing key \(record.kid) cannot be decrypted: it was stored with another server secret. Give every server the same secret (GATEHOUSE_SECRET or secret_file).")
+            throw ConfigurationError(
+                "The signing key \(record.kid) cannot be decrypted: it was stored with another server secret. Give every server the same secret (GATEHOUSE_SECRET or secret_file)."
+            )
         }
         let pem = String(decoding: opened, as: UTF8.self)
         switch record.algorithm {

@@ -119,8 +119,9 @@ final class SigningKeyRing: Sendable {
                 published.append(try JSONDecoder().decode(JSONWebKey.self, from: Data(record.publicJWK.utf8)))
             }
             let keySet = JSONWebKeySet(keys: published)
-            let snapshot = Snapshot(collection: collection, signers: signers, keySet: keySet,
-                                    keySetDocument: JSONResponse.encode(keySet), loadedAt: now)
+            let snapshot = Snapshot(
+                collection: collection, signers: signers, keySet: keySet,
+                keySetDocument: JSONResponse.encode(keySet), loadedAt: now)
             current.withLockedValue { $0 = snapshot }
             return snapshot
         }

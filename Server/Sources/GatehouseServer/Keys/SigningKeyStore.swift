@@ -28,9 +28,11 @@ public struct SigningKeyStore: Sendable {
         try await database.transaction { sql in
             try await database.lock(.signingKeys, in: sql)
             for record in records {
-                let active = try await sql.raw("""
+                let active = try await sql.raw(
+                    """
                     SELECT kid FROM signing_keys WHERE algorithm = \(bind: record.algorithm) AND retired_at IS NULL
-                    """).first()
+                    """
+                ).first()
                 if active == nil { try await Self.insert(record, in: sql) }
             }
         }
@@ -47,20 +49,24 @@ public struct SigningKeyStore: Sendable {
         try await database.transaction { sql in
             try await database.lock(.signingKeys, in: sql)
             try await sql.raw("DELETE FROM signing_keys WHERE retired_at IS NOT NULL AND published_until <= \(bind: now)").run()
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 UPDATE signing_keys SET retired_at = \(bind: now), published_until = \(bind: now + publishFor) WHERE retired_at IS NULL
-                """).run()
+                """
+            ).run()
             for record in records { try await Self.insert(record, in: sql) }
         }
         return records
     }
 
     private static func insert(_ record: SigningKeyRecord, in sql: any SQLDatabase) async throws {
-        try await sql.raw("""
+        try await sql.raw(
+            """
             INSERT INTO signing_keys (kid, algorithm, public_jwk, sealed_private_key, created_at, retired_at, published_until)
             VALUES (\(bind: record.kid), \(bind: record.algorithm), \(bind: record.publicJWK), \(bind: record.sealedPrivateKey),
                     \(bind: record.createdAt), \(bind: record.retiredAt), \(bind: record.publishedUntil))
-            """).run()
+            """
+        ).run()
     }
 
     static func decode(_ row: any SQLRow) throws -> SigningKeyRecord {

@@ -26,13 +26,15 @@ struct AuthorizationCodeStore: Sendable {
         try await database.transaction { sql in
             // Consumed codes are kept until a day after expiry so a late replay is still recognised.
             try await sql.raw("DELETE FROM authorization_codes WHERE expires_at <= \(bind: now - 86_400)").run()
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 INSERT INTO authorization_codes (code_hash, grant_id, client_id, user_id, redirect_uri, scope, nonce, code_challenge,
                     auth_time, amr, created_at, expires_at)
                 VALUES (\(bind: TokenDigest.hex(code)), \(bind: grant.id), \(bind: grant.clientID), \(bind: grant.userID),
                     \(bind: binding.redirectURI), \(bind: grant.scope), \(bind: binding.nonce), \(bind: binding.codeChallenge),
                     \(bind: grant.authTime), \(bind: grant.methods.joined(separator: " ")), \(bind: now), \(bind: now + lifetime))
-                """).run()
+                """
+            ).run()
         }
         return code
     }
@@ -42,11 +44,13 @@ struct AuthorizationCodeStore: Sendable {
         let digest = TokenDigest.hex(code)
         let now = clock.now()
         return try await database.transaction { sql in
-            let row = try await sql.raw("""
+            let row = try await sql.raw(
+                """
                 UPDATE authorization_codes SET consumed_at = \(bind: now)
                 WHERE code_hash = \(bind: digest) AND consumed_at IS NULL
                 RETURNING *
-                """).first()
+                """
+            ).first()
             guard let row else {
                 let earlier = try await sql.raw("SELECT grant_id FROM authorization_codes WHERE code_hash = \(bind: digest)").first()
                 guard let earlier else { return .invalid }
@@ -55,7 +59,7 @@ struct AuthorizationCodeStore: Sendable {
                 return .replayed
             }
             guard try row.decode(column: "client_id", as: String.self) == clientID,
-                  try row.decode(column: "expires_at", as: Int64.self) > now
+                try row.decode(column: "expires_at", as: Int64.self) > now
             else { return .invalid }
             let grant = Grant(
                 id: try row.decode(column: "grant_id", as: String.self),

@@ -30,7 +30,7 @@ struct AuthorizationController: Sendable {
             return PageRenderer.error(title: "Unknown application", message: "No application is registered as \"\(clientID)\".")
         }
         guard let redirectURI = parameters["redirect_uri"], client.redirectURIs.contains(redirectURI),
-              !["client_id", "redirect_uri"].contains(parameters.repeatedName ?? "")
+            !["client_id", "redirect_uri"].contains(parameters.repeatedName ?? "")
         else {
             return PageRenderer.error(
                 title: "Invalid redirect",
@@ -61,8 +61,9 @@ struct AuthorizationController: Sendable {
 
         // Sign in on the hosted page: a login flow bound to this browser by a secret in a cookie.
         let binding = server.cookies.value(server.cookies.loginName, in: request) ?? SecureRandom.token()
-        let flow = try await LoginFlow(server: server).begin(validated, kind: registering ? .registration : .login, clientName: client.name ?? client.id,
-                                                            owner: .browser(binding: binding))
+        let flow = try await LoginFlow(server: server).begin(
+            validated, kind: registering ? .registration : .login, clientName: client.name ?? client.id,
+            owner: .browser(binding: binding))
         var response = Redirect.to("/login?flow=\(flow.id)")
         response.headers.append(server.cookies.setCookie(server.cookies.loginName, binding, maxAge: server.configuration.tokens.authorizationRequest))
         return response
@@ -127,19 +128,20 @@ struct AuthorizationController: Sendable {
                 return .failure(.invalidRequest("\(name) is longer than \(limit) bytes."))
             }
         }
-        return .success(AuthorizationRequest(
-            clientID: client.id, redirectURI: redirectURI, scopes: scopes, state: parameters["state"], nonce: parameters["nonce"],
-            codeChallenge: challenge, prompts: prompts, maxAge: maxAge, loginHint: parameters["login_hint"],
-            acrValues: parameters["acr_values"].map { $0.split(separator: " ").map(String.init) }
-        ))
+        return .success(
+            AuthorizationRequest(
+                clientID: client.id, redirectURI: redirectURI, scopes: scopes, state: parameters["state"], nonce: parameters["nonce"],
+                codeChallenge: challenge, prompts: prompts, maxAge: maxAge, loginHint: parameters["login_hint"],
+                acrValues: parameters["acr_values"].map { $0.split(separator: " ").map(String.init) }
+            ))
     }
 
     /// The browser's session if it may be used for this request: not forced away by `prompt=login`,
     /// young enough for `max_age`, and its user still exists and is not locked.
     private func usableSession(for authorization: AuthorizationRequest, request: Request) async throws -> BrowserSession? {
         guard !authorization.prompts.contains("login"),
-              let id = server.cookies.value(server.cookies.sessionName, in: request),
-              let session = try await server.sessions.find(id: id)
+            let id = server.cookies.value(server.cookies.sessionName, in: request),
+            let session = try await server.sessions.find(id: id)
         else { return nil }
         // max_age=0 always asks again: whole seconds would otherwise let a sign-in of this same second count as fresh.
         if let maxAge = authorization.maxAge, maxAge == 0 || server.clock.now() - session.authTime > maxAge { return nil }

@@ -13,8 +13,9 @@ struct AuthorizationResponder: Sendable {
 
     /// Issues the authorization code that completes `request` for the user.
     func issueCode(for request: AuthorizationRequest, userID: String, authTime: Int64, methods: [String]) async throws -> String {
-        let grant = Grant(id: SecureRandom.token(byteCount: 16), clientID: request.clientID, userID: userID, scopes: request.scopes,
-                          authTime: authTime, methods: methods)
+        let grant = Grant(
+            id: SecureRandom.token(byteCount: 16), clientID: request.clientID, userID: userID, scopes: request.scopes,
+            authTime: authTime, methods: methods)
         return try await server.codes.issue(
             for: grant,
             binding: .init(redirectURI: request.redirectURI, nonce: request.nonce, codeChallenge: request.codeChallenge),
@@ -24,9 +25,11 @@ struct AuthorizationResponder: Sendable {
 
     /// An error sent to the client's (already verified) redirect URI.
     func failure(redirectURI: String, state: String?, error: String, description: String, afterPost: Bool = false) -> Response {
-        let location = Redirect.url(redirectURI, adding: [
-            ("error", error), ("error_description", description), ("state", state), ("iss", server.issuer),
-        ])
+        let location = Redirect.url(
+            redirectURI,
+            adding: [
+                ("error", error), ("error_description", description), ("state", state), ("iss", server.issuer),
+            ])
         return Redirect.to(location, afterPost: afterPost)
     }
 }

@@ -80,8 +80,8 @@ struct ClientAuthenticator: Sendable {
     /// percent decoding cost more than the rest of a client-credentials request.
     static func basicCredentials(_ credentials: String) -> (id: String, secret: String)? {
         guard let decoded = Data(base64Encoded: credentials), let colon = decoded.firstIndex(of: UInt8(ascii: ":")),
-              let id = FormParameters.decodeComponent(decoded[..<colon]),
-              let secret = FormParameters.decodeComponent(decoded[decoded.index(after: colon)...])
+            let id = FormParameters.decodeComponent(decoded[..<colon]),
+            let secret = FormParameters.decodeComponent(decoded[decoded.index(after: colon)...])
         else { return nil }
         return (id, secret)
     }

@@ -35,9 +35,11 @@ struct DiscoveryController: Sendable {
             idTokenSigningAlgValuesSupported: SigningKeyFactory.algorithms,
             tokenEndpointAuthMethodsSupported: ["client_secret_basic", "client_secret_post", "none"],
             codeChallengeMethodsSupported: [PKCE.method],
-            claimsSupported: ["iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "azp", "amr", "acr",
-                              "name", "given_name", "family_name", "preferred_username", "email", "email_verified", "phone_number",
-                              "phone_number_verified", "updated_at"],
+            claimsSupported: [
+                "iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "azp", "amr", "acr",
+                "name", "given_name", "family_name", "preferred_username", "email", "email_verified", "phone_number",
+                "phone_number_verified", "updated_at",
+            ],
             promptValuesSupported: AuthorizationController.supportedPrompts.sorted()
         )
         metadata.acrValuesSupported = [LoginFlow.passwordACR, LoginFlow.multiFactorACR]

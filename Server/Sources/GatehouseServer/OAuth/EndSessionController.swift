@@ -38,10 +38,11 @@ struct EndSessionController: Sendable {
         let redirectURI = parameters["post_logout_redirect_uri"]
         if let redirectURI {
             guard let clientID, let client = try await server.clients.find(id: clientID),
-                  client.postLogoutRedirectURIs.contains(redirectURI)
+                client.postLogoutRedirectURIs.contains(redirectURI)
             else {
-                return PageRenderer.error(title: "Invalid sign-out request",
-                                          message: "The post-logout redirect URI is not registered for this application.")
+                return PageRenderer.error(
+                    title: "Invalid sign-out request",
+                    message: "The post-logout redirect URI is not registered for this application.")
             }
         }
 
@@ -81,14 +82,16 @@ struct EndSessionController: Sendable {
             }
         }
         if let clientID { hidden += #"<input type="hidden" name="client_id" value="\#(HTML.escape(clientID))">"# }
-        var response = PageRenderer.page(title: "Sign out", body: """
-            <h1>Sign out?</h1>
-            <p>Do you want to sign out of Gatehouse on this browser?</p>
-            <form method="post" action="/logout">
-            \(hidden)
-            <button type="submit" name="confirm" value="yes">Sign out</button>
-            </form>
-            """)
+        var response = PageRenderer.page(
+            title: "Sign out",
+            body: """
+                <h1>Sign out?</h1>
+                <p>Do you want to sign out of Gatehouse on this browser?</p>
+                <form method="post" action="/logout">
+                \(hidden)
+                <button type="submit" name="confirm" value="yes">Sign out</button>
+                </form>
+                """)
         response.headers.append(server.cookies.setCookie(server.cookies.logoutName, token, maxAge: 900))
         return response
     }

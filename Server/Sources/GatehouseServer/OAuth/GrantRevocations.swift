@@ -35,9 +35,11 @@ enum GrantRevocations {
     /// outlive any more.
     static func revoke(_ grantID: String, extent: Extent, at now: Int64, in sql: any SQLDatabase) async throws {
         try await sql.raw("DELETE FROM revoked_grants WHERE expires_at <= \(bind: now)").run()
-        try await sql.raw("""
+        try await sql.raw(
+            """
             INSERT INTO revoked_grants (grant_id, revoked_at, expires_at) VALUES (\(bind: grantID), \(bind: now), \(bind: now + extent.retention))
             ON CONFLICT (grant_id) DO UPDATE SET expires_at = excluded.expires_at WHERE revoked_grants.expires_at < excluded.expires_at
-            """).run()
+            """
+        ).run()
     }
 }

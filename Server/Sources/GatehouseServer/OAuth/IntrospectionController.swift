@@ -19,19 +19,21 @@ struct IntrospectionController: Sendable {
         if let access = try await server.tokens.activeAccessToken(token), access.clientID == client.id {
             var user: User?
             if let userID = access.userID { user = try await server.users.find(id: userID) }
-            return JSONResponse.make(IntrospectionResponse(
-                active: true, scope: access.scopes.joined(separator: " "), clientID: access.clientID, username: user?.username,
-                tokenType: "Bearer", expiresAt: Int(access.expiresAt), issuedAt: Int(access.issuedAt),
-                subject: access.userID ?? access.clientID, audience: access.clientID, issuer: server.issuer
-            ))
+            return JSONResponse.make(
+                IntrospectionResponse(
+                    active: true, scope: access.scopes.joined(separator: " "), clientID: access.clientID, username: user?.username,
+                    tokenType: "Bearer", expiresAt: Int(access.expiresAt), issuedAt: Int(access.issuedAt),
+                    subject: access.userID ?? access.clientID, audience: access.clientID, issuer: server.issuer
+                ))
         }
         if let refresh = try await server.tokens.activeRefreshToken(token), refresh.grant.clientID == client.id {
             let user = try await server.users.find(id: refresh.grant.userID)
-            return JSONResponse.make(IntrospectionResponse(
-                active: true, scope: refresh.grant.scope, clientID: client.id, username: user?.username, tokenType: "refresh_token",
-                expiresAt: Int(refresh.expiresAt), issuedAt: Int(refresh.issuedAt), subject: refresh.grant.userID,
-                audience: client.id, issuer: server.issuer
-            ))
+            return JSONResponse.make(
+                IntrospectionResponse(
+                    active: true, scope: refresh.grant.scope, clientID: client.id, username: user?.username, tokenType: "refresh_token",
+                    expiresAt: Int(refresh.expiresAt), issuedAt: Int(refresh.issuedAt), subject: refresh.grant.userID,
+                    audience: client.id, issuer: server.issuer
+                ))
         }
         return JSONResponse.make(IntrospectionResponse.inactive)
     }

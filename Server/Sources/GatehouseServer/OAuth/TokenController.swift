@@ -72,20 +72,23 @@ struct TokenController: Sendable {
             }
         }
         let user = try await activeUser(grant.userID)
-        let tokens = try await server.tokens.issue(for: grant, withRefreshToken: grant.scopes.contains("offline_access"),
-                                                   lifetimes: server.configuration.tokens)
+        let tokens = try await server.tokens.issue(
+            for: grant, withRefreshToken: grant.scopes.contains("offline_access"),
+            lifetimes: server.configuration.tokens)
         return try await response(for: grant, user: user, tokens: tokens, client: client, nonce: binding.nonce)
     }
 
     /// The token response for a user's grant: the tokens, plus an ID token when `openid` was granted.
     private func response(for grant: Grant, user: User, tokens: TokenStore.IssuedTokens, client: Client, nonce: String?) async throws -> Response {
-        let idToken = grant.scopes.contains("openid")
+        let idToken =
+            grant.scopes.contains("openid")
             ? try await IDTokenIssuer(server: server).issue(for: grant, user: user, client: client, nonce: nonce)
             : nil
-        return JSONResponse.make(TokenResponse(
-            accessToken: tokens.accessToken, expiresIn: Int(server.configuration.tokens.accessToken),
-            refreshToken: tokens.refreshToken, idToken: idToken, scope: grant.scope
-        ))
+        return JSONResponse.make(
+            TokenResponse(
+                accessToken: tokens.accessToken, expiresIn: Int(server.configuration.tokens.accessToken),
+                refreshToken: tokens.refreshToken, idToken: idToken, scope: grant.scope
+            ))
     }
 
     private func refreshToken(_ parameters: FormParameters, credentials: ClientAuthenticator.Credentials) async throws -> Response {
@@ -97,8 +100,12 @@ struct TokenController: Sendable {
         let minted = TokenStore.MintedTokens(withRefreshToken: true)
         let (client, outcome) = try await server.database.transaction { [server] sql in
             let client = try await ClientAuthenticator.authenticate(credentials, in: sql)
-            return (client, try await server.tokens.refresh(token, clientID: client.id, narrowedScopes: requested,
-                                                            lifetimes: server.configuration.tokens, minted: minted, in: sql))
+            return (
+                client,
+                try await server.tokens.refresh(
+                    token, clientID: client.id, narrowedScopes: requested,
+                    lifetimes: server.configuration.tokens, minted: minted, in: sql)
+            )
         }
         switch outcome {
         case .invalid:

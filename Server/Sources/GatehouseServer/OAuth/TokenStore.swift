@@ -52,11 +52,13 @@ struct TokenStore: Sendable {
     func issueClientToken(clientID: String, scopes: [String], lifetime: Int64, minted: MintedTokens, in sql: any SQLDatabase) async throws -> String {
         let now = clock.now()
         try await sql.raw("DELETE FROM access_tokens WHERE expires_at <= \(bind: now - 86_400)").run()
-        try await sql.raw("""
+        try await sql.raw(
+            """
             INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at)
             VALUES (\(bind: minted.accessDigest), NULL, \(bind: clientID), NULL, \(bind: scopes.joined(separator: " ")),
                     \(bind: now), \(bind: now + lifetime))
-            """).run()
+            """
+        ).run()
         return minted.issued.accessToken
     }
 
@@ -75,16 +77,20 @@ struct TokenStore: Sendable {
     ) async throws -> RefreshOutcome {
         let digest = TokenDigest.storageKey(token)
         let now = clock.now()
-        let row = try await sql.raw("""
+        let row = try await sql.raw(
+            """
             UPDATE refresh_tokens SET used_at = \(bind: now)
             WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID) AND used_at IS NULL AND revoked_at IS NULL
               AND \(GrantRevocations.familyIsActive("refresh_tokens"))
             RETURNING *
-            """).first()
+            """
+        ).first()
         guard let row else {
-            let earlier = try await sql.raw("""
+            let earlier = try await sql.raw(
+                """
                 SELECT grant_id, used_at FROM refresh_tokens WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID)
-                """).first()
+                """
+            ).first()
             if let earlier, try earlier.decode(column: "used_at", as: Int64?.self) != nil {
                 try await GrantRevocations.revoke(try earlier.decode(column: "grant_id", as: String.self), extent: .everyToken, at: now, in: sql)
                 return .replayed
@@ -116,13 +122,15 @@ struct TokenStore: Sendable {
     func activeAccessTokenWithUser(_ token: String) async throws -> (token: AccessTokenRecord, user: User?)? {
         let now = clock.now()
         let row = try await database.read { sql in
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 SELECT t.client_id AS token_client_id, t.user_id AS token_user_id, t.scope AS token_scope,
                        t.created_at AS token_created_at, t.expires_at AS token_expires_at, u.*
                 FROM access_tokens t LEFT JOIN users u ON u.id = t.user_id
                 WHERE t.token_hash = \(bind: TokenDigest.storageKey(token)) AND t.revoked_at IS NULL AND t.expires_at > \(bind: now)
                   AND \(GrantRevocations.familyIsActive("t"))
-                """).first()
+                """
+            ).first()
         }
         guard let row else { return nil }
         let record = AccessTokenRecord(
@@ -140,10 +148,12 @@ struct TokenStore: Sendable {
     func activeRefreshToken(_ token: String) async throws -> RefreshTokenRecord? {
         let now = clock.now()
         let row = try await database.read { sql in
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 SELECT * FROM refresh_tokens WHERE token_hash = \(bind: TokenDigest.storageKey(token))
                 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > \(bind: now) AND \(GrantRevocations.familyIsActive("refresh_tokens"))
-                """).first()
+                """
+            ).first()
         }
         guard let row else { return nil }
         return RefreshTokenRecord(
@@ -161,24 +171,30 @@ struct TokenStore: Sendable {
         try await database.transaction { sql in
             // The family's newest refresh token, revoked itself, leaves only access tokens to outlive; an older
             // one leaves the newest unknown.
-            if let newest = try await sql.raw("""
+            if let newest = try await sql.raw(
+                """
                 UPDATE refresh_tokens SET revoked_at = \(bind: now)
                 WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID) AND used_at IS NULL AND revoked_at IS NULL
                 RETURNING grant_id
-                """).first() {
+                """
+            ).first() {
                 try await GrantRevocations.revoke(try newest.decode(column: "grant_id", as: String.self), extent: .accessTokens, at: now, in: sql)
                 return
             }
-            if let older = try await sql.raw("""
+            if let older = try await sql.raw(
+                """
                 SELECT grant_id FROM refresh_tokens WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID)
-                """).first() {
+                """
+            ).first() {
                 try await GrantRevocations.revoke(try older.decode(column: "grant_id", as: String.self), extent: .everyToken, at: now, in: sql)
                 return
             }
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 UPDATE access_tokens SET revoked_at = \(bind: now)
                 WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID) AND revoked_at IS NULL
-                """).run()
+                """
+            ).run()
         }
     }
 
@@ -196,19 +212,25 @@ struct TokenStore: Sendable {
         }
     }
 
-    private static func insert(_ minted: MintedTokens, for grant: Grant, lifetimes: TokenLifetimes, now: Int64, in sql: any SQLDatabase) async throws -> IssuedTokens {
-        try await sql.raw("""
+    private static func insert(
+        _ minted: MintedTokens, for grant: Grant, lifetimes: TokenLifetimes, now: Int64, in sql: any SQLDatabase
+    ) async throws -> IssuedTokens {
+        try await sql.raw(
+            """
             INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at)
             VALUES (\(bind: minted.accessDigest), \(bind: grant.id), \(bind: grant.clientID), \(bind: grant.userID),
                     \(bind: grant.scope), \(bind: now), \(bind: now + lifetimes.accessToken))
-            """).run()
+            """
+        ).run()
         guard let refreshDigest = minted.refreshDigest else { return minted.issued }
-        try await sql.raw("""
+        try await sql.raw(
+            """
             INSERT INTO refresh_tokens (token_hash, grant_id, client_id, user_id, scope, auth_time, amr, created_at, expires_at)
             VALUES (\(bind: refreshDigest), \(bind: grant.id), \(bind: grant.clientID), \(bind: grant.userID),
                     \(bind: grant.scope), \(bind: grant.authTime), \(bind: grant.methods.joined(separator: " ")), \(bind: now),
                     \(bind: now + lifetimes.refreshToken))
-            """).run()
+            """
+        ).run()
         return minted.issued
     }
 

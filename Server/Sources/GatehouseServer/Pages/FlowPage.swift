@@ -13,16 +13,18 @@ enum FlowPage {
             let id = index == 0 ? #" id="flow-message""# : ""
             return #"<p class="\#(message.level == .error ? "error" : "info")" role="alert"\#(id)>\#(HTML.escape(message.text))</p>"#
         }
-        let focus = node.fields.first { field in
-            !field.isDisplayOnly && (field.defaultValue ?? "").isEmpty
-        }?.key ?? (node.messages.isEmpty ? nil : node.fields.first { !$0.isDisplayOnly }?.key)
+        let focus =
+            node.fields.first { field in
+                !field.isDisplayOnly && (field.defaultValue ?? "").isEmpty
+            }?.key ?? (node.messages.isEmpty ? nil : node.fields.first { !$0.isDisplayOnly }?.key)
         let fields = node.fields.map { field in
             let messages = node.messages.filter { $0.field == field.key }
             return markup(for: field, messages: messages, autofocus: field.key == focus)
         }
         let buttons = node.actions.map { action in
             // Only the main action submits the fields; the others (links, resend, another method) skip the browser's checks.
-            let style = action.kind == .link ? #" class="link" formnovalidate"# : action.id == node.primaryAction?.id ? "" : #" class="secondary" formnovalidate"#
+            let style =
+                action.kind == .link ? #" class="link" formnovalidate"# : action.id == node.primaryAction?.id ? "" : #" class="secondary" formnovalidate"#
             return #"<button type="submit" name="action" value="\#(HTML.escape(action.id))"\#(style)>\#(HTML.escape(action.label))</button>"#
         }
         let body = """
@@ -45,7 +47,8 @@ enum FlowPage {
         guard node.id == FlowStep.appLogin.rawValue else { return "" }
         // Flow ids are base64url, safe in a query as they are.
         let events = HTML.escape("/login/app-status?flow=\(flowID)")
-        return #"<p class="hint" id="app-login-status" role="status" aria-live="polite" data-events="\#(events)"></p><script src="/assets/app-login.js" defer></script>"#
+        return
+            #"<p class="hint" id="app-login-status" role="status" aria-live="polite" data-events="\#(events)"></p><script src="/assets/app-login.js" defer></script>"#
     }
 
     /// The submitted values of `node`'s fields: every checked box of a multiple choice, one value otherwise.
@@ -81,15 +84,17 @@ enum FlowPage {
             let options = (field.options ?? []).enumerated().map { index, option in
                 let id = "\(key)-\(index)"
                 let checked = chosen.contains(option.value) ? " checked" : ""
-                return #"<label class="choice" for="\#(id)"><input type="\#(type)" id="\#(id)" name="\#(key)" value="\#(HTML.escape(option.value))"\#(checked)\#(index == 0 ? attributes : "")> \#(HTML.escape(option.label))</label>"#
+                return
+                    #"<label class="choice" for="\#(id)"><input type="\#(type)" id="\#(id)" name="\#(key)" value="\#(HTML.escape(option.value))"\#(checked)\#(index == 0 ? attributes : "")> \#(HTML.escape(option.label))</label>"#
             }
             return #"<fieldset><legend>\#(HTML.escape(field.label))</legend>\#(options.joined())\#(errors)</fieldset>"#
         case .text, .password, .phoneNumber, .oneTimeCode:
-            let type = switch field.kind {
-            case .password: "password"
-            case .phoneNumber: "tel"
-            default: "text"
-            }
+            let type =
+                switch field.kind {
+                case .password: "password"
+                case .phoneNumber: "tel"
+                default: "text"
+                }
             if field.kind == .text { attributes += #" autocapitalize="none" spellcheck="false""# }
             if field.kind == .oneTimeCode { attributes += #" inputmode="numeric""# }
             if let autocomplete = field.autocomplete { attributes += #" autocomplete="\#(HTML.escape(autocomplete))""# }
@@ -100,7 +105,8 @@ enum FlowPage {
             }
             // A secret is never sent back to the browser.
             let value = field.isSecret ? "" : #" value="\#(HTML.escape(field.defaultValue ?? ""))""#
-            return #"<label for="\#(key)">\#(HTML.escape(field.label))</label><input type="\#(type)" id="\#(key)" name="\#(key)"\#(value)\#(attributes)>\#(errors)"#
+            return
+                #"<label for="\#(key)">\#(HTML.escape(field.label))</label><input type="\#(type)" id="\#(key)" name="\#(key)"\#(value)\#(attributes)>\#(errors)"#
         }
     }
 }

@@ -17,7 +17,7 @@ struct LoginController: Sendable {
     func show(_ request: Request) async throws -> Response {
         let parameters = FormParameters(encoded: request.uri.query ?? "")
         guard let id = parameters["flow"], let binding = server.cookies.value(server.cookies.loginName, in: request),
-              let state = try await server.flows.find(id, owner: .browser(binding: binding))
+            let state = try await server.flows.find(id, owner: .browser(binding: binding))
         else {
             return PageRenderer.error(title: "Sign-in expired", message: LoginMessages.hostedExpired)
         }
@@ -28,7 +28,7 @@ struct LoginController: Sendable {
     func appLoginStatus(_ request: Request) async throws -> Response {
         let parameters = FormParameters(encoded: request.uri.query ?? "")
         guard let id = parameters["flow"], let binding = server.cookies.value(server.cookies.loginName, in: request),
-              let state = try await server.flows.find(id, owner: .browser(binding: binding)), let pending = state.appLogin
+            let state = try await server.flows.find(id, owner: .browser(binding: binding)), let pending = state.appLogin
         else {
             return PageRenderer.error(title: "Sign-in expired", message: LoginMessages.hostedExpired, status: .notFound)
         }
@@ -44,9 +44,9 @@ struct LoginController: Sendable {
         }
         // CSRF: the form must carry the same secret as the cookie that binds the flow to this browser.
         guard let binding = server.cookies.value(server.cookies.loginName, in: request),
-              let token = form["csrf_token"], ConstantTime.equals(token, binding),
-              let id = form["flow"],
-              let state = try await server.flows.find(id, owner: .browser(binding: binding))
+            let token = form["csrf_token"], ConstantTime.equals(token, binding),
+            let id = form["flow"],
+            let state = try await server.flows.find(id, owner: .browser(binding: binding))
         else {
             return PageRenderer.error(title: "Sign-in expired", message: LoginMessages.hostedExpired, status: .forbidden)
         }
@@ -73,8 +73,9 @@ struct LoginController: Sendable {
             return PageRenderer.error(title: "Sign-in stopped", message: message + " Go back to the application to try again.", status: .tooManyRequests)
         case .authenticated(let user, let state):
             let previous = server.cookies.value(server.cookies.sessionName, in: request)
-            let started = try await server.sessions.start(userID: user.id, methods: state.methods ?? ["pwd"],
-                                                          lifetime: server.configuration.tokens.session, replacing: previous)
+            let started = try await server.sessions.start(
+                userID: user.id, methods: state.methods ?? ["pwd"],
+                lifetime: server.configuration.tokens.session, replacing: previous)
             server.logger.info("User signed in", metadata: ["user": "\(user.id)", "client": "\(state.request.clientID)"])
             var response = try await AuthorizationResponder(server: server).success(
                 for: state.request, userID: user.id, authTime: started.session.authTime, methods: started.session.methods, afterPost: true
@@ -82,8 +83,10 @@ struct LoginController: Sendable {
             response.headers.append(server.cookies.setCookie(server.cookies.sessionName, started.id, maxAge: server.configuration.tokens.session))
             // This browser now knows the account: its wrong passwords are counted apart from everyone else's.
             if device?.userID != user.id {
-                response.headers.append(server.cookies.setCookie(server.cookies.deviceName, server.deviceCookies.issue(userID: user.id),
-                                                                 maxAge: CookieSettings.deviceCookieLifetime))
+                response.headers.append(
+                    server.cookies.setCookie(
+                        server.cookies.deviceName, server.deviceCookies.issue(userID: user.id),
+                        maxAge: CookieSettings.deviceCookieLifetime))
             }
             return response
         }

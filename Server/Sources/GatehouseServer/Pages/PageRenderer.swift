@@ -29,10 +29,12 @@ enum PageRenderer {
 
     /// An error page shown instead of redirecting, when the redirect target cannot be trusted.
     static func error(title: String, message: String, status: HTTPResponse.Status = .badRequest) -> Response {
-        page(title: title, body: """
-            <h1>\(HTML.escape(title))</h1>
-            <p class="error" role="alert">\(HTML.escape(message))</p>
-            """, status: status)
+        page(
+            title: title,
+            body: """
+                <h1>\(HTML.escape(title))</h1>
+                <p class="error" role="alert">\(HTML.escape(message))</p>
+                """, status: status)
     }
 
     /// The stylesheet every page links; served from our own origin so the CSP can forbid inline styles.

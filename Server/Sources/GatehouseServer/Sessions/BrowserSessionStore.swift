@@ -23,11 +23,13 @@ struct BrowserSessionStore: Sendable {
                 try await sql.raw("DELETE FROM browser_sessions WHERE id_hash = \(bind: TokenDigest.hex(previousID))").run()
             }
             try await sql.raw("DELETE FROM browser_sessions WHERE expires_at <= \(bind: now) OR last_seen_at <= \(bind: now - idleTimeout)").run()
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 INSERT INTO browser_sessions (id_hash, user_id, auth_time, amr, created_at, expires_at, last_seen_at)
                 VALUES (\(bind: TokenDigest.hex(id)), \(bind: userID), \(bind: now), \(bind: methods.joined(separator: " ")),
                         \(bind: now), \(bind: session.expiresAt), \(bind: now))
-                """).run()
+                """
+            ).run()
         }
         return (id, session)
     }
@@ -37,10 +39,12 @@ struct BrowserSessionStore: Sendable {
         let now = clock.now()
         let digest = TokenDigest.hex(id)
         let row = try await database.read { sql in
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 SELECT * FROM browser_sessions
                 WHERE id_hash = \(bind: digest) AND expires_at > \(bind: now) AND last_seen_at > \(bind: now - idleTimeout)
-                """).first()
+                """
+            ).first()
         }
         guard let row else { return nil }
         if now - (try row.decode(column: "last_seen_at", as: Int64.self)) > touchInterval {

@@ -14,46 +14,102 @@ public struct DatabaseCopier: Sendable {
 
     /// Every table and column, in an order that satisfies foreign keys. A test checks this against the schema.
     static let tables: [Table] = [
-        Table(name: "users", columns: [("id", .text), ("username", .text), ("email", .text), ("email_verified", .integer), ("name", .text),
-                                       ("password_hash", .text), ("locked", .integer), ("created_at", .integer), ("updated_at", .integer),
-                                       ("given_name", .text), ("family_name", .text), ("phone_number", .text), ("phone_verified", .integer),
-                                       ("password_changed_at", .integer)]),
-        Table(name: "clients", columns: [("id", .text), ("name", .text), ("secret_hash", .text), ("redirect_uris", .text),
-                                         ("post_logout_redirect_uris", .text), ("scopes", .text), ("id_token_algorithm", .text), ("created_at", .integer),
-                                         ("require_pkce", .integer)]),
-        Table(name: "signing_keys", columns: [("kid", .text), ("algorithm", .text), ("public_jwk", .text), ("sealed_private_key", .text),
-                                              ("created_at", .integer), ("retired_at", .integer), ("published_until", .integer)]),
-        Table(name: "browser_sessions", columns: [("id_hash", .text), ("user_id", .text), ("auth_time", .integer), ("amr", .text),
-                                                  ("created_at", .integer), ("expires_at", .integer), ("last_seen_at", .integer)]),
-        Table(name: "authorization_codes", columns: [("code_hash", .text), ("grant_id", .text), ("client_id", .text), ("user_id", .text),
-                                                     ("redirect_uri", .text), ("scope", .text), ("nonce", .text), ("code_challenge", .text),
-                                                     ("auth_time", .integer), ("amr", .text), ("created_at", .integer), ("expires_at", .integer),
-                                                     ("consumed_at", .integer)]),
-        Table(name: "access_tokens", columns: [("token_hash", .text), ("grant_id", .text), ("client_id", .text), ("user_id", .text),
-                                               ("scope", .text), ("created_at", .integer), ("expires_at", .integer), ("revoked_at", .integer)]),
-        Table(name: "refresh_tokens", columns: [("token_hash", .text), ("grant_id", .text), ("client_id", .text), ("user_id", .text),
-                                                ("scope", .text), ("auth_time", .integer), ("amr", .text), ("created_at", .integer),
-                                                ("expires_at", .integer), ("used_at", .integer), ("revoked_at", .integer)]),
-        Table(name: "flows", columns: [("id_hash", .text), ("kind", .text), ("client_id", .text), ("state", .text), ("code_guesses", .integer), ("created_at", .integer),
-                                       ("expires_at", .integer), ("browser_binding_hash", .text), ("version", .integer)]),
-        Table(name: "authenticators", columns: [("id", .text), ("user_id", .text), ("kind", .text), ("sealed_secret", .text),
-                                                ("parameters", .text), ("last_used_step", .integer), ("created_at", .integer)]),
+        Table(
+            name: "users",
+            columns: [
+                ("id", .text), ("username", .text), ("email", .text), ("email_verified", .integer), ("name", .text),
+                ("password_hash", .text), ("locked", .integer), ("created_at", .integer), ("updated_at", .integer),
+                ("given_name", .text), ("family_name", .text), ("phone_number", .text), ("phone_verified", .integer),
+                ("password_changed_at", .integer),
+            ]),
+        Table(
+            name: "clients",
+            columns: [
+                ("id", .text), ("name", .text), ("secret_hash", .text), ("redirect_uris", .text),
+                ("post_logout_redirect_uris", .text), ("scopes", .text), ("id_token_algorithm", .text), ("created_at", .integer),
+                ("require_pkce", .integer),
+            ]),
+        Table(
+            name: "signing_keys",
+            columns: [
+                ("kid", .text), ("algorithm", .text), ("public_jwk", .text), ("sealed_private_key", .text),
+                ("created_at", .integer), ("retired_at", .integer), ("published_until", .integer),
+            ]),
+        Table(
+            name: "browser_sessions",
+            columns: [
+                ("id_hash", .text), ("user_id", .text), ("auth_time", .integer), ("amr", .text),
+                ("created_at", .integer), ("expires_at", .integer), ("last_seen_at", .integer),
+            ]),
+        Table(
+            name: "authorization_codes",
+            columns: [
+                ("code_hash", .text), ("grant_id", .text), ("client_id", .text), ("user_id", .text),
+                ("redirect_uri", .text), ("scope", .text), ("nonce", .text), ("code_challenge", .text),
+                ("auth_time", .integer), ("amr", .text), ("created_at", .integer), ("expires_at", .integer),
+                ("consumed_at", .integer),
+            ]),
+        Table(
+            name: "access_tokens",
+            columns: [
+                ("token_hash", .text), ("grant_id", .text), ("client_id", .text), ("user_id", .text),
+                ("scope", .text), ("created_at", .integer), ("expires_at", .integer), ("revoked_at", .integer),
+            ]),
+        Table(
+            name: "refresh_tokens",
+            columns: [
+                ("token_hash", .text), ("grant_id", .text), ("client_id", .text), ("user_id", .text),
+                ("scope", .text), ("auth_time", .integer), ("amr", .text), ("created_at", .integer),
+                ("expires_at", .integer), ("used_at", .integer), ("revoked_at", .integer),
+            ]),
+        Table(
+            name: "flows",
+            columns: [
+                ("id_hash", .text), ("kind", .text), ("client_id", .text), ("state", .text), ("code_guesses", .integer), ("created_at", .integer),
+                ("expires_at", .integer), ("browser_binding_hash", .text), ("version", .integer),
+            ]),
+        Table(
+            name: "authenticators",
+            columns: [
+                ("id", .text), ("user_id", .text), ("kind", .text), ("sealed_secret", .text),
+                ("parameters", .text), ("last_used_step", .integer), ("created_at", .integer),
+            ]),
         Table(name: "recovery_codes", columns: [("code_hash", .text), ("user_id", .text), ("created_at", .integer), ("used_at", .integer)]),
-        Table(name: "one_time_codes", columns: [("id", .text), ("flow_hash", .text), ("purpose", .text), ("channel", .text),
-                                                ("code_hash", .text), ("attempts", .integer), ("sends", .integer), ("last_sent_at", .integer),
-                                                ("expires_at", .integer), ("consumed_at", .integer)]),
-        Table(name: "courier_messages", columns: [("id", .text), ("channel", .text), ("recipient", .text), ("template", .text),
-                                                  ("sealed_content", .text), ("status", .text), ("attempts", .integer),
-                                                  ("next_attempt_at", .integer), ("last_error", .text), ("created_at", .integer), ("sent_at", .integer)]),
-        Table(name: "attempt_counters", columns: [("scope", .text), ("subject_hash", .text), ("failures", .integer), ("blocks", .integer),
-                                                  ("last_attempt_at", .integer), ("blocked_until", .integer)]),
-        Table(name: "device_identities", columns: [("id", .text), ("secret_hash", .text), ("user_id", .text), ("email", .text),
-                                                   ("device_name", .text), ("state", .text), ("sealed_oprf_key", .text), ("public_key", .text),
-                                                   ("pin_failures", .integer), ("pin_evaluations", .integer), ("created_at", .integer),
-                                                   ("updated_at", .integer), ("expires_at", .integer), ("last_used_at", .integer)]),
-        Table(name: "app_logins", columns: [("id", .text), ("code_hash", .text), ("flow_hash", .text), ("client_name", .text), ("status", .text),
-                                            ("identity_id", .text), ("user_id", .text), ("challenge", .text), ("created_at", .integer),
-                                            ("expires_at", .integer), ("requester_address", .text), ("requester_agent", .text)]),
+        Table(
+            name: "one_time_codes",
+            columns: [
+                ("id", .text), ("flow_hash", .text), ("purpose", .text), ("channel", .text),
+                ("code_hash", .text), ("attempts", .integer), ("sends", .integer), ("last_sent_at", .integer),
+                ("expires_at", .integer), ("consumed_at", .integer),
+            ]),
+        Table(
+            name: "courier_messages",
+            columns: [
+                ("id", .text), ("channel", .text), ("recipient", .text), ("template", .text),
+                ("sealed_content", .text), ("status", .text), ("attempts", .integer),
+                ("next_attempt_at", .integer), ("last_error", .text), ("created_at", .integer), ("sent_at", .integer),
+            ]),
+        Table(
+            name: "attempt_counters",
+            columns: [
+                ("scope", .text), ("subject_hash", .text), ("failures", .integer), ("blocks", .integer),
+                ("last_attempt_at", .integer), ("blocked_until", .integer),
+            ]),
+        Table(
+            name: "device_identities",
+            columns: [
+                ("id", .text), ("secret_hash", .text), ("user_id", .text), ("email", .text),
+                ("device_name", .text), ("state", .text), ("sealed_oprf_key", .text), ("public_key", .text),
+                ("pin_failures", .integer), ("pin_evaluations", .integer), ("created_at", .integer),
+                ("updated_at", .integer), ("expires_at", .integer), ("last_used_at", .integer),
+            ]),
+        Table(
+            name: "app_logins",
+            columns: [
+                ("id", .text), ("code_hash", .text), ("flow_hash", .text), ("client_name", .text), ("status", .text),
+                ("identity_id", .text), ("user_id", .text), ("challenge", .text), ("created_at", .integer),
+                ("expires_at", .integer), ("requester_address", .text), ("requester_agent", .text),
+            ]),
         Table(name: "revoked_grants", columns: [("grant_id", .text), ("revoked_at", .integer), ("expires_at", .integer)]),
     ]
 

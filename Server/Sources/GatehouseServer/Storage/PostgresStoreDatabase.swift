@@ -106,7 +106,7 @@ struct PostgresLocation {
 
     init(url: String, printable: String) throws {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
-              ["postgres", "postgresql"].contains(scheme), let host = components.host, !host.isEmpty
+            ["postgres", "postgresql"].contains(scheme), let host = components.host, !host.isEmpty
         else {
             throw DatabaseError.cannotOpen(path: printable, reason: "write it as postgres://USER:PASSWORD@HOST:PORT/DATABASE")
         }
@@ -129,22 +129,24 @@ struct PostgresLocation {
     }
 
     func clientConfiguration() -> PostgresClient.Configuration {
-        let tls: PostgresClient.Configuration.TLS = switch sslMode {
-        case .disable: .disable
-        case .prefer: .prefer(.makeClientConfiguration())
-        case .require: .require(.makeClientConfiguration())
-        }
+        let tls: PostgresClient.Configuration.TLS =
+            switch sslMode {
+            case .disable: .disable
+            case .prefer: .prefer(.makeClientConfiguration())
+            case .require: .require(.makeClientConfiguration())
+            }
         var configuration = PostgresClient.Configuration(host: host, port: port, username: user, password: password, database: database, tls: tls)
         configuration.options.maximumConnections = 16
         return configuration
     }
 
     func connectionConfiguration() throws -> PostgresConnection.Configuration {
-        let tls: PostgresConnection.Configuration.TLS = switch sslMode {
-        case .disable: .disable
-        case .prefer: .prefer(try .init(configuration: .makeClientConfiguration()))
-        case .require: .require(try .init(configuration: .makeClientConfiguration()))
-        }
+        let tls: PostgresConnection.Configuration.TLS =
+            switch sslMode {
+            case .disable: .disable
+            case .prefer: .prefer(try .init(configuration: .makeClientConfiguration()))
+            case .require: .require(try .init(configuration: .makeClientConfiguration()))
+            }
         return PostgresConnection.Configuration(host: host, port: port, username: user, password: password, database: database, tls: tls)
     }
 }

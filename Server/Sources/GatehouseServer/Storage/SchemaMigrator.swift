@@ -16,13 +16,15 @@ struct SchemaMigrator {
         let database = self.database
         let applied = try await database.transaction { sql in
             try await database.lock(.migrations, in: sql)
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 CREATE TABLE IF NOT EXISTS gatehouse_migrations (
                     version INTEGER PRIMARY KEY,
                     name TEXT NOT NULL,
                     applied_at BIGINT NOT NULL
                 )
-                """).run()
+                """
+            ).run()
             let existing = try await Self.appliedVersions(in: sql)
             if let newest = existing.max(), let known = migrations.map(\.version).max(), newest > known {
                 throw DatabaseError.newerSchema(newest)
@@ -32,10 +34,12 @@ struct SchemaMigrator {
                 for statement in migration.statements {
                     try await sql.raw(SQLQueryString(statement)).run()
                 }
-                try await sql.raw("""
+                try await sql.raw(
+                    """
                     INSERT INTO gatehouse_migrations (version, name, applied_at)
                     VALUES (\(bind: migration.version), \(bind: migration.name), \(bind: now))
-                    """).run()
+                    """
+                ).run()
                 appliedNow.append(migration.version)
             }
             return appliedNow

@@ -10,15 +10,17 @@ public enum AccountInputValidation {
             throw ConfigurationError("The username \"\(username)\" is not valid: use 1 to 64 letters, digits, '.', '_', '-' or '@'.")
         }
         guard !username.contains("@") || username.lowercased() == email.lowercased() else {
-            throw ConfigurationError("The username \"\(username)\" looks like an email address but is not the user's own (\(email)): "
-                                     + "use the email itself or a name without '@'.")
+            throw ConfigurationError(
+                "The username \"\(username)\" looks like an email address but is not the user's own (\(email)): "
+                    + "use the email itself or a name without '@'.")
         }
     }
 
     /// A plausible address: one `@`, something before it, a dotted domain after it, no spaces.
     public static func validateEmail(_ email: String) throws {
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
-        let valid = email.count <= 254 && parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".")
+        let valid =
+            email.count <= 254 && parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".")
             && !parts[1].hasPrefix(".") && !parts[1].hasSuffix(".") && !email.contains(where: { $0.isWhitespace })
         guard valid else {
             throw ConfigurationError("The email address \"\(email)\" is not valid.")

@@ -29,8 +29,10 @@ public struct UserImportRecord: Sendable, Decodable, Equatable {
     }
 
     /// A record for `username`, with a PHC scrypt `passwordHash` or a clear `password`.
-    public init(username: String, email: String, name: String? = nil, givenName: String? = nil, familyName: String? = nil,
-                emailVerified: Bool? = nil, passwordHash: String? = nil, password: String? = nil) {
+    public init(
+        username: String, email: String, name: String? = nil, givenName: String? = nil, familyName: String? = nil,
+        emailVerified: Bool? = nil, passwordHash: String? = nil, password: String? = nil
+    ) {
         self.username = username
         self.email = email
         self.name = name

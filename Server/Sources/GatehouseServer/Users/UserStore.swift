@@ -14,8 +14,9 @@ public struct UserStore: Sendable {
     /// Creates a user. Throws a ``DatabaseError`` that ``DatabaseError/isDuplicate`` when the username or email is taken.
     @discardableResult
     public func create(username: String, email: String, name: String?, passwordHash: String, emailVerified: Bool = true) async throws -> User {
-        try await create(username: username, profile: UserProfile(email: email, name: name), passwordHash: passwordHash,
-                         emailVerified: emailVerified, phoneVerified: false)
+        try await create(
+            username: username, profile: UserProfile(email: email, name: name), passwordHash: passwordHash,
+            emailVerified: emailVerified, phoneVerified: false)
     }
 
     /// Creates a user with a full profile. Throws a ``DatabaseError`` that ``DatabaseError/isDuplicate`` when the
@@ -31,20 +32,24 @@ public struct UserStore: Sendable {
             isLocked: false, createdAt: now, updatedAt: now
         )
         try await database.transaction { sql in
-            let taken = try await sql.raw("""
+            let taken = try await sql.raw(
+                """
                 SELECT username FROM users WHERE username = \(bind: user.username) OR email = \(bind: user.email)
-                """).first()
+                """
+            ).first()
             if let taken {
                 let sameUsername = (try? taken.decode(column: "username", as: String.self)) == user.username
                 throw DatabaseError.duplicate(sameUsername ? "A user named \(user.username)" : "A user with the email \(user.email)")
             }
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 INSERT INTO users (id, username, email, email_verified, name, given_name, family_name, phone_number, phone_verified,
                                    password_hash, password_changed_at, locked, created_at, updated_at)
                 VALUES (\(bind: user.id), \(bind: user.username), \(bind: user.email), \(bind: user.emailVerified ? 1 : 0),
                         \(bind: user.name), \(bind: user.givenName), \(bind: user.familyName), \(bind: user.phoneNumber),
                         \(bind: user.phoneVerified ? 1 : 0), \(bind: user.passwordHash), \(bind: now), 0, \(bind: now), \(bind: now))
-                """).run()
+                """
+            ).run()
         }
         return user
     }
@@ -68,12 +73,16 @@ public struct UserStore: Sendable {
                     guard seen.insert("e:" + email).inserted else { throw DatabaseError.duplicate("A user with the email \(email)") }
                 }
                 let list = { (values: [String]) -> SQLQueryString in values.map { value -> SQLQueryString in "\(bind: value)" }.joined(separator: ", ") }
-                if let taken = try await sql.raw("""
+                if let taken = try await sql.raw(
+                    """
                     SELECT username, email FROM users WHERE username IN (\(list(usernames))) OR email IN (\(list(emails))) LIMIT 1
-                    """).first() {
+                    """
+                ).first() {
                     let username = try taken.decode(column: "username", as: String.self)
-                    throw DatabaseError.duplicate(Set(usernames).contains(username) ? "A user named \(username)"
-                                                  : "A user with the email \(try taken.decode(column: "email", as: String.self))")
+                    throw DatabaseError.duplicate(
+                        Set(usernames).contains(username)
+                            ? "A user named \(username)"
+                            : "A user with the email \(try taken.decode(column: "email", as: String.self))")
                 }
                 let rows = zip(batch, zip(usernames, emails)).map { index, key -> SQLQueryString in
                     let record = records[index]
@@ -84,11 +93,13 @@ public struct UserStore: Sendable {
                          \(bind: String?.none), 0, \(bind: passwordHashes[index]), \(bind: now), 0, \(bind: now), \(bind: now))
                         """
                 }
-                try await sql.raw("""
+                try await sql.raw(
+                    """
                     INSERT INTO users (id, username, email, email_verified, name, given_name, family_name, phone_number, phone_verified,
                                        password_hash, password_changed_at, locked, created_at, updated_at)
                     VALUES \(rows.joined(separator: ", "))
-                    """).run()
+                    """
+                ).run()
             }
         }
     }
@@ -118,9 +129,11 @@ public struct UserStore: Sendable {
     func changePassword(userID: String, to hash: String) async throws {
         let now = clock.now()
         try await database.transaction { sql in
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 UPDATE users SET password_hash = \(bind: hash), password_changed_at = \(bind: now), updated_at = \(bind: now) WHERE id = \(bind: userID)
-                """).run()
+                """
+            ).run()
             try await Self.endEverything(for: userID, at: now, in: sql)
         }
     }

@@ -29,8 +29,9 @@ struct AuthenticatorApproveCommand: AsyncParsableCommand {
             Terminal.say("\(request.clientName) asks to sign in to \(service.name) as \(request.username).")
             // Where the request came from, so a QR code relayed from someone else's page is recognizable.
             let when = request.requestedAt.map { " at " + $0.formatted(date: .omitted, time: .standard) } ?? ""
-            Terminal.say("Requested from \(request.requesterAddress ?? "an unknown address")\(when)"
-                         + (request.requesterUserAgent.map { " by \($0)" } ?? "") + ". Not you? Deny it.")
+            Terminal.say(
+                "Requested from \(request.requesterAddress ?? "an unknown address")\(when)"
+                    + (request.requesterUserAgent.map { " by \($0)" } ?? "") + ". Not you? Deny it.")
             if deny {
                 try await authenticator.abort(request)
                 return print("Denied; the browser shows that the sign-in was cancelled.")
@@ -75,8 +76,9 @@ struct AuthenticatorSignInCommand: AsyncParsableCommand {
         } catch {
             throw error.commandError
         }
-        let profile = ClientHome.Profile(issuer: record.issuer, clientID: clientID, redirectURI: redirectURI,
-                                         scopes: ["openid", "profile", "email", "offline_access"])
+        let profile = ClientHome.Profile(
+            issuer: record.issuer, clientID: clientID, redirectURI: redirectURI,
+            scopes: ["openid", "profile", "email", "offline_access"])
         let client = GatehouseClient(configuration: try options.home.configuration(for: profile))
         do {
             let user = try await authenticator.signIn(with: identity, pin: try pin.read("PIN: "), client: client)

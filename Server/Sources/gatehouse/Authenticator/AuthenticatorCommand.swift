@@ -12,9 +12,11 @@ struct AuthenticatorCommand: AsyncParsableCommand {
             this machine, and the stored identity cannot be used to check PIN guesses: every guess goes to the server,
             which blocks the identity after a few wrong ones.
             """,
-        subcommands: [AuthenticatorRegisterCommand.self, AuthenticatorConfirmCommand.self, AuthenticatorSetPINCommand.self,
-                      AuthenticatorListCommand.self, AuthenticatorApproveCommand.self, AuthenticatorSignInCommand.self,
-                      AuthenticatorDeleteCommand.self]
+        subcommands: [
+            AuthenticatorRegisterCommand.self, AuthenticatorConfirmCommand.self, AuthenticatorSetPINCommand.self,
+            AuthenticatorListCommand.self, AuthenticatorApproveCommand.self, AuthenticatorSignInCommand.self,
+            AuthenticatorDeleteCommand.self,
+        ]
     )
 }
 
@@ -26,8 +28,9 @@ struct AuthenticatorOptions: ParsableArguments {
     static let app = AuthenticatorApp(name: "gatehouse-cli", version: "1.0.0")
 
     var authenticator: DeviceAuthenticator {
-        DeviceAuthenticator(app: Self.app, storage: EncryptedFileTokenStorage(directory: home.folder.appendingPathComponent("authenticator")),
-                            timeout: 15)
+        DeviceAuthenticator(
+            app: Self.app, storage: EncryptedFileTokenStorage(directory: home.folder.appendingPathComponent("authenticator")),
+            timeout: 15)
     }
 }
 

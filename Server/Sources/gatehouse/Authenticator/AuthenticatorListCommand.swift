@@ -29,8 +29,9 @@ struct AuthenticatorListCommand: AsyncParsableCommand {
                 for record in try await authenticator.identities() { _ = try? await authenticator.refresh(record.id) }
             }
             let summaries = try await authenticator.identities().map {
-                Summary(id: $0.id, service: $0.serviceName, serviceURL: $0.serviceURL.absoluteString, email: $0.email, state: $0.state.rawValue,
-                        username: $0.username, deviceName: $0.deviceName)
+                Summary(
+                    id: $0.id, service: $0.serviceName, serviceURL: $0.serviceURL.absoluteString, email: $0.email, state: $0.state.rawValue,
+                    username: $0.username, deviceName: $0.deviceName)
             }
             if output.json { return try JSONOutput.print(summaries) }
             guard !summaries.isEmpty else { return print("No identities; add one with `gatehouse authenticator register`.") }

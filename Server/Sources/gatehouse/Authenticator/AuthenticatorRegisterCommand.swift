@@ -45,8 +45,9 @@ struct AuthenticatorRegisterCommand: AsyncParsableCommand {
                 let code = try self.code ?? Terminal.ask("Enter the code sent to \(email): ")
                 try await authenticator.confirm(record.id, code: code)
             }
-            let registered = try await AuthenticatorSetPINCommand.choosePIN(for: record.id, length: service.description.pinLength, input: pin,
-                                                                            authenticator: authenticator)
+            let registered = try await AuthenticatorSetPINCommand.choosePIN(
+                for: record.id, length: service.description.pinLength, input: pin,
+                authenticator: authenticator)
             print("Registered \(registered.id) for \(registered.username ?? email) at \(registered.serviceName).")
         } catch let error as DeviceAuthenticatorError {
             throw error.commandError
@@ -57,7 +58,7 @@ struct AuthenticatorRegisterCommand: AsyncParsableCommand {
     static func serviceURL(_ text: String) throws -> URL {
         let trimmed = text.hasSuffix("/") ? String(text.dropLast()) : text
         guard let url = URL(string: trimmed.hasSuffix("/authenticator") ? trimmed : trimmed + "/authenticator"),
-              let scheme = url.scheme, ["http", "https"].contains(scheme.lowercased()), url.host != nil
+            let scheme = url.scheme, ["http", "https"].contains(scheme.lowercased()), url.host != nil
         else { throw CommandError("The service \(text) is not an http(s) URL, e.g. http://127.0.0.1:8080/authenticator.") }
         return url
     }

@@ -6,9 +6,11 @@ import Logging
 /// Where the terminal client keeps its session: the provider and client it signed in to
 /// (`session.json`) and the tokens, in the SDK's encrypted file store (`tokens/`). Owner-only.
 struct ClientHome: ParsableArguments {
-    @Option(name: .customLong("home"), help: ArgumentHelp(
-        "Folder for the terminal session (default: $GATEHOUSE_HOME, else $XDG_CONFIG_HOME/gatehouse or ~/.config/gatehouse).",
-        valueName: "folder"))
+    @Option(
+        name: .customLong("home"),
+        help: ArgumentHelp(
+            "Folder for the terminal session (default: $GATEHOUSE_HOME, else $XDG_CONFIG_HOME/gatehouse or ~/.config/gatehouse).",
+            valueName: "folder"))
     var path: String?
 
     var folder: URL {
@@ -66,14 +68,15 @@ struct ClientHome: ParsableArguments {
         // Only problems reach the terminal; what the user needs to know, the commands print themselves.
         var logger = Logger(label: "gatehouse")
         logger.logLevel = .warning
-        return GatehouseConfiguration(issuer: issuer, clientID: profile.clientID, redirectURI: profile.redirectURI, scopes: profile.scopes,
-                                      timeout: timeout, tokenStorage: tokenStorage, logger: logger)
+        return GatehouseConfiguration(
+            issuer: issuer, clientID: profile.clientID, redirectURI: profile.redirectURI, scopes: profile.scopes,
+            timeout: timeout, tokenStorage: tokenStorage, logger: logger)
     }
 
     /// The session `gatehouse login` left, if there is one.
     func currentUser() async throws -> (UserSession, Profile)? {
         guard let profile = try loadProfile(),
-              let user = try await GatehouseClient(configuration: try configuration(for: profile)).currentUser()
+            let user = try await GatehouseClient(configuration: try configuration(for: profile)).currentUser()
         else { return nil }
         return (user, profile)
     }

@@ -39,17 +39,20 @@ struct SignInOptions: ParsableArguments {
         try home.save(profile)
         let claims = success.claims
         if json {
-            try JSONOutput.print(SignInSummary(issuer: claims.issuer, subject: claims.subject, username: claims.preferredUsername,
-                                               name: claims.name, email: claims.email, clientID: profile.clientID,
-                                               scope: await success.user.currentTokens?.scope))
+            try JSONOutput.print(
+                SignInSummary(
+                    issuer: claims.issuer, subject: claims.subject, username: claims.preferredUsername,
+                    name: claims.name, email: claims.email, clientID: profile.clientID,
+                    scope: await success.user.currentTokens?.scope))
         } else {
             let who = [claims.preferredUsername, claims.name.map { "(\($0))" }].compactMap { $0 }.joined(separator: " ")
-            let done = switch kind {
-            case .login: "Signed in"
-            case .registration: "Registered and signed in"
-            case .recovery: "Password reset; signed in"
-            case .enrollment: "Two-step verification updated; signed in"
-            }
+            let done =
+                switch kind {
+                case .login: "Signed in"
+                case .registration: "Registered and signed in"
+                case .recovery: "Password reset; signed in"
+                case .enrollment: "Two-step verification updated; signed in"
+                }
             print("\(done) as \(who.isEmpty ? claims.subject : who) at \(claims.issuer).")
         }
     }

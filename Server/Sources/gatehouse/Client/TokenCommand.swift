@@ -21,8 +21,10 @@ struct TokenCommand: AsyncParsableCommand {
             return
         }
         let tokens = await user.currentTokens
-        try JSONOutput.print(AccessTokenOutput(accessToken: token, tokenType: tokens?.tokenType ?? "Bearer",
-                                               expiresAt: ISO8601DateFormatter().string(from: tokens?.expiresAt ?? Date())))
+        try JSONOutput.print(
+            AccessTokenOutput(
+                accessToken: token, tokenType: tokens?.tokenType ?? "Bearer",
+                expiresAt: ISO8601DateFormatter().string(from: tokens?.expiresAt ?? Date())))
     }
 }
 

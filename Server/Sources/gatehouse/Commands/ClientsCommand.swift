@@ -45,7 +45,8 @@ struct ClientsCommand: AsyncParsableCommand {
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Register a client.",
-            discussion: "Choose --public for apps that cannot keep a secret (they must use PKCE), or --secret-stdin / --generate-secret for confidential clients."
+            discussion:
+                "Choose --public for apps that cannot keep a secret (they must use PKCE), or --secret-stdin / --generate-secret for confidential clients."
         )
 
         @Argument(help: "The client id.")
@@ -137,8 +138,10 @@ struct ClientsCommand: AsyncParsableCommand {
             guard !clients.isEmpty else { return print("No clients yet. Add one with `gatehouse clients add`.") }
             var table = TextTable(headers: ["CLIENT ID", "TYPE", "PKCE", "ALG", "SCOPES", "REDIRECT URIS"])
             table.rows = clients.map {
-                [$0.id, $0.isPublic ? "public" : "confidential", $0.requiresPKCE ? "required" : "optional", $0.idTokenAlgorithm,
-                 $0.scopes.joined(separator: " "), $0.redirectURIs.joined(separator: " ")]
+                [
+                    $0.id, $0.isPublic ? "public" : "confidential", $0.requiresPKCE ? "required" : "optional", $0.idTokenAlgorithm,
+                    $0.scopes.joined(separator: " "), $0.redirectURIs.joined(separator: " "),
+                ]
             }
             print(table.render())
         }

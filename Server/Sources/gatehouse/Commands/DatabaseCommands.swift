@@ -18,9 +18,10 @@ struct MigrateCommand: AsyncParsableCommand {
             let applied = try await DatabaseOpener.migrate(database, logger: logger)
             try await database.close()
             let latest = DatabaseOpener.latestSchemaVersion
-            print(applied.isEmpty
-                  ? "The schema is up to date (version \(latest))."
-                  : "Applied migrations \(applied.map(String.init).joined(separator: ", ")); the schema is at version \(latest).")
+            print(
+                applied.isEmpty
+                    ? "The schema is up to date (version \(latest))."
+                    : "Applied migrations \(applied.map(String.init).joined(separator: ", ")); the schema is at version \(latest).")
         } catch {
             try? await database.close()
             throw error
@@ -33,7 +34,8 @@ struct CopyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "copy",
         abstract: "Copy users, clients, keys, sessions and tokens into an empty database (e.g. from SQLite to PostgreSQL).",
-        discussion: "Signing keys stay encrypted with the server secret: start the servers of the target with the same secret (for a SQLite source, secret_file pointing at its DATABASE.secret)."
+        discussion:
+            "Signing keys stay encrypted with the server secret: start the servers of the target with the same secret (for a SQLite source, secret_file pointing at its DATABASE.secret)."
     )
     @Option(help: "The database to copy from (SQLite path or postgres:// URL).")
     var from: String

@@ -47,9 +47,10 @@ struct DevicesCommand: AsyncParsableCommand {
                 for id in Set(identities.compactMap(\.userID)) { names[id] = try await users.find(id: id)?.username }
                 let limit = configuration.authenticator.maxPINAttempts
                 return identities.map { identity in
-                    Summary(id: identity.id, email: identity.email, state: identity.state(limit: limit).rawValue,
-                            username: identity.userID.flatMap { names[$0] }, deviceName: identity.deviceName,
-                            wrongPINs: identity.pinFailures, createdAt: identity.createdAt, lastUsedAt: identity.lastUsedAt)
+                    Summary(
+                        id: identity.id, email: identity.email, state: identity.state(limit: limit).rawValue,
+                        username: identity.userID.flatMap { names[$0] }, deviceName: identity.deviceName,
+                        wrongPINs: identity.pinFailures, createdAt: identity.createdAt, lastUsedAt: identity.lastUsedAt)
                 }
             }
             if output.json { return try JSONOutput.print(summaries) }

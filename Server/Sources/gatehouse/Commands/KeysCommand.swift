@@ -44,7 +44,10 @@ struct KeysCommand: AsyncParsableCommand {
             guard !keys.isEmpty else { return print("No signing keys yet; `gatehouse serve` creates them on first start.") }
             var table = TextTable(headers: ["KID", "ALG", "STATUS", "CREATED", "PUBLISHED UNTIL"])
             table.rows = keys.map {
-                [$0.kid, $0.algorithm, $0.isActive ? "active" : "retired", Timestamp.format($0.createdAt), $0.isActive ? "-" : Timestamp.format($0.publishedUntil)]
+                [
+                    $0.kid, $0.algorithm, $0.isActive ? "active" : "retired", Timestamp.format($0.createdAt),
+                    $0.isActive ? "-" : Timestamp.format($0.publishedUntil),
+                ]
             }
             print(table.render())
         }

@@ -70,7 +70,9 @@ struct OutboxCommand: AsyncParsableCommand {
         guard !messages.isEmpty else { return print(to.map { "No messages to \($0)." } ?? "The outbox is empty.") }
         let time = ISO8601DateFormatter()
         for message in messages {
-            print("\(time.string(from: Date(timeIntervalSince1970: TimeInterval(message.createdAt))))  \(message.channel.rawValue) to \(message.recipient)  [\(message.status.rawValue), \(message.attempts) attempt\(message.attempts == 1 ? "" : "s")]")
+            print(
+                "\(time.string(from: Date(timeIntervalSince1970: TimeInterval(message.createdAt))))  \(message.channel.rawValue) to \(message.recipient)  [\(message.status.rawValue), \(message.attempts) attempt\(message.attempts == 1 ? "" : "s")]"
+            )
             if let error = message.lastError { print("  last error: \(error)") }
             if message.channel == MessageChannel.email { print("  Subject: \(message.subject)") }
             print("  \(message.body)\n")

@@ -59,10 +59,11 @@ struct ServeCommand: AsyncParsableCommand {
         }
         do {
             // The HTTP server and the courier's retries run side by side and stop together on SIGINT or SIGTERM.
-            let services = ServiceGroup(configuration: .init(
-                services: [.init(service: application), .init(service: CourierService(courier: server.courier))],
-                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger
-            ))
+            let services = ServiceGroup(
+                configuration: .init(
+                    services: [.init(service: application), .init(service: CourierService(courier: server.courier))],
+                    gracefulShutdownSignals: [.sigterm, .sigint], logger: logger
+                ))
             try await services.run()
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
             await server.shutdown()

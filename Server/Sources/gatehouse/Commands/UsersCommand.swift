@@ -147,4 +147,3 @@ struct UsersCommand: AsyncParsableCommand {
         guard found else { throw CommandError("There is no user named \(username.lowercased()).") }
     }
 }
-

@@ -94,7 +94,8 @@ extension UsersCommand {
         private static func describe(_ error: DecodingError) -> String {
             switch error {
             case .keyNotFound(let key, _): "\"\(key.stringValue)\" is missing"
-            case .typeMismatch(_, let context), .valueNotFound(_, let context): "\"\(context.codingPath.map(\.stringValue).joined(separator: "."))\" has the wrong type"
+            case .typeMismatch(_, let context), .valueNotFound(_, let context):
+                "\"\(context.codingPath.map(\.stringValue).joined(separator: "."))\" has the wrong type"
             case .dataCorrupted: "it is not valid JSON"
             @unknown default: "it cannot be read"
             }

@@ -1,4 +1,5 @@
 import Foundation
+
 /// A plain text table with aligned columns, for terminal output.
 struct TextTable {
     let headers: [String]

@@ -1,5 +1,6 @@
-@testable import GatehouseServer
 import Testing
+
+@testable import GatehouseServer
 
 @Suite("Attempt limits across flows and nodes")
 struct AttemptLimiterTests {
@@ -76,7 +77,8 @@ struct AttemptLimiterTests {
             let source = server.guesses.counter("source", subject: "v4:192.0.2.1", limit: Self.limit)
             let account = server.guesses.counter("password", subject: "name:ann", limit: Self.limit)
             for _ in 0..<3 {
-                let ticket = try #require(Self.admitted(try await server.guesses.admit([server.guesses.counter("password", subject: "name:x", limit: Self.limit), source])))
+                let ticket = try #require(
+                    Self.admitted(try await server.guesses.admit([server.guesses.counter("password", subject: "name:x", limit: Self.limit), source])))
                 try await server.guesses.settle(ticket, correct: false)
             }
             guard case .blocked(_, let scope) = try await server.guesses.admit([account, source]) else {

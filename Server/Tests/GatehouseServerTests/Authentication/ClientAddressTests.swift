@@ -1,6 +1,7 @@
-@testable import GatehouseServer
 import NIOCore
 import Testing
+
+@testable import GatehouseServer
 
 @Suite("Client addresses as the per-source limits count them")
 struct ClientAddressTests {

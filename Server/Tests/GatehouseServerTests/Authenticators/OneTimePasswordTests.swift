@@ -1,6 +1,7 @@
 import GatehouseProtocol
-@testable import GatehouseServer
 import Testing
+
+@testable import GatehouseServer
 
 @Suite("One-time passwords (RFC 4226, RFC 6238)")
 struct OneTimePasswordTests {
@@ -49,6 +50,9 @@ struct OneTimePasswordTests {
     @Test("the provisioning URI carries the Base32 secret and the parameters")
     func provisioningURI() {
         let uri = OneTimePassword(secret: sha1Seed).provisioningURI(issuer: "Gatehouse Demo", account: "ada@example.com")
-        #expect(uri == "otpauth://totp/Gatehouse%20Demo:ada%40example.com?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&issuer=Gatehouse%20Demo&algorithm=SHA1&digits=6&period=30")
+        #expect(
+            uri
+                == "otpauth://totp/Gatehouse%20Demo:ada%40example.com?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&issuer=Gatehouse%20Demo&algorithm=SHA1&digits=6&period=30"
+        )
     }
 }

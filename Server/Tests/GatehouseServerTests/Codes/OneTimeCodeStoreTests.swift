@@ -1,5 +1,6 @@
-@testable import GatehouseServer
 import Testing
+
+@testable import GatehouseServer
 
 @Suite("Codes sent by email or SMS")
 struct OneTimeCodeStoreTests {

@@ -1,6 +1,7 @@
 import Foundation
-@testable import GatehouseServer
 import Testing
+
+@testable import GatehouseServer
 
 @Suite("Configuration")
 struct ConfigurationLoaderTests {
@@ -36,30 +37,40 @@ struct ConfigurationLoaderTests {
         let file = folder.appendingPathComponent("config.json")
         try Data(#"{"prot": 1}"#.utf8).write(to: file)
         #expect(throws: ConfigurationError.self) { try ConfigurationLoader(environment: [:]).load(configFile: file.path, overrides: .init()) }
-        #expect(throws: ConfigurationError.self) { try ConfigurationLoader(environment: ["GATEHOUSE_PORT": "eighty"]).load(configFile: nil, overrides: .init()) }
-        #expect(throws: ConfigurationError.self) { try ConfigurationLoader(environment: [:]).load(configFile: nil, overrides: .init(issuer: "http://id.example.com")) }
-        #expect(throws: ConfigurationError.self) { try ConfigurationLoader(environment: [:]).load(configFile: folder.appendingPathComponent("missing.json").path, overrides: .init()) }
+        #expect(throws: ConfigurationError.self) {
+            try ConfigurationLoader(environment: ["GATEHOUSE_PORT": "eighty"]).load(configFile: nil, overrides: .init())
+        }
+        #expect(throws: ConfigurationError.self) {
+            try ConfigurationLoader(environment: [:]).load(configFile: nil, overrides: .init(issuer: "http://id.example.com"))
+        }
+        #expect(throws: ConfigurationError.self) {
+            try ConfigurationLoader(environment: [:]).load(configFile: folder.appendingPathComponent("missing.json").path, overrides: .init())
+        }
         try Data(#"{"token_lifetimes": {"authorization_code": 3600}}"#.utf8).write(to: file)
         #expect(throws: ConfigurationError.self) { try ConfigurationLoader(environment: [:]).load(configFile: file.path, overrides: .init()) }
     }
 
-    @Test("an unknown key at any depth is refused with its path", arguments: [
-        (#"{"sign_on": {"second_factor": "required", "optional_enrolment": true}}"#, "sign_on.optional_enrolment"),
-        (#"{"client_sign_on": {"app": {"factor": ["totp"]}}}"#, "client_sign_on.app.factor"),
-        (#"{"courier": {"voice": {"delivery": "outbox"}}}"#, "courier.voice"),
-        (#"{"courier": {"email": {"delivery": "smtp", "smtp": {"host": "mail", "port": 25, "passwd": "x"}}}}"#,
-         "courier.email.smtp.passwd"),
-        (#"{"courier": {"sms": {"delivery": "outbox", "webhok": {}}}}"#, "courier.sms.webhok"),
-        (#"{"login_throttling": {"max_failure": 3}}"#, "login_throttling.max_failure"),
-        (#"{"password_hashing": {"log_n": 12, "block_size": 8, "parallelism": 1, "salt": 1}}"#, "password_hashing.salt"),
-        (#"{"token_lifetimes": {"session_idl": 60}}"#, "token_lifetimes.session_idl"),
-        (#"{"connections": {"idle": 5}}"#, "connections.idle"),
-        (#"{"trusted_proxies": {"address": ["10.0.0.1"]}}"#, "trusted_proxies.address"),
-        (#"{"registration": {"enable": true}}"#, "registration.enable"),
-        (#"{"one_time_codes": {"length": 8}}"#, "one_time_codes.length"),
-        (#"{"authenticator": {"pin_attempts": 2}}"#, "authenticator.pin_attempts"),
-        (#"{"password_policy": {"min_len": 12}}"#, "password_policy.min_len"),
-    ])
+    @Test(
+        "an unknown key at any depth is refused with its path",
+        arguments: [
+            (#"{"sign_on": {"second_factor": "required", "optional_enrolment": true}}"#, "sign_on.optional_enrolment"),
+            (#"{"client_sign_on": {"app": {"factor": ["totp"]}}}"#, "client_sign_on.app.factor"),
+            (#"{"courier": {"voice": {"delivery": "outbox"}}}"#, "courier.voice"),
+            (
+                #"{"courier": {"email": {"delivery": "smtp", "smtp": {"host": "mail", "port": 25, "passwd": "x"}}}}"#,
+                "courier.email.smtp.passwd"
+            ),
+            (#"{"courier": {"sms": {"delivery": "outbox", "webhok": {}}}}"#, "courier.sms.webhok"),
+            (#"{"login_throttling": {"max_failure": 3}}"#, "login_throttling.max_failure"),
+            (#"{"password_hashing": {"log_n": 12, "block_size": 8, "parallelism": 1, "salt": 1}}"#, "password_hashing.salt"),
+            (#"{"token_lifetimes": {"session_idl": 60}}"#, "token_lifetimes.session_idl"),
+            (#"{"connections": {"idle": 5}}"#, "connections.idle"),
+            (#"{"trusted_proxies": {"address": ["10.0.0.1"]}}"#, "trusted_proxies.address"),
+            (#"{"registration": {"enable": true}}"#, "registration.enable"),
+            (#"{"one_time_codes": {"length": 8}}"#, "one_time_codes.length"),
+            (#"{"authenticator": {"pin_attempts": 2}}"#, "authenticator.pin_attempts"),
+            (#"{"password_policy": {"min_len": 12}}"#, "password_policy.min_len"),
+        ])
     func unknownNestedKeys(json: String, path: String) throws {
         let folder = try TestServer.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

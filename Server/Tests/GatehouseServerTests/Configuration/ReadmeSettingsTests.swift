@@ -1,6 +1,7 @@
 import Foundation
-@testable import GatehouseServer
 import Testing
+
+@testable import GatehouseServer
 
 /// The README is where operators look settings up: every key the configuration file takes is written there, and
 /// every key the settings table names is one the server knows.
@@ -10,7 +11,8 @@ struct ReadmeSettingsTests {
 
     /// Every key of the configuration file, as `section.key` paths (top-level keys alone).
     static var allPaths: [String] {
-        let delivery = keys(DeliverySettings.CodingKeys.self) + keys(SMTPSettings.CodingKeys.self).map { "smtp.\($0)" }
+        let delivery =
+            keys(DeliverySettings.CodingKeys.self) + keys(SMTPSettings.CodingKeys.self).map { "smtp.\($0)" }
             + keys(WebhookSettings.CodingKeys.self).map { "webhook.\($0)" }
         let sections: [String: [String]] = [
             "password_hashing": keys(PasswordHashingParameters.CodingKeys.self),

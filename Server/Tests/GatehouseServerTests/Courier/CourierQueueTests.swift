@@ -1,6 +1,7 @@
-@testable import GatehouseServer
 import Foundation
 import Testing
+
+@testable import GatehouseServer
 
 @Suite("Courier queue and message format")
 struct CourierQueueTests {
@@ -9,8 +10,10 @@ struct CourierQueueTests {
         let (clock, advance) = UnixClock.manual()
         try await TestServer.withServer(engine: engine, clock: clock) { server in
             let queue = CourierQueue(database: server.database, clock: clock, secret: server.secret)
-            let id = try #require(try await queue.enqueue(channel: .email, recipient: "Ann@Example.com", template: .verificationCode,
-                                                          subject: "Confirm", body: "123456 is your code"))
+            let id = try #require(
+                try await queue.enqueue(
+                    channel: .email, recipient: "Ann@Example.com", template: .verificationCode,
+                    subject: "Confirm", body: "123456 is your code"))
             let stored = try await server.database.read { sql in
                 try await sql.raw("SELECT sealed_content, recipient FROM courier_messages WHERE id = \(bind: id)").first()
             }
@@ -63,9 +66,10 @@ struct CourierQueueTests {
 
     @Test("SMTP text: headers, base64 body, encoded non-ASCII subject")
     func format() throws {
-        let message = CourierMessage(id: "m1", channel: .email, recipient: "a@example.com", template: "verification_code", subject: "Code für dich",
-                                     body: "123456 is your code.\n.\nEnd", status: .queued, attempts: 1, nextAttemptAt: 0, lastError: nil,
-                                     createdAt: 0, sentAt: nil)
+        let message = CourierMessage(
+            id: "m1", channel: .email, recipient: "a@example.com", template: "verification_code", subject: "Code für dich",
+            body: "123456 is your code.\n.\nEnd", status: .queued, attempts: 1, nextAttemptAt: 0, lastError: nil,
+            createdAt: 0, sentAt: nil)
         let text = SMTPDelivery.format(message, from: "Gatehouse <no-reply@example.com>", to: "a@example.com", host: "id.example.com")
         let (headers, body) = try #require(text.split(separator: "\r\n\r\n", maxSplits: 1).map(String.init).splitPair)
         #expect(headers.contains("Subject: =?utf-8?B?\(Data("Code für dich".utf8).base64EncodedString())?="))

@@ -1,24 +1,34 @@
 import Foundation
-@testable import GatehouseServer
 import Testing
+
+@testable import GatehouseServer
 
 @Suite("Password hashing")
 struct PasswordHasherTests {
     /// RFC 7914 §12 test vectors (also checked against Python's hashlib.scrypt).
-    @Test("scrypt matches RFC 7914 test vectors", arguments: [
-        ("", "", 4, 1, 1, "77d6576238657b203b19ca42c18a0497f16b4844e3074ae8dfdffa3fede21442fcd0069ded0948f8326a753a0fc81f17e8d3e0fb2e0d3628cf35e20c38d18906"),
-        ("password", "NaCl", 10, 8, 16, "fdbabe1c9d3472007856e7190d01e9fe7c6ad7cbc8237830e77376634b3731622eaf30d92e22a3886ff109279d9830dac727afb94a83ee6d8360cbdfa2cc0640"),
-    ])
+    @Test(
+        "scrypt matches RFC 7914 test vectors",
+        arguments: [
+            (
+                "", "", 4, 1, 1,
+                "77d6576238657b203b19ca42c18a0497f16b4844e3074ae8dfdffa3fede21442fcd0069ded0948f8326a753a0fc81f17e8d3e0fb2e0d3628cf35e20c38d18906"
+            ),
+            (
+                "password", "NaCl", 10, 8, 16,
+                "fdbabe1c9d3472007856e7190d01e9fe7c6ad7cbc8237830e77376634b3731622eaf30d92e22a3886ff109279d9830dac727afb94a83ee6d8360cbdfa2cc0640"
+            ),
+        ])
     func rfc7914Vectors(password: String, salt: String, logN: Int, r: Int, p: Int, expected: String) throws {
-        let derived = try PasswordHasher.derive(password: password, salt: Array(salt.utf8),
-                                                parameters: .init(logN: logN, blockSize: r, parallelism: p), length: 64)
+        let derived = try PasswordHasher.derive(
+            password: password, salt: Array(salt.utf8),
+            parameters: .init(logN: logN, blockSize: r, parallelism: p), length: 64)
         #expect(derived.map { String(format: "%02x", $0) }.joined() == expected)
     }
 
     @Test("passwords are NFKC-normalized before hashing; a hash of a password as typed before that still verifies and is replaced at sign-in")
     func unicodeNormalization() async throws {
         try await TestServer.withServer { server in
-            let ligature = "\u{FB01}ne caf\u{0065}\u{0301} password"   // "ﬁ" ligature, "e" + combining acute
+            let ligature = "\u{FB01}ne caf\u{0065}\u{0301} password"  // "ﬁ" ligature, "e" + combining acute
             let composed = "fine caf\u{00E9} password"
             #expect(PasswordHasher.normalized(ligature) == composed)
             let hash = try await server.hasher.hash(ligature)
@@ -29,8 +39,9 @@ struct PasswordHasherTests {
             // A hash made over the password as typed, as before normalizing: it still verifies, and signing in replaces it.
             let salt = SecureRandom.bytes(16)
             let parameters = server.hasher.parameters
-            let legacy = PasswordHasher.encode(parameters: parameters, salt: salt,
-                                               hash: try PasswordHasher.derive(password: ligature, salt: salt, parameters: parameters, length: 32))
+            let legacy = PasswordHasher.encode(
+                parameters: parameters, salt: salt,
+                hash: try PasswordHasher.derive(password: ligature, salt: salt, parameters: parameters, length: 32))
             #expect(try await server.hasher.check(ligature, against: legacy) == .asTyped)
             #expect(try await server.hasher.check(composed, against: legacy) == .none)
             let user = try await server.users.create(username: "noor", email: "noor@example.com", name: nil, passwordHash: legacy)
@@ -59,8 +70,12 @@ struct PasswordHasherTests {
         try await stronger.shutdown()
     }
 
-    @Test("malformed hashes never verify", arguments: ["", "plain", "$scrypt$ln=10,r=8$c2FsdA$aGFzaA", "$argon2id$v=19$m=1,t=1,p=1$c2FsdA$aGFzaA",
-                                                      "$scrypt$ln=99,r=8,p=1$c2FsdA$aGFzaA", "$scrypt$ln=10,r=8,p=1$!!$aGFzaA"])
+    @Test(
+        "malformed hashes never verify",
+        arguments: [
+            "", "plain", "$scrypt$ln=10,r=8$c2FsdA$aGFzaA", "$argon2id$v=19$m=1,t=1,p=1$c2FsdA$aGFzaA",
+            "$scrypt$ln=99,r=8,p=1$c2FsdA$aGFzaA", "$scrypt$ln=10,r=8,p=1$!!$aGFzaA",
+        ])
     func malformed(hash: String) async throws {
         let hasher = PasswordHasher(parameters: .init(logN: 10, blockSize: 8, parallelism: 1), maxConcurrentHashes: 1)
         #expect(try await !hasher.verify("anything", against: hash))

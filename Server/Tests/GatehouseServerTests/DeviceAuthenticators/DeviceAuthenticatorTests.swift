@@ -2,10 +2,11 @@ import Crypto
 import CryptoExtras
 import Foundation
 import Gatehouse
-@testable import GatehouseServer
 import GatehouseProtocol
 import SQLKit
 import Testing
+
+@testable import GatehouseServer
 
 /// The SDK's device authenticator against a live server: registration, QR sign-in sessions, the PIN's
 /// counted attempts, and the app checks.

@@ -2,11 +2,13 @@ import Crypto
 import CryptoExtras
 import Foundation
 import Gatehouse
-@testable import GatehouseServer
 import GatehouseProtocol
 import NIOConcurrencyHelpers
 import SQLKit
 import Testing
+
+@testable import GatehouseServer
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -33,11 +35,17 @@ struct PINOfflineGuessingTests {
 
     @Test("the server's PRF is RFC 9497 VOPRF(P-384, SHA-384): the published test vectors (appendix A.4.2)")
     func rfcVectors() throws {
-        let key = try P384._VOPRF.PrivateKey(rawRepresentation: Self.bytes("051646b9e6e7a71ae27c1e1d0b87b4381db6d3595eeeb1adb41579adbf992f4278f9016eafc944edaa2b43183581779d"))
-        #expect(key.publicKey.compressedRepresentation == Self.bytes("031d689686c611991b55f1a1d8f4305ccd6cb719446f660a30db61b7aa87b46acf59b7c0d4a9077b3da21c25dd482229a0"))
-        #expect(try key.evaluate(Self.bytes("00")) == Self.bytes("3333230886b562ffb8329a8be08fea8025755372817ec969d114d1203d026b4a622beab60220bf19078bca35a529b35c"))
-        #expect(try key.evaluate(Self.bytes("5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a"))
-            == Self.bytes("b91c70ea3d4d62ba922eb8a7d03809a441e1c3c7af915cbc2226f485213e895942cd0f8580e6d99f82221e66c40d274f"))
+        let key = try P384._VOPRF.PrivateKey(
+            rawRepresentation: Self.bytes("051646b9e6e7a71ae27c1e1d0b87b4381db6d3595eeeb1adb41579adbf992f4278f9016eafc944edaa2b43183581779d"))
+        #expect(
+            key.publicKey.compressedRepresentation
+                == Self.bytes("031d689686c611991b55f1a1d8f4305ccd6cb719446f660a30db61b7aa87b46acf59b7c0d4a9077b3da21c25dd482229a0"))
+        #expect(
+            try key.evaluate(Self.bytes("00")) == Self.bytes("3333230886b562ffb8329a8be08fea8025755372817ec969d114d1203d026b4a622beab60220bf19078bca35a529b35c")
+        )
+        #expect(
+            try key.evaluate(Self.bytes("5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a"))
+                == Self.bytes("b91c70ea3d4d62ba922eb8a7d03809a441e1c3c7af915cbc2226f485213e895942cd0f8580e6d99f82221e66c40d274f"))
         // The blinded protocol gives the same output as the direct evaluation, through a serialized round trip.
         let blinded = try key.publicKey.blind(Data("pin".utf8))
         let element = try P384._VOPRF.BlindedElement(oprfRepresentation: blinded.blindedElement.oprfRepresentation)
@@ -87,8 +95,9 @@ struct PINOfflineGuessingTests {
             #expect(attackerKey.publicKey.x963Representation != serverPublicKey.x963Representation)
             func opens(_ prfOutput: Data) -> Bool {
                 // The SDK's derivation, written again here from the protocol description.
-                let key = HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: prfOutput), salt: Data(record.id.utf8),
-                                                 info: Data("gatehouse-pin-v1|signing key seal".utf8), outputByteCount: 32)
+                let key = HKDF<SHA256>.deriveKey(
+                    inputKeyMaterial: SymmetricKey(data: prfOutput), salt: Data(record.id.utf8),
+                    info: Data("gatehouse-pin-v1|signing key seal".utf8), outputByteCount: 32)
                 guard let box = try? AES.GCM.SealedBox(combined: sealedKey) else { return false }
                 return (try? AES.GCM.open(box, using: key, authenticating: Data(record.id.utf8))) != nil
             }

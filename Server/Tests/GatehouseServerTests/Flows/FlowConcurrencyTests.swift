@@ -1,7 +1,8 @@
 import Foundation
 import GatehouseProtocol
-@testable import GatehouseServer
 import Testing
+
+@testable import GatehouseServer
 
 /// Two submissions of one step at once — a double tap, two tabs, a retried request — must not both move the flow on.
 @Suite("One submission per step")
@@ -27,8 +28,9 @@ struct FlowConcurrencyTests {
             let outcomes = try await withThrowingTaskGroup(of: LoginFlow.Outcome.self) { group in
                 for _ in 0..<4 {
                     group.addTask {
-                        try await LoginFlow(server: server).advance(id, state: state, action: "submit",
-                                                                    values: ["username": .text("rae"), "password": .text(Self.password)])
+                        try await LoginFlow(server: server).advance(
+                            id, state: state, action: "submit",
+                            values: ["username": .text("rae"), "password": .text(Self.password)])
                     }
                 }
                 return try await group.reduce(into: [LoginFlow.Outcome]()) { $0.append($1) }
@@ -50,12 +52,16 @@ struct FlowConcurrencyTests {
             let (id, stale) = try await Self.prepare(server)
             let flow = LoginFlow(server: server)
             // The password alone signs in under the default policy: the first submission finishes the flow…
-            guard case .authenticated = try await flow.advance(id, state: stale, action: "submit",
-                                                               values: ["username": .text("rae"), "password": .text(Self.password)])
+            guard
+                case .authenticated = try await flow.advance(
+                    id, state: stale, action: "submit",
+                    values: ["username": .text("rae"), "password": .text(Self.password)])
             else { Issue.record("expected a sign-in"); return }
             // …and the same submission read at the same time finds nothing left to finish.
-            guard case .superseded = try await flow.advance(id, state: stale, action: "submit",
-                                                            values: ["username": .text("rae"), "password": .text(Self.password)])
+            guard
+                case .superseded = try await flow.advance(
+                    id, state: stale, action: "submit",
+                    values: ["username": .text("rae"), "password": .text(Self.password)])
             else { Issue.record("expected the second copy to be superseded"); return }
             #expect(try await server.flows.find(id, owner: .client("app")) == nil)
         }

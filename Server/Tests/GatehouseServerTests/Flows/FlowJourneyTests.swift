@@ -1,7 +1,8 @@
 import Foundation
 import GatehouseProtocol
-@testable import GatehouseServer
 import Testing
+
+@testable import GatehouseServer
 
 /// Each journey of the flow engine, driven in-process from its first node to its end: the behaviour the engine's
 /// restructuring (typed steps, journeys with their own state, one transaction per submission) must keep.
@@ -89,8 +90,10 @@ struct FlowJourneyTests {
         try await TestServer.withServer(engine: engine, configure: { $0.registration = RegistrationPolicy(enabled: true) }) { server in
             let (flow, first) = try await FlowDriver.start(server, .registration)
             #expect(first.id == FlowStep.register.rawValue)
-            let profile: [String: FieldValue] = ["given_name": "Lee", "family_name": "Park", "email": "lee@example.com", "username": "lee",
-                                                 "new_password": .text(Self.newPassword)]
+            let profile: [String: FieldValue] = [
+                "given_name": "Lee", "family_name": "Park", "email": "lee@example.com", "username": "lee",
+                "new_password": .text(Self.newPassword),
+            ]
             #expect(try await flow.submit(profile).nodeID == FlowStep.verifyEmail.rawValue)
             #expect(try await server.users.find(username: "lee") == nil, "no account before the address is confirmed")
             let done = try await flow.submit(["code": .text(try await flow.latestCode())])

@@ -1,12 +1,18 @@
-@testable import GatehouseServer
 import Testing
+
+@testable import GatehouseServer
 
 @Suite("Password expiry")
 struct PasswordExpiryTests {
     @Test("no step while young, a warning in the last days, a forced change once past the maximum age")
     func ages() async throws {
         let (clock, advance) = UnixClock.manual()
-        try await TestServer.withServer(clock: clock, configure: { $0.passwords.maxAgeDays = 30; $0.passwords.warningDays = 7 }) { server in
+        try await TestServer.withServer(
+            clock: clock,
+            configure: {
+                $0.passwords.maxAgeDays = 30; $0.passwords.warningDays = 7
+            }
+        ) { server in
             let user = try await server.users.create(username: "ines", email: "ines@example.com", name: nil, passwordHash: "unused")
             let flow = LoginFlow(server: server)
             let request = AuthorizationRequest(clientID: "app", redirectURI: "com.example.app:/cb", scopes: ["openid"], prompts: [])

@@ -1,6 +1,7 @@
 import HTTPTypes
-@testable import GatehouseServer
 import Testing
+
+@testable import GatehouseServer
 
 @Suite("Authorization header credentials")
 struct AuthorizationCredentialsTests {

@@ -1,6 +1,7 @@
 import Foundation
-@testable import GatehouseServer
 import Testing
+
+@testable import GatehouseServer
 
 @Suite("Form parameters")
 struct FormParametersTests {

@@ -1,13 +1,16 @@
 import Foundation
 import GatehouseProtocol
-@testable import GatehouseServer
 import Testing
+
+@testable import GatehouseServer
 
 @Suite("JSON object writer")
 struct JSONObjectWriterTests {
     /// Strings that need every kind of escape RFC 8259 §7 asks for, and some that need none.
-    static let awkwardStrings = ["plain", "", "quote \" and \\ backslash", "line\nbreak\r\ttab", "\u{0}\u{1}\u{8}\u{C}\u{1F}\u{7F}",
-                                 "café ✓ 𝄞", "</script>", "a/b", "\u{2028}\u{2029}"]
+    static let awkwardStrings = [
+        "plain", "", "quote \" and \\ backslash", "line\nbreak\r\ttab", "\u{0}\u{1}\u{8}\u{C}\u{1F}\u{7F}",
+        "café ✓ 𝄞", "</script>", "a/b", "\u{2028}\u{2029}",
+    ]
 
     @Test("strings with quotes, backslashes, control characters and non-ASCII read back unchanged with JSONSerialization")
     func escapesStrings() throws {
@@ -31,21 +34,26 @@ struct JSONObjectWriterTests {
         writer.member("e", false)
         writer.member("f", nil as String?)
         writer.member("g", [String]())
-        #expect(String(decoding: writer.finish(), as: UTF8.self)
-            == #"{"a":-9223372036854775808,"b":9223372036854775807,"c":0,"d":true,"e":false,"g":[]}"#)
+        #expect(
+            String(decoding: writer.finish(), as: UTF8.self)
+                == #"{"a":-9223372036854775808,"b":9223372036854775807,"c":0,"d":true,"e":false,"g":[]}"#)
         #expect(JSONObjectWriter().finish() == Array("{}".utf8))
     }
 
     @Test("userinfo, ID token and token response documents carry the same members as their Codable encoding")
     func agreesWithEncoder() throws {
         for text in Self.awkwardStrings {
-            try expectSameDocument(UserinfoClaims(sub: "user-1", preferredUsername: text, name: text, givenName: nil, familyName: "F",
-                                                  updatedAt: 1_700_000_000, email: "a@example.com", emailVerified: false,
-                                                  phoneNumber: nil, phoneNumberVerified: true))
-            try expectSameDocument(IDTokenClaims(iss: "http://127.0.0.1:8080", sub: "user-1", aud: "app", exp: 1_700_000_600,
-                                                 iat: 1_700_000_000, authTime: 1_699_999_000, nonce: text, azp: "app",
-                                                 amr: ["pwd", text], acr: nil, sid: "s", name: text, givenName: nil,
-                                                 familyName: nil, preferredUsername: "alice", email: nil, emailVerified: true))
+            try expectSameDocument(
+                UserinfoClaims(
+                    sub: "user-1", preferredUsername: text, name: text, givenName: nil, familyName: "F",
+                    updatedAt: 1_700_000_000, email: "a@example.com", emailVerified: false,
+                    phoneNumber: nil, phoneNumberVerified: true))
+            try expectSameDocument(
+                IDTokenClaims(
+                    iss: "http://127.0.0.1:8080", sub: "user-1", aud: "app", exp: 1_700_000_600,
+                    iat: 1_700_000_000, authTime: 1_699_999_000, nonce: text, azp: "app",
+                    amr: ["pwd", text], acr: nil, sid: "s", name: text, givenName: nil,
+                    familyName: nil, preferredUsername: "alice", email: nil, emailVerified: true))
             try expectSameDocument(TokenResponse(accessToken: "a-\(text)", expiresIn: 600, refreshToken: nil, idToken: "x.y.z", scope: "openid"))
         }
         try expectSameDocument(UserinfoClaims(sub: "only-sub"))

@@ -1,9 +1,10 @@
 import Foundation
 import Gatehouse
-@testable import GatehouseServer
 import Hummingbird
 import HummingbirdTesting
 import Testing
+
+@testable import GatehouseServer
 
 @Suite("Live server over loopback")
 struct LiveServerTests {
@@ -16,12 +17,14 @@ struct LiveServerTests {
             #expect(metadata.authorizationResponseIssParameterSupported)
 
             // The SDK's own validator accepts what the server (jwt-kit) signs, with keys fetched from the live JWKS.
-            let validator = IDTokenValidator(issuer: metadata.issuer, clientID: "app",
-                                             keys: RemoteKeySet(url: try #require(URL(string: metadata.jwksURI))))
+            let validator = IDTokenValidator(
+                issuer: metadata.issuer, clientID: "app",
+                keys: RemoteKeySet(url: try #require(URL(string: metadata.jwksURI))))
             for algorithm in ["RS256", "ES256"] {
                 let now = server.clock.now()
-                let claims = GatehouseServer.IDTokenClaims(iss: metadata.issuer, sub: "user-1", aud: "app", exp: now + 60, iat: now,
-                                                           authTime: now, nonce: "n-\(algorithm)", azp: "app", amr: ["pwd"])
+                let claims = GatehouseServer.IDTokenClaims(
+                    iss: metadata.issuer, sub: "user-1", aud: "app", exp: now + 60, iat: now,
+                    authTime: now, nonce: "n-\(algorithm)", azp: "app", amr: ["pwd"])
                 let token = try await server.keys.sign(claims, algorithm: algorithm)
                 let validated = try await validator.validate(token, nonce: "n-\(algorithm)")
                 #expect(validated.subject == "user-1" && validated.authenticationMethods == ["pwd"])
@@ -42,17 +45,20 @@ struct LiveServerTests {
             let hash = try await server.hasher.hash("a fine password")
             let user = try await server.users.create(username: "sam", email: "sam@example.com", name: "Sam", passwordHash: hash)
             try await server.clients.create(id: "app", secret: nil, redirectURIs: ["com.example.app:/cb"], scopes: ClientRegistrationRules.defaultScopes)
-            let grant = Grant(id: "grant-1", clientID: "app", userID: user.id, scopes: ["openid", "profile", "offline_access"],
-                              authTime: server.clock.now(), methods: ["pwd"])
+            let grant = Grant(
+                id: "grant-1", clientID: "app", userID: user.id, scopes: ["openid", "profile", "offline_access"],
+                authTime: server.clock.now(), methods: ["pwd"])
             let issued = try await server.tokens.issue(for: grant, withRefreshToken: true, lifetimes: server.configuration.tokens)
 
             let folder = try TestServer.temporaryFolder()
             defer { try? FileManager.default.removeItem(at: folder) }
-            let configuration = GatehouseConfiguration(issuer: issuer, clientID: "app", redirectURI: "com.example.app:/cb",
-                                                       tokenStorage: EncryptedFileTokenStorage(directory: folder.appendingPathComponent("tokens")))
+            let configuration = GatehouseConfiguration(
+                issuer: issuer, clientID: "app", redirectURI: "com.example.app:/cb",
+                tokenStorage: EncryptedFileTokenStorage(directory: folder.appendingPathComponent("tokens")))
             let metadata = try await ProviderDiscovery(issuer: issuer).metadata()
             // An access token that is already expired: the next caller must refresh.
-            let stale = TokenSet(accessToken: issued.accessToken, expiresAt: Date(timeIntervalSinceNow: -1), refreshToken: issued.refreshToken, scope: grant.scope)
+            let stale = TokenSet(
+                accessToken: issued.accessToken, expiresAt: Date(timeIntervalSinceNow: -1), refreshToken: issued.refreshToken, scope: grant.scope)
             let session = try await UserSession.start(with: stale, configuration: configuration, metadata: metadata)
 
             let accessTokens = try await withThrowingTaskGroup(of: String.self) { group in
@@ -81,11 +87,13 @@ struct LiveServerTests {
     @Test("names are escaped on the sign-in page")
     func escaping() async throws {
         try await TestServer.withServer { server in
-            try await server.clients.create(id: "xss", name: "<script>alert(1)</script>", secret: String(repeating: "s", count: 32),
-                                            redirectURIs: ["https://a.example/cb"], scopes: ["openid"])
+            try await server.clients.create(
+                id: "xss", name: "<script>alert(1)</script>", secret: String(repeating: "s", count: 32),
+                redirectURIs: ["https://a.example/cb"], scopes: ["openid"])
             let application = Application(router: GatehouseApplication.makeRouter(server: server))
             try await application.test(.live) { client in
-                let authorize = "/authorize?response_type=code&client_id=xss&redirect_uri=https%3A%2F%2Fa.example%2Fcb&scope=openid"
+                let authorize =
+                    "/authorize?response_type=code&client_id=xss&redirect_uri=https%3A%2F%2Fa.example%2Fcb&scope=openid"
                     + "&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256"
                 let location = try await client.execute(uri: authorize, method: .get) { response in
                     #expect(response.status == .found)

@@ -1,8 +1,9 @@
 import Foundation
 import HTTPTypes
 import NIOCore
-@testable import GatehouseServer
 import Testing
+
+@testable import GatehouseServer
 
 @Suite("Client addresses behind trusted proxies")
 struct TrustedProxiesTests {
@@ -79,7 +80,8 @@ struct TrustedProxiesTests {
         try Data(#"{"trusted_proxies": {"addresses": ["10.0.0.0/8", "::1"], "header": "forwarded"}}"#.utf8).write(to: file)
         let loaded = try ConfigurationLoader(environment: [:]).load(configFile: file.path, overrides: .init())
         #expect(loaded.trustedProxies.addresses.map(\.description) == ["10.0.0.0/8", "::1"] && loaded.trustedProxies.header == .forwarded)
-        let fromEnvironment = try ConfigurationLoader(environment: ["GATEHOUSE_TRUSTED_PROXIES": "127.0.0.1, 192.168.0.0/16"]).load(configFile: nil, overrides: .init())
+        let fromEnvironment = try ConfigurationLoader(environment: ["GATEHOUSE_TRUSTED_PROXIES": "127.0.0.1, 192.168.0.0/16"]).load(
+            configFile: nil, overrides: .init())
         #expect(fromEnvironment.trustedProxies.addresses.map(\.description) == ["127.0.0.1", "192.168.0.0/16"])
 
         try Data(#"{"trusted_proxies": {"addresses": ["10.0.0.300"]}}"#.utf8).write(to: file)
@@ -87,6 +89,8 @@ struct TrustedProxiesTests {
         try Data(#"{"trusted_proxies": {"addresses": ["0.0.0.0/0"]}}"#.utf8).write(to: file)
         let everyone = #expect(throws: ConfigurationError.self) { try ConfigurationLoader(environment: [:]).load(configFile: file.path, overrides: .init()) }
         #expect(everyone?.description.contains("every client") == true)
-        #expect(throws: ConfigurationError.self) { try ConfigurationLoader(environment: ["GATEHOUSE_TRUSTED_PROXIES": "proxy.internal"]).load(configFile: nil, overrides: .init()) }
+        #expect(throws: ConfigurationError.self) {
+            try ConfigurationLoader(environment: ["GATEHOUSE_TRUSTED_PROXIES": "proxy.internal"]).load(configFile: nil, overrides: .init())
+        }
     }
 }

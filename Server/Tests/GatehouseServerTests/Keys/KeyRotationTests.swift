@@ -1,8 +1,9 @@
 import Foundation
-@testable import GatehouseServer
 import GatehouseProtocol
 import JWTKit
 import Testing
+
+@testable import GatehouseServer
 
 @Suite("Signing keys")
 struct KeyRotationTests {
@@ -25,8 +26,9 @@ struct KeyRotationTests {
     func rotation(engine: TestEngine) async throws {
         let (clock, advance) = UnixClock.manual()
         try await TestServer.withServer(engine: engine, clock: clock) { server in
-            let claims = IDTokenClaims(iss: server.issuer, sub: "u", aud: "c", exp: clock.now() + 600, iat: clock.now(), authTime: clock.now(),
-                                       nonce: nil, azp: "c")
+            let claims = IDTokenClaims(
+                iss: server.issuer, sub: "u", aud: "c", exp: clock.now() + 600, iat: clock.now(), authTime: clock.now(),
+                nonce: nil, azp: "c")
             let before = try await server.keys.sign(claims, algorithm: "RS256")
             let oldKID = try #require(try JWTHeaderPeek.kid(of: before))
 
@@ -55,8 +57,9 @@ struct KeyRotationTests {
     @Test("ES256 tokens are signed with the ES256 key")
     func es256() async throws {
         try await TestServer.withServer { server in
-            let claims = IDTokenClaims(iss: server.issuer, sub: "u", aud: "c", exp: server.clock.now() + 60, iat: server.clock.now(),
-                                       authTime: server.clock.now(), nonce: "n", azp: "c")
+            let claims = IDTokenClaims(
+                iss: server.issuer, sub: "u", aud: "c", exp: server.clock.now() + 60, iat: server.clock.now(),
+                authTime: server.clock.now(), nonce: "n", azp: "c")
             let token = try await server.keys.sign(claims, algorithm: "ES256")
             let header = try JWTHeaderPeek.header(of: token)
             #expect(header["alg"] as? String == "ES256")

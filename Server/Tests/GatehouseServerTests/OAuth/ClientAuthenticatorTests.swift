@@ -1,9 +1,10 @@
 import Foundation
 import GatehouseProtocol
-@testable import GatehouseServer
 import HTTPTypes
 import Hummingbird
 import Testing
+
+@testable import GatehouseServer
 
 @Suite("Client authentication at the token endpoint")
 struct ClientAuthenticatorTests {
@@ -38,8 +39,9 @@ struct ClientAuthenticatorTests {
             let authenticator = ClientAuthenticator(clients: server.clients)
             func authenticate(_ authorization: String, form: String = "grant_type=client_credentials") async throws -> Client {
                 let request = Request(
-                    head: HTTPRequest(method: .post, scheme: "http", authority: "127.0.0.1", path: "/token",
-                                      headerFields: [.authorization: authorization]),
+                    head: HTTPRequest(
+                        method: .post, scheme: "http", authority: "127.0.0.1", path: "/token",
+                        headerFields: [.authorization: authorization]),
                     body: RequestBody(buffer: ByteBuffer())
                 )
                 return try await authenticator.authenticate(request, parameters: FormParameters(encoded: form))

@@ -1,19 +1,24 @@
 import Foundation
-@testable import GatehouseServer
 import NIOConcurrencyHelpers
 import SQLKit
 import Testing
+
+@testable import GatehouseServer
 
 @Suite("Revoked token families")
 struct GrantRevocationTests {
     private func makeGrant(_ server: IdentityServer, username: String = "ann") async throws -> Grant {
         let user = try await server.users.create(username: username, email: "\(username)@example.com", name: nil, passwordHash: "$scrypt$ln=10,r=8,p=1$AA$AA")
-        return Grant(id: SecureRandom.token(byteCount: 16), clientID: "web", userID: user.id, scopes: ["openid", "offline_access"],
-                     authTime: server.clock.now(), methods: ["pwd"])
+        return Grant(
+            id: SecureRandom.token(byteCount: 16), clientID: "web", userID: user.id, scopes: ["openid", "offline_access"],
+            authTime: server.clock.now(), methods: ["pwd"])
     }
 
     private func rotate(_ token: String, _ server: IdentityServer) async throws -> TokenStore.IssuedTokens {
-        guard case .rotated(_, let tokens, _) = try await server.tokens.refresh(token, clientID: "web", narrowedScopes: nil, lifetimes: server.configuration.tokens) else {
+        guard
+            case .rotated(_, let tokens, _) = try await server.tokens.refresh(
+                token, clientID: "web", narrowedScopes: nil, lifetimes: server.configuration.tokens)
+        else {
             throw RotationFailed()
         }
         return tokens
@@ -40,7 +45,8 @@ struct GrantRevocationTests {
         let now: Int64 = 1_900_000_000
         try await TestServer.withServer(engine: engine, clock: UnixClock { now }) { server in
             let (grant, first, second) = try await rotatedFamily(server)
-            let other = try await server.tokens.issue(for: try await makeGrant(server, username: "bob"), withRefreshToken: true, lifetimes: server.configuration.tokens)
+            let other = try await server.tokens.issue(
+                for: try await makeGrant(server, username: "bob"), withRefreshToken: true, lifetimes: server.configuration.tokens)
 
             try await server.tokens.revoke(try #require(second.refreshToken), clientID: "web")
 
@@ -48,8 +54,9 @@ struct GrantRevocationTests {
             #expect(try await server.tokens.activeAccessToken(second.accessToken) == nil)
             #expect(try await server.tokens.activeRefreshToken(try #require(second.refreshToken)) == nil)
             await #expect(throws: RotationFailed.self) { try await rotate(try #require(second.refreshToken), server) }
-            #expect(try await retention(of: grant.id, at: now, server) == TokenLifetimes.maximumAccessToken,
-                    "only access tokens can outlive it, and none for longer than a day")
+            #expect(
+                try await retention(of: grant.id, at: now, server) == TokenLifetimes.maximumAccessToken,
+                "only access tokens can outlive it, and none for longer than a day")
             #expect(try await server.tokens.activeAccessToken(other.accessToken) != nil)
             #expect(try await server.tokens.activeRefreshToken(try #require(other.refreshToken)) != nil)
         }
@@ -76,8 +83,9 @@ struct GrantRevocationTests {
     func codeReplay(engine: TestEngine) async throws {
         try await TestServer.withServer(engine: engine) { server in
             let grant = try await makeGrant(server)
-            let code = try await server.codes.issue(for: grant, binding: .init(redirectURI: "http://127.0.0.1/cb", nonce: nil, codeChallenge: nil),
-                                                    lifetime: 60)
+            let code = try await server.codes.issue(
+                for: grant, binding: .init(redirectURI: "http://127.0.0.1/cb", nonce: nil, codeChallenge: nil),
+                lifetime: 60)
             guard case .redeemed(let redeemed, _) = try await server.codes.redeem(code, clientID: "web") else {
                 Issue.record("the code was not redeemed")
                 return
@@ -117,19 +125,25 @@ struct GrantRevocationTests {
         let database = try await SQLiteStoreDatabase.open(path: folder.appendingPathComponent("old.sqlite").path, logger: TestServer.logger)
         try await SchemaMigrator(database: database, logger: TestServer.logger, migrations: SchemaMigrations.all.filter { $0.version < 10 }).migrate()
         try await database.transaction { sql in
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 INSERT INTO users (id, username, email, password_hash, created_at, updated_at) VALUES ('u1', 'ann', 'ann@example.com', 'x', 0, 0)
-                """).run()
+                """
+            ).run()
             for (hash, lifetime) in [("long", 10 * 86_400), ("short", 600)] {
-                try await sql.raw("""
+                try await sql.raw(
+                    """
                     INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at)
                     VALUES (\(bind: hash), 'g1', 'web', 'u1', 'openid', 1000, \(bind: 1000 + lifetime))
-                    """).run()
+                    """
+                ).run()
             }
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 INSERT INTO refresh_tokens (token_hash, grant_id, client_id, user_id, scope, auth_time, amr, created_at, expires_at)
                 VALUES ('long', 'g1', 'web', 'u1', 'openid', 1000, 'pwd', 1000, \(bind: 1000 + 5 * 366 * 86_400))
-                """).run()
+                """
+            ).run()
         }
         try await SchemaMigrator(database: database, logger: TestServer.logger).migrate()
         let (access, refresh, indexes) = try await database.read { sql in
@@ -142,8 +156,9 @@ struct GrantRevocationTests {
         }
         #expect(access == ["long=\(1000 + 86_400)", "short=1600"])
         #expect(refresh == [1000 + 366 * 86_400])
-        #expect(Set(indexes) == ["sqlite_autoindex_access_tokens_1", "sqlite_autoindex_refresh_tokens_1", "access_tokens_expiry"],
-                "the primary keys and the expiry sweep's index remain")
+        #expect(
+            Set(indexes) == ["sqlite_autoindex_access_tokens_1", "sqlite_autoindex_refresh_tokens_1", "access_tokens_expiry"],
+            "the primary keys and the expiry sweep's index remain")
         try await database.close()
     }
 }

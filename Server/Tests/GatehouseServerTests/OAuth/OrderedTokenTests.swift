@@ -1,7 +1,8 @@
 import Foundation
-@testable import GatehouseServer
 import SQLKit
 import Testing
+
+@testable import GatehouseServer
 
 @Suite("Ordered access and refresh tokens")
 struct OrderedTokenTests {
@@ -34,18 +35,24 @@ struct OrderedTokenTests {
     func earlierTokensStillWork(engine: TestEngine) async throws {
         try await TestServer.withServer(engine: engine) { server in
             let user = try await server.users.create(username: "ann", email: "ann@example.com", name: nil, passwordHash: "$scrypt$ln=10,r=8,p=1$AA$AA")
-            let grant = Grant(id: SecureRandom.token(byteCount: 16), clientID: "web", userID: user.id, scopes: ["openid", "offline_access"],
-                              authTime: server.clock.now(), methods: ["pwd"])
+            let grant = Grant(
+                id: SecureRandom.token(byteCount: 16), clientID: "web", userID: user.id, scopes: ["openid", "offline_access"],
+                authTime: server.clock.now(), methods: ["pwd"])
             let issued = try await server.tokens.issue(for: grant, withRefreshToken: true, lifetimes: server.configuration.tokens)
             let ordered = try #require(issued.refreshToken)
             // Turn the stored row into one from before: an unprefixed token under its plain digest.
             let earlier = SecureRandom.token()
             try await server.database.transaction { sql in
-                try await sql.raw("""
+                try await sql.raw(
+                    """
                     UPDATE refresh_tokens SET token_hash = \(bind: TokenDigest.hex(earlier)) WHERE token_hash = \(bind: TokenDigest.storageKey(ordered))
-                    """).run()
+                    """
+                ).run()
             }
-            guard case .rotated(_, let tokens, let rotatedFor) = try await server.tokens.refresh(earlier, clientID: "web", narrowedScopes: nil, lifetimes: server.configuration.tokens) else {
+            guard
+                case .rotated(_, let tokens, let rotatedFor) = try await server.tokens.refresh(
+                    earlier, clientID: "web", narrowedScopes: nil, lifetimes: server.configuration.tokens)
+            else {
                 Issue.record("the earlier refresh token did not rotate")
                 return
             }

@@ -1,5 +1,6 @@
-@testable import GatehouseServer
 import Testing
+
+@testable import GatehouseServer
 
 @Suite("Password policy (NIST SP 800-63B)")
 struct PasswordPolicyTests {
@@ -29,7 +30,7 @@ struct PasswordPolicyTests {
     func passphrases() {
         #expect(policy.problem(with: "correct horse battery staple", username: "ada", email: "ada@example.com") == nil)
         #expect(policy.problem(with: "alllowercaseletters", username: nil, email: nil) == nil)
-        #expect(policy.problem(with: String(repeating: "river stone ", count: 21), username: nil, email: nil) == nil) // 252 characters
+        #expect(policy.problem(with: String(repeating: "river stone ", count: 21), username: nil, email: nil) == nil)  // 252 characters
         #expect(policy.problem(with: String(repeating: "x", count: 257), username: nil, email: nil) == "Use at most 256 characters.")
     }
 
@@ -37,8 +38,10 @@ struct PasswordPolicyTests {
     func accountNames() {
         #expect(policy.problem(with: "margaret", username: "Margaret", email: nil) == "The password must not contain your username.")
         #expect(policy.problem(with: "my margaret 2024", username: "margaret", email: nil) == "The password must not contain your username.")
-        #expect(policy.problem(with: "xx m.smith@example.com", username: "ms", email: "m.smith@example.com") == "The password must not contain your email address.")
-        #expect(policy.problem(with: "hello m.smith friend", username: "ms", email: "m.smith@example.com") == "The password must not contain your email address.")
+        #expect(
+            policy.problem(with: "xx m.smith@example.com", username: "ms", email: "m.smith@example.com") == "The password must not contain your email address.")
+        #expect(
+            policy.problem(with: "hello m.smith friend", username: "ms", email: "m.smith@example.com") == "The password must not contain your email address.")
         // A short username is only refused as the whole password, not as a fragment.
         #expect(policy.problem(with: "ms plus many words", username: "ms", email: nil) == nil)
     }

@@ -1,7 +1,8 @@
 import Foundation
 import Gatehouse
-@testable import GatehouseServer
 import Testing
+
+@testable import GatehouseServer
 
 /// The SDK driving real flows on a server listening on loopback: the same app code whatever steps the
 /// server's configuration chooses.
@@ -14,7 +15,8 @@ struct SDKLiveFlowTests {
         let hash = try await server.hasher.hash(password)
         try await server.users.create(username: "sam", email: "sam@example.com", name: "Sam", passwordHash: hash)
         try await server.clients.create(id: "app", secret: nil, redirectURIs: ["com.example.app:/cb"], scopes: ClientRegistrationRules.defaultScopes)
-        return GatehouseClient(configuration: GatehouseConfiguration(issuer: issuer, clientID: "app", redirectURI: "com.example.app:/cb", tokenStorage: storage))
+        return GatehouseClient(
+            configuration: GatehouseConfiguration(issuer: issuer, clientID: "app", redirectURI: "com.example.app:/cb", tokenStorage: storage))
     }
 
     /// What an app's sign-in screen does: fill whatever the node asks for, submit, follow the answer.
@@ -44,8 +46,9 @@ struct SDKLiveFlowTests {
         return (node, visited, errors)
     }
 
-    @Test("single-node and identify-first login run through the same SDK code; a wrong password is an error node and a retry succeeds",
-          arguments: [LoginSteps.singleNode, .identifyFirst])
+    @Test(
+        "single-node and identify-first login run through the same SDK code; a wrong password is an error node and a retry succeeds",
+        arguments: [LoginSteps.singleNode, .identifyFirst])
     func sameCodeBothShapes(steps: LoginSteps) async throws {
         try await TestServer.withLiveServer(configure: { $0.loginSteps = steps }) { server, issuer in
             let client = try await Self.prepare(server, issuer: issuer)
@@ -122,8 +125,10 @@ struct SDKLiveFlowTests {
 
             // Someone else blocks the name with wrong passwords: an app that never signed in is refused the right one…
             for _ in 0..<3 { _ = try await server.authenticator.authenticate(username: "sam", password: "wrong") }
-            let stranger = GatehouseClient(configuration: GatehouseConfiguration(issuer: issuer, clientID: "app", redirectURI: "com.example.app:/cb",
-                                                                                 tokenStorage: MemoryTokenStorage()))
+            let stranger = GatehouseClient(
+                configuration: GatehouseConfiguration(
+                    issuer: issuer, clientID: "app", redirectURI: "com.example.app:/cb",
+                    tokenStorage: MemoryTokenStorage()))
             await #expect(throws: GatehouseError.throttled) { try await stranger.login(username: "sam", password: Self.password) }
             // …while this app, which presents its token, signs in; the server had no reason to hand it another.
             let again = try await app.login(username: "sam", password: Self.password)
@@ -148,7 +153,9 @@ struct SDKLiveFlowTests {
             #expect(continued.count == 1 && errors.count == 1)
             #expect(continued.first?.id == "mfa.enroll.totp" && errors.first?.retry.id == "mfa.enroll.totp")
             // Read before the winner wrote: already answered; read after it: the enrollment node wants its code.
-            if case .alreadyAnswered = errors.first?.error {} else if case .invalidInput = errors.first?.error {} else {
+            if case .alreadyAnswered = errors.first?.error {
+            } else if case .invalidInput = errors.first?.error {
+            } else {
                 Issue.record("unexpected error \(String(describing: errors.first?.error))")
             }
         }

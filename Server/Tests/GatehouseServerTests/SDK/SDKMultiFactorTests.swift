@@ -1,8 +1,9 @@
 import Foundation
 import Gatehouse
-@testable import GatehouseServer
 import GatehouseProtocol
 import Testing
+
+@testable import GatehouseServer
 
 /// The SDK's multi-factor helper against a live server that requires a second factor: the step handler
 /// computes TOTP codes from the enrolled secret, as an authenticator app would.
@@ -137,17 +138,21 @@ struct SDKMultiFactorTests {
             _ = try await flows.enroll(username: "sam", password: SDKLiveFlowTests.password, change: .recoveryCodes)
             guard case .saveRecoveryCodes(let thirdCodes) = await person.steps.last else { Issue.record("expected new recovery codes"); return }
             #expect(await person.steps.count == 3 && thirdCodes.count == 10 && Set(thirdCodes).isDisjoint(with: secondCodes))
-            #expect(try await server.authenticators.enrolledFactors(userID: #require(try await server.users.find(username: "sam")).id) == [.totp, .recoveryCode])
+            #expect(
+                try await server.authenticators.enrolledFactors(userID: #require(try await server.users.find(username: "sam")).id) == [.totp, .recoveryCode])
         }
     }
 
     @Test("too many wrong codes end the sign-in with a typed error", arguments: TestEngine.available)
     func tooManyWrongCodes(engine: TestEngine) async throws {
-        try await TestServer.withLiveServer(engine: engine, configure: { configuration in
-            var policy = SignOnPolicy(secondFactor: .required)
-            policy.maxCodeAttempts = 2
-            configuration.clientSignOn["app"] = policy
-        }) { server, issuer in
+        try await TestServer.withLiveServer(
+            engine: engine,
+            configure: { configuration in
+                var policy = SignOnPolicy(secondFactor: .required)
+                policy.maxCodeAttempts = 2
+                configuration.clientSignOn["app"] = policy
+            }
+        ) { server, issuer in
             let client = try await SDKLiveFlowTests.prepare(server, issuer: issuer)
             let person = Person()
             let clock = server.clock

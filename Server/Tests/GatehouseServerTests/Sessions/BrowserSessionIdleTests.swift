@@ -1,6 +1,7 @@
 import Foundation
-@testable import GatehouseServer
 import Testing
+
+@testable import GatehouseServer
 
 @Suite("Browser sessions end when unused")
 struct BrowserSessionIdleTests {

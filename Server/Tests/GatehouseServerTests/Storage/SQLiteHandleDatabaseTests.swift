@@ -1,7 +1,8 @@
-@testable import GatehouseServer
 import SQLiteKit
 import SQLiteNIO
 import Testing
+
+@testable import GatehouseServer
 
 @Suite("SQLite binds")
 struct SQLiteHandleDatabaseTests {

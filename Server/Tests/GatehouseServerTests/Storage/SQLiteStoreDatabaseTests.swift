@@ -1,8 +1,9 @@
 import Foundation
-@testable import GatehouseServer
 import Logging
 import SQLKit
 import Testing
+
+@testable import GatehouseServer
 
 @Suite("The embedded SQLite engine")
 struct SQLiteStoreDatabaseTests {
@@ -59,8 +60,10 @@ struct SQLiteStoreDatabaseTests {
     @Test("values of every storage class come back as they went in, through SQLKit's builders")
     func roundTrip() async throws {
         try await withDatabase { _, database in
-            let notes = [Note(id: 1, body: "naïve café ☕️ with a \0 inside", weight: 2.5, payload: Data([0, 1, 254, 255])),
-                         Note(id: 2, body: "", weight: nil, payload: nil)]
+            let notes = [
+                Note(id: 1, body: "naïve café ☕️ with a \0 inside", weight: 2.5, payload: Data([0, 1, 254, 255])),
+                Note(id: 2, body: "", weight: nil, payload: nil),
+            ]
             try await database.transaction { sql in
                 for note in notes { try await sql.insert(into: "notes").model(note).run() }
             }

@@ -1,14 +1,16 @@
 import Foundation
-@testable import GatehouseServer
 import SQLKit
 import Testing
+
+@testable import GatehouseServer
 
 @Suite("Single use, enforced by the database")
 struct SingleUseTests {
     private func makeUserAndGrant(_ server: IdentityServer) async throws -> Grant {
         let user = try await server.users.create(username: "ann", email: "ann@example.com", name: nil, passwordHash: "$scrypt$ln=10,r=8,p=1$AA$AA")
-        return Grant(id: SecureRandom.token(byteCount: 16), clientID: "web", userID: user.id, scopes: ["openid", "offline_access"],
-                     authTime: server.clock.now(), methods: ["pwd"])
+        return Grant(
+            id: SecureRandom.token(byteCount: 16), clientID: "web", userID: user.id, scopes: ["openid", "offline_access"],
+            authTime: server.clock.now(), methods: ["pwd"])
     }
 
     @Test("of twenty concurrent redemptions of one code exactly one succeeds", arguments: TestEngine.available)
@@ -48,7 +50,9 @@ struct SingleUseTests {
             let outcomes = try await withThrowingTaskGroup(of: TokenStore.IssuedTokens?.self) { group in
                 for _ in 0..<10 {
                     group.addTask {
-                        if case .rotated(_, let tokens, _) = try await server.tokens.refresh(refreshToken, clientID: "web", narrowedScopes: nil, lifetimes: server.configuration.tokens) {
+                        if case .rotated(_, let tokens, _) = try await server.tokens.refresh(
+                            refreshToken, clientID: "web", narrowedScopes: nil, lifetimes: server.configuration.tokens)
+                        {
                             return tokens
                         }
                         return nil
@@ -84,7 +88,9 @@ struct SingleUseTests {
             struct Boom: Error {}
             await #expect(throws: Boom.self) {
                 try await server.database.transaction { sql in
-                    try await sql.raw("INSERT INTO attempt_counters (scope, subject_hash, failures, blocks, last_attempt_at, blocked_until) VALUES ('s', 'x', 1, 0, 0, 0)").run()
+                    try await sql.raw(
+                        "INSERT INTO attempt_counters (scope, subject_hash, failures, blocks, last_attempt_at, blocked_until) VALUES ('s', 'x', 1, 0, 0, 0)"
+                    ).run()
                     throw Boom()
                 }
             }

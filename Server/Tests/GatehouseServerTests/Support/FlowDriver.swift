@@ -1,7 +1,8 @@
 import Foundation
 import GatehouseProtocol
-@testable import GatehouseServer
 import Testing
+
+@testable import GatehouseServer
 
 /// Drives one flow in-process the way an app does: reads the flow, submits values to the node it is at, and
 /// reports where that led. The journey tests use it to pin down the flow engine's behaviour journey by journey.

@@ -1,7 +1,8 @@
 import Foundation
-@testable import GatehouseServer
 import PostgresNIO
 import Testing
+
+@testable import GatehouseServer
 
 /// The database engines the store tests run against: SQLite always, PostgreSQL when
 /// `GATEHOUSE_TEST_POSTGRES_URL` names a server (`scripts/with-postgres` starts one).

@@ -1,7 +1,8 @@
 import Foundation
-@testable import GatehouseServer
 import Logging
 import NIOPosix
+
+@testable import GatehouseServer
 
 /// Helpers that give each test its own database in a temporary folder.
 enum TestServer {
@@ -66,7 +67,12 @@ enum TestServer {
         _ body: (IdentityServer, URL) async throws -> T
     ) async throws -> T {
         let port = try await freePort()
-        return try await withServer(engine: engine, clock: clock, configure: { configure(&$0); $0.port = port; $0.issuer = nil }) { server in
+        return try await withServer(
+            engine: engine, clock: clock,
+            configure: {
+                configure(&$0); $0.port = port; $0.issuer = nil
+            }
+        ) { server in
             let running = AsyncStream<Int>.makeStream()
             let application = try GatehouseApplication.make(server: server, logger: logger) { port in running.continuation.yield(port) }
             let task = Task { try await application.run() }

@@ -1,5 +1,6 @@
-@testable import GatehouseServer
 import Testing
+
+@testable import GatehouseServer
 
 @Suite("Identifiers resolve to one account")
 struct IdentifierResolutionTests {

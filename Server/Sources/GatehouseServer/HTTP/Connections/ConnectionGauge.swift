@@ -31,8 +31,9 @@ final class ConnectionGauge: Sendable {
         let now = Int64(Date().timeIntervalSince1970)
         let last = lastWarning.load(ordering: .relaxed)
         if now - last >= 60, lastWarning.compareExchange(expected: last, desired: now, ordering: .relaxed).exchanged {
-            logger.warning("Connection limit of \(limit) reached: new connections wait until others close",
-                           metadata: ["open": "\(count)"])
+            logger.warning(
+                "Connection limit of \(limit) reached: new connections wait until others close",
+                metadata: ["open": "\(count)"])
         }
         return false
     }

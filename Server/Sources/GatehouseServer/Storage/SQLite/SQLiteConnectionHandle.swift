@@ -70,7 +70,8 @@ final class SQLiteConnectionHandle: @unchecked Sendable {
             // bindings are not cleared: `sqlite3_clear_bindings` expires a statement whose plan looked at a
             // bound value (the userinfo endpoint's join does), and SQLite would then compile it on every run.
             guard binds.count == statement.parameterCount else {
-                throw SQLiteStatementError(code: SQLITE_RANGE, message: "the statement has \(statement.parameterCount) parameters, \(binds.count) values were given")
+                throw SQLiteStatementError(
+                    code: SQLITE_RANGE, message: "the statement has \(statement.parameterCount) parameters, \(binds.count) values were given")
             }
             defer { sqlite_nio_sqlite3_reset(statement.pointer) }
             for (index, value) in binds.enumerated() {
@@ -90,8 +91,10 @@ final class SQLiteConnectionHandle: @unchecked Sendable {
     func statistics(of sql: String) -> (runs: Int, recompilations: Int)? {
         lock.withLock {
             guard let statement = statements[sql] else { return nil }
-            return (Int(sqlite_nio_sqlite3_stmt_status(statement.pointer, SQLITE_STMTSTATUS_RUN, 0)),
-                    Int(sqlite_nio_sqlite3_stmt_status(statement.pointer, SQLITE_STMTSTATUS_REPREPARE, 0)))
+            return (
+                Int(sqlite_nio_sqlite3_stmt_status(statement.pointer, SQLITE_STMTSTATUS_RUN, 0)),
+                Int(sqlite_nio_sqlite3_stmt_status(statement.pointer, SQLITE_STMTSTATUS_REPREPARE, 0))
+            )
         }
     }
 

@@ -48,7 +48,8 @@ final class SQLiteStoreDatabase: Database {
         // Only the server's user may read the database: SQLite gives its -wal and -shm files the main file's mode,
         // so a new database file is created 0600 before SQLite opens it.
         if path != ":memory:", !FileManager.default.fileExists(atPath: path),
-           !FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) {
+            !FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+        {
             throw DatabaseError.cannotOpen(path: path, reason: "the file cannot be created")
         }
         do {
@@ -57,8 +58,10 @@ final class SQLiteStoreDatabase: Database {
             // that finds the lock taken by another process waits asynchronously (see `beginImmediate`).
             // The writer's page cache holds 32 MiB instead of SQLite's 2 MiB: with less, the token tables' index
             // pages fell out of it under load, and each was read back from the file inside a write transaction.
-            for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA foreign_keys = ON", "PRAGMA synchronous = NORMAL",
-                           "PRAGMA wal_autocheckpoint = \(SQLiteCheckpointer.writerBackstopPages)", "PRAGMA cache_size = -32768"] {
+            for pragma in [
+                "PRAGMA journal_mode = WAL", "PRAGMA foreign_keys = ON", "PRAGMA synchronous = NORMAL",
+                "PRAGMA wal_autocheckpoint = \(SQLiteCheckpointer.writerBackstopPages)", "PRAGMA cache_size = -32768",
+            ] {
                 try writer.execute(pragma, [])
             }
             writer.setBusyTimeout(milliseconds: 0)

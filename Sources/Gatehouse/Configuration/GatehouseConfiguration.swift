@@ -7,19 +7,25 @@ public struct GatehouseConfiguration: Sendable {
     public var issuer: URL
     /// Where the provider's metadata is read; by default `issuer` + `/.well-known/openid-configuration`.
     public var discoveryURL: URL
+    /// The app's client id, registered at the provider as a public client.
     public var clientID: String
     /// The redirect URI registered for the app; native flows send it as the authorization request would.
     public var redirectURI: String
+    /// The scopes every sign-in asks for.
     public var scopes: [String]
     /// Time limit for each request to the provider, in seconds.
     public var timeout: TimeInterval
+    /// How requests reach the provider; `URLSession` unless a test or an app brings its own.
     public var transport: any HTTPTransport
+    /// Where the signed-in user's tokens (and the device tokens of earlier sign-ins) are kept.
     public var tokenStorage: any TokenStorage
     /// Refresh the access token when it expires within this many seconds.
     public var refreshMargin: TimeInterval
     /// Where the SDK reports what it does. It never logs passwords, codes or tokens.
     public var logger: Logger
 
+    /// A configuration; the defaults ask for `openid profile email offline_access`, allow 30 seconds per request,
+    /// use `URLSession`, and refresh access tokens a minute before they expire.
     public init(
         issuer: URL, discoveryURL: URL? = nil, clientID: String, redirectURI: String,
         scopes: [String] = ["openid", "profile", "email", "offline_access"], timeout: TimeInterval = 30,

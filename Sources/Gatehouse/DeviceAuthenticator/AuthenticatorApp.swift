@@ -9,6 +9,7 @@ public struct AuthenticatorApp: Sendable, Equatable {
     /// The app's version, dotted numbers such as `2.1.0`.
     public var version: String
 
+    /// An app called `name` at `version` (a semantic version such as `1.4.0`).
     public init(name: String, version: String) {
         self.name = name
         self.version = version

@@ -18,17 +18,25 @@ public struct DeviceIdentityRecord: Codable, Sendable, Equatable, Identifiable {
         case blocked
     }
 
+    /// The identity's id at the service.
     public var id: String
     /// The service URL the identity was registered at.
     public var serviceURL: URL
+    /// The service's name, as it describes itself.
     public var serviceName: String
+    /// The service's issuer.
     public var issuer: String
+    /// The address the identity was registered with.
     public var email: String
     /// The account's username, known once the registration is complete.
     public var username: String?
+    /// The name the device gave itself at registration.
     public var deviceName: String?
+    /// How far the registration got, or whether the identity is blocked.
     public var state: State
+    /// The PIN length the service asks for.
     public var pinLength: Int
+    /// When the registration started.
     public var createdAt: Date
     /// The bearer secret of this identity's requests.
     var deviceSecret: String

@@ -24,6 +24,7 @@ public struct QRLoginPayload: Sendable, Equatable {
         accessCode = code
     }
 
+    /// The payload for `accessCode` at `serviceURL`.
     public init(serviceURL: URL, accessCode: String) {
         self.serviceURL = serviceURL
         self.accessCode = accessCode

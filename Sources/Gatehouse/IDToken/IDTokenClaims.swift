@@ -3,19 +3,33 @@ import GatehouseProtocol
 
 /// The claims of a validated ID token.
 public struct IDTokenClaims: Sendable, Equatable {
+    /// The provider that issued the token (`iss`); validated to be the configured issuer.
     public let issuer: String
+    /// The user's subject identifier (`sub`): stable, never reassigned; key your app's records by it.
     public let subject: String
+    /// Who the token is for (`aud`); validated to contain this app's client id.
     public let audience: [String]
+    /// When the token stops being valid (`exp`).
     public let expiresAt: Date
+    /// When the token was issued (`iat`).
     public let issuedAt: Date
+    /// When the user last signed in with credentials (`auth_time`), which `max_age` is measured against.
     public let authTime: Date?
+    /// The nonce of the request the token answers; validated against the one the app sent.
     public let nonce: String?
+    /// The client the token was issued to (`azp`).
     public let authorizedParty: String?
+    /// How the user signed in (`amr`): `pwd`, `otp`, `mfa`, and so on.
     public let authenticationMethods: [String]
+    /// The assurance the sign-in met (`acr`), e.g. `urn:gatehouse:acr:mfa`.
     public let authenticationContext: String?
+    /// The user's full name, with the `profile` scope.
     public let name: String?
+    /// The username, with the `profile` scope.
     public let preferredUsername: String?
+    /// The email address, with the `email` scope.
     public let email: String?
+    /// Whether the address was confirmed, with the `email` scope.
     public let emailVerified: Bool?
 
     init(json: [String: Any]) throws {

@@ -9,13 +9,18 @@ public struct IDTokenValidator: Sendable {
     /// Algorithms Gatehouse signs with. `none` and HMAC algorithms are never accepted.
     public static let supportedAlgorithms: Set<String> = ["RS256", "ES256"]
 
+    /// The issuer the token must name exactly (`iss`).
     public let issuer: String
+    /// The client id the token's audience must contain.
     public let clientID: String
+    /// Where the provider's signing keys come from.
     public let keys: any KeySetSource
+    /// The signature algorithms accepted; `none` and HMAC never are.
     public let allowedAlgorithms: Set<String>
     /// Tolerated clock difference between device and server.
     public let leeway: TimeInterval
 
+    /// A validator for tokens from `issuer` to `clientID`, signed by a key from `keys`.
     public init(issuer: String, clientID: String, keys: any KeySetSource, allowedAlgorithms: Set<String> = supportedAlgorithms, leeway: TimeInterval = 60) {
         self.issuer = issuer
         self.clientID = clientID

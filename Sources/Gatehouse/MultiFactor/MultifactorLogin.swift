@@ -48,8 +48,11 @@ public struct MultifactorLogin: Sendable {
 
     /// The app's answer to a ``Step``.
     public enum Answer: Sendable, Equatable {
+        /// The factor chosen on ``Step/chooseFactor(_:)``.
         case choose(SecondFactorKind)
+        /// The code typed on a code step.
         case code(String)
+        /// The new password typed on a password step.
         case password(String)
         /// Go back and choose another factor or method (on ``Step/verifyCode(factor:problem:)``).
         case chooseAnother
@@ -61,12 +64,16 @@ public struct MultifactorLogin: Sendable {
         case done
     }
 
+    /// The app's part: shows a ``Step`` and returns what the user answered.
     public typealias StepHandler = @Sendable (Step) async throws -> Answer
 
     /// The profile a new account is registered with.
     public struct Profile: Sendable, Equatable {
+        /// The first name.
         public var givenName: String
+        /// The last name.
         public var familyName: String
+        /// The email address; a code confirms it before the account exists.
         public var email: String
         /// E.164, e.g. `+14155550100`; only sent when the server asks for a phone number.
         public var phoneNumber: String?
@@ -80,9 +87,11 @@ public struct MultifactorLogin: Sendable {
         }
     }
 
+    /// The provider's client the flows run on.
     public let client: GatehouseClient
     let stepHandler: StepHandler
 
+    /// Runs flows on `client`, asking `stepHandler` whenever the user has to answer something.
     public init(client: GatehouseClient, stepHandler: @escaping StepHandler) {
         self.client = client
         self.stepHandler = stepHandler

@@ -11,6 +11,7 @@ import Darwin
 /// Tokens in files readable only by their owner, encrypted with AES-256-GCM under a key kept in the same
 /// owner-only folder: the store for Linux, where there is no keychain.
 public struct EncryptedFileTokenStorage: TokenStorage {
+    /// The folder holding the sealed files and their key, readable by this user only.
     public let directory: URL
 
     /// - Parameter directory: created with mode 0700 when missing; an existing one must not be readable by others.
@@ -18,6 +19,7 @@ public struct EncryptedFileTokenStorage: TokenStorage {
         self.directory = directory
     }
 
+    /// The bytes stored for `account`, decrypted, or `nil` when there is no file.
     public func read(account: String) async throws -> [UInt8]? {
         let path = file(for: account).path
         guard FileManager.default.fileExists(atPath: path) else { return nil }
@@ -30,12 +32,14 @@ public struct EncryptedFileTokenStorage: TokenStorage {
         }
     }
 
+    /// Seals `bytes` for `account` and replaces its file atomically, mode 0600.
     public func write(_ bytes: [UInt8], account: String) async throws {
         let sealed = try AES.GCM.seal(bytes, using: try key(), authenticating: Data(account.utf8))
         guard let combined = sealed.combined else { throw TokenStorageError.unreadable(directory.path) }
         try Self.writeOwnerOnly(combined, to: file(for: account).path, replacing: true)
     }
 
+    /// Deletes the file of `account`, if there is one.
     public func remove(account: String) async throws {
         let path = file(for: account).path
         if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
@@ -102,6 +106,7 @@ public enum TokenStorageError: Error, Equatable, Sendable, CustomStringConvertib
     case unreadable(String)
     /// The folder is readable by other users; fix its permissions (`chmod 700`).
     case notPrivate(String)
+    /// A file that had to be created new already exists.
     case exists
 
     public var description: String {

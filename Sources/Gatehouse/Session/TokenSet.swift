@@ -3,13 +3,20 @@ import GatehouseProtocol
 
 /// The tokens of a signed-in user, with the moment the access token expires.
 public struct TokenSet: Codable, Sendable, Equatable {
+    /// The access token to send as `Authorization: Bearer …`.
     public var accessToken: String
+    /// `Bearer`.
     public var tokenType: String
+    /// When the access token expires, on this device's clock.
     public var expiresAt: Date
+    /// The refresh token, when `offline_access` was granted; it rotates at every refresh.
     public var refreshToken: String?
+    /// The last ID token, as received.
     public var idToken: String?
+    /// The scopes granted, space-separated.
     public var scope: String?
 
+    /// Tokens as stored.
     public init(accessToken: String, tokenType: String = "Bearer", expiresAt: Date, refreshToken: String? = nil, idToken: String? = nil, scope: String? = nil) {
         self.accessToken = accessToken
         self.tokenType = tokenType

@@ -7,6 +7,7 @@ public struct AuthenticatorServiceDescription: Codable, Sendable, Equatable {
     public var protocolVersion: String
     /// The name to show ("Sign in to Example").
     public var serviceName: String
+    /// A logo the app may show beside the service name.
     public var logoURL: String?
     /// The server's issuer; tokens from a direct sign-in name it.
     public var issuer: String
@@ -16,8 +17,10 @@ public struct AuthenticatorServiceDescription: Codable, Sendable, Equatable {
     public var verificationMethods: [String]
     /// The oldest app version this service accepts.
     public var minimumAppVersion: String
+    /// Where the protocol's requests go.
     public var endpoints: AuthenticatorEndpoints
 
+    /// A service description.
     public init(
         protocolVersion: String = PINProtocol.version, serviceName: String, logoURL: String?, issuer: String, pinLength: Int,
         verificationMethods: [String], minimumAppVersion: String, endpoints: AuthenticatorEndpoints
@@ -52,6 +55,7 @@ public struct AuthenticatorEndpoints: Codable, Sendable, Equatable {
     /// `POST` claims a QR sign-in session with its access code; `…/{id}/pin-evaluation`, `…/{id}/approval` and `…/{id}/abort` answer it.
     public var sessions: String
 
+    /// The endpoints.
     public init(registration: String, identity: String, sessions: String) {
         self.registration = registration
         self.identity = identity

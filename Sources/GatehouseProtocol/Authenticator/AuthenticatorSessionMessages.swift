@@ -1,7 +1,9 @@
 /// Claims the sign-in session behind a QR code's access code for the device identity sending it.
 public struct AuthenticatorSessionRequest: Codable, Sendable, Equatable {
+    /// The access code read from the QR code.
     public var accessCode: String
 
+    /// A claim of the sign-in that shows `accessCode`.
     public init(accessCode: String) {
         self.accessCode = accessCode
     }
@@ -13,11 +15,15 @@ public struct AuthenticatorSessionRequest: Codable, Sendable, Equatable {
 
 /// A claimed sign-in session: who is asking, and how long the person has to answer.
 public struct AuthenticatorSession: Codable, Sendable, Equatable {
+    /// The sign-in session to approve or deny.
     public var sessionID: String
+    /// The service the sign-in is for, as it names itself.
     public var serviceName: String
     /// The application the person is signing in to.
     public var clientName: String
+    /// The account that will be signed in.
     public var username: String
+    /// Seconds left to approve.
     public var expiresIn: Int64
     /// Where the sign-in was requested, as the server saw it: the requesting browser's IP address, so a QR code
     /// relayed from a phishing page shows the phisher's address rather than the person's own.
@@ -27,6 +33,7 @@ public struct AuthenticatorSession: Codable, Sendable, Equatable {
     /// When the sign-in was requested, in seconds since 1970.
     public var requestedAt: Int64?
 
+    /// A claimed sign-in.
     public init(
         sessionID: String, serviceName: String, clientName: String, username: String, expiresIn: Int64,
         requesterAddress: String? = nil, requesterUserAgent: String? = nil, requestedAt: Int64? = nil
@@ -56,8 +63,10 @@ public struct AuthenticatorSession: Codable, Sendable, Equatable {
 /// Approves a session: the signature over ``PINProtocol/approvalMessage(sessionID:challenge:)`` with the
 /// identity's signing key (ECDSA P-256, raw r‖s, base64url).
 public struct AuthenticatorApproval: Codable, Sendable, Equatable {
+    /// The device key's ECDSA P-256 signature over the server's challenge, base64url.
     public var signature: String
 
+    /// An approval carrying `signature`.
     public init(signature: String) {
         self.signature = signature
     }
@@ -66,8 +75,10 @@ public struct AuthenticatorApproval: Codable, Sendable, Equatable {
 /// Where a QR sign-in stands: `pending` (no app yet), `claimed` (an app is asking for the PIN), `approved`,
 /// `aborted` (cancelled in the app) or `expired`.
 public struct AuthenticatorSessionStatus: Codable, Sendable, Equatable {
+    /// Where the sign-in is: `pending`, `approved`, `denied` or `expired`.
     public var status: String
 
+    /// A status.
     public init(status: String) {
         self.status = status
     }

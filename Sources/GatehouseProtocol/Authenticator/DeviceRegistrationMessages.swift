@@ -1,9 +1,11 @@
 /// Starts registering a device identity for the account with ``email``.
 public struct DeviceRegistrationRequest: Codable, Sendable, Equatable {
+    /// The address of the account to bind the device to; a code is sent there.
     public var email: String
     /// Shown to the account's owner and administrators ("Alice's phone").
     public var deviceName: String?
 
+    /// A registration for `email`, naming the device `deviceName` in the account's notices.
     public init(email: String, deviceName: String?) {
         self.email = email
         self.deviceName = deviceName
@@ -18,6 +20,7 @@ public struct DeviceRegistrationRequest: Codable, Sendable, Equatable {
 /// A registration waiting for its email to be confirmed. The same answer comes whether or not an account
 /// has that address, so registering never tells who has an account.
 public struct DeviceRegistrationStarted: Codable, Sendable, Equatable {
+    /// The new device identity's id.
     public var identityID: String
     /// The device's bearer secret for every later request of this identity; keep it with the identity.
     public var deviceSecret: String
@@ -26,6 +29,7 @@ public struct DeviceRegistrationStarted: Codable, Sendable, Equatable {
     /// Seconds until an unconfirmed registration is dropped.
     public var expiresIn: Int64
 
+    /// A started registration.
     public init(identityID: String, deviceSecret: String, verification: String, expiresIn: Int64) {
         self.identityID = identityID
         self.deviceSecret = deviceSecret
@@ -43,8 +47,10 @@ public struct DeviceRegistrationStarted: Codable, Sendable, Equatable {
 
 /// The code from the verification email.
 public struct DeviceVerificationRequest: Codable, Sendable, Equatable {
+    /// The code from the confirmation email.
     public var code: String
 
+    /// A confirmation with `code`.
     public init(code: String) {
         self.code = code
     }
@@ -62,6 +68,7 @@ public struct DeviceIdentityStatus: Codable, Sendable, Equatable {
     /// Wrong PINs the identity may still make before it is blocked.
     public var attemptsRemaining: Int?
 
+    /// An identity's status.
     public init(state: String, oprfPublicKey: String?, username: String?, attemptsRemaining: Int?) {
         self.state = state
         self.oprfPublicKey = oprfPublicKey
@@ -78,8 +85,10 @@ public struct DeviceIdentityStatus: Codable, Sendable, Equatable {
 
 /// A blinded PIN to evaluate: RFC 9497's serialized blinded element, base64url.
 public struct PINEvaluationRequest: Codable, Sendable, Equatable {
+    /// The blinded PIN element (VOPRF P-384, x9.63, base64url); the server never sees the PIN.
     public var blindedElement: String
 
+    /// A request to evaluate `blindedElement`.
     public init(blindedElement: String) {
         self.blindedElement = blindedElement
     }
@@ -98,6 +107,7 @@ public struct PINEvaluation: Codable, Sendable, Equatable {
     /// Wrong PINs left after this one, if it turns out wrong (absent at registration).
     public var attemptsRemaining: Int?
 
+    /// An evaluation, with the challenge to sign when a sign-in is being approved.
     public init(evaluation: String, challenge: String?, attemptsRemaining: Int?) {
         self.evaluation = evaluation
         self.challenge = challenge
@@ -115,6 +125,7 @@ public struct DeviceActivationRequest: Codable, Sendable, Equatable {
     /// ECDSA P-256 public key, x9.63, base64url.
     public var publicKey: String
 
+    /// An activation with `publicKey`.
     public init(publicKey: String) {
         self.publicKey = publicKey
     }

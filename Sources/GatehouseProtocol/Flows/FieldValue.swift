@@ -2,10 +2,14 @@
 ///
 /// Encodes as a JSON string or an array of strings, so `{"username": "alice"}` is a valid submission.
 public enum FieldValue: Codable, Sendable, Equatable, Hashable, ExpressibleByStringLiteral, ExpressibleByArrayLiteral {
+    /// Text, for every kind of field but multiple choice.
     case text(String)
+    /// The chosen values of a multiple choice field.
     case list([String])
 
+    /// Text written as a string literal: `["username": "alice"]`.
     public init(stringLiteral value: String) { self = .text(value) }
+    /// Chosen values written as an array literal.
     public init(arrayLiteral elements: String...) { self = .list(elements) }
 
     /// The text, or the chosen values joined by commas.

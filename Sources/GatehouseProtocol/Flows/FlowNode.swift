@@ -3,14 +3,20 @@
 public struct FlowNode: Codable, Sendable, Equatable {
     /// Stable identifier of this step, e.g. `login.password`; apps may switch on it.
     public var id: String
+    /// The step's title, e.g. "Enter your password".
     public var name: String
+    /// A sentence under the title saying what the step is for.
     public var description: String
     /// Which kind of screen this is, e.g. `sign_in`.
     public var category: String
+    /// What the user fills in or reads, in order.
     public var fields: [FlowField]
+    /// What the user can do: the first submit action submits the fields.
     public var actions: [FlowAction]
+    /// What to tell the user about the last submission (a wrong password, a code that was sent).
     public var messages: [FlowMessage]
 
+    /// A node; `messages` are empty unless the step is shown again after a submission.
     public init(id: String, name: String, description: String, category: String, fields: [FlowField], actions: [FlowAction], messages: [FlowMessage] = []) {
         self.id = id
         self.name = name
@@ -28,26 +34,44 @@ public struct FlowNode: Codable, Sendable, Equatable {
 
 /// Something the user fills in (or reads, for `label` and `qr_code`).
 public struct FlowField: Codable, Sendable, Equatable {
+    /// How the field is entered or shown; the wire name is `type`.
     public enum Kind: String, Codable, Sendable {
-        case text, password, label
+        /// A line of text.
+        case text
+        /// A secret typed hidden.
+        case password
+        /// Text to read, taking no value.
+        case label
         /// Content to show as a QR code (its `default_value`, e.g. an `otpauth://` URI), captioned by `label`.
         case qrCode = "qr_code"
+        /// One of ``FlowField/options``.
         case singleChoice = "single_choice"
+        /// Any of ``FlowField/options``, submitted as a list.
         case multipleChoice = "multiple_choice"
+        /// A phone number in E.164 form, such as `+14155550100`.
         case phoneNumber = "phone_number"
+        /// A short code from a message or an authenticator app: entered hidden, offered by one-time-code autofill.
         case oneTimeCode = "one_time_code"
     }
 
+    /// The key the value is submitted under.
     public var key: String
+    /// How the field is entered or shown.
     public var kind: Kind
+    /// What the field is called on screen.
     public var label: String
+    /// Whether the primary action needs a value.
     public var required: Bool
+    /// Rules the value must follow, checked by the SDK before submitting and by the server again.
     public var validation: FieldValidation?
+    /// The choices of a single or multiple choice field.
     public var options: [FieldOption]?
+    /// A value to start with (the username typed earlier, the default choice, a QR code's content).
     public var defaultValue: String?
     /// The HTML `autocomplete` hint, so password managers and one-time-code autofill work.
     public var autocomplete: String?
 
+    /// A field, required unless `required` says otherwise.
     public init(
         key: String, kind: Kind, label: String, required: Bool = true, validation: FieldValidation? = nil,
         options: [FieldOption]? = nil, defaultValue: String? = nil, autocomplete: String? = nil
@@ -77,13 +101,16 @@ public struct FlowField: Codable, Sendable, Equatable {
 
 /// Rules a field's value must follow; the client checks them before submitting, the server again after.
 public struct FieldValidation: Codable, Sendable, Equatable {
+    /// The fewest characters the value may have.
     public var minLength: Int?
+    /// The most characters the value may have.
     public var maxLength: Int?
     /// A regular expression the whole value must match.
     public var regex: String?
     /// What to tell the user when the value breaks a rule.
     public var message: String?
 
+    /// Rules; each one left out does not apply.
     public init(minLength: Int? = nil, maxLength: Int? = nil, regex: String? = nil, message: String? = nil) {
         self.minLength = minLength
         self.maxLength = maxLength
@@ -100,9 +127,12 @@ public struct FieldValidation: Codable, Sendable, Equatable {
 
 /// One choice of a single or multiple choice field.
 public struct FieldOption: Codable, Sendable, Equatable {
+    /// What is submitted when the option is chosen.
     public var value: String
+    /// What the option is called on screen.
     public var label: String
 
+    /// An option submitted as `value`, shown as `label`.
     public init(value: String, label: String) {
         self.value = value
         self.label = label
@@ -111,14 +141,24 @@ public struct FieldOption: Codable, Sendable, Equatable {
 
 /// What the user can do on a node: submit it, or switch to another flow ("Forgot password?").
 public struct FlowAction: Codable, Sendable, Equatable {
-    public enum Kind: String, Codable, Sendable { case submit, link }
+    /// Whether the action submits the node or starts another flow; the wire name is `type`.
+    public enum Kind: String, Codable, Sendable {
+        /// Submits the node with this action's id.
+        case submit
+        /// Starts the flow named by ``FlowAction/flow``.
+        case link
+    }
 
+    /// What the submission names as its `action`.
     public var id: String
+    /// Whether the action submits the node or starts another flow.
     public var kind: Kind
+    /// The button's or link's text.
     public var label: String
     /// For links: the flow they start.
     public var flow: String?
 
+    /// An action; `flow` only for links.
     public init(id: String, kind: Kind, label: String, flow: String? = nil) {
         self.id = id
         self.kind = kind
@@ -134,14 +174,24 @@ public struct FlowAction: Codable, Sendable, Equatable {
 
 /// A message on a node, or on one of its fields when `field` is set.
 public struct FlowMessage: Codable, Sendable, Equatable {
-    public enum Level: String, Codable, Sendable { case error, info }
+    /// How to show the message.
+    public enum Level: String, Codable, Sendable {
+        /// Something to fix before going on.
+        case error
+        /// Something to know, such as where a code was sent.
+        case info
+    }
 
+    /// How to show the message.
     public var level: Level
+    /// The message, ready to show.
     public var text: String
+    /// The key of the field the message is about, if it is about one.
     public var field: String?
     /// A stable, machine-readable reason, e.g. `invalid_credentials`, `throttled`, `locked`, `invalid_value`.
     public var code: String?
 
+    /// A message on the node, or on the field `field`.
     public init(level: Level, text: String, field: String? = nil, code: String? = nil) {
         self.level = level
         self.text = text

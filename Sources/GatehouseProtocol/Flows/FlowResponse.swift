@@ -5,17 +5,30 @@
 /// - `failure`: the flow cannot go on (expired, unknown); ``failure`` says why; start over.
 /// - `success`: the flow is done; ``authorization`` carries the code to exchange with the PKCE verifier.
 public struct FlowResponse: Codable, Sendable, Equatable {
+    /// How the flow went on.
     public enum Status: String, Codable, Sendable {
-        case `continue`, error, failure, success
+        /// ``FlowResponse/node`` is the next step.
+        case `continue`
+        /// ``FlowResponse/node`` is the same step again, with messages.
+        case error
+        /// The flow cannot go on; ``FlowResponse/failure`` says why.
+        case failure
+        /// The flow is done; ``FlowResponse/authorization`` carries the code.
+        case success
     }
 
+    /// How the flow went on.
     public var status: Status
     /// The secret that continues this flow; send it back with the next submission.
     public var flowID: String?
+    /// The step to show, for `continue` and `error`.
     public var node: FlowNode?
+    /// Why the flow ended, for `failure` (`flow_expired`, `too_many_attempts`).
     public var failure: OAuthErrorResponse?
+    /// The authorization code and what the redirect would carry, for `success`.
     public var authorization: FlowAuthorization?
 
+    /// An answer; only the members its status uses are set.
     public init(status: Status, flowID: String? = nil, node: FlowNode? = nil, failure: OAuthErrorResponse? = nil, authorization: FlowAuthorization? = nil) {
         self.status = status
         self.flowID = flowID
@@ -32,14 +45,19 @@ public struct FlowResponse: Codable, Sendable, Equatable {
 
 /// The result of a successful flow started by an authorization request: what the redirect would carry.
 public struct FlowAuthorization: Codable, Sendable, Equatable {
+    /// The authorization code: exchange it at the token endpoint with the PKCE verifier. Single use, short-lived.
     public var code: String
+    /// The `state` of the request that started the flow; check it before exchanging the code.
     public var state: String?
+    /// The issuer (`iss`, RFC 9207); check it is the provider the flow was started with.
     public var issuer: String
+    /// The redirect URI to send with the code.
     public var redirectURI: String
     /// A device token naming the account that signed in, when the submission presented none for it: keep it on the
     /// device, also after signing out, and send it back in ``FlowSubmission/deviceTokens``.
     public var deviceToken: String?
 
+    /// What a successful flow answers with.
     public init(code: String, state: String?, issuer: String, redirectURI: String, deviceToken: String? = nil) {
         self.code = code
         self.state = state
@@ -58,17 +76,34 @@ public struct FlowAuthorization: Codable, Sendable, Equatable {
 
 /// Starts a native flow with the parameters of an authorization request.
 public struct FlowStartRequest: Codable, Sendable, Equatable {
+    /// The app's client id.
+    /// The app's client id.
     public var clientID: String
+    /// One of the client's registered redirect URIs; the code is bound to it.
+    /// One of the client's registered redirect URIs; the code is bound to it.
     public var redirectURI: String
+    /// The scopes asked for, space-separated, e.g. `openid profile offline_access`.
+    /// The scopes asked for, space-separated, e.g. `openid profile offline_access`.
     public var scope: String
+    /// An unguessable value the app checks in ``FlowAuthorization/state``.
+    /// An unguessable value the app checks in ``FlowAuthorization/state``.
     public var state: String?
+    /// An unguessable value the ID token must carry.
+    /// An unguessable value the ID token must carry.
     public var nonce: String?
+    /// The PKCE challenge (RFC 7636): the base64url SHA-256 of the verifier the app keeps.
+    /// The PKCE challenge (RFC 7636): the base64url SHA-256 of the verifier the app keeps.
     public var codeChallenge: String?
+    /// `S256`, the only method accepted.
+    /// `S256`, the only method accepted.
     public var codeChallengeMethod: String?
+    /// A username to fill in.
+    /// A username to fill in.
     public var loginHint: String?
     /// Requested authentication context classes, space-separated; `urn:gatehouse:acr:mfa` asks for a second factor.
     public var acrValues: String?
 
+    /// A start request with the parameters of an authorization request.
     public init(
         clientID: String, redirectURI: String, scope: String, state: String? = nil, nonce: String? = nil,
         codeChallenge: String? = nil, codeChallengeMethod: String? = nil, loginHint: String? = nil, acrValues: String? = nil
@@ -97,14 +132,18 @@ public struct FlowStartRequest: Codable, Sendable, Equatable {
 
 /// A node submitted by the user: which action, and the values of its fields by key.
 public struct FlowSubmission: Codable, Sendable, Equatable {
+    /// The client that started the flow; a flow continues only for it.
     public var clientID: String
+    /// The id of one of the node's actions.
     public var action: String
+    /// The fields' values by key.
     public var values: [String: FieldValue]
     /// The device tokens earlier sign-ins on this device were given (``FlowAuthorization/deviceToken``), at most
     /// eight. Wrong passwords and codes for an account a token names are counted per token, so someone guessing
     /// at that account elsewhere does not keep its owner out on this device.
     public var deviceTokens: [String]?
 
+    /// A submission of `values` with `action`, presenting the device tokens kept from earlier sign-ins.
     public init(clientID: String, action: String = "submit", values: [String: FieldValue], deviceTokens: [String]? = nil) {
         self.clientID = clientID
         self.action = action

@@ -1,16 +1,27 @@
 /// The answer of the introspection endpoint (RFC 7662 §2.2). An inactive token carries only `active: false`.
 public struct IntrospectionResponse: Codable, Sendable, Equatable {
+    /// Whether the token is active; when false, nothing else is said about it.
     public var active: Bool
+    /// The token's scopes, space-separated.
     public var scope: String?
+    /// The client the token was issued to.
     public var clientID: String?
+    /// The signed-in user's username, for tokens issued to a user.
     public var username: String?
+    /// `Bearer`.
     public var tokenType: String?
+    /// When the token expires, in seconds since 1970 (`exp`).
     public var expiresAt: Int?
+    /// When the token was issued, in seconds since 1970 (`iat`).
     public var issuedAt: Int?
+    /// The user's subject identifier (`sub`), for tokens issued to a user.
     public var subject: String?
+    /// Who the token is for (`aud`): the client.
     public var audience: String?
+    /// The provider that issued the token (`iss`).
     public var issuer: String?
 
+    /// An introspection answer; an inactive token leaves every other member out.
     public init(
         active: Bool, scope: String? = nil, clientID: String? = nil, username: String? = nil, tokenType: String? = nil, expiresAt: Int? = nil,
         issuedAt: Int? = nil, subject: String? = nil, audience: String? = nil, issuer: String? = nil

@@ -7,6 +7,7 @@ public struct OAuthErrorResponse: Codable, Sendable, Equatable, Error {
     /// For a wrong PIN or code: how many more wrong ones are allowed before the credential is blocked.
     public var attemptsRemaining: Int?
 
+    /// An error body with the code `error`.
     public init(error: String, errorDescription: String? = nil, attemptsRemaining: Int? = nil) {
         self.error = error
         self.errorDescription = errorDescription

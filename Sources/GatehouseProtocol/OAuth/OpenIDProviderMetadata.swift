@@ -1,35 +1,63 @@
 /// OpenID Provider metadata (OpenID Connect Discovery 1.0 §3, RFC 8414), served at
 /// `/.well-known/openid-configuration`.
 public struct OpenIDProviderMetadata: Codable, Sendable, Equatable {
+    /// The issuer identifier: the exact string every ID token's `iss` carries.
     public var issuer: String
+    /// Where the browser starts an authorization code flow (`/authorize`).
     public var authorizationEndpoint: String
+    /// Where codes and refresh tokens are exchanged for tokens (`/token`).
     public var tokenEndpoint: String
+    /// Where an access token with `openid` reads the user's claims (`/userinfo`).
     public var userinfoEndpoint: String
+    /// The JSON Web Key Set that verifies ID token signatures (`/jwks`).
     public var jwksURI: String
+    /// Where a client revokes a token (RFC 7009, `/revoke`).
     public var revocationEndpoint: String
+    /// Where a resource server asks whether a token is active (RFC 7662, `/introspect`).
     public var introspectionEndpoint: String
+    /// Where a relying party signs the user out (RP-initiated logout, `/end_session`).
     public var endSessionEndpoint: String
+    /// The scopes clients may request.
     public var scopesSupported: [String]
+    /// The authorization response types: only `code`.
     public var responseTypesSupported: [String]
+    /// How the authorization response is returned: only `query`.
     public var responseModesSupported: [String]
+    /// The grant types the token endpoint accepts.
     public var grantTypesSupported: [String]
+    /// How subject identifiers are assigned: `public`.
     public var subjectTypesSupported: [String]
+    /// The algorithms ID tokens are signed with (`RS256`, `ES256`).
     public var idTokenSigningAlgValuesSupported: [String]
+    /// How confidential clients authenticate at the token endpoint.
     public var tokenEndpointAuthMethodsSupported: [String]
+    /// How clients authenticate at the revocation endpoint; the same as at the token endpoint.
     public var revocationEndpointAuthMethodsSupported: [String]
+    /// How resource servers authenticate at the introspection endpoint; the same as at the token endpoint.
     public var introspectionEndpointAuthMethodsSupported: [String]
+    /// The PKCE methods accepted: only `S256`.
     public var codeChallengeMethodsSupported: [String]
+    /// The claims ID tokens and userinfo may carry.
     public var claimsSupported: [String]
     /// The `acr` values the provider can satisfy (`acr_values_supported`).
     public var acrValuesSupported: [String]?
+    /// The `prompt` values understood (`none`, `login`, `consent`, `create`).
     public var promptValuesSupported: [String]
+    /// Whether authorization responses carry `iss` (RFC 9207): always, so clients can tell providers apart.
     public var authorizationResponseIssParameterSupported: Bool
+    /// Whether request objects (`request`) are accepted: no.
     public var requestParameterSupported: Bool
+    /// Whether `request_uri` is accepted: no.
     public var requestURIParameterSupported: Bool
+    /// Whether the `claims` request parameter is understood: no.
     public var claimsParameterSupported: Bool
+    /// Whether front-channel logout is offered: no.
     public var frontchannelLogoutSupported: Bool
+    /// Whether back-channel logout is offered: no.
     public var backchannelLogoutSupported: Bool
 
+    /// Metadata with the given values; the revocation and introspection authentication methods follow the token endpoint's,
+    /// and the flags say what Gatehouse does (`iss` in responses, no request objects, no `claims` parameter, no channel logout).
     public init(
         issuer: String,
         authorizationEndpoint: String,

@@ -1,13 +1,19 @@
 /// A successful answer of the token endpoint (RFC 6749 §5.1, OpenID Connect Core §3.1.3.3).
 public struct TokenResponse: Codable, Sendable, Equatable {
+    /// The access token to send as `Authorization: Bearer …`.
     public var accessToken: String
+    /// `Bearer`.
     public var tokenType: String
     /// Lifetime of the access token in seconds.
     public var expiresIn: Int
+    /// The refresh token, when `offline_access` was granted; it rotates at every use.
     public var refreshToken: String?
+    /// The ID token, when `openid` was granted: validate it before trusting its claims.
     public var idToken: String?
+    /// The scopes granted, space-separated.
     public var scope: String?
 
+    /// A token response.
     public init(accessToken: String, tokenType: String = "Bearer", expiresIn: Int, refreshToken: String? = nil, idToken: String? = nil, scope: String? = nil) {
         self.accessToken = accessToken
         self.tokenType = tokenType

@@ -1,13 +1,20 @@
 /// Standard claims about the signed-in user (OpenID Connect Core §5.1), as the userinfo endpoint returns them.
 /// Which claims are present depends on the granted scopes: `profile` adds the name claims, `email` the email claims.
 public struct UserInfo: Codable, Sendable, Equatable {
+    /// The user's subject identifier (`sub`): stable, never reassigned.
     public var subject: String
+    /// The user's full name, with `profile`.
     public var name: String?
+    /// The username, with `profile`.
     public var preferredUsername: String?
+    /// The email address, with `email`.
     public var email: String?
+    /// Whether the address was confirmed, with `email`.
     public var emailVerified: Bool?
+    /// When the profile last changed, in seconds since 1970, with `profile`.
     public var updatedAt: Int?
 
+    /// Claims about the user `subject`.
     public init(subject: String, name: String? = nil, preferredUsername: String? = nil, email: String? = nil, emailVerified: Bool? = nil, updatedAt: Int? = nil)
     {
         self.subject = subject

@@ -13,15 +13,25 @@ import GatehouseProtocol
 /// }
 /// ```
 public enum Collector: Sendable {
+    /// A line of text, such as a username.
     case text(TextCollector)
+    /// A secret typed hidden.
     case password(PasswordCollector)
+    /// A phone number in E.164 form.
     case phoneNumber(PhoneNumberCollector)
+    /// A short code from a message or an authenticator app.
     case oneTimeCode(OneTimeCodeCollector)
+    /// One choice among options.
     case singleChoice(SingleChoiceCollector)
+    /// Any number of choices among options.
     case multipleChoice(MultipleChoiceCollector)
+    /// Text to show.
     case label(LabelCollector)
+    /// Content to show as a QR code.
     case qrCode(QRCodeCollector)
+    /// A button that submits the node with its action.
     case submit(SubmitCollector)
+    /// A link that starts another flow.
     case flowLink(FlowLinkCollector)
 
     init(field: FlowField, messages: [FlowMessage]) {

@@ -15,11 +15,9 @@ public enum GatehouseApplication {
         router.add(middleware: SecurityHeadersMiddleware(https: server.configuration.issuerIsHTTPS))
         router.get("/") { _, _ in Redirect.to(demo == nil ? "/.well-known/openid-configuration" : "/demo") }
         // Served from our own origin, so the CSP can forbid inline styles and scripts.
-        for (path, contentType, text) in [
-            ("/assets/gatehouse.css", "text/css; charset=utf-8", PageRenderer.stylesheet),
-            ("/assets/app-login.js", "text/javascript; charset=utf-8", AppLoginStatusStream.script),
-        ] {
-            let body = ByteBuffer(string: text)
+        for (name, contentType) in [("assets/gatehouse.css", "text/css; charset=utf-8"), ("assets/app-login.js", "text/javascript; charset=utf-8")] {
+            let body = ByteBuffer(string: PackageResources.contents(name))
+            let path = "/" + name
             router.get(RouterPath(path)) { _, _ in
                 var headers = HTTPFields()
                 headers[.contentType] = contentType

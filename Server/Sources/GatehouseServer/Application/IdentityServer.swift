@@ -33,7 +33,7 @@ public final class IdentityServer: Sendable {
 
     /// Opens the database, migrates it, resolves the server secret and makes sure signing keys exist.
     public static func start(configuration: ServerConfiguration, logger: Logger, clock: UnixClock = .system) async throws -> IdentityServer {
-        try CommonPasswords.requireList()
+        try PackageResources.requireAll()
         let secret = try ServerSecret.resolve(configured: configuration.secret, filePath: configuration.resolvedSecretFile, logger: logger)
         let database = try await DatabaseOpener.open(configuration.database, logger: logger)
         do {

@@ -6,6 +6,27 @@ import Foundation
 enum PackageResources {
     static let folderName = "GatehouseServer_GatehouseServer.resources"
 
+    /// Every resource the server reads: the common-password list and the hosted pages' stylesheet and script.
+    static let names = ["common-passwords.txt", "assets/gatehouse.css", "assets/app-login.js"]
+
+    /// Every resource, read once, at first use.
+    private static let loaded = Result { () throws(Missing) -> [String: String] in
+        var texts: [String: String] = [:]
+        for name in names { texts[name] = try text(name) }
+        return texts
+    }
+
+    /// Stops a server that could not read its resources, saying which and where they were looked for: without the
+    /// password list it would accept the most common passwords, without the stylesheet its pages would be bare.
+    static func requireAll() throws(Missing) {
+        _ = try loaded.get()
+    }
+
+    /// The text of `name`, one of ``names``; empty if the resources were not found (``requireAll()`` ran at start).
+    static func contents(_ name: String) -> String {
+        (try? loaded.get())?[name] ?? ""
+    }
+
     /// A resource could not be read.
     struct Missing: Error, CustomStringConvertible {
         let name: String
@@ -17,8 +38,8 @@ enum PackageResources {
         }
     }
 
-    /// The text of the resource `name`.
-    static func text(_ name: String) throws(Missing) -> String {
+    /// The text of the resource `name`, read from disk now.
+    private static func text(_ name: String) throws(Missing) -> String {
         let folders = candidates
         for folder in folders {
             if let data = FileManager.default.contents(atPath: folder.appendingPathComponent(name).path) {

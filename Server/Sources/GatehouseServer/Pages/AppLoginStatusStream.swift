@@ -39,22 +39,4 @@ struct AppLoginStatusStream: Sendable {
         headers[.cacheControl] = "no-store"
         return Response(status: .ok, headers: headers, body: body)
     }
-
-    /// The page's script: follows the stream, says what is happening, and submits the node when it changes.
-    static let script = """
-        (function () {
-          var status = document.getElementById("app-login-status");
-          var form = document.querySelector('form[data-node="login.app"]');
-          if (!status || !form || !window.EventSource) return;
-          var texts = { pending: "Waiting for your app\\u2026", claimed: "Your app is asking for your PIN\\u2026", approved: "Approved. Signing you in\\u2026" };
-          var source = new EventSource(status.getAttribute("data-events"));
-          source.addEventListener("status", function (event) {
-            var state = JSON.parse(event.data).status;
-            status.textContent = texts[state] || "";
-            if (state === "pending" || state === "claimed") return;
-            source.close();
-            form.querySelector('button[value="check"]').click();
-          });
-        })();
-        """
 }

@@ -1,23 +1,11 @@
-import Foundation
-
 /// Passwords too common to allow (NIST SP 800-63B §5.1.1.2: reject values from breach corpuses).
 ///
 /// The list is the resource `common-passwords.txt`: the 30,000 most common passwords, most common first, one per
 /// line, from the "passwords" frequency list of zxcvbn (https://github.com/dropbox/zxcvbn, MIT licence), which ranks
 /// Mark Burnett's public corpus of ten million passwords from breaches (Xato, 2015).
 enum CommonPasswords {
-    /// Lowercased; read once, on first use.
-    private static let list: Result<Set<String>, PackageResources.Missing> = Result { () throws(PackageResources.Missing) -> Set<String> in
-        Set(try PackageResources.text("common-passwords.txt").split(separator: "\n").map { $0.lowercased() })
-    }
-
-    /// Every password on the list.
-    static var all: Set<String> { (try? list.get()) ?? [] }
-
-    /// Refuses to go on without the list: a server that cannot read it would accept the most common passwords.
-    static func requireList() throws {
-        _ = try list.get()
-    }
+    /// Lowercased; built on first use.
+    static let all: Set<String> = Set(PackageResources.contents("common-passwords.txt").split(separator: "\n").map { $0.lowercased() })
 
     /// Whether `password`, ignoring case, is on the list.
     static func contains(_ password: String) -> Bool {

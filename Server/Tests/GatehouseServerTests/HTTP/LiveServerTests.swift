@@ -116,6 +116,24 @@ struct LiveServerTests {
         }
     }
 
+    @Test("the hosted pages' stylesheet and script are served from the package's resources")
+    func assets() async throws {
+        try await TestServer.withServer { server in
+            let application = Application(router: GatehouseApplication.makeRouter(server: server))
+            try await application.test(.router) { client in
+                for (path, type, content) in [
+                    ("/assets/gatehouse.css", "text/css", "color-scheme"), ("/assets/app-login.js", "text/javascript", "EventSource"),
+                ] {
+                    try await client.execute(uri: path, method: .get) { response in
+                        #expect(response.status == .ok)
+                        #expect(response.headers[.contentType]?.hasPrefix(type) == true)
+                        #expect(String(buffer: response.body).contains(content))
+                    }
+                }
+            }
+        }
+    }
+
     @Test("unknown routes and oversized bodies get clear 4xx answers")
     func badInput() async throws {
         try await TestServer.withServer { server in

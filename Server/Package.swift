@@ -50,7 +50,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
-            resources: [.copy("Resources/common-passwords.txt"), .copy("Resources/assets")]
+            resources: [.copy("Resources/common-passwords.txt"), .copy("Resources/openapi.json"), .copy("Resources/assets")]
         ),
         .executableTarget(
             name: "gatehouse",

@@ -6,8 +6,9 @@ import Foundation
 enum PackageResources {
     static let folderName = "GatehouseServer_GatehouseServer.resources"
 
-    /// Every resource the server reads: the common-password list and the hosted pages' stylesheet and script.
-    static let names = ["common-passwords.txt", "assets/gatehouse.css", "assets/app-login.js"]
+    /// Every resource the server reads: the common-password list, the flow API's OpenAPI document, and the hosted
+    /// pages' stylesheet and script.
+    static let names = ["common-passwords.txt", "openapi.json", "assets/gatehouse.css", "assets/app-login.js"]
 
     /// Every resource, read once, at first use.
     private static let loaded = Result { () throws(Missing) -> [String: String] in

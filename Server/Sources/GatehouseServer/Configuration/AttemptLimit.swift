@@ -62,9 +62,9 @@ public struct AttemptLimit: Sendable, Codable, Equatable {
 
     func validate(_ name: String) throws {
         guard maxFailures >= 1, window >= 1, cooldown >= 1 else {
-            throw ConfigurationError("\(name) needs max_failures, window and cooldown of at least 1.")
+            throw ConfigurationError(key: "\(name)", "needs max_failures, window and cooldown of at least 1.")
         }
-        guard maxCooldown >= cooldown else { throw ConfigurationError("\(name).max_cooldown must be at least its cooldown.") }
+        guard maxCooldown >= cooldown else { throw ConfigurationError(key: "\(name).max_cooldown", "must be at least its cooldown.") }
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {

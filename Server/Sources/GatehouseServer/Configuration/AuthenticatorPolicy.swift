@@ -51,19 +51,19 @@ public struct AuthenticatorPolicy: Sendable, Codable, Equatable {
     }
 
     func validate() throws {
-        guard PINProtocol.pinLengths.contains(pinLength) else { throw ConfigurationError("authenticator.pin_length must be 4, 5 or 6.") }
-        guard (1...10).contains(maxPINAttempts) else { throw ConfigurationError("authenticator.max_pin_attempts must be between 1 and 10.") }
+        guard PINProtocol.pinLengths.contains(pinLength) else { throw ConfigurationError(key: "authenticator.pin_length", "must be 4, 5 or 6.") }
+        guard (1...10).contains(maxPINAttempts) else { throw ConfigurationError(key: "authenticator.max_pin_attempts", "must be between 1 and 10.") }
         guard (30...900).contains(accessCodeLifetime) else {
-            throw ConfigurationError("authenticator.access_code_lifetime must be 30 to 900 seconds.")
+            throw ConfigurationError(key: "authenticator.access_code_lifetime", "must be 30 to 900 seconds.")
         }
         guard (60...86_400).contains(registrationLifetime) else {
-            throw ConfigurationError("authenticator.registration_lifetime must be 60 to 86400 seconds.")
+            throw ConfigurationError(key: "authenticator.registration_lifetime", "must be 60 to 86400 seconds.")
         }
         guard (1...100).contains(registrationsPerHour) else {
-            throw ConfigurationError("authenticator.registrations_per_hour must be between 1 and 100.")
+            throw ConfigurationError(key: "authenticator.registrations_per_hour", "must be between 1 and 100.")
         }
         guard AppVersion(minimumAppVersion) != nil else {
-            throw ConfigurationError("authenticator.minimum_app_version must be a dotted version such as 1.2.0, not \(minimumAppVersion).")
+            throw ConfigurationError(key: "authenticator.minimum_app_version", "must be a dotted version such as 1.2.0, not \(minimumAppVersion).")
         }
     }
 

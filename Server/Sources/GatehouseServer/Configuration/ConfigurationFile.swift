@@ -52,13 +52,17 @@ struct ConfigurationFile: Decodable {
         if let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
             let known = Set(CodingKeys.allCases.map(\.rawValue))
             if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
-                throw ConfigurationError("Unknown key \"\(unknown)\" in \(path); known keys are: \(known.sorted().joined(separator: ", ")).")
+                throw ConfigurationError(
+                    "Unknown key \"\(unknown)\" in \(path); known keys are: \(known.sorted().joined(separator: ", ")).",
+                    key: unknown)
             }
         }
         do {
             return try JSONDecoder().decode(ConfigurationFile.self, from: data)
         } catch let error as DecodingError {
-            throw ConfigurationError("The configuration file \(path) is not valid: \(Self.explain(error)).")
+            let message = "The configuration file \(path) is not valid: \(Self.explain(error))."
+            guard let key = Self.keyPath(of: error) else { throw ConfigurationError(message) }
+            throw ConfigurationError(message, key: key)
         }
     }
 
@@ -87,6 +91,19 @@ struct ConfigurationFile: Decodable {
         if let trustedProxies { configuration.trustedProxies = trustedProxies }
         if let demo { configuration.demo = demo }
         if let logLevel { configuration.logLevel = logLevel }
+    }
+
+    /// The dotted path of the setting a decoding error is about, if it is about one.
+    private static func keyPath(of error: DecodingError) -> String? {
+        switch error {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return path.isEmpty ? nil : path
+        case .keyNotFound(let key, let context):
+            return (context.codingPath + [key]).map(\.stringValue).joined(separator: ".")
+        @unknown default:
+            return nil
+        }
     }
 
     private static func explain(_ error: DecodingError) -> String {

@@ -70,7 +70,7 @@ public struct ConfigurationLoader: Sendable {
     }
 
     private func integer(_ value: String, _ name: String) throws -> Int {
-        guard let number = Int(value) else { throw ConfigurationError("\(name) must be a whole number, not \"\(value)\".") }
+        guard let number = Int(value) else { throw ConfigurationError(key: "\(name)", "must be a whole number, not \"\(value)\".") }
         return number
     }
 }

@@ -29,12 +29,12 @@ public struct ConnectionPolicy: Sendable, Codable, Equatable {
     }
 
     func validate() throws {
-        if let maxConnections, maxConnections < 8 { throw ConfigurationError("connections.max_connections must be at least 8.") }
+        if let maxConnections, maxConnections < 8 { throw ConfigurationError(key: "connections.max_connections", "must be at least 8.") }
         for (name, value) in [
             ("header_timeout", headerTimeout), ("body_timeout", bodyTimeout), ("idle_timeout", idleTimeout),
             ("pressure_timeout", pressureTimeout),
         ] where !(1...3600).contains(value) {
-            throw ConfigurationError("connections.\(name) must be between 1 and 3600 seconds.")
+            throw ConfigurationError(key: "connections.\(name)", "must be between 1 and 3600 seconds.")
         }
     }
 

@@ -59,20 +59,20 @@ public struct CourierConfiguration: Sendable, Codable, Equatable {
     }
 
     func validate() throws {
-        guard (1...50).contains(maxAttempts) else { throw ConfigurationError("courier.max_attempts must be between 1 and 50.") }
-        guard (1...3600).contains(retryDelay) else { throw ConfigurationError("courier.retry_delay must be between 1 and 3600 seconds.") }
+        guard (1...50).contains(maxAttempts) else { throw ConfigurationError(key: "courier.max_attempts", "must be between 1 and 50.") }
+        guard (1...3600).contains(retryDelay) else { throw ConfigurationError(key: "courier.retry_delay", "must be between 1 and 3600 seconds.") }
         guard (1...10_000).contains(recipientHourlyLimit) else {
-            throw ConfigurationError("courier.recipient_hourly_limit must be between 1 and 10000 messages.")
+            throw ConfigurationError(key: "courier.recipient_hourly_limit", "must be between 1 and 10000 messages.")
         }
         guard (1...10_000).contains(securityNoticeHourlyLimit) else {
-            throw ConfigurationError("courier.security_notice_hourly_limit must be between 1 and 10000 messages.")
+            throw ConfigurationError(key: "courier.security_notice_hourly_limit", "must be between 1 and 10000 messages.")
         }
         guard !sender.contains(where: { $0 == "\r" || $0 == "\n" }), EmailAddress.bare(sender) != nil else {
-            throw ConfigurationError("courier.sender must be an address, optionally with a name: Example <no-reply@example.com>.")
+            throw ConfigurationError(key: "courier.sender", "must be an address, optionally with a name: Example <no-reply@example.com>.")
         }
         try email.validate("courier.email")
         try sms.validate("courier.sms")
-        if sms.delivery == .smtp { throw ConfigurationError("courier.sms cannot be delivered by SMTP; use webhook (an SMS gateway) or outbox.") }
+        if sms.delivery == .smtp { throw ConfigurationError(key: "courier.sms", "cannot be delivered by SMTP; use webhook (an SMS gateway) or outbox.") }
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -121,10 +121,10 @@ public struct DeliverySettings: Sendable, Codable, Equatable {
         switch delivery {
         case .outbox: break
         case .smtp:
-            guard let smtp else { throw ConfigurationError("\(name).delivery is smtp but \(name).smtp is missing.") }
+            guard let smtp else { throw ConfigurationError(key: "\(name).delivery", "is smtp but \(name).smtp is missing.") }
             try smtp.validate("\(name).smtp")
         case .webhook:
-            guard let webhook else { throw ConfigurationError("\(name).delivery is webhook but \(name).webhook is missing.") }
+            guard let webhook else { throw ConfigurationError(key: "\(name).delivery", "is webhook but \(name).webhook is missing.") }
             try webhook.validate("\(name).webhook")
         }
     }
@@ -179,14 +179,14 @@ public struct SMTPSettings: Sendable, Codable, Equatable {
     }
 
     func validate(_ name: String) throws {
-        guard (1...65535).contains(port) else { throw ConfigurationError("\(name).port must be between 1 and 65535.") }
-        guard (1...300).contains(timeout) else { throw ConfigurationError("\(name).timeout must be between 1 and 300 seconds.") }
+        guard (1...65535).contains(port) else { throw ConfigurationError(key: "\(name).port", "must be between 1 and 65535.") }
+        guard (1...300).contains(timeout) else { throw ConfigurationError(key: "\(name).timeout", "must be between 1 and 300 seconds.") }
         if security == .none, !ServerConfiguration.isLoopback(host) {
-            throw ConfigurationError("\(name).security none is only allowed for a relay on loopback; use starttls or tls.")
+            throw ConfigurationError(key: "\(name).security", "none is only allowed for a relay on loopback; use starttls or tls.")
         }
-        if (username == nil) != (password == nil) { throw ConfigurationError("\(name) needs both username and password, or neither.") }
+        if (username == nil) != (password == nil) { throw ConfigurationError(key: "\(name)", "needs both username and password, or neither.") }
         if let trustedCertificates, !FileManager.default.fileExists(atPath: trustedCertificates) {
-            throw ConfigurationError("\(name).trusted_certificates: \(trustedCertificates) does not exist.")
+            throw ConfigurationError("\(name).trusted_certificates: \(trustedCertificates) does not exist.", key: "\(name).trusted_certificates")
         }
     }
 
@@ -221,12 +221,12 @@ public struct WebhookSettings: Sendable, Codable, Equatable {
 
     func validate(_ name: String) throws {
         guard let url = URL(string: url), let scheme = url.scheme?.lowercased(), let host = url.host else {
-            throw ConfigurationError("\(name).url must be an http or https URL.")
+            throw ConfigurationError(key: "\(name).url", "must be an http or https URL.")
         }
         guard scheme == "https" || (scheme == "http" && ServerConfiguration.isLoopback(host)) else {
-            throw ConfigurationError("\(name).url must use https (plain http only on loopback).")
+            throw ConfigurationError(key: "\(name).url", "must use https (plain http only on loopback).")
         }
-        guard (1...300).contains(timeout) else { throw ConfigurationError("\(name).timeout must be between 1 and 300 seconds.") }
+        guard (1...300).contains(timeout) else { throw ConfigurationError(key: "\(name).timeout", "must be between 1 and 300 seconds.") }
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {

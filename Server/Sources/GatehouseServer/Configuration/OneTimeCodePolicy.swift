@@ -23,10 +23,10 @@ public struct OneTimeCodePolicy: Sendable, Codable, Equatable {
     }
 
     func validate() throws {
-        guard (6...10).contains(digits) else { throw ConfigurationError("one_time_codes.digits must be between 6 and 10.") }
-        guard (1...600).contains(lifetime) else { throw ConfigurationError("one_time_codes.lifetime must be between 1 and 600 seconds.") }
-        guard (1...20).contains(maxAttempts) else { throw ConfigurationError("one_time_codes.max_attempts must be between 1 and 20.") }
-        guard (0...3600).contains(resendDelay) else { throw ConfigurationError("one_time_codes.resend_delay must be between 0 and 3600 seconds.") }
+        guard (6...10).contains(digits) else { throw ConfigurationError(key: "one_time_codes.digits", "must be between 6 and 10.") }
+        guard (1...600).contains(lifetime) else { throw ConfigurationError(key: "one_time_codes.lifetime", "must be between 1 and 600 seconds.") }
+        guard (1...20).contains(maxAttempts) else { throw ConfigurationError(key: "one_time_codes.max_attempts", "must be between 1 and 20.") }
+        guard (0...3600).contains(resendDelay) else { throw ConfigurationError(key: "one_time_codes.resend_delay", "must be between 0 and 3600 seconds.") }
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {

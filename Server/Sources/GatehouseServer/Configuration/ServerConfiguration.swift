@@ -72,22 +72,22 @@ public struct ServerConfiguration: Sendable {
     /// Checks the values that a typo could make dangerous or meaningless.
     public func validate() throws {
         guard (0...65535).contains(port) else {
-            throw ConfigurationError("The port must be between 0 and 65535, not \(port).")
+            throw ConfigurationError("The port must be between 0 and 65535, not \(port).", key: "port")
         }
         guard let url = URL(string: resolvedIssuer), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil,
             url.query == nil, url.fragment == nil
         else {
-            throw ConfigurationError("The issuer must be an http or https URL without query or fragment, not \(resolvedIssuer).")
+            throw ConfigurationError("The issuer must be an http or https URL without query or fragment, not \(resolvedIssuer).", key: "issuer")
         }
         if scheme == "http", let host = url.host, !Self.isLoopback(host) {
-            throw ConfigurationError("The issuer \(resolvedIssuer) uses plain http on a non-loopback host; use https.")
+            throw ConfigurationError("The issuer \(resolvedIssuer) uses plain http on a non-loopback host; use https.", key: "issuer")
         }
         if DatabaseKind(database) == .postgres, secret?.isEmpty ?? true, secretFile == nil {
             throw ConfigurationError(
                 "With PostgreSQL every node must use the same server secret: set GATEHOUSE_SECRET, or secret or secret_file in the configuration file.")
         }
         try passwordHashing.validate()
-        guard maxConcurrentHashes >= 1 else { throw ConfigurationError("max_concurrent_hashes must be at least 1.") }
+        guard maxConcurrentHashes >= 1 else { throw ConfigurationError(key: "max_concurrent_hashes", "must be at least 1.") }
         try tokens.validate()
         try throttling.validate("login_throttling")
         try codeGuesses.validate("code_guesses")
@@ -159,20 +159,20 @@ public struct TokenLifetimes: Sendable, Codable, Equatable {
 
     func validate() throws {
         guard (1...600).contains(authorizationCode) else {
-            throw ConfigurationError("The authorization code lifetime must be 1 to 600 seconds.")
+            throw ConfigurationError(key: "token_lifetimes.authorization_code", "must be 1 to 600 seconds.")
         }
         for (name, value) in [
             ("access_token", accessToken), ("id_token", idToken), ("refresh_token", refreshToken), ("session", session), ("session_idle", sessionIdle),
             ("authorization_request", authorizationRequest),
         ] where value < 1 {
-            throw ConfigurationError("The \(name) lifetime must be at least 1 second.")
+            throw ConfigurationError(key: "token_lifetimes.\(name)", "must be at least 1 second.")
         }
         guard accessToken <= Self.maximumAccessToken else {
             throw ConfigurationError(
-                "The access_token lifetime must be at most \(Self.maximumAccessToken) seconds (one day); use refresh tokens for longer access.")
+                key: "token_lifetimes.access_token", "must be at most \(Self.maximumAccessToken) seconds (one day); use refresh tokens for longer access.")
         }
         guard refreshToken <= Self.maximumRefreshToken else {
-            throw ConfigurationError("The refresh_token lifetime must be at most \(Self.maximumRefreshToken) seconds (366 days).")
+            throw ConfigurationError(key: "token_lifetimes.refresh_token", "must be at most \(Self.maximumRefreshToken) seconds (366 days).")
         }
     }
 

@@ -36,9 +36,9 @@ public struct SignOnPolicy: Sendable, Codable, Equatable {
 
     func validate(_ name: String) throws {
         guard factors.contains(where: SecondFactor.enrollable.contains) || secondFactor == .off else {
-            throw ConfigurationError("\(name).factors must include a factor users can enroll (totp).")
+            throw ConfigurationError(key: "\(name).factors", "must include a factor users can enroll (totp).")
         }
-        guard (1...20).contains(maxCodeAttempts) else { throw ConfigurationError("\(name).max_code_attempts must be between 1 and 20.") }
+        guard (1...20).contains(maxCodeAttempts) else { throw ConfigurationError(key: "\(name).max_code_attempts", "must be between 1 and 20.") }
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {

@@ -29,13 +29,13 @@ public struct PasswordPolicy: Sendable, Codable, Equatable {
 
     func validate() throws {
         guard (8...64).contains(minLength) else {
-            throw ConfigurationError("password_policy.min_length must be between 8 (the NIST minimum) and 64, not \(minLength).")
+            throw ConfigurationError(key: "password_policy.min_length", "must be between 8 (the NIST minimum) and 64, not \(minLength).")
         }
         guard (64...1024).contains(maxLength), maxLength >= minLength else {
-            throw ConfigurationError("password_policy.max_length must be between 64 and 1024, not \(maxLength).")
+            throw ConfigurationError(key: "password_policy.max_length", "must be between 64 and 1024, not \(maxLength).")
         }
-        if let maxAgeDays, maxAgeDays < 1 { throw ConfigurationError("password_policy.max_age_days must be at least 1.") }
-        guard warningDays >= 0 else { throw ConfigurationError("password_policy.warning_days cannot be negative.") }
+        if let maxAgeDays, maxAgeDays < 1 { throw ConfigurationError(key: "password_policy.max_age_days", "must be at least 1.") }
+        guard warningDays >= 0 else { throw ConfigurationError(key: "password_policy.warning_days", "cannot be negative.") }
     }
 
     /// Why `password` is not acceptable for the account, in words for the person choosing it; `nil` when it is.

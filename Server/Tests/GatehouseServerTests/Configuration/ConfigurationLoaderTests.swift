@@ -36,18 +36,32 @@ struct ConfigurationLoaderTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("config.json")
         try Data(#"{"prot": 1}"#.utf8).write(to: file)
-        #expect(throws: ConfigurationError.self) { try ConfigurationLoader(environment: [:]).load(configFile: file.path, overrides: .init()) }
+        let unknown = #expect(throws: ConfigurationError.self) { try ConfigurationLoader(environment: [:]).load(configFile: file.path, overrides: .init()) }
+        #expect(unknown?.key == "prot")
         #expect(throws: ConfigurationError.self) {
             try ConfigurationLoader(environment: ["GATEHOUSE_PORT": "eighty"]).load(configFile: nil, overrides: .init())
         }
-        #expect(throws: ConfigurationError.self) {
+        let issuer = #expect(throws: ConfigurationError.self) {
             try ConfigurationLoader(environment: [:]).load(configFile: nil, overrides: .init(issuer: "http://id.example.com"))
         }
+        #expect(issuer?.key == "issuer")
         #expect(throws: ConfigurationError.self) {
             try ConfigurationLoader(environment: [:]).load(configFile: folder.appendingPathComponent("missing.json").path, overrides: .init())
         }
-        try Data(#"{"token_lifetimes": {"authorization_code": 3600}}"#.utf8).write(to: file)
-        #expect(throws: ConfigurationError.self) { try ConfigurationLoader(environment: [:]).load(configFile: file.path, overrides: .init()) }
+        // Each refusal names the setting at fault, so a test (or a tool) can tell which.
+        for (json, key) in [
+            (#"{"token_lifetimes": {"authorization_code": 3600}}"#, "token_lifetimes.authorization_code"),
+            (#"{"connections": {"max_connections": 3}}"#, "connections.max_connections"),
+            (#"{"connections": {"idle_timeout": 0}}"#, "connections.idle_timeout"),
+            (#"{"password_policy": {"min_length": 4}}"#, "password_policy.min_length"),
+            (#"{"login_throttling": {"max_failures": 0}}"#, "login_throttling"),
+            (#"{"port": "eighty"}"#, "port"),
+            (#"{"sign_on": {"second_factor": "sometimes"}}"#, "sign_on.second_factor"),
+        ] {
+            try Data(json.utf8).write(to: file)
+            let error = #expect(throws: ConfigurationError.self) { try ConfigurationLoader(environment: [:]).load(configFile: file.path, overrides: .init()) }
+            #expect(error?.key == key, "\(json): \(error?.description ?? "")")
+        }
     }
 
     @Test(
@@ -77,6 +91,7 @@ struct ConfigurationLoaderTests {
         let file = folder.appendingPathComponent("config.json")
         try Data(json.utf8).write(to: file)
         let error = #expect(throws: ConfigurationError.self) { try ConfigurationLoader(environment: [:]).load(configFile: file.path, overrides: .init()) }
+        #expect(error?.key == path)
         #expect(error?.description.contains("\(path): unknown key") == true, "\(error?.description ?? "")")
     }
 

@@ -19,11 +19,13 @@ public struct TrustedProxies: Sendable, Codable, Equatable {
 
     /// The proxies' addresses or networks; empty (the default) trusts no one and counts every connection by its peer.
     public var addresses: [IPNetwork] = []
+    /// The header the proxies write the client's address in; `X-Forwarded-For` unless they use RFC 7239's `Forwarded`.
     public var header: Header = .xForwardedFor
 
     /// No trusted proxies.
     public init() {}
 
+    /// The proxies at `addresses`, which report clients in `header`.
     public init(addresses: [IPNetwork], header: Header = .xForwardedFor) {
         self.addresses = addresses
         self.header = header
@@ -49,7 +51,8 @@ public struct TrustedProxies: Sendable, Codable, Equatable {
     func validate() throws {
         if let everyone = addresses.first(where: { $0.prefixLength == 0 }) {
             throw ConfigurationError(
-                "trusted_proxies.addresses lists \(everyone), which would let every client choose the address it is counted by; list only your proxies.")
+                key: "trusted_proxies.addresses", "lists \(everyone), which would let every client choose the address it is counted by; list only your proxies."
+            )
         }
     }
 
@@ -80,19 +83,19 @@ public struct TrustedProxies: Sendable, Codable, Equatable {
 
 extension TrustedProxies.Header {
     /// The addresses the proxies reported in `headers`, the client first and the nearest proxy last, as written:
-    /// `for=` values of `Forwarded` lose their quotes, brackets and ports; anything else (`unknown`, `_hidden`)
-    /// stays as it is and will not parse as an address.
+    /// `for=` values of `Forwarded` lose their quotes, brackets and ports; anything else (`unknown`, `_hidden`, an
+    /// element without `for=`) stays a hop that will not parse as an address, so reading stops there.
     func hops(in headers: HTTPFields) -> [String] {
         switch self {
         case .xForwardedFor:
             return headers[values: HTTPField.Name("X-Forwarded-For")!].flatMap { $0.split(separator: ",") }.map { Self.bare($0) }
         case .forwarded:
-            return headers[values: HTTPField.Name("Forwarded")!].flatMap { $0.split(separator: ",") }.compactMap { element in
+            return headers[values: HTTPField.Name("Forwarded")!].flatMap { $0.split(separator: ",") }.map { element in
                 for pair in element.split(separator: ";") {
                     let parts = pair.split(separator: "=", maxSplits: 1)
                     if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces).lowercased() == "for" { return Self.bare(parts[1]) }
                 }
-                return nil
+                return ""
             }
         }
     }

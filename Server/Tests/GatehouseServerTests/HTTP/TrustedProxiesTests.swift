@@ -67,6 +67,10 @@ struct TrustedProxiesTests {
         #expect(proxies.client(behind: proxy, headers: header).ipAddress == "198.51.100.7")
         #expect(proxies.client(behind: proxy, headers: Self.headers("Forwarded", #"For="198.51.100.8:8080""#)).ipAddress == "198.51.100.8")
         #expect(proxies.client(behind: proxy, headers: Self.headers("Forwarded", "for=_hidden")).ipAddress == "127.0.0.1")
+        // A hop that names no client (`by=` only) stops the reading there too, rather than being skipped.
+        let noFor = Self.headers("Forwarded", "for=198.51.100.9, by=127.0.0.1")
+        #expect(TrustedProxies.Header.forwarded.hops(in: noFor) == ["198.51.100.9", ""])
+        #expect(proxies.client(behind: proxy, headers: noFor).ipAddress == "127.0.0.1")
         // Counted per IPv6 /64, like a direct IPv6 client.
         let client = ClientAddress(proxies.client(behind: proxy, headers: Self.headers("Forwarded", #"for="[2001:db8:cafe:1:2::17]""#)))
         #expect(client.subject == "v6:2001:db8:cafe:1::/64" && client.text == "2001:db8:cafe:1:2::17")
@@ -88,7 +92,7 @@ struct TrustedProxiesTests {
         #expect(throws: ConfigurationError.self) { try ConfigurationLoader(environment: [:]).load(configFile: file.path, overrides: .init()) }
         try Data(#"{"trusted_proxies": {"addresses": ["0.0.0.0/0"]}}"#.utf8).write(to: file)
         let everyone = #expect(throws: ConfigurationError.self) { try ConfigurationLoader(environment: [:]).load(configFile: file.path, overrides: .init()) }
-        #expect(everyone?.description.contains("every client") == true)
+        #expect(everyone?.description.contains("every client") == true && everyone?.key == "trusted_proxies.addresses")
         #expect(throws: ConfigurationError.self) {
             try ConfigurationLoader(environment: ["GATEHOUSE_TRUSTED_PROXIES": "proxy.internal"]).load(configFile: nil, overrides: .init())
         }

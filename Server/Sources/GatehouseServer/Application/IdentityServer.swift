@@ -58,6 +58,8 @@ public final class IdentityServer: Sendable {
     ) {
         self.configuration = configuration
         self.issuer = configuration.resolvedIssuer
+        // Stores' transactions join the one a flow submission runs in (see ``TransactionScope``).
+        let database = ScopedDatabase(database)
         self.database = database
         self.clock = clock
         self.logger = logger

@@ -27,8 +27,12 @@ public final class PasswordHasher: Sendable {
         try await pool.shutdownGracefully()
     }
 
+    /// Why hashing inside a transaction is a mistake: on SQLite every other write would wait for the hash.
+    static let outsideTransactions = "Hash passwords before the database transaction: a hash would hold the writer."
+
     /// Hashes a new password with the configured parameters and a fresh random salt.
     public func hash(_ password: String) async throws -> String {
+        assert(!TransactionScope.isHoldingWriter, Self.outsideTransactions)
         let password = Self.normalized(password)
         let parameters = self.parameters
         let salt = SecureRandom.bytes(Self.saltLength)
@@ -56,6 +60,7 @@ public final class PasswordHasher: Sendable {
     /// Checks `password` against `encodedHash`: its normalized form first, then, only for a password whose
     /// normalized form differs, as typed (hashes made before normalizing), so old passwords keep working.
     public func check(_ password: String, against encodedHash: String) async throws -> Match {
+        assert(!TransactionScope.isHoldingWriter, Self.outsideTransactions)
         guard let stored = Self.decode(encodedHash) else { return .none }
         let normalized = Self.normalized(password)
         for (candidate, match) in [(normalized, Match.normalized), (password, Match.asTyped)] where match == .normalized || normalized != password {

@@ -53,7 +53,12 @@ struct FlowController: Sendable {
         let devices = server.deviceCookies.verify(all: presented)
         let flow = LoginFlow(
             server: server, source: server.clientAddress(of: request, context: context), devices: devices, userAgent: request.headers[.userAgent])
-        switch try await flow.advance(flowID, state: state, action: submission.action, values: submission.values) {
+        // The authorization code is issued in the submission's transaction: a sign-in and its code commit together.
+        let submitted = try await flow.submit(flowID, state: state, action: submission.action, values: submission.values) { [server] user, state in
+            try await AuthorizationResponder(server: server).issueCode(
+                for: state.request, userID: user.id, authTime: server.clock.now(), methods: state.methods ?? ["pwd"])
+        }
+        switch submitted.outcome {
         case .next(let node):
             return JSONResponse.make(FlowResponse(status: .continue, flowID: flowID, node: node))
         case .retry(let node, _):
@@ -70,9 +75,7 @@ struct FlowController: Sendable {
                 status: .tooManyRequests)
         case .authenticated(let user, let state):
             server.logger.info("User signed in through a native flow", metadata: ["user": "\(user.id)", "client": "\(state.request.clientID)"])
-            let code = try await AuthorizationResponder(server: server).issueCode(
-                for: state.request, userID: user.id,
-                authTime: server.clock.now(), methods: state.methods ?? ["pwd"])
+            guard let code = submitted.signedIn else { throw FlowEngineError.signInNotRecorded }
             // Like a browser's device cookie: this app now knows the account.
             let deviceToken = devices.naming(user.id) == nil ? server.deviceCookies.issue(userID: user.id) : nil
             return JSONResponse.make(

@@ -67,10 +67,8 @@ extension LoginFlow {
             .retry(node(for: state, messages: [FlowMessage(level: .error, text: text, field: "new_password", code: "invalid_password")]), .invalidInput)
         }
         if let problem = server.configuration.passwords.problem(with: password, username: user.username, email: user.email) { return again(problem) }
-        if try await server.hasher.verify(password, against: user.passwordHash) {
-            return again("Choose a password different from your current one.")
-        }
-        let hash = try await server.hasher.hash(password)
+        if passwords.newPasswordIsCurrent { return again("Choose a password different from your current one.") }
+        guard let hash = passwords.newPasswordHash else { throw FlowEngineError.passwordNotPrepared }
         try await server.users.changePassword(userID: user.id, to: hash)
         server.logger.info("Password changed in a flow", metadata: ["user": "\(user.id)", "node": "\(state.step)"])
         next.passwordSettled = true

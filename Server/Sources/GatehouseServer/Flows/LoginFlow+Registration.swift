@@ -141,7 +141,7 @@ extension LoginFlow {
         // handled below exactly like a free one, and its owner gets a notice instead of a code.
         if try await server.users.find(username: username) != nil { return again("That username is taken; choose another.", field: "username") }
         let emailTaken = try await server.users.emailIsTaken(profile.email)
-        let hash = try await server.hasher.hash(password)
+        guard let hash = passwords.newPasswordHash else { throw FlowEngineError.passwordNotPrepared }
         next.registration = FlowStore.PendingRegistration(
             username: username, profile: profile, sealedPasswordHash: try server.authenticators.box.seal(Data(hash.utf8)),
             emailVerified: false, phoneVerified: false, emailTaken: emailTaken)

@@ -12,6 +12,8 @@ struct LoginFlow: Sendable {
     var devices: [DeviceCookie.Claim] = []
     /// The submitting browser's or app's `User-Agent`, shown to whoever approves a QR sign-in it starts.
     var userAgent: String?
+    /// The submission's password work, done before its transaction (``preparePasswords(for:action:values:)``).
+    var passwords = PreparedPasswords.none
 
     static let usernameField = FlowField(
         key: "username", kind: .text, label: "Username",
@@ -115,8 +117,22 @@ struct LoginFlow: Sendable {
         case failed(String)
     }
 
-    /// Applies a submission of `values` with `action` to the flow `id`, which is at `state`.
-    func advance(_ id: String, state: FlowStore.LoginState, action: String, values: [String: FieldValue]) async throws -> Outcome {
+    /// Where a submission led, and what the caller did in the same transaction when it signed someone in.
+    struct Submitted<SignedIn: Sendable>: Sendable {
+        var outcome: Outcome
+        /// `signedIn`'s result, when the outcome is ``Outcome/authenticated(_:_:)``.
+        var signedIn: SignedIn?
+    }
+
+    /// Applies a submission of `values` with `action` to the flow `id`, which is at `state`, in one database
+    /// transaction: the step's reads, its guesses and code checks, the flow written back over the version it was
+    /// read at, the finish, and `signedIn` (the caller's authorization code or session) commit together or not
+    /// at all. A submission another one beat to the flow changes nothing and is ``Outcome/superseded``. Password
+    /// hashes are computed before the transaction (``PreparedPasswords``).
+    func submit<SignedIn: Sendable>(
+        _ id: String, state: FlowStore.LoginState, action: String, values: [String: FieldValue],
+        signedIn: @escaping @Sendable (User, FlowStore.LoginState) async throws -> SignedIn
+    ) async throws -> Submitted<SignedIn> {
         let current = node(for: state)
         guard current.actions.contains(where: { $0.id == action }) else {
             throw OAuthError.invalidRequest("The node \(current.id) has no action \(action).")
@@ -125,13 +141,24 @@ struct LoginFlow: Sendable {
         guard problems.isEmpty else {
             var retried = state
             if [FlowStep.identify, FlowStep.credentials].contains(state.step) { retried.username = values["username"]?.text }
-            return .retry(node(for: retried, messages: problems), .invalidInput)
+            return Submitted(outcome: .retry(node(for: retried, messages: problems), .invalidInput))
         }
+        var flow = self
+        flow.passwords = try await preparePasswords(for: state, action: action, values: values)
         do {
-            return try await dispatch(id, state: state, action: action, values: values)
+            return try await server.database.transaction { [flow] _ in
+                let outcome = try await flow.dispatch(id, state: state, action: action, values: values)
+                guard case .authenticated(let user, let finished) = outcome else { return Submitted(outcome: outcome) }
+                return Submitted(outcome: outcome, signedIn: try await signedIn(user, finished))
+            }
         } catch is FlowStore.Superseded {
-            return .superseded
+            return Submitted(outcome: .superseded)
         }
+    }
+
+    /// Applies a submission like ``submit(_:state:action:values:signedIn:)``, for a caller with nothing to add to a sign-in.
+    func advance(_ id: String, state: FlowStore.LoginState, action: String, values: [String: FieldValue]) async throws -> Outcome {
+        try await submit(id, state: state, action: action, values: values) { _, _ in }.outcome
     }
 
     /// Hands a submission to the handler of its step: one exhaustive switch, so a new step is a new case here.
@@ -170,10 +197,8 @@ struct LoginFlow: Sendable {
         func again(_ text: String, _ problem: Problem, code: String) -> Outcome {
             .retry(node(for: attempt, messages: [FlowMessage(level: .error, text: text, code: code)]), problem)
         }
-        switch try await server.authenticator.authenticate(
-            username: attempt.username ?? "", password: values["password"]?.text ?? "",
-            source: source, devices: devices)
-        {
+        guard let checked = passwords.signIn else { throw FlowEngineError.passwordNotPrepared }
+        switch checked {
         case .invalidCredentials: return again(LoginMessages.invalidCredentials, .invalidCredentials, code: "invalid_credentials")
         case .throttled:
             attempt.lockedOut = true

@@ -54,13 +54,23 @@ struct LoginController: Sendable {
         let flow = LoginFlow(server: server, source: source, devices: device.map { [$0] } ?? [], userAgent: request.headers[.userAgent])
         let node = flow.node(for: state)
         let action = form["action"] ?? node.actions.first { $0.kind == .submit }?.id ?? "submit"
-        let outcome: LoginFlow.Outcome
+        let previous = server.cookies.value(server.cookies.sessionName, in: request)
+        let submitted: LoginFlow.Submitted<Response>
         do {
-            outcome = try await flow.advance(id, state: state, action: action, values: FlowPage.values(of: node, in: form))
+            // The browser session and the authorization code are made in the submission's transaction.
+            submitted = try await flow.submit(id, state: state, action: action, values: FlowPage.values(of: node, in: form)) {
+                [server] user, state in
+                let started = try await server.sessions.start(
+                    userID: user.id, methods: state.methods ?? ["pwd"], lifetime: server.configuration.tokens.session, replacing: previous)
+                var response = try await AuthorizationResponder(server: server).success(
+                    for: state.request, userID: user.id, authTime: started.session.authTime, methods: started.session.methods, afterPost: true)
+                response.headers.append(server.cookies.setCookie(server.cookies.sessionName, started.id, maxAge: server.configuration.tokens.session))
+                return response
+            }
         } catch let error as OAuthError {
             return PageRenderer.error(title: "Invalid request", message: error.description)
         }
-        switch outcome {
+        switch submitted.outcome {
         case .next, .superseded:
             // Post/redirect/get, so reloading the next page never resubmits this one; a submission another one beat
             // shows the flow where that one left it.
@@ -72,15 +82,8 @@ struct LoginController: Sendable {
         case .failed(let message):
             return PageRenderer.error(title: "Sign-in stopped", message: message + " Go back to the application to try again.", status: .tooManyRequests)
         case .authenticated(let user, let state):
-            let previous = server.cookies.value(server.cookies.sessionName, in: request)
-            let started = try await server.sessions.start(
-                userID: user.id, methods: state.methods ?? ["pwd"],
-                lifetime: server.configuration.tokens.session, replacing: previous)
+            guard var response = submitted.signedIn else { throw FlowEngineError.signInNotRecorded }
             server.logger.info("User signed in", metadata: ["user": "\(user.id)", "client": "\(state.request.clientID)"])
-            var response = try await AuthorizationResponder(server: server).success(
-                for: state.request, userID: user.id, authTime: started.session.authTime, methods: started.session.methods, afterPost: true
-            )
-            response.headers.append(server.cookies.setCookie(server.cookies.sessionName, started.id, maxAge: server.configuration.tokens.session))
             // This browser now knows the account: its wrong passwords are counted apart from everyone else's.
             if device?.userID != user.id {
                 response.headers.append(

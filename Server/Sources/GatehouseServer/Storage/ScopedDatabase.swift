@@ -1,0 +1,82 @@
+import NIOConcurrencyHelpers
+import SQLKit
+
+/// A database whose transactions nest: a ``transaction(_:)`` or ``read(_:)`` called while the task already runs in
+/// one of this database's transactions joins it (see ``TransactionScope``).
+///
+/// A joined transaction runs in a savepoint, so it stays all-or-nothing on its own: when it throws, its writes are
+/// undone and the error reaches its caller, who may handle it and go on (PostgreSQL would otherwise refuse every
+/// later statement of the transaction). A joined read sees the transaction's own writes.
+final class ScopedDatabase: Database {
+    let base: any Database
+    private let counts = NIOLockedValueBox(RoundTrips())
+
+    /// The reads and transactions that went to the database itself (joined ones are not counted): what a request
+    /// costs the database, and what the tests hold the flow engine to.
+    struct RoundTrips: Sendable, Equatable {
+        var reads = 0
+        var transactions = 0
+    }
+
+    /// The round trips so far.
+    var roundTrips: RoundTrips { counts.withLockedValue { $0 } }
+
+    init(_ base: any Database) {
+        self.base = base
+    }
+
+    /// The running task's open transaction of this database, if any.
+    private var joinable: TransactionScope? {
+        guard let scope = TransactionScope.current, scope.database == ObjectIdentifier(self), scope.isJoinable else { return nil }
+        return scope
+    }
+
+    func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        if let scope = joinable { return try await body(scope.sql) }
+        counts.withLockedValue { $0.reads += 1 }
+        return try await base.read(body)
+    }
+
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        if let scope = joinable { return try await Self.savepoint(in: scope, body) }
+        counts.withLockedValue { $0.transactions += 1 }
+        let database = ObjectIdentifier(self)
+        // PostgreSQL may run the body again (a deadlock victim): each run has its own scope, and only the run that
+        // committed hands back its after-commit work.
+        let (value, afterCommit) = try await base.transaction { sql in
+            let scope = TransactionScope(sql: sql, database: database)
+            do {
+                let value = try await TransactionScope.$current.withValue(scope) { try await body(sql) }
+                return (value, scope.close())
+            } catch {
+                _ = scope.close()
+                throw error
+            }
+        }
+        for work in afterCommit { work() }
+        return value
+    }
+
+    func lock(_ lock: DatabaseLock, in sql: any SQLDatabase) async throws {
+        try await base.lock(lock, in: sql)
+    }
+
+    func close() async throws {
+        try await base.close()
+    }
+
+    /// Runs `body` in a savepoint of `scope`'s transaction: released when it returns, rolled back when it throws.
+    private static func savepoint<T: Sendable>(in scope: TransactionScope, _ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        let name = scope.nextSavepoint()
+        try await scope.sql.raw("SAVEPOINT \(unsafeRaw: name)").run()
+        do {
+            let value = try await body(scope.sql)
+            try await scope.sql.raw("RELEASE SAVEPOINT \(unsafeRaw: name)").run()
+            return value
+        } catch {
+            try await scope.sql.raw("ROLLBACK TO SAVEPOINT \(unsafeRaw: name)").run()
+            try await scope.sql.raw("RELEASE SAVEPOINT \(unsafeRaw: name)").run()
+            throw error
+        }
+    }
+}

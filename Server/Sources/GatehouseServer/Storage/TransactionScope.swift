@@ -1,0 +1,76 @@
+import NIOConcurrencyHelpers
+import SQLKit
+
+/// The transaction a task is running in, so that the stores it calls join it instead of opening their own.
+///
+/// A flow submission calls a dozen store methods (the flow, the account, guesses, codes, the finish and the
+/// authorization code), each written as its own transaction. Run inside ``ScopedDatabase/transaction(_:)``, they
+/// all become parts of that one transaction: they commit together or not at all, and the submission costs one
+/// round trip to the writer instead of one per store call.
+final class TransactionScope: Sendable {
+    /// The scope of the running task; tasks it starts inherit it but never join it (see ``isJoinable``).
+    @TaskLocal static var current: TransactionScope?
+
+    let sql: any SQLDatabase
+    /// The ``ScopedDatabase`` whose transaction this is: another database's calls never join it.
+    let database: ObjectIdentifier
+    private let state = NIOLockedValueBox(State())
+
+    private struct State {
+        var isOpen = true
+        var savepoints = 0
+        var afterCommit: [@Sendable () -> Void] = []
+    }
+
+    /// The task running the transaction's body: only its own calls join. Another task that inherited the scope
+    /// (`Task { }` copies task-local values) must not use the connection at the same time; its calls open
+    /// transactions of their own, which wait for this one.
+    private let task: Int?
+
+    init(sql: any SQLDatabase, database: ObjectIdentifier) {
+        self.sql = sql
+        self.database = database
+        self.task = Self.currentTask
+    }
+
+    /// The running task's identity while it runs (two tasks alive at once never share it).
+    private static var currentTask: Int? { withUnsafeCurrentTask { $0?.hashValue } }
+
+    /// Whether the transaction is still running.
+    var isOpen: Bool { state.withLockedValue { $0.isOpen } }
+
+    /// Whether a call of the running task joins this transaction: it is still open, and this is its task.
+    var isJoinable: Bool { isOpen && task != nil && Self.currentTask == task }
+
+    /// Runs `work` once the transaction has committed, never if it rolls back: what must not happen for a change
+    /// that is undone (delivering a queued message, say).
+    func afterCommit(_ work: @escaping @Sendable () -> Void) {
+        state.withLockedValue { $0.afterCommit.append(work) }
+    }
+
+    /// Runs `work` after the running task's transaction of `database` commits, or now when there is none.
+    static func afterCommit(of database: any Database, _ work: @escaping @Sendable () -> Void) {
+        guard let scope = current, scope.isJoinable, scope.database == ObjectIdentifier(database as AnyObject) else { return work() }
+        scope.afterCommit(work)
+    }
+
+    /// Whether a password hash or another long computation would now hold the database's writer.
+    static var isHoldingWriter: Bool { current?.isJoinable == true }
+
+    /// A name for a savepoint not yet in use in this transaction.
+    func nextSavepoint() -> String {
+        state.withLockedValue { state in
+            state.savepoints += 1
+            return "scope_\(state.savepoints)"
+        }
+    }
+
+    /// Ends the scope; returns the work to run if it committed.
+    func close() -> [@Sendable () -> Void] {
+        state.withLockedValue { state in
+            state.isOpen = false
+            defer { state.afterCommit.removeAll() }
+            return state.afterCommit
+        }
+    }
+}

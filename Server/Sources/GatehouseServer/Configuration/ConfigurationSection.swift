@@ -24,3 +24,20 @@ private struct ConfigurationKey: CodingKey {
     init(stringValue: String) { self.stringValue = stringValue }
     init?(intValue: Int) { nil }
 }
+
+extension KeyedDecodingContainer {
+    /// Sets `value` to the section's `key` when the file gives it; a key left out keeps the default `value` holds.
+    func update<T: Decodable>(_ value: inout T, _ key: Key) throws {
+        if let decoded = try decodeIfPresent(T.self, forKey: key) { value = decoded }
+    }
+
+    /// Sets an optional setting to the section's `key` when the file gives it.
+    func update<T: Decodable>(_ value: inout T?, _ key: Key) throws {
+        if let decoded = try decodeIfPresent(T.self, forKey: key) { value = decoded }
+    }
+
+    /// An attempt limit's keys change only themselves: `{"max_failures": 3}` keeps the default window and delays.
+    func update(_ value: inout AttemptLimit, _ key: Key) throws {
+        if let overrides = try decodeIfPresent(AttemptLimit.Overrides.self, forKey: key) { value = overrides.applied(to: value) }
+    }
+}

@@ -1,15 +1,16 @@
 import Foundation
+import Logging
 
 /// Everything the server can be told, with defaults that start a working server on loopback.
 ///
 /// Values are resolved by ``ConfigurationLoader`` from, in increasing precedence: these defaults,
 /// a JSON configuration file, `GATEHOUSE_*` environment variables, and command-line options.
-public struct ServerConfiguration: Sendable {
+public struct ServerConfiguration: Sendable, Decodable {
     /// Address to bind. Loopback by default: exposing the server is a deliberate choice.
     public var host = "127.0.0.1"
     public var port = 8080
-    /// A SQLite file path (created if missing).
-    public var database = "gatehouse.sqlite"
+    /// Where the data lives: a SQLite file in the current folder (created if missing) unless told otherwise.
+    public var database = DatabaseLocation.sqlite(path: "gatehouse.sqlite")
     /// The public base URL; defaults to `http://host:port`.
     public var issuer: String?
     /// The server secret; when absent it is read from (or generated into) ``secretFile``.
@@ -48,9 +49,65 @@ public struct ServerConfiguration: Sendable {
     public var trustedProxies = TrustedProxies()
     /// Create a demo user and client and serve the demo relying party at `/demo`.
     public var demo = false
-    public var logLevel = "info"
+    /// The least severe log messages written (to standard error).
+    public var logLevel = Logger.Level.info
 
+    /// The defaults: a working server on loopback with SQLite in the current folder.
     public init() {}
+
+    /// The configuration file: every key is optional and keeps its default when left out; an unknown key at any
+    /// depth is an error naming its path.
+    public init(from decoder: any Decoder) throws {
+        self.init()
+        let file = try decoder.section(CodingKeys.self)
+        try file.update(&host, .host)
+        try file.update(&port, .port)
+        if let text = try file.decodeIfPresent(String.self, forKey: .database) {
+            try ServerSetting.database.apply(text, to: &self, from: "The configuration file's database")
+        }
+        try file.update(&issuer, .issuer)
+        try file.update(&secret, .secret)
+        try file.update(&secretFile, .secretFile)
+        try file.update(&passwordHashing, .passwordHashing)
+        try file.update(&maxConcurrentHashes, .maxConcurrentHashes)
+        try file.update(&tokens, .tokenLifetimes)
+        try file.update(&throttling, .loginThrottling)
+        try file.update(&codeGuesses, .codeGuesses)
+        try file.update(&sourceThrottling, .sourceThrottling)
+        try file.update(&passwords, .passwordPolicy)
+        try file.update(&signOn, .signOn)
+        try file.update(&clientSignOn, .clientSignOn)
+        try file.update(&loginSteps, .loginSteps)
+        try file.update(&registration, .registration)
+        try file.update(&oneTimeCodes, .oneTimeCodes)
+        try file.update(&courier, .courier)
+        try file.update(&authenticator, .authenticator)
+        try file.update(&connections, .connections)
+        try file.update(&trustedProxies, .trustedProxies)
+        try file.update(&demo, .demo)
+        if let text = try file.decodeIfPresent(String.self, forKey: .logLevel) {
+            try ServerSetting.logLevel.apply(text, to: &self, from: "The configuration file's log_level")
+        }
+    }
+
+    /// The configuration file's keys.
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case host, port, database, issuer, secret, demo, registration, courier, authenticator, connections
+        case oneTimeCodes = "one_time_codes"
+        case secretFile = "secret_file"
+        case passwordHashing = "password_hashing"
+        case maxConcurrentHashes = "max_concurrent_hashes"
+        case tokenLifetimes = "token_lifetimes"
+        case loginThrottling = "login_throttling"
+        case codeGuesses = "code_guesses"
+        case sourceThrottling = "source_throttling"
+        case passwordPolicy = "password_policy"
+        case signOn = "sign_on"
+        case clientSignOn = "client_sign_on"
+        case loginSteps = "login_steps"
+        case logLevel = "log_level"
+        case trustedProxies = "trusted_proxies"
+    }
 
     /// The issuer without a trailing slash.
     public var resolvedIssuer: String {
@@ -63,7 +120,7 @@ public struct ServerConfiguration: Sendable {
 
     public var resolvedSecretFile: String {
         if let secretFile { return secretFile }
-        return DatabaseKind(database) == .sqlite && database != ":memory:" ? database + ".secret" : "gatehouse.secret"
+        return if case .sqlite(let path) = database, !database.isInMemory { path + ".secret" } else { "gatehouse.secret" }
     }
 
     /// Whether the issuer is served over TLS, which decides `Secure` and `__Host-` on cookies.
@@ -82,7 +139,7 @@ public struct ServerConfiguration: Sendable {
         if scheme == "http", let host = url.host, !Self.isLoopback(host) {
             throw ConfigurationError("The issuer \(resolvedIssuer) uses plain http on a non-loopback host; use https.", key: "issuer")
         }
-        if DatabaseKind(database) == .postgres, secret?.isEmpty ?? true, secretFile == nil {
+        if case .postgres = database, secret?.isEmpty ?? true, secretFile == nil {
             throw ConfigurationError(
                 "With PostgreSQL every node must use the same server secret: set GATEHOUSE_SECRET, or secret or secret_file in the configuration file.")
         }

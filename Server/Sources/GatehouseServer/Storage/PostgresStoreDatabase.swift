@@ -22,7 +22,7 @@ final class PostgresStoreDatabase: Database {
     /// Connects to `url` (`postgres://user:password@host:port/database?sslmode=disable|prefer|require`)
     /// and checks that the server answers.
     static func open(url: String, logger: Logger) async throws -> PostgresStoreDatabase {
-        let printable = DatabaseOpener.redactingCredentials(url)
+        let printable = DatabaseLocation.redactingCredentials(url)
         let location = try PostgresLocation(url: url, printable: printable)
         // The pool retries refused connections forever; one direct connection first turns
         // "nothing listens" or "wrong password" into an error at once.

@@ -45,10 +45,10 @@ struct CopyCommand: AsyncParsableCommand {
     func run() async throws {
         guard from != to else { throw CommandError("--from and --to name the same database.") }
         let logger = Logger.quiet
-        let source = try await DatabaseOpener.open(from, logger: logger)
+        let source = try await DatabaseOpener.open(DatabaseLocation(parsing: from), logger: logger)
         let target: any Database
         do {
-            target = try await DatabaseOpener.open(to, logger: logger)
+            target = try await DatabaseOpener.open(DatabaseLocation(parsing: to), logger: logger)
         } catch {
             try? await source.close()
             throw error

@@ -31,11 +31,10 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func run() async throws {
-        var configuration = try store.configuration(overrides: .init(host: host, port: port, issuer: issuer, demo: demo, logLevel: logLevel))
+        let given: [ServerSetting: String?] = [.host: host, .port: port.map(String.init), .issuer: issuer, .logLevel: logLevel, .demo: demo ? "true" : nil]
+        var configuration = try store.configuration(overrides: given.compactMapValues { $0 })
         if configuration.demo { DemoRelyingParty.applyDefaults(to: &configuration) } else { try configuration.courier.requireChosenDelivery() }
-        guard let level = Logger.Level(rawValue: configuration.logLevel) else {
-            throw CommandError("Unknown log level \(configuration.logLevel).")
-        }
+        let level = configuration.logLevel
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level

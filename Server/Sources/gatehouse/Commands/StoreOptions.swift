@@ -11,9 +11,9 @@ struct StoreOptions: ParsableArguments {
     @Option(help: "A JSON configuration file (or GATEHOUSE_CONFIG).")
     var config: String?
 
-    func configuration(overrides: ConfigurationLoader.Overrides = .init()) throws -> ServerConfiguration {
+    func configuration(overrides: [ServerSetting: String] = [:]) throws -> ServerConfiguration {
         var overrides = overrides
-        if let database { overrides.database = database }
+        if let database { overrides[.database] = database }
         return try ConfigurationLoader().load(configFile: config, overrides: overrides)
     }
 

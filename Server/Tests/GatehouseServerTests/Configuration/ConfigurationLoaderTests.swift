@@ -7,9 +7,9 @@ import Testing
 struct ConfigurationLoaderTests {
     @Test("defaults start on loopback with SQLite in the current folder")
     func defaults() throws {
-        let configuration = try ConfigurationLoader(environment: [:]).load(configFile: nil, overrides: .init())
+        let configuration = try ConfigurationLoader(environment: [:]).load(configFile: nil)
         #expect(configuration.host == "127.0.0.1" && configuration.port == 8080)
-        #expect(configuration.database == "gatehouse.sqlite")
+        #expect(configuration.database == .sqlite(path: "gatehouse.sqlite") && configuration.logLevel == .info)
         #expect(configuration.resolvedIssuer == "http://127.0.0.1:8080")
         #expect(configuration.resolvedSecretFile == "gatehouse.sqlite.secret")
         #expect(!configuration.issuerIsHTTPS)
@@ -22,10 +22,10 @@ struct ConfigurationLoaderTests {
         let file = folder.appendingPathComponent("config.json")
         try Data(#"{"host": "127.0.0.2", "port": 9000, "database": "file.sqlite", "token_lifetimes": {"access_token": 60}}"#.utf8).write(to: file)
         let loader = ConfigurationLoader(environment: ["GATEHOUSE_PORT": "9100", "GATEHOUSE_DATABASE": "env.sqlite"])
-        let configuration = try loader.load(configFile: file.path, overrides: .init(database: "cli.sqlite"))
+        let configuration = try loader.load(configFile: file.path, overrides: [.database: "cli.sqlite"])
         #expect(configuration.host == "127.0.0.2")
         #expect(configuration.port == 9100)
-        #expect(configuration.database == "cli.sqlite")
+        #expect(configuration.database == .sqlite(path: "cli.sqlite"))
         #expect(configuration.tokens.accessToken == 60)
         #expect(configuration.tokens.refreshToken == TokenLifetimes().refreshToken)  // left out, so default
     }
@@ -36,17 +36,17 @@ struct ConfigurationLoaderTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("config.json")
         try Data(#"{"prot": 1}"#.utf8).write(to: file)
-        let unknown = #expect(throws: ConfigurationError.self) { try ConfigurationLoader(environment: [:]).load(configFile: file.path, overrides: .init()) }
+        let unknown = #expect(throws: ConfigurationError.self) { try ConfigurationLoader(environment: [:]).load(configFile: file.path) }
         #expect(unknown?.key == "prot")
         #expect(throws: ConfigurationError.self) {
-            try ConfigurationLoader(environment: ["GATEHOUSE_PORT": "eighty"]).load(configFile: nil, overrides: .init())
+            try ConfigurationLoader(environment: ["GATEHOUSE_PORT": "eighty"]).load(configFile: nil)
         }
         let issuer = #expect(throws: ConfigurationError.self) {
-            try ConfigurationLoader(environment: [:]).load(configFile: nil, overrides: .init(issuer: "http://id.example.com"))
+            try ConfigurationLoader(environment: [:]).load(configFile: nil, overrides: [.issuer: "http://id.example.com"])
         }
         #expect(issuer?.key == "issuer")
         #expect(throws: ConfigurationError.self) {
-            try ConfigurationLoader(environment: [:]).load(configFile: folder.appendingPathComponent("missing.json").path, overrides: .init())
+            try ConfigurationLoader(environment: [:]).load(configFile: folder.appendingPathComponent("missing.json").path)
         }
         // Each refusal names the setting at fault, so a test (or a tool) can tell which.
         for (json, key) in [
@@ -59,7 +59,7 @@ struct ConfigurationLoaderTests {
             (#"{"sign_on": {"second_factor": "sometimes"}}"#, "sign_on.second_factor"),
         ] {
             try Data(json.utf8).write(to: file)
-            let error = #expect(throws: ConfigurationError.self) { try ConfigurationLoader(environment: [:]).load(configFile: file.path, overrides: .init()) }
+            let error = #expect(throws: ConfigurationError.self) { try ConfigurationLoader(environment: [:]).load(configFile: file.path) }
             #expect(error?.key == key, "\(json): \(error?.description ?? "")")
         }
     }
@@ -90,9 +90,51 @@ struct ConfigurationLoaderTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("config.json")
         try Data(json.utf8).write(to: file)
-        let error = #expect(throws: ConfigurationError.self) { try ConfigurationLoader(environment: [:]).load(configFile: file.path, overrides: .init()) }
+        let error = #expect(throws: ConfigurationError.self) { try ConfigurationLoader(environment: [:]).load(configFile: file.path) }
         #expect(error?.key == path)
         #expect(error?.description.contains("\(path): unknown key") == true, "\(error?.description ?? "")")
+    }
+
+    @Test("the environment and the command line set the same settings by one name each, and a bad value names its setting")
+    func keyedSettings() throws {
+        let environment = [
+            "GATEHOUSE_LOG_LEVEL": "DEBUG", "GATEHOUSE_DATABASE": "postgres://u:p@127.0.0.1/db", "GATEHOUSE_SECRET": "s",
+            "GATEHOUSE_TRUSTED_PROXIES": "127.0.0.1, 10.0.0.0/8", "GATEHOUSE_DEMO": "yes", "GATEHOUSE_MAX_CONCURRENT_HASHES": "3",
+        ]
+        let configuration = try ConfigurationLoader(environment: environment).load(configFile: nil, overrides: [.port: "9001", .logLevel: "warning"])
+        #expect(configuration.logLevel == .warning && configuration.port == 9001 && configuration.demo)
+        #expect(configuration.database == .postgres(url: "postgres://u:p@127.0.0.1/db") && configuration.maxConcurrentHashes == 3)
+        #expect(configuration.trustedProxies.addresses.map(\.description) == ["127.0.0.1", "10.0.0.0/8"])
+        #expect(ServerSetting.logLevel.environmentName == "GATEHOUSE_LOG_LEVEL")
+        for (environment, overrides, key) in [
+            (["GATEHOUSE_LOG_LEVEL": "verbose"], [:], "log_level"),
+            ([:], [ServerSetting.logLevel: "loud"], "log_level"),
+            (["GATEHOUSE_PORT": "eighty"], [:], "port"),
+            (["GATEHOUSE_DEMO": "maybe"], [:], "demo"),
+            ([:], [.database: "mysql://127.0.0.1/db"], "database"),
+            (["GATEHOUSE_TRUSTED_PROXIES": "10.0.0.0/33"], [:], "trusted_proxies.addresses"),
+        ] as [([String: String], [ServerSetting: String], String)] {
+            let error = #expect(throws: ConfigurationError.self) {
+                try ConfigurationLoader(environment: environment).load(configFile: nil, overrides: overrides)
+            }
+            #expect(error?.key == key, "\(environment) \(overrides): \(error?.description ?? "")")
+        }
+    }
+
+    @Test("the file's database and log level are typed: a URL's scheme and a level's name are checked as the file is read")
+    func typedFileSettings() throws {
+        let folder = try TestServer.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("config.json")
+        try Data(#"{"database": "data/id.sqlite", "log_level": "notice", "demo": true}"#.utf8).write(to: file)
+        let configuration = try ConfigurationLoader(environment: [:]).load(configFile: file.path)
+        #expect(configuration.database == .sqlite(path: "data/id.sqlite") && configuration.logLevel == .notice)
+        #expect(configuration.resolvedSecretFile == "data/id.sqlite.secret")
+        for (json, key) in [(#"{"database": "mongodb://db"}"#, "database"), (#"{"log_level": "chatty"}"#, "log_level")] {
+            try Data(json.utf8).write(to: file)
+            let error = #expect(throws: ConfigurationError.self) { try ConfigurationLoader(environment: [:]).load(configFile: file.path) }
+            #expect(error?.key == key, "\(json): \(error?.description ?? "")")
+        }
     }
 
     @Test("token lifetimes are capped at one day for access tokens and 366 days for refresh tokens")

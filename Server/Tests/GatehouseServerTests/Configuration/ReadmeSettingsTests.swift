@@ -31,7 +31,7 @@ struct ReadmeSettingsTests {
             "connections": keys(ConnectionPolicy.CodingKeys.self),
             "trusted_proxies": keys(TrustedProxies.CodingKeys.self),
         ]
-        return keys(ConfigurationFile.CodingKeys.self).flatMap { top in [top] + (sections[top] ?? []).map { "\(top).\($0)" } }
+        return keys(ServerConfiguration.CodingKeys.self).flatMap { top in [top] + (sections[top] ?? []).map { "\(top).\($0)" } }
     }
 
     static func readme() throws -> String {
@@ -53,6 +53,20 @@ struct ReadmeSettingsTests {
             return !spans.contains(path) && !spans.contains(leaf) && !spans.contains { $0.contains("\"\(leaf)\":") }
         }
         #expect(missing.isEmpty, "not in the README: \(missing.joined(separator: ", "))")
+    }
+
+    @Test("the settings table's environment variables are the ones the server reads, each beside its file key")
+    func environmentVariables() throws {
+        let rows = try Self.readme().split(separator: "\n").filter { $0.hasPrefix("| `--") || $0.hasPrefix("| — |") }
+        var documented: [String: String] = [:]
+        for row in rows {
+            let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            for variable in Self.codeSpans(cells[1]) where variable != "GATEHOUSE_CONFIG" {
+                documented[variable] = Self.codeSpans(cells[2]).first
+            }
+        }
+        let read = Dictionary(uniqueKeysWithValues: ServerSetting.allCases.map { ($0.environmentName, $0.fileKey) })
+        #expect(documented == read)
     }
 
     @Test("every key the settings table names is one the server reads")

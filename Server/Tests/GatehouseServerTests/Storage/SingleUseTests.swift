@@ -75,7 +75,7 @@ struct SingleUseTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("db.sqlite").path
         for _ in 0..<2 {
-            let database = try await DatabaseOpener.open(path, logger: TestServer.logger)
+            let database = try await DatabaseOpener.open(.sqlite(path: path), logger: TestServer.logger)
             let versions = try await SchemaMigrator(database: database, logger: TestServer.logger).appliedVersions()
             #expect(versions == Set(SchemaMigrations.all.map(\.version)))
             try await database.close()
@@ -132,7 +132,7 @@ struct DatabaseCopierTests {
             }
             let folder = try TestServer.temporaryFolder()
             defer { try? FileManager.default.removeItem(at: folder) }
-            let empty = try await DatabaseOpener.open(folder.appendingPathComponent("empty.sqlite").path, logger: TestServer.logger)
+            let empty = try await DatabaseOpener.open(.sqlite(path: folder.appendingPathComponent("empty.sqlite").path), logger: TestServer.logger)
             let counts = try await DatabaseCopier(source: source.database, target: empty).copy()
             #expect(counts.first { $0.table == "users" }?.rows == 1)
             #expect(counts.first { $0.table == "signing_keys" }?.rows == 2)

@@ -22,7 +22,7 @@ enum TestServer {
     /// A configuration with cheap password hashing and a database in `folder`.
     static func configuration(in folder: URL, port: Int = 0, issuer: String? = nil) -> ServerConfiguration {
         var configuration = ServerConfiguration()
-        configuration.database = folder.appendingPathComponent("gatehouse.sqlite").path
+        configuration.database = .sqlite(path: folder.appendingPathComponent("gatehouse.sqlite").path)
         configuration.passwordHashing = PasswordHashingParameters(logN: 10, blockSize: 8, parallelism: 1)
         configuration.maxConcurrentHashes = 2
         configuration.port = port
@@ -43,7 +43,7 @@ enum TestServer {
         var postgresDatabase: String?
         if engine == .postgres {
             let name = "gatehouse_swift_" + SecureRandom.bytes(6).map { String(format: "%02x", $0) }.joined()
-            configuration.database = try await TestEngine.createPostgresDatabase(name)
+            configuration.database = .postgres(url: try await TestEngine.createPostgresDatabase(name))
             configuration.secret = String(repeating: "t", count: 40)
             postgresDatabase = name
         }

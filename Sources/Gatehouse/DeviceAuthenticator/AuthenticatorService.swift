@@ -5,6 +5,7 @@ import GatehouseProtocol
 public struct AuthenticatorService: Sendable, Equatable {
     /// The service URL (what the QR code names before `#`).
     public let url: URL
+    /// What the server says about itself: its name, the keys to trust and the app versions it serves.
     public let description: AuthenticatorServiceDescription
 
     /// The name to show the person.

@@ -20,6 +20,7 @@ import GatehouseProtocol
 /// The PIN never leaves the device and nothing stored on it lets anyone check a PIN guess: every guess needs the
 /// server, which counts it. See the "Device authenticator protocol" article.
 public actor DeviceAuthenticator {
+    /// The app's identity: its client id, name and version, sent with every request.
     public let app: AuthenticatorApp
     private let storage: any TokenStorage
     let connection: AuthenticatorConnection

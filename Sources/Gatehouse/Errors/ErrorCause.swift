@@ -8,6 +8,7 @@ public struct ErrorCause: Sendable, Equatable, CustomStringConvertible, Expressi
     /// The error the SDK caught, when there was one.
     public let underlyingError: (any Error)?
 
+    /// A cause described by `summary`, keeping the error that led to it when there is one.
     public init(_ summary: String, underlyingError: (any Error)? = nil) {
         self.summary = summary
         self.underlyingError = underlyingError

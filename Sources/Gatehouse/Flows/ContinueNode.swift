@@ -16,7 +16,9 @@ public struct ContinueNode: Sendable, Identifiable {
 
     /// Stable identifier of the step, e.g. `login.password`.
     public var id: String { node.id }
+    /// The node's title, such as "Sign in".
     public var name: String { node.name }
+    /// One sentence saying what the node asks for, to show under the title.
     public var description: String { node.description }
     /// Which kind of screen this is, e.g. `sign_in`.
     public var category: String { node.category }

@@ -32,6 +32,7 @@ public final class FlowModel {
 
     private let client: GatehouseClient
 
+    /// A model that runs flows with `client`; call ``start(_:loginHint:)`` to show the first node.
     public init(client: GatehouseClient) {
         self.client = client
     }

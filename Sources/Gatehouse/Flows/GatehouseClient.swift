@@ -11,9 +11,11 @@ import GatehouseProtocol
 /// let user = try await gatehouse.login(username: "alice", password: password)
 /// ```
 public final class GatehouseClient: Sendable {
+    /// The server, client and redirect URI this client signs in with.
     public let configuration: GatehouseConfiguration
     private let metadataCache = MetadataCache()
 
+    /// A client for the server and app that `configuration` names.
     public init(configuration: GatehouseConfiguration) {
         self.configuration = configuration
     }

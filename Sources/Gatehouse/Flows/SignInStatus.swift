@@ -30,6 +30,7 @@ public enum SignInStatus: Sendable, Hashable {
     /// A category this SDK does not know yet; render the node generically.
     case other(String)
 
+    /// The status a node of `category` (the server's `FlowNode.category`) stands for.
     public init(category: String) {
         self =
             switch category {

@@ -17,6 +17,7 @@ public actor RemoteKeySet: KeySetSource {
     private let transport: any HTTPTransport
     private var cached: JSONWebKeySet?
 
+    /// Keys fetched from `url` (the provider's `jwks_uri`) with `transport`, cached, and fetched again for an unknown key id.
     public init(url: URL, transport: any HTTPTransport = URLSessionTransport()) {
         self.url = url
         self.transport = transport
@@ -35,8 +36,10 @@ public actor RemoteKeySet: KeySetSource {
 
 /// A fixed key set, for tests and for apps that pin keys.
 public struct StaticKeySet: KeySetSource {
+    /// The keys to verify with.
     public let keys: JSONWebKeySet
 
+    /// A source that always answers with `keys`.
     public init(_ keys: JSONWebKeySet) {
         self.keys = keys
     }

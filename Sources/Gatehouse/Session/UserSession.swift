@@ -6,6 +6,7 @@ import GatehouseProtocol
 /// ``accessToken()`` refreshes when the token is about to expire. Concurrent callers share one refresh,
 /// so a rotated refresh token is never sent twice (Gatehouse would revoke the whole session if it were).
 public actor UserSession {
+    /// The server, client and redirect URI the session's tokens belong to.
     public nonisolated let configuration: GatehouseConfiguration
     /// Who signed in, from the ID token validated at sign-in (or the last refresh).
     public private(set) var claims: IDTokenClaims?

@@ -14,6 +14,7 @@ public protocol HTTPTransport: Sendable {
 public struct URLSessionTransport: HTTPTransport {
     private let session: URLSession
 
+    /// A transport that sends requests with `session`.
     public init(session: URLSession = .shared) {
         self.session = session
     }

@@ -1,5 +1,6 @@
 /// A dotted app version (`1.4.2`), compared numerically part by part; missing parts count as 0.
 public struct AppVersion: Sendable, Equatable, Comparable, CustomStringConvertible {
+    /// The version's numbers, most significant first: `[2, 1, 0]` for 2.1.0.
     public let parts: [Int]
 
     /// Parses `1`, `1.4` or `1.4.2` (up to four numeric parts); `nil` for anything else.

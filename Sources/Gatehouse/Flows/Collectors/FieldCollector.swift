@@ -16,7 +16,9 @@ public protocol FieldCollector: Sendable {
 extension FieldCollector {
     /// The key the value is submitted under.
     public var key: String { field.key }
+    /// The field's label, to show next to it.
     public var label: String { field.label }
+    /// Whether the node cannot be submitted without a value for this field.
     public var isRequired: Bool { field.required }
     /// Why the current value would be rejected, or `nil` when it is acceptable.
     public var problem: String? { field.problem(with: fieldValue) }

@@ -6,6 +6,7 @@ import GatehouseProtocol
 public struct InputCollector<Kind: InputKind>: FieldCollector {
     public let field: FlowField
     public let messages: [FlowMessage]
+    /// What the person typed; sent as the field's value.
     public var value: String
 
     init(field: FlowField, messages: [FlowMessage]) {
@@ -30,7 +31,11 @@ public enum PhoneNumberInput: InputKind {}
 /// A one-time code from email, SMS or an authenticator app; use the platform's one-time-code content type.
 public enum OneTimeCodeInput: InputKind {}
 
+/// A text field, such as a username or an email address.
 public typealias TextCollector = InputCollector<TextInput>
+/// A password field: show it masked, and let password managers fill it (`autocomplete`).
 public typealias PasswordCollector = InputCollector<PasswordInput>
+/// A phone number field, in international form (`+` and the country code).
 public typealias PhoneNumberCollector = InputCollector<PhoneNumberInput>
+/// A one-time code field: a code from an authenticator app, an email or a text message.
 public typealias OneTimeCodeCollector = InputCollector<OneTimeCodeInput>

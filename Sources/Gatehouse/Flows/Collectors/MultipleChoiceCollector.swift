@@ -13,6 +13,7 @@ public struct MultipleChoiceCollector: FieldCollector {
         selections = (field.defaultValue ?? "").split(separator: ",").map(String.init)
     }
 
+    /// The choices, in the server's order.
     public var options: [FieldOption] { field.options ?? [] }
     public var fieldValue: FieldValue { .list(selections) }
 }

@@ -4,6 +4,7 @@ import GatehouseProtocol
 /// enrolls TOTP; nothing to enter. Render ``content`` with your platform's QR generator (Core Image's
 /// `CIQRCodeGenerator` on Apple platforms) and show it as text too, for people who cannot scan.
 public struct QRCodeCollector: Sendable {
+    /// The QR code field, as the server sent it.
     public let field: FlowField
     /// What the QR code encodes.
     public var content: String { field.defaultValue ?? "" }

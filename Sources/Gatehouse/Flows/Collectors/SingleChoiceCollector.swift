@@ -13,6 +13,7 @@ public struct SingleChoiceCollector: FieldCollector {
         selection = field.defaultValue
     }
 
+    /// The choices, in the server's order.
     public var options: [FieldOption] { field.options ?? [] }
     public var fieldValue: FieldValue { .text(selection ?? "") }
 }

@@ -56,7 +56,7 @@ struct FlowController: Sendable {
         // The authorization code is issued in the submission's transaction: a sign-in and its code commit together.
         let submitted = try await flow.submit(flowID, state: state, action: submission.action, values: submission.values) { [server] user, state in
             try await AuthorizationResponder(server: server).issueCode(
-                for: state.request, userID: user.id, authTime: server.clock.now(), methods: state.methods ?? ["pwd"])
+                for: state.request, userID: user.id, authTime: server.clock.now(), methods: state.methods)
         }
         switch submitted.outcome {
         case .next(let node):

@@ -17,83 +17,6 @@ struct FlowStore: Sendable {
         case browser(binding: String)
     }
 
-    /// What a login flow remembers between steps.
-    struct LoginState: Codable, Sendable, Equatable {
-        var request: AuthorizationRequest
-        /// The node the flow is at.
-        var step: FlowStep
-        var username: String?
-        /// The client's display name, shown on every node.
-        var clientName: String?
-        /// Set once the password is verified: whose sign-in this is.
-        var userID: String?
-        /// The `amr` values earned so far.
-        var methods: [String]?
-        /// The second factors the user may choose from.
-        var factors: [SecondFactor]?
-        /// A TOTP secret being enrolled, sealed under the server secret.
-        var pendingSecret: String?
-        /// Recovery codes to show once after enrollment, sealed under the server secret.
-        var pendingRecoveryCodes: String?
-        /// What the flow is for; `nil` is a sign-in.
-        var journey: FlowKind?
-        /// The channel the last code of this flow went out on, and where to (masked, for the node's text).
-        var channel: MessageChannel?
-        var sentTo: String?
-        /// After a delivered code, enroll TOTP: policy requires one and the user has none (the code proves it's them first).
-        var enrollAfterCode: Bool?
-        /// The account a recovery or unlock is for, when the identifier names one; never shown.
-        var candidateID: String?
-        /// Sign-in was refused for too many failures: the node offers unlocking by email code.
-        var lockedOut: Bool?
-        /// The password was set in this flow, or its expiry warning was seen: no expiry check before finishing.
-        var passwordSettled: Bool?
-        /// An enrollment journey made its change (a new authenticator or new recovery codes): it may finish.
-        var enrollmentDone: Bool?
-        /// A registration waiting for its codes.
-        var registration: PendingRegistration?
-        /// The QR sign-in the page shows, when the person chose "Sign in with the app".
-        var appLogin: PendingAppLogin?
-        /// The version of the stored flow this state was read at (a column, not part of the stored state): a write
-        /// lands only on that version, so two submissions of one step cannot both move the flow on.
-        var version = 0
-
-        /// Flows stored before steps were typed said `nodeID`; the stored form keeps that name.
-        enum CodingKeys: String, CodingKey {
-            case step = "nodeID"
-            case request, username, clientName, userID, methods, factors, pendingSecret, pendingRecoveryCodes
-            case journey, channel, sentTo, enrollAfterCode, candidateID, lockedOut, passwordSettled, enrollmentDone
-            case registration, appLogin
-        }
-    }
-
-    /// A QR code on the page, waiting for an authenticator app to approve it.
-    struct PendingAppLogin: Codable, Sendable, Equatable {
-        /// The session in ``AppLoginStore``.
-        var sessionID: String
-        /// Its access code, sealed under the server secret (the database keeps only a digest).
-        var sealedAccessCode: String
-        /// The node to go back to for "Sign in with a password instead".
-        var returnStep: FlowStep
-
-        enum CodingKeys: String, CodingKey {
-            case sessionID, sealedAccessCode
-            case returnStep = "returnNodeID"
-        }
-    }
-
-    /// An account being registered: created only once its email (and phone, when given) is confirmed.
-    struct PendingRegistration: Codable, Sendable, Equatable {
-        var username: String
-        var profile: UserProfile
-        /// The password's hash, sealed under the server secret.
-        var sealedPasswordHash: String
-        var emailVerified: Bool
-        var phoneVerified: Bool
-        /// The address already has an account: its owner was told instead, and no code can complete this one.
-        var emailTaken: Bool
-    }
-
     func create(_ state: LoginState, owner: Owner, lifetime: Int64) async throws -> String {
         let id = SecureRandom.token()
         let now = clock.now()
@@ -131,7 +54,10 @@ struct FlowStore: Sendable {
         case .browser(let binding):
             guard let bindingHash, ConstantTime.equals(bindingHash, TokenDigest.hex(binding)) else { return nil }
         }
-        var state = try JSONDecoder().decode(LoginState.self, from: Data(try row.decode(column: "state", as: String.self).utf8))
+        // A flow stored by an older version of the engine, in a form this one does not read, has expired for it.
+        guard var state = try? JSONDecoder().decode(LoginState.self, from: Data(try row.decode(column: "state", as: String.self).utf8)) else {
+            return nil
+        }
         state.version = try row.decode(column: "version", as: Int.self)
         return state
     }
@@ -189,15 +115,5 @@ struct FlowStore: Sendable {
                 try await sql.raw("DELETE FROM flows WHERE id_hash = \(bind: TokenDigest.hex(id)) RETURNING id_hash").first() != nil
             }
         }
-    }
-}
-
-extension FlowStore.LoginState {
-    /// The same flow back at the sign-in node with everything else forgotten (a journey cancelled, an account
-    /// unlocked), still at the version it was read at so that writing it is checked like any other submission.
-    func backToSignIn(username: String?) -> Self {
-        var fresh = Self(request: request, step: .credentials, username: username, clientName: clientName)
-        fresh.version = version
-        return fresh
     }
 }

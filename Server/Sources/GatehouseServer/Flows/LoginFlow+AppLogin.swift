@@ -19,7 +19,7 @@ extension LoginFlow {
     }
 
     func appLoginNode(for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode? {
-        guard state.step == FlowStep.appLogin, let pending = state.appLogin,
+        guard state.step == FlowStep.appLogin, case .signIn(let pending?) = state.journey,
             let code = try? server.appLogins.box.open(pending.sealedAccessCode)
         else { return nil }
         let accessCode = String(decoding: code, as: UTF8.self)
@@ -49,25 +49,26 @@ extension LoginFlow {
             flowID: id, clientName: state.clientName ?? state.request.clientID,
             requester: .init(address: source.text, userAgent: userAgent),
             lifetime: policy.accessCodeLifetime)
-        next.appLogin = FlowStore.PendingAppLogin(
-            sessionID: created.id, sealedAccessCode: try server.appLogins.box.seal(Data(created.accessCode.utf8)),
-            returnStep: state.appLogin?.returnStep ?? state.step
-        )
+        let earlier: PendingAppLogin? = if case .signIn(let pending?) = state.journey { pending } else { nil }
+        next.journey = .signIn(
+            appLogin: PendingAppLogin(
+                sessionID: created.id, sealedAccessCode: try server.appLogins.box.seal(Data(created.accessCode.utf8)),
+                returnStep: earlier?.returnStep ?? state.step))
         next.step = FlowStep.appLogin
-        next.lockedOut = nil
+        next.lockedOut = false
         try await server.flows.update(id, to: next)
         return .next(node(for: next))
     }
 
     func advanceAppLogin(_ id: String, state: FlowStore.LoginState, action: String) async throws -> Outcome {
-        guard let pending = state.appLogin else { return .gone }
+        guard case .signIn(let pending?) = state.journey else { return .gone }
         switch action {
         case "new_code":
             return try await startAppLogin(id, state: state)
         case "password":
             var next = state
             next.step = pending.returnStep
-            next.appLogin = nil
+            next.journey = .signIn(appLogin: nil)
             try await server.flows.update(id, to: next)
             return .next(node(for: next))
         default:
@@ -89,12 +90,10 @@ extension LoginFlow {
             else { return again(AppLoginMessages.expired, level: .error, code: "app_login_expired", .notApproved) }
             guard !user.isLocked else { return again(LoginMessages.locked, level: .error, code: "locked", .locked) }
             var signedIn = state
-            signedIn.userID = user.id
             signedIn.username = user.username
             // Possession of the device's key, unlocked by a PIN the server checked: two factors (RFC 8176 `swk`, `pin`).
-            signedIn.methods = ["swk", "pin"]
-            signedIn.passwordSettled = true
-            signedIn.appLogin = nil
+            signedIn.account = FlowStore.ProvenAccount(userID: user.id, methods: ["swk", "pin"], passwordSettled: true)
+            signedIn.journey = .signIn(appLogin: nil)
             return try await complete(id, state: signedIn, user: user)
         }
     }

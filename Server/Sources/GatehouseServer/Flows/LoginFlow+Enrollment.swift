@@ -44,9 +44,9 @@ extension LoginFlow {
             messages: messages)
     }
 
-    /// A submission on the choice node; `state.userID` is set (the node is reached only after signing in).
+    /// A submission on the choice node; `state.account` is set (the node is reached only after signing in).
     func advanceEnrollment(_ id: String, state: FlowStore.LoginState, values: [String: FieldValue]) async throws -> Outcome {
-        guard let userID = state.userID, let user = try await server.users.find(id: userID) else {
+        guard let userID = state.account?.userID, let user = try await server.users.find(id: userID) else {
             _ = try await server.flows.finish(id)
             return .gone
         }
@@ -61,7 +61,7 @@ extension LoginFlow {
             let codes = try await server.authenticators.replaceRecoveryCodes(userID: user.id, endingSessions: true)
             server.logger.info("Replaced recovery codes", metadata: ["user": "\(user.id)"])
             try await notify(user, .recoveryCodesChanged)
-            next.enrollmentDone = true
+            next.journey = .enrollment(done: true)
             try showRecoveryCodes(codes, in: &next)
         }
         try await server.flows.update(id, to: next)

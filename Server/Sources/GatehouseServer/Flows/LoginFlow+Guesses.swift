@@ -34,13 +34,13 @@ extension LoginFlow {
     static func guessSubject(for purpose: OneTimeCodeStore.Purpose, state: FlowStore.LoginState) -> String {
         switch purpose {
         case .secondFactor:
-            "user:" + (state.userID ?? "")
+            "user:" + (state.account?.userID ?? "")
         case .recovery, .unlock:
             state.candidateID.map { "user:" + $0 } ?? "name:" + (state.username ?? "").trimmingCharacters(in: .whitespaces).lowercased()
         case .verifyEmail:
-            "email:" + (state.registration?.profile.email ?? "").lowercased()
+            "email:" + (state.pendingRegistration?.profile.email ?? "").lowercased()
         case .verifyPhone:
-            "phone:" + (state.registration?.profile.phoneNumber ?? "")
+            "phone:" + (state.pendingRegistration?.profile.phoneNumber ?? "")
         case .verifyDevice:
             // Device registrations are confirmed outside flows (``AuthenticatorController``), per address.
             "email:" + (state.username ?? "").lowercased()
@@ -56,7 +56,7 @@ extension LoginFlow {
         let ticket: AttemptLimiter.Ticket
         // A browser that signed in to this account before is counted on its own (OWASP's device cookies), so
         // someone guessing the account's codes elsewhere does not keep its owner out.
-        let account = state.userID ?? state.candidateID
+        let account = state.account?.userID ?? state.candidateID
         let subject = if let device = devices.naming(account) { "device:" + device.nonce } else { Self.guessSubject(for: purpose, state: state) }
         switch try await server.guesses.admit(server.codeGuessCounters(purpose, subject: subject, source: source)) {
         case .blocked(let until, _):

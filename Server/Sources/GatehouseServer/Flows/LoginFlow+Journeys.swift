@@ -8,16 +8,17 @@ extension LoginFlow {
         var next = state
         switch action {
         case "recover":
-            next.journey = .recovery
+            next.journey = Journey(.recovery)
             next.step = FlowStep.recoveryIdentify
-            next.lockedOut = nil
+            next.lockedOut = false
         case "register":
-            next.journey = .registration
+            next.journey = Journey(.registration)
             next.step = FlowStep.register
             next.username = nil
         case "unlock":
             return try await startUnlock(id, state: state)
-        case Self.appLoginAction.id where state.journey == nil:
+        case Self.appLoginAction.id:
+            guard case .signIn = state.journey else { return nil }
             return try await startAppLogin(id, state: state)
         default:
             return nil

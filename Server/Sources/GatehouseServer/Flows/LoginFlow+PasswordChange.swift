@@ -16,7 +16,7 @@ extension LoginFlow {
 
     /// The password node a finishing flow must pass first, if any.
     func passwordStep(for state: FlowStore.LoginState, user: User) -> FlowStep? {
-        if state.journey == .recovery { return FlowStep.recoveryPassword }
+        if case .recovery = state.journey { return FlowStep.recoveryPassword }
         // An operator asked for a new password (`gatehouse users require-password-change`).
         if user.passwordChangedAt == 0 { return FlowStep.passwordExpired }
         guard let maxAge = server.configuration.passwords.maxAge else { return nil }
@@ -51,15 +51,15 @@ extension LoginFlow {
         }
     }
 
-    /// A submission on a password node; `state.userID` is set.
+    /// A submission on a password node; `state.account` is set.
     func advancePassword(_ id: String, state: FlowStore.LoginState, action: String, values: [String: FieldValue]) async throws -> Outcome {
-        guard let userID = state.userID, let user = try await server.users.find(id: userID) else {
+        guard let userID = state.account?.userID, let user = try await server.users.find(id: userID) else {
             _ = try await server.flows.finish(id)
             return .gone
         }
         var next = state
         if action == "skip", state.step == FlowStep.passwordWarning {
-            next.passwordSettled = true
+            next.account?.passwordSettled = true
             return try await complete(id, state: next, user: user)
         }
         let password = values["new_password"]?.text ?? ""
@@ -71,7 +71,7 @@ extension LoginFlow {
         guard let hash = passwords.newPasswordHash else { throw FlowEngineError.passwordNotPrepared }
         try await server.users.changePassword(userID: user.id, to: hash)
         server.logger.info("Password changed in a flow", metadata: ["user": "\(user.id)", "node": "\(state.step)"])
-        next.passwordSettled = true
+        next.account?.passwordSettled = true
         return try await complete(id, state: next, user: user)
     }
 }

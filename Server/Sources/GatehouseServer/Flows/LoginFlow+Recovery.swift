@@ -29,7 +29,7 @@ extension LoginFlow {
                 fields: [FlowField(key: "method", kind: .singleChoice, label: "Send the code by", options: options, defaultValue: "email")],
                 actions: [FlowAction(id: "submit", kind: .submit, label: "Send code"), back], messages: messages)
         case FlowStep.resetCode:
-            let place = state.channel == .sms ? "the phone number" : "the email address"
+            let place = state.recoveryChannel == .sms ? "the phone number" : "the email address"
             return FlowNode(
                 id: FlowStep.resetCode.rawValue, name: "Enter the code",
                 description: "If \(state.username ?? "this account") has \(place) on file, we sent a code to it. Enter it here.",
@@ -63,7 +63,7 @@ extension LoginFlow {
             let user = try await server.users.find(usernameOrEmail: identifier)
             // The identifier exactly as typed: showing the account's username would say that the email names one.
             next.username = identifier
-            next.candidateID = user?.id
+            next.journey = .recovery(candidateID: user?.id, channel: nil)
             next.step = FlowStep.recoveryChoose
         case (FlowStep.recoveryChoose, _), (FlowStep.resetCode, "choose"):
             guard action != "choose" else {
@@ -79,10 +79,10 @@ extension LoginFlow {
             {
                 return refused
             }
-            next.channel = channel
+            next.journey = .recovery(candidateID: state.candidateID, channel: channel)
             next.step = FlowStep.resetCode
         case (FlowStep.resetCode, "resend"):
-            let channel = state.channel ?? .email
+            let channel = state.recoveryChannel ?? .email
             return try await resend(
                 id, state: state, purpose: .recovery, channel: channel, to: Self.destination(of: candidate, on: channel),
                 template: .recoveryCode)
@@ -92,14 +92,13 @@ extension LoginFlow {
             case .accepted(let channel):
                 // Only the account's owner could have received the code; from here on it's their sign-in.
                 guard let user = candidate else { return .gone }
-                next.userID = user.id
                 next.username = user.username
-                next.methods = [channel.factor.methodReference]
+                next.account = FlowStore.ProvenAccount(userID: user.id, methods: [channel.factor.methodReference])
                 server.logger.info("Recovery code accepted", metadata: ["user": "\(user.id)"])
                 // An enrolled second factor is asked for whatever the client's policy: recovery never skips it.
                 let enrolled = try await server.authenticators.enrolledFactors(userID: user.id)
                 guard !enrolled.isEmpty else { return try await complete(id, state: next, user: user) }
-                next.factors = enrolled
+                next.secondFactor.factors = enrolled
                 next.step = enrolled.count == 1 ? Self.challengeStep(for: enrolled[0]) : FlowStep.chooseFactor
             }
         case (FlowStep.unlockCode, "resend"):
@@ -126,8 +125,8 @@ extension LoginFlow {
     func startUnlock(_ id: String, state: FlowStore.LoginState) async throws -> Outcome {
         let user = try await server.users.find(username: state.username ?? "")
         var next = state
-        next.candidateID = user?.id
-        next.lockedOut = nil
+        next.journey = .unlock(candidateID: user?.id)
+        next.lockedOut = false
         next.step = FlowStep.unlockCode
         if let refused = try await sendCode(
             id, state: state, purpose: .unlock, channel: .email, to: Self.destination(of: user, on: .email),
@@ -146,5 +145,12 @@ extension LoginFlow {
         case .email: return user.emailVerified ? user.email : nil
         case .sms: return user.phoneVerified ? user.phoneNumber : nil
         }
+    }
+}
+
+extension FlowStore.LoginState {
+    /// The channel a recovery's code went on, once chosen.
+    var recoveryChannel: MessageChannel? {
+        if case .recovery(_, let channel) = journey { channel } else { nil }
     }
 }

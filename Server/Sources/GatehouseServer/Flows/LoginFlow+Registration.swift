@@ -39,7 +39,7 @@ extension LoginFlow {
     /// The registration nodes.
     func registrationNode(for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode? {
         let back = FlowAction(id: "cancel", kind: .link, label: "I already have an account", flow: FlowKind.login.rawValue)
-        let pending = state.registration
+        let pending = state.pendingRegistration
         switch state.step {
         case FlowStep.register:
             var fields = registrationFields
@@ -84,22 +84,24 @@ extension LoginFlow {
         case (FlowStep.register, _):
             return try await register(id, state: state, values: values)
         case (FlowStep.verifyEmail, "resend"):
-            guard let pending = state.registration else { return .gone }
+            guard let pending = state.pendingRegistration else { return .gone }
             return try await resend(
                 id, state: state, purpose: .verifyEmail, channel: .email, to: pending.profile.email,
                 template: pending.emailTaken ? .accountExists : .verificationCode)
         case (FlowStep.verifyPhone, "resend"):
-            guard let phone = state.registration?.profile.phoneNumber else { return .gone }
+            guard let phone = state.pendingRegistration?.profile.phoneNumber else { return .gone }
             return try await resend(id, state: state, purpose: .verifyPhone, channel: .sms, to: phone, template: .verificationCode)
         case (FlowStep.verifyPhone, "skip"):
-            next.registration?.profile.phoneNumber = nil
+            next.updateRegistration { $0.profile.phoneNumber = nil }
             return try await createAccount(id, state: next)
         case (FlowStep.verifyEmail, _), (FlowStep.verifyPhone, _):
             let purpose: OneTimeCodeStore.Purpose = state.step == FlowStep.verifyEmail ? .verifyEmail : .verifyPhone
             switch try await checkCode(id, state: state, purpose: purpose, code: values["code"]?.text ?? "") {
             case .refused(let outcome): return outcome
             case .accepted:
-                if purpose == .verifyEmail { next.registration?.emailVerified = true } else { next.registration?.phoneVerified = true }
+                next.updateRegistration { pending in
+                    if purpose == .verifyEmail { pending.emailVerified = true } else { pending.phoneVerified = true }
+                }
                 return try await afterVerification(id, state: next)
             }
         default:
@@ -122,9 +124,10 @@ extension LoginFlow {
         var next = state
         func again(_ text: String, field: String) -> Outcome {
             // Shown again with what was typed (never the password); nothing is stored.
-            next.registration = FlowStore.PendingRegistration(
-                username: username, profile: profile, sealedPasswordHash: "", emailVerified: false,
-                phoneVerified: false, emailTaken: false)
+            next.journey = .registration(
+                pending: PendingRegistration(
+                    username: username, profile: profile, sealedPasswordHash: "", emailVerified: false,
+                    phoneVerified: false, emailTaken: false))
             return .retry(node(for: next, messages: [FlowMessage(level: .error, text: text, field: field, code: "invalid_value")]), .invalidInput)
         }
         if (try? AccountInputValidation.validateEmail(profile.email)) == nil { return again("Enter a valid email address.", field: "email") }
@@ -142,9 +145,10 @@ extension LoginFlow {
         if try await server.users.find(username: username) != nil { return again("That username is taken; choose another.", field: "username") }
         let emailTaken = try await server.users.emailIsTaken(profile.email)
         guard let hash = passwords.newPasswordHash else { throw FlowEngineError.passwordNotPrepared }
-        next.registration = FlowStore.PendingRegistration(
-            username: username, profile: profile, sealedPasswordHash: try server.authenticators.box.seal(Data(hash.utf8)),
-            emailVerified: false, phoneVerified: false, emailTaken: emailTaken)
+        next.journey = .registration(
+            pending: PendingRegistration(
+                username: username, profile: profile, sealedPasswordHash: try server.authenticators.box.seal(Data(hash.utf8)),
+                emailVerified: false, phoneVerified: false, emailTaken: emailTaken))
         next.username = username
         guard server.configuration.registration.verifyEmail || emailTaken else { return try await afterVerification(id, state: next) }
         if let refused = try await sendCode(
@@ -161,7 +165,7 @@ extension LoginFlow {
 
     /// After the email (or phone) is confirmed: confirm the phone next if one was given, else create the account.
     private func afterVerification(_ id: String, state: FlowStore.LoginState) async throws -> Outcome {
-        guard let pending = state.registration else { return .gone }
+        guard let pending = state.pendingRegistration else { return .gone }
         if let phone = pending.profile.phoneNumber, !pending.phoneVerified {
             var next = state
             if let refused = try await sendCode(id, state: state, purpose: .verifyPhone, channel: .sms, to: phone, template: .verificationCode, resend: false) {
@@ -176,7 +180,7 @@ extension LoginFlow {
 
     /// Creates the confirmed account and signs it in (enrolling TOTP first when the client's policy requires it).
     private func createAccount(_ id: String, state: FlowStore.LoginState) async throws -> Outcome {
-        guard let pending = state.registration, !pending.emailTaken else { return .gone }
+        guard let pending = state.pendingRegistration, !pending.emailTaken else { return .gone }
         let hash = String(decoding: try server.authenticators.box.open(pending.sealedPasswordHash), as: UTF8.self)
         let user: User
         do {
@@ -196,15 +200,27 @@ extension LoginFlow {
         }
         server.logger.info("Account registered", metadata: ["user": "\(user.id)"])
         var next = state
-        next.registration = nil
-        next.userID = user.id
+        next.journey = .registration(pending: nil)
         next.username = user.username
-        next.methods = ["pwd"]
-        next.passwordSettled = true
+        next.account = FlowStore.ProvenAccount(userID: user.id, methods: ["pwd"], passwordSettled: true)
         let policy = server.configuration.signOnPolicy(for: state.request.clientID)
         guard policy.secondFactor == .required, policy.factors.contains(.totp) else { return try await complete(id, state: next, user: user) }
         try startTOTPEnrollment(&next)
         try await server.flows.update(id, to: next)
         return .next(node(for: next))
+    }
+}
+
+extension FlowStore.LoginState {
+    /// The registration waiting for its codes, once the form was accepted.
+    var pendingRegistration: PendingRegistration? {
+        if case .registration(let pending) = journey { pending } else { nil }
+    }
+
+    /// Changes the pending registration; nothing when there is none.
+    mutating func updateRegistration(_ change: (inout PendingRegistration) -> Void) {
+        guard var pending = pendingRegistration else { return }
+        change(&pending)
+        journey = .registration(pending: pending)
     }
 }

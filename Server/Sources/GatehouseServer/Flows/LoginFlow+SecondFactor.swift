@@ -21,18 +21,18 @@ extension LoginFlow {
     /// The password was right: ask for a second factor when policy or the request wants one, else finish.
     func afterPassword(_ id: String, state: FlowStore.LoginState, user: User) async throws -> Outcome {
         var next = state
-        next.userID = user.id
         next.username = user.username
-        next.methods = ["pwd"]
+        next.account = FlowStore.ProvenAccount(userID: user.id, methods: ["pwd"])
         // Changing two-step verification asks for a second factor whatever the client's policy.
-        guard let plan = try await secondFactorPlan(for: state.request, user: user, stepUp: state.journey == .enrollment) else {
+        let changing = if case .enrollment = state.journey { true } else { false }
+        guard let plan = try await secondFactorPlan(for: state.request, user: user, stepUp: changing) else {
             return try await complete(id, state: next, user: user)
         }
         if plan.factors.isEmpty {
             try startTOTPEnrollment(&next)
         } else {
-            next.factors = plan.factors
-            next.enrollAfterCode = plan.enrollTOTP ? true : nil
+            next.secondFactor.factors = plan.factors
+            next.secondFactor.enrollAfterCode = plan.enrollTOTP
             if plan.factors.count == 1 {
                 if let refused = try await challenge(id, state: &next, factor: plan.factors[0], user: user) { return refused }
             } else {
@@ -79,14 +79,13 @@ extension LoginFlow {
         if let refused = try await sendCode(id, state: state, purpose: .secondFactor, channel: channel, to: destination, template: .signInCode, resend: false) {
             return refused
         }
-        state.channel = channel
-        state.sentTo = destination.map { Self.masked($0, on: channel) }
+        state.secondFactor.sentTo = destination.map { Self.masked($0, on: channel) }
         return nil
     }
 
     /// A submission on a second-factor node; `state.userID` is set.
     func advanceSecondFactor(_ id: String, state: FlowStore.LoginState, action: String, values: [String: FieldValue]) async throws -> Outcome {
-        guard let userID = state.userID, let user = try await server.users.find(id: userID) else {
+        guard let userID = state.account?.userID, let user = try await server.users.find(id: userID) else {
             _ = try await server.flows.finish(id)
             return .gone
         }
@@ -97,7 +96,7 @@ extension LoginFlow {
         case (_, "choose"):
             next.step = FlowStep.chooseFactor
         case (FlowStep.chooseFactor, _):
-            guard let factor = values["factor"].flatMap({ SecondFactor(rawValue: $0.text) }), state.factors?.contains(factor) == true else {
+            guard let factor = values["factor"].flatMap({ SecondFactor(rawValue: $0.text) }), state.secondFactor.factors.contains(factor) else {
                 throw OAuthError.invalidRequest("Choose one of the offered factors.")
             }
             if let refused = try await challenge(id, state: &next, factor: factor, user: user) { return refused }
@@ -111,8 +110,8 @@ extension LoginFlow {
             case .refused(let outcome): return outcome
             case .accepted(let channel):
                 next = next.adding(channel.factor)
-                guard next.enrollAfterCode == true else { return try await complete(id, state: next, user: user) }
-                next.enrollAfterCode = nil
+                guard next.secondFactor.enrollAfterCode else { return try await complete(id, state: next, user: user) }
+                next.secondFactor.enrollAfterCode = false
                 try startTOTPEnrollment(&next)
             }
         case (FlowStep.totp, _):
@@ -150,19 +149,19 @@ extension LoginFlow {
                     guess: guess)
             }
             try await server.flows.clearGuesses(id)
-            let replacing = state.journey == .enrollment
+            let replacing = if case .enrollment = state.journey { true } else { false }
             try await server.authenticators.addTOTP(userID: user.id, generator, usedStep: step, replacing: replacing)
             let codes = try await server.authenticators.replaceRecoveryCodes(userID: user.id, endingSessions: false)
             server.logger.info("Enrolled TOTP", metadata: ["user": "\(user.id)", "replacing": "\(replacing)"])
             if replacing {
-                next.enrollmentDone = true
+                next.journey = .enrollment(done: true)
                 try await notify(user, .authenticatorChanged)
             }
             next = next.adding(.totp)
-            next.pendingSecret = nil
+            next.secondFactor.pendingSecret = nil
             try showRecoveryCodes(codes, in: &next)
         case (FlowStep.recoveryCodes, _):
-            next.pendingRecoveryCodes = nil
+            next.secondFactor.recoveryCodesToShow = nil
             return try await complete(id, state: next, user: user)
         default:
             throw OAuthError.invalidRequest("The node \(state.step) has no action \(action).")
@@ -187,7 +186,7 @@ extension LoginFlow {
     func wrongCode(_ id: String, state: FlowStore.LoginState, message: String, guess: Int) async throws -> Outcome {
         if guess >= server.configuration.signOnPolicy(for: state.request.clientID).maxCodeAttempts {
             _ = try await server.flows.finish(id)
-            server.logger.notice("Sign-in ended after too many wrong codes", metadata: ["user": "\(state.userID ?? "")"])
+            server.logger.notice("Sign-in ended after too many wrong codes", metadata: ["user": "\(state.account?.userID ?? "")"])
             return .failed(LoginMessages.tooManyCodes)
         }
         return .retry(node(for: state, messages: [FlowMessage(level: .error, text: message, field: "code", code: "invalid_code")]), .invalidCode)
@@ -204,25 +203,25 @@ extension LoginFlow {
 
     /// Moves `state` to TOTP enrollment with a new secret, sealed in the flow until a code confirms it.
     func startTOTPEnrollment(_ state: inout FlowStore.LoginState) throws {
-        state.pendingSecret = try server.authenticators.box.seal(Data(AuthenticatorStore.newTOTP().secret))
+        state.secondFactor.pendingSecret = try server.authenticators.box.seal(Data(AuthenticatorStore.newTOTP().secret))
         state.step = FlowStep.enrollTOTP
     }
 
     /// Moves `state` to the node that shows new recovery codes once (sealed in the flow until then).
     func showRecoveryCodes(_ codes: [String], in state: inout FlowStore.LoginState) throws {
-        state.pendingRecoveryCodes = try server.authenticators.box.seal(Data(codes.joined(separator: " ").utf8))
+        state.secondFactor.recoveryCodesToShow = try server.authenticators.box.seal(Data(codes.joined(separator: " ").utf8))
         state.step = FlowStep.recoveryCodes
     }
 
     private func pendingTOTP(_ state: FlowStore.LoginState) -> OneTimePassword? {
-        guard let sealed = state.pendingSecret, let secret = try? server.authenticators.box.open(sealed) else { return nil }
+        guard let sealed = state.secondFactor.pendingSecret, let secret = try? server.authenticators.box.open(sealed) else { return nil }
         return OneTimePassword(secret: Array(secret))
     }
 
     /// The second-factor node `state` is at, or `nil` for the password steps.
     func secondFactorNode(for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode? {
         let clientName = state.clientName ?? state.request.clientID
-        let factors = state.factors ?? []
+        let factors = state.secondFactor.factors
         let verify = FlowAction(id: "submit", kind: .submit, label: "Verify")
         let another = factors.count > 1 ? [FlowAction(id: "choose", kind: .submit, label: "Use another method")] : []
         switch state.step {
@@ -240,7 +239,7 @@ extension LoginFlow {
                 description: "Enter the 6-digit code your authenticator app shows for \(server.serviceName).",
                 category: "mfa_challenge", fields: [Self.totpCodeField], actions: [verify] + another, messages: messages)
         case FlowStep.emailCode, FlowStep.smsCode:
-            let place = state.sentTo ?? (state.step == FlowStep.emailCode ? "your email address" : "your phone")
+            let place = state.secondFactor.sentTo ?? (state.step == FlowStep.emailCode ? "your email address" : "your phone")
             return FlowNode(
                 id: state.step.rawValue, name: "Enter the code we sent you", description: "We sent a code to \(place). Enter it to sign in to \(clientName).",
                 category: "mfa_challenge", fields: [codeField], actions: [verify, Self.resendAction] + another, messages: messages)
@@ -260,14 +259,17 @@ extension LoginFlow {
                 Self.totpCodeField,
             ]
             let why =
-                state.journey == .enrollment
-                ? "Add this account to your authenticator app, then enter the code it shows. It replaces any app you set up before."
-                : "\(clientName) asks for a code from an authenticator app at sign-in. Add this account to your app, then enter the code it shows."
+                if case .enrollment = state.journey {
+                    "Add this account to your authenticator app, then enter the code it shows. It replaces any app you set up before."
+                } else {
+                    "\(clientName) asks for a code from an authenticator app at sign-in. Add this account to your app, then enter the code it shows."
+                }
             return FlowNode(
                 id: FlowStep.enrollTOTP.rawValue, name: "Set up two-step verification", description: why,
                 category: "mfa_enrollment", fields: fields, actions: [verify], messages: messages)
         case FlowStep.recoveryCodes:
-            let codes = state.pendingRecoveryCodes.flatMap { try? server.authenticators.box.open($0) }.map { String(decoding: $0, as: UTF8.self) } ?? ""
+            let codes =
+                state.secondFactor.recoveryCodesToShow.flatMap { try? server.authenticators.box.open($0) }.map { String(decoding: $0, as: UTF8.self) } ?? ""
             return FlowNode(
                 id: FlowStep.recoveryCodes.rawValue, name: "Save your recovery codes",
                 description: "If you lose your authenticator, each of these codes signs you in once. Keep them somewhere safe; they are shown only now.",
@@ -278,15 +280,4 @@ extension LoginFlow {
         }
     }
 
-}
-
-extension FlowStore.LoginState {
-    /// The state after `factor` was verified: its `amr` value and `mfa` added.
-    func adding(_ factor: SecondFactor) -> Self {
-        var copy = self
-        var methods = methods ?? ["pwd"]
-        for method in [factor.methodReference, "mfa"] where !methods.contains(method) { methods.append(method) }
-        copy.methods = methods
-        return copy
-    }
 }

@@ -36,8 +36,7 @@ struct LoginFlow: Sendable {
             case .registration: FlowStep.register
             case .recovery: FlowStep.recoveryIdentify
             }
-        var state = FlowStore.LoginState(request: request, step: first, username: request.loginHint, clientName: clientName)
-        state.journey = kind == .login ? nil : kind
+        let state = FlowStore.LoginState(request: request, step: first, journey: Journey(kind), username: request.loginHint, clientName: clientName)
         let id = try await server.flows.create(state, owner: owner, lifetime: server.configuration.tokens.authorizationRequest)
         return (id, node(for: state))
     }
@@ -63,11 +62,11 @@ struct LoginFlow: Sendable {
         var usernameField = Self.usernameField
         usernameField.defaultValue = state.username
         // Locked out after too many failures: the same node, with a way out by email code.
-        let locked = state.lockedOut == true
+        let locked = state.lockedOut
         let category = locked ? "locked_out" : "sign_in"
         let unlock = locked ? [FlowAction(id: "unlock", kind: .submit, label: "Unlock with a code sent by email")] : []
         var links = [FlowAction(id: "recover", kind: .link, label: "Forgot your password?", flow: FlowKind.recovery.rawValue)]
-        if state.journey == nil, server.configuration.signOnPolicy(for: state.request.clientID).appLogin {
+        if case .signIn = state.journey, server.configuration.signOnPolicy(for: state.request.clientID).appLogin {
             links.insert(Self.appLoginAction, at: 0)
         }
         if server.configuration.registration.enabled {
@@ -84,7 +83,8 @@ struct LoginFlow: Sendable {
                 id: FlowStep.password.rawValue, name: "Enter your password", description: "Signing in as \(state.username ?? "") to \(clientName).",
                 category: category, fields: [Self.passwordField], actions: submit("Sign in"), messages: messages)
         default:
-            let purpose = state.journey == .enrollment ? "Sign in to change your two-step verification." : "Sign in to continue to \(clientName)."
+            let purpose =
+                if case .enrollment = state.journey { "Sign in to change your two-step verification." } else { "Sign in to continue to \(clientName)." }
             return FlowNode(
                 id: FlowStep.credentials.rawValue, name: "Sign in", description: purpose, category: category,
                 fields: [usernameField, Self.passwordField], actions: submit("Sign in"), messages: messages)
@@ -213,18 +213,18 @@ struct LoginFlow: Sendable {
     /// Ends the flow for `user` (only one submission can), unless a password must be set first: a recovery's
     /// new password, or a change because the password expired (or will soon, which the user may skip).
     func complete(_ id: String, state: FlowStore.LoginState, user: User) async throws -> Outcome {
-        if state.passwordSettled != true, let next = passwordStep(for: state, user: user) {
+        if state.account?.passwordSettled != true, let next = passwordStep(for: state, user: user) {
             var changed = state
             changed.step = next
             try await server.flows.update(id, to: changed)
             return .next(node(for: changed))
         }
-        if state.journey == .enrollment, state.enrollmentDone != true {
+        if case .enrollment(done: false) = state.journey {
             return try await beginEnrollment(id, state: state, user: user)
         }
         guard try await server.flows.finish(id, at: state.version) else { throw FlowStore.Superseded() }
         // A new account or a reset password also ends a lock-out from earlier failures.
-        if state.journey != nil { try await server.authenticator.forgetFailures(of: user.username) }
+        if state.journey.endsLockout { try await server.authenticator.forgetFailures(of: user.username) }
         return .authenticated(user, state)
     }
 }

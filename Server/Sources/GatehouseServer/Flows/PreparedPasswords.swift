@@ -32,7 +32,7 @@ extension LoginFlow {
             prepared.newPasswordHash = try await server.hasher.hash(password)
         case .recoveryPassword, .passwordWarning, .passwordExpired:
             let password = values["new_password"]?.text ?? ""
-            guard let userID = state.userID, let user = try await server.users.find(id: userID),
+            guard let userID = state.account?.userID, let user = try await server.users.find(id: userID),
                 server.configuration.passwords.problem(with: password, username: user.username, email: user.email) == nil
             else { break }
             prepared.newPasswordIsCurrent = try await server.hasher.verify(password, against: user.passwordHash)

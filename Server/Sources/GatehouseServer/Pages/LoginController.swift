@@ -28,7 +28,7 @@ struct LoginController: Sendable {
     func appLoginStatus(_ request: Request) async throws -> Response {
         let parameters = FormParameters(encoded: request.uri.query ?? "")
         guard let id = parameters["flow"], let binding = server.cookies.value(server.cookies.loginName, in: request),
-            let state = try await server.flows.find(id, owner: .browser(binding: binding)), let pending = state.appLogin
+            let state = try await server.flows.find(id, owner: .browser(binding: binding)), case .signIn(let pending?) = state.journey
         else {
             return PageRenderer.error(title: "Sign-in expired", message: LoginMessages.hostedExpired, status: .notFound)
         }
@@ -61,7 +61,7 @@ struct LoginController: Sendable {
             submitted = try await flow.submit(id, state: state, action: action, values: FlowPage.values(of: node, in: form)) {
                 [server] user, state in
                 let started = try await server.sessions.start(
-                    userID: user.id, methods: state.methods ?? ["pwd"], lifetime: server.configuration.tokens.session, replacing: previous)
+                    userID: user.id, methods: state.methods, lifetime: server.configuration.tokens.session, replacing: previous)
                 var response = try await AuthorizationResponder(server: server).success(
                     for: state.request, userID: user.id, authTime: started.session.authTime, methods: started.session.methods, afterPost: true)
                 response.headers.append(server.cookies.setCookie(server.cookies.sessionName, started.id, maxAge: server.configuration.tokens.session))

@@ -145,4 +145,123 @@ struct FlowJourneyTests {
             }
         }
     }
+
+    @Test("a code by SMS as second factor, after choosing it over email; a resend within the backoff is refused", arguments: TestEngine.available)
+    func smsCode(engine: TestEngine) async throws {
+        let policy = { (configuration: inout ServerConfiguration) in
+            var signOn = SignOnPolicy(secondFactor: .required)
+            signOn.factors = [.email, .sms]
+            configuration.signOn = signOn
+        }
+        try await TestServer.withServer(engine: engine, configure: policy) { server in
+            let hash = try await server.hasher.hash(Self.password)
+            let profile = UserProfile(email: "kim@example.com", givenName: "Kim", familyName: "Lee", phoneNumber: "+14155550100")
+            try await server.users.create(username: "kim", profile: profile, passwordHash: hash, emailVerified: true, phoneVerified: true)
+            let (flow, _) = try await FlowDriver.start(server)
+            #expect(try await flow.submit(["username": "kim", "password": .text(Self.password)]).nodeID == FlowStep.chooseFactor.rawValue)
+            #expect(try await flow.submit(["factor": "sms"]).nodeID == FlowStep.smsCode.rawValue)
+            #expect(try await flow.submit(action: "resend").messageCode == "resend_too_soon")
+            let message = try #require(try await server.courier.queue.list(limit: 1).first)
+            #expect(message.channel == .sms && message.recipient == "+14155550100")
+            let done = try await flow.submit(["code": .text(try await flow.latestCode())])
+            #expect(done.signedIn?.methods == ["pwd", "sms", "mfa"])
+        }
+    }
+
+    @Test(
+        "TOTP enrolled at the first sign-in when policy requires it: the code confirms it, the recovery codes are shown once", arguments: TestEngine.available)
+    func enrollmentAtSignIn(engine: TestEngine) async throws {
+        try await TestServer.withServer(engine: engine, configure: { $0.signOn = SignOnPolicy(secondFactor: .required) }) { server in
+            let user = try await Self.addUser(server)
+            let (flow, _) = try await FlowDriver.start(server)
+            guard case .next(let setup) = try await flow.submit(["username": "kim", "password": .text(Self.password)]) else {
+                Issue.record("expected the enrollment node")
+                return
+            }
+            #expect(setup.id == FlowStep.enrollTOTP.rawValue)
+            let uri = try #require(setup.fields.first { $0.key == "otpauth" }?.defaultValue)
+            let secret = try #require(URLComponents(string: uri)?.queryItems?.first { $0.name == "secret" }?.value)
+            let generator = OneTimePassword(secret: try #require(Base32.decode(secret)))
+            #expect(try await flow.submit(["code": .text(generator.code(at: server.clock.now() + 600))]).messageCode == "invalid_code")
+            guard case .next(let codes) = try await flow.submit(["code": .text(generator.code(at: server.clock.now()))]) else {
+                Issue.record("expected the recovery codes")
+                return
+            }
+            #expect(codes.id == FlowStep.recoveryCodes.rawValue && codes.fields.first?.label.split(separator: " ").count == 10)
+            let done = try await flow.submit()
+            #expect(done.signedIn?.methods == ["pwd", "otp", "mfa"])
+            #expect(try await server.authenticators.enrolledFactors(userID: user.id).contains(.totp))
+        }
+    }
+
+    @Test("enrollment journey: password and the current TOTP, then a new authenticator that replaces the old one", arguments: TestEngine.available)
+    func enrollmentJourney(engine: TestEngine) async throws {
+        let (clock, advance) = UnixClock.manual()
+        try await TestServer.withServer(engine: engine, clock: clock) { server in
+            let user = try await Self.addUser(server)
+            let old = AuthenticatorStore.newTOTP()
+            try await server.authenticators.addTOTP(userID: user.id, old, usedStep: 0)
+            let (flow, first) = try await FlowDriver.start(server, .enrollment)
+            #expect(first.description.contains("two-step verification"))
+            // Asked for the second factor although the default policy does not ask at sign-in.
+            #expect(try await flow.submit(["username": "kim", "password": .text(Self.password)]).nodeID == FlowStep.totp.rawValue)
+            #expect(try await flow.submit(["code": .text(old.code(at: server.clock.now()))]).nodeID == FlowStep.enrollChoose.rawValue)
+            guard case .next(let setup) = try await flow.submit(["setup": "totp"]) else {
+                Issue.record("expected the enrollment node")
+                return
+            }
+            let uri = try #require(setup.fields.first { $0.key == "otpauth" }?.defaultValue)
+            let secret = try #require(URLComponents(string: uri)?.queryItems?.first { $0.name == "secret" }?.value)
+            let new = OneTimePassword(secret: try #require(Base32.decode(secret)))
+            #expect(try await flow.submit(["code": .text(new.code(at: server.clock.now()))]).nodeID == FlowStep.recoveryCodes.rawValue)
+            #expect(try await flow.submit().signedIn != nil)
+            // The old authenticator's codes no longer count; the new one's do.
+            advance(60)
+            let later = server.clock.now()
+            #expect(try await server.authenticators.verifyTOTP(userID: user.id, code: old.code(at: later)) == .rejected)
+            #expect(try await server.authenticators.verifyTOTP(userID: user.id, code: new.code(at: later)) == .accepted)
+            let notice = try #require(try await server.courier.queue.list(limit: 1).first)
+            #expect(notice.template == MessageTemplate.authenticatorChanged.rawValue)
+        }
+    }
+
+    @Test(
+        "app login: the QR node waits, goes back to the password and shows a new code, and signs in with swk and pin once approved",
+        arguments: TestEngine.available)
+    func appLogin(engine: TestEngine) async throws {
+        let policy = { (configuration: inout ServerConfiguration) in
+            var signOn = SignOnPolicy()
+            signOn.appLogin = true
+            configuration.signOn = signOn
+        }
+        try await TestServer.withServer(engine: engine, configure: policy) { server in
+            let user = try await Self.addUser(server)
+            let (flow, _) = try await FlowDriver.start(server)
+            #expect(try await flow.submit(action: "app").nodeID == FlowStep.appLogin.rawValue)
+            #expect(try await flow.submit(action: "check").messageCode == "app_login_pending")
+            #expect(try await flow.submit(action: "password").nodeID == FlowStep.credentials.rawValue)
+            guard case .next(let shown) = try await flow.submit(action: "app") else {
+                Issue.record("expected the QR node")
+                return
+            }
+            // The authenticator app's side, as the /authenticator API does it once the PIN checked out.
+            let accessCode = try #require(shown.fields.first { $0.key == "access_code" }?.defaultValue)
+            let claimed = try #require(try await server.appLogins.claim(accessCode: accessCode, identityID: "phone", userID: user.id))
+            let challenge = try #require(try await server.appLogins.newChallenge(claimed.id, identityID: "phone"))
+            #expect(try await server.appLogins.approve(claimed.id, identityID: "phone", challenge: challenge, grace: 60))
+            let done = try await flow.submit(action: "check")
+            #expect(done.signedIn?.user.id == user.id && done.signedIn?.methods == ["swk", "pin"])
+        }
+    }
+
+    @Test("a flow stored in a form this engine does not read has expired for it, rather than failing", arguments: TestEngine.available)
+    func unreadableStoredFlow(engine: TestEngine) async throws {
+        try await TestServer.withServer(engine: engine) { server in
+            let (flow, _) = try await FlowDriver.start(server)
+            try await server.database.transaction { sql in
+                try await sql.raw("UPDATE flows SET state = \(bind: #"{"nodeID": "login.credentials", "journey": "login"}"#)").run()
+            }
+            #expect(try await server.flows.find(flow.id, owner: FlowDriver.owner) == nil)
+        }
+    }
 }

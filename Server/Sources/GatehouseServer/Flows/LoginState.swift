@@ -1,0 +1,91 @@
+import GatehouseProtocol
+
+extension FlowStore {
+    /// What a login flow remembers between steps: where it is, what it is for (``Journey``, with what only that
+    /// journey keeps), who has proved to be signing in, and the second factor in progress.
+    struct LoginState: Codable, Sendable, Equatable {
+        var request: AuthorizationRequest
+        /// The node the flow is at.
+        var step: FlowStep
+        /// The client's display name, shown on every node.
+        var clientName: String?
+        /// The name as typed on the sign-in or recovery node, shown back on later nodes; the account's username once
+        /// the account is known.
+        var username: String?
+        /// What the flow is for.
+        var journey: Journey
+        /// The last password on the sign-in node was refused for too many failures: the node offers unlocking.
+        var lockedOut = false
+        /// Who is signing in, once a password, a recovery code, a new account or the app proved it.
+        var account: ProvenAccount?
+        /// The second factor being chosen, checked or set up.
+        var secondFactor = SecondFactorProgress()
+        /// The version of the stored flow this state was read at (a column, not part of the stored state): a write
+        /// lands only on that version, so two submissions of one step cannot both move the flow on.
+        var version = 0
+
+        /// A flow of `journey` at `step`.
+        init(request: AuthorizationRequest, step: FlowStep, journey: Journey = .signIn(appLogin: nil), username: String? = nil, clientName: String? = nil) {
+            self.request = request
+            self.step = step
+            self.journey = journey
+            self.username = username
+            self.clientName = clientName
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case request, step, clientName, username, journey, lockedOut, account, secondFactor
+        }
+
+        /// The account a recovery or unlock is for, when the identifier named one (never shown).
+        var candidateID: String? {
+            switch journey {
+            case .recovery(let candidateID, _), .unlock(let candidateID): candidateID
+            case .signIn, .enrollment, .registration: nil
+            }
+        }
+
+        /// The `amr` values earned so far.
+        var methods: [String] { account?.methods ?? [] }
+
+        /// The same flow back at the sign-in node with everything else forgotten (a journey cancelled, an account
+        /// unlocked), still at the version it was read at so that writing it is checked like any other submission.
+        func backToSignIn(username: String?) -> Self {
+            var fresh = Self(request: request, step: .credentials, username: username, clientName: clientName)
+            fresh.version = version
+            return fresh
+        }
+
+        /// The state after `factor` was verified: its `amr` value and `mfa` added.
+        func adding(_ factor: SecondFactor) -> Self {
+            var copy = self
+            for method in [factor.methodReference, "mfa"] where copy.account?.methods.contains(method) == false {
+                copy.account?.methods.append(method)
+            }
+            return copy
+        }
+    }
+
+    /// An account that has proved to be the one signing in.
+    struct ProvenAccount: Codable, Sendable, Equatable {
+        var userID: String
+        /// The `amr` values earned so far (`pwd`, then `otp` and `mfa`, …).
+        var methods: [String]
+        /// The password was set in this flow, or its expiry warning was seen: no expiry check before finishing.
+        var passwordSettled = false
+    }
+
+    /// A second factor in progress: the choices, the code sent, an authenticator being set up.
+    struct SecondFactorProgress: Codable, Sendable, Equatable {
+        /// The second factors the person may choose from.
+        var factors: [SecondFactor] = []
+        /// Where the last code of this flow went, masked for the node's text.
+        var sentTo: String?
+        /// After a delivered code proves it's them, enroll TOTP: policy requires one and the account has none.
+        var enrollAfterCode = false
+        /// A TOTP secret being set up, sealed under the server secret until a code confirms it.
+        var pendingSecret: String?
+        /// Recovery codes to show once after a change, sealed under the server secret.
+        var recoveryCodesToShow: String?
+    }
+}

@@ -25,6 +25,8 @@ public enum SignInStatus: Sendable, Hashable {
     case registration
     /// Confirming an email address or phone number with a code sent to it (`verification`).
     case verification
+    /// Scan a QR code with the authenticator app and approve there (`app_login`).
+    case appLogin
     /// Signed in.
     case success
     /// A category this SDK does not know yet; render the node generically.
@@ -32,20 +34,25 @@ public enum SignInStatus: Sendable, Hashable {
 
     /// The status a node of `category` (the server's `FlowNode.category`) stands for.
     public init(category: String) {
+        guard let known = FlowCategory(rawValue: category) else {
+            self = .other(category)
+            return
+        }
+        // Exhaustive: a category added to the protocol does not compile here until it has a case.
         self =
-            switch category {
-            case "sign_in": .signIn
-            case "mfa_required": .mfaRequired
-            case "mfa_challenge": .mfaChallenge
-            case "mfa_enrollment_required": .mfaEnrollmentRequired
-            case "mfa_enrollment": .mfaEnrollment
-            case "password_warning": .passwordWarning
-            case "password_expired": .passwordExpired
-            case "locked_out": .lockedOut
-            case "recovery": .recovery
-            case "registration": .registration
-            case "verification": .verification
-            default: .other(category)
+            switch known {
+            case .signIn: .signIn
+            case .mfaRequired: .mfaRequired
+            case .mfaChallenge: .mfaChallenge
+            case .mfaEnrollmentRequired: .mfaEnrollmentRequired
+            case .mfaEnrollment: .mfaEnrollment
+            case .passwordWarning: .passwordWarning
+            case .passwordExpired: .passwordExpired
+            case .lockedOut: .lockedOut
+            case .recovery: .recovery
+            case .registration: .registration
+            case .verification: .verification
+            case .appLogin: .appLogin
             }
     }
 }

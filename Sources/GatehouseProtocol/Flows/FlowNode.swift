@@ -27,6 +27,16 @@ public struct FlowNode: Codable, Sendable, Equatable {
         self.messages = messages
     }
 
+    /// A node of a known `category`.
+    public init(
+        id: String, name: String, description: String, category: FlowCategory, fields: [FlowField], actions: [FlowAction], messages: [FlowMessage] = []
+    ) {
+        self.init(id: id, name: name, description: description, category: category.rawValue, fields: fields, actions: actions, messages: messages)
+    }
+
+    /// The node's category, when it is one this version knows.
+    public var knownCategory: FlowCategory? { FlowCategory(rawValue: category) }
+
     /// The first submit action: it submits the node's values, which are checked first. Other submit actions
     /// (resend a code, use another method, skip) go on without checking the fields.
     public var primaryAction: FlowAction? { actions.first { $0.kind == .submit } }

@@ -27,7 +27,7 @@ extension LoginFlow {
         return FlowNode(
             id: FlowStep.appLogin.rawValue, name: "Sign in with the app",
             description: "Scan the code with your authenticator app and approve with your PIN to continue to \(clientName).",
-            category: "app_login",
+            category: .appLogin,
             fields: [
                 FlowField(key: "qr", kind: .qrCode, label: "Scan with your authenticator app", defaultValue: appLoginPayload(accessCode: accessCode)),
                 FlowField(key: "access_code", kind: .label, label: "Can't scan? Enter this code in the app: \(accessCode)", defaultValue: accessCode),

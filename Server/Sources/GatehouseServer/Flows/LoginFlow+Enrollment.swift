@@ -40,7 +40,7 @@ extension LoginFlow {
         return FlowNode(
             id: FlowStep.enrollChoose.rawValue, name: "Two-step verification",
             description: "You're signed in as \(state.username ?? "you"). Your account uses an authenticator app and recovery codes.",
-            category: "mfa_enrollment", fields: [choice], actions: [FlowAction(id: "submit", kind: .submit, label: "Continue")],
+            category: .mfaEnrollment, fields: [choice], actions: [FlowAction(id: "submit", kind: .submit, label: "Continue")],
             messages: messages)
     }
 

@@ -34,18 +34,18 @@ extension LoginFlow {
             return FlowNode(
                 id: FlowStep.passwordExpired.rawValue, name: "Your password has expired",
                 description: "Choose a new password to continue. Use a passphrase you don't use anywhere else.",
-                category: "password_expired", fields: [newPasswordField], actions: [change], messages: messages)
+                category: .passwordExpired, fields: [newPasswordField], actions: [change], messages: messages)
         case FlowStep.passwordWarning:
             return FlowNode(
                 id: FlowStep.passwordWarning.rawValue, name: "Your password expires soon",
                 description: "Change it now, or skip and be asked again next time.",
-                category: "password_warning", fields: [newPasswordField],
+                category: .passwordWarning, fields: [newPasswordField],
                 actions: [change, FlowAction(id: "skip", kind: .submit, label: "Not now")], messages: messages)
         case FlowStep.recoveryPassword:
             return FlowNode(
                 id: FlowStep.recoveryPassword.rawValue, name: "Choose a new password",
                 description: "It's you: choose the new password for \(state.username ?? "your account"). You will be signed out everywhere else.",
-                category: "recovery", fields: [newPasswordField], actions: [change], messages: messages)
+                category: .recovery, fields: [newPasswordField], actions: [change], messages: messages)
         default:
             return nil
         }

@@ -19,13 +19,13 @@ extension LoginFlow {
             return FlowNode(
                 id: FlowStep.recoveryIdentify.rawValue, name: "Reset your password",
                 description: "Enter your username or email address. We'll send you a code to reset your password.",
-                category: "recovery", fields: [field], actions: [FlowAction(id: "submit", kind: .submit, label: "Continue"), back],
+                category: .recovery, fields: [field], actions: [FlowAction(id: "submit", kind: .submit, label: "Continue"), back],
                 messages: messages)
         case FlowStep.recoveryChoose:
             let options = MessageChannel.allCases.map { FieldOption(value: $0.rawValue, label: $0 == .email ? "Email" : "Text message (SMS)") }
             return FlowNode(
                 id: FlowStep.recoveryChoose.rawValue, name: "Where should we send the code?",
-                description: "Choose where to receive the code for \(state.username ?? "your account").", category: "recovery",
+                description: "Choose where to receive the code for \(state.username ?? "your account").", category: .recovery,
                 fields: [FlowField(key: "method", kind: .singleChoice, label: "Send the code by", options: options, defaultValue: "email")],
                 actions: [FlowAction(id: "submit", kind: .submit, label: "Send code"), back], messages: messages)
         case FlowStep.resetCode:
@@ -33,7 +33,7 @@ extension LoginFlow {
             return FlowNode(
                 id: FlowStep.resetCode.rawValue, name: "Enter the code",
                 description: "If \(state.username ?? "this account") has \(place) on file, we sent a code to it. Enter it here.",
-                category: "recovery", fields: [codeField],
+                category: .recovery, fields: [codeField],
                 actions: [
                     FlowAction(id: "submit", kind: .submit, label: "Verify"), Self.resendAction,
                     FlowAction(id: "choose", kind: .submit, label: "Send it another way"),
@@ -42,7 +42,7 @@ extension LoginFlow {
             return FlowNode(
                 id: FlowStep.unlockCode.rawValue, name: "Unlock your account",
                 description: "If \(state.username ?? "this account") has an email address on file, we sent an unlock code to it. Enter it here.",
-                category: "locked_out", fields: [codeField],
+                category: .lockedOut, fields: [codeField],
                 actions: [FlowAction(id: "submit", kind: .submit, label: "Unlock"), Self.resendAction, back], messages: messages)
         default:
             return nil

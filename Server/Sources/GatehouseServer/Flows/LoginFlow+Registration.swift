@@ -53,19 +53,19 @@ extension LoginFlow {
             return FlowNode(
                 id: FlowStep.register.rawValue, name: "Create your account",
                 description: "Create an account to continue to \(state.clientName ?? state.request.clientID).",
-                category: "registration", fields: fields,
+                category: .registration, fields: fields,
                 actions: [FlowAction(id: "submit", kind: .submit, label: "Create account"), back], messages: messages)
         case FlowStep.verifyEmail:
             return FlowNode(
                 id: FlowStep.verifyEmail.rawValue, name: "Confirm your email",
                 description: "We sent a code to \(pending?.profile.email ?? "your email address"). Enter it to create your account.",
-                category: "verification", fields: [codeField],
+                category: .verification, fields: [codeField],
                 actions: [FlowAction(id: "submit", kind: .submit, label: "Confirm"), Self.resendAction], messages: messages)
         case FlowStep.verifyPhone:
             return FlowNode(
                 id: FlowStep.verifyPhone.rawValue, name: "Confirm your mobile number",
                 description: "We sent a code by text message to \(pending?.profile.phoneNumber ?? "your phone").",
-                category: "verification", fields: [codeField],
+                category: .verification, fields: [codeField],
                 actions: [
                     FlowAction(id: "submit", kind: .submit, label: "Confirm"), Self.resendAction,
                     FlowAction(id: "skip", kind: .submit, label: "Skip; don't keep the number"),

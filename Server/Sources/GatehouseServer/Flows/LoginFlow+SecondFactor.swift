@@ -231,22 +231,22 @@ extension LoginFlow {
                 options: factors.map { FieldOption(value: $0.rawValue, label: $0.label) }, defaultValue: factors.first?.rawValue)
             return FlowNode(
                 id: FlowStep.chooseFactor.rawValue, name: "Verify it's you", description: "Choose how to confirm that it's you signing in to \(clientName).",
-                category: "mfa_required", fields: [choice], actions: [FlowAction(id: "submit", kind: .submit, label: "Continue")],
+                category: .mfaRequired, fields: [choice], actions: [FlowAction(id: "submit", kind: .submit, label: "Continue")],
                 messages: messages)
         case FlowStep.totp:
             return FlowNode(
                 id: FlowStep.totp.rawValue, name: "Enter your verification code",
                 description: "Enter the 6-digit code your authenticator app shows for \(server.serviceName).",
-                category: "mfa_challenge", fields: [Self.totpCodeField], actions: [verify] + another, messages: messages)
+                category: .mfaChallenge, fields: [Self.totpCodeField], actions: [verify] + another, messages: messages)
         case FlowStep.emailCode, FlowStep.smsCode:
             let place = state.secondFactor.sentTo ?? (state.step == FlowStep.emailCode ? "your email address" : "your phone")
             return FlowNode(
                 id: state.step.rawValue, name: "Enter the code we sent you", description: "We sent a code to \(place). Enter it to sign in to \(clientName).",
-                category: "mfa_challenge", fields: [codeField], actions: [verify, Self.resendAction] + another, messages: messages)
+                category: .mfaChallenge, fields: [codeField], actions: [verify, Self.resendAction] + another, messages: messages)
         case FlowStep.recoveryCode:
             return FlowNode(
                 id: FlowStep.recoveryCode.rawValue, name: "Enter a recovery code", description: "Each of the recovery codes you saved signs you in once.",
-                category: "mfa_challenge", fields: [Self.recoveryCodeField], actions: [verify] + another, messages: messages)
+                category: .mfaChallenge, fields: [Self.recoveryCodeField], actions: [verify] + another, messages: messages)
         case FlowStep.enrollTOTP:
             let generator = pendingTOTP(state) ?? OneTimePassword(secret: [])
             let key = Base32.encode(generator.secret)
@@ -266,14 +266,14 @@ extension LoginFlow {
                 }
             return FlowNode(
                 id: FlowStep.enrollTOTP.rawValue, name: "Set up two-step verification", description: why,
-                category: "mfa_enrollment", fields: fields, actions: [verify], messages: messages)
+                category: .mfaEnrollment, fields: fields, actions: [verify], messages: messages)
         case FlowStep.recoveryCodes:
             let codes =
                 state.secondFactor.recoveryCodesToShow.flatMap { try? server.authenticators.box.open($0) }.map { String(decoding: $0, as: UTF8.self) } ?? ""
             return FlowNode(
                 id: FlowStep.recoveryCodes.rawValue, name: "Save your recovery codes",
                 description: "If you lose your authenticator, each of these codes signs you in once. Keep them somewhere safe; they are shown only now.",
-                category: "mfa_enrollment", fields: [FlowField(key: "recovery_codes", kind: .label, label: codes, required: false)],
+                category: .mfaEnrollment, fields: [FlowField(key: "recovery_codes", kind: .label, label: codes, required: false)],
                 actions: [FlowAction(id: "submit", kind: .submit, label: "I have saved them")], messages: messages)
         default:
             return nil

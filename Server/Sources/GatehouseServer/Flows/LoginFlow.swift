@@ -63,7 +63,7 @@ struct LoginFlow: Sendable {
         usernameField.defaultValue = state.username
         // Locked out after too many failures: the same node, with a way out by email code.
         let locked = state.lockedOut
-        let category = locked ? "locked_out" : "sign_in"
+        let category: FlowCategory = locked ? .lockedOut : .signIn
         let unlock = locked ? [FlowAction(id: "unlock", kind: .submit, label: "Unlock with a code sent by email")] : []
         var links = [FlowAction(id: "recover", kind: .link, label: "Forgot your password?", flow: FlowKind.recovery.rawValue)]
         if case .signIn = state.journey, server.configuration.signOnPolicy(for: state.request.clientID).appLogin {
@@ -77,7 +77,7 @@ struct LoginFlow: Sendable {
         case FlowStep.identify:
             return FlowNode(
                 id: FlowStep.identify.rawValue, name: "Sign in", description: "Enter your username to continue to \(clientName).",
-                category: "sign_in", fields: [usernameField], actions: submit("Next"), messages: messages)
+                category: .signIn, fields: [usernameField], actions: submit("Next"), messages: messages)
         case FlowStep.password:
             return FlowNode(
                 id: FlowStep.password.rawValue, name: "Enter your password", description: "Signing in as \(state.username ?? "") to \(clientName).",

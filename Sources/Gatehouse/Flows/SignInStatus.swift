@@ -9,7 +9,7 @@ public enum SignInStatus: Sendable, Hashable {
     case mfaRequired
     /// Enter the code of a second factor (`mfa_challenge`).
     case mfaChallenge
-    /// No second factor is enrolled but one is required: choose one to enroll (`mfa_enrollment_required`).
+    /// No second factor is enrolled: choose one to set up, or skip it when only offered (`mfa_enrollment_required`).
     case mfaEnrollmentRequired
     /// Enroll a second factor, or save recovery codes (`mfa_enrollment`).
     case mfaEnrollment

@@ -9,6 +9,7 @@ import GatehouseProtocol
 /// let login = MultifactorLogin(client: gatehouse) { step in
 ///     switch step {
 ///     case .chooseFactor(let factors): return .choose(factors.contains(.totp) ? .totp : factors[0])
+///     case .chooseEnrollment(let factors, let optional): return optional ? .skip : .choose(factors[0])
 ///     case .chooseMethod(let methods): return .choose(methods[0])
 ///     case .enrollTOTP(let uri, _): showQRCode(uri); return .code(await askForCode())
 ///     case .verifyCode(let factor, let problem): return .code(await askForCode(factor, problem))
@@ -23,6 +24,9 @@ public struct MultifactorLogin: Sendable {
     public enum Step: Sendable, Equatable {
         /// Pick one of the second factors the account can use.
         case chooseFactor([SecondFactorKind])
+        /// Pick a second factor to set up now. When `optional` (the server offers it, the policy does not require it),
+        /// ``Answer/skip`` answers "Not now" and the server waits a while before offering again.
+        case chooseEnrollment(factors: [SecondFactorKind], optional: Bool)
         /// Pick how a code is delivered (``SecondFactorKind/email`` or ``SecondFactorKind/sms``), e.g. for a reset.
         case chooseMethod([SecondFactorKind])
         /// Add the account to an authenticator app (from the `otpauth://` URI, as a QR code, or the Base32
@@ -58,7 +62,8 @@ public struct MultifactorLogin: Sendable {
         case chooseAnother
         /// Send a new code (on ``Step/verifyCode(factor:problem:)`` for a delivered code).
         case resend
-        /// Skip an optional step: a password that only expires soon, or confirming a phone number at registration.
+        /// Skip an optional step: a password that only expires soon, confirming a phone number at registration, or
+        /// setting up a second factor when it is only offered (``Step/chooseEnrollment(factors:optional:)``).
         case skip
         /// Acknowledge (on ``Step/saveRecoveryCodes(_:)``).
         case done
@@ -181,8 +186,16 @@ public struct MultifactorLogin: Sendable {
                 return await step.next()
             }
             let options = choice.options.map { SecondFactorKind(rawValue: $0.value) }
-            let question: Step = choice.key == "method" ? .chooseMethod(options) : .chooseFactor(options)
-            guard case .choose(let picked) = try await stepHandler(question) else { throw GatehouseError.unsupportedStep(step.id) }
+            let skip = step.submits.first { $0.id == "skip" }
+            let question: Step =
+                if step.status == .mfaEnrollmentRequired {
+                    .chooseEnrollment(factors: options, optional: skip != nil)
+                } else {
+                    choice.key == "method" ? .chooseMethod(options) : .chooseFactor(options)
+                }
+            let reply = try await stepHandler(question)
+            if reply == .skip, let skip, step.status == .mfaEnrollmentRequired { return await step.next(skip) }
+            guard case .choose(let picked) = reply else { throw GatehouseError.unsupportedStep(step.id) }
             step[choice.key] = picked.rawValue
             if choice.key == "method" { channel = picked }
             return await step.next()

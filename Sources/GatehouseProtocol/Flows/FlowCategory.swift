@@ -7,7 +7,8 @@ public enum FlowCategory: String, Codable, Sendable, CaseIterable {
     case mfaRequired = "mfa_required"
     /// Enter the code of a second factor (`mfa_challenge`).
     case mfaChallenge = "mfa_challenge"
-    /// No second factor is enrolled but one is required: choose one to enroll (`mfa_enrollment_required`).
+    /// No second factor is enrolled: choose one to set up; when the node offers "Not now" (`skip`), setting one up is
+    /// only offered (`mfa_enrollment_required`).
     case mfaEnrollmentRequired = "mfa_enrollment_required"
     /// Enroll a second factor, or save recovery codes (`mfa_enrollment`).
     case mfaEnrollment = "mfa_enrollment"

@@ -18,6 +18,11 @@ public struct SignOnPolicy: Sendable, Codable, Equatable {
     public var maxCodeAttempts = 5
     /// Whether the sign-in page offers "Sign in with the app": a QR code approved in an authenticator app with a PIN.
     public var appLogin = false
+    /// Under ``SecondFactorRule/ifEnrolled``: whether users without a second factor are offered to enroll one
+    /// after their password, with a "Not now" answer.
+    public var optionalEnrollment = false
+    /// Days a "Not now" keeps the offer away.
+    public var enrollmentReminderDays = 30
 
     /// A policy with the given rule and the default factors and attempt limit.
     public init(secondFactor: SecondFactorRule = .off) {
@@ -26,12 +31,14 @@ public struct SignOnPolicy: Sendable, Codable, Equatable {
 
     /// Keys left out of the configuration file keep their defaults.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.section(CodingKeys.self)
-        let defaults = SignOnPolicy()
-        secondFactor = try container.decodeIfPresent(SecondFactorRule.self, forKey: .secondFactor) ?? defaults.secondFactor
-        factors = try container.decodeIfPresent([SecondFactor].self, forKey: .factors) ?? defaults.factors
-        maxCodeAttempts = try container.decodeIfPresent(Int.self, forKey: .maxCodeAttempts) ?? defaults.maxCodeAttempts
-        appLogin = try container.decodeIfPresent(Bool.self, forKey: .appLogin) ?? defaults.appLogin
+        self.init()
+        let section = try decoder.section(CodingKeys.self)
+        try section.update(&secondFactor, .secondFactor)
+        try section.update(&factors, .factors)
+        try section.update(&maxCodeAttempts, .maxCodeAttempts)
+        try section.update(&appLogin, .appLogin)
+        try section.update(&optionalEnrollment, .optionalEnrollment)
+        try section.update(&enrollmentReminderDays, .enrollmentReminderDays)
     }
 
     func validate(_ name: String) throws {
@@ -39,6 +46,13 @@ public struct SignOnPolicy: Sendable, Codable, Equatable {
             throw ConfigurationError(key: "\(name).factors", "must include a factor users can enroll (totp).")
         }
         guard (1...20).contains(maxCodeAttempts) else { throw ConfigurationError(key: "\(name).max_code_attempts", "must be between 1 and 20.") }
+        guard (1...3650).contains(enrollmentReminderDays) else {
+            throw ConfigurationError(key: "\(name).enrollment_reminder_days", "must be between 1 and 3650.")
+        }
+        if optionalEnrollment, secondFactor != .ifEnrolled {
+            throw ConfigurationError(
+                key: "\(name).optional_enrollment", "applies only with second_factor if_enrolled (required enrolls everyone; off asks no one).")
+        }
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -46,5 +60,7 @@ public struct SignOnPolicy: Sendable, Codable, Equatable {
         case secondFactor = "second_factor"
         case maxCodeAttempts = "max_code_attempts"
         case appLogin = "app_login"
+        case optionalEnrollment = "optional_enrollment"
+        case enrollmentReminderDays = "enrollment_reminder_days"
     }
 }

@@ -10,6 +10,7 @@ enum FlowStep: String, Codable, Sendable, CaseIterable {
     case chooseFactor = "mfa.choose"
     case totp = "mfa.totp"
     case recoveryCode = "mfa.recovery_code"
+    case enrollOffer = "mfa.enroll.choose"
     case enrollTOTP = "mfa.enroll.totp"
     case recoveryCodes = "mfa.enroll.recovery_codes"
     case emailCode = "mfa.email"

@@ -28,7 +28,11 @@ extension LoginFlow {
         guard let plan = try await secondFactorPlan(for: state.request, user: user, stepUp: changing) else {
             return try await complete(id, state: next, user: user)
         }
-        if plan.factors.isEmpty {
+        if plan.offerEnrollment {
+            next.secondFactor.factors = [.totp]
+            next.secondFactor.enrollmentOptional = true
+            next.step = .enrollOffer
+        } else if plan.factors.isEmpty {
             try startTOTPEnrollment(&next)
         } else {
             next.secondFactor.factors = plan.factors
@@ -49,6 +53,8 @@ extension LoginFlow {
         var factors: [SecondFactor]
         /// Policy requires TOTP enrollment but the user has none: after a delivered code proves it's them, enroll it.
         var enrollTOTP: Bool
+        /// No factor is needed, but the person is offered to set one up now, and may answer "Not now".
+        var offerEnrollment = false
     }
 
     /// The second factors to ask `user` for when signing in for `request` (by the client's policy, or because
@@ -61,13 +67,22 @@ extension LoginFlow {
         let stepUp = forced || request.acrValues?.contains(Self.multiFactorACR) == true
         if policy.secondFactor == .off && !stepUp { return nil }
         let enrolled = try await server.authenticators.enrolledFactors(userID: user.id)
-        if policy.secondFactor == .ifEnrolled && !stepUp && enrolled.isEmpty { return nil }
+        if policy.secondFactor == .ifEnrolled && !stepUp && enrolled.isEmpty {
+            guard policy.optionalEnrollment, policy.factors.contains(.totp), !declinedRecently(user, policy: policy) else { return nil }
+            return SecondFactorPlan(factors: [], enrollTOTP: true, offerEnrollment: true)
+        }
         var available = Set(enrolled.filter { $0 == .recoveryCode || policy.factors.contains($0) })
         if policy.factors.contains(.email), user.emailVerified { available.insert(.email) }
         if policy.factors.contains(.sms), user.phoneVerified, user.phoneNumber != nil { available.insert(.sms) }
         return SecondFactorPlan(
             factors: SecondFactor.allCases.filter(available.contains),
             enrollTOTP: enrolled.isEmpty && policy.factors.contains(.totp))
+    }
+
+    /// Whether `user` answered "Not now" to an offer to set up a second factor within the policy's reminder period.
+    private func declinedRecently(_ user: User, policy: SignOnPolicy) -> Bool {
+        guard let declined = user.enrollmentDeclinedAt else { return false }
+        return server.clock.now() - declined < Int64(policy.enrollmentReminderDays) * 86_400
     }
 
     /// Moves `state` to the challenge for `factor`, sending a code first when the factor is delivered.
@@ -140,6 +155,16 @@ extension LoginFlow {
             }
             try await server.flows.clearGuesses(id)
             return try await complete(id, state: next.adding(.recoveryCode), user: user)
+        case (FlowStep.enrollOffer, "skip"):
+            guard state.secondFactor.enrollmentOptional else { throw OAuthError.invalidRequest("Setting up a second factor is required here.") }
+            try await server.users.declineEnrollment(userID: user.id)
+            server.logger.info("Second factor offer declined", metadata: ["user": "\(user.id)"])
+            return try await complete(id, state: next, user: user)
+        case (FlowStep.enrollOffer, _):
+            guard let factor = values["factor"].flatMap({ SecondFactor(rawValue: $0.text) }), state.secondFactor.factors.contains(factor) else {
+                throw OAuthError.invalidRequest("Choose one of the offered factors.")
+            }
+            try startTOTPEnrollment(&next)
         case (FlowStep.enrollTOTP, _):
             guard let generator = pendingTOTP(state) else { return .gone }
             guard let guess = try await takeGuess(id, state: state) else { return try await guessesUsedUp(id) }
@@ -232,6 +257,16 @@ extension LoginFlow {
             return FlowNode(
                 id: FlowStep.chooseFactor.rawValue, name: "Verify it's you", description: "Choose how to confirm that it's you signing in to \(clientName).",
                 category: .mfaRequired, fields: [choice], actions: [FlowAction(id: "submit", kind: .submit, label: "Continue")],
+                messages: messages)
+        case FlowStep.enrollOffer:
+            let choice = FlowField(
+                key: "factor", kind: .singleChoice, label: "Set up",
+                options: factors.map { FieldOption(value: $0.rawValue, label: $0.label) }, defaultValue: factors.first?.rawValue)
+            let later = state.secondFactor.enrollmentOptional ? [FlowAction(id: "skip", kind: .submit, label: "Not now")] : []
+            return FlowNode(
+                id: FlowStep.enrollOffer.rawValue, name: "Protect your account",
+                description: "Add a second step to signing in to \(clientName), so that a stolen password alone cannot open your account.",
+                category: .mfaEnrollmentRequired, fields: [choice], actions: [FlowAction(id: "submit", kind: .submit, label: "Set up")] + later,
                 messages: messages)
         case FlowStep.totp:
             return FlowNode(

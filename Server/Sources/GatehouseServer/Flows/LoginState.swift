@@ -83,6 +83,8 @@ extension FlowStore {
         var sentTo: String?
         /// After a delivered code proves it's them, enroll TOTP: policy requires one and the account has none.
         var enrollAfterCode = false
+        /// Setting up a factor was offered, not required: the person may answer "Not now".
+        var enrollmentOptional = false
         /// A TOTP secret being set up, sealed under the server secret until a code confirms it.
         var pendingSecret: String?
         /// Recovery codes to show once after a change, sealed under the server secret.

@@ -20,7 +20,7 @@ public struct DatabaseCopier: Sendable {
                 ("id", .text), ("username", .text), ("email", .text), ("email_verified", .integer), ("name", .text),
                 ("password_hash", .text), ("locked", .integer), ("created_at", .integer), ("updated_at", .integer),
                 ("given_name", .text), ("family_name", .text), ("phone_number", .text), ("phone_verified", .integer),
-                ("password_changed_at", .integer),
+                ("password_changed_at", .integer), ("enrollment_declined_at", .integer),
             ]),
         Table(
             name: "clients",

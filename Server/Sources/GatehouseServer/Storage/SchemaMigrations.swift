@@ -349,5 +349,10 @@ enum SchemaMigrations {
             statements: [
                 "ALTER TABLE flows ADD COLUMN version INTEGER NOT NULL DEFAULT 0"
             ]),
+        Migration(
+            version: 16, name: "declined enrollment offers",
+            statements: [
+                "ALTER TABLE users ADD COLUMN enrollment_declined_at BIGINT"
+            ]),
     ]
 }

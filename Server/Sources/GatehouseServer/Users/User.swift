@@ -16,6 +16,8 @@ public struct User: Sendable, Equatable, Codable {
     public var isLocked: Bool
     public var createdAt: Int64
     public var updatedAt: Int64
+    /// When the person last answered "Not now" to an offer to set up a second factor; the offer waits a while.
+    public var enrollmentDeclinedAt: Int64? = nil
 
     enum CodingKeys: String, CodingKey {
         case id, username, email, name
@@ -29,6 +31,7 @@ public struct User: Sendable, Equatable, Codable {
         case isLocked = "locked"
         case createdAt = "created_at"
         case updatedAt = "updated_at"
+        case enrollmentDeclinedAt = "enrollment_declined_at"
     }
 }
 

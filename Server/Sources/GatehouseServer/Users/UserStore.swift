@@ -197,6 +197,14 @@ public struct UserStore: Sendable {
         }
     }
 
+    /// The person answered "Not now" to setting up a second factor: the offer waits (``SignOnPolicy/enrollmentReminderDays``).
+    func declineEnrollment(userID: String) async throws {
+        let now = clock.now()
+        try await database.transaction { sql in
+            try await sql.raw("UPDATE users SET enrollment_declined_at = \(bind: now), updated_at = \(bind: now) WHERE id = \(bind: userID)").run()
+        }
+    }
+
     public func updatePasswordHash(userID: String, to hash: String) async throws {
         let now = clock.now()
         try await database.transaction { sql in
@@ -225,7 +233,8 @@ public struct UserStore: Sendable {
             passwordChangedAt: try row.decode(column: "password_changed_at", as: Int64?.self) ?? row.decode(column: "created_at", as: Int64.self),
             isLocked: try row.decode(column: "locked", as: Int.self) != 0,
             createdAt: try row.decode(column: "created_at", as: Int64.self),
-            updatedAt: try row.decode(column: "updated_at", as: Int64.self)
+            updatedAt: try row.decode(column: "updated_at", as: Int64.self),
+            enrollmentDeclinedAt: try row.decode(column: "enrollment_declined_at", as: Int64?.self)
         )
     }
 }

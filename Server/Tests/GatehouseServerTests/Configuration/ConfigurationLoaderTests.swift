@@ -57,6 +57,8 @@ struct ConfigurationLoaderTests {
             (#"{"login_throttling": {"max_failures": 0}}"#, "login_throttling"),
             (#"{"port": "eighty"}"#, "port"),
             (#"{"sign_on": {"second_factor": "sometimes"}}"#, "sign_on.second_factor"),
+            (#"{"sign_on": {"second_factor": "required", "optional_enrollment": true}}"#, "sign_on.optional_enrollment"),
+            (#"{"client_sign_on": {"app": {"second_factor": "if_enrolled", "enrollment_reminder_days": 0}}}"#, "client_sign_on.app.enrollment_reminder_days"),
         ] {
             try Data(json.utf8).write(to: file)
             let error = #expect(throws: ConfigurationError.self) { try ConfigurationLoader(environment: [:]).load(configFile: file.path) }

@@ -18,5 +18,9 @@ struct FlowAPIDocumentTests {
         let schemas = try #require((document["components"] as? [String: Any])?["schemas"] as? [String: Any])
         let submission = try #require((schemas["FlowSubmission"] as? [String: Any])?["properties"] as? [String: Any])
         #expect(Set(submission.keys) == ["client_id", "action", "values", "device_tokens"])
+        // The categories it lists are the protocol's, every one of them.
+        let node = try #require((schemas["FlowNode"] as? [String: Any])?["properties"] as? [String: Any])
+        let categories = try #require((node["category"] as? [String: Any])?["enum"] as? [String])
+        #expect(categories == FlowCategory.allCases.map(\.rawValue))
     }
 }

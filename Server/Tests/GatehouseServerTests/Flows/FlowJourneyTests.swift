@@ -264,4 +264,38 @@ struct FlowJourneyTests {
             #expect(try await server.flows.find(flow.id, owner: FlowDriver.owner) == nil)
         }
     }
+
+    @Test(
+        "optional enrollment: offered after the password, Not now signs in and is remembered, the offer returns after the reminder period",
+        arguments: TestEngine.available)
+    func optionalEnrollment(engine: TestEngine) async throws {
+        let (clock, advance) = UnixClock.manual()
+        let policy = { (configuration: inout ServerConfiguration) in
+            var signOn = SignOnPolicy(secondFactor: .ifEnrolled)
+            signOn.optionalEnrollment = true
+            signOn.enrollmentReminderDays = 7
+            configuration.signOn = signOn
+        }
+        try await TestServer.withServer(engine: engine, clock: clock, configure: policy) { server in
+            let user = try await Self.addUser(server)
+            let (first, _) = try await FlowDriver.start(server)
+            guard case .next(let offer) = try await first.submit(["username": "kim", "password": .text(Self.password)]) else {
+                Issue.record("expected the offer")
+                return
+            }
+            #expect(offer.id == FlowStep.enrollOffer.rawValue && offer.category == FlowCategory.mfaEnrollmentRequired.rawValue)
+            #expect(offer.actions.map(\.id) == ["submit", "skip"])
+            #expect(try await first.submit(action: "skip").signedIn?.methods == ["pwd"])
+            #expect(try await server.users.find(id: user.id)?.enrollmentDeclinedAt == server.clock.now())
+
+            // Not asked again within the reminder period…
+            let (second, _) = try await FlowDriver.start(server)
+            #expect(try await second.submit(["username": "kim", "password": .text(Self.password)]).signedIn != nil)
+            // …and asked again after it; this time the person sets up an app.
+            advance(7 * 86_400)
+            let (third, _) = try await FlowDriver.start(server)
+            #expect(try await third.submit(["username": "kim", "password": .text(Self.password)]).nodeID == FlowStep.enrollOffer.rawValue)
+            #expect(try await third.submit(["factor": "totp"]).nodeID == FlowStep.enrollTOTP.rawValue)
+        }
+    }
 }

@@ -16,6 +16,8 @@ struct SDKMultiFactorTests {
         var recoveryCodes: [String] = []
         var codesToTry: [String] = []
         var preferRecoveryCode = false
+        /// Answer "Not now" when a second factor is only offered.
+        var declineOffers = false
 
         func answer(_ step: MultifactorLogin.Step, now: Int64) -> MultifactorLogin.Answer {
             steps.append(step)
@@ -30,6 +32,8 @@ struct SDKMultiFactorTests {
                 return .choose(preferRecoveryCode && factors.contains(.recoveryCode) ? .recoveryCode : .totp)
             case .chooseMethod(let methods):
                 return .choose(methods.contains(.email) ? .email : methods[0])
+            case .chooseEnrollment(let factors, let optional):
+                return optional && declineOffers ? .skip : .choose(factors[0])
             case .newPassword:
                 return .password(SDKMultiFactorTests.newPassword)
             case .verifyCode(let factor, _):
@@ -39,10 +43,40 @@ struct SDKMultiFactorTests {
             }
         }
 
-        func prepare(codes: [String], recovery: Bool = false) {
+        func prepare(codes: [String], recovery: Bool = false, declineOffers: Bool = false) {
             steps = []
             codesToTry = codes
             preferRecoveryCode = recovery
+            self.declineOffers = declineOffers
+        }
+    }
+
+    @Test("an offered second factor: Not now signs in with the password; setting it up later goes through the same offer", arguments: TestEngine.available)
+    func optionalEnrollment(engine: TestEngine) async throws {
+        let policy = { (configuration: inout ServerConfiguration) in
+            var signOn = SignOnPolicy(secondFactor: .ifEnrolled)
+            signOn.optionalEnrollment = true
+            configuration.clientSignOn["app"] = signOn
+        }
+        try await TestServer.withLiveServer(engine: engine, configure: policy) { server, issuer in
+            let client = try await SDKLiveFlowTests.prepare(server, issuer: issuer)
+            let person = Person()
+            let clock = server.clock
+            let login = MultifactorLogin(client: client) { step in await person.answer(step, now: clock.now()) }
+            await person.prepare(codes: [], declineOffers: true)
+            let declined = try await login.login(username: "sam", password: SDKLiveFlowTests.password)
+            #expect(await declined.claims?.authenticationMethods == ["pwd"])
+            #expect(await person.steps == [.chooseEnrollment(factors: [.totp], optional: true)])
+            // The offer waits now; an operator's reset of the reminder brings it back at the next sign-in.
+            let sam = try #require(try await server.users.find(username: "sam"))
+            try await server.database.transaction { sql in
+                try await sql.raw("UPDATE users SET enrollment_declined_at = NULL WHERE id = \(bind: sam.id)").run()
+            }
+            await person.prepare(codes: [])
+            let enrolled = try await login.login(username: "sam", password: SDKLiveFlowTests.password)
+            #expect(await enrolled.claims?.authenticationMethods == ["pwd", "otp", "mfa"])
+            let steps = await person.steps
+            #expect(steps.first == .chooseEnrollment(factors: [.totp], optional: true) && steps.count == 3, "\(steps)")
         }
     }
 

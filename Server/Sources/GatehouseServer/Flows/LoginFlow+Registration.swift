@@ -184,9 +184,12 @@ extension LoginFlow {
         let hash = String(decoding: try server.authenticators.box.open(pending.sealedPasswordHash), as: UTF8.self)
         let user: User
         do {
-            user = try await server.users.create(
-                username: pending.username, profile: pending.profile, passwordHash: hash,
-                emailVerified: pending.emailVerified, phoneVerified: pending.phoneVerified)
+            // Recoverable: a duplicate sends the person back to the form, and the submission still commits.
+            user = try await TransactionScope.recoverable {
+                try await server.users.create(
+                    username: pending.username, profile: pending.profile, passwordHash: hash,
+                    emailVerified: pending.emailVerified, phoneVerified: pending.phoneVerified)
+            }
         } catch let error as DatabaseError where error.isDuplicate {
             // Taken between the form and the code: back to the form.
             var again = state

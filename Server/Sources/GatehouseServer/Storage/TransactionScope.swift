@@ -19,6 +19,8 @@ final class TransactionScope: Sendable {
     private struct State {
         var isOpen = true
         var savepoints = 0
+        /// The first error a joined part threw, unless a ``recoverable(_:)`` part undid it.
+        var failure: (any Error)?
         var afterCommit: [@Sendable () -> Void] = []
     }
 
@@ -57,11 +59,36 @@ final class TransactionScope: Sendable {
     /// Whether a password hash or another long computation would now hold the database's writer.
     static var isHoldingWriter: Bool { current?.isJoinable == true }
 
-    /// A name for a savepoint not yet in use in this transaction.
-    func nextSavepoint() -> String {
+    /// A joined part threw: the transaction must not commit (see ``ScopedDatabase``).
+    func fail(_ error: any Error) {
         state.withLockedValue { state in
+            if state.failure == nil { state.failure = error }
+        }
+    }
+
+    /// The error that keeps the transaction from committing, if any.
+    var failure: (any Error)? { state.withLockedValue { $0.failure } }
+
+    /// Runs `body`, whose failure the caller handles and goes on from: in the running task's transaction, inside
+    /// a savepoint, so that a failure undoes `body`'s writes alone and the transaction may still commit; outside
+    /// one, simply runs it.
+    static func recoverable<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        guard let scope = current, scope.isJoinable else { return try await body() }
+        let (name, earlier) = scope.state.withLockedValue { state in
             state.savepoints += 1
-            return "scope_\(state.savepoints)"
+            return ("scope_\(state.savepoints)", state.failure)
+        }
+        try await scope.sql.raw("SAVEPOINT \(unsafeRaw: name)").run()
+        do {
+            let value = try await body()
+            try await scope.sql.raw("RELEASE SAVEPOINT \(unsafeRaw: name)").run()
+            return value
+        } catch {
+            try await scope.sql.raw("ROLLBACK TO SAVEPOINT \(unsafeRaw: name)").run()
+            try await scope.sql.raw("RELEASE SAVEPOINT \(unsafeRaw: name)").run()
+            // Undone: what failed inside no longer keeps the transaction from committing.
+            scope.state.withLockedValue { $0.failure = earlier }
+            throw error
         }
     }
 

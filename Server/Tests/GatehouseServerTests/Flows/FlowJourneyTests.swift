@@ -298,4 +298,30 @@ struct FlowJourneyTests {
             #expect(try await third.submit(["factor": "totp"]).nodeID == FlowStep.enrollTOTP.rawValue)
         }
     }
+
+    @Test(
+        "registration: a name taken between the form and the code sends the second registration back to the form, which still works",
+        arguments: TestEngine.available)
+    func registrationRace(engine: TestEngine) async throws {
+        try await TestServer.withServer(engine: engine, configure: { $0.registration = RegistrationPolicy(enabled: true) }) { server in
+            func profile(_ email: String) -> [String: FieldValue] {
+                ["given_name": "Lee", "family_name": "Park", "email": .text(email), "username": "lee", "new_password": .text(Self.newPassword)]
+            }
+            let (first, _) = try await FlowDriver.start(server, .registration)
+            let (second, _) = try await FlowDriver.start(server, .registration)
+            #expect(try await first.submit(profile("lee@example.com")).nodeID == FlowStep.verifyEmail.rawValue)
+            let firstCode = try await first.latestCode()
+            #expect(try await second.submit(profile("lee.park@example.com")).nodeID == FlowStep.verifyEmail.rawValue)
+            let secondCode = try await second.latestCode()
+            #expect(try await first.submit(["code": .text(firstCode)]).signedIn?.user.email == "lee@example.com")
+            // The account creation fails on the taken name inside the submission's transaction; the rest commits.
+            let back = try await second.submit(["code": .text(secondCode)])
+            #expect(back.nodeID == FlowStep.register.rawValue && back.messageCode == "invalid_value")
+            #expect(try await second.step() == .register)
+            var renamed = profile("lee.park@example.com")
+            renamed["username"] = "leepark"
+            #expect(try await second.submit(renamed).nodeID == FlowStep.verifyEmail.rawValue)
+            #expect(try await second.submit(["code": .text(try await second.latestCode())]).signedIn?.user.username == "leepark")
+        }
+    }
 }

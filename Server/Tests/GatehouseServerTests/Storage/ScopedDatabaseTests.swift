@@ -4,7 +4,7 @@ import Testing
 
 @testable import GatehouseServer
 
-/// Transactions that join the one their task runs in: all-or-nothing together, each joined one all-or-nothing on its own.
+/// Transactions that join the one their task runs in: all-or-nothing together, a recoverable part undone on its own.
 @Suite("Joined transactions")
 struct ScopedDatabaseTests {
     struct Refused: Error {}
@@ -20,9 +20,8 @@ struct ScopedDatabaseTests {
     }
 
     @Test(
-        "a joined transaction that throws is undone alone; the outer one commits the rest, and its work after commit runs once", arguments: TestEngine.available
-    )
-    func joinedRollback(engine: TestEngine) async throws {
+        "a recoverable part that fails is undone alone; the transaction commits the rest, and its work after commit runs once", arguments: TestEngine.available)
+    func recoverablePart(engine: TestEngine) async throws {
         try await TestServer.withServer(engine: engine) { server in
             let database = server.database
             try await database.transaction { sql in try await sql.raw("CREATE TABLE scope_probe (name TEXT PRIMARY KEY)").run() }
@@ -31,11 +30,13 @@ struct ScopedDatabaseTests {
             try await database.transaction { _ in
                 try await Self.insert("kept", into: database)
                 // A duplicate key inside: PostgreSQL would refuse every later statement without the savepoint.
-                await #expect(throws: (any Error).self) { try await Self.insert("kept", into: database) }
+                await #expect(throws: (any Error).self) { try await TransactionScope.recoverable { try await Self.insert("kept", into: database) } }
                 await #expect(throws: Refused.self) {
-                    try await database.transaction { sql in
-                        try await sql.raw("INSERT INTO scope_probe (name) VALUES ('undone')").run()
-                        throw Refused()
+                    try await TransactionScope.recoverable {
+                        try await database.transaction { sql in
+                            try await sql.raw("INSERT INTO scope_probe (name) VALUES ('undone')").run()
+                            throw Refused()
+                        }
                     }
                 }
                 // Reads inside see the transaction's own writes.
@@ -48,6 +49,28 @@ struct ScopedDatabaseTests {
             #expect(try await Self.names(database) == ["also kept", "kept"])
             let after = try #require(database as? ScopedDatabase).roundTrips
             #expect(after.transactions - before.transactions == 1 && after.reads - before.reads == 1)
+        }
+    }
+
+    @Test("a joined part that fails fails the whole transaction, even when its caller catches the error and goes on", arguments: TestEngine.available)
+    func joinedFailure(engine: TestEngine) async throws {
+        try await TestServer.withServer(engine: engine) { server in
+            let database = server.database
+            try await database.transaction { sql in try await sql.raw("CREATE TABLE scope_probe (name TEXT PRIMARY KEY)").run() }
+            await #expect(throws: Refused.self) {
+                try await database.transaction { _ in
+                    try await Self.insert("first", into: database)
+                    do {
+                        try await database.transaction { sql in
+                            try await sql.raw("INSERT INTO scope_probe (name) VALUES ('half')").run()
+                            throw Refused()
+                        }
+                    } catch {
+                        // Caught, and on it goes: the transaction must still not commit the half-done part.
+                    }
+                }
+            }
+            #expect(try await Self.names(database).isEmpty)
         }
     }
 

@@ -5,6 +5,7 @@ import datetime
 import email
 import ipaddress
 import json
+import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -19,7 +20,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from conftest import APP_REDIRECT
-from gatehouse_harness import NEW_PASSWORD, begin, free_port, outbox, Server, submit
+from gatehouse_harness import NEW_PASSWORD, begin, exchange, free_port, outbox, Server, start, submit, verify_id_token
 
 SMTP_USER, SMTP_PASSWORD = "gatehouse", "smtp-relay-password"
 WEBHOOK_TOKEN = "Bearer webhook-token-0123456789"
@@ -68,9 +69,15 @@ class Gateway(BaseHTTPRequestHandler):
     """An SMS gateway: answers 503 to the first message, 200 afterwards."""
     received: list = []
     calls = 0
+    calls_placed: list = []  # what reached /voice, the voice gateway (answers 200 at once)
 
     def do_POST(self):
         body = self.rfile.read(int(self.headers["Content-Length"]))
+        if self.path == "/voice":
+            type(self).calls_placed.append(json.loads(body))
+            self.send_response(200)
+            self.end_headers()
+            return
         type(self).calls += 1
         if type(self).calls == 1:
             self.send_response(503)
@@ -105,7 +112,10 @@ def delivery(tmp_path_factory):
             "email": {"delivery": "smtp", "smtp": {"host": "127.0.0.1", "port": smtp_port, "security": "starttls", "username": SMTP_USER,
                                                    "password": SMTP_PASSWORD, "trusted_certificates": cert, "timeout": 10}},
             "sms": {"delivery": "webhook", "webhook": {"url": f"http://127.0.0.1:{gateway.server_address[1]}/sms", "authorization": WEBHOOK_TOKEN}},
+            "voice": {"delivery": "webhook", "webhook": {"url": f"http://127.0.0.1:{gateway.server_address[1]}/voice"}},
         },
+        # A second factor only on request (acr_values), by text message or phone call.
+        "client_sign_on": {"app": {"second_factor": "off", "factors": ["sms", "voice"]}},
     })
     try:
         server.add_client("app", APP_REDIRECT, public=True)
@@ -125,7 +135,7 @@ def wait_for(condition, seconds=20):
     raise AssertionError("timed out")
 
 
-def test_codes_go_out_by_smtp_with_starttls_and_by_webhook_each_after_a_retry(delivery):
+def test_codes_go_out_by_smtp_with_starttls_and_by_webhook_each_after_a_retry_and_by_phone_call(delivery):
     server, relay = delivery
     flow = begin(server, "registration")
     answer = submit(server, flow["flow_id"], {"given_name": "Mail", "family_name": "Test", "email": "mail@example.com", "username": "mail",
@@ -157,3 +167,22 @@ def test_codes_go_out_by_smtp_with_starttls_and_by_webhook_each_after_a_retry(de
     assert record["status"] == "sent" and record["attempts"] == 2 and record["id"] == payload["id"]
     done = submit(server, flow["flow_id"], {"code": sms_code}).json()
     assert done["status"] == "success"
+
+    # Signing in with a second factor, the new account chooses a phone call: the voice gateway receives the code
+    # spoken digit by digit.
+    flow_id = start(server, acr_values="urn:gatehouse:acr:mfa").json()["flow_id"]
+    choose = submit(server, flow_id, {"username": "mail", "password": NEW_PASSWORD}).json()["node"]
+    assert choose["id"] == "mfa.choose" and [o["value"] for o in choose["fields"][0]["options"]] == ["sms", "voice"]
+    call = submit(server, flow_id, {"factor": "voice"}).json()["node"]
+    assert call["id"] == "mfa.voice" and "ending in 33" in call["description"]
+    wait_for(lambda: Gateway.calls_placed)
+    placed = Gateway.calls_placed[0]
+    assert placed["channel"] == "voice" and placed["to"] == "+15550003333" and placed["template"] == "sign_in_code"
+    spoken = re.match(r"((?:\d, ){5}\d) is your", placed["body"])
+    assert spoken and placed["body"].endswith(f"Again, your code is: {spoken.group(1)}."), placed["body"]
+    again = submit(server, flow_id, {}, action="resend").json()
+    assert again["status"] == "error" and again["node"]["messages"][0]["code"] == "resend_too_soon"
+    signed_in = submit(server, flow_id, {"code": spoken.group(1).replace(", ", "")}).json()
+    assert signed_in["status"] == "success"
+    claims = verify_id_token(server, exchange(server, signed_in["authorization"]["code"]).json(), "app", "nn", "RS256")
+    assert claims["amr"] == ["pwd", "tel", "mfa"]

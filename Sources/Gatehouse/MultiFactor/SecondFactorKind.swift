@@ -12,6 +12,8 @@ public struct SecondFactorKind: RawRepresentable, Hashable, Sendable, CustomStri
     public static let email = SecondFactorKind(rawValue: "email")
     /// A code sent by text message.
     public static let sms = SecondFactorKind(rawValue: "sms")
+    /// A code read out in a phone call.
+    public static let voice = SecondFactorKind(rawValue: "voice")
 
     public var description: String { rawValue }
 }

@@ -6,6 +6,8 @@ public enum SecondFactor: String, Sendable, Codable, CaseIterable {
     case email
     /// A one-time code sent by text message to the verified phone number.
     case sms
+    /// A one-time code read out in a phone call to the verified phone number.
+    case voice
     /// One of the single-use codes handed out when TOTP was enrolled; a fallback, never enrolled on its own.
     case recoveryCode = "recovery_code"
 
@@ -15,6 +17,7 @@ public enum SecondFactor: String, Sendable, Codable, CaseIterable {
         case .totp: "Authenticator app"
         case .email: "Code sent by email"
         case .sms: "Code sent by text message"
+        case .voice: "Code read out in a phone call"
         case .recoveryCode: "Recovery code"
         }
     }
@@ -24,6 +27,8 @@ public enum SecondFactor: String, Sendable, Codable, CaseIterable {
         switch self {
         case .totp, .recoveryCode, .email: "otp"
         case .sms: "sms"
+        // RFC 8176: confirmation by telephone call.
+        case .voice: "tel"
         }
     }
 
@@ -32,6 +37,7 @@ public enum SecondFactor: String, Sendable, Codable, CaseIterable {
         switch self {
         case .email: .email
         case .sms: .sms
+        case .voice: .voice
         case .totp, .recoveryCode: nil
         }
     }

@@ -7,6 +7,8 @@ public struct CourierConfiguration: Sendable, Codable, Equatable {
     public var sender = "Gatehouse <no-reply@gatehouse.invalid>"
     public var email = DeliverySettings(delivery: .outbox)
     public var sms = DeliverySettings(delivery: .outbox)
+    /// Calls that read a code aloud: a voice gateway behind a webhook (the payload's `channel` is `voice`).
+    public var voice = DeliverySettings(delivery: .outbox)
     /// Attempts before a message is given up as failed.
     public var maxAttempts = 8
     /// Seconds before the first retry; each further retry waits twice as long, at most an hour.
@@ -19,7 +21,7 @@ public struct CourierConfiguration: Sendable, Codable, Equatable {
     public var securityNoticeHourlyLimit = 10
     /// The channels whose delivery the configuration file does not name. They fall back to the development
     /// outbox, which `gatehouse serve` accepts only with `--demo`: codes must never silently go nowhere.
-    public private(set) var unchosenChannels: [MessageChannel] = [.email, .sms]
+    public private(set) var unchosenChannels: [MessageChannel] = [.email, .sms, .voice]
 
     /// The defaults: both channels to the development outbox, as a fallback nobody chose.
     public init() {}
@@ -28,7 +30,7 @@ public struct CourierConfiguration: Sendable, Codable, Equatable {
     public init(email: DeliverySettings, sms: DeliverySettings) {
         self.email = email
         self.sms = sms
-        unchosenChannels = []
+        unchosenChannels = [.voice]
     }
 
     /// Keys left out of the configuration file keep their defaults.
@@ -38,18 +40,30 @@ public struct CourierConfiguration: Sendable, Codable, Equatable {
         sender = try container.decodeIfPresent(String.self, forKey: .sender) ?? defaults.sender
         email = try container.decodeIfPresent(DeliverySettings.self, forKey: .email) ?? defaults.email
         sms = try container.decodeIfPresent(DeliverySettings.self, forKey: .sms) ?? defaults.sms
+        voice = try container.decodeIfPresent(DeliverySettings.self, forKey: .voice) ?? defaults.voice
         maxAttempts = try container.decodeIfPresent(Int.self, forKey: .maxAttempts) ?? defaults.maxAttempts
         retryDelay = try container.decodeIfPresent(Int64.self, forKey: .retryDelay) ?? defaults.retryDelay
         recipientHourlyLimit = try container.decodeIfPresent(Int.self, forKey: .recipientHourlyLimit) ?? defaults.recipientHourlyLimit
         securityNoticeHourlyLimit = try container.decodeIfPresent(Int.self, forKey: .securityNoticeHourlyLimit) ?? defaults.securityNoticeHourlyLimit
-        unchosenChannels = [(MessageChannel.email, CodingKeys.email), (.sms, .sms)].filter { !container.contains($0.1) }.map(\.0)
+        unchosenChannels = [(MessageChannel.email, CodingKeys.email), (.sms, .sms), (.voice, .voice)].filter { !container.contains($0.1) }.map(\.0)
+    }
+
+    /// The delivery of `channel`.
+    func settings(for channel: MessageChannel) -> DeliverySettings {
+        switch channel {
+        case .email: email
+        case .sms: sms
+        case .voice: voice
+        }
     }
 
     /// Refuses a production start that would drop codes into the development outbox without anyone choosing it.
+    /// Calls count only when `voiceInUse` (a sign-on policy offers the voice factor).
     /// - Throws: ``ConfigurationError`` naming the channels and the ways to choose.
-    public func requireChosenDelivery() throws {
-        guard !unchosenChannels.isEmpty else { return }
-        let names = unchosenChannels.map { "courier.\($0.rawValue)" }.joined(separator: " and ")
+    public func requireChosenDelivery(voiceInUse: Bool = false) throws {
+        let unchosen = unchosenChannels.filter { $0 != .voice || voiceInUse }
+        guard !unchosen.isEmpty else { return }
+        let names = unchosen.map { "courier.\($0.rawValue)" }.joined(separator: " and ")
         throw ConfigurationError(
             """
             No delivery is configured for \(names): sign-in codes and security notices would only reach the development outbox. \
@@ -73,10 +87,12 @@ public struct CourierConfiguration: Sendable, Codable, Equatable {
         try email.validate("courier.email")
         try sms.validate("courier.sms")
         if sms.delivery == .smtp { throw ConfigurationError(key: "courier.sms", "cannot be delivered by SMTP; use webhook (an SMS gateway) or outbox.") }
+        if voice.delivery == .smtp { throw ConfigurationError(key: "courier.voice", "cannot be delivered by SMTP; use webhook (a voice gateway) or outbox.") }
+        try voice.validate("courier.voice")
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case sender, email, sms
+        case sender, email, sms, voice
         case maxAttempts = "max_attempts"
         case retryDelay = "retry_delay"
         case recipientHourlyLimit = "recipient_hourly_limit"

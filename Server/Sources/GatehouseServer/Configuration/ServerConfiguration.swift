@@ -159,6 +159,13 @@ public struct ServerConfiguration: Sendable, Decodable {
         for (client, policy) in clientSignOn { try policy.validate("client_sign_on.\(client)") }
     }
 
+    /// Refuses a production start whose codes would fall into the development outbox (see
+    /// ``CourierConfiguration/requireChosenDelivery(voiceInUse:)``); calls count when a policy offers the voice factor.
+    public func requireChosenDelivery() throws {
+        let voiceInUse = ([signOn] + clientSignOn.values).contains { $0.factors.contains(.voice) }
+        try courier.requireChosenDelivery(voiceInUse: voiceInUse)
+    }
+
     /// The sign-on policy for `clientID`.
     public func signOnPolicy(for clientID: String) -> SignOnPolicy {
         clientSignOn[clientID] ?? signOn

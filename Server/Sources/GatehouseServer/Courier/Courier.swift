@@ -20,7 +20,7 @@ public final class Courier: Sendable {
         self.logger = logger
         var deliveries: [MessageChannel: any MessageDelivery] = [:]
         for channel in MessageChannel.allCases {
-            let settings = channel == .email ? configuration.email : configuration.sms
+            let settings = configuration.settings(for: channel)
             deliveries[channel] =
                 switch settings.delivery {
                 case .outbox: OutboxDelivery(logger: logger)
@@ -37,7 +37,7 @@ public final class Courier: Sendable {
     func send(
         _ template: MessageTemplate, code: String = "", to recipient: String, on channel: MessageChannel, service: String, codeLifetime: Int64
     ) async throws {
-        let text = template.render(code: code, minutes: max(1, codeLifetime / 60), service: service)
+        let text = template.render(code: code, minutes: max(1, codeLifetime / 60), service: service, on: channel)
         let limit = template.isSecurityNotice ? configuration.securityNoticeHourlyLimit : configuration.recipientHourlyLimit
         guard
             let id = try await queue.enqueue(

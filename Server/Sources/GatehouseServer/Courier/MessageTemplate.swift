@@ -23,6 +23,15 @@ enum MessageTemplate: String, Sendable {
 
     var isSecurityNotice: Bool { Self.securityNotices.contains(self) }
 
+    /// The subject and body for `code` on `channel`: for a call, the text a voice gateway reads out, with the code
+    /// spoken digit by digit, twice.
+    func render(code: String, minutes: Int64, service: String, on channel: MessageChannel) -> (subject: String, body: String) {
+        let text = render(code: code, minutes: minutes, service: service)
+        guard channel == .voice, !code.isEmpty else { return text }
+        let spoken = code.filter { !$0.isWhitespace }.map(String.init).joined(separator: ", ")
+        return (text.subject, text.body.replacingOccurrences(of: code, with: spoken) + " Again, your code is: \(spoken).")
+    }
+
     /// The subject and body for `code` (empty for the notices: ``accountExists`` and the changes), valid for `minutes`, from the service at `issuer`.
     func render(code: String, minutes: Int64, service: String) -> (subject: String, body: String) {
         switch self {

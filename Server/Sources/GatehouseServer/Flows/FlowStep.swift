@@ -15,6 +15,7 @@ enum FlowStep: String, Codable, Sendable, CaseIterable {
     case recoveryCodes = "mfa.enroll.recovery_codes"
     case emailCode = "mfa.email"
     case smsCode = "mfa.sms"
+    case voiceCode = "mfa.voice"
     // Registration.
     case register = "register.profile"
     case verifyEmail = "register.verify_email"

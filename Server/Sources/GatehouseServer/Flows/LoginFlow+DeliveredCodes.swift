@@ -101,7 +101,7 @@ extension LoginFlow {
             let parts = destination.split(separator: "@", maxSplits: 1)
             guard parts.count == 2 else { return "your email address" }
             return "\(parts[0].prefix(1))•••@\(parts[1])"
-        case .sms:
+        case .sms, .voice:
             return "the number ending in \(destination.suffix(2))"
         }
     }

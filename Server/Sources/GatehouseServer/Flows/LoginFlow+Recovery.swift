@@ -22,7 +22,7 @@ extension LoginFlow {
                 category: .recovery, fields: [field], actions: [FlowAction(id: "submit", kind: .submit, label: "Continue"), back],
                 messages: messages)
         case FlowStep.recoveryChoose:
-            let options = MessageChannel.allCases.map { FieldOption(value: $0.rawValue, label: $0 == .email ? "Email" : "Text message (SMS)") }
+            let options = [MessageChannel.email, .sms].map { FieldOption(value: $0.rawValue, label: $0 == .email ? "Email" : "Text message (SMS)") }
             return FlowNode(
                 id: FlowStep.recoveryChoose.rawValue, name: "Where should we send the code?",
                 description: "Choose where to receive the code for \(state.username ?? "your account").", category: .recovery,
@@ -143,7 +143,7 @@ extension LoginFlow {
         guard let user else { return nil }
         switch channel {
         case .email: return user.emailVerified ? user.email : nil
-        case .sms: return user.phoneVerified ? user.phoneNumber : nil
+        case .sms, .voice: return user.phoneVerified ? user.phoneNumber : nil
         }
     }
 }

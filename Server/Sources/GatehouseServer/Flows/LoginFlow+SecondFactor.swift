@@ -73,7 +73,9 @@ extension LoginFlow {
         }
         var available = Set(enrolled.filter { $0 == .recoveryCode || policy.factors.contains($0) })
         if policy.factors.contains(.email), user.emailVerified { available.insert(.email) }
-        if policy.factors.contains(.sms), user.phoneVerified, user.phoneNumber != nil { available.insert(.sms) }
+        for phone in [SecondFactor.sms, .voice] where policy.factors.contains(phone) && user.phoneVerified && user.phoneNumber != nil {
+            available.insert(phone)
+        }
         return SecondFactorPlan(
             factors: SecondFactor.allCases.filter(available.contains),
             enrollTOTP: enrolled.isEmpty && policy.factors.contains(.totp))
@@ -115,12 +117,12 @@ extension LoginFlow {
                 throw OAuthError.invalidRequest("Choose one of the offered factors.")
             }
             if let refused = try await challenge(id, state: &next, factor: factor, user: user) { return refused }
-        case (FlowStep.emailCode, "resend"), (FlowStep.smsCode, "resend"):
-            let channel: MessageChannel = state.step == FlowStep.emailCode ? .email : .sms
+        case (FlowStep.emailCode, "resend"), (FlowStep.smsCode, "resend"), (FlowStep.voiceCode, "resend"):
+            let channel = Self.deliveredChannel(at: state.step)
             return try await resend(
                 id, state: state, purpose: .secondFactor, channel: channel,
                 to: channel == .email ? user.email : user.phoneNumber, template: .signInCode)
-        case (FlowStep.emailCode, _), (FlowStep.smsCode, _):
+        case (FlowStep.emailCode, _), (FlowStep.smsCode, _), (FlowStep.voiceCode, _):
             switch try await checkCode(id, state: state, purpose: .secondFactor, code: code, owner: user) {
             case .refused(let outcome): return outcome
             case .accepted(let channel):
@@ -222,7 +224,17 @@ extension LoginFlow {
         case .totp: FlowStep.totp
         case .email: FlowStep.emailCode
         case .sms: FlowStep.smsCode
+        case .voice: FlowStep.voiceCode
         case .recoveryCode: FlowStep.recoveryCode
+        }
+    }
+
+    /// The channel the code of a delivered-code step goes on.
+    static func deliveredChannel(at step: FlowStep) -> MessageChannel {
+        switch step {
+        case .smsCode: .sms
+        case .voiceCode: .voice
+        default: .email
         }
     }
 
@@ -278,6 +290,13 @@ extension LoginFlow {
             return FlowNode(
                 id: state.step.rawValue, name: "Enter the code we sent you", description: "We sent a code to \(place). Enter it to sign in to \(clientName).",
                 category: .mfaChallenge, fields: [codeField], actions: [verify, Self.resendAction] + another, messages: messages)
+        case FlowStep.voiceCode:
+            let place = state.secondFactor.sentTo ?? "your phone"
+            return FlowNode(
+                id: FlowStep.voiceCode.rawValue, name: "Enter the code you hear",
+                description: "We're calling \(place) to read out a code. Enter it to sign in to \(clientName).",
+                category: .mfaChallenge, fields: [codeField],
+                actions: [verify, FlowAction(id: "resend", kind: .submit, label: "Call again")] + another, messages: messages)
         case FlowStep.recoveryCode:
             return FlowNode(
                 id: FlowStep.recoveryCode.rawValue, name: "Enter a recovery code", description: "Each of the recovery codes you saved signs you in once.",

@@ -37,7 +37,8 @@ extension LoginFlow {
             else { break }
             prepared.newPasswordIsCurrent = try await server.hasher.verify(password, against: user.passwordHash)
             if !prepared.newPasswordIsCurrent { prepared.newPasswordHash = try await server.hasher.hash(password) }
-        case .identify, .chooseFactor, .totp, .recoveryCode, .enrollOffer, .enrollTOTP, .recoveryCodes, .emailCode, .smsCode, .verifyEmail, .verifyPhone,
+        case .identify, .chooseFactor, .totp, .recoveryCode, .enrollOffer, .enrollTOTP, .recoveryCodes, .emailCode, .smsCode, .voiceCode, .verifyEmail,
+            .verifyPhone,
             .recoveryIdentify, .recoveryChoose, .resetCode, .unlockCode, .enrollChoose, .appLogin:
             break
         }

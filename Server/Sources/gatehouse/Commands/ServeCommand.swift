@@ -33,7 +33,7 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let given: [ServerSetting: String?] = [.host: host, .port: port.map(String.init), .issuer: issuer, .logLevel: logLevel, .demo: demo ? "true" : nil]
         var configuration = try store.configuration(overrides: given.compactMapValues { $0 })
-        if configuration.demo { DemoRelyingParty.applyDefaults(to: &configuration) } else { try configuration.courier.requireChosenDelivery() }
+        if configuration.demo { DemoRelyingParty.applyDefaults(to: &configuration) } else { try configuration.requireChosenDelivery() }
         let level = configuration.logLevel
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)

@@ -71,7 +71,7 @@ struct ConfigurationLoaderTests {
         arguments: [
             (#"{"sign_on": {"second_factor": "required", "optional_enrolment": true}}"#, "sign_on.optional_enrolment"),
             (#"{"client_sign_on": {"app": {"factor": ["totp"]}}}"#, "client_sign_on.app.factor"),
-            (#"{"courier": {"voice": {"delivery": "outbox"}}}"#, "courier.voice"),
+            (#"{"courier": {"fax": {"delivery": "outbox"}}}"#, "courier.fax"),
             (
                 #"{"courier": {"email": {"delivery": "smtp", "smtp": {"host": "mail", "port": 25, "passwd": "x"}}}}"#,
                 "courier.email.smtp.passwd"

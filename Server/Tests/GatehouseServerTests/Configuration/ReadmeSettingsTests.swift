@@ -25,8 +25,8 @@ struct ReadmeSettingsTests {
             "client_sign_on": [],
             "registration": keys(RegistrationPolicy.CodingKeys.self),
             "one_time_codes": keys(OneTimeCodePolicy.CodingKeys.self),
-            "courier": keys(CourierConfiguration.CodingKeys.self).filter { !["email", "sms"].contains($0) }
-                + ["email", "sms"].flatMap { channel in delivery.map { "\(channel).\($0)" } },
+            "courier": keys(CourierConfiguration.CodingKeys.self).filter { !["email", "sms", "voice"].contains($0) }
+                + ["email", "sms", "voice"].flatMap { channel in delivery.map { "\(channel).\($0)" } },
             "authenticator": keys(AuthenticatorPolicy.CodingKeys.self),
             "connections": keys(ConnectionPolicy.CodingKeys.self),
             "trusted_proxies": keys(TrustedProxies.CodingKeys.self),

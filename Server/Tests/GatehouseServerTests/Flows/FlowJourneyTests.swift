@@ -324,4 +324,52 @@ struct FlowJourneyTests {
             #expect(try await second.submit(["code": .text(try await second.latestCode())]).signedIn?.user.username == "leepark")
         }
     }
+
+    @Test(
+        "a code read out in a phone call: chosen over SMS, the call's text spells the code digit by digit, and it signs in with tel",
+        arguments: TestEngine.available)
+    func voiceCode(engine: TestEngine) async throws {
+        let policy = { (configuration: inout ServerConfiguration) in
+            var signOn = SignOnPolicy(secondFactor: .required)
+            signOn.factors = [.sms, .voice, .totp]
+            configuration.signOn = signOn
+        }
+        try await TestServer.withServer(engine: engine, configure: policy) { server in
+            let hash = try await server.hasher.hash(Self.password)
+            let profile = UserProfile(email: "kim@example.com", givenName: "Kim", familyName: "Lee", phoneNumber: "+14155550100")
+            let user = try await server.users.create(username: "kim", profile: profile, passwordHash: hash, emailVerified: true, phoneVerified: true)
+            try await server.authenticators.addTOTP(userID: user.id, AuthenticatorStore.newTOTP(), usedStep: 0)
+            let (flow, _) = try await FlowDriver.start(server)
+            guard case .next(let choose) = try await flow.submit(["username": "kim", "password": .text(Self.password)]) else {
+                Issue.record("expected the choice")
+                return
+            }
+            #expect(choose.fields.first?.options?.map(\.value) == ["totp", "sms", "voice"])
+            guard case .next(let call) = try await flow.submit(["factor": "voice"]) else {
+                Issue.record("expected the call's node")
+                return
+            }
+            #expect(call.id == FlowStep.voiceCode.rawValue && call.description.contains("ending in 00"))
+            let message = try #require(try await server.courier.queue.list(limit: 1).first)
+            #expect(message.channel == .voice && message.recipient == "+14155550100")
+            let spoken = try #require(message.body.components(separatedBy: " is your").first)
+            #expect(spoken.count == 16 && message.body.hasSuffix("Again, your code is: \(spoken)."), "\(message.body)")
+            #expect(try await flow.submit(action: "resend").messageCode == "resend_too_soon")
+            let done = try await flow.submit(["code": .text(spoken.filter(\.isNumber))])
+            #expect(done.signedIn?.methods == ["pwd", "tel", "mfa"])
+        }
+    }
+
+    @Test("serve refuses a voice factor whose calls have no delivery, and SMTP for calls")
+    func voiceDelivery() throws {
+        var configuration = ServerConfiguration()
+        configuration.courier = CourierConfiguration(email: DeliverySettings(delivery: .outbox), sms: DeliverySettings(delivery: .outbox))
+        try configuration.requireChosenDelivery()
+        configuration.clientSignOn["app"] = SignOnPolicy(secondFactor: .ifEnrolled)
+        configuration.clientSignOn["app"]?.factors = [.totp, .voice]
+        #expect(throws: ConfigurationError.self) { try configuration.requireChosenDelivery() }
+        configuration.courier.voice = DeliverySettings(delivery: .smtp)
+        let smtp = #expect(throws: ConfigurationError.self) { try configuration.courier.validate() }
+        #expect(smtp?.key == "courier.voice")
+    }
 }

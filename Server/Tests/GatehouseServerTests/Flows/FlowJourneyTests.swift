@@ -372,4 +372,35 @@ struct FlowJourneyTests {
         let smtp = #expect(throws: ConfigurationError.self) { try configuration.courier.validate() }
         #expect(smtp?.key == "courier.voice")
     }
+
+    @Test("wrong codes by phone call end the flow at its limit and count against the account across flows", arguments: TestEngine.available)
+    func voiceCodeGuessing(engine: TestEngine) async throws {
+        let policy = { (configuration: inout ServerConfiguration) in
+            var signOn = SignOnPolicy(secondFactor: .required)
+            signOn.factors = [.voice, .totp]
+            signOn.maxCodeAttempts = 3
+            configuration.signOn = signOn
+            configuration.codeGuesses.maxFailures = 4
+        }
+        try await TestServer.withServer(engine: engine, configure: policy) { server in
+            let hash = try await server.hasher.hash(Self.password)
+            let profile = UserProfile(email: "kim@example.com", givenName: "Kim", familyName: "Lee", phoneNumber: "+14155550100")
+            try await server.users.create(username: "kim", profile: profile, passwordHash: hash, emailVerified: true, phoneVerified: true)
+            // First flow: three wrong codes, the flow's limit, end it.
+            let (first, _) = try await FlowDriver.start(server)
+            #expect(try await first.submit(["username": "kim", "password": .text(Self.password)]).nodeID == FlowStep.voiceCode.rawValue)
+            for _ in 0..<2 { #expect(try await first.submit(["code": "000000"]).messageCode == "invalid_code") }
+            guard case .failed = try await first.submit(["code": "000000"]) else {
+                Issue.record("expected the flow to end")
+                return
+            }
+            // Second flow: the fourth wrong code reaches the account's limit; then even the right code is refused.
+            let (second, _) = try await FlowDriver.start(server)
+            #expect(try await second.submit(["username": "kim", "password": .text(Self.password)]).nodeID == FlowStep.voiceCode.rawValue)
+            #expect(try await second.submit(["code": "000000"]).messageCode == "invalid_code")
+            let message = try #require(try await server.courier.queue.list(limit: 5).first { $0.channel == .voice })
+            let right = String(try #require(message.body.components(separatedBy: " is your").first).filter(\.isNumber))
+            #expect(try await second.submit(["code": .text(right)]).messageCode == "too_many_guesses")
+        }
+    }
 }

@@ -24,7 +24,7 @@ struct InProcessServer: Sendable {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var configuration = ServerConfiguration()
-        configuration.database = folder.appendingPathComponent("gatehouse.sqlite").path
+        configuration.database = .sqlite(path: folder.appendingPathComponent("gatehouse.sqlite").path)
         configuration.secret = String(repeating: "b", count: 40)
         configuration.issuer = "http://127.0.0.1:8080"
         var logger = Logger(label: "gatehouse-benchmarks")

@@ -16,6 +16,14 @@ struct FlowJourneyTests {
         try await server.users.create(username: name, email: "\(name)@example.com", name: nil, passwordHash: try await server.hasher.hash(password))
     }
 
+    /// `kim` with a verified email and the verified number +14155550100.
+    @discardableResult
+    static func addUserWithPhone(_ server: IdentityServer) async throws -> User {
+        let profile = UserProfile(email: "kim@example.com", givenName: "Kim", familyName: "Lee", phoneNumber: "+14155550100")
+        return try await server.users.create(
+            username: "kim", profile: profile, passwordHash: try await server.hasher.hash(password), emailVerified: true, phoneVerified: true)
+    }
+
     @Test("single node: a wrong password is shown again with a message, the right one signs in with pwd", arguments: TestEngine.available)
     func singleNode(engine: TestEngine) async throws {
         try await TestServer.withServer(engine: engine) { server in
@@ -154,9 +162,7 @@ struct FlowJourneyTests {
             configuration.signOn = signOn
         }
         try await TestServer.withServer(engine: engine, configure: policy) { server in
-            let hash = try await server.hasher.hash(Self.password)
-            let profile = UserProfile(email: "kim@example.com", givenName: "Kim", familyName: "Lee", phoneNumber: "+14155550100")
-            try await server.users.create(username: "kim", profile: profile, passwordHash: hash, emailVerified: true, phoneVerified: true)
+            try await Self.addUserWithPhone(server)
             let (flow, _) = try await FlowDriver.start(server)
             #expect(try await flow.submit(["username": "kim", "password": .text(Self.password)]).nodeID == FlowStep.chooseFactor.rawValue)
             #expect(try await flow.submit(["factor": "sms"]).nodeID == FlowStep.smsCode.rawValue)
@@ -335,9 +341,7 @@ struct FlowJourneyTests {
             configuration.signOn = signOn
         }
         try await TestServer.withServer(engine: engine, configure: policy) { server in
-            let hash = try await server.hasher.hash(Self.password)
-            let profile = UserProfile(email: "kim@example.com", givenName: "Kim", familyName: "Lee", phoneNumber: "+14155550100")
-            let user = try await server.users.create(username: "kim", profile: profile, passwordHash: hash, emailVerified: true, phoneVerified: true)
+            let user = try await Self.addUserWithPhone(server)
             try await server.authenticators.addTOTP(userID: user.id, AuthenticatorStore.newTOTP(), usedStep: 0)
             let (flow, _) = try await FlowDriver.start(server)
             guard case .next(let choose) = try await flow.submit(["username": "kim", "password": .text(Self.password)]) else {
@@ -383,9 +387,7 @@ struct FlowJourneyTests {
             configuration.codeGuesses.maxFailures = 4
         }
         try await TestServer.withServer(engine: engine, configure: policy) { server in
-            let hash = try await server.hasher.hash(Self.password)
-            let profile = UserProfile(email: "kim@example.com", givenName: "Kim", familyName: "Lee", phoneNumber: "+14155550100")
-            try await server.users.create(username: "kim", profile: profile, passwordHash: hash, emailVerified: true, phoneVerified: true)
+            try await Self.addUserWithPhone(server)
             // First flow: three wrong codes, the flow's limit, end it.
             let (first, _) = try await FlowDriver.start(server)
             #expect(try await first.submit(["username": "kim", "password": .text(Self.password)]).nodeID == FlowStep.voiceCode.rawValue)

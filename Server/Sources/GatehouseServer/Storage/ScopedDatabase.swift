@@ -28,20 +28,14 @@ final class ScopedDatabase: Database {
         self.base = base
     }
 
-    /// The running task's open transaction of this database, if any.
-    private var joinable: TransactionScope? {
-        guard let scope = TransactionScope.current, scope.database == ObjectIdentifier(self), scope.isJoinable else { return nil }
-        return scope
-    }
-
     func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        if let scope = joinable { return try await body(scope.sql) }
+        if let scope = TransactionScope.joinable(of: self) { return try await body(scope.sql) }
         counts.withLockedValue { $0.reads += 1 }
         return try await base.read(body)
     }
 
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        if let scope = joinable {
+        if let scope = TransactionScope.joinable(of: self) {
             do {
                 return try await body(scope.sql)
             } catch {

@@ -38,11 +38,14 @@ final class TransactionScope: Sendable {
     /// The running task's identity while it runs (two tasks alive at once never share it).
     private static var currentTask: Int? { withUnsafeCurrentTask { $0?.hashValue } }
 
-    /// Whether the transaction is still running.
-    var isOpen: Bool { state.withLockedValue { $0.isOpen } }
-
     /// Whether a call of the running task joins this transaction: it is still open, and this is its task.
-    var isJoinable: Bool { isOpen && task != nil && Self.currentTask == task }
+    var isJoinable: Bool { state.withLockedValue { $0.isOpen } && task != nil && Self.currentTask == task }
+
+    /// The running task's open transaction of `database` (a ``ScopedDatabase``), which its calls join.
+    static func joinable(of database: any Database) -> TransactionScope? {
+        guard let scope = current, scope.database == ObjectIdentifier(database as AnyObject), scope.isJoinable else { return nil }
+        return scope
+    }
 
     /// Runs `work` once the transaction has committed, never if it rolls back: what must not happen for a change
     /// that is undone (delivering a queued message, say).
@@ -52,7 +55,7 @@ final class TransactionScope: Sendable {
 
     /// Runs `work` after the running task's transaction of `database` commits, or now when there is none.
     static func afterCommit(of database: any Database, _ work: @escaping @Sendable () -> Void) {
-        guard let scope = current, scope.isJoinable, scope.database == ObjectIdentifier(database as AnyObject) else { return work() }
+        guard let scope = joinable(of: database) else { return work() }
         scope.afterCommit(work)
     }
 

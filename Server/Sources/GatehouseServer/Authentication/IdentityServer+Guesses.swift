@@ -32,6 +32,7 @@ extension IdentityServer {
     static func journeyName(_ purpose: OneTimeCodeStore.Purpose) -> String {
         switch purpose {
         case .secondFactor: "two-step verification codes"
+        case .enrollFactor: "codes confirming a new phone number or email address"
         case .recovery: "password reset codes"
         case .unlock: "account unlock codes"
         case .verifyEmail, .verifyPhone: "confirmation codes"

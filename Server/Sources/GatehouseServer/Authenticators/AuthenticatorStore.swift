@@ -24,14 +24,93 @@ struct AuthenticatorStore: Sendable {
         case replayed
     }
 
-    /// The second factors `userID` can be challenged with.
+    /// The second factors `userID` enrolled: the authenticator app and its unused recovery codes, a phone number
+    /// (both ways of getting its codes, the one chosen at enrollment first) and the email address.
     func enrolledFactors(userID: String) async throws -> [SecondFactor] {
         try await database.read { sql in
-            let totp = try await sql.raw("SELECT id FROM authenticators WHERE user_id = \(bind: userID) AND kind = 'totp'").first() != nil
-            guard totp else { return [] }
+            let rows = try await sql.raw("SELECT kind, parameters FROM authenticators WHERE user_id = \(bind: userID)").all()
+            var factors: [SecondFactor] = []
+            var totp = false
+            for row in rows {
+                switch try row.decode(column: "kind", as: String.self) {
+                case Kind.totp:
+                    totp = true
+                case Kind.phone:
+                    let parameters = try JSONDecoder().decode(PhoneParameters.self, from: Data(try row.decode(column: "parameters", as: String.self).utf8))
+                    factors += parameters.method == .voice ? [.voice, .sms] : [.sms, .voice]
+                case Kind.email:
+                    factors.append(.email)
+                default:
+                    continue
+                }
+            }
+            guard totp else { return factors }
             let recovery = try await sql.raw("SELECT code_hash FROM recovery_codes WHERE user_id = \(bind: userID) AND used_at IS NULL").first() != nil
-            return recovery ? [.totp, .recoveryCode] : [.totp]
+            return [.totp] + factors + (recovery ? [.recoveryCode] : [])
         }
+    }
+
+    /// What enrolling a phone number replaced.
+    struct PhoneChange: Sendable, Equatable {
+        /// The verified number the account had before, when it was a different one: it is told of the change.
+        var previousNumber: String?
+        /// A phone number was enrolled before: the account is signed out everywhere, as when an authenticator app is replaced.
+        var replaced: Bool
+    }
+
+    /// Makes `number` (E.164, just confirmed by a code on `method`) the account's verified phone number and enrolls it
+    /// as a second factor whose codes go by `method` first. Replacing an enrolled number signs the account out
+    /// everywhere in the same transaction, so whoever held the old phone keeps no session.
+    func enrollPhone(userID: String, number: String, method: MessageChannel) async throws -> PhoneChange {
+        let now = clock.now()
+        let parameters = String(decoding: try JSONEncoder().encode(PhoneParameters(method: method)), as: UTF8.self)
+        return try await database.transaction { sql in
+            let user = try await UserStore.find(id: userID, in: sql)
+            let replaced = try await sql.raw("DELETE FROM authenticators WHERE user_id = \(bind: userID) AND kind = \(bind: Kind.phone) RETURNING id").first() != nil
+            if replaced { try await UserStore.endEverything(for: userID, at: now, in: sql) }
+            try await sql.raw(
+                "UPDATE users SET phone_number = \(bind: number), phone_verified = 1, updated_at = \(bind: now) WHERE id = \(bind: userID)"
+            ).run()
+            try await insert(kind: Kind.phone, userID: userID, parameters: parameters, at: now, in: sql)
+            let previous = user.flatMap { $0.phoneVerified && $0.phoneNumber != number ? $0.phoneNumber : nil }
+            return PhoneChange(previousNumber: previous, replaced: replaced)
+        }
+    }
+
+    /// Makes `address` (just confirmed by a code) the account's verified email address and enrolls it as a second
+    /// factor. Throws a duplicate ``DatabaseError`` when another account has the address.
+    func enrollEmail(userID: String, address: String) async throws {
+        let now = clock.now()
+        try await database.transaction { sql in
+            try await sql.raw(
+                "UPDATE users SET email = \(bind: address), email_verified = 1, updated_at = \(bind: now) WHERE id = \(bind: userID)"
+            ).run()
+            try await sql.raw("DELETE FROM authenticators WHERE user_id = \(bind: userID) AND kind = \(bind: Kind.email)").run()
+            try await insert(kind: Kind.email, userID: userID, parameters: "{}", at: now, in: sql)
+        }
+    }
+
+    /// A row of `authenticators` with no secret (a phone number or an email address: the secret is the code sent to it).
+    private func insert(kind: String, userID: String, parameters: String, at now: Int64, in sql: any SQLDatabase) async throws {
+        try await sql.raw(
+            """
+            INSERT INTO authenticators (id, user_id, kind, sealed_secret, parameters, last_used_step, created_at)
+            VALUES (\(bind: UUID().uuidString.lowercased()), \(bind: userID), \(bind: kind), '', \(bind: parameters), 0, \(bind: now))
+            """
+        ).run()
+    }
+
+    /// The kinds of `authenticators` rows.
+    private enum Kind {
+        static let totp = "totp"
+        static let phone = "phone"
+        static let email = "email"
+    }
+
+    /// What is stored beside an enrolled phone number (the number itself is the account's `phone_number`).
+    private struct PhoneParameters: Codable {
+        /// How its codes are sent unless the person asks for the other way.
+        var method: MessageChannel
     }
 
     /// A new random TOTP generator (160-bit secret, as RFC 4226 recommends), not yet stored.

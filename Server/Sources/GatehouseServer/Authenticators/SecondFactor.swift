@@ -42,6 +42,10 @@ public enum SecondFactor: String, Sendable, Codable, CaseIterable {
         }
     }
 
-    /// Factors a user can enroll during sign-in.
-    static let enrollable: [SecondFactor] = [.totp]
+    /// Factors a user can enroll during sign-in: an authenticator app, a phone number (by text message or call),
+    /// or the email address.
+    static let enrollable: [SecondFactor] = [.totp, .email, .sms, .voice]
+
+    /// Whether codes for this factor go to the account's phone number.
+    var usesPhone: Bool { self == .sms || self == .voice }
 }

@@ -19,6 +19,8 @@ struct OneTimeCodeStore: Sendable {
     /// What a code is for; a code for one purpose never answers another.
     enum Purpose: String, Sendable {
         case secondFactor = "mfa"
+        /// Confirms a phone number or an email address being set up as a second factor.
+        case enrollFactor = "enroll"
         case verifyEmail = "verify_email"
         case verifyPhone = "verify_phone"
         case recovery

@@ -12,8 +12,12 @@ public struct SignOnPolicy: Sendable, Codable, Equatable {
 
     /// When a second factor is asked for; ``SecondFactorRule/off`` by default.
     public var secondFactor = SecondFactorRule.off
-    /// The second factors users may use and enroll; recovery codes come with TOTP.
+    /// The second factors users may use; recovery codes come with TOTP.
     public var factors: [SecondFactor] = [.totp]
+    /// The factors users may set up during sign-in (`enroll`): ``SecondFactor/sms`` and ``SecondFactor/voice`` are
+    /// the two ways of a phone number. Each must be among ``factors``; `nil` (the default) enrolls every factor of
+    /// ``factors`` that can be enrolled.
+    public var enroll: [SecondFactor]?
     /// Wrong codes one step tolerates before the sign-in fails and must start over.
     public var maxCodeAttempts = 5
     /// Whether the sign-in page offers "Sign in with the app": a QR code approved in an authenticator app with a PIN.
@@ -35,15 +39,30 @@ public struct SignOnPolicy: Sendable, Codable, Equatable {
         let section = try decoder.section(CodingKeys.self)
         try section.update(&secondFactor, .secondFactor)
         try section.update(&factors, .factors)
+        try section.update(&enroll, .enroll)
         try section.update(&maxCodeAttempts, .maxCodeAttempts)
         try section.update(&appLogin, .appLogin)
         try section.update(&optionalEnrollment, .optionalEnrollment)
         try section.update(&enrollmentReminderDays, .enrollmentReminderDays)
     }
 
+    /// The factors users may set up during sign-in, in the order they are offered.
+    var enrollable: [SecondFactor] {
+        enroll ?? factors.filter(SecondFactor.enrollable.contains)
+    }
+
     func validate(_ name: String) throws {
-        guard factors.contains(where: SecondFactor.enrollable.contains) || secondFactor == .off else {
-            throw ConfigurationError(key: "\(name).factors", "must include a factor users can enroll (totp).")
+        for factor in enroll ?? [] {
+            guard SecondFactor.enrollable.contains(factor) else {
+                throw ConfigurationError(key: "\(name).enroll", "\(factor.rawValue) cannot be enrolled on its own (recovery codes come with totp).")
+            }
+            guard factors.contains(factor) else {
+                throw ConfigurationError(key: "\(name).enroll", "\(factor.rawValue) must also be listed in factors, or it could be set up but never used.")
+            }
+        }
+        guard !enrollable.isEmpty || secondFactor == .off else {
+            let key = enroll == nil ? "factors" : "enroll"
+            throw ConfigurationError(key: "\(name).\(key)", "must include a factor users can enroll (totp, email, sms or voice).")
         }
         guard (1...20).contains(maxCodeAttempts) else { throw ConfigurationError(key: "\(name).max_code_attempts", "must be between 1 and 20.") }
         guard (1...3650).contains(enrollmentReminderDays) else {
@@ -57,6 +76,7 @@ public struct SignOnPolicy: Sendable, Codable, Equatable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case factors
+        case enroll
         case secondFactor = "second_factor"
         case maxCodeAttempts = "max_code_attempts"
         case appLogin = "app_login"

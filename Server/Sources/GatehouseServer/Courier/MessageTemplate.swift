@@ -10,6 +10,8 @@ enum MessageTemplate: String, Sendable {
     case authenticatorChanged = "authenticator_changed"
     /// Told after new recovery codes replaced the old ones.
     case recoveryCodesChanged = "recovery_codes_changed"
+    /// Told, at the old number and the email address, after another phone number took over the account's codes.
+    case phoneChanged = "phone_changed"
     /// Confirms a new authenticator app's device identity with a code typed into the app.
     case deviceCode = "device_code"
     /// Confirms a new authenticator app's device identity with a link (passed as the code).
@@ -19,7 +21,7 @@ enum MessageTemplate: String, Sendable {
 
     /// Warnings to the account's owner about something that happened to it. They are counted against their own
     /// hourly budget, apart from codes, which anyone who knows an address can have sent to it.
-    static let securityNotices: [MessageTemplate] = [.authenticatorChanged, .recoveryCodesChanged, .guessesBlocked]
+    static let securityNotices: [MessageTemplate] = [.authenticatorChanged, .recoveryCodesChanged, .phoneChanged, .guessesBlocked]
 
     var isSecurityNotice: Bool { Self.securityNotices.contains(self) }
 
@@ -76,6 +78,11 @@ enum MessageTemplate: String, Sendable {
             (
                 "Too many wrong attempts on your account",
                 "There were too many wrong attempts at \(code) for your \(service) account, so it is paused for \(minutes) minutes. If this wasn't you, someone may be trying to get into your account: change your password and keep your codes to yourself."
+            )
+        case .phoneChanged:
+            (
+                "Your phone number changed",
+                "Another phone number now gets the sign-in codes for your \(service) account. If this wasn't you, reset your password now."
             )
         case .recoveryCodesChanged:
             (

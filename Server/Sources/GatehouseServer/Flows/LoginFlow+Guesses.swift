@@ -33,7 +33,7 @@ extension LoginFlow {
     /// whether an account exists).
     static func guessSubject(for purpose: OneTimeCodeStore.Purpose, state: FlowStore.LoginState) -> String {
         switch purpose {
-        case .secondFactor:
+        case .secondFactor, .enrollFactor:
             "user:" + (state.account?.userID ?? "")
         case .recovery, .unlock:
             state.candidateID.map { "user:" + $0 } ?? "name:" + (state.username ?? "").trimmingCharacters(in: .whitespaces).lowercased()

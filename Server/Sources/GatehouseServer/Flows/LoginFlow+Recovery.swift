@@ -95,8 +95,11 @@ extension LoginFlow {
                 next.username = user.username
                 next.account = FlowStore.ProvenAccount(userID: user.id, methods: [channel.factor.methodReference])
                 server.logger.info("Recovery code accepted", metadata: ["user": "\(user.id)"])
-                // An enrolled second factor is asked for whatever the client's policy: recovery never skips it.
-                let enrolled = try await server.authenticators.enrolledFactors(userID: user.id)
+                // An enrolled second factor is asked for whatever the client's policy: recovery never skips it. The
+                // address the code just went to proves nothing more, so its factors are not among the choices.
+                let enrolled = try await server.authenticators.enrolledFactors(userID: user.id).filter { factor in
+                    channel == .email ? factor != .email : !factor.usesPhone
+                }
                 guard !enrolled.isEmpty else { return try await complete(id, state: next, user: user) }
                 next.secondFactor.factors = enrolled
                 next.step = enrolled.count == 1 ? Self.challengeStep(for: enrolled[0]) : FlowStep.chooseFactor

@@ -5,6 +5,11 @@ import GatehouseProtocol
 /// given, by SMS). The account is created only once confirmed, so an abandoned registration leaves nothing
 /// behind; then the person is signed in.
 extension LoginFlow {
+    static let emailField = FlowField(
+        key: "email", kind: .text, label: "Email",
+        validation: FieldValidation(maxLength: 254, regex: "[^@\\s]+@[^@\\s]+\\.[^@\\s]+", message: "Enter a valid email address."),
+        autocomplete: "email")
+
     /// The profile fields the registration policy asks for.
     var registrationFields: [FlowField] {
         let name = { (key: String, label: String, autocomplete: String) in
@@ -15,16 +20,13 @@ extension LoginFlow {
         var fields = [
             name("given_name", "First name", "given-name"),
             name("family_name", "Last name", "family-name"),
-            FlowField(
-                key: "email", kind: .text, label: "Email",
-                validation: FieldValidation(maxLength: 254, regex: "[^@\\s]+@[^@\\s]+\\.[^@\\s]+", message: "Enter a valid email address."),
-                autocomplete: "email"),
+            Self.emailField,
         ]
         if server.configuration.registration.collectPhone {
             fields.append(
                 FlowField(
                     key: "phone_number", kind: .phoneNumber, label: "Mobile number (optional, for codes by SMS)", required: false,
-                    validation: FieldValidation(regex: "\\+[1-9][0-9]{6,14}", message: "Enter the number with its country code, e.g. +14155550100."),
+                    validation: FieldValidation(regex: PhoneNumber.fieldPattern, message: PhoneNumber.hint),
                     autocomplete: "tel"))
         }
         var username = Self.usernameField
@@ -115,10 +117,11 @@ extension LoginFlow {
     /// policy does not verify email).
     private func register(_ id: String, state: FlowStore.LoginState, values: [String: FieldValue]) async throws -> Outcome {
         let text = { (key: String) in values[key]?.text.trimmingCharacters(in: .whitespaces) ?? "" }
-        let phone = text("phone_number").filter { $0 != " " }
+        let phone = text("phone_number")
+        let number = PhoneNumber(phone)
         let profile = UserProfile(
             email: text("email").lowercased(), givenName: text("given_name"), familyName: text("family_name"),
-            phoneNumber: server.configuration.registration.collectPhone && !phone.isEmpty ? phone : nil)
+            phoneNumber: server.configuration.registration.collectPhone ? number?.e164 ?? (phone.isEmpty ? nil : phone) : nil)
         let username = text("username").lowercased()
         let password = values["new_password"]?.text ?? ""
         var next = state
@@ -131,6 +134,7 @@ extension LoginFlow {
             return .retry(node(for: next, messages: [FlowMessage(level: .error, text: text, field: field, code: "invalid_value")]), .invalidInput)
         }
         if (try? AccountInputValidation.validateEmail(profile.email)) == nil { return again("Enter a valid email address.", field: "email") }
+        if profile.phoneNumber != nil, number == nil { return again(PhoneNumber.hint, field: "phone_number") }
         if (try? AccountInputValidation.validateUsername(username, email: profile.email)) == nil {
             return again(
                 username.contains("@")
@@ -206,9 +210,10 @@ extension LoginFlow {
         next.journey = .registration(pending: nil)
         next.username = user.username
         next.account = FlowStore.ProvenAccount(userID: user.id, methods: ["pwd"], passwordSettled: true)
-        let policy = server.configuration.signOnPolicy(for: state.request.clientID)
-        guard policy.secondFactor == .required, policy.factors.contains(.totp) else { return try await complete(id, state: next, user: user) }
-        try startTOTPEnrollment(&next)
+        guard server.configuration.signOnPolicy(for: state.request.clientID).secondFactor == .required else {
+            return try await complete(id, state: next, user: user)
+        }
+        if let refused = try await startEnrollment(id, state: &next, user: user, optional: false) { return refused }
         try await server.flows.update(id, to: next)
         return .next(node(for: next))
     }

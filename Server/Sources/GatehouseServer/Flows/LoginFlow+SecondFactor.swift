@@ -2,7 +2,8 @@ import Foundation
 import GatehouseProtocol
 
 /// The second-factor steps of the login flow: choose a factor, enter its code, or enroll TOTP when policy
-/// requires a second factor and the user has none.
+/// requires a second factor and the user has none (phone numbers and email addresses are set up in
+/// `LoginFlow+FactorEnrollment.swift`).
 extension LoginFlow {
     /// The `acr` value of a sign-in with two factors; an authorization request that asks for it (`acr_values`)
     /// gets a second factor whatever the policy.
@@ -28,15 +29,12 @@ extension LoginFlow {
         guard let plan = try await secondFactorPlan(for: state.request, user: user, stepUp: changing) else {
             return try await complete(id, state: next, user: user)
         }
-        if plan.offerEnrollment {
-            next.secondFactor.factors = [.totp]
-            next.secondFactor.enrollmentOptional = true
-            next.step = .enrollOffer
-        } else if plan.factors.isEmpty {
-            try startTOTPEnrollment(&next)
+        if plan.factors.isEmpty {
+            // Nothing to challenge: set one up (or, when only offered, answer "Not now").
+            if let refused = try await startEnrollment(id, state: &next, user: user, optional: plan.offerEnrollment) { return refused }
         } else {
             next.secondFactor.factors = plan.factors
-            next.secondFactor.enrollAfterCode = plan.enrollTOTP
+            next.secondFactor.enrollAfterCode = plan.mustEnroll
             if plan.factors.count == 1 {
                 if let refused = try await challenge(id, state: &next, factor: plan.factors[0], user: user) { return refused }
             } else {
@@ -47,20 +45,21 @@ extension LoginFlow {
         return .next(node(for: next))
     }
 
-    /// Which second factors a sign-in needs, and whether TOTP must be enrolled after one of them.
+    /// Which second factors a sign-in needs, and whether one must be set up after them.
     struct SecondFactorPlan: Sendable, Equatable {
-        /// The factors the user may choose from; empty when none is available and TOTP is enrolled right away.
+        /// The factors the user may choose from; empty when none is available and one is set up right away.
         var factors: [SecondFactor]
-        /// Policy requires TOTP enrollment but the user has none: after a delivered code proves it's them, enroll it.
-        var enrollTOTP: Bool
+        /// Policy requires a second factor but the user enrolled none: after a delivered code to a verified address
+        /// proves it's them, they set one up.
+        var mustEnroll: Bool
         /// No factor is needed, but the person is offered to set one up now, and may answer "Not now".
         var offerEnrollment = false
     }
 
     /// The second factors to ask `user` for when signing in for `request` (by the client's policy, or because
     /// the request asks for the multi-factor `acr`, or `stepUp` is set): `nil` when none is needed. Enrolled factors (TOTP and its
-    /// recovery codes) decide `if_enrolled`; a verified email or phone adds a delivered code as a choice when
-    /// the policy allows it. The store is read only when the answer depends on it, so a password sign-in under
+    /// recovery codes, a phone number, the email address) decide `if_enrolled`; a verified email or phone adds a
+    /// delivered code as a choice when the policy allows it. An enrolled phone's chosen way comes before the other. The store is read only when the answer depends on it, so a password sign-in under
     /// the default policy costs no extra query.
     func secondFactorPlan(for request: AuthorizationRequest, user: User, stepUp forced: Bool = false) async throws -> SecondFactorPlan? {
         let policy = server.configuration.signOnPolicy(for: request.clientID)
@@ -68,17 +67,19 @@ extension LoginFlow {
         if policy.secondFactor == .off && !stepUp { return nil }
         let enrolled = try await server.authenticators.enrolledFactors(userID: user.id)
         if policy.secondFactor == .ifEnrolled && !stepUp && enrolled.isEmpty {
-            guard policy.optionalEnrollment, policy.factors.contains(.totp), !declinedRecently(user, policy: policy) else { return nil }
-            return SecondFactorPlan(factors: [], enrollTOTP: true, offerEnrollment: true)
+            guard policy.optionalEnrollment, !EnrollableFactor.offered(by: policy).isEmpty, !declinedRecently(user, policy: policy) else { return nil }
+            return SecondFactorPlan(factors: [], mustEnroll: true, offerEnrollment: true)
         }
         var available = Set(enrolled.filter { $0 == .recoveryCode || policy.factors.contains($0) })
         if policy.factors.contains(.email), user.emailVerified { available.insert(.email) }
         for phone in [SecondFactor.sms, .voice] where policy.factors.contains(phone) && user.phoneVerified && user.phoneNumber != nil {
             available.insert(phone)
         }
-        return SecondFactorPlan(
-            factors: SecondFactor.allCases.filter(available.contains),
-            enrollTOTP: enrolled.isEmpty && policy.factors.contains(.totp))
+        var ordered = SecondFactor.allCases.filter(available.contains)
+        if let voice = ordered.firstIndex(of: .voice), let sms = ordered.firstIndex(of: .sms), enrolled.first(where: \.usesPhone) == .voice {
+            ordered.swapAt(sms, voice)
+        }
+        return SecondFactorPlan(factors: ordered, mustEnroll: enrolled.isEmpty && !EnrollableFactor.offered(by: policy).isEmpty)
     }
 
     /// Whether `user` answered "Not now" to an offer to set up a second factor within the policy's reminder period.
@@ -117,6 +118,10 @@ extension LoginFlow {
                 throw OAuthError.invalidRequest("Choose one of the offered factors.")
             }
             if let refused = try await challenge(id, state: &next, factor: factor, user: user) { return refused }
+        case (FlowStep.smsCode, "other_method"), (FlowStep.voiceCode, "other_method"):
+            let other: SecondFactor = state.step == .smsCode ? .voice : .sms
+            guard state.secondFactor.factors.contains(other) else { throw OAuthError.invalidRequest("There is no other way to send this code.") }
+            if let refused = try await challenge(id, state: &next, factor: other, user: user) { return refused }
         case (FlowStep.emailCode, "resend"), (FlowStep.smsCode, "resend"), (FlowStep.voiceCode, "resend"):
             let channel = Self.deliveredChannel(at: state.step)
             return try await resend(
@@ -129,7 +134,7 @@ extension LoginFlow {
                 next = next.adding(channel.factor)
                 guard next.secondFactor.enrollAfterCode else { return try await complete(id, state: next, user: user) }
                 next.secondFactor.enrollAfterCode = false
-                try startTOTPEnrollment(&next)
+                return try await enrollAfterProof(on: channel, id: id, state: next, user: user)
             }
         case (FlowStep.totp, _):
             guard let guess = try await takeGuess(id, state: state) else { return try await guessesUsedUp(id) }
@@ -157,16 +162,8 @@ extension LoginFlow {
             }
             try await server.flows.clearGuesses(id)
             return try await complete(id, state: next.adding(.recoveryCode), user: user)
-        case (FlowStep.enrollOffer, "skip"):
-            guard state.secondFactor.enrollmentOptional else { throw OAuthError.invalidRequest("Setting up a second factor is required here.") }
-            try await server.users.declineEnrollment(userID: user.id)
-            server.logger.info("Second factor offer declined", metadata: ["user": "\(user.id)"])
-            return try await complete(id, state: next, user: user)
-        case (FlowStep.enrollOffer, _):
-            guard let factor = values["factor"].flatMap({ SecondFactor(rawValue: $0.text) }), state.secondFactor.factors.contains(factor) else {
-                throw OAuthError.invalidRequest("Choose one of the offered factors.")
-            }
-            try startTOTPEnrollment(&next)
+        case (.enrollOffer, _), (.enrollMethod, _), (.enrollPhone, _), (.enrollPhoneCode, _), (.enrollEmail, _), (.enrollEmailCode, _):
+            return try await advanceFactorEnrollment(id, state: state, action: action, values: values, user: user)
         case (FlowStep.enrollTOTP, _):
             guard let generator = pendingTOTP(state) else { return .gone }
             guard let guess = try await takeGuess(id, state: state) else { return try await guessesUsedUp(id) }
@@ -270,33 +267,30 @@ extension LoginFlow {
                 id: FlowStep.chooseFactor.rawValue, name: "Verify it's you", description: "Choose how to confirm that it's you signing in to \(clientName).",
                 category: .mfaRequired, fields: [choice], actions: [FlowAction(id: "submit", kind: .submit, label: "Continue")],
                 messages: messages)
-        case FlowStep.enrollOffer:
-            let choice = FlowField(
-                key: "factor", kind: .singleChoice, label: "Set up",
-                options: factors.map { FieldOption(value: $0.rawValue, label: $0.label) }, defaultValue: factors.first?.rawValue)
-            let later = state.secondFactor.enrollmentOptional ? [FlowAction(id: "skip", kind: .submit, label: "Not now")] : []
-            return FlowNode(
-                id: FlowStep.enrollOffer.rawValue, name: "Protect your account",
-                description: "Add a second step to signing in to \(clientName), so that a stolen password alone cannot open your account.",
-                category: .mfaEnrollmentRequired, fields: [choice], actions: [FlowAction(id: "submit", kind: .submit, label: "Set up")] + later,
-                messages: messages)
         case FlowStep.totp:
             return FlowNode(
                 id: FlowStep.totp.rawValue, name: "Enter your verification code",
                 description: "Enter the 6-digit code your authenticator app shows for \(server.serviceName).",
                 category: .mfaChallenge, fields: [Self.totpCodeField], actions: [verify] + another, messages: messages)
-        case FlowStep.emailCode, FlowStep.smsCode:
-            let place = state.secondFactor.sentTo ?? (state.step == FlowStep.emailCode ? "your email address" : "your phone")
+        case FlowStep.emailCode:
+            let place = state.secondFactor.sentTo ?? "your email address"
             return FlowNode(
                 id: state.step.rawValue, name: "Enter the code we sent you", description: "We sent a code to \(place). Enter it to sign in to \(clientName).",
                 category: .mfaChallenge, fields: [codeField], actions: [verify, Self.resendAction] + another, messages: messages)
+        case FlowStep.smsCode:
+            let place = state.secondFactor.sentTo ?? "your phone"
+            let call = factors.contains(.voice) ? [FlowAction(id: "other_method", kind: .submit, label: "Call me instead")] : []
+            return FlowNode(
+                id: state.step.rawValue, name: "Enter the code we sent you", description: "We sent a code to \(place). Enter it to sign in to \(clientName).",
+                category: .mfaChallenge, fields: [codeField], actions: [verify, Self.resendAction] + call + another, messages: messages)
         case FlowStep.voiceCode:
             let place = state.secondFactor.sentTo ?? "your phone"
+            let text = factors.contains(.sms) ? [FlowAction(id: "other_method", kind: .submit, label: "Text me instead")] : []
             return FlowNode(
                 id: FlowStep.voiceCode.rawValue, name: "Enter the code you hear",
                 description: "We're calling \(place) to read out a code. Enter it to sign in to \(clientName).",
                 category: .mfaChallenge, fields: [codeField],
-                actions: [verify, FlowAction(id: "resend", kind: .submit, label: "Call again")] + another, messages: messages)
+                actions: [verify, FlowAction(id: "resend", kind: .submit, label: "Call again")] + text + another, messages: messages)
         case FlowStep.recoveryCode:
             return FlowNode(
                 id: FlowStep.recoveryCode.rawValue, name: "Enter a recovery code", description: "Each of the recovery codes you saved signs you in once.",

@@ -46,8 +46,10 @@ struct LoginFlow: Sendable {
         let family: FlowNode? =
             switch state.step {
             case .credentials, .identify, .password: nil
-            case .chooseFactor, .totp, .recoveryCode, .enrollOffer, .enrollTOTP, .recoveryCodes, .emailCode, .smsCode, .voiceCode:
+            case .chooseFactor, .totp, .recoveryCode, .enrollTOTP, .recoveryCodes, .emailCode, .smsCode, .voiceCode:
                 secondFactorNode(for: state, messages: messages)
+            case .enrollOffer, .enrollMethod, .enrollPhone, .enrollPhoneCode, .enrollEmail, .enrollEmailCode:
+                factorEnrollmentNode(for: state, messages: messages)
             case .register, .verifyEmail, .verifyPhone: registrationNode(for: state, messages: messages)
             case .recoveryIdentify, .recoveryChoose, .resetCode, .unlockCode: recoveryNode(for: state, messages: messages)
             case .recoveryPassword, .passwordWarning, .passwordExpired: passwordNode(for: state, messages: messages)
@@ -167,7 +169,8 @@ struct LoginFlow: Sendable {
         switch state.step {
         case .credentials, .identify, .password:
             return try await advanceSignIn(id, state: state, action: action, values: values)
-        case .chooseFactor, .totp, .recoveryCode, .enrollOffer, .enrollTOTP, .recoveryCodes, .emailCode, .smsCode, .voiceCode:
+        case .chooseFactor, .totp, .recoveryCode, .enrollOffer, .enrollTOTP, .recoveryCodes, .emailCode, .smsCode, .voiceCode, .enrollMethod, .enrollPhone,
+            .enrollPhoneCode, .enrollEmail, .enrollEmailCode:
             return try await advanceSecondFactor(id, state: state, action: action, values: values)
         case .register, .verifyEmail, .verifyPhone:
             return try await advanceRegistration(id, state: state, action: action, values: values)

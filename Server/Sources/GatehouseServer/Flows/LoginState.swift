@@ -81,13 +81,23 @@ extension FlowStore {
         var factors: [SecondFactor] = []
         /// Where the last code of this flow went, masked for the node's text.
         var sentTo: String?
-        /// After a delivered code proves it's them, enroll TOTP: policy requires one and the account has none.
+        /// After a delivered code proves it's them, enroll a factor: policy requires one and the account has none.
         var enrollAfterCode = false
         /// Setting up a factor was offered, not required: the person may answer "Not now".
         var enrollmentOptional = false
+        /// A phone number or email address being set up: how its code goes, and where once typed.
+        var enrolling: PendingContact?
         /// A TOTP secret being set up, sealed under the server secret until a code confirms it.
         var pendingSecret: String?
         /// Recovery codes to show once after a change, sealed under the server secret.
         var recoveryCodesToShow: String?
     }
+}
+
+/// A phone number or an email address being set up as a second factor.
+struct PendingContact: Codable, Sendable, Equatable {
+    /// How its code is sent: ``MessageChannel/sms`` or ``MessageChannel/voice`` for a phone, ``MessageChannel/email``.
+    var channel: MessageChannel
+    /// The E.164 number or the address, once given; the code went there.
+    var address: String?
 }

@@ -354,5 +354,11 @@ enum SchemaMigrations {
             statements: [
                 "ALTER TABLE users ADD COLUMN enrollment_declined_at BIGINT"
             ]),
+        // A phone number or an email address enrolled as a second factor: at most one of each per account.
+        Migration(
+            version: 17, name: "phone and email as enrolled factors",
+            statements: [
+                "CREATE UNIQUE INDEX authenticators_one_contact ON authenticators(user_id, kind) WHERE kind IN ('phone', 'email')"
+            ]),
     ]
 }

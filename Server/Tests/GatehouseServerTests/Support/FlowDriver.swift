@@ -56,7 +56,7 @@ extension LoginFlow.Outcome {
 
     /// Who signed in, with the `amr` values earned, when the flow finished.
     var signedIn: (user: User, methods: [String])? {
-        if case .authenticated(let user, let state) = self { return (user, state.methods ?? ["pwd"]) }
+        if case .authenticated(let user, let state) = self { return (user, state.methods) }
         return nil
     }
 }

@@ -14,15 +14,15 @@ from gatehouse_harness import NEW_PASSWORD, RFC7636_CHALLENGE, RFC7636_VERIFIER,
 
 @pytest.fixture(scope="module", params=ENGINES)
 def journeys(request):
-    """Registration with an optional phone; `app` requires a second factor (email, SMS or TOTP), `open-app` asks
-    only users who enrolled TOTP; codes may be resent after two seconds (the clock counts whole seconds, so one would leave no margin); three wrong passwords lock an account.
+    """Registration with an optional phone; `app` requires a second factor (email, SMS or TOTP) and lets people
+    set up only TOTP during sign-in, `open-app` asks only users who enrolled one; codes may be resent after two seconds (the clock counts whole seconds, so one would leave no margin); three wrong passwords lock an account.
     One server per database engine: the single-use and counting rules are the database's."""
     factors = ["totp", "email", "sms"]
     database = {"database_url": fresh_postgres_database(), "owns_database": True} if request.param == "postgres" else {}
     server = Server(**database, config={
         "registration": {"enabled": True, "collect_phone": True},
         "sign_on": {"second_factor": "if_enrolled", "factors": factors},
-        "client_sign_on": {"app": {"second_factor": "required", "factors": factors, "max_code_attempts": 3}},
+        "client_sign_on": {"app": {"second_factor": "required", "factors": factors, "enroll": ["totp"], "max_code_attempts": 3}},
         "one_time_codes": {"resend_delay": 2, "max_attempts": 3},
         "login_throttling": {"max_failures": 3, "window": 900, "cooldown": 600},
     })
@@ -140,7 +140,8 @@ def test_email_and_sms_codes_as_second_factors_then_totp_enrollment(journeys):
     flow = start(journeys).json()
     answer = submit(journeys, flow["flow_id"], {"username": "grace", "password": NEW_PASSWORD}).json()
     node = node_of(answer)
-    # No TOTP yet, but a second factor is required: prove the email or phone first, then enroll.
+    # No second factor yet, but one is required: prove the email or phone first, then enroll TOTP, the only one
+    # `app` lets people set up (a policy that allowed email would enroll the address just proven).
     assert node["id"] == "mfa.choose" and [o["value"] for o in node["fields"][0]["options"]] == ["email", "sms"]
     before = len(outbox(journeys, "grace@example.com"))
     answer = submit(journeys, flow["flow_id"], {"factor": "email"}).json()
@@ -319,14 +320,17 @@ def sign_in_with_totp(server, username, password, code, client_id="app"):
 
 def test_enrollment_journey_sets_up_then_replaces_the_authenticator_and_recovery_codes(journeys):
     register(journeys, "linus", "linus@example.com")
-    # Nothing enrolled: the journey still asks for a second factor (the verified email), then enrolls TOTP,
-    # even on a client whose policy would not ask for one at sign-in.
+    # Nothing enrolled: the journey still asks for a second factor (the verified email), then offers what the
+    # client's policy lets people set up, even on a client whose policy would not ask for one at sign-in.
     flow = begin(journeys, "enrollment", "open-app")
     assert node_of(flow)["id"] == "login.credentials" and "two-step verification" in node_of(flow)["description"]
     before = len(outbox(journeys, "linus@example.com"))
     answer = submit(journeys, flow["flow_id"], {"username": "linus", "password": NEW_PASSWORD}, client_id="open-app").json()
     assert node_of(answer)["id"] == "mfa.email", answer
     answer = submit(journeys, flow["flow_id"], {"code": latest_code(journeys, "linus@example.com", after=before)}, client_id="open-app").json()
+    node = node_of(answer)
+    assert node["id"] == "enroll.choose" and [o["value"] for o in node["fields"][0]["options"]] == ["totp", "phone", "email"], node
+    answer = submit(journeys, flow["flow_id"], {"setup": "totp"}, client_id="open-app").json()
     assert node_of(answer)["id"] == "mfa.enroll.totp" and node_of(answer)["category"] == "mfa_enrollment"
     first = pyotp.parse_uri({f["key"]: f for f in node_of(answer)["fields"]}["otpauth"]["default_value"])
     answer = submit(journeys, flow["flow_id"], {"code": first.now()}, client_id="open-app").json()
@@ -346,7 +350,7 @@ def test_enrollment_journey_sets_up_then_replaces_the_authenticator_and_recovery
     submit(journeys, flow["flow_id"], {"factor": "totp"}, client_id="open-app")
     answer = submit(journeys, flow["flow_id"], {"code": first.at(time.time() + 30)}, client_id="open-app").json()
     node = node_of(answer)
-    assert node["id"] == "enroll.choose" and [o["value"] for o in node["fields"][0]["options"]] == ["totp", "recovery_codes"], node
+    assert node["id"] == "enroll.choose" and [o["value"] for o in node["fields"][0]["options"]] == ["totp", "phone", "email", "recovery_codes"], node
     answer = submit(journeys, flow["flow_id"], {"setup": "totp"}, client_id="open-app").json()
     second = pyotp.parse_uri({f["key"]: f for f in node_of(answer)["fields"]}["otpauth"]["default_value"])
     assert second.secret != first.secret

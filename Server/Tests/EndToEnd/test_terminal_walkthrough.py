@@ -52,7 +52,9 @@ def test_the_readme_walkthrough_in_the_terminal(tmp_path):
         enter_code(child, newest_code(server, "grace@example.com"))
         child.expect("Confirm your mobile number")
         enter_code(child, newest_code(server, "+15550004444"))
-        # The terminal client requires a second factor on the demo: enroll TOTP from the QR code's URI.
+        # The terminal client requires a second factor on the demo: choose the authenticator app (beside the phone
+        # and the email address) and enroll TOTP from the QR code's URI.
+        choose(child, "Protect your account", 1)
         child.expect("Set up two-step verification")
         child.expect(r"(otpauth://totp/\S+)")
         totp = pyotp.parse_uri(child.match.group(1))

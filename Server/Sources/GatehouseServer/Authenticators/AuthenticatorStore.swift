@@ -66,7 +66,8 @@ struct AuthenticatorStore: Sendable {
         let parameters = String(decoding: try JSONEncoder().encode(PhoneParameters(method: method)), as: UTF8.self)
         return try await database.transaction { sql in
             let user = try await UserStore.find(id: userID, in: sql)
-            let replaced = try await sql.raw("DELETE FROM authenticators WHERE user_id = \(bind: userID) AND kind = \(bind: Kind.phone) RETURNING id").first() != nil
+            let replaced =
+                try await sql.raw("DELETE FROM authenticators WHERE user_id = \(bind: userID) AND kind = \(bind: Kind.phone) RETURNING id").first() != nil
             if replaced { try await UserStore.endEverything(for: userID, at: now, in: sql) }
             try await sql.raw(
                 "UPDATE users SET phone_number = \(bind: number), phone_verified = 1, updated_at = \(bind: now) WHERE id = \(bind: userID)"
@@ -82,6 +83,8 @@ struct AuthenticatorStore: Sendable {
     func enrollEmail(userID: String, address: String) async throws {
         let now = clock.now()
         try await database.transaction { sql in
+            let taken = try await sql.raw("SELECT id FROM users WHERE email = \(bind: address) AND id <> \(bind: userID)").first()
+            if taken != nil { throw DatabaseError.duplicate("A user with the email \(address)") }
             try await sql.raw(
                 "UPDATE users SET email = \(bind: address), email_verified = 1, updated_at = \(bind: now) WHERE id = \(bind: userID)"
             ).run()

@@ -34,7 +34,8 @@ extension LoginFlow {
             if let refused = try await startEnrollment(id, state: &next, user: user, optional: plan.offerEnrollment) { return refused }
         } else {
             next.secondFactor.factors = plan.factors
-            next.secondFactor.enrollAfterCode = plan.mustEnroll
+            // The enrollment journey asks what to set up once the person has proven who they are.
+            next.secondFactor.enrollAfterCode = plan.mustEnroll && !changing
             if plan.factors.count == 1 {
                 if let refused = try await challenge(id, state: &next, factor: plan.factors[0], user: user) { return refused }
             } else {

@@ -70,7 +70,8 @@ extension LoginFlow {
     /// outcome only when the code could not be sent (asked again within the resend delay, or too many codes).
     private func sendEnrollmentCode(_ id: String, state: inout FlowStore.LoginState, to address: String, on channel: MessageChannel) async throws -> Outcome? {
         // `resend: true` even for the first code of a number: changing the number does not skip the delay.
-        if let refused = try await sendCode(id, state: state, purpose: .enrollFactor, channel: channel, to: address, template: .verificationCode, resend: true) {
+        if let refused = try await sendCode(id, state: state, purpose: .enrollFactor, channel: channel, to: address, template: .verificationCode, resend: true)
+        {
             return refused
         }
         state.secondFactor.enrolling = PendingContact(channel: channel, address: address)
@@ -241,7 +242,9 @@ extension LoginFlow {
             actions.append(FlowAction(id: "change", kind: .submit, label: "Use a different number"))
             return FlowNode(
                 id: FlowStep.enrollPhoneCode.rawValue, name: voice ? "Enter the code you hear" : "Enter the code we sent you",
-                description: voice ? "We're calling \(number) to read out a code. Enter it to confirm the number." : "We sent a code by text message to \(number). Enter it to confirm the number.",
+                description: voice
+                    ? "We're calling \(number) to read out a code. Enter it to confirm the number."
+                    : "We sent a code by text message to \(number). Enter it to confirm the number.",
                 category: .mfaEnrollment, fields: [codeField], actions: actions, messages: messages)
         case .enrollEmail:
             var address = Self.emailField

@@ -2,8 +2,8 @@ import Foundation
 import GatehouseProtocol
 
 /// Signs in, registers, resets a password or changes two-step verification through whatever steps the server's policy asks for, asking the
-/// app only for what a person must decide or type: which factor or delivery method, which code, a new password,
-/// and to save recovery codes.
+/// app only for what a person must decide or type: which factor or delivery method, which code, a phone number or
+/// email address to set up, a new password, and to save recovery codes.
 ///
 /// ```swift
 /// let login = MultifactorLogin(client: gatehouse) { step in
@@ -11,6 +11,8 @@ import GatehouseProtocol
 ///     case .chooseFactor(let factors): return .choose(factors.contains(.totp) ? .totp : factors[0])
 ///     case .chooseEnrollment(let factors, let optional): return optional ? .skip : .choose(factors[0])
 ///     case .chooseMethod(let methods): return .choose(methods[0])
+///     case .enterPhoneNumber(_, let problem): return .phoneNumber(await askForNumber(problem))
+///     case .enterEmailAddress(let suggested, let problem): return .emailAddress(await askForAddress(suggested, problem))
 ///     case .enrollTOTP(let uri, _): showQRCode(uri); return .code(await askForCode())
 ///     case .verifyCode(let factor, let problem): return .code(await askForCode(factor, problem))
 ///     case .newPassword(let reason, let problem): return .password(await askForNewPassword(reason, problem))
@@ -24,11 +26,20 @@ public struct MultifactorLogin: Sendable {
     public enum Step: Sendable, Equatable {
         /// Pick one of the second factors the account can use.
         case chooseFactor([SecondFactorKind])
-        /// Pick a second factor to set up now. When `optional` (the server offers it, the policy does not require it),
+        /// Pick a second factor to set up now (``SecondFactorKind/totp``, ``SecondFactorKind/phone`` or
+        /// ``SecondFactorKind/email``). When `optional` (the server offers it, the policy does not require it),
         /// ``Answer/skip`` answers "Not now" and the server waits a while before offering again.
         case chooseEnrollment(factors: [SecondFactorKind], optional: Bool)
-        /// Pick how a code is delivered (``SecondFactorKind/email`` or ``SecondFactorKind/sms``), e.g. for a reset.
+        /// Pick how a code is delivered: ``SecondFactorKind/email`` or ``SecondFactorKind/sms`` for a reset,
+        /// ``SecondFactorKind/sms`` or ``SecondFactorKind/voice`` for a phone number being set up.
         case chooseMethod([SecondFactorKind])
+        /// Enter the phone number to set up, with its country code; its codes come by `method`
+        /// (``SecondFactorKind/sms`` or ``SecondFactorKind/voice``). ``PhoneNumber`` reads it as the server will;
+        /// `problem` says why the last one was refused.
+        case enterPhoneNumber(method: SecondFactorKind, problem: String?)
+        /// Enter the email address to get codes at; `suggested` is the account's current one. `problem` says why
+        /// the last one was refused (not an address, or another account has it).
+        case enterEmailAddress(suggested: String?, problem: String?)
         /// Add the account to an authenticator app (from the `otpauth://` URI, as a QR code, or the Base32
         /// `key` typed by hand), then answer with the code it shows.
         case enrollTOTP(uri: String, key: String?)
@@ -58,10 +69,19 @@ public struct MultifactorLogin: Sendable {
         case code(String)
         /// The new password typed on a password step.
         case password(String)
-        /// Go back and choose another factor or method (on ``Step/verifyCode(factor:problem:)``).
+        /// The number typed on ``Step/enterPhoneNumber(method:problem:)``.
+        case phoneNumber(String)
+        /// The address typed on ``Step/enterEmailAddress(suggested:problem:)``.
+        case emailAddress(String)
+        /// Go back and choose another factor or method (on ``Step/verifyCode(factor:problem:)``); while a phone number
+        /// or email address is being set up, enter a different one.
         case chooseAnother
         /// Send a new code (on ``Step/verifyCode(factor:problem:)`` for a delivered code).
         case resend
+        /// Get the code the other way: a call instead of a text message, or the other way round (on
+        /// ``Step/verifyCode(factor:problem:)`` for ``SecondFactorKind/sms`` or ``SecondFactorKind/voice``, when the
+        /// policy allows both). The resend delay applies.
+        case useOtherMethod
         /// Skip an optional step: a password that only expires soon, confirming a phone number at registration, or
         /// setting up a second factor when it is only offered (``Step/chooseEnrollment(factors:optional:)``).
         case skip
@@ -138,11 +158,18 @@ public struct MultifactorLogin: Sendable {
         case authenticatorApp = "totp"
         /// Replace the recovery codes with new ones. When no authenticator app is set up yet, one is set up instead.
         case recoveryCodes = "recovery_codes"
+        /// Set up a phone number (``Step/chooseMethod(_:)``, ``Step/enterPhoneNumber(method:problem:)``, then its code),
+        /// replacing the current one, which is told by text message.
+        case phone
+        /// Get codes at an email address (``Step/enterEmailAddress(suggested:problem:)`` unless the account's is
+        /// verified, then its code).
+        case email
     }
 
     /// Changes two-step verification for an account: signs in with the password and any second factor it has
     /// enrolled (asked whatever the sign-on policy), then sets up a new authenticator app
-    /// (``Step/enrollTOTP(uri:key:)`` and ``Step/saveRecoveryCodes(_:)``) or shows new recovery codes.
+    /// (``Step/enrollTOTP(uri:key:)`` and ``Step/saveRecoveryCodes(_:)``), a phone number or an email address, or
+    /// shows new recovery codes. What the client's policy does not offer fails with ``GatehouseError/unsupportedStep(_:)``.
     /// The account's owner is told by email; the session it ends with is signed in like any other.
     public func enroll(username: String, password: String, change: EnrollmentChange = .authenticatorApp) async throws -> UserSession {
         try await run(.enrollment, values: ["username": username, "password": password, Self.enrollmentChoiceKey: change.rawValue])
@@ -162,9 +189,10 @@ public struct MultifactorLogin: Sendable {
             case .failure(let failure):
                 throw failure.cause
             case .error(let error):
-                // Codes and new passwords can be tried again by the person; everything else is for the caller.
+                // What the person typed (codes, new passwords, a number or address being set up) can be tried
+                // again; everything else is for the caller.
                 let retryable = error.retry.collectors.contains { collector in
-                    collector.field.map { $0.field.kind == .oneTimeCode || $0.field.autocomplete == "new-password" } ?? false
+                    collector.field.map { Self.asksThePerson($0, status: error.retry.status) } ?? false
                 }
                 guard retryable, error.retry.status != .registration else { throw error.error }
                 problem = error.messages.first?.text
@@ -185,6 +213,7 @@ public struct MultifactorLogin: Sendable {
                 step[choice.key] = change
                 return await step.next()
             }
+            if choice.key == Self.enrollmentChoiceKey { throw GatehouseError.unsupportedStep(step.id) }
             let options = choice.options.map { SecondFactorKind(rawValue: $0.value) }
             let skip = step.submits.first { $0.id == "skip" }
             let question: Step =
@@ -200,6 +229,13 @@ public struct MultifactorLogin: Sendable {
             if choice.key == "method" { channel = picked }
             return await step.next()
         }
+        if let number = fields.first(where: { $0.field.kind == .phoneNumber }), step.status == .mfaEnrollment {
+            return try await ask(.enterPhoneNumber(method: channel ?? .sms, problem: problem), on: step, field: number.key)
+        }
+        if let address = fields.first(where: { $0.key == "email" }), step.status == .mfaEnrollment {
+            let suggested = address.field.defaultValue.flatMap { $0.isEmpty ? nil : $0 }
+            return try await ask(.enterEmailAddress(suggested: suggested, problem: problem), on: step, field: address.key)
+        }
         if let qrCode = step.collectors.lazy.compactMap({ if case .qrCode(let code) = $0 { code } else { nil } }).first {
             let key = URLComponents(string: qrCode.content)?.queryItems?.first { $0.name == "secret" }?.value
             guard case .code(let code) = try await stepHandler(.enrollTOTP(uri: qrCode.content, key: key)) else {
@@ -214,9 +250,18 @@ public struct MultifactorLogin: Sendable {
             case .code(let code):
                 step["code"] = code
                 return await step.next()
-            case .chooseAnother, .resend, .skip:
-                let wanted = answer == .resend ? "resend" : answer == .skip ? "skip" : "choose"
-                guard let action = step.submits.first(where: { $0.id == wanted }) else { throw GatehouseError.unsupportedStep(step.id) }
+            case .chooseAnother, .resend, .skip, .useOtherMethod:
+                let wanted: [String] =
+                    switch answer {
+                    case .resend: ["resend"]
+                    case .skip: ["skip"]
+                    case .useOtherMethod: ["other_method"]
+                    default: ["choose", "change"]
+                    }
+                guard let action = wanted.lazy.compactMap({ id in step.submits.first { $0.id == id } }).first else {
+                    throw GatehouseError.unsupportedStep(step.id)
+                }
+                if answer == .useOtherMethod { channel = channel == .voice ? .sms : .voice }
                 return await step.next(action)
             default:
                 throw GatehouseError.unsupportedStep(step.id)
@@ -258,11 +303,34 @@ public struct MultifactorLogin: Sendable {
         return await step.next()
     }
 
+    /// Asks the person for `question`'s text and submits it as `field`.
+    private func ask(_ question: Step, on original: ContinueNode, field: String) async throws -> Node {
+        var step = original
+        switch try await stepHandler(question) {
+        case .phoneNumber(let text), .emailAddress(let text):
+            step[field] = text
+            return await step.next()
+        case .chooseAnother:
+            guard let back = step.submits.first(where: { $0.id == "choose" }) else { throw GatehouseError.unsupportedStep(step.id) }
+            return await step.next(back)
+        default:
+            throw GatehouseError.unsupportedStep(step.id)
+        }
+    }
+
+    /// Whether an error node's `field` is one the person typed and may correct: a code, a new password, or a
+    /// phone number or email address being set up as a second factor.
+    private static func asksThePerson(_ field: any FieldCollector, status: SignInStatus) -> Bool {
+        field.field.kind == .oneTimeCode || field.field.autocomplete == "new-password"
+            || (status == .mfaEnrollment && (field.field.kind == .phoneNumber || field.key == "email"))
+    }
+
     /// Which factor a code node is for, from its id (`mfa.totp`, `register.verify_email`, …).
     private static func factor(of nodeID: String, channel: SecondFactorKind?) -> SecondFactorKind {
         switch nodeID {
-        case "register.verify_email", "unlock.code": .email
+        case "register.verify_email", "unlock.code", "mfa.enroll.email_code": .email
         case "register.verify_phone": .sms
+        case "mfa.enroll.phone_code": channel ?? .sms
         case "recovery.code": channel ?? .email
         default: SecondFactorKind(rawValue: String(nodeID.split(separator: ".").last ?? ""))
         }

@@ -20,12 +20,13 @@ extension FlowField {
             return nil
         default:
             guard case .text(let text) = value else { return message }
-            guard let rules = validation else { return nil }
+            let rules = validation ?? FieldValidation()
             let broken =
                 (rules.minLength.map { text.count < $0 } ?? false)
                 || (rules.maxLength.map { text.count > $0 } ?? false)
                 || (rules.regex.map { text.range(of: "^(?:\($0))$", options: .regularExpression) == nil } ?? false)
-            return broken ? message : nil
+            // The pattern admits the characters of a number; whether the digits make one is PhoneNumber's to say.
+            return broken || (kind == .phoneNumber && PhoneNumber(text) == nil) ? message : nil
         }
     }
 

@@ -36,6 +36,9 @@ struct SDKMultiFactorTests {
                 return optional && declineOffers ? .skip : .choose(factors[0])
             case .newPassword:
                 return .password(SDKMultiFactorTests.newPassword)
+            case .enterPhoneNumber, .enterEmailAddress:
+                // This person sets up only an authenticator app; SDKFactorEnrollmentTests covers the rest.
+                return .done
             case .verifyCode(let factor, _):
                 if !codesToTry.isEmpty { return .code(codesToTry.removeFirst()) }
                 if factor == .recoveryCode { return .code(recoveryCodes[0]) }

@@ -39,3 +39,9 @@ public typealias PasswordCollector = InputCollector<PasswordInput>
 public typealias PhoneNumberCollector = InputCollector<PhoneNumberInput>
 /// A one-time code field: a code from an authenticator app, an email or a text message.
 public typealias OneTimeCodeCollector = InputCollector<OneTimeCodeInput>
+
+extension InputCollector where Kind == PhoneNumberInput {
+    /// The number typed, read the way the server reads it (``PhoneNumber``); `nil` while it is not a phone number
+    /// with its country code. ``FieldCollector/problem`` says why.
+    public var number: PhoneNumber? { PhoneNumber(value) }
+}

@@ -34,7 +34,7 @@ public struct MultifactorLogin: Sendable {
         /// ``SecondFactorKind/sms`` or ``SecondFactorKind/voice`` for a phone number being set up.
         case chooseMethod([SecondFactorKind])
         /// Enter the phone number to set up, with its country code; its codes come by `method`
-        /// (``SecondFactorKind/sms`` or ``SecondFactorKind/voice``). ``PhoneNumber`` reads it as the server will;
+        /// (``SecondFactorKind/sms`` or ``SecondFactorKind/voice``). `PhoneNumber` reads it as the server will;
         /// `problem` says why the last one was refused.
         case enterPhoneNumber(method: SecondFactorKind, problem: String?)
         /// Enter the email address to get codes at; `suggested` is the account's current one. `problem` says why
@@ -261,8 +261,10 @@ public struct MultifactorLogin: Sendable {
                 guard let action = wanted.lazy.compactMap({ id in step.submits.first { $0.id == id } }).first else {
                     throw GatehouseError.unsupportedStep(step.id)
                 }
-                if answer == .useOtherMethod { channel = channel == .voice ? .sms : .voice }
-                return await step.next(action)
+                let next = await step.next(action)
+                // Only a code that went out the other way changes the channel (within the resend delay it does not).
+                if answer == .useOtherMethod, case .continue = next { channel = channel == .voice ? .sms : .voice }
+                return next
             default:
                 throw GatehouseError.unsupportedStep(step.id)
             }

@@ -91,13 +91,20 @@ extension LoginFlow {
 
     /// Moves `state` to the challenge for `factor`, sending a code first when the factor is delivered.
     /// Returns an outcome only when the code could not be sent.
-    func challenge(_ id: String, state: inout FlowStore.LoginState, factor: SecondFactor, user: User) async throws -> Outcome? {
-        state.step = Self.challengeStep(for: factor)
-        guard let channel = factor.channel else { return nil }
+    /// `resend` holds the code back within the resend delay, as for switching between text and call: a flow cannot
+    /// be used to ring a number again and again.
+    func challenge(_ id: String, state: inout FlowStore.LoginState, factor: SecondFactor, user: User, resend: Bool = false) async throws -> Outcome? {
+        guard let channel = factor.channel else {
+            state.step = Self.challengeStep(for: factor)
+            return nil
+        }
         let destination = channel == .email ? user.email : user.phoneNumber
-        if let refused = try await sendCode(id, state: state, purpose: .secondFactor, channel: channel, to: destination, template: .signInCode, resend: false) {
+        // A refusal shows the node the person is at, so the step changes only once the code went out.
+        if let refused = try await sendCode(id, state: state, purpose: .secondFactor, channel: channel, to: destination, template: .signInCode, resend: resend)
+        {
             return refused
         }
+        state.step = Self.challengeStep(for: factor)
         state.secondFactor.sentTo = destination.map { Self.masked($0, on: channel) }
         return nil
     }
@@ -122,7 +129,7 @@ extension LoginFlow {
         case (FlowStep.smsCode, "other_method"), (FlowStep.voiceCode, "other_method"):
             let other: SecondFactor = state.step == .smsCode ? .voice : .sms
             guard state.secondFactor.factors.contains(other) else { throw OAuthError.invalidRequest("There is no other way to send this code.") }
-            if let refused = try await challenge(id, state: &next, factor: other, user: user) { return refused }
+            if let refused = try await challenge(id, state: &next, factor: other, user: user, resend: true) { return refused }
         case (FlowStep.emailCode, "resend"), (FlowStep.smsCode, "resend"), (FlowStep.voiceCode, "resend"):
             let channel = Self.deliveredChannel(at: state.step)
             return try await resend(

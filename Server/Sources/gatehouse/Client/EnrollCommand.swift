@@ -1,15 +1,17 @@
 import ArgumentParser
 
-/// `gatehouse enroll`: changes two-step verification (a new authenticator app, or new recovery codes).
+/// `gatehouse enroll`: changes two-step verification (an authenticator app, a phone number, email codes, or new
+/// recovery codes).
 struct EnrollCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "enroll",
-        abstract: "Set up or replace your authenticator app, or make new recovery codes.",
+        abstract: "Set up or replace your authenticator app or phone number, get codes by email, or make new recovery codes.",
         discussion: """
             Signs in with your password and any second factor the account already has (always asked here, whatever
-            the sign-on policy), then lets you choose: a new authenticator app (its QR code is drawn in the terminal;
-            the old app's codes stop working once the new one is confirmed) or new recovery codes (the old ones stop
-            working). The account's email address is told about the change.
+            the sign-on policy), then lets you choose what the server's policy offers: a new authenticator app (its QR
+            code is drawn in the terminal; the old app's codes stop working once the new one is confirmed), a phone
+            number (codes by text message or call, confirmed by a code; the previous number is told), email codes,
+            or new recovery codes (the old ones stop working). The account's email address is told about the change.
             """
     )
 

@@ -30,10 +30,11 @@ struct FactorEnrollmentTests {
     static func wrong(_ code: String) -> FieldValue { code == "000000" ? "111111" : "000000" }
 
     @Test(
-        "a phone by text message: method, a number that is not one refused, the number stored in E.164, a wrong code and a resend too soon refused, then sign-ins by text or call",
+        "a phone by text message: method, a number that is not one refused, the number stored in E.164, a wrong code and a resend too soon refused; at sign-in a call, then a text instead after the resend delay",
         arguments: TestEngine.available)
     func phoneByText(engine: TestEngine) async throws {
-        try await TestServer.withServer(engine: engine, configure: Self.policy(.required, factors: [.totp, .sms, .voice])) { server in
+        let (clock, advance) = UnixClock.manual()
+        try await TestServer.withServer(engine: engine, clock: clock, configure: Self.policy(.required, factors: [.totp, .sms, .voice])) { server in
             let user = try await FlowJourneyTests.addUser(server)
             let (flow, _) = try await FlowDriver.start(server)
             guard case .next(let offer) = try await flow.submit(["username": "kim", "password": .text(Self.password)]) else {
@@ -72,7 +73,7 @@ struct FactorEnrollmentTests {
             let stored = try #require(try await server.users.find(id: user.id))
             #expect(stored.phoneNumber == "+14155550199" && stored.phoneVerified)
 
-            // The next sign-in asks for the phone, text first; a call works as well.
+            // The next sign-in asks for the phone, text first; a call, then a text instead once the resend delay passed.
             let (next, _) = try await FlowDriver.start(server)
             guard case .next(let choose) = try await next.submit(["username": "kim", "password": .text(Self.password)]) else {
                 Issue.record("expected the choice of factor")
@@ -82,7 +83,14 @@ struct FactorEnrollmentTests {
             #expect(try await next.submit(["factor": "voice"]).nodeID == FlowStep.voiceCode.rawValue)
             let call = try #require(try await server.courier.queue.list(limit: 1).first)
             #expect(call.channel == .voice && call.recipient == "+14155550199")
-            #expect(try await next.submit(["code": .text(try await Self.code(sentTo: "+14155550199", server))]).signedIn?.methods == ["pwd", "tel", "mfa"])
+            let tooSoon = try await next.submit(action: "other_method")
+            #expect(tooSoon.nodeID == FlowStep.voiceCode.rawValue && tooSoon.messageCode == "resend_too_soon")
+            #expect(try await next.step() == .voiceCode)
+            advance(31)
+            #expect(try await next.submit(action: "other_method").nodeID == FlowStep.smsCode.rawValue)
+            let text = try #require(try await server.courier.queue.list(limit: 1).first)
+            #expect(text.channel == .sms && text.recipient == "+14155550199")
+            #expect(try await next.submit(["code": .text(try await Self.code(sentTo: "+14155550199", server))]).signedIn?.methods == ["pwd", "sms", "mfa"])
         }
     }
 

@@ -18,13 +18,6 @@ struct SDKFactorEnrollmentTests {
         }
     }
 
-    /// The code in the newest message to `recipient`; a call spells it digit by digit.
-    static func code(sentTo recipient: String, _ server: IdentityServer) async throws -> String {
-        let message = try #require(try await server.courier.queue.list(recipient: recipient, limit: 1).first)
-        let spoken = message.body.components(separatedBy: " is your").first ?? ""
-        return message.channel == .voice ? spoken.filter(\.isNumber) : String(message.body.prefix { !$0.isWhitespace })
-    }
-
     @Test(
         "a phone set up at sign-in: factor, method, a number breaking the server's rules asked again, a call switched to a text, a wrong code asked again; later sign-ins by call",
         arguments: TestEngine.available)
@@ -52,9 +45,9 @@ struct SDKFactorEnrollmentTests {
                     advance(31)  // past the resend delay
                     return .useOtherMethod
                 case .verifyCode(.sms, nil):
-                    let right = try await Self.code(sentTo: number, server)
+                    let right = try await FactorEnrollmentTests.code(sentTo: number, server)
                     return .code(right == "000000" ? "111111" : "000000")
-                case .verifyCode: return .code(try await Self.code(sentTo: number, server))
+                case .verifyCode: return .code(try await FactorEnrollmentTests.code(sentTo: number, server))
                 default: return .done
                 }
             }
@@ -101,7 +94,7 @@ struct SDKFactorEnrollmentTests {
                 switch step {
                 case .verifyCode(.email, _):
                     let newest = try #require(try await server.courier.queue.list(limit: 1).first)
-                    return .code(try await Self.code(sentTo: newest.recipient, server))
+                    return .code(try await FactorEnrollmentTests.code(sentTo: newest.recipient, server))
                 case .chooseEnrollment: return .choose(.email)
                 case .enterEmailAddress(_, nil): return .emailAddress("sam@example.com")
                 case .enterEmailAddress:

@@ -41,7 +41,7 @@ public typealias PhoneNumberCollector = InputCollector<PhoneNumberInput>
 public typealias OneTimeCodeCollector = InputCollector<OneTimeCodeInput>
 
 extension InputCollector where Kind == PhoneNumberInput {
-    /// The number typed, read the way the server reads it (``PhoneNumber``); `nil` while it is not a phone number
+    /// The number typed, read the way the server reads it (`PhoneNumber`); `nil` while it is not a phone number
     /// with its country code. ``FieldCollector/problem`` says why.
     public var number: PhoneNumber? { PhoneNumber(value) }
 }

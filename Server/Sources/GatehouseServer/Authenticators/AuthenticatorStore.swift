@@ -79,17 +79,20 @@ struct AuthenticatorStore: Sendable {
     }
 
     /// Makes `address` (just confirmed by a code) the account's verified email address and enrolls it as a second
-    /// factor. Throws a duplicate ``DatabaseError`` when another account has the address.
-    func enrollEmail(userID: String, address: String) async throws {
+    /// factor. Returns the verified address it replaces, if any, to be told of the change. Throws a duplicate
+    /// ``DatabaseError`` when another account has the address.
+    func enrollEmail(userID: String, address: String) async throws -> String? {
         let now = clock.now()
-        try await database.transaction { sql in
+        return try await database.transaction { sql in
             let taken = try await sql.raw("SELECT id FROM users WHERE email = \(bind: address) AND id <> \(bind: userID)").first()
             if taken != nil { throw DatabaseError.duplicate("A user with the email \(address)") }
+            let user = try await UserStore.find(id: userID, in: sql)
             try await sql.raw(
                 "UPDATE users SET email = \(bind: address), email_verified = 1, updated_at = \(bind: now) WHERE id = \(bind: userID)"
             ).run()
             try await sql.raw("DELETE FROM authenticators WHERE user_id = \(bind: userID) AND kind = \(bind: Kind.email)").run()
             try await insert(kind: Kind.email, userID: userID, parameters: "{}", at: now, in: sql)
+            return user.flatMap { $0.emailVerified && $0.email != address ? $0.email : nil }
         }
     }
 

@@ -12,6 +12,8 @@ enum MessageTemplate: String, Sendable {
     case recoveryCodesChanged = "recovery_codes_changed"
     /// Told, at the old number and the email address, after another phone number took over the account's codes.
     case phoneChanged = "phone_changed"
+    /// Told, at the old address, after another email address became the account's.
+    case emailChanged = "email_changed"
     /// Confirms a new authenticator app's device identity with a code typed into the app.
     case deviceCode = "device_code"
     /// Confirms a new authenticator app's device identity with a link (passed as the code).
@@ -21,7 +23,9 @@ enum MessageTemplate: String, Sendable {
 
     /// Warnings to the account's owner about something that happened to it. They are counted against their own
     /// hourly budget, apart from codes, which anyone who knows an address can have sent to it.
-    static let securityNotices: [MessageTemplate] = [.authenticatorChanged, .recoveryCodesChanged, .phoneChanged, .guessesBlocked]
+    static let securityNotices: [MessageTemplate] = [
+        .authenticatorChanged, .recoveryCodesChanged, .phoneChanged, .emailChanged, .guessesBlocked,
+    ]
 
     var isSecurityNotice: Bool { Self.securityNotices.contains(self) }
 
@@ -83,6 +87,11 @@ enum MessageTemplate: String, Sendable {
             (
                 "Your phone number changed",
                 "Another phone number now gets the sign-in codes for your \(service) account. If this wasn't you, reset your password now."
+            )
+        case .emailChanged:
+            (
+                "Your email address changed",
+                "Another email address now gets the messages and sign-in codes for your \(service) account. If this wasn't you, tell the service's administrators now."
             )
         case .recoveryCodesChanged:
             (

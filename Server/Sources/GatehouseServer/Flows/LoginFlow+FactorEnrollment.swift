@@ -119,6 +119,10 @@ extension LoginFlow {
         case (.enrollEmail, _):
             let address = text("email").lowercased()
             guard (try? AccountInputValidation.validateEmail(address)) != nil else { return again("Enter a valid email address.", field: "email") }
+            // A username that is an email address must stay the account's own.
+            guard (try? AccountInputValidation.validateUsername(user.username, email: address)) != nil else {
+                return again("Your username is your email address, so it cannot change here.", field: "email")
+            }
             if let refused = try await sendEnrollmentCode(id, state: &next, to: address, on: .email) { return refused }
         case (.enrollPhoneCode, "change"):
             next.secondFactor.enrolling?.address = nil
@@ -153,9 +157,10 @@ extension LoginFlow {
     private func enrolled(_ address: String, on channel: MessageChannel, id: String, state: FlowStore.LoginState, user: User) async throws -> Outcome {
         var next = state
         if channel == .email {
+            let previous: String?
             do {
                 // Recoverable: an address another account has sends the person back to the address step.
-                try await TransactionScope.recoverable { try await server.authenticators.enrollEmail(userID: user.id, address: address) }
+                previous = try await TransactionScope.recoverable { try await server.authenticators.enrollEmail(userID: user.id, address: address) }
             } catch let error as DatabaseError where error.isDuplicate {
                 // Only whoever reads this mailbox learns that it has an account.
                 next.step = .enrollEmail
@@ -165,7 +170,11 @@ extension LoginFlow {
                     level: .error, text: "Another account uses that address. Enter a different one.", field: "email", code: "invalid_value")
                 return .retry(node(for: next, messages: [message]), .invalidInput)
             }
-            server.logger.info("Enrolled email", metadata: ["user": "\(user.id)"])
+            server.logger.info("Enrolled email", metadata: ["user": "\(user.id)", "replacing": "\(previous != nil)"])
+            if let previous {
+                // The address that stops getting messages hears of it, in case the change was not its owner's.
+                try await server.courier.send(.emailChanged, to: previous, on: .email, service: server.serviceName, codeLifetime: 0)
+            }
         } else {
             let change = try await server.authenticators.enrollPhone(userID: user.id, number: address, method: channel)
             server.logger.info("Enrolled phone", metadata: ["user": "\(user.id)", "method": "\(channel.rawValue)", "replacing": "\(change.replaced)"])

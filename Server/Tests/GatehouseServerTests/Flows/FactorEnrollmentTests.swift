@@ -185,6 +185,33 @@ struct FactorEnrollmentTests {
             let stored = try #require(try await server.users.find(id: lee.id))
             #expect(stored.email == "lee.park@example.com" && stored.emailVerified)
             #expect(try await server.authenticators.enrolledFactors(userID: lee.id) == [.email])
+            #expect(try await server.courier.queue.list(recipient: "lee@example.com").allSatisfy { $0.template != "email_changed" })
+
+            // A verified address asked to change on its code step: the new one is confirmed, the old one told.
+            try await FlowJourneyTests.addUser(server, "max")
+            let (third, _) = try await FlowDriver.start(server)
+            #expect(try await third.submit(["username": "max", "password": .text(Self.password)]).nodeID == FlowStep.enrollOffer.rawValue)
+            #expect(try await third.submit(["factor": "email"]).nodeID == FlowStep.enrollEmailCode.rawValue)
+            #expect(try await third.submit(action: "change").nodeID == FlowStep.enrollEmail.rawValue)
+            advance(31)
+            #expect(try await third.submit(["email": "max.new@example.com"]).nodeID == FlowStep.enrollEmailCode.rawValue)
+            #expect(try await third.submit(["code": .text(try await Self.code(sentTo: "max.new@example.com", server))]).signedIn != nil)
+            #expect(try await server.users.find(username: "max")?.email == "max.new@example.com")
+            let notice = try await server.courier.queue.list(recipient: "max@example.com", limit: 1).first
+            #expect(notice?.template == "email_changed" && notice?.body.contains("Another email address") == true)
+
+            // A username that is the email address keeps it.
+            try await server.users.create(
+                username: "ann@example.com", email: "ann@example.com", name: nil, passwordHash: try await server.hasher.hash(Self.password))
+            let (fourth, _) = try await FlowDriver.start(server)
+            _ = try await fourth.submit(["username": "ann@example.com", "password": .text(Self.password)])
+            #expect(try await fourth.submit(["factor": "email"]).nodeID == FlowStep.enrollEmailCode.rawValue)
+            #expect(try await fourth.submit(action: "change").nodeID == FlowStep.enrollEmail.rawValue)
+            guard case .retry(let kept, _) = try await fourth.submit(["email": "ann.new@example.com"]) else {
+                Issue.record("expected the address to be refused")
+                return
+            }
+            #expect(kept.id == FlowStep.enrollEmail.rawValue && kept.messages.first?.text.contains("username is your email address") == true)
         }
     }
 

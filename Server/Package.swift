@@ -26,14 +26,19 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
     ],
     targets: [
         // A QR code encoder with no dependencies: the hosted pages draw SVG, the terminal draws text.
         .target(name: "QRCode"),
+        // A CBOR reader with hard limits (and a small writer), for WebAuthn's attestation objects and COSE keys.
+        .target(name: "CBOR"),
         .target(
             name: "GatehouseServer",
             dependencies: [
                 "QRCode",
+                "CBOR",
+                .product(name: "X509", package: "swift-certificates"),
                 .product(name: "GatehouseProtocol", package: "Gatehouse"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -66,10 +71,12 @@ let package = Package(
             ]
         ),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode"]),
+        .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(
             name: "GatehouseServerTests",
             dependencies: [
                 "GatehouseServer",
+                "CBOR",
                 .product(name: "Gatehouse", package: "Gatehouse"),
                 .product(name: "GatehouseProtocol", package: "Gatehouse"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -30,7 +30,7 @@ struct PINOfflineGuessingTests {
     }
 
     static func bytes(_ hex: String) -> Data {
-        Data(stride(from: 0, to: hex.count, by: 2).map { UInt8(hex.dropFirst($0).prefix(2), radix: 16)! })
+        Data([UInt8](hex: hex))
     }
 
     @Test("the server's PRF is RFC 9497 VOPRF(P-384, SHA-384): the published test vectors (appendix A.4.2)")

@@ -43,6 +43,8 @@ public struct ServerConfiguration: Sendable, Decodable {
     public var courier = CourierConfiguration()
     /// Sign-in by QR code, approved in an authenticator app with a PIN.
     public var authenticator = AuthenticatorPolicy()
+    /// Passkeys: the relying party id, origins and what authenticators are asked for.
+    public var webAuthn = WebAuthnPolicy()
     /// Connection timeouts and the connection limit.
     public var connections = ConnectionPolicy()
     /// Reverse proxies whose forwarded client addresses the per-address limits believe; none by default.
@@ -82,6 +84,7 @@ public struct ServerConfiguration: Sendable, Decodable {
         try file.update(&oneTimeCodes, .oneTimeCodes)
         try file.update(&courier, .courier)
         try file.update(&authenticator, .authenticator)
+        try file.update(&webAuthn, .webAuthn)
         try file.update(&connections, .connections)
         try file.update(&trustedProxies, .trustedProxies)
         try file.update(&demo, .demo)
@@ -94,6 +97,7 @@ public struct ServerConfiguration: Sendable, Decodable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case host, port, database, issuer, secret, demo, registration, courier, authenticator, connections
         case oneTimeCodes = "one_time_codes"
+        case webAuthn = "webauthn"
         case secretFile = "secret_file"
         case passwordHashing = "password_hashing"
         case maxConcurrentHashes = "max_concurrent_hashes"
@@ -153,6 +157,7 @@ public struct ServerConfiguration: Sendable, Decodable {
         try oneTimeCodes.validate()
         try courier.validate()
         try authenticator.validate()
+        try webAuthn.validate(issuer: resolvedIssuer)
         try connections.validate()
         try trustedProxies.validate()
         try signOn.validate("sign_on")

@@ -7,18 +7,12 @@ import GatehouseProtocol
 /// say, for one relying party id and its origins. The caller supplies the challenge its flow issued (single use,
 /// expiring with the flow) and stores what a verification returns.
 struct RelyingParty: Sendable {
-    /// Whether the authenticator must verify the user (PIN, biometrics).
-    enum UserVerification: String, Sendable, Codable, CaseIterable {
-        case required
-        case preferred
-        case discouraged
-    }
-
     /// The relying party id: the issuer's host or a registrable suffix of it.
     var id: String
     /// The origins ceremonies may run on, e.g. `https://id.example.com`.
     var origins: [String]
-    var userVerification = UserVerification.preferred
+    /// Whether the authenticator must verify the user (PIN, biometrics): only `required` refuses one that did not.
+    var userVerification = WebAuthnPolicy.Requirement.preferred
     /// Whether a ceremony may run in a frame of another origin.
     var allowCrossOrigin = false
 

@@ -28,6 +28,7 @@ struct ReadmeSettingsTests {
             "courier": keys(CourierConfiguration.CodingKeys.self).filter { !["email", "sms", "voice"].contains($0) }
                 + ["email", "sms", "voice"].flatMap { channel in delivery.map { "\(channel).\($0)" } },
             "authenticator": keys(AuthenticatorPolicy.CodingKeys.self),
+            "webauthn": keys(WebAuthnPolicy.CodingKeys.self),
             "connections": keys(ConnectionPolicy.CodingKeys.self),
             "trusted_proxies": keys(TrustedProxies.CodingKeys.self),
         ]

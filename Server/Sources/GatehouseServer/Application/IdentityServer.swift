@@ -19,6 +19,7 @@ public final class IdentityServer: Sendable {
     let tokens: TokenStore
     let flows: FlowStore
     let authenticators: AuthenticatorStore
+    let passkeys: PasskeyStore
     let oneTimeCodes: OneTimeCodeStore
     let deviceIdentities: DeviceIdentityStore
     let appLogins: AppLoginStore
@@ -76,6 +77,7 @@ public final class IdentityServer: Sendable {
         authenticators = AuthenticatorStore(
             database: database, clock: clock,
             box: SecretBox(serverSecret: secret.bytes, purpose: AuthenticatorStore.purpose))
+        passkeys = PasskeyStore(database: database, clock: clock)
         oneTimeCodes = OneTimeCodeStore(
             database: database, clock: clock, policy: configuration.oneTimeCodes,
             box: SecretBox(serverSecret: secret.bytes, purpose: OneTimeCodeStore.purpose))

@@ -20,7 +20,7 @@ public struct DatabaseCopier: Sendable {
                 ("id", .text), ("username", .text), ("email", .text), ("email_verified", .integer), ("name", .text),
                 ("password_hash", .text), ("locked", .integer), ("created_at", .integer), ("updated_at", .integer),
                 ("given_name", .text), ("family_name", .text), ("phone_number", .text), ("phone_verified", .integer),
-                ("password_changed_at", .integer), ("enrollment_declined_at", .integer),
+                ("password_changed_at", .integer), ("enrollment_declined_at", .integer), ("passkey_user_handle", .text),
             ]),
         Table(
             name: "clients",
@@ -73,6 +73,13 @@ public struct DatabaseCopier: Sendable {
             columns: [
                 ("id", .text), ("user_id", .text), ("kind", .text), ("sealed_secret", .text),
                 ("parameters", .text), ("last_used_step", .integer), ("created_at", .integer),
+            ]),
+        Table(
+            name: "passkeys",
+            columns: [
+                ("id", .text), ("user_id", .text), ("credential_id", .text), ("public_key", .text), ("sign_count", .integer),
+                ("aaguid", .text), ("user_verified", .integer), ("backup_eligible", .integer), ("backed_up", .integer),
+                ("attestation", .text), ("transports", .text), ("name", .text), ("created_at", .integer), ("last_used_at", .integer),
             ]),
         Table(name: "recovery_codes", columns: [("code_hash", .text), ("user_id", .text), ("created_at", .integer), ("used_at", .integer)]),
         Table(

@@ -6,6 +6,8 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable, Equatable
         case duplicate(String)
         case newerSchema(Int)
         case notEmpty(String)
+        case notFound(String)
+        case corrupt(String)
         case closed
     }
 
@@ -16,6 +18,8 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable, Equatable
     static func duplicate(_ what: String) -> DatabaseError { .init(code: .duplicate(what)) }
     static func newerSchema(_ version: Int) -> DatabaseError { .init(code: .newerSchema(version)) }
     static func notEmpty(_ table: String) -> DatabaseError { .init(code: .notEmpty(table)) }
+    static func notFound(_ what: String) -> DatabaseError { .init(code: .notFound(what)) }
+    static func corrupt(_ what: String) -> DatabaseError { .init(code: .corrupt(what)) }
     static let closed = DatabaseError(code: .closed)
 
     /// Whether the error is a unique-key violation, e.g. a username that already exists.
@@ -34,6 +38,10 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable, Equatable
             "\(what) already exists."
         case .notEmpty(let table):
             "The target database already holds \(table); copy into an empty database."
+        case .notFound(let what):
+            "\(what) does not exist."
+        case .corrupt(let what):
+            "The database holds a value it cannot read: \(what)."
         case .closed:
             "The database was closed; the server is shutting down."
         case .newerSchema(let version):

@@ -360,5 +360,32 @@ enum SchemaMigrations {
             statements: [
                 "CREATE UNIQUE INDEX authenticators_one_contact ON authenticators(user_id, kind) WHERE kind IN ('phone', 'email')"
             ]),
+        // Passkeys: each credential's public key (COSE, base64url), counter and flags; credential ids unique across users.
+        // Each user gets a random WebAuthn user handle, never the user id, the first time a passkey is made.
+        Migration(
+            version: 18, name: "passkeys",
+            statements: [
+                """
+                CREATE TABLE passkeys (
+                    id TEXT PRIMARY KEY,
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    credential_id TEXT NOT NULL UNIQUE,
+                    public_key TEXT NOT NULL,
+                    sign_count BIGINT NOT NULL,
+                    aaguid TEXT NOT NULL,
+                    user_verified INTEGER NOT NULL,
+                    backup_eligible INTEGER NOT NULL,
+                    backed_up INTEGER NOT NULL,
+                    attestation TEXT NOT NULL,
+                    transports TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    last_used_at BIGINT
+                )
+                """,
+                "CREATE INDEX passkeys_user ON passkeys(user_id)",
+                "ALTER TABLE users ADD COLUMN passkey_user_handle TEXT",
+                "CREATE UNIQUE INDEX users_passkey_user_handle ON users(passkey_user_handle)",
+            ]),
     ]
 }

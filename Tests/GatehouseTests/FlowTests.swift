@@ -30,6 +30,7 @@ struct FlowTests {
             FlowField(
                 key: "topics", kind: .multipleChoice, label: "Topics", required: false,
                 options: [FieldOption(value: "news", label: "News"), FieldOption(value: "tips", label: "Tips")]),
+            FlowField(key: "credential", kind: .passkeyGet, label: "Use your passkey", defaultValue: #"{"challenge":"Y2g"}"#),
         ],
         actions: [
             FlowAction(id: "submit", kind: .submit, label: "Continue"), FlowAction(id: "forgot", kind: .link, label: "Forgot password?", flow: "recovery"),
@@ -61,11 +62,16 @@ struct FlowTests {
             case .oneTimeCode: "code"
             case .singleChoice: "single"
             case .multipleChoice: "multiple"
+            case .passkey(let passkey): "passkey:\(passkey.ceremony):\(passkey.optionsJSON)"
             case .submit: "submit"
             case .flowLink: "link"
             }
         }
-        #expect(kinds == ["label", "qr:otpauth://totp/x:y?secret=AB", "text", "password", "phone", "code", "single", "multiple", "submit", "link"])
+        #expect(
+            kinds == [
+                "label", "qr:otpauth://totp/x:y?secret=AB", "text", "password", "phone", "code", "single", "multiple",
+                #"passkey:get:{"challenge":"Y2g"}"#, "submit", "link",
+            ])
         #expect(node["name"] == "Al" && node.links.map(\.flow) == ["recovery"] && node.submit?.label == "Continue")
 
         node["secret"] = "short"
@@ -73,7 +79,7 @@ struct FlowTests {
         node["code"] = "12345"
         node["factor"] = "pigeon"
         node["topics"] = "news,gossip"
-        #expect(Set(node.problems.compactMap(\.field)) == ["secret", "phone", "code", "factor", "topics"])
+        #expect(Set(node.problems.compactMap(\.field)) == ["secret", "phone", "code", "factor", "topics", "credential"])
         #expect(node.problems.first { $0.field == "secret" }?.text == "At least 8 characters.")
         guard case .error(let refused) = await node.next() else { Issue.record("expected an error node"); return }
         #expect(refused.error == .invalidInput(node.problems))
@@ -85,6 +91,7 @@ struct FlowTests {
         node["code"] = "123456"
         node["factor"] = "sms"
         node["topics"] = "news,tips"
+        node["credential"] = #"{"id":"Y3JlZA","type":"public-key"}"#
         #expect(node.problems.isEmpty)
         await provider.answer([(200, Self.success())])
         guard case .success = await node.next() else { Issue.record("expected success"); return }
@@ -93,7 +100,7 @@ struct FlowTests {
         #expect(
             sent.values == [
                 "name": "Al", "secret": "long enough", "phone": "+14155550100", "code": "123456", "factor": "sms",
-                "topics": ["news", "tips"],
+                "topics": ["news", "tips"], "credential": #"{"id":"Y3JlZA","type":"public-key"}"#,
             ])
     }
 

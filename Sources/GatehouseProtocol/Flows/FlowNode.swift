@@ -62,6 +62,12 @@ public struct FlowField: Codable, Sendable, Equatable {
         case phoneNumber = "phone_number"
         /// A short code from a message or an authenticator app: entered hidden, offered by one-time-code autofill.
         case oneTimeCode = "one_time_code"
+        /// A passkey to create (a WebAuthn registration): `default_value` is the `PublicKeyCredentialCreationOptionsJSON`
+        /// text to pass to the platform; the value to submit is the new credential's JSON (`toJSON()`), as text.
+        case passkeyCreate = "passkey_create"
+        /// A passkey to use (a WebAuthn authentication): `default_value` is the `PublicKeyCredentialRequestOptionsJSON`
+        /// text; the value to submit is the assertion's JSON (`toJSON()`), as text.
+        case passkeyGet = "passkey_get"
     }
 
     /// The key the value is submitted under.

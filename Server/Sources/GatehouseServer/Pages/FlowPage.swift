@@ -88,6 +88,11 @@ enum FlowPage {
                     #"<label class="choice" for="\#(id)"><input type="\#(type)" id="\#(id)" name="\#(key)" value="\#(HTML.escape(option.value))"\#(checked)\#(index == 0 ? attributes : "")> \#(HTML.escape(option.label))</label>"#
             }
             return #"<fieldset><legend>\#(HTML.escape(field.label))</legend>\#(options.joined())\#(errors)</fieldset>"#
+        case .passkeyCreate, .passkeyGet:
+            // Only a script can reach the authenticator: the part stays hidden until the page's script shows it.
+            let ceremony = field.kind == .passkeyCreate ? "create" : "get"
+            return
+                #"<div class="passkey" hidden data-ceremony="\#(ceremony)" data-options="\#(HTML.escape(field.defaultValue ?? ""))"><input type="hidden" id="\#(key)" name="\#(key)"><p class="hint">\#(HTML.escape(field.label))</p>\#(errors)</div>"#
         case .text, .password, .phoneNumber, .oneTimeCode:
             let type =
                 switch field.kind {

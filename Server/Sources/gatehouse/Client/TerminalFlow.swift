@@ -47,6 +47,16 @@ struct TerminalFlow {
                 return await step.next(others[picked - 1])
             }
         }
+        if step.collectors.contains(where: { if case .passkey = $0 { true } else { false } }) {
+            // A passkey lives in a browser, an OS or a security key the terminal cannot reach: take another way when
+            // the node offers one.
+            Terminal.say("This step needs a passkey, which the terminal cannot use.")
+            guard let other = step.submits.first(where: { ["choose", "skip", "change"].contains($0.id) }) else {
+                throw CommandError("Signing in here needs a passkey; use the sign-in page in a browser, or an app.")
+            }
+            Terminal.say("Taking another way: \(other.label).")
+            return await step.next(other)
+        }
         for index in step.collectors.indices {
             switch step.collectors[index] {
             case .label(let label):
@@ -79,7 +89,7 @@ struct TerminalFlow {
             case .multipleChoice(let choice):
                 step[choice.key] = try choose(choice.label, choice.options.map(\.label), several: true)
                     .map { choice.options[$0].value }.joined(separator: ",")
-            case .submit, .flowLink:
+            case .submit, .flowLink, .passkey:
                 continue
             }
         }

@@ -29,6 +29,8 @@ public enum Collector: Sendable {
     case label(LabelCollector)
     /// Content to show as a QR code.
     case qrCode(QRCodeCollector)
+    /// A passkey to create or use, through a ``PasskeyProvider``.
+    case passkey(PasskeyCollector)
     /// A button that submits the node with its action.
     case submit(SubmitCollector)
     /// A link that starts another flow.
@@ -45,6 +47,7 @@ public enum Collector: Sendable {
         case .multipleChoice: self = .multipleChoice(MultipleChoiceCollector(field: field, messages: own))
         case .label: self = .label(LabelCollector(field: field))
         case .qrCode: self = .qrCode(QRCodeCollector(field: field))
+        case .passkeyCreate, .passkeyGet: self = .passkey(PasskeyCollector(field: field, messages: own))
         }
     }
 
@@ -64,6 +67,7 @@ public enum Collector: Sendable {
         case .oneTimeCode(let collector): collector
         case .singleChoice(let collector): collector
         case .multipleChoice(let collector): collector
+        case .passkey(let collector): collector
         case .label, .qrCode, .submit, .flowLink: nil
         }
     }
@@ -81,6 +85,7 @@ public enum Collector: Sendable {
         case .multipleChoice(var collector):
             collector.selections = value.split(separator: ",").map(String.init)
             self = .multipleChoice(collector)
+        case .passkey(var collector): collector.credentialJSON = value; self = .passkey(collector)
         case .label, .qrCode, .submit, .flowLink: return false
         }
         return true

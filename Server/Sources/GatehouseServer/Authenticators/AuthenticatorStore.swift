@@ -24,8 +24,8 @@ struct AuthenticatorStore: Sendable {
         case replayed
     }
 
-    /// The second factors `userID` enrolled: the authenticator app and its unused recovery codes, a phone number
-    /// (both ways of getting its codes, the one chosen at enrollment first) and the email address.
+    /// The second factors `userID` enrolled: passkeys, the authenticator app and its unused recovery codes, a phone
+    /// number (both ways of getting its codes, the one chosen at enrollment first) and the email address.
     func enrolledFactors(userID: String) async throws -> [SecondFactor] {
         try await database.read { sql in
             let rows = try await sql.raw("SELECT kind, parameters FROM authenticators WHERE user_id = \(bind: userID)").all()
@@ -44,9 +44,11 @@ struct AuthenticatorStore: Sendable {
                     continue
                 }
             }
-            guard totp else { return factors }
+            let passkey = try await sql.raw("SELECT id FROM passkeys WHERE user_id = \(bind: userID) LIMIT 1").first() != nil
+            let first: [SecondFactor] = passkey ? [.passkey] : []
+            guard totp else { return first + factors }
             let recovery = try await sql.raw("SELECT code_hash FROM recovery_codes WHERE user_id = \(bind: userID) AND used_at IS NULL").first() != nil
-            return [.totp] + factors + (recovery ? [.recoveryCode] : [])
+            return first + [.totp] + factors + (recovery ? [.recoveryCode] : [])
         }
     }
 

@@ -2,6 +2,7 @@
 /// `email`): a phone number is one factor with two ways to get its codes, ``SecondFactor/sms`` and
 /// ``SecondFactor/voice``, chosen after it.
 enum EnrollableFactor: String, Sendable, Codable, CaseIterable {
+    case passkey
     case totp
     case phone
     case email
@@ -11,6 +12,7 @@ enum EnrollableFactor: String, Sendable, Codable, CaseIterable {
         let enrollable = policy.enrollable
         return allCases.filter { factor in
             switch factor {
+            case .passkey: enrollable.contains(.passkey)
             case .totp: enrollable.contains(.totp)
             case .phone: !phoneMethods(in: policy).isEmpty
             case .email: enrollable.contains(.email)
@@ -26,6 +28,7 @@ enum EnrollableFactor: String, Sendable, Codable, CaseIterable {
     /// How the choice reads on a node.
     var label: String {
         switch self {
+        case .passkey: "Passkey: your device's screen lock or a security key"
         case .totp: "Authenticator app"
         case .phone: "Phone: codes by text message or call"
         case .email: "Email: codes sent to your address"

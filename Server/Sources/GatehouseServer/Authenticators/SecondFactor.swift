@@ -1,5 +1,7 @@
 /// A way to prove who you are after the password.
 public enum SecondFactor: String, Sendable, Codable, CaseIterable {
+    /// A passkey (WebAuthn): the device's screen lock, a phone nearby, or a security key.
+    case passkey
     /// A time-based code from an authenticator app (RFC 6238).
     case totp
     /// A one-time code sent to the verified email address.
@@ -14,6 +16,7 @@ public enum SecondFactor: String, Sendable, Codable, CaseIterable {
     /// How the choice reads on a node.
     var label: String {
         switch self {
+        case .passkey: "Passkey"
         case .totp: "Authenticator app"
         case .email: "Code sent by email"
         case .sms: "Code sent by text message"
@@ -25,6 +28,9 @@ public enum SecondFactor: String, Sendable, Codable, CaseIterable {
     /// The ID token's `amr` value (RFC 8176) for this factor.
     var methodReference: String {
         switch self {
+        // RFC 8176: proof of possession of a hardware-secured key; a synced passkey says `swk` instead (see
+        // ``Passkey/methodReferences(userVerified:)``).
+        case .passkey: "hwk"
         case .totp, .recoveryCode, .email: "otp"
         case .sms: "sms"
         // RFC 8176: confirmation by telephone call.
@@ -38,13 +44,13 @@ public enum SecondFactor: String, Sendable, Codable, CaseIterable {
         case .email: .email
         case .sms: .sms
         case .voice: .voice
-        case .totp, .recoveryCode: nil
+        case .passkey, .totp, .recoveryCode: nil
         }
     }
 
-    /// Factors a user can enroll during sign-in: an authenticator app, a phone number (by text message or call),
-    /// or the email address.
-    static let enrollable: [SecondFactor] = [.totp, .email, .sms, .voice]
+    /// Factors a user can enroll during sign-in: a passkey, an authenticator app, a phone number (by text message or
+    /// call), or the email address.
+    static let enrollable: [SecondFactor] = [.passkey, .totp, .email, .sms, .voice]
 
     /// Whether codes for this factor go to the account's phone number.
     var usesPhone: Bool { self == .sms || self == .voice }

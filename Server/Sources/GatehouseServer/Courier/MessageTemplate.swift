@@ -14,6 +14,8 @@ enum MessageTemplate: String, Sendable {
     case phoneChanged = "phone_changed"
     /// Told, at the old address, after another email address became the account's.
     case emailChanged = "email_changed"
+    /// Told after a passkey was added to the account.
+    case passkeyAdded = "passkey_added"
     /// Confirms a new authenticator app's device identity with a code typed into the app.
     case deviceCode = "device_code"
     /// Confirms a new authenticator app's device identity with a link (passed as the code).
@@ -24,7 +26,7 @@ enum MessageTemplate: String, Sendable {
     /// Warnings to the account's owner about something that happened to it. They are counted against their own
     /// hourly budget, apart from codes, which anyone who knows an address can have sent to it.
     static let securityNotices: [MessageTemplate] = [
-        .authenticatorChanged, .recoveryCodesChanged, .phoneChanged, .emailChanged, .guessesBlocked,
+        .authenticatorChanged, .recoveryCodesChanged, .phoneChanged, .emailChanged, .passkeyAdded, .guessesBlocked,
     ]
 
     var isSecurityNotice: Bool { Self.securityNotices.contains(self) }
@@ -87,6 +89,11 @@ enum MessageTemplate: String, Sendable {
             (
                 "Your phone number changed",
                 "Another phone number now gets the sign-in codes for your \(service) account. If this wasn't you, reset your password now."
+            )
+        case .passkeyAdded:
+            (
+                "A passkey was added to your account",
+                "A new passkey can now sign in to your \(service) account. If this wasn't you, reset your password now and remove the passkey."
             )
         case .emailChanged:
             (

@@ -8,10 +8,12 @@ enum FlowStep: String, Codable, Sendable, CaseIterable {
     case password = "login.password"
     // Second factors.
     case chooseFactor = "mfa.choose"
+    case passkey = "mfa.passkey"
     case totp = "mfa.totp"
     case recoveryCode = "mfa.recovery_code"
     case enrollOffer = "mfa.enroll.choose"
     case enrollTOTP = "mfa.enroll.totp"
+    case enrollPasskey = "mfa.enroll.passkey"
     case enrollMethod = "mfa.enroll.method"
     case enrollPhone = "mfa.enroll.phone"
     case enrollPhoneCode = "mfa.enroll.phone_code"

@@ -8,6 +8,7 @@ import GatehouseProtocol
 extension LoginFlow {
     /// What the enrollment journey can change.
     enum EnrollmentChoice: String, CaseIterable {
+        case passkey
         case authenticator = "totp"
         case phone
         case email
@@ -16,6 +17,7 @@ extension LoginFlow {
         /// The factor it sets up, for all but new recovery codes.
         var factor: EnrollableFactor? {
             switch self {
+            case .passkey: .passkey
             case .authenticator: .totp
             case .phone: .phone
             case .email: .email
@@ -26,6 +28,7 @@ extension LoginFlow {
         /// How the choice reads for an account that has `enrolled` these factors.
         func label(enrolled: [SecondFactor]) -> String {
             switch self {
+            case .passkey: enrolled.contains(.passkey) ? "Add another passkey" : "Add a passkey"
             case .authenticator:
                 enrolled.contains(.totp) ? "Set up a new authenticator app (the current one stops working)" : "Set up an authenticator app"
             case .phone:
@@ -42,6 +45,7 @@ extension LoginFlow {
         let offered = offeredFactors(for: state)
         return EnrollmentChoice.allCases.filter { choice in
             switch choice {
+            case .passkey: offered.contains(.passkey)
             case .authenticator: offered.contains(.totp)
             case .phone: offered.contains(.phone)
             case .email: offered.contains(.email) && !enrolled.contains(.email)

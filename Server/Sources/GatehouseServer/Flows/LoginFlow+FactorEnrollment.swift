@@ -9,7 +9,9 @@ import GatehouseProtocol
 extension LoginFlow {
     /// The factors the client's policy lets people set up, the authenticator app when it names none.
     func offeredFactors(for state: FlowStore.LoginState) -> [EnrollableFactor] {
+        // Passkeys need a relying party: an issuer on an IP address has none (the configuration check says so).
         let offered = EnrollableFactor.offered(by: server.configuration.signOnPolicy(for: state.request.clientID))
+            .filter { $0 != .passkey || relyingParty != nil }
         return offered.isEmpty ? [.totp] : offered
     }
 
@@ -47,6 +49,8 @@ extension LoginFlow {
     func startEnrolling(_ factor: EnrollableFactor, id: String, state: inout FlowStore.LoginState, user: User) async throws -> Outcome? {
         state.secondFactor.enrolling = nil
         switch factor {
+        case .passkey:
+            try await startPasskeyEnrollment(&state, user: user)
         case .totp:
             try startTOTPEnrollment(&state)
         case .phone:
@@ -124,6 +128,8 @@ extension LoginFlow {
                 return again("Your username is your email address, so it cannot change here.", field: "email")
             }
             if let refused = try await sendEnrollmentCode(id, state: &next, to: address, on: .email) { return refused }
+        case (.enrollPasskey, "submit"):
+            return try await registerPasskey(id, state: state, values: values, user: user)
         case (.enrollPhoneCode, "change"):
             next.secondFactor.enrolling?.address = nil
             next.step = .enrollPhone

@@ -94,6 +94,10 @@ extension LoginFlow {
     /// `resend` holds the code back within the resend delay, as for switching between text and call: a flow cannot
     /// be used to ring a number again and again.
     func challenge(_ id: String, state: inout FlowStore.LoginState, factor: SecondFactor, user: User, resend: Bool = false) async throws -> Outcome? {
+        if factor == .passkey {
+            try await startPasskeyChallenge(&state, user: user)
+            return nil
+        }
         guard let channel = factor.channel else {
             state.step = Self.challengeStep(for: factor)
             return nil
@@ -119,6 +123,10 @@ extension LoginFlow {
         var next = state
         let code = values["code"]?.text.trimmingCharacters(in: .whitespaces) ?? ""
         switch (state.step, action) {
+        // Setting up a factor has its own "choose" (back to what to set up), so its steps go first.
+        case (.enrollOffer, _), (.enrollMethod, _), (.enrollPhone, _), (.enrollPhoneCode, _), (.enrollEmail, _), (.enrollEmailCode, _),
+            (.enrollPasskey, _):
+            return try await advanceFactorEnrollment(id, state: state, action: action, values: values, user: user)
         case (_, "choose"):
             next.step = FlowStep.chooseFactor
         case (FlowStep.chooseFactor, _):
@@ -170,8 +178,8 @@ extension LoginFlow {
             }
             try await server.flows.clearGuesses(id)
             return try await complete(id, state: next.adding(.recoveryCode), user: user)
-        case (.enrollOffer, _), (.enrollMethod, _), (.enrollPhone, _), (.enrollPhoneCode, _), (.enrollEmail, _), (.enrollEmailCode, _):
-            return try await advanceFactorEnrollment(id, state: state, action: action, values: values, user: user)
+        case (.passkey, _):
+            return try await usePasskey(id, state: state, values: values, user: user)
         case (FlowStep.enrollTOTP, _):
             guard let generator = pendingTOTP(state) else { return .gone }
             guard let guess = try await takeGuess(id, state: state) else { return try await guessesUsedUp(id) }
@@ -226,6 +234,7 @@ extension LoginFlow {
 
     static func challengeStep(for factor: SecondFactor) -> FlowStep {
         switch factor {
+        case .passkey: FlowStep.passkey
         case .totp: FlowStep.totp
         case .email: FlowStep.emailCode
         case .sms: FlowStep.smsCode

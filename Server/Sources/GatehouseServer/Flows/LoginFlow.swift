@@ -48,6 +48,7 @@ struct LoginFlow: Sendable {
             case .credentials, .identify, .password: nil
             case .chooseFactor, .totp, .recoveryCode, .enrollTOTP, .recoveryCodes, .emailCode, .smsCode, .voiceCode:
                 secondFactorNode(for: state, messages: messages)
+            case .passkey, .enrollPasskey: passkeyNode(for: state, messages: messages)
             case .enrollOffer, .enrollMethod, .enrollPhone, .enrollPhoneCode, .enrollEmail, .enrollEmailCode:
                 factorEnrollmentNode(for: state, messages: messages)
             case .register, .verifyEmail, .verifyPhone: registrationNode(for: state, messages: messages)
@@ -170,7 +171,7 @@ struct LoginFlow: Sendable {
         case .credentials, .identify, .password:
             return try await advanceSignIn(id, state: state, action: action, values: values)
         case .chooseFactor, .totp, .recoveryCode, .enrollOffer, .enrollTOTP, .recoveryCodes, .emailCode, .smsCode, .voiceCode, .enrollMethod, .enrollPhone,
-            .enrollPhoneCode, .enrollEmail, .enrollEmailCode:
+            .enrollPhoneCode, .enrollEmail, .enrollEmailCode, .passkey, .enrollPasskey:
             return try await advanceSecondFactor(id, state: state, action: action, values: values)
         case .register, .verifyEmail, .verifyPhone:
             return try await advanceRegistration(id, state: state, action: action, values: values)

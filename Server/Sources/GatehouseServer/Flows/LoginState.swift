@@ -58,8 +58,13 @@ extension FlowStore {
 
         /// The state after `factor` was verified: its `amr` value and `mfa` added.
         func adding(_ factor: SecondFactor) -> Self {
+            adding(methods: [factor.methodReference])
+        }
+
+        /// The state after a second factor whose `amr` values are `methods` was verified; `mfa` is added too.
+        func adding(methods: [String]) -> Self {
             var copy = self
-            for method in [factor.methodReference, "mfa"] where copy.account?.methods.contains(method) == false {
+            for method in methods + ["mfa"] where copy.account?.methods.contains(method) == false {
                 copy.account?.methods.append(method)
             }
             return copy
@@ -91,7 +96,18 @@ extension FlowStore {
         var pendingSecret: String?
         /// Recovery codes to show once after a change, sealed under the server secret.
         var recoveryCodesToShow: String?
+        /// A passkey ceremony under way: its challenge (single use, renewed after a failed attempt) and the options
+        /// the node hands the browser.
+        var passkey: PasskeyCeremony?
     }
+}
+
+/// A WebAuthn ceremony a flow has started.
+struct PasskeyCeremony: Codable, Sendable, Equatable {
+    /// The challenge, base64url; it lives as long as the flow, and a failed attempt replaces it.
+    var challenge: String
+    /// The options JSON the node carries.
+    var options: String
 }
 
 /// A phone number or an email address being set up as a second factor.

@@ -38,7 +38,7 @@ extension LoginFlow {
             prepared.newPasswordIsCurrent = try await server.hasher.verify(password, against: user.passwordHash)
             if !prepared.newPasswordIsCurrent { prepared.newPasswordHash = try await server.hasher.hash(password) }
         case .identify, .chooseFactor, .totp, .recoveryCode, .enrollOffer, .enrollTOTP, .recoveryCodes, .emailCode, .smsCode, .voiceCode, .verifyEmail,
-            .verifyPhone, .enrollMethod, .enrollPhone, .enrollPhoneCode, .enrollEmail, .enrollEmailCode,
+            .verifyPhone, .enrollMethod, .enrollPhone, .enrollPhoneCode, .enrollEmail, .enrollEmailCode, .passkey, .enrollPasskey,
             .recoveryIdentify, .recoveryChoose, .resetCode, .unlockCode, .enrollChoose, .appLogin:
             break
         }

@@ -26,6 +26,12 @@ struct Passkey: Sendable {
     let createdAt: Int64
     let lastUsedAt: Int64?
 
+    /// The ID token's `amr` values (RFC 8176) for a sign-in with this passkey: `hwk` for a key that stays on its
+    /// device, `swk` for one that may be synced (backup eligible), and `user` when the authenticator verified the user.
+    func methodReferences(userVerified: Bool) -> [String] {
+        [backupEligible ? "swk" : "hwk"] + (userVerified ? ["user"] : [])
+    }
+
     /// What an assertion check needs.
     var stored: RelyingParty.StoredCredential {
         RelyingParty.StoredCredential(id: credentialID, publicKey: publicKey, signCount: signCount, backupEligible: backupEligible)

@@ -50,6 +50,10 @@ struct FactorEnrollmentTests {
             }
             #expect(method.id == FlowStep.enrollMethod.rawValue && method.fields.first?.options?.map(\.value) == ["sms", "voice"])
             #expect(try await flow.submit(["method": "sms"]).nodeID == FlowStep.enrollPhone.rawValue)
+            // "Set up something else" goes back to the choice of factor, and the phone can be chosen again.
+            #expect(try await flow.submit(action: "choose").nodeID == FlowStep.enrollOffer.rawValue)
+            #expect(try await flow.submit(["factor": "phone"]).nodeID == FlowStep.enrollMethod.rawValue)
+            #expect(try await flow.submit(["method": "sms"]).nodeID == FlowStep.enrollPhone.rawValue)
             for notANumber in ["415 555 0199", "+1 CALL ME", "+12"] {
                 let refused = try await flow.submit(["phone_number": .text(notANumber)])
                 #expect(refused.nodeID == FlowStep.enrollPhone.rawValue && refused.messageCode == "invalid_value", "\(notANumber)")

@@ -1,0 +1,166 @@
+import Foundation
+import GatehouseProtocol
+
+/// Passkeys in a flow: set one up (a WebAuthn registration) and use one as a second factor (an assertion). The flow
+/// keeps the ceremony's challenge; a failed attempt counts like a wrong code and replaces the challenge.
+extension LoginFlow {
+    /// The relying party passkeys are made for, or `nil` when the issuer has no domain for them.
+    var relyingParty: RelyingParty? {
+        server.configuration.webAuthn.relyingParty(issuer: server.configuration.resolvedIssuer)
+    }
+
+    /// Moves `state` to setting up a passkey for `user`.
+    func startPasskeyEnrollment(_ state: inout FlowStore.LoginState, user: User) async throws {
+        guard let party = relyingParty else { throw OAuthError.invalidRequest("Passkeys are not available on this server.") }
+        let challenge = SecureRandom.token()
+        let options = PasskeyOptions.creation(
+            policy: server.configuration.webAuthn, party: party, serviceName: server.serviceName,
+            userHandle: try await server.passkeys.userHandle(for: user.id), username: user.username, displayName: user.name ?? user.username,
+            challenge: challenge, existing: try await server.passkeys.list(userID: user.id))
+        state.secondFactor.passkey = PasskeyCeremony(challenge: challenge, options: options)
+        state.step = .enrollPasskey
+    }
+
+    /// Moves `state` to signing in with one of `user`'s passkeys.
+    func startPasskeyChallenge(_ state: inout FlowStore.LoginState, user: User) async throws {
+        guard let party = relyingParty else { throw OAuthError.invalidRequest("Passkeys are not available on this server.") }
+        let challenge = SecureRandom.token()
+        let options = PasskeyOptions.request(
+            policy: server.configuration.webAuthn, party: party, challenge: challenge, allowed: try await server.passkeys.list(userID: user.id))
+        state.secondFactor.passkey = PasskeyCeremony(challenge: challenge, options: options)
+        state.step = .passkey
+    }
+
+    /// A new passkey's credential, sent on ``FlowStep/enrollPasskey``: verified, stored and counted for this sign-in.
+    func registerPasskey(_ id: String, state: FlowStore.LoginState, values: [String: FieldValue], user: User) async throws -> Outcome {
+        guard let ceremony = state.secondFactor.passkey, let party = relyingParty else { return .gone }
+        let verified: RelyingParty.Registration
+        let transports: [String]
+        do {
+            let response = try PasskeyResponse.decode(
+                PasskeyResponse.Registration.self, from: values[Self.credentialKey]?.text ?? "", id: { ($0.type, $0.id, $0.rawId) })
+            verified = try party.verifyRegistration(
+                clientDataJSON: try PasskeyResponse.bytes(response.response.clientDataJSON, "clientDataJSON"),
+                attestationObject: try PasskeyResponse.bytes(response.response.attestationObject, "attestationObject"),
+                challenge: try PasskeyResponse.bytes(ceremony.challenge, "challenge"))
+            guard Base64URL.encode(verified.credentialID) == response.rawId else { throw WebAuthnError.malformed("rawId is not the credential's id") }
+            if server.configuration.webAuthn.requireAttestation, case .certificate = verified.attestation {
+            } else if server.configuration.webAuthn.requireAttestation {
+                throw WebAuthnError.invalidAttestation("this site accepts only authenticators that attest their model")
+            }
+            transports = (response.response.transports ?? []).filter { $0.count <= 32 }.prefix(8).map { $0 }
+        } catch let error as WebAuthnError {
+            return try await passkeyRefused(id, state: state, user: user, error: error)
+        }
+        let name = Self.passkeyName(values["name"]?.text)
+        do {
+            // Recoverable: a credential registered before sends the person back to try another authenticator.
+            _ = try await TransactionScope.recoverable {
+                try await server.passkeys.add(userID: user.id, registration: verified, name: name, transports: transports)
+            }
+        } catch let error as DatabaseError where error.isDuplicate {
+            return try await passkeyRefused(id, state: state, user: user, error: .malformed("that passkey is registered already"))
+        }
+        server.logger.info(
+            "Registered a passkey",
+            metadata: ["user": "\(user.id)", "attestation": "\(verified.attestation.name)", "algorithm": "\(verified.publicKey.algorithm)"])
+        try await notify(user, .passkeyAdded)
+        var next = state
+        next.secondFactor.passkey = nil
+        if case .enrollment = state.journey { next.journey = .enrollment(done: true) }
+        // Making a passkey proves the person holds the new authenticator, as confirming a new app's code does.
+        return try await complete(id, state: next.adding(methods: [verified.backupEligible ? "swk" : "hwk"]), user: user)
+    }
+
+    /// An assertion sent on ``FlowStep/passkey``: verified with one of `user`'s passkeys, used once.
+    func usePasskey(_ id: String, state: FlowStore.LoginState, values: [String: FieldValue], user: User) async throws -> Outcome {
+        guard let ceremony = state.secondFactor.passkey, let party = relyingParty else { return .gone }
+        guard let guess = try await takeGuess(id, state: state) else { return try await guessesUsedUp(id) }
+        let passkey: Passkey
+        let assertion: RelyingParty.Assertion
+        do {
+            let response = try PasskeyResponse.decode(
+                PasskeyResponse.Assertion.self, from: values[Self.credentialKey]?.text ?? "", id: { ($0.type, $0.id, $0.rawId) })
+            // Another user's passkey (or none) is refused the same way: nothing says whose it was.
+            guard let found = try await server.passkeys.find(credentialID: try PasskeyResponse.bytes(response.rawId, "rawId")), found.userID == user.id
+            else {
+                throw WebAuthnError.wrongCredential
+            }
+            passkey = found
+            assertion = try party.verifyAssertion(
+                clientDataJSON: try PasskeyResponse.bytes(response.response.clientDataJSON, "clientDataJSON"),
+                authenticatorData: try PasskeyResponse.bytes(response.response.authenticatorData, "authenticatorData"),
+                signature: try PasskeyResponse.bytes(response.response.signature, "signature"),
+                challenge: try PasskeyResponse.bytes(ceremony.challenge, "challenge"), credential: passkey.stored)
+            // The counter moves from the value checked; a concurrent use of the same assertion finds it moved.
+            guard try await server.passkeys.recordUse(of: passkey, assertion: assertion) else { throw WebAuthnError.wrongChallenge }
+        } catch let error as WebAuthnError {
+            if case .signCountRegressed = error {
+                server.logger.warning("A passkey's counter went backwards: it may have been cloned", metadata: ["user": "\(user.id)"])
+            }
+            return try await passkeyRefused(id, state: state, user: user, error: error, guess: guess)
+        }
+        try await server.flows.clearGuesses(id)
+        var next = state
+        next.secondFactor.passkey = nil
+        return try await complete(id, state: next.adding(methods: passkey.methodReferences(userVerified: assertion.userVerified)), user: user)
+    }
+
+    /// A credential that did not verify: the same step with a new challenge and a message saying why. A sign-in's
+    /// attempt is the flow's `guess`-th in a row, and the one that uses up the policy's attempts ends the flow.
+    private func passkeyRefused(_ id: String, state: FlowStore.LoginState, user: User, error: WebAuthnError, guess: Int? = nil) async throws -> Outcome {
+        server.logger.info("Passkey refused", metadata: ["user": "\(user.id)", "reason": "\(error)"])
+        if let guess, guess >= server.configuration.signOnPolicy(for: state.request.clientID).maxCodeAttempts {
+            _ = try await server.flows.finish(id)
+            return .failed(LoginMessages.tooManyCodes)
+        }
+        var again = state
+        if state.step == .passkey {
+            try await startPasskeyChallenge(&again, user: user)
+        } else {
+            try await startPasskeyEnrollment(&again, user: user)
+        }
+        try await server.flows.update(id, to: again)
+        let message = FlowMessage(level: .error, text: error.description, field: Self.credentialKey, code: "invalid_credential")
+        return .retry(node(for: again, messages: [message]), .invalidCode)
+    }
+
+    static let credentialKey = "credential"
+
+    /// The name a new passkey is stored under: what the person typed, trimmed and shortened, or "Passkey".
+    static func passkeyName(_ typed: String?) -> String {
+        let name = (typed ?? "").trimmingCharacters(in: .whitespacesAndNewlines).filter { !$0.isNewline }
+        return name.isEmpty ? "Passkey" : String(name.prefix(64))
+    }
+
+    /// The node of a passkey step, or `nil` for other steps.
+    func passkeyNode(for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode? {
+        let clientName = state.clientName ?? state.request.clientID
+        let options = state.secondFactor.passkey?.options ?? "{}"
+        switch state.step {
+        case .enrollPasskey:
+            let fields = [
+                FlowField(
+                    key: Self.credentialKey, kind: .passkeyCreate, label: "Create a passkey with this device's screen lock or a security key.",
+                    defaultValue: options),
+                FlowField(
+                    key: "name", kind: .text, label: "Name this passkey", required: false, validation: FieldValidation(maxLength: 64), defaultValue: "Passkey"),
+            ]
+            let back = [FlowAction(id: "choose", kind: .submit, label: "Set up something else")]
+            return FlowNode(
+                id: FlowStep.enrollPasskey.rawValue, name: "Create a passkey",
+                description: "Sign in to \(clientName) with your fingerprint, face or screen lock instead of a code.",
+                category: .mfaEnrollment, fields: fields, actions: [FlowAction(id: "submit", kind: .submit, label: "Create passkey")] + back,
+                messages: messages)
+        case .passkey:
+            let another = state.secondFactor.factors.count > 1 ? [FlowAction(id: "choose", kind: .submit, label: "Use another method")] : []
+            return FlowNode(
+                id: FlowStep.passkey.rawValue, name: "Use your passkey", description: "Confirm it's you signing in to \(clientName) with your passkey.",
+                category: .mfaChallenge,
+                fields: [FlowField(key: Self.credentialKey, kind: .passkeyGet, label: "Use your passkey.", defaultValue: options)],
+                actions: [FlowAction(id: "submit", kind: .submit, label: "Use passkey")] + another, messages: messages)
+        default:
+            return nil
+        }
+    }
+}

@@ -66,10 +66,11 @@ class Server:
     PostgreSQL database URL (several servers may share one, as nodes behind a load balancer)."""
 
     def __init__(self, *, demo: bool = False, config: dict | None = None, database_url: str | None = None,
-                 owns_database: bool = False, open_files: int | None = None):
+                 owns_database: bool = False, open_files: int | None = None, host_name: str = "127.0.0.1"):
+        """`host_name="localhost"` puts the issuer on localhost, as passkeys need (browsers refuse IP addresses)."""
         self.folder = tempfile.TemporaryDirectory(prefix="gatehouse-e2e-")
         self.port = free_port()
-        self.issuer = f"http://127.0.0.1:{self.port}"
+        self.issuer = f"http://{host_name}:{self.port}"
         self.database = database_url or os.path.join(self.folder.name, "gatehouse.sqlite")
         self.owns_database = owns_database
         settings = {
@@ -80,6 +81,8 @@ class Server:
             # Chosen explicitly: `serve` refuses to fall back to the development outbox on its own.
             "courier": {"email": {"delivery": "outbox"}, "sms": {"delivery": "outbox"}},
         }
+        if host_name != "127.0.0.1":
+            settings["issuer"] = self.issuer
         if database_url:
             settings["secret"] = SHARED_SECRET  # every node must share the server secret
         settings.update(config or {})

@@ -13,7 +13,7 @@ import pexpect
 import pytest
 
 from conftest import PASSWORD, WEB_REDIRECT, WEB_SECRET
-from gatehouse_harness import Server, authorize_url, binary, latest_code, outbox
+from gatehouse_harness import Server, binary, latest_code, outbox
 
 CLI_REDIRECT = "dev.gatehouse.cli:/callback"
 RESEND_DELAY = 3
@@ -180,38 +180,8 @@ def test_terminal_skips_then_sets_up_a_phone_by_text_signs_in_by_call_and_sets_u
 
 selenium = pytest.importorskip("selenium", reason="selenium is not installed (pip install selenium)")
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
-
-def page_node(browser):
-    return browser.find_element(By.CSS_SELECTOR, "form[data-node]").get_attribute("data-node")
-
-
-def press(browser, action):
-    """Clicks the button of `action` and waits for the page the answer brings (a click returns before it loads)."""
-    browser.execute_script("window.answered = true")  # gone once the next document loads
-    browser.find_element(By.CSS_SELECTOR, f"button[name=action][value={action}]").click()
-    WebDriverWait(browser, 20).until(
-        lambda driver: driver.execute_script("return !window.answered && document.readyState === 'complete'"))
-
-
-def sign_in(browser, server, username):
-    browser.get(authorize_url(server))
-    assert browser.find_elements(By.ID, "username"), f"expected the sign-in form, got {browser.current_url}"
-    browser.find_element(By.ID, "username").send_keys(username)
-    browser.find_element(By.ID, "password").send_keys(PASSWORD)
-    press(browser, "submit")
-
-
-def sign_out(browser, server):
-    """Forgets the browser session: its cookie belongs to the server's origin, so delete it from a page there."""
-    browser.get(server.issuer + "/.well-known/openid-configuration")
-    browser.delete_all_cookies()
-
-
-def signed_in(browser):
-    WebDriverWait(browser, 20).until(lambda driver: driver.current_url.startswith(WEB_REDIRECT))
-    return "code=" in browser.current_url
+from browser_steps import page_node, press, sign_in, sign_out, signed_in  # noqa: E402
 
 
 def test_hosted_pages_skip_then_set_up_a_phone_by_call(enrolling, chromium):

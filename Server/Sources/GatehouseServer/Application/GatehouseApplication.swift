@@ -15,7 +15,10 @@ public enum GatehouseApplication {
         router.add(middleware: SecurityHeadersMiddleware(https: server.configuration.issuerIsHTTPS))
         router.get("/") { _, _ in Redirect.to(demo == nil ? "/.well-known/openid-configuration" : "/demo") }
         // Served from our own origin, so the CSP can forbid inline styles and scripts.
-        for (name, contentType) in [("assets/gatehouse.css", "text/css; charset=utf-8"), ("assets/app-login.js", "text/javascript; charset=utf-8")] {
+        for (name, contentType) in [
+            ("assets/gatehouse.css", "text/css; charset=utf-8"), ("assets/app-login.js", "text/javascript; charset=utf-8"),
+            ("assets/passkey.js", "text/javascript; charset=utf-8"),
+        ] {
             let body = ByteBuffer(string: PackageResources.contents(name))
             let path = "/" + name
             router.get(RouterPath(path)) { _, _ in

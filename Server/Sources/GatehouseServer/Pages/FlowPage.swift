@@ -21,10 +21,13 @@ enum FlowPage {
             let messages = node.messages.filter { $0.field == field.key }
             return markup(for: field, messages: messages, autofocus: field.key == focus)
         }
+        let usesPasskey = node.fields.contains { $0.kind == .passkeyCreate || $0.kind == .passkeyGet }
         let buttons = node.actions.map { action in
             // Only the main action submits the fields; the others (links, resend, another method) skip the browser's checks.
-            let style =
+            var style =
                 action.kind == .link ? #" class="link" formnovalidate"# : action.id == node.primaryAction?.id ? "" : #" class="secondary" formnovalidate"#
+            // A passkey's button needs the page's script: hidden until the script shows it.
+            if usesPasskey, action.id == node.primaryAction?.id { style += " hidden data-passkey" }
             return #"<button type="submit" name="action" value="\#(HTML.escape(action.id))"\#(style)>\#(HTML.escape(action.label))</button>"#
         }
         let body = """
@@ -38,6 +41,7 @@ enum FlowPage {
             \(buttons.joined(separator: "\n"))
             </form>
             \(liveStatus(for: node, flowID: flowID))
+            \(usesPasskey ? #"<script src="/assets/passkey.js" defer></script>"# : "")
             """
         return PageRenderer.page(title: node.name, body: body, status: status)
     }

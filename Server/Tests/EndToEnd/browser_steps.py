@@ -1,0 +1,44 @@
+"""Steps a person takes on the hosted pages in a real browser (Selenium), shared by the browser tests."""
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+from gatehouse_harness import PASSWORD, WEB_REDIRECT, authorize_url
+
+
+def page_node(browser):
+    """The id of the flow node the page shows."""
+    return browser.find_element(By.CSS_SELECTOR, "form[data-node]").get_attribute("data-node")
+
+
+def click_and_wait(browser, element):
+    """Clicks `element` and waits for the page the answer brings (a click returns before it loads)."""
+    browser.execute_script("window.answered = true")  # gone once the next document loads
+    element.click()
+    WebDriverWait(browser, 20).until(
+        lambda driver: driver.execute_script("return !window.answered && document.readyState === 'complete'"))
+
+
+def press(browser, action):
+    """Clicks the button of `action` and waits for the next page."""
+    click_and_wait(browser, browser.find_element(By.CSS_SELECTOR, f"button[name=action][value={action}]"))
+
+
+def sign_in(browser, server, username, **overrides):
+    """Opens the web client's authorization request and signs in with the password."""
+    browser.get(authorize_url(server, **overrides))
+    assert browser.find_elements(By.ID, "username"), f"expected the sign-in form, got {browser.current_url}"
+    browser.find_element(By.ID, "username").send_keys(username)
+    browser.find_element(By.ID, "password").send_keys(PASSWORD)
+    press(browser, "submit")
+
+
+def sign_out(browser, server):
+    """Forgets the browser session: its cookie belongs to the server's origin, so delete it from a page there."""
+    browser.get(server.issuer + "/.well-known/openid-configuration")
+    browser.delete_all_cookies()
+
+
+def signed_in(browser):
+    """Waits for the redirect back to the web client; whether it carries a code."""
+    WebDriverWait(browser, 20).until(lambda driver: driver.current_url.startswith(WEB_REDIRECT))
+    return "code=" in browser.current_url

@@ -1,6 +1,6 @@
 """Passkeys on the hosted pages in headless Chromium with WebDriver's virtual authenticator (CTAP2, resident keys,
-user verification): a user sets one up after the password, signs out, and signs in with it as the second factor;
-an authenticator without user verification is refused where the policy requires it."""
+user verification): a user sets one up after the password, signs out, signs in with it as the second factor, then
+without the password; an authenticator without user verification is refused where the policy requires it."""
 import sqlite3
 
 import pytest
@@ -18,14 +18,18 @@ from browser_steps import click_and_wait, page_node, press, sign_in, sign_out, s
 
 @pytest.fixture(scope="module")
 def passkeys():
-    """Passkeys need a domain: the issuer is on localhost. The web client requires a second factor, a passkey or
-    TOTP, and passkeys must verify the user."""
+    """Passkeys need a domain: the issuer is on localhost. Both clients require a second factor, a passkey or TOTP;
+    `web` also lets a passkey sign in without the password. Passkeys must verify the user."""
     server = Server(host_name="localhost", config={
         "webauthn": {"user_verification": "required", "resident_key": "required"},
-        "client_sign_on": {"web": {"second_factor": "required", "factors": ["passkey", "totp"]}},
+        "client_sign_on": {
+            "mfa": {"second_factor": "required", "factors": ["passkey", "totp"]},
+            "web": {"second_factor": "required", "factors": ["passkey", "totp"], "passkey_sign_in": True},
+        },
     })
     try:
         server.add_client("web", WEB_REDIRECT, secret=WEB_SECRET)
+        server.add_client("mfa", WEB_REDIRECT, secret=WEB_SECRET)
         yield server
     finally:
         server.stop()
@@ -55,11 +59,11 @@ def code_from(browser):
     return browser.current_url.split("code=")[1].split("&")[0]
 
 
-def test_a_passkey_set_up_after_the_password_then_signs_in_as_the_second_factor(passkeys, chromium):
+def test_a_passkey_set_up_after_the_password_signs_in_as_the_second_factor_then_without_the_password(passkeys, chromium):
     browser = chromium
     add_authenticator(browser)
     passkeys.add_user("ada", PASSWORD)
-    sign_in(browser, passkeys, "ada")
+    sign_in(browser, passkeys, "ada", client_id="mfa")
     assert page_node(browser) == "mfa.enroll.choose"
     browser.find_element(By.CSS_SELECTOR, "input[name=factor][value=passkey]").click()
     press(browser, "submit")
@@ -73,17 +77,27 @@ def test_a_passkey_set_up_after_the_password_then_signs_in_as_the_second_factor(
     credentials = browser.get_credentials()
     assert len(credentials) == 1 and credentials[0].is_resident_credential
     assert stored_passkeys(passkeys, "ada") == [("Chromium", 1, "none")]
-    claims = verify_id_token(passkeys, redeem(passkeys, code_from(browser)).json(), "web", "n-456", "RS256")
+    claims = verify_id_token(passkeys, redeem(passkeys, code_from(browser), auth=("mfa", WEB_SECRET)).json(), "mfa", "n-456", "RS256")
     assert claims["amr"][0] == "pwd" and "mfa" in claims["amr"] and ({"hwk", "swk"} & set(claims["amr"])), claims["amr"]
 
     # Signed out; the next sign-in asks for the passkey after the password.
     sign_out(browser, passkeys)
-    sign_in(browser, passkeys, "ada")
+    sign_in(browser, passkeys, "ada", client_id="mfa")
     assert page_node(browser) == "mfa.passkey"
     click_and_wait(browser, passkey_button(browser))
     assert signed_in(browser), browser.current_url
-    claims = verify_id_token(passkeys, redeem(passkeys, code_from(browser)).json(), "web", "n-456", "RS256")
+    claims = verify_id_token(passkeys, redeem(passkeys, code_from(browser), auth=("mfa", WEB_SECRET)).json(), "mfa", "n-456", "RS256")
     assert "user" in claims["amr"] and claims["acr"] == "urn:gatehouse:acr:mfa", claims
+
+    # Without the password, at a client that allows it: the sign-in page asks the browser for its saved passkeys
+    # (conditional mediation, offered in the username field); the virtual authenticator answers with the resident
+    # key, which names its user, and the page signs in without anything typed.
+    sign_out(browser, passkeys)
+    browser.get(authorize_url(passkeys))
+    assert signed_in(browser), browser.current_url
+    claims = verify_id_token(passkeys, redeem(passkeys, code_from(browser)).json(), "web", "n-456", "RS256")
+    assert "pwd" not in claims["amr"] and "user" in claims["amr"] and "mfa" in claims["amr"], claims["amr"]
+    assert claims["preferred_username"] == "ada" and claims["acr"] == "urn:gatehouse:acr:mfa"
 
 
 def test_an_authenticator_without_user_verification_is_refused(passkeys, chromium):

@@ -162,7 +162,9 @@ public struct ServerConfiguration: Sendable, Decodable {
         try trustedProxies.validate()
         try signOn.validate("sign_on")
         for (client, policy) in clientSignOn { try policy.validate("client_sign_on.\(client)") }
-        if ([signOn] + clientSignOn.values).contains(where: { $0.factors.contains(.passkey) }), webAuthn.relyingParty(issuer: resolvedIssuer) == nil {
+        if ([signOn] + clientSignOn.values).contains(where: { $0.factors.contains(.passkey) || $0.passkeySignIn }),
+            webAuthn.relyingParty(issuer: resolvedIssuer) == nil
+        {
             throw ConfigurationError(
                 key: "webauthn.rp_id",
                 "passkeys are offered, but the issuer \(resolvedIssuer) is on an IP address, which browsers refuse for passkeys: serve on a domain name (localhost to try them locally)."

@@ -22,6 +22,10 @@ public struct SignOnPolicy: Sendable, Codable, Equatable {
     public var maxCodeAttempts = 5
     /// Whether the sign-in page offers "Sign in with the app": a QR code approved in an authenticator app with a PIN.
     public var appLogin = false
+    /// Whether a passkey may sign in without the password (the sign-in node offers "Sign in with a passkey", and
+    /// browsers offer saved passkeys in the username field). The passkey must verify the user, which makes the
+    /// sign-in multi-factor.
+    public var passkeySignIn = false
     /// Under ``SecondFactorRule/ifEnrolled``: whether users without a second factor are offered to enroll one
     /// after their password, with a "Not now" answer.
     public var optionalEnrollment = false
@@ -42,6 +46,7 @@ public struct SignOnPolicy: Sendable, Codable, Equatable {
         try section.update(&enroll, .enroll)
         try section.update(&maxCodeAttempts, .maxCodeAttempts)
         try section.update(&appLogin, .appLogin)
+        try section.update(&passkeySignIn, .passkeySignIn)
         try section.update(&optionalEnrollment, .optionalEnrollment)
         try section.update(&enrollmentReminderDays, .enrollmentReminderDays)
     }
@@ -80,6 +85,7 @@ public struct SignOnPolicy: Sendable, Codable, Equatable {
         case secondFactor = "second_factor"
         case maxCodeAttempts = "max_code_attempts"
         case appLogin = "app_login"
+        case passkeySignIn = "passkey_sign_in"
         case optionalEnrollment = "optional_enrollment"
         case enrollmentReminderDays = "enrollment_reminder_days"
     }

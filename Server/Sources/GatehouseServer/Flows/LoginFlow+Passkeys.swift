@@ -126,6 +126,71 @@ extension LoginFlow {
     }
 
     static let credentialKey = "credential"
+    /// The sign-in node's action that signs in with a passkey instead of the password.
+    static let passkeyAction = "passkey"
+
+    /// Offers a passkey on the sign-in node when the client's policy lets one sign in alone: a challenge for any
+    /// passkey of this relying party (the person is not known yet, so none is named).
+    func startPasskeySignIn(_ state: inout FlowStore.LoginState) {
+        guard server.configuration.signOnPolicy(for: state.request.clientID).passkeySignIn, let party = relyingParty else { return }
+        let challenge = SecureRandom.token()
+        let options = PasskeyOptions.request(policy: server.configuration.webAuthn, party: party, challenge: challenge, allowed: [])
+        state.secondFactor.passkey = PasskeyCeremony(challenge: challenge, options: options)
+    }
+
+    /// An assertion sent with the sign-in node's passkey action: the passkey names its user (by its credential id and
+    /// user handle), must have verified them, and signs in without the password, multi-factor.
+    func signInWithPasskey(_ id: String, state: FlowStore.LoginState, values: [String: FieldValue]) async throws -> Outcome {
+        guard let ceremony = state.secondFactor.passkey, let party = relyingParty else {
+            throw OAuthError.invalidRequest("This sign-in does not offer passkeys.")
+        }
+        guard let guess = try await takeGuess(id, state: state) else { return try await guessesUsedUp(id) }
+        let passkey: Passkey
+        let user: User
+        do {
+            let response = try PasskeyResponse.decode(
+                PasskeyResponse.Assertion.self, from: values[Self.credentialKey]?.text ?? "", id: { ($0.type, $0.id, $0.rawId) })
+            guard let found = try await server.passkeys.find(credentialID: try PasskeyResponse.bytes(response.rawId, "rawId")),
+                let owner = try await server.users.find(id: found.userID)
+            else { throw WebAuthnError.wrongCredential }
+            // A discoverable passkey names its user; it must be the passkey's.
+            if let handle = response.response.userHandle, !handle.isEmpty,
+                try await server.passkeys.userID(forHandle: try PasskeyResponse.bytes(handle, "userHandle")) != owner.id
+            {
+                throw WebAuthnError.wrongCredential
+            }
+            let assertion = try party.verifyAssertion(
+                clientDataJSON: try PasskeyResponse.bytes(response.response.clientDataJSON, "clientDataJSON"),
+                authenticatorData: try PasskeyResponse.bytes(response.response.authenticatorData, "authenticatorData"),
+                signature: try PasskeyResponse.bytes(response.response.signature, "signature"),
+                challenge: try PasskeyResponse.bytes(ceremony.challenge, "challenge"), credential: found.stored)
+            // Without the password, the passkey must be both factors: something held and the user verified.
+            guard assertion.userVerified else { throw WebAuthnError.userNotVerified }
+            guard try await server.passkeys.recordUse(of: found, assertion: assertion) else { throw WebAuthnError.wrongChallenge }
+            passkey = found
+            user = owner
+        } catch let error as WebAuthnError {
+            server.logger.info("Passkey sign-in refused", metadata: ["reason": "\(error)"])
+            if guess >= server.configuration.signOnPolicy(for: state.request.clientID).maxCodeAttempts {
+                _ = try await server.flows.finish(id)
+                return .failed(LoginMessages.tooManyCodes)
+            }
+            var again = state
+            startPasskeySignIn(&again)
+            try await server.flows.update(id, to: again)
+            let message = FlowMessage(level: .error, text: error.description, field: Self.credentialKey, code: "invalid_credential")
+            return .retry(node(for: again, messages: [message]), .invalidCredentials)
+        }
+        if user.isLocked { return .retry(node(for: state, messages: [FlowMessage(level: .error, text: LoginMessages.locked, code: "locked")]), .locked) }
+        try await server.flows.clearGuesses(id)
+        var next = state
+        next.username = user.username
+        next.secondFactor.passkey = nil
+        // The password played no part: its expiry is for the next password sign-in.
+        next.account = FlowStore.ProvenAccount(userID: user.id, methods: passkey.methodReferences(userVerified: true) + ["mfa"], passwordSettled: true)
+        server.logger.info("Signed in with a passkey", metadata: ["user": "\(user.id)"])
+        return try await complete(id, state: next, user: user)
+    }
 
     /// The name a new passkey is stored under: what the person typed, trimmed and shortened, or "Passkey".
     static func passkeyName(_ typed: String?) -> String {

@@ -36,7 +36,8 @@ struct LoginFlow: Sendable {
             case .registration: FlowStep.register
             case .recovery: FlowStep.recoveryIdentify
             }
-        let state = FlowStore.LoginState(request: request, step: first, journey: Journey(kind), username: request.loginHint, clientName: clientName)
+        var state = FlowStore.LoginState(request: request, step: first, journey: Journey(kind), username: request.loginHint, clientName: clientName)
+        if kind == .login { startPasskeySignIn(&state) }
         let id = try await server.flows.create(state, owner: owner, lifetime: server.configuration.tokens.authorizationRequest)
         return (id, node(for: state))
     }
@@ -76,12 +77,18 @@ struct LoginFlow: Sendable {
         if server.configuration.registration.enabled {
             links.append(FlowAction(id: "register", kind: .link, label: "Create an account", flow: FlowKind.registration.rawValue))
         }
-        let submit = { (label: String) in [FlowAction(id: "submit", kind: .submit, label: label)] + unlock + links }
+        // A passkey may sign in instead: a button, and the browser's saved passkeys offered in the username field.
+        let passkey = state.secondFactor.passkey.map { ceremony in
+            FlowField(key: Self.credentialKey, kind: .passkeyGet, label: "Or sign in with a passkey.", required: false, defaultValue: ceremony.options)
+        }
+        if passkey != nil { usernameField.autocomplete = "username webauthn" }
+        let passkeyAction = passkey == nil || locked ? [] : [FlowAction(id: Self.passkeyAction, kind: .submit, label: "Sign in with a passkey")]
+        let submit = { (label: String) in [FlowAction(id: "submit", kind: .submit, label: label)] + passkeyAction + unlock + links }
         switch state.step {
         case FlowStep.identify:
             return FlowNode(
                 id: FlowStep.identify.rawValue, name: "Sign in", description: "Enter your username to continue to \(clientName).",
-                category: .signIn, fields: [usernameField], actions: submit("Next"), messages: messages)
+                category: .signIn, fields: [usernameField] + (passkey.map { [$0] } ?? []), actions: submit("Next"), messages: messages)
         case FlowStep.password:
             return FlowNode(
                 id: FlowStep.password.rawValue, name: "Enter your password", description: "Signing in as \(state.username ?? "") to \(clientName).",
@@ -91,7 +98,7 @@ struct LoginFlow: Sendable {
                 if case .enrollment = state.journey { "Sign in to change your two-step verification." } else { "Sign in to continue to \(clientName)." }
             return FlowNode(
                 id: FlowStep.credentials.rawValue, name: "Sign in", description: purpose, category: category,
-                fields: [usernameField, Self.passwordField], actions: submit("Sign in"), messages: messages)
+                fields: [usernameField, Self.passwordField] + (passkey.map { [$0] } ?? []), actions: submit("Sign in"), messages: messages)
         }
     }
 
@@ -189,6 +196,7 @@ struct LoginFlow: Sendable {
     /// A submission on the sign-in node: the password, or one of its links (recovery, registration, unlocking, the app).
     private func advanceSignIn(_ id: String, state: FlowStore.LoginState, action: String, values: [String: FieldValue]) async throws -> Outcome {
         if let outcome = try await switchJourney(id, state: state, action: action) { return outcome }
+        if action == Self.passkeyAction { return try await signInWithPasskey(id, state: state, values: values) }
         if state.step == FlowStep.identify {
             // Always go on to the password, whether the account exists or not: no enumeration.
             var next = state

@@ -22,12 +22,14 @@ enum FlowPage {
             return markup(for: field, messages: messages, autofocus: field.key == focus)
         }
         let usesPasskey = node.fields.contains { $0.kind == .passkeyCreate || $0.kind == .passkeyGet }
+        // The sign-in node has a passkey action beside the password; a passkey step's own button is its main action.
+        let passkeyButton = node.actions.contains { $0.id == LoginFlow.passkeyAction } ? LoginFlow.passkeyAction : node.primaryAction?.id
         let buttons = node.actions.map { action in
             // Only the main action submits the fields; the others (links, resend, another method) skip the browser's checks.
             var style =
                 action.kind == .link ? #" class="link" formnovalidate"# : action.id == node.primaryAction?.id ? "" : #" class="secondary" formnovalidate"#
             // A passkey's button needs the page's script: hidden until the script shows it.
-            if usesPasskey, action.id == node.primaryAction?.id { style += " hidden data-passkey" }
+            if usesPasskey, action.id == passkeyButton { style += " hidden data-passkey" }
             return #"<button type="submit" name="action" value="\#(HTML.escape(action.id))"\#(style)>\#(HTML.escape(action.label))</button>"#
         }
         let body = """

@@ -12,13 +12,14 @@ struct PasskeyFlowTests {
     static let origin = "http://localhost:8080"
 
     /// A server on localhost (passkeys need a domain) whose policy requires a second factor: a passkey or TOTP.
-    static func policy(userVerification: WebAuthnPolicy.Requirement = .preferred) -> (inout ServerConfiguration) -> Void {
+    static func policy(userVerification: WebAuthnPolicy.Requirement = .preferred, passkeySignIn: Bool = false) -> (inout ServerConfiguration) -> Void {
         { configuration in
             configuration.issuer = origin
             configuration.webAuthn.userVerification = userVerification
             var signOn = SignOnPolicy(secondFactor: .required)
             signOn.factors = [.passkey, .totp]
             signOn.maxCodeAttempts = 3
+            signOn.passkeySignIn = passkeySignIn
             configuration.signOn = signOn
         }
     }
@@ -32,6 +33,47 @@ struct PasskeyFlowTests {
     struct PasskeyTestError: Error, CustomStringConvertible {
         let description: String
         init(_ description: String) { self.description = description }
+    }
+
+    @Test(
+        "a passkey signs in without the password where the policy allows it (hwk, user, mfa); one that did not verify the user, or that claims another user's handle, is refused",
+        arguments: TestEngine.available)
+    func passwordless(engine: TestEngine) async throws {
+        try await TestServer.withServer(engine: engine, configure: Self.policy(passkeySignIn: true)) { server in
+            let kim = try await FlowJourneyTests.addUser(server, "kim")
+            let lee = try await FlowJourneyTests.addUser(server, "lee")
+            let authenticator = try await Self.enroll(server, "kim")
+            _ = try await Self.enroll(server, "lee")
+            let (flow, first) = try await FlowDriver.start(server)
+            #expect(first.actions.map(\.id).prefix(2) == ["submit", "passkey"])
+            #expect(first.fields.first { $0.key == "username" }?.autocomplete == "username webauthn")
+            let options = try #require(first.fields.first { $0.kind == .passkeyGet }?.defaultValue)
+            #expect(options.contains(#""allowCredentials":[]"#), "nobody is known yet: any passkey of this site")
+            let done = try await flow.submit(["credential": .text(try await authenticator.usePasskey(optionsJSON: options))], action: "passkey")
+            #expect(done.signedIn?.user.id == kim.id && done.signedIn?.methods == ["hwk", "user", "mfa"])
+
+            // Without user verification the passkey alone is one factor: refused.
+            await authenticator.set(verifiesUser: false)
+            let (second, secondNode) = try await FlowDriver.start(server)
+            let unverified = try await authenticator.usePasskey(optionsJSON: try #require(secondNode.fields.first { $0.kind == .passkeyGet }?.defaultValue))
+            let refused = try await second.submit(["credential": .text(unverified)], action: "passkey")
+            #expect(refused.nodeID == FlowStep.credentials.rawValue && refused.messageCode == "invalid_credential")
+            // Kim's passkey claiming to be Lee's (the user handle changed): refused.
+            await authenticator.set(verifiesUser: true)
+            guard case .retry(let renewed, _) = refused, let renewedOptions = renewed.fields.first(where: { $0.kind == .passkeyGet })?.defaultValue else {
+                Issue.record("expected the sign-in node again")
+                return
+            }
+            let leesHandle = Base64URL.encode(try await server.passkeys.userHandle(for: lee.id))
+            let kimsHandle = Base64URL.encode(try await server.passkeys.userHandle(for: kim.id))
+            let claimed = try await authenticator.usePasskey(optionsJSON: renewedOptions).replacingOccurrences(of: kimsHandle, with: leesHandle)
+            #expect(try await second.submit(["credential": .text(claimed)], action: "passkey").messageCode == "invalid_credential")
+        }
+        // A policy without passkey_sign_in offers no passkey on the sign-in node.
+        try await TestServer.withServer(engine: engine, configure: Self.policy()) { server in
+            let (_, first) = try await FlowDriver.start(server)
+            #expect(!first.actions.contains { $0.id == "passkey" } && !first.fields.contains { $0.kind == .passkeyGet })
+        }
     }
 
     /// Signs `name` up with a passkey at a sign-in where one is required; returns the authenticator.

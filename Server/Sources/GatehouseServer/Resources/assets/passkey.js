@@ -74,17 +74,32 @@
     var problem = document.createElement("p");
     problem.className = "error";
     problem.setAttribute("role", "alert");
+    function send(credential) {
+      input.value = JSON.stringify(credentialJSON(credential));
+      form.requestSubmit(button);
+    }
+    // On the sign-in page the browser may offer saved passkeys in the username field (conditional mediation); a
+    // click on the button cancels that offer and asks directly.
+    var offer = null;
+    var username = form.querySelector('input[autocomplete~="webauthn"]');
+    if (ceremony === "get" && username && window.AbortController && PublicKeyCredential.isConditionalMediationAvailable) {
+      PublicKeyCredential.isConditionalMediationAvailable().then(function (available) {
+        if (!available) return;
+        offer = new AbortController();
+        navigator.credentials.get({ mediation: "conditional", signal: offer.signal, publicKey: requestOptions(options) })
+          .then(send).catch(function () { /* cancelled by the button, or the person typed a password instead */ });
+      });
+    }
     form.addEventListener("submit", function (event) {
-      // Other actions (another method, set up something else) go as they are; the credential goes once it exists.
+      // Other actions (the password, another method, set up something else) go as they are; the credential goes
+      // once it exists.
       if (event.submitter !== button || input.value) return;
       event.preventDefault();
+      if (offer) { offer.abort(); offer = null; }
       var call = ceremony === "create"
         ? navigator.credentials.create({ publicKey: creationOptions(options) })
         : navigator.credentials.get({ publicKey: requestOptions(options) });
-      call.then(function (credential) {
-        input.value = JSON.stringify(credentialJSON(credential));
-        form.requestSubmit(button);
-      }).catch(function (error) {
+      call.then(send).catch(function (error) {
         problem.textContent = error && error.name === "NotAllowedError"
           ? "The passkey request was cancelled or timed out. Try again, or choose another way."
           : "Your browser could not use a passkey here: " + (error && error.message ? error.message : error);

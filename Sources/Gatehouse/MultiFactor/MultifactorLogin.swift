@@ -114,12 +114,40 @@ public struct MultifactorLogin: Sendable {
 
     /// The provider's client the flows run on.
     public let client: GatehouseClient
+    /// Makes and uses passkeys when a step asks for one; without it, passkeys are left out of the choices.
+    public let passkeys: (any PasskeyProvider)?
     let stepHandler: StepHandler
 
-    /// Runs flows on `client`, asking `stepHandler` whenever the user has to answer something.
-    public init(client: GatehouseClient, stepHandler: @escaping StepHandler) {
+    /// Runs flows on `client`, asking `stepHandler` whenever the user has to answer something, and `passkeys` (the
+    /// platform's passkey sheet, through ``PlatformPasskeyProvider`` on Apple platforms) when a step needs a passkey.
+    public init(client: GatehouseClient, passkeys: (any PasskeyProvider)? = nil, stepHandler: @escaping StepHandler) {
         self.client = client
+        self.passkeys = passkeys
         self.stepHandler = stepHandler
+    }
+
+    /// Signs in with a passkey alone, where the client's sign-on policy allows it (`passkey_sign_in`): the provider
+    /// offers the person their passkeys for this site, and one that verifies the user signs in, multi-factor.
+    ///
+    /// - Throws: ``GatehouseError/unsupportedStep(_:)`` when there is no ``passkeys`` provider or the server does
+    ///   not offer passkey sign-in here; ``GatehouseError/invalidInput(_:)`` when the server refuses the passkey;
+    ///   or what the provider throws (the person cancelled, no passkey for this site).
+    public func loginWithPasskey() async throws -> UserSession {
+        guard let passkeys else { throw GatehouseError.unsupportedStep("a passkey sign-in needs a PasskeyProvider") }
+        guard case .continue(var step) = await client.start(.login), let passkey = Self.passkey(in: step),
+            let action = step.submits.first(where: { $0.id == Self.passkeyAction })
+        else {
+            throw GatehouseError.unsupportedStep("passkey sign-in is not offered by this client's sign-on policy")
+        }
+        step[passkey.key] = try await passkeys.usePasskey(optionsJSON: passkey.optionsJSON)
+        return try await drive(from: await step.next(action), values: [:])
+    }
+
+    /// The sign-in node's action that signs in with a passkey.
+    private static let passkeyAction = "passkey"
+
+    private static func passkey(in step: ContinueNode) -> PasskeyCollector? {
+        step.collectors.lazy.compactMap { if case .passkey(let passkey) = $0 { passkey } else { nil } }.first
     }
 
     /// Signs in with a username and password, then any second factor or password change the server asks for.
@@ -164,6 +192,8 @@ public struct MultifactorLogin: Sendable {
         /// Get codes at an email address (``Step/enterEmailAddress(suggested:problem:)`` unless the account's is
         /// verified, then its code).
         case email
+        /// Add a passkey, made by the ``MultifactorLogin/passkeys`` provider; the account may have several.
+        case passkey
     }
 
     /// Changes two-step verification for an account: signs in with the password and any second factor it has
@@ -178,7 +208,12 @@ public struct MultifactorLogin: Sendable {
     private static let enrollmentChoiceKey = "setup"
 
     private func run(_ kind: FlowKind, values: [String: String]) async throws -> UserSession {
-        var node = await client.start(kind, loginHint: values["username"])
+        try await drive(from: await client.start(kind, loginHint: values["username"]), values: values)
+    }
+
+    /// Answers nodes from `first` until the flow succeeds or fails.
+    private func drive(from first: Node, values: [String: String]) async throws -> UserSession {
+        var node = first
         var problem: String?
         var channel: SecondFactorKind?
         // A journey has a handful of steps; the bound stops a server (or a handler) that loops forever.
@@ -208,13 +243,25 @@ public struct MultifactorLogin: Sendable {
     private func answer(_ original: ContinueNode, values: [String: String], problem: String?, channel: inout SecondFactorKind?) async throws -> Node {
         var step = original
         let fields = step.collectors.compactMap(\.field)
+        // A passkey step (the sign-in node's passkey is for ``loginWithPasskey()``, not here): the provider answers.
+        if let passkey = Self.passkey(in: step), step.status != .signIn, step.status != .lockedOut {
+            guard let passkeys else {
+                guard let other = step.submits.first(where: { $0.id == "choose" }) else { throw GatehouseError.unsupportedStep(step.id) }
+                return await step.next(other)
+            }
+            step[passkey.key] =
+                passkey.ceremony == .create
+                ? try await passkeys.createPasskey(optionsJSON: passkey.optionsJSON) : try await passkeys.usePasskey(optionsJSON: passkey.optionsJSON)
+            return await step.next()
+        }
         if let choice = step.collectors.lazy.compactMap({ if case .singleChoice(let choice) = $0 { choice } else { nil } }).first {
             if choice.key == Self.enrollmentChoiceKey, let change = values[choice.key] {
                 step[choice.key] = change
                 return await step.next()
             }
             if choice.key == Self.enrollmentChoiceKey { throw GatehouseError.unsupportedStep(step.id) }
-            let options = choice.options.map { SecondFactorKind(rawValue: $0.value) }
+            // Without a provider a passkey cannot be made or used here: it is not offered.
+            let options = choice.options.map { SecondFactorKind(rawValue: $0.value) }.filter { passkeys != nil || $0 != .passkey }
             let skip = step.submits.first { $0.id == "skip" }
             let question: Step =
                 if step.status == .mfaEnrollmentRequired {
@@ -325,6 +372,7 @@ public struct MultifactorLogin: Sendable {
     private static func asksThePerson(_ field: any FieldCollector, status: SignInStatus) -> Bool {
         field.field.kind == .oneTimeCode || field.field.autocomplete == "new-password"
             || (status == .mfaEnrollment && (field.field.kind == .phoneNumber || field.key == "email"))
+            || ([.mfaChallenge, .mfaEnrollment].contains(status) && [.passkeyCreate, .passkeyGet].contains(field.field.kind))
     }
 
     /// Which factor a code node is for, from its id (`mfa.totp`, `register.verify_email`, …).

@@ -14,6 +14,8 @@ public struct SecondFactorKind: RawRepresentable, Hashable, Sendable, CustomStri
     public static let sms = SecondFactorKind(rawValue: "sms")
     /// A code read out in a phone call.
     public static let voice = SecondFactorKind(rawValue: "voice")
+    /// A passkey: the device's screen lock, a phone nearby, or a security key (through a ``PasskeyProvider``).
+    public static let passkey = SecondFactorKind(rawValue: "passkey")
     /// A phone number, when choosing what to set up: its codes come by ``sms`` or ``voice``.
     public static let phone = SecondFactorKind(rawValue: "phone")
 

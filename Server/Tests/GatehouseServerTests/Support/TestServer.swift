@@ -61,16 +61,19 @@ enum TestServer {
         }
     }
 
-    /// Runs `body` with an identity server listening on a loopback port, its issuer being that address.
+    /// Runs `body` with an identity server listening on a loopback port, its issuer being that address (or
+    /// `hostName` and the port: passkeys need `localhost`, a domain, where browsers refuse `127.0.0.1`).
     static func withLiveServer<T: Sendable>(
-        engine: TestEngine = .sqlite, clock: UnixClock = .system, configure: (inout ServerConfiguration) -> Void = { _ in },
+        engine: TestEngine = .sqlite, clock: UnixClock = .system, hostName: String? = nil, configure: (inout ServerConfiguration) -> Void = { _ in },
         _ body: (IdentityServer, URL) async throws -> T
     ) async throws -> T {
         let port = try await freePort()
         return try await withServer(
             engine: engine, clock: clock,
             configure: {
-                configure(&$0); $0.port = port; $0.issuer = nil
+                configure(&$0)
+                $0.port = port
+                $0.issuer = hostName.map { "http://\($0):\(port)" }
             }
         ) { server in
             let running = AsyncStream<Int>.makeStream()

@@ -1,12 +1,17 @@
 """Passkeys on the hosted pages in headless Chromium with WebDriver's virtual authenticator (CTAP2, resident keys,
 user verification): a user sets one up after the password, signs out, signs in with it as the second factor, then
 without the password; an authenticator without user verification is refused where the policy requires it."""
+import base64
+import hashlib
+import json
+import os
 import sqlite3
 
 import pytest
 
-from conftest import WEB_REDIRECT, WEB_SECRET
-from gatehouse_harness import PASSWORD, Browser, Server, authorize_url, forms, redeem, verify_id_token
+from conftest import APP_REDIRECT, WEB_REDIRECT, WEB_SECRET
+from gatehouse_harness import (PASSWORD, Browser, Server, authorize_url, exchange, forms, redeem, start, submit,
+                               verify_id_token)
 
 selenium = pytest.importorskip("selenium", reason="selenium is not installed (pip install selenium)")
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -25,11 +30,13 @@ def passkeys():
         "client_sign_on": {
             "mfa": {"second_factor": "required", "factors": ["passkey", "totp"]},
             "web": {"second_factor": "required", "factors": ["passkey", "totp"], "passkey_sign_in": True},
+            "app": {"second_factor": "required", "factors": ["passkey", "totp"], "passkey_sign_in": True},
         },
     })
     try:
         server.add_client("web", WEB_REDIRECT, secret=WEB_SECRET)
         server.add_client("mfa", WEB_REDIRECT, secret=WEB_SECRET)
+        server.add_client("app", APP_REDIRECT, public=True)
         yield server
     finally:
         server.stop()
@@ -128,3 +135,126 @@ def test_without_javascript_the_passkey_part_and_button_stay_hidden(passkeys):
     assert 'value="submit" hidden data-passkey>' in page.text and 'value="choose" class="secondary" formnovalidate>' in page.text
     assert '<script src="/assets/passkey.js" defer></script>' in page.text
     assert "script-src 'self'" in page.headers["Content-Security-Policy"] and "unsafe-inline" not in page.headers["Content-Security-Policy"]
+
+
+# The flow API, with an authenticator written here (Python's cryptography and cbor2) and py_webauthn, an independent
+# relying party, verifying the same credentials.
+
+def b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+class PythonAuthenticator:
+    """One P-256 passkey, `none` attestation, user verified, counting signatures."""
+
+    def __init__(self, origin):
+        from cryptography.hazmat.primitives.asymmetric import ec
+        self.origin = origin
+        self.key = ec.generate_private_key(ec.SECP256R1())
+        self.credential_id = os.urandom(16)
+        self.counter = 0
+        self.user_handle = None
+
+    def client_data(self, kind, options):
+        return json.dumps({"type": kind, "challenge": options["challenge"], "origin": self.origin, "crossOrigin": False}).encode()
+
+    def create(self, options):
+        import cbor2
+        self.user_handle = unb64(options["user"]["id"])
+        numbers = self.key.public_key().public_numbers()
+        key = cbor2.dumps({1: 2, 3: -7, -1: 1, -2: numbers.x.to_bytes(32, "big"), -3: numbers.y.to_bytes(32, "big")})
+        data = (hashlib.sha256(options["rp"]["id"].encode()).digest() + bytes([0x45]) + self.counter.to_bytes(4, "big") + bytes(16)
+                + len(self.credential_id).to_bytes(2, "big") + self.credential_id + key)
+        attestation = cbor2.dumps({"fmt": "none", "attStmt": {}, "authData": data})
+        return {"id": b64(self.credential_id), "rawId": b64(self.credential_id), "type": "public-key", "clientExtensionResults": {},
+                "response": {"clientDataJSON": b64(self.client_data("webauthn.create", options)), "attestationObject": b64(attestation),
+                             "transports": ["usb"]}}
+
+    def get(self, options):
+        from cryptography.hazmat.primitives import hashes
+        from cryptography.hazmat.primitives.asymmetric import ec
+        self.counter += 1
+        data = hashlib.sha256(options["rpId"].encode()).digest() + bytes([0x05]) + self.counter.to_bytes(4, "big")
+        client_data = self.client_data("webauthn.get", options)
+        signature = self.key.sign(data + hashlib.sha256(client_data).digest(), ec.ECDSA(hashes.SHA256()))
+        return {"id": b64(self.credential_id), "rawId": b64(self.credential_id), "type": "public-key", "clientExtensionResults": {},
+                "response": {"clientDataJSON": b64(client_data), "authenticatorData": b64(data), "signature": b64(signature),
+                             "userHandle": b64(self.user_handle)}}
+
+
+def passkey_options(answer):
+    node = answer["node"]
+    field = next(f for f in node["fields"] if f["type"] in ("passkey_create", "passkey_get"))
+    return json.loads(field["default_value"])
+
+
+def test_py_webauthn_verifies_the_same_credentials_and_agrees_with_what_gatehouse_stored(passkeys):
+    webauthn = pytest.importorskip("webauthn", reason="py_webauthn is not installed (pip install webauthn)")
+    passkeys.add_user("dee", PASSWORD)
+    authenticator = PythonAuthenticator(passkeys.issuer)
+    flow_id = start(passkeys).json()["flow_id"]
+    answer = submit(passkeys, flow_id, {"username": "dee", "password": PASSWORD}).json()
+    assert answer["node"]["id"] == "mfa.enroll.choose"
+    answer = submit(passkeys, flow_id, {"factor": "passkey"}).json()
+    assert answer["node"]["id"] == "mfa.enroll.passkey"
+    options = passkey_options(answer)
+
+    # A truncated CBOR attestation object is a malformed request: 400 with an RFC 6749-style body; the flow goes on.
+    broken = authenticator.create(options)
+    broken["response"]["attestationObject"] = b64(b"\xa3\x63fmt")
+    refused = submit(passkeys, flow_id, {"credential": json.dumps(broken)})
+    assert refused.status_code == 400 and refused.json()["error"] == "invalid_request" and "CBOR" in refused.json()["error_description"]
+
+    credential = authenticator.create(options)
+    verified = webauthn.verify_registration_response(
+        credential=json.dumps(credential), expected_challenge=unb64(options["challenge"]), expected_rp_id="localhost",
+        expected_origin=passkeys.issuer, require_user_verification=True)
+    done = submit(passkeys, flow_id, {"credential": json.dumps(credential), "name": "Python key"}).json()
+    assert done["status"] == "success", done
+    with sqlite3.connect(passkeys.database) as database:
+        row = database.execute(
+            "SELECT credential_id, public_key, sign_count, aaguid, backed_up, user_verified FROM passkeys WHERE name = 'Python key'").fetchone()
+    assert row[0] == b64(verified.credential_id) and unb64(row[1]) == verified.credential_public_key
+    assert row[2] == verified.sign_count and row[3] == verified.aaguid.replace("-", "") and bool(row[4]) == verified.credential_backed_up
+    assert row[5] == 1 and verified.user_verified
+
+    # Signing in: py_webauthn verifies the assertion with the key Gatehouse stored, and Gatehouse accepts it.
+    flow_id = start(passkeys).json()["flow_id"]
+    answer = submit(passkeys, flow_id, {"username": "dee", "password": PASSWORD}).json()
+    assert answer["node"]["id"] == "mfa.passkey"
+    options = passkey_options(answer)
+    assertion = authenticator.get(options)
+    checked = webauthn.verify_authentication_response(
+        credential=json.dumps(assertion), expected_challenge=unb64(options["challenge"]), expected_rp_id="localhost",
+        expected_origin=passkeys.issuer, credential_public_key=unb64(row[1]), credential_current_sign_count=row[2],
+        require_user_verification=True)
+    done = submit(passkeys, flow_id, {"credential": json.dumps(assertion)}).json()
+    assert done["status"] == "success", done
+    claims = verify_id_token(passkeys, exchange(passkeys, done["authorization"]["code"]).json(), "app", "nn", "RS256")
+    assert claims["amr"] == ["pwd", "hwk", "user", "mfa"]
+    with sqlite3.connect(passkeys.database) as database:
+        assert database.execute("SELECT sign_count FROM passkeys WHERE name = 'Python key'").fetchone()[0] == checked.new_sign_count == 1
+
+    # Passwordless through the flow API: the sign-in node's passkey action.
+    first = start(passkeys).json()
+    assertion = authenticator.get(passkey_options(first))
+    done = submit(passkeys, first["flow_id"], {"credential": json.dumps(assertion)}, action="passkey").json()
+    assert done["status"] == "success", done
+    claims = verify_id_token(passkeys, exchange(passkeys, done["authorization"]["code"]).json(), "app", "nn", "RS256")
+    assert claims["amr"] == ["hwk", "user", "mfa"] and claims["preferred_username"] == "dee"
+
+    # Operators: list, rename, remove; with no second factor left, the next sign-in sets one up again.
+    listed = json.loads(passkeys.cli("users", "passkeys", "dee", "--json").stdout)
+    assert [(p["name"], p["synced"], p["user_verified"]) for p in listed] == [("Python key", False, True)]
+    passkey_id = listed[0]["id"]
+    assert "Renamed" in passkeys.cli("users", "passkeys", "dee", "--rename", passkey_id, "--to", "Old key").stdout
+    assert "Old key" in passkeys.cli("users", "passkeys", "dee").stdout
+    missing = passkeys.cli("users", "passkeys", "nobody", check=False)
+    assert missing.returncode != 0 and "There is no user named nobody" in missing.stderr
+    assert "Removed" in passkeys.cli("users", "passkeys", "dee", "--remove", passkey_id).stdout
+    flow_id = start(passkeys).json()["flow_id"]
+    assert submit(passkeys, flow_id, {"username": "dee", "password": PASSWORD}).json()["node"]["id"] == "mfa.enroll.choose"

@@ -59,7 +59,7 @@ extension LoginFlow {
                 try await server.passkeys.add(userID: user.id, registration: verified, name: name, transports: transports)
             }
         } catch let error as DatabaseError where error.isDuplicate {
-            return try await passkeyRefused(id, state: state, user: user, error: .malformed("that passkey is registered already"))
+            return try await passkeyRefused(id, state: state, user: user, error: .alreadyRegistered)
         }
         server.logger.info(
             "Registered a passkey",
@@ -110,6 +110,8 @@ extension LoginFlow {
     /// attempt is the flow's `guess`-th in a row, and the one that uses up the policy's attempts ends the flow.
     private func passkeyRefused(_ id: String, state: FlowStore.LoginState, user: User, error: WebAuthnError, guess: Int? = nil) async throws -> Outcome {
         server.logger.info("Passkey refused", metadata: ["user": "\(user.id)", "reason": "\(error)"])
+        // Input that is not a credential at all is a malformed request: a 400 that changes nothing.
+        if error.isMalformed { throw OAuthError.invalidRequest(error.description) }
         if let guess, guess >= server.configuration.signOnPolicy(for: state.request.clientID).maxCodeAttempts {
             _ = try await server.flows.finish(id)
             return .failed(LoginMessages.tooManyCodes)
@@ -171,6 +173,7 @@ extension LoginFlow {
             user = owner
         } catch let error as WebAuthnError {
             server.logger.info("Passkey sign-in refused", metadata: ["reason": "\(error)"])
+            if error.isMalformed { throw OAuthError.invalidRequest(error.description) }
             if guess >= server.configuration.signOnPolicy(for: state.request.clientID).maxCodeAttempts {
                 _ = try await server.flows.finish(id)
                 return .failed(LoginMessages.tooManyCodes)

@@ -4,9 +4,15 @@ import SQLKit
 
 /// Passkeys in the database. Credential ids are unique across users, counters move forward by compare-and-set, and
 /// every user's WebAuthn user handle is random (the user id is never given to authenticators).
-struct PasskeyStore: Sendable {
+public struct PasskeyStore: Sendable {
     let database: any Database
     let clock: UnixClock
+
+    /// A store on `database`.
+    public init(database: any Database, clock: UnixClock = .system) {
+        self.database = database
+        self.clock = clock
+    }
 
     /// The user handle of `userID`, made (32 random bytes) the first time it is asked for.
     func userHandle(for userID: String) async throws -> [UInt8] {
@@ -68,7 +74,7 @@ struct PasskeyStore: Sendable {
     }
 
     /// `userID`'s passkeys, oldest first (by name within a second).
-    func list(userID: String) async throws -> [Passkey] {
+    public func list(userID: String) async throws -> [Passkey] {
         try await database.read { sql in
             try await sql.raw("SELECT * FROM passkeys WHERE user_id = \(bind: userID) ORDER BY created_at, name, id").all().map(Self.passkey)
         }
@@ -93,14 +99,14 @@ struct PasskeyStore: Sendable {
     }
 
     /// Renames one of `userID`'s passkeys; `false` when it has none with `id`.
-    func rename(_ id: String, of userID: String, to name: String) async throws -> Bool {
+    public func rename(_ id: String, of userID: String, to name: String) async throws -> Bool {
         try await database.transaction { sql in
             try await sql.raw("UPDATE passkeys SET name = \(bind: name) WHERE id = \(bind: id) AND user_id = \(bind: userID) RETURNING id").first() != nil
         }
     }
 
     /// Removes one of `userID`'s passkeys; `false` when it has none with `id`.
-    func remove(_ id: String, of userID: String) async throws -> Bool {
+    public func remove(_ id: String, of userID: String) async throws -> Bool {
         try await database.transaction { sql in
             try await sql.raw("DELETE FROM passkeys WHERE id = \(bind: id) AND user_id = \(bind: userID) RETURNING id").first() != nil
         }

@@ -35,6 +35,17 @@ enum WebAuthnError: Error, Sendable, Equatable, CustomStringConvertible {
     case signCountRegressed(stored: UInt32, received: UInt32)
     /// The credential presented is not the one expected.
     case wrongCredential
+    /// The new credential is registered already (to this account or another).
+    case alreadyRegistered
+
+    /// Whether the input was not what WebAuthn defines at all (not JSON, not base64url, not CBOR), as opposed to a
+    /// well-formed credential that fails a check: the first is a malformed request, the second a refused attempt.
+    var isMalformed: Bool {
+        switch self {
+        case .malformed, .invalidCBOR: true
+        default: false
+        }
+    }
 
     var description: String {
         switch self {
@@ -55,6 +66,7 @@ enum WebAuthnError: Error, Sendable, Equatable, CustomStringConvertible {
         case .signCountRegressed(let stored, let received):
             "The authenticator's counter went from \(stored) to \(received): it may have been copied."
         case .wrongCredential: "That passkey is not the one expected."
+        case .alreadyRegistered: "That passkey is registered already; use another authenticator."
         }
     }
 }

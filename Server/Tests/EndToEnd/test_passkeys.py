@@ -10,7 +10,7 @@ import sqlite3
 import pytest
 
 from conftest import APP_REDIRECT, WEB_REDIRECT, WEB_SECRET
-from gatehouse_harness import (PASSWORD, Browser, Server, authorize_url, exchange, forms, redeem, start, submit,
+from gatehouse_harness import (PASSWORD, Browser, Server, authorize_url, exchange, forms, gatehouse, redeem, start, submit,
                                verify_id_token)
 
 selenium = pytest.importorskip("selenium", reason="selenium is not installed (pip install selenium)")
@@ -31,12 +31,14 @@ def passkeys():
             "mfa": {"second_factor": "required", "factors": ["passkey", "totp"]},
             "web": {"second_factor": "required", "factors": ["passkey", "totp"], "passkey_sign_in": True},
             "app": {"second_factor": "required", "factors": ["passkey", "totp"], "passkey_sign_in": True},
+            "gatehouse-cli": {"second_factor": "required", "factors": ["passkey", "totp"]},
         },
     })
     try:
         server.add_client("web", WEB_REDIRECT, secret=WEB_SECRET)
         server.add_client("mfa", WEB_REDIRECT, secret=WEB_SECRET)
         server.add_client("app", APP_REDIRECT, public=True)
+        server.add_client("gatehouse-cli", "dev.gatehouse.cli:/callback", public=True)
         yield server
     finally:
         server.stop()
@@ -258,3 +260,18 @@ def test_py_webauthn_verifies_the_same_credentials_and_agrees_with_what_gatehous
     assert "Removed" in passkeys.cli("users", "passkeys", "dee", "--remove", passkey_id).stdout
     flow_id = start(passkeys).json()["flow_id"]
     assert submit(passkeys, flow_id, {"username": "dee", "password": PASSWORD}).json()["node"]["id"] == "mfa.enroll.choose"
+
+
+def test_the_terminal_says_it_cannot_use_a_passkey(passkeys, tmp_path):
+    """A passkey-only account at the terminal client: the passkey step is named, no other way is offered, and the
+    command ends with a readable error instead of hanging."""
+    passkeys.add_user("eve", PASSWORD)
+    authenticator = PythonAuthenticator(passkeys.issuer)
+    flow_id = start(passkeys).json()["flow_id"]
+    submit(passkeys, flow_id, {"username": "eve", "password": PASSWORD})
+    options = passkey_options(submit(passkeys, flow_id, {"factor": "passkey"}).json())
+    assert submit(passkeys, flow_id, {"credential": json.dumps(authenticator.create(options))}).json()["status"] == "success"
+    result = gatehouse("login", "--issuer", passkeys.issuer, "--home", str(tmp_path), "--username", "eve", "--password-stdin",
+                       stdin=PASSWORD, check=False)
+    assert result.returncode != 0
+    assert "needs a passkey" in result.stdout + result.stderr and "use the sign-in page in a browser" in result.stderr, result

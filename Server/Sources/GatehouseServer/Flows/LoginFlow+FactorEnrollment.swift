@@ -93,7 +93,7 @@ extension LoginFlow {
             .retry(node(for: state, messages: [FlowMessage(level: .error, text: message, field: field, code: "invalid_value")]), .invalidInput)
         }
         switch (state.step, action) {
-        case (.enrollOffer, "skip"):
+        case (.enrollOffer, "skip"), (.enrollPasskey, "skip"):
             guard state.secondFactor.enrollmentOptional else { throw OAuthError.invalidRequest("Setting up a second factor is required here.") }
             try await server.users.declineEnrollment(userID: user.id)
             server.logger.info("Second factor offer declined", metadata: ["user": "\(user.id)"])

@@ -214,7 +214,11 @@ extension LoginFlow {
                 FlowField(
                     key: "name", kind: .text, label: "Name this passkey", required: false, validation: FieldValidation(maxLength: 64), defaultValue: "Passkey"),
             ]
-            let back = [FlowAction(id: "choose", kind: .submit, label: "Set up something else")]
+            // Offered (after registration, or when a policy only offers a second factor): "Not now" too.
+            let later = state.secondFactor.enrollmentOptional ? [FlowAction(id: "skip", kind: .submit, label: "Not now")] : []
+            let canChooseAgain: Bool =
+                if case .enrollment = state.journey { true } else { offeredFactors(for: state).count > 1 }
+            let back = later + (canChooseAgain ? [FlowAction(id: "choose", kind: .submit, label: "Set up something else")] : [])
             return FlowNode(
                 id: FlowStep.enrollPasskey.rawValue, name: "Create a passkey",
                 description: "Sign in to \(clientName) with your fingerprint, face or screen lock instead of a code.",

@@ -102,7 +102,12 @@ extension LoginFlow {
                 }
                 guard !enrolled.isEmpty else { return try await complete(id, state: next, user: user) }
                 next.secondFactor.factors = enrolled
-                next.step = enrolled.count == 1 ? Self.challengeStep(for: enrolled[0]) : FlowStep.chooseFactor
+                if enrolled.count == 1 {
+                    // The one factor is challenged at once: its code sent, or its passkey asked for.
+                    if let refused = try await challenge(id, state: &next, factor: enrolled[0], user: user) { return refused }
+                } else {
+                    next.step = FlowStep.chooseFactor
+                }
             }
         case (FlowStep.unlockCode, "resend"):
             return try await resend(id, state: state, purpose: .unlock, channel: .email, to: Self.destination(of: candidate, on: .email), template: .unlockCode)

@@ -211,7 +211,12 @@ extension LoginFlow {
         next.username = user.username
         next.account = FlowStore.ProvenAccount(userID: user.id, methods: ["pwd"], passwordSettled: true)
         guard server.configuration.signOnPolicy(for: state.request.clientID).secondFactor == .required else {
-            return try await complete(id, state: next, user: user)
+            // Where passkeys may be set up, a new account is offered one right away; "Not now" finishes.
+            guard offeredFactors(for: next).contains(.passkey) else { return try await complete(id, state: next, user: user) }
+            next.secondFactor.enrollmentOptional = true
+            try await startPasskeyEnrollment(&next, user: user)
+            try await server.flows.update(id, to: next)
+            return .next(node(for: next))
         }
         if let refused = try await startEnrollment(id, state: &next, user: user, optional: false) { return refused }
         try await server.flows.update(id, to: next)

@@ -95,6 +95,18 @@ struct FactorEnrollmentTests {
             let text = try #require(try await server.courier.queue.list(limit: 1).first)
             #expect(text.channel == .sms && text.recipient == "+14155550199")
             #expect(try await next.submit(["code": .text(try await Self.code(sentTo: "+14155550199", server))]).signedIn?.methods == ["pwd", "sms", "mfa"])
+
+            // A reset by email still asks for the phone, by text or call.
+            advance(60)
+            let (reset, _) = try await FlowDriver.start(server, .recovery)
+            #expect(try await reset.submit(["username": "kim@example.com"]).nodeID == FlowStep.recoveryChoose.rawValue)
+            #expect(try await reset.submit(["method": "email"]).nodeID == FlowStep.resetCode.rawValue)
+            #expect(try await reset.submit(["code": .text(try await Self.code(sentTo: "kim@example.com", server))]).nodeID == FlowStep.chooseFactor.rawValue)
+            let before = try await server.courier.queue.list(recipient: "+14155550199").count
+            #expect(try await reset.submit(["factor": "sms"]).nodeID == FlowStep.smsCode.rawValue)
+            #expect(try await server.courier.queue.list(recipient: "+14155550199").count == before + 1)
+            #expect(
+                try await reset.submit(["code": .text(try await Self.code(sentTo: "+14155550199", server))]).nodeID == FlowStep.recoveryPassword.rawValue)
         }
     }
 

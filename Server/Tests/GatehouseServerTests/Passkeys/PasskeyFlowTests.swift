@@ -76,6 +76,55 @@ struct PasskeyFlowTests {
         }
     }
 
+    @Test("a new account is offered a passkey right after registration, and Not now finishes the registration", arguments: TestEngine.available)
+    func offeredAtRegistration(engine: TestEngine) async throws {
+        let configure = { (configuration: inout ServerConfiguration) in
+            configuration.issuer = Self.origin
+            configuration.registration = RegistrationPolicy(enabled: true)
+            var signOn = SignOnPolicy(secondFactor: .ifEnrolled)
+            signOn.factors = [.passkey]
+            configuration.signOn = signOn
+        }
+        try await TestServer.withServer(engine: engine, configure: configure) { server in
+            func register(_ name: String) async throws -> (FlowDriver, FlowNode) {
+                let (flow, _) = try await FlowDriver.start(server, .registration)
+                let profile: [String: FieldValue] = [
+                    "given_name": "Lee", "family_name": "Park", "email": .text("\(name)@example.com"), "username": .text(name),
+                    "new_password": .text(FlowJourneyTests.newPassword),
+                ]
+                #expect(try await flow.submit(profile).nodeID == FlowStep.verifyEmail.rawValue)
+                guard case .next(let offer) = try await flow.submit(["code": .text(try await flow.latestCode())]) else {
+                    throw PasskeyTestError("expected the passkey offer")
+                }
+                return (flow, offer)
+            }
+            let (first, offer) = try await register("lee")
+            #expect(offer.id == FlowStep.enrollPasskey.rawValue && offer.actions.map(\.id) == ["submit", "skip"])
+            #expect(try await first.submit(action: "skip").signedIn?.methods == ["pwd"])
+            let (second, secondOffer) = try await register("max")
+            let authenticator = SoftwarePasskey(origin: Self.origin)
+            let credential = try await authenticator.createPasskey(optionsJSON: try #require(secondOffer.fields.first?.defaultValue))
+            #expect(try await second.submit(["credential": .text(credential)]).signedIn?.methods == ["pwd", "hwk", "mfa"])
+            let max = try #require(try await server.users.find(username: "max"))
+            #expect(try await server.passkeys.list(userID: max.id).count == 1)
+        }
+    }
+
+    @Test("a password reset still asks a passkey-only account for its passkey before the new password", arguments: TestEngine.available)
+    func recovery(engine: TestEngine) async throws {
+        try await TestServer.withServer(engine: engine, configure: Self.policy()) { server in
+            try await FlowJourneyTests.addUser(server, "kim")
+            let authenticator = try await Self.enroll(server, "kim")
+            let (flow, _) = try await FlowDriver.start(server, .recovery)
+            #expect(try await flow.submit(["username": "kim@example.com"]).nodeID == FlowStep.recoveryChoose.rawValue)
+            #expect(try await flow.submit(["method": "email"]).nodeID == FlowStep.resetCode.rawValue)
+            let challenge = try await flow.submit(["code": .text(try await flow.latestCode())])
+            #expect(challenge.nodeID == FlowStep.passkey.rawValue, "recovery must not skip the second factor")
+            let assertion = try await authenticator.usePasskey(optionsJSON: try Self.options(challenge))
+            #expect(try await flow.submit(["credential": .text(assertion)]).nodeID == FlowStep.recoveryPassword.rawValue)
+        }
+    }
+
     /// Signs `name` up with a passkey at a sign-in where one is required; returns the authenticator.
     static func enroll(_ server: IdentityServer, _ name: String, authenticator: SoftwarePasskey? = nil) async throws -> SoftwarePasskey {
         let authenticator = authenticator ?? SoftwarePasskey(origin: origin)

@@ -108,6 +108,19 @@ def test_a_passkey_set_up_after_the_password_signs_in_as_the_second_factor_then_
     assert "pwd" not in claims["amr"] and "user" in claims["amr"] and "mfa" in claims["amr"], claims["amr"]
     assert claims["preferred_username"] == "ada" and claims["acr"] == "urn:gatehouse:acr:mfa"
 
+    # A browser without conditional mediation (simulated before any page script runs): the "Sign in with a passkey"
+    # button asks for the passkey instead.
+    sign_out(browser, passkeys)
+    browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {
+        "source": "PublicKeyCredential.isConditionalMediationAvailable = () => Promise.resolve(false);"})
+    browser.get(authorize_url(passkeys))
+    button = passkey_button(browser)
+    assert button.text == "Sign in with a passkey" and page_node(browser) == "login.credentials"
+    click_and_wait(browser, button)
+    assert signed_in(browser), browser.current_url
+    claims = verify_id_token(passkeys, redeem(passkeys, code_from(browser)).json(), "web", "n-456", "RS256")
+    assert "pwd" not in claims["amr"] and claims["preferred_username"] == "ada"
+
 
 def test_an_authenticator_without_user_verification_is_refused(passkeys, chromium):
     browser = chromium

@@ -79,3 +79,42 @@ struct PlatformPasskeyProviderTests {
         #expect(await standIn.created.isEmpty)
     }
 }
+
+/// ``FlowModel`` answering a sign-in node's passkey: the provider's credential goes with the passkey action.
+@Suite("Flow model passkeys")
+@MainActor
+struct FlowModelPasskeyTests {
+    struct FixedProvider: PasskeyProvider {
+        func createPasskey(optionsJSON: String) async throws -> String { #"{"made":true}"# }
+        func usePasskey(optionsJSON: String) async throws -> String { #"{"used":"\#(optionsJSON.count)"}"# }
+    }
+
+    struct Cancelled: PasskeyProvider {
+        struct Refusal: Error {}
+        func createPasskey(optionsJSON: String) async throws -> String { throw Refusal() }
+        func usePasskey(optionsJSON: String) async throws -> String { throw Refusal() }
+    }
+
+    static let signIn = FlowNode(
+        id: "login.credentials", name: "Sign in", description: "Sign in to continue.", category: "sign_in",
+        fields: [
+            FlowField(key: "username", kind: .text, label: "Username", autocomplete: "username webauthn"),
+            FlowField(key: "credential", kind: .passkeyGet, label: "Or sign in with a passkey.", required: false, defaultValue: #"{"challenge":"AA"}"#),
+        ],
+        actions: [FlowAction(id: "submit", kind: .submit, label: "Sign in"), FlowAction(id: "passkey", kind: .submit, label: "Sign in with a passkey")])
+
+    @Test("the provider's credential is submitted with the passkey action; a cancelled provider leaves the step with a message")
+    func usePasskey() async throws {
+        let provider = MockProvider(firstNode: Self.signIn)
+        let model = FlowModel(client: FlowTests.client(provider))
+        await model.start()
+        await model.usePasskey(with: Cancelled())
+        #expect(model.step?.id == "login.credentials" && model.errorMessage?.hasPrefix("The passkey could not be used") == true)
+        #expect(await provider.submissions.isEmpty)
+        await provider.answer([(200, FlowTests.success())])
+        await model.usePasskey(with: FixedProvider())
+        let sent = try #require(await provider.submissions.first)
+        #expect(sent.action == "passkey" && sent.values["credential"] == #"{"used":"18"}"#)
+        #expect(model.user != nil && model.step == nil)
+    }
+}

@@ -50,6 +50,31 @@ public final class FlowModel {
         await run { await step.next() }
     }
 
+    /// Answers the current step's passkey with `provider` (the system's passkey sheet on Apple platforms) and submits:
+    /// a passkey step with its main action, the sign-in step with its "Sign in with a passkey" action. A provider
+    /// that fails (the person cancelled) leaves the step as it was, with the reason in ``errorMessage``.
+    public func usePasskey(with provider: any PasskeyProvider) async {
+        guard var step, let index = step.collectors.firstIndex(where: { if case .passkey = $0 { true } else { false } }),
+            case .passkey(let passkey) = step.collectors[index]
+        else { return }
+        isWorking = true
+        do {
+            step[passkey.key] =
+                passkey.ceremony == .create
+                ? try await provider.createPasskey(optionsJSON: passkey.optionsJSON) : try await provider.usePasskey(optionsJSON: passkey.optionsJSON)
+        } catch {
+            isWorking = false
+            errorMessage = "The passkey could not be used: \(error)"
+            return
+        }
+        let answered = step
+        if let action = answered.submits.first(where: { $0.id == "passkey" }) {
+            await run { await answered.next(action) }
+        } else {
+            await run { await answered.next() }
+        }
+    }
+
     /// Follows a link of the current step.
     public func follow(_ link: FlowLinkCollector) async {
         guard let step else { return }

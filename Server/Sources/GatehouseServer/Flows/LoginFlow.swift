@@ -82,7 +82,9 @@ struct LoginFlow: Sendable {
             FlowField(key: Self.credentialKey, kind: .passkeyGet, label: "Or sign in with a passkey.", required: false, defaultValue: ceremony.options)
         }
         if passkey != nil { usernameField.autocomplete = "username webauthn" }
-        let passkeyAction = passkey == nil || locked ? [] : [FlowAction(id: Self.passkeyAction, kind: .submit, label: "Sign in with a passkey")]
+        // Offered where the passkey field is: the first node (not the password node of identify-first).
+        let passkeyAction =
+            passkey == nil || locked || state.step == .password ? [] : [FlowAction(id: Self.passkeyAction, kind: .submit, label: "Sign in with a passkey")]
         let submit = { (label: String) in [FlowAction(id: "submit", kind: .submit, label: label)] + passkeyAction + unlock + links }
         switch state.step {
         case FlowStep.identify:

@@ -69,6 +69,31 @@ struct PasskeyFlowTests {
             let claimed = try await authenticator.usePasskey(optionsJSON: renewedOptions).replacingOccurrences(of: kimsHandle, with: leesHandle)
             #expect(try await second.submit(["credential": .text(claimed)], action: "passkey").messageCode == "invalid_credential")
         }
+        // Identify-first sign-in offers the passkey on its first node; a passkey this server never registered is refused.
+        try await TestServer.withServer(
+            engine: engine,
+            configure: {
+                Self.policy(passkeySignIn: true)(&$0); $0.loginSteps = .identifyFirst
+            }
+        ) { server in
+            try await FlowJourneyTests.addUser(server, "kim")
+            let authenticator = try await Self.enroll(server, "kim")
+            let (flow, first) = try await FlowDriver.start(server)
+            #expect(first.id == FlowStep.identify.rawValue && first.actions.map(\.id).contains("passkey"))
+            let options = try #require(first.fields.first { $0.kind == .passkeyGet }?.defaultValue)
+            let stranger = SoftwarePasskey(origin: Self.origin)
+            _ = try await stranger.createPasskey(optionsJSON: #"{"challenge":"AA","rp":{"id":"localhost"},"user":{"id":"AA"}}"#)
+            let unknown = try await flow.submit(["credential": .text(try await stranger.usePasskey(optionsJSON: options))], action: "passkey")
+            guard case .retry(let node, _) = unknown else {
+                Issue.record("expected a refusal")
+                return
+            }
+            #expect(node.messages.first?.text == WebAuthnError.wrongCredential.description)
+            let renewed = try #require(node.fields.first { $0.kind == .passkeyGet }?.defaultValue)
+            #expect(renewed != options, "a failed attempt replaces the challenge")
+            let done = try await flow.submit(["credential": .text(try await authenticator.usePasskey(optionsJSON: renewed))], action: "passkey")
+            #expect(done.signedIn?.methods == ["hwk", "user", "mfa"])
+        }
         // A policy without passkey_sign_in offers no passkey on the sign-in node.
         try await TestServer.withServer(engine: engine, configure: Self.policy()) { server in
             let (_, first) = try await FlowDriver.start(server)
@@ -129,7 +154,10 @@ struct PasskeyFlowTests {
     static func enroll(_ server: IdentityServer, _ name: String, authenticator: SoftwarePasskey? = nil) async throws -> SoftwarePasskey {
         let authenticator = authenticator ?? SoftwarePasskey(origin: origin)
         let (flow, _) = try await FlowDriver.start(server)
-        #expect(try await flow.submit(["username": .text(name), "password": .text(password)]).nodeID == FlowStep.enrollOffer.rawValue)
+        var outcome = try await flow.submit(["username": .text(name), "password": .text(password)])
+        // Identify-first asks for the password on a node of its own.
+        if outcome.nodeID == FlowStep.password.rawValue { outcome = try await flow.submit(["password": .text(password)]) }
+        #expect(outcome.nodeID == FlowStep.enrollOffer.rawValue)
         let options = try Self.options(try await flow.submit(["factor": "passkey"]))
         let credential = try await authenticator.createPasskey(optionsJSON: options)
         let done = try await flow.submit(["credential": .text(credential), "name": "Laptop"])

@@ -79,21 +79,8 @@ extension LoginFlow {
         let passkey: Passkey
         let assertion: RelyingParty.Assertion
         do {
-            let response = try PasskeyResponse.decode(
-                PasskeyResponse.Assertion.self, from: values[Self.credentialKey]?.text ?? "", id: { ($0.type, $0.id, $0.rawId) })
             // Another user's passkey (or none) is refused the same way: nothing says whose it was.
-            guard let found = try await server.passkeys.find(credentialID: try PasskeyResponse.bytes(response.rawId, "rawId")), found.userID == user.id
-            else {
-                throw WebAuthnError.wrongCredential
-            }
-            passkey = found
-            assertion = try party.verifyAssertion(
-                clientDataJSON: try PasskeyResponse.bytes(response.response.clientDataJSON, "clientDataJSON"),
-                authenticatorData: try PasskeyResponse.bytes(response.response.authenticatorData, "authenticatorData"),
-                signature: try PasskeyResponse.bytes(response.response.signature, "signature"),
-                challenge: try PasskeyResponse.bytes(ceremony.challenge, "challenge"), credential: passkey.stored)
-            // The counter moves from the value checked; a concurrent use of the same assertion finds it moved.
-            guard try await server.passkeys.recordUse(of: passkey, assertion: assertion) else { throw WebAuthnError.wrongChallenge }
+            (passkey, assertion) = try await verifiedAssertion(values, ceremony: ceremony, party: party, userID: user.id)
         } catch let error as WebAuthnError {
             if case .signCountRegressed = error {
                 server.logger.warning("A passkey's counter went backwards: it may have been cloned", metadata: ["user": "\(user.id)"])
@@ -104,6 +91,34 @@ extension LoginFlow {
         var next = state
         next.secondFactor.passkey = nil
         return try await complete(id, state: next.adding(methods: passkey.methodReferences(userVerified: assertion.userVerified)), user: user)
+    }
+
+    /// The assertion in `values`, verified against `ceremony`'s challenge with the passkey it names (one of
+    /// `userID`'s, or any whose user handle matches when `userID` is `nil`), checked further by `accept`, and counted:
+    /// its counter moves from the value checked, so a concurrent use of the same assertion finds it moved.
+    private func verifiedAssertion(
+        _ values: [String: FieldValue], ceremony: PasskeyCeremony, party: RelyingParty, userID: String?,
+        accept: (Passkey, RelyingParty.Assertion) throws(WebAuthnError) -> Void = { _, _ in }
+    ) async throws -> (Passkey, RelyingParty.Assertion) {
+        let response = try PasskeyResponse.decode(
+            PasskeyResponse.Assertion.self, from: values[Self.credentialKey]?.text ?? "", id: { ($0.type, $0.id, $0.rawId) })
+        guard let passkey = try await server.passkeys.find(credentialID: try PasskeyResponse.bytes(response.rawId, "rawId")),
+            userID == nil || passkey.userID == userID
+        else { throw WebAuthnError.wrongCredential }
+        // A discoverable passkey names its user; it must be the passkey's.
+        if let handle = response.response.userHandle, !handle.isEmpty,
+            try await server.passkeys.userID(forHandle: try PasskeyResponse.bytes(handle, "userHandle")) != passkey.userID
+        {
+            throw WebAuthnError.wrongCredential
+        }
+        let assertion = try party.verifyAssertion(
+            clientDataJSON: try PasskeyResponse.bytes(response.response.clientDataJSON, "clientDataJSON"),
+            authenticatorData: try PasskeyResponse.bytes(response.response.authenticatorData, "authenticatorData"),
+            signature: try PasskeyResponse.bytes(response.response.signature, "signature"),
+            challenge: try PasskeyResponse.bytes(ceremony.challenge, "challenge"), credential: passkey.stored)
+        try accept(passkey, assertion)
+        guard try await server.passkeys.recordUse(of: passkey, assertion: assertion) else { throw WebAuthnError.wrongChallenge }
+        return (passkey, assertion)
     }
 
     /// A credential that did not verify: the same step with a new challenge and a message saying why. A sign-in's
@@ -150,25 +165,11 @@ extension LoginFlow {
         let passkey: Passkey
         let user: User
         do {
-            let response = try PasskeyResponse.decode(
-                PasskeyResponse.Assertion.self, from: values[Self.credentialKey]?.text ?? "", id: { ($0.type, $0.id, $0.rawId) })
-            guard let found = try await server.passkeys.find(credentialID: try PasskeyResponse.bytes(response.rawId, "rawId")),
-                let owner = try await server.users.find(id: found.userID)
-            else { throw WebAuthnError.wrongCredential }
-            // A discoverable passkey names its user; it must be the passkey's.
-            if let handle = response.response.userHandle, !handle.isEmpty,
-                try await server.passkeys.userID(forHandle: try PasskeyResponse.bytes(handle, "userHandle")) != owner.id
-            {
-                throw WebAuthnError.wrongCredential
-            }
-            let assertion = try party.verifyAssertion(
-                clientDataJSON: try PasskeyResponse.bytes(response.response.clientDataJSON, "clientDataJSON"),
-                authenticatorData: try PasskeyResponse.bytes(response.response.authenticatorData, "authenticatorData"),
-                signature: try PasskeyResponse.bytes(response.response.signature, "signature"),
-                challenge: try PasskeyResponse.bytes(ceremony.challenge, "challenge"), credential: found.stored)
             // Without the password, the passkey must be both factors: something held and the user verified.
-            guard assertion.userVerified else { throw WebAuthnError.userNotVerified }
-            guard try await server.passkeys.recordUse(of: found, assertion: assertion) else { throw WebAuthnError.wrongChallenge }
+            let (found, _) = try await verifiedAssertion(values, ceremony: ceremony, party: party, userID: nil) { (_, assertion) throws(WebAuthnError) in
+                guard assertion.userVerified else { throw .userNotVerified }
+            }
+            guard let owner = try await server.users.find(id: found.userID) else { throw WebAuthnError.wrongCredential }
             passkey = found
             user = owner
         } catch let error as WebAuthnError {

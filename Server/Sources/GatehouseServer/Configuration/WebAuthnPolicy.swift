@@ -35,6 +35,16 @@ public struct WebAuthnPolicy: Sendable, Codable, Equatable {
     public var timeout = 300
     /// Whether a ceremony may run in a frame of another site.
     public var allowCrossOrigin = false
+    /// What a signature counter that did not move forward means: `refuse` (the default) the sign-in, as a cloned
+    /// authenticator's would be; `warn` lets it in with a warning in the log, for fleets of authenticators known to
+    /// count badly. Either way the log has a warning.
+    public var counterRegression = CounterRegression.refuse
+
+    /// What a counter that did not move forward does.
+    public enum CounterRegression: String, Sendable, Codable, CaseIterable {
+        case refuse
+        case warn
+    }
 
     public init() {}
 
@@ -51,6 +61,7 @@ public struct WebAuthnPolicy: Sendable, Codable, Equatable {
         try section.update(&requireAttestation, .requireAttestation)
         try section.update(&timeout, .timeout)
         try section.update(&allowCrossOrigin, .allowCrossOrigin)
+        try section.update(&counterRegression, .counterRegression)
     }
 
     /// The relying party id for `issuer`: the configured one, else the issuer's host.
@@ -82,7 +93,7 @@ public struct WebAuthnPolicy: Sendable, Codable, Equatable {
         guard Self.isDomain(id) else { return nil }
         return RelyingParty(
             id: id, origins: resolvedOrigins(issuer: issuer), userVerification: userVerification,
-            allowCrossOrigin: allowCrossOrigin)
+            allowCrossOrigin: allowCrossOrigin, refuseCounterRegression: counterRegression == .refuse)
     }
 
     func validate(issuer: String) throws {
@@ -125,5 +136,6 @@ public struct WebAuthnPolicy: Sendable, Codable, Equatable {
         case requireAttestation = "require_attestation"
         case timeout
         case allowCrossOrigin = "allow_cross_origin"
+        case counterRegression = "counter_regression"
     }
 }

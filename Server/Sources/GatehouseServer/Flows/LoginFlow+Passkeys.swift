@@ -82,9 +82,6 @@ extension LoginFlow {
             // Another user's passkey (or none) is refused the same way: nothing says whose it was.
             (passkey, assertion) = try await verifiedAssertion(values, ceremony: ceremony, party: party, userID: user.id)
         } catch let error as WebAuthnError {
-            if case .signCountRegressed = error {
-                server.logger.warning("A passkey's counter went backwards: it may have been cloned", metadata: ["user": "\(user.id)"])
-            }
             return try await passkeyRefused(id, state: state, user: user, error: error, guess: guess)
         }
         try await server.flows.clearGuesses(id)
@@ -111,12 +108,27 @@ extension LoginFlow {
         {
             throw WebAuthnError.wrongCredential
         }
-        let assertion = try party.verifyAssertion(
-            clientDataJSON: try PasskeyResponse.bytes(response.response.clientDataJSON, "clientDataJSON"),
-            authenticatorData: try PasskeyResponse.bytes(response.response.authenticatorData, "authenticatorData"),
-            signature: try PasskeyResponse.bytes(response.response.signature, "signature"),
-            challenge: try PasskeyResponse.bytes(ceremony.challenge, "challenge"), credential: passkey.stored)
+        let assertion: RelyingParty.Assertion
+        do {
+            assertion = try party.verifyAssertion(
+                clientDataJSON: try PasskeyResponse.bytes(response.response.clientDataJSON, "clientDataJSON"),
+                authenticatorData: try PasskeyResponse.bytes(response.response.authenticatorData, "authenticatorData"),
+                signature: try PasskeyResponse.bytes(response.response.signature, "signature"),
+                challenge: try PasskeyResponse.bytes(ceremony.challenge, "challenge"), credential: passkey.stored)
+        } catch {
+            // The security event: an authenticator that may have been copied.
+            if case .signCountRegressed = error {
+                server.logger.warning(
+                    "A passkey's counter went backwards: it may have been cloned; refused", metadata: ["user": "\(passkey.userID)", "passkey": "\(passkey.id)"])
+            }
+            throw error
+        }
         try accept(passkey, assertion)
+        if assertion.counterRegressed {
+            server.logger.warning(
+                "A passkey's counter did not move forward: it may have been cloned (let in: webauthn.counter_regression is warn)",
+                metadata: ["user": "\(passkey.userID)", "passkey": "\(passkey.id)"])
+        }
         guard try await server.passkeys.recordUse(of: passkey, assertion: assertion) else { throw WebAuthnError.wrongChallenge }
         return (passkey, assertion)
     }

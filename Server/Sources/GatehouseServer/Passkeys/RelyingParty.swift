@@ -15,6 +15,8 @@ struct RelyingParty: Sendable {
     var userVerification = WebAuthnPolicy.Requirement.preferred
     /// Whether a ceremony may run in a frame of another origin.
     var allowCrossOrigin = false
+    /// Whether a counter that did not move forward refuses the assertion (else it is reported in the result).
+    var refuseCounterRegression = true
 
     /// A registration that verified: what to store for the credential.
     struct Registration: Sendable {
@@ -33,6 +35,8 @@ struct RelyingParty: Sendable {
         let userVerified: Bool
         let signCount: UInt32
         let backedUp: Bool
+        /// The counter did not move forward, and the relying party lets that pass: worth a warning.
+        var counterRegressed = false
     }
 
     /// The stored credential an assertion is checked against.
@@ -80,12 +84,11 @@ struct RelyingParty: Sendable {
             throw .invalidSignature
         }
         // A counter that does not move forward, where either side counts, may mean a cloned authenticator.
-        if data.signCount != 0 || credential.signCount != 0, data.signCount <= credential.signCount {
-            throw .signCountRegressed(stored: credential.signCount, received: data.signCount)
-        }
+        let regressed = (data.signCount != 0 || credential.signCount != 0) && data.signCount <= credential.signCount
+        if regressed, refuseCounterRegression { throw .signCountRegressed(stored: credential.signCount, received: data.signCount) }
         return Assertion(
             userVerified: data.flags.contains(.userVerified), signCount: data.signCount,
-            backedUp: credential.backupEligible && data.flags.contains(.backedUp))
+            backedUp: credential.backupEligible && data.flags.contains(.backedUp), counterRegressed: regressed)
     }
 
     private func checkClientData(_ json: [UInt8], type: String, challenge: [UInt8]) throws(WebAuthnError) {

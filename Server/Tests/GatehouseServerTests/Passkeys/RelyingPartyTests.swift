@@ -102,6 +102,12 @@ struct RelyingPartyTests {
         #expect(throws: WebAuthnError.signCountRegressed(stored: 5, received: 0)) {
             try Self.assert(vector, as: Self.stored(try Self.register(vector), signCount: 5))
         }
+        // A relying party set to warn lets it in and says so.
+        var lenient = Self.party
+        lenient.refuseCounterRegression = false
+        let regressed = try Self.assert(vector, as: Self.stored(try Self.register(vector), signCount: 5), with: lenient)
+        #expect(regressed.counterRegressed && regressed.signCount == 0)
+        #expect(!(try Self.assert(vector, as: Self.stored(try Self.register(vector)), with: lenient)).counterRegressed)
     }
 
     @Test("user verification: required refuses an authenticator that skipped it, preferred accepts it")

@@ -29,10 +29,10 @@ struct WebAuthnPolicyTests {
     @Test("a parent domain as rp_id, more origins under it, and the requirements are taken as written")
     func configured() throws {
         let configuration = try Self.load(
-            #"{"webauthn": {"rp_id": "example.com", "origins": ["https://id.example.com", "https://app.example.com"], "user_verification": "required", "attestation": "direct", "require_attestation": true, "timeout": 120}}"#,
+            #"{"webauthn": {"rp_id": "example.com", "origins": ["https://id.example.com", "https://app.example.com"], "user_verification": "required", "attestation": "direct", "require_attestation": true, "timeout": 120, "counter_regression": "warn"}}"#,
             issuer: "https://id.example.com")
         let party = try #require(configuration.webAuthn.relyingParty(issuer: configuration.resolvedIssuer))
-        #expect(party.id == "example.com" && party.origins.count == 2 && party.userVerification == .required)
+        #expect(party.id == "example.com" && party.origins.count == 2 && party.userVerification == .required && !party.refuseCounterRegression)
         #expect(configuration.webAuthn.attestation == .direct && configuration.webAuthn.requireAttestation && configuration.webAuthn.timeout == 120)
     }
 

@@ -44,8 +44,7 @@ extension LoginFlow {
                 attestationObject: try PasskeyResponse.bytes(response.response.attestationObject, "attestationObject"),
                 challenge: try PasskeyResponse.bytes(ceremony.challenge, "challenge"))
             guard Base64URL.encode(verified.credentialID) == response.rawId else { throw WebAuthnError.malformed("rawId is not the credential's id") }
-            if server.configuration.webAuthn.requireAttestation, case .certificate = verified.attestation {
-            } else if server.configuration.webAuthn.requireAttestation {
+            if server.configuration.webAuthn.requireAttestation, !verified.attestation.isCertified {
                 throw WebAuthnError.invalidAttestation("this site accepts only authenticators that attest their model")
             }
             transports = (response.response.transports ?? []).filter { $0.count <= 32 }.prefix(8).map { $0 }

@@ -14,6 +14,11 @@ enum AttestationResult: Sendable, Equatable {
     /// so the chain is checked for form and signature only: the attestation's trust is uncertain.
     case certificate(chainLength: Int)
 
+    /// Whether a certificate vouches for the authenticator's model (what `require_attestation` asks for).
+    var isCertified: Bool {
+        if case .certificate = self { true } else { false }
+    }
+
     /// The value stored with the credential.
     var name: String {
         switch self {

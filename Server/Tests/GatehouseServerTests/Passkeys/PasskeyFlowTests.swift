@@ -135,6 +135,29 @@ struct PasskeyFlowTests {
         }
     }
 
+    @Test("require_attestation refuses a passkey whose authenticator does not attest its model", arguments: TestEngine.available)
+    func requiredAttestation(engine: TestEngine) async throws {
+        let configure = { (configuration: inout ServerConfiguration) in
+            Self.policy()(&configuration)
+            configuration.webAuthn.attestation = .direct
+            configuration.webAuthn.requireAttestation = true
+        }
+        try await TestServer.withServer(engine: engine, configure: configure) { server in
+            let kim = try await FlowJourneyTests.addUser(server, "kim")
+            let (flow, _) = try await FlowDriver.start(server)
+            _ = try await flow.submit(["username": "kim", "password": .text(Self.password)])
+            let options = try Self.options(try await flow.submit(["factor": "passkey"]))
+            #expect(options.contains(#""attestation":"direct""#))
+            let refused = try await flow.submit(["credential": .text(try await SoftwarePasskey(origin: Self.origin).createPasskey(optionsJSON: options))])
+            guard case .retry(let node, _) = refused else {
+                Issue.record("expected a refusal")
+                return
+            }
+            #expect(node.messages.first?.text.contains("attest their model") == true)
+            #expect(try await server.passkeys.list(userID: kim.id).isEmpty)
+        }
+    }
+
     @Test("a password reset still asks a passkey-only account for its passkey before the new password", arguments: TestEngine.available)
     func recovery(engine: TestEngine) async throws {
         try await TestServer.withServer(engine: engine, configure: Self.policy()) { server in

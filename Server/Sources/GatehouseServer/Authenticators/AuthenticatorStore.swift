@@ -28,11 +28,20 @@ struct AuthenticatorStore: Sendable {
     /// number (both ways of getting its codes, the one chosen at enrollment first) and the email address.
     func enrolledFactors(userID: String) async throws -> [SecondFactor] {
         try await database.read { sql in
-            let rows = try await sql.raw("SELECT kind, parameters FROM authenticators WHERE user_id = \(bind: userID)").all()
+            // One round trip for the authenticators and whether any passkey exists (its own table).
+            let rows = try await sql.raw(
+                """
+                SELECT kind, parameters FROM authenticators WHERE user_id = \(bind: userID)
+                UNION ALL SELECT 'passkey', '' WHERE EXISTS (SELECT 1 FROM passkeys WHERE user_id = \(bind: userID))
+                """
+            ).all()
             var factors: [SecondFactor] = []
             var totp = false
+            var passkey = false
             for row in rows {
                 switch try row.decode(column: "kind", as: String.self) {
+                case "passkey":
+                    passkey = true
                 case Kind.totp:
                     totp = true
                 case Kind.phone:
@@ -44,7 +53,6 @@ struct AuthenticatorStore: Sendable {
                     continue
                 }
             }
-            let passkey = try await sql.raw("SELECT id FROM passkeys WHERE user_id = \(bind: userID) LIMIT 1").first() != nil
             let first: [SecondFactor] = passkey ? [.passkey] : []
             guard totp else { return first + factors }
             let recovery = try await sql.raw("SELECT code_hash FROM recovery_codes WHERE user_id = \(bind: userID) AND used_at IS NULL").first() != nil

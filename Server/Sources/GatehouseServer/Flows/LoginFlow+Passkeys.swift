@@ -134,23 +134,26 @@ extension LoginFlow {
 
     /// A credential that did not verify: the same step with a new challenge and a message saying why. A sign-in's
     /// attempt is the flow's `guess`-th in a row, and the one that uses up the policy's attempts ends the flow.
-    private func passkeyRefused(_ id: String, state: FlowStore.LoginState, user: User, error: WebAuthnError, guess: Int? = nil) async throws -> Outcome {
-        server.logger.info("Passkey refused", metadata: ["user": "\(user.id)", "reason": "\(error)"])
+    private func passkeyRefused(
+        _ id: String, state: FlowStore.LoginState, user: User?, error: WebAuthnError, guess: Int? = nil
+    ) async throws -> Outcome {
+        server.logger.info("Passkey refused", metadata: ["user": "\(user?.id ?? "-")", "step": "\(state.step)", "reason": "\(error)"])
         // Input that is not a credential at all is a malformed request: a 400 that changes nothing.
         if error.isMalformed { throw OAuthError.invalidRequest(error.description) }
         if let guess, guess >= server.configuration.signOnPolicy(for: state.request.clientID).maxCodeAttempts {
             _ = try await server.flows.finish(id)
             return .failed(LoginMessages.tooManyCodes)
         }
+        // The same step again, with a challenge of its own.
         var again = state
-        if state.step == .passkey {
-            try await startPasskeyChallenge(&again, user: user)
-        } else {
-            try await startPasskeyEnrollment(&again, user: user)
+        switch (state.step, user) {
+        case (.passkey, let user?): try await startPasskeyChallenge(&again, user: user)
+        case (.enrollPasskey, let user?): try await startPasskeyEnrollment(&again, user: user)
+        default: startPasskeySignIn(&again)
         }
         try await server.flows.update(id, to: again)
         let message = FlowMessage(level: .error, text: error.description, field: Self.credentialKey, code: "invalid_credential")
-        return .retry(node(for: again, messages: [message]), .invalidCode)
+        return .retry(node(for: again, messages: [message]), user == nil ? .invalidCredentials : .invalidCode)
     }
 
     static let credentialKey = "credential"
@@ -184,17 +187,7 @@ extension LoginFlow {
             passkey = found
             user = owner
         } catch let error as WebAuthnError {
-            server.logger.info("Passkey sign-in refused", metadata: ["reason": "\(error)"])
-            if error.isMalformed { throw OAuthError.invalidRequest(error.description) }
-            if guess >= server.configuration.signOnPolicy(for: state.request.clientID).maxCodeAttempts {
-                _ = try await server.flows.finish(id)
-                return .failed(LoginMessages.tooManyCodes)
-            }
-            var again = state
-            startPasskeySignIn(&again)
-            try await server.flows.update(id, to: again)
-            let message = FlowMessage(level: .error, text: error.description, field: Self.credentialKey, code: "invalid_credential")
-            return .retry(node(for: again, messages: [message]), .invalidCredentials)
+            return try await passkeyRefused(id, state: state, user: nil, error: error, guess: guess)
         }
         if user.isLocked { return .retry(node(for: state, messages: [FlowMessage(level: .error, text: LoginMessages.locked, code: "locked")]), .locked) }
         try await server.flows.clearGuesses(id)

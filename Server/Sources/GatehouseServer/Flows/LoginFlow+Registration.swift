@@ -117,11 +117,10 @@ extension LoginFlow {
     /// policy does not verify email).
     private func register(_ id: String, state: FlowStore.LoginState, values: [String: FieldValue]) async throws -> Outcome {
         let text = { (key: String) in values[key]?.text.trimmingCharacters(in: .whitespaces) ?? "" }
-        let phone = text("phone_number")
+        let phone = server.configuration.registration.collectPhone ? text("phone_number") : ""
         let number = PhoneNumber(phone)
         let profile = UserProfile(
-            email: text("email").lowercased(), givenName: text("given_name"), familyName: text("family_name"),
-            phoneNumber: server.configuration.registration.collectPhone ? number?.e164 ?? (phone.isEmpty ? nil : phone) : nil)
+            email: text("email").lowercased(), givenName: text("given_name"), familyName: text("family_name"), phoneNumber: number?.e164)
         let username = text("username").lowercased()
         let password = values["new_password"]?.text ?? ""
         var next = state
@@ -134,7 +133,7 @@ extension LoginFlow {
             return .retry(node(for: next, messages: [FlowMessage(level: .error, text: text, field: field, code: "invalid_value")]), .invalidInput)
         }
         if (try? AccountInputValidation.validateEmail(profile.email)) == nil { return again("Enter a valid email address.", field: "email") }
-        if profile.phoneNumber != nil, number == nil { return again(PhoneNumber.hint, field: "phone_number") }
+        if !phone.isEmpty, number == nil { return again(PhoneNumber.hint, field: "phone_number") }
         if (try? AccountInputValidation.validateUsername(username, email: profile.email)) == nil {
             return again(
                 username.contains("@")
@@ -210,15 +209,15 @@ extension LoginFlow {
         next.journey = .registration(pending: nil)
         next.username = user.username
         next.account = FlowStore.ProvenAccount(userID: user.id, methods: ["pwd"], passwordSettled: true)
-        guard server.configuration.signOnPolicy(for: state.request.clientID).secondFactor == .required else {
+        if server.configuration.signOnPolicy(for: state.request.clientID).secondFactor == .required {
+            if let refused = try await startEnrollment(id, state: &next, user: user, optional: false) { return refused }
+        } else if offeredFactors(for: next).contains(.passkey) {
             // Where passkeys may be set up, a new account is offered one right away; "Not now" finishes.
-            guard offeredFactors(for: next).contains(.passkey) else { return try await complete(id, state: next, user: user) }
             next.secondFactor.enrollmentOptional = true
             try await startPasskeyEnrollment(&next, user: user)
-            try await server.flows.update(id, to: next)
-            return .next(node(for: next))
+        } else {
+            return try await complete(id, state: next, user: user)
         }
-        if let refused = try await startEnrollment(id, state: &next, user: user, optional: false) { return refused }
         try await server.flows.update(id, to: next)
         return .next(node(for: next))
     }

@@ -16,14 +16,19 @@ public struct PasskeyStore: Sendable {
 
     /// The user handle of `userID`, made (32 random bytes) the first time it is asked for.
     func userHandle(for userID: String) async throws -> [UInt8] {
+        let read = { @Sendable (sql: any SQLDatabase) in
+            try await sql.raw("SELECT passkey_user_handle FROM users WHERE id = \(bind: userID)").first()?
+                .decode(column: "passkey_user_handle", as: String?.self)
+        }
+        // Only a user's first passkey writes: the handle is read otherwise.
+        if let text = try await database.read(read), let handle = Base64URL.decode(text) { return Array(handle) }
         let made = SecureRandom.token()
         return try await database.transaction { sql in
             // Only a user without one gets the new handle; two concurrent first asks agree on the one written first.
             try await sql.raw(
                 "UPDATE users SET passkey_user_handle = \(bind: made) WHERE id = \(bind: userID) AND passkey_user_handle IS NULL"
             ).run()
-            let row = try await sql.raw("SELECT passkey_user_handle FROM users WHERE id = \(bind: userID)").first()
-            guard let text = try row?.decode(column: "passkey_user_handle", as: String?.self), let handle = Base64URL.decode(text) else {
+            guard let text = try await read(sql), let handle = Base64URL.decode(text) else {
                 throw DatabaseError.notFound("A user with the id \(userID)")
             }
             return Array(handle)

@@ -40,6 +40,8 @@ let package = Package(
                 "CBOR",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "GatehouseProtocol", package: "Gatehouse"),
+                // The SDK's ID token validator, for ID tokens from other identity providers.
+                .product(name: "Gatehouse", package: "Gatehouse"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),

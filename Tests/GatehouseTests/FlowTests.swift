@@ -34,6 +34,7 @@ struct FlowTests {
         ],
         actions: [
             FlowAction(id: "submit", kind: .submit, label: "Continue"), FlowAction(id: "forgot", kind: .link, label: "Forgot password?", flow: "recovery"),
+            FlowAction(id: "idp:corp", kind: .idp, label: "Sign in with Corp", url: "https://id.example/flows/f/idp/corp", icon: "https://id.example/corp.svg"),
         ]
     )
 
@@ -65,13 +66,16 @@ struct FlowTests {
             case .passkey(let passkey): "passkey:\(passkey.ceremony):\(passkey.optionsJSON)"
             case .submit: "submit"
             case .flowLink: "link"
+            case .idp(let provider): "idp:\(provider.providerID)"
             }
         }
         #expect(
             kinds == [
                 "label", "qr:otpauth://totp/x:y?secret=AB", "text", "password", "phone", "code", "single", "multiple",
-                #"passkey:get:{"challenge":"Y2g"}"#, "submit", "link",
+                #"passkey:get:{"challenge":"Y2g"}"#, "submit", "link", "idp:corp",
             ])
+        #expect(node.identityProviders.map(\.url?.absoluteString) == ["https://id.example/flows/f/idp/corp"])
+        #expect(node.identityProviders.first?.iconURL?.host == "id.example" && node.identityProviders.first?.label == "Sign in with Corp")
         #expect(node["name"] == "Al" && node.links.map(\.flow) == ["recovery"] && node.submit?.label == "Continue")
 
         node["secret"] = "short"

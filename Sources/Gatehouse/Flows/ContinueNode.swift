@@ -1,3 +1,4 @@
+import Foundation
 import GatehouseProtocol
 
 /// A step of a flow waiting for the user: render its ``collectors``, fill them in, then call ``next()``.
@@ -65,6 +66,38 @@ public struct ContinueNode: Sendable, Identifiable {
     /// Submits with a particular submit action; only the node's main action checks the values first.
     public func next(_ action: SubmitCollector) async -> Node {
         await next(action: action.id, validate: action.id == node.primaryAction?.id)
+    }
+
+    /// The other identity providers this node offers ("Sign in with GitHub").
+    public var identityProviders: [IdpCollector] {
+        collectors.compactMap { if case .idp(let provider) = $0 { provider } else { nil } }
+    }
+
+    /// Signs in with another identity provider: opens its page with `browser`, then hands the URL the browser came
+    /// back to (the app's redirect URI with `code` and `state`, or `error`) to the flow, and returns where it went:
+    /// signed in, a second factor, or linking to an existing account. A browser closed early is an error node on this node.
+    public func next(signingInWith provider: IdpCollector, browser: any IdentityProviderBrowser) async -> Node {
+        guard let url = provider.url, let scheme = URL(string: context.client.configuration.redirectURI)?.scheme else {
+            return .failure(FailureNode(cause: .unexpectedResponse(status: 200)))
+        }
+        let returned: URL
+        do {
+            returned = try await browser.authorize(url, callbackScheme: scheme)
+        } catch {
+            let message = FlowMessage(level: .error, text: "Signing in with \(provider.label) was cancelled.", code: "idp_cancelled")
+            return .error(ErrorNode(messages: [message], error: .invalidInput([message]), retry: self))
+        }
+        return await context.submit(action: IdpCollector.callbackAction, values: Self.callbackValues(of: returned))
+    }
+
+    /// The query parameters of the browser's return that the server reads.
+    static func callbackValues(of url: URL) -> [String: FieldValue] {
+        let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        var values: [String: FieldValue] = [:]
+        for name in IdpCollector.callbackParameters {
+            if let value = items.first(where: { $0.name == name })?.value { values[name] = .text(value) }
+        }
+        return values
     }
 
     /// Follows a link to another flow; the values are not checked.

@@ -65,7 +65,8 @@ public struct IDTokenValidator: Sendable {
 
     private func key(for kid: String?, algorithm: String) async throws -> JSONWebKey {
         func find(_ set: JSONWebKeySet) -> JSONWebKey? {
-            set.keys.first { ($0.keyID == kid || kid == nil) && $0.algorithm == algorithm && $0.use == "sig" }
+            // `alg` and `use` are optional in a JWK (RFC 7517 §4): a key that names them must name these.
+            set.keys.first { ($0.keyID == kid || kid == nil) && ($0.algorithm ?? algorithm) == algorithm && ($0.use ?? "sig") == "sig" }
         }
         if let key = find(try await keys.keySet(refresh: false)) { return key }
         // An unknown kid usually means the provider rotated its keys since they were fetched.

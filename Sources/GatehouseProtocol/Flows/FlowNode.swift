@@ -163,6 +163,10 @@ public struct FlowAction: Codable, Sendable, Equatable {
         case submit
         /// Starts the flow named by ``FlowAction/flow``.
         case link
+        /// Signs in with another identity provider: open ``FlowAction/url`` in a browser; the provider sends the
+        /// browser back to Gatehouse, which sends it on to the app's redirect URI with `code` and `state` (or `error`).
+        /// Submit those query parameters with the action `idp_callback` to go on.
+        case idp
     }
 
     /// What the submission names as its `action`.
@@ -173,17 +177,23 @@ public struct FlowAction: Codable, Sendable, Equatable {
     public var label: String
     /// For links: the flow they start.
     public var flow: String?
+    /// For identity providers: the page to open in a browser.
+    public var url: String?
+    /// For identity providers: the provider's icon, when one is configured.
+    public var icon: String?
 
-    /// An action; `flow` only for links.
-    public init(id: String, kind: Kind, label: String, flow: String? = nil) {
+    /// An action; `flow` only for links, `url` and `icon` only for identity providers.
+    public init(id: String, kind: Kind, label: String, flow: String? = nil, url: String? = nil, icon: String? = nil) {
         self.id = id
         self.kind = kind
         self.label = label
         self.flow = flow
+        self.url = url
+        self.icon = icon
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, label, flow
+        case id, label, flow, url, icon
         case kind = "type"
     }
 }

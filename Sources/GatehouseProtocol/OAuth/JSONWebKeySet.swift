@@ -1,13 +1,15 @@
-/// A public JSON Web Key (RFC 7517) as published in the JWKS: RSA (`n`, `e`) or EC P-256 (`crv`, `x`, `y`).
+/// A public JSON Web Key (RFC 7517) as published in the JWKS: RSA (`n`, `e`) or EC P-256 (`crv`, `x`, `y`); other
+/// key types decode too, with only their common members.
 public struct JSONWebKey: Codable, Sendable, Equatable {
     /// The key type (`kty`): `RSA` or `EC`.
     public var keyType: String
-    /// The key's id (`kid`), named in the header of the tokens it signed.
-    public var keyID: String
+    /// The key's id (`kid`), named in the header of the tokens it signed. Optional in a JWK, as `use` and `alg`
+    /// are: other providers' key sets leave them out.
+    public var keyID: String?
     /// What the key is for (`use`): `sig`.
-    public var use: String
+    public var use: String?
     /// The algorithm it signs with (`alg`): `RS256` or `ES256`.
-    public var algorithm: String
+    public var algorithm: String?
     /// An RSA key's modulus (`n`), base64url.
     public var modulus: String?
     /// An RSA key's public exponent (`e`), base64url.
@@ -21,7 +23,7 @@ public struct JSONWebKey: Codable, Sendable, Equatable {
 
     /// A public key; RSA keys set `modulus` and `exponent`, EC keys `curve`, `x` and `y`.
     public init(
-        keyType: String, keyID: String, use: String = "sig", algorithm: String, modulus: String? = nil, exponent: String? = nil, curve: String? = nil,
+        keyType: String, keyID: String?, use: String? = "sig", algorithm: String?, modulus: String? = nil, exponent: String? = nil, curve: String? = nil,
         x: String? = nil, y: String? = nil
     ) {
         self.keyType = keyType

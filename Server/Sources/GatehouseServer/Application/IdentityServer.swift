@@ -20,6 +20,9 @@ public final class IdentityServer: Sendable {
     let flows: FlowStore
     let authenticators: AuthenticatorStore
     let passkeys: PasskeyStore
+    let federatedIdentities: FederatedIdentityStore
+    /// Other identity providers' endpoints and keys, cached.
+    let upstreams: UpstreamDirectory
     let oneTimeCodes: OneTimeCodeStore
     let deviceIdentities: DeviceIdentityStore
     let appLogins: AppLoginStore
@@ -78,6 +81,8 @@ public final class IdentityServer: Sendable {
             database: database, clock: clock,
             box: SecretBox(serverSecret: secret.bytes, purpose: AuthenticatorStore.purpose))
         passkeys = PasskeyStore(database: database, clock: clock)
+        federatedIdentities = FederatedIdentityStore(database: database, clock: clock)
+        upstreams = UpstreamDirectory(clock: clock)
         oneTimeCodes = OneTimeCodeStore(
             database: database, clock: clock, policy: configuration.oneTimeCodes,
             box: SecretBox(serverSecret: secret.bytes, purpose: OneTimeCodeStore.purpose))

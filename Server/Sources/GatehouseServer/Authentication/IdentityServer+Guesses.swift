@@ -37,6 +37,7 @@ extension IdentityServer {
         case .unlock: "account unlock codes"
         case .verifyEmail, .verifyPhone: "confirmation codes"
         case .verifyDevice: "device confirmation codes"
+        case .linkIdentity: "codes linking another sign-in to the account"
         }
     }
 }

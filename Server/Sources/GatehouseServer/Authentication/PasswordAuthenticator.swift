@@ -49,7 +49,8 @@ struct PasswordAuthenticator: Sendable {
         case .admitted(let admitted):
             ticket = admitted
         }
-        let match = try await hasher.check(password, against: user?.passwordHash ?? decoyHash)
+        // An account without a password (made by another identity provider) costs the same hash as an unknown name.
+        let match = try await hasher.check(password, against: user.flatMap { $0.hasPassword ? $0.passwordHash : nil } ?? decoyHash)
         guard let user, match != .none else {
             let settled = try await limiter.settle(ticket, correct: false)
             for block in settled.blocked {

@@ -26,6 +26,8 @@ struct OneTimeCodeStore: Sendable {
         case recovery
         case unlock
         case verifyDevice = "verify_device"
+        /// Proves an account by its address, to link another provider's identity to it.
+        case linkIdentity = "link"
     }
 
     /// What asking for a code found.

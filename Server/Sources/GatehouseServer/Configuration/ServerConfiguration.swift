@@ -45,6 +45,8 @@ public struct ServerConfiguration: Sendable, Decodable {
     public var authenticator = AuthenticatorPolicy()
     /// Passkeys: the relying party id, origins and what authenticators are asked for.
     public var webAuthn = WebAuthnPolicy()
+    /// Other identity providers people may sign in with ("Sign in with Google").
+    public var identityProviders: [IdentityProvider] = []
     /// Connection timeouts and the connection limit.
     public var connections = ConnectionPolicy()
     /// Reverse proxies whose forwarded client addresses the per-address limits believe; none by default.
@@ -85,6 +87,7 @@ public struct ServerConfiguration: Sendable, Decodable {
         try file.update(&courier, .courier)
         try file.update(&authenticator, .authenticator)
         try file.update(&webAuthn, .webAuthn)
+        try file.update(&identityProviders, .identityProviders)
         try file.update(&connections, .connections)
         try file.update(&trustedProxies, .trustedProxies)
         try file.update(&demo, .demo)
@@ -98,6 +101,7 @@ public struct ServerConfiguration: Sendable, Decodable {
         case host, port, database, issuer, secret, demo, registration, courier, authenticator, connections
         case oneTimeCodes = "one_time_codes"
         case webAuthn = "webauthn"
+        case identityProviders = "identity_providers"
         case secretFile = "secret_file"
         case passwordHashing = "password_hashing"
         case maxConcurrentHashes = "max_concurrent_hashes"
@@ -158,6 +162,12 @@ public struct ServerConfiguration: Sendable, Decodable {
         try courier.validate()
         try authenticator.validate()
         try webAuthn.validate(issuer: resolvedIssuer)
+        for (index, provider) in identityProviders.enumerated() {
+            try provider.validate(index: index, issuer: resolvedIssuer)
+            if identityProviders[..<index].contains(where: { $0.id == provider.id }) {
+                throw ConfigurationError(key: IdentityProvider.key(index, "id"), "\(provider.id) is used by an earlier provider.")
+            }
+        }
         try connections.validate()
         try trustedProxies.validate()
         try signOn.validate("sign_on")
@@ -177,6 +187,11 @@ public struct ServerConfiguration: Sendable, Decodable {
     public func requireChosenDelivery() throws {
         let voiceInUse = ([signOn] + clientSignOn.values).contains { $0.factors.contains(.voice) }
         try courier.requireChosenDelivery(voiceInUse: voiceInUse)
+    }
+
+    /// The identity provider configured as `id`.
+    public func identityProvider(_ id: String) -> IdentityProvider? {
+        identityProviders.first { $0.id == id }
     }
 
     /// The sign-on policy for `clientID`.

@@ -4,4 +4,6 @@ enum FlowEngineError: Error, Sendable {
     case passwordNotPrepared
     /// A sign-in finished without the caller's part of it (its code or session) made in its transaction.
     case signInNotRecorded
+    /// A provider's answer reached its handler without ``LoginFlow/prepareUpstream(for:values:)`` having read it.
+    case upstreamNotPrepared
 }

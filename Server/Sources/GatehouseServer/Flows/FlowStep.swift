@@ -6,6 +6,9 @@ enum FlowStep: String, Codable, Sendable, CaseIterable {
     case credentials = "login.credentials"
     case identify = "login.identify"
     case password = "login.password"
+    // Signing in with another identity provider: proving an existing account to link the new identity to it.
+    case linkAccount = "login.idp.link"
+    case linkCode = "login.idp.link_code"
     // Second factors.
     case chooseFactor = "mfa.choose"
     case passkey = "mfa.passkey"

@@ -35,8 +35,25 @@ struct FlowStore: Sendable {
         return id
     }
 
+    /// The flow's state and the digest of its browser binding (`nil` for an app's flow): for another provider's answer,
+    /// which arrives without the app's client id or (on a cross-site POST) the browser's cookie and is checked by its `state`.
+    func locate(_ id: String) async throws -> (state: LoginState, browserBindingHash: String?)? {
+        try await read(id).map { ($0.state, $0.bindingHash) }
+    }
+
     /// The flow's state, if it exists, has not expired and belongs to `owner`.
     func find(_ id: String, owner: Owner) async throws -> LoginState? {
+        guard let stored = try await read(id) else { return nil }
+        switch owner {
+        case .client(let clientID):
+            guard stored.bindingHash == nil, stored.clientID == clientID else { return nil }
+        case .browser(let binding):
+            guard let bindingHash = stored.bindingHash, ConstantTime.equals(bindingHash, TokenDigest.hex(binding)) else { return nil }
+        }
+        return stored.state
+    }
+
+    private func read(_ id: String) async throws -> (state: LoginState, clientID: String, bindingHash: String?)? {
         let now = clock.now()
         let row = try await database.read { sql in
             try await sql.raw(
@@ -47,19 +64,13 @@ struct FlowStore: Sendable {
             ).first()
         }
         guard let row else { return nil }
-        let bindingHash = try row.decode(column: "browser_binding_hash", as: String?.self)
-        switch owner {
-        case .client(let clientID):
-            guard bindingHash == nil, try row.decode(column: "client_id", as: String.self) == clientID else { return nil }
-        case .browser(let binding):
-            guard let bindingHash, ConstantTime.equals(bindingHash, TokenDigest.hex(binding)) else { return nil }
-        }
         // A flow stored by an older version of the engine, in a form this one does not read, has expired for it.
         guard var state = try? JSONDecoder().decode(LoginState.self, from: Data(try row.decode(column: "state", as: String.self).utf8)) else {
             return nil
         }
         state.version = try row.decode(column: "version", as: Int.self)
-        return state
+        state.id = id
+        return (state, try row.decode(column: "client_id", as: String.self), try row.decode(column: "browser_binding_hash", as: String?.self))
     }
 
     /// Another submission moved the flow on since this one read it; nothing of this one's state was written.

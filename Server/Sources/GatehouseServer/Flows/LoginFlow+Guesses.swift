@@ -35,6 +35,8 @@ extension LoginFlow {
         switch purpose {
         case .secondFactor, .enrollFactor:
             "user:" + (state.account?.userID ?? "")
+        case .linkIdentity:
+            "user:" + (state.federation.candidateID ?? "")
         case .recovery, .unlock:
             state.candidateID.map { "user:" + $0 } ?? "name:" + (state.username ?? "").trimmingCharacters(in: .whitespaces).lowercased()
         case .verifyEmail:

@@ -56,7 +56,7 @@ extension LoginFlow {
                 id: FlowStep.register.rawValue, name: "Create your account",
                 description: "Create an account to continue to \(state.clientName ?? state.request.clientID).",
                 category: .registration, fields: fields,
-                actions: [FlowAction(id: "submit", kind: .submit, label: "Create account"), back], messages: messages)
+                actions: [FlowAction(id: "submit", kind: .submit, label: "Create account")] + identityProviderActions(for: state) + [back], messages: messages)
         case FlowStep.verifyEmail:
             return FlowNode(
                 id: FlowStep.verifyEmail.rawValue, name: "Confirm your email",

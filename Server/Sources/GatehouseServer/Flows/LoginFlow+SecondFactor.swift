@@ -21,9 +21,15 @@ extension LoginFlow {
 
     /// The password was right: ask for a second factor when policy or the request wants one, else finish.
     func afterPassword(_ id: String, state: FlowStore.LoginState, user: User) async throws -> Outcome {
+        try await afterFirstFactor(id, state: state, user: user, account: FlowStore.ProvenAccount(userID: user.id, methods: ["pwd"]))
+    }
+
+    /// `account` proved one factor (a password, another identity provider): ask for a second factor when policy or the
+    /// request wants one, else finish.
+    func afterFirstFactor(_ id: String, state: FlowStore.LoginState, user: User, account: FlowStore.ProvenAccount) async throws -> Outcome {
         var next = state
         next.username = user.username
-        next.account = FlowStore.ProvenAccount(userID: user.id, methods: ["pwd"])
+        next.account = account
         // Changing two-step verification asks for a second factor whatever the client's policy.
         let changing = if case .enrollment = state.journey { true } else { false }
         guard let plan = try await secondFactorPlan(for: state.request, user: user, stepUp: changing) else {

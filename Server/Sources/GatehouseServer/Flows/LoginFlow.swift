@@ -14,6 +14,8 @@ struct LoginFlow: Sendable {
     var userAgent: String?
     /// The submission's password work, done before its transaction (``preparePasswords(for:action:values:)``).
     var passwords = PreparedPasswords.none
+    /// Another identity provider's answer, redeemed before the transaction (``prepareUpstream(for:values:)``).
+    var upstream: UpstreamAnswer?
 
     static let usernameField = FlowField(
         key: "username", kind: .text, label: "Username",
@@ -39,6 +41,7 @@ struct LoginFlow: Sendable {
         var state = FlowStore.LoginState(request: request, step: first, journey: Journey(kind), username: request.loginHint, clientName: clientName)
         if kind == .login { startPasskeySignIn(&state) }
         let id = try await server.flows.create(state, owner: owner, lifetime: server.configuration.tokens.authorizationRequest)
+        state.id = id
         return (id, node(for: state))
     }
 
@@ -57,6 +60,7 @@ struct LoginFlow: Sendable {
             case .recoveryPassword, .passwordWarning, .passwordExpired: passwordNode(for: state, messages: messages)
             case .enrollChoose: enrollmentNode(for: state, messages: messages)
             case .appLogin: appLoginNode(for: state, messages: messages)
+            case .linkAccount, .linkCode: federationNode(for: state, messages: messages)
             }
         return family ?? signInNode(for: state, messages: messages)
     }
@@ -85,7 +89,8 @@ struct LoginFlow: Sendable {
         // Offered where the passkey field is: the first node (not the password node of identify-first).
         let passkeyAction =
             passkey == nil || locked || state.step == .password ? [] : [FlowAction(id: Self.passkeyAction, kind: .submit, label: "Sign in with a passkey")]
-        let submit = { (label: String) in [FlowAction(id: "submit", kind: .submit, label: label)] + passkeyAction + unlock + links }
+        let providers = identityProviderActions(for: state)
+        let submit = { (label: String) in [FlowAction(id: "submit", kind: .submit, label: label)] + passkeyAction + unlock + providers + links }
         switch state.step {
         case FlowStep.identify:
             return FlowNode(
@@ -107,6 +112,8 @@ struct LoginFlow: Sendable {
     /// Why a node is shown again; the hosted page answers each with its own HTTP status.
     enum Problem: Sendable, Equatable {
         case invalidInput, invalidCredentials, invalidCode, throttled, locked
+        /// Another identity provider could not be reached.
+        case upstreamUnavailable
         /// Waiting for the authenticator app to approve (not an error: the page keeps showing the code).
         case waiting
         /// The app cancelled, or the code expired before anyone approved it.
@@ -147,7 +154,9 @@ struct LoginFlow: Sendable {
         signedIn: @escaping @Sendable (User, FlowStore.LoginState) async throws -> SignedIn
     ) async throws -> Submitted<SignedIn> {
         let current = node(for: state)
-        guard current.actions.contains(where: { $0.id == action }) else {
+        // A provider's answer may come back to whichever node the flow is at.
+        let isCallback = action == Self.callbackAction
+        guard isCallback || current.actions.contains(where: { $0.id == action && $0.kind != .idp }) else {
             throw OAuthError.invalidRequest("The node \(current.id) has no action \(action).")
         }
         let problems = action == current.primaryAction?.id ? current.problems(in: values) : []
@@ -158,6 +167,7 @@ struct LoginFlow: Sendable {
         }
         var flow = self
         flow.passwords = try await preparePasswords(for: state, action: action, values: values)
+        if isCallback { flow.upstream = await prepareUpstream(for: state, values: values) }
         do {
             return try await server.database.transaction { [flow] _ in
                 let outcome = try await flow.dispatch(id, state: state, action: action, values: values)
@@ -176,6 +186,7 @@ struct LoginFlow: Sendable {
 
     /// Hands a submission to the handler of its step: one exhaustive switch, so a new step is a new case here.
     private func dispatch(_ id: String, state: FlowStore.LoginState, action: String, values: [String: FieldValue]) async throws -> Outcome {
+        if action == Self.callbackAction { return try await advanceUpstream(id, state: state) }
         switch state.step {
         case .credentials, .identify, .password:
             return try await advanceSignIn(id, state: state, action: action, values: values)
@@ -192,6 +203,8 @@ struct LoginFlow: Sendable {
             return try await advanceEnrollment(id, state: state, values: values)
         case .appLogin:
             return try await advanceAppLogin(id, state: state, action: action)
+        case .linkAccount, .linkCode:
+            return try await advanceLinking(id, state: state, action: action, values: values)
         }
     }
 
@@ -238,6 +251,7 @@ struct LoginFlow: Sendable {
             return try await beginEnrollment(id, state: state, user: user)
         }
         guard try await server.flows.finish(id, at: state.version) else { throw FlowStore.Superseded() }
+        try await linkWaitingIdentity(state)
         // A new account or a reset password also ends a lock-out from earlier failures.
         if state.journey.endsLockout { try await server.authenticator.forgetFailures(of: user.username) }
         return .authenticated(user, state)

@@ -20,6 +20,10 @@ extension FlowStore {
         var account: ProvenAccount?
         /// The second factor being chosen, checked or set up.
         var secondFactor = SecondFactorProgress()
+        /// A sign-in sent to another identity provider, and an identity waiting to be linked.
+        var federation = FederationProgress()
+        /// The flow's id (not part of the stored state): the providers' URLs name it.
+        var id: String?
         /// The version of the stored flow this state was read at (a column, not part of the stored state): a write
         /// lands only on that version, so two submissions of one step cannot both move the flow on.
         var version = 0
@@ -34,7 +38,7 @@ extension FlowStore {
         }
 
         enum CodingKeys: String, CodingKey {
-            case request, step, clientName, username, journey, lockedOut, account, secondFactor
+            case request, step, clientName, username, journey, lockedOut, account, secondFactor, federation
         }
 
         /// The account a recovery or unlock is for, when the identifier named one (never shown).

@@ -21,7 +21,7 @@ extension LoginFlow {
         guard action == "submit" else { return .none }
         var prepared = PreparedPasswords.none
         switch state.step {
-        case .credentials, .password:
+        case .credentials, .password, .linkAccount:
             let username = state.step == .password ? state.username ?? "" : values["username"]?.text ?? ""
             prepared.signIn = try await server.authenticator.authenticate(
                 username: username, password: values["password"]?.text ?? "", source: source, devices: devices)
@@ -39,7 +39,7 @@ extension LoginFlow {
             if !prepared.newPasswordIsCurrent { prepared.newPasswordHash = try await server.hasher.hash(password) }
         case .identify, .chooseFactor, .totp, .recoveryCode, .enrollOffer, .enrollTOTP, .recoveryCodes, .emailCode, .smsCode, .voiceCode, .verifyEmail,
             .verifyPhone, .enrollMethod, .enrollPhone, .enrollPhoneCode, .enrollEmail, .enrollEmailCode, .passkey, .enrollPasskey,
-            .recoveryIdentify, .recoveryChoose, .resetCode, .unlockCode, .enrollChoose, .appLogin:
+            .recoveryIdentify, .recoveryChoose, .resetCode, .unlockCode, .enrollChoose, .appLogin, .linkCode:
             break
         }
         return prepared

@@ -11,9 +11,9 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
         response.headers[.xFrameOptions] = "DENY"
         response.headers[.xContentTypeOptions] = "nosniff"
         response.headers[.referrerPolicy] = "no-referrer"
-        // No form-action: browsers apply it to the redirect after sign-in, which goes to the client.
+        // Images may come from https too: identity providers' icons are theirs. No form-action: browsers apply it to the redirect after sign-in, which goes to the client.
         response.headers[.contentSecurityPolicy] =
-            "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'"
+            "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' data: https:; frame-ancestors 'none'; base-uri 'none'"
         if https { response.headers[.strictTransportSecurity] = "max-age=31536000" }
         return response
     }

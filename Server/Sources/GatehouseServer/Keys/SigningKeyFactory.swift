@@ -30,10 +30,11 @@ enum SigningKeyFactory {
         default:
             throw ConfigurationError("Unsupported signing algorithm \(algorithm); use RS256 or ES256.")
         }
-        jwk.keyID = thumbprint(of: jwk)
+        let kid = thumbprint(of: jwk)
+        jwk.keyID = kid
         let publicJSON = String(decoding: try JSONEncoder().encode(jwk), as: UTF8.self)
         return SigningKeyRecord(
-            kid: jwk.keyID, algorithm: algorithm, publicJWK: publicJSON,
+            kid: kid, algorithm: algorithm, publicJWK: publicJSON,
             sealedPrivateKey: try box.seal(Data(pem.utf8)), createdAt: now, retiredAt: nil, publishedUntil: nil
         )
     }

@@ -25,6 +25,11 @@ enum FlowPage {
         // The sign-in node has a passkey action beside the password; a passkey step's own button is its main action.
         let passkeyButton = node.actions.contains { $0.id == LoginFlow.passkeyAction } ? LoginFlow.passkeyAction : node.primaryAction?.id
         let buttons = node.actions.map { action in
+            // Another identity provider: a plain link to its start, which works without JavaScript.
+            if action.kind == .idp, let url = action.url {
+                let icon = action.icon.map { #"<img src="\#(HTML.escape($0))" alt="" width="20" height="20"> "# } ?? ""
+                return #"<a class="button idp" href="\#(HTML.escape(url))" data-idp="\#(HTML.escape(action.id))">\#(icon)\#(HTML.escape(action.label))</a>"#
+            }
             // Only the main action submits the fields; the others (links, resend, another method) skip the browser's checks.
             var style =
                 action.kind == .link ? #" class="link" formnovalidate"# : action.id == node.primaryAction?.id ? "" : #" class="secondary" formnovalidate"#

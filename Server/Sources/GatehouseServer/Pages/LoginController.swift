@@ -50,15 +50,23 @@ struct LoginController: Sendable {
         else {
             return PageRenderer.error(title: "Sign-in expired", message: LoginMessages.hostedExpired, status: .forbidden)
         }
+        let node = LoginFlow(server: server).node(for: state)
+        let action = form["action"] ?? node.actions.first { $0.kind == .submit }?.id ?? "submit"
+        return try await run(id, state: state, binding: binding, action: action, values: FlowPage.values(of: node, in: form), request: request, source: source)
+    }
+
+    /// Applies a submission to the browser's flow `id` (bound by `binding`, checked by the caller) and answers with
+    /// the page or redirect it leads to: the next node, the node again, or the client's redirect after a sign-in.
+    func run(
+        _ id: String, state: FlowStore.LoginState, binding: String, action: String, values: [String: FieldValue], request: Request, source: ClientAddress
+    ) async throws -> Response {
         let device = server.deviceCookies.verify(server.cookies.value(server.cookies.deviceName, in: request))
         let flow = LoginFlow(server: server, source: source, devices: device.map { [$0] } ?? [], userAgent: request.headers[.userAgent])
-        let node = flow.node(for: state)
-        let action = form["action"] ?? node.actions.first { $0.kind == .submit }?.id ?? "submit"
         let previous = server.cookies.value(server.cookies.sessionName, in: request)
         let submitted: LoginFlow.Submitted<Response>
         do {
             // The browser session and the authorization code are made in the submission's transaction.
-            submitted = try await flow.submit(id, state: state, action: action, values: FlowPage.values(of: node, in: form)) {
+            submitted = try await flow.submit(id, state: state, action: action, values: values) {
                 [server] user, state in
                 let started = try await server.sessions.start(
                     userID: user.id, methods: state.methods, lifetime: server.configuration.tokens.session, replacing: previous)
@@ -103,6 +111,7 @@ struct LoginController: Sendable {
         case .locked: .forbidden
         case .waiting: .ok
         case .notApproved: .conflict
+        case .upstreamUnavailable: .badGateway
         }
     }
 }

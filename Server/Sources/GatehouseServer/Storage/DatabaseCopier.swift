@@ -81,6 +81,12 @@ public struct DatabaseCopier: Sendable {
                 ("aaguid", .text), ("user_verified", .integer), ("backup_eligible", .integer), ("backed_up", .integer),
                 ("attestation", .text), ("transports", .text), ("name", .text), ("created_at", .integer), ("last_used_at", .integer),
             ]),
+        Table(
+            name: "federated_identities",
+            columns: [
+                ("provider", .text), ("subject", .text), ("user_id", .text), ("email", .text), ("sealed_tokens", .text), ("created_at", .integer),
+                ("last_used_at", .integer),
+            ]),
         Table(name: "recovery_codes", columns: [("code_hash", .text), ("user_id", .text), ("created_at", .integer), ("used_at", .integer)]),
         Table(
             name: "one_time_codes",

@@ -387,5 +387,23 @@ enum SchemaMigrations {
                 "ALTER TABLE users ADD COLUMN passkey_user_handle TEXT",
                 "CREATE UNIQUE INDEX users_passkey_user_handle ON users(passkey_user_handle)",
             ]),
+        // Identities at other providers linked to accounts: (provider, subject) belongs to one account.
+        Migration(
+            version: 19, name: "federated identities",
+            statements: [
+                """
+                CREATE TABLE federated_identities (
+                    provider TEXT NOT NULL,
+                    subject TEXT NOT NULL,
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    email TEXT,
+                    sealed_tokens TEXT,
+                    created_at BIGINT NOT NULL,
+                    last_used_at BIGINT,
+                    PRIMARY KEY (provider, subject)
+                )
+                """,
+                "CREATE INDEX federated_identities_user ON federated_identities(user_id)",
+            ]),
     ]
 }

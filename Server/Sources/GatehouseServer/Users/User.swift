@@ -19,6 +19,13 @@ public struct User: Sendable, Equatable, Codable {
     /// When the person last answered "Not now" to an offer to set up a second factor; the offer waits a while.
     public var enrollmentDeclinedAt: Int64? = nil
 
+    /// The password hash of an account made by another identity provider, which has no password until one is set
+    /// (by recovery): no password matches it.
+    public static let noPassword = "!"
+
+    /// Whether the account has a password to sign in with.
+    public var hasPassword: Bool { passwordHash != Self.noPassword }
+
     enum CodingKeys: String, CodingKey {
         case id, username, email, name
         case emailVerified = "email_verified"

@@ -89,7 +89,7 @@ struct TerminalFlow {
             case .multipleChoice(let choice):
                 step[choice.key] = try choose(choice.label, choice.options.map(\.label), several: true)
                     .map { choice.options[$0].value }.joined(separator: ",")
-            case .submit, .flowLink, .passkey:
+            case .submit, .flowLink, .passkey, .idp:
                 continue
             }
         }

@@ -35,6 +35,8 @@ public enum Collector: Sendable {
     case submit(SubmitCollector)
     /// A link that starts another flow.
     case flowLink(FlowLinkCollector)
+    /// "Sign in with …" another identity provider, through an ``IdentityProviderBrowser``.
+    case idp(IdpCollector)
 
     init(field: FlowField, messages: [FlowMessage]) {
         let own = messages.filter { $0.field == field.key }
@@ -55,6 +57,7 @@ public enum Collector: Sendable {
         switch action.kind {
         case .submit: self = .submit(SubmitCollector(action: action))
         case .link: self = .flowLink(FlowLinkCollector(action: action))
+        case .idp: self = .idp(IdpCollector(action: action))
         }
     }
 
@@ -68,7 +71,7 @@ public enum Collector: Sendable {
         case .singleChoice(let collector): collector
         case .multipleChoice(let collector): collector
         case .passkey(let collector): collector
-        case .label, .qrCode, .submit, .flowLink: nil
+        case .label, .qrCode, .submit, .flowLink, .idp: nil
         }
     }
 
@@ -86,7 +89,7 @@ public enum Collector: Sendable {
             collector.selections = value.split(separator: ",").map(String.init)
             self = .multipleChoice(collector)
         case .passkey(var collector): collector.credentialJSON = value; self = .passkey(collector)
-        case .label, .qrCode, .submit, .flowLink: return false
+        case .label, .qrCode, .submit, .flowLink, .idp: return false
         }
         return true
     }

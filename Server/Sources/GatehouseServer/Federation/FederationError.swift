@@ -1,0 +1,46 @@
+/// Why signing in with another identity provider did not work. ``message`` is shown to the person (it names the
+/// provider and never a token); ``detail`` goes to the log.
+struct FederationError: Error, Sendable, Equatable {
+    enum Reason: String, Sendable {
+        /// The provider could not be reached or answered something unreadable.
+        case unavailable = "idp_unavailable"
+        /// The person said no at the provider, or the provider refused the request.
+        case denied = "idp_denied"
+        /// The token endpoint refused the code.
+        case tokenRefused = "idp_token_refused"
+        /// The ID token (or profile) failed validation.
+        case invalidIdentity = "idp_invalid_identity"
+        /// The answer does not belong to a sign-in this flow started (wrong, reused or missing `state`).
+        case invalidState = "idp_invalid_state"
+    }
+
+    var reason: Reason
+    var message: String
+    var detail: String
+
+    static func unavailable(_ provider: String, _ detail: String) -> Self {
+        Self(reason: .unavailable, message: "\(provider) could not be reached. Try again in a moment, or sign in another way.", detail: detail)
+    }
+
+    static func denied(_ provider: String, error: String, description: String?) -> Self {
+        let message =
+            error == "access_denied"
+            ? "Signing in with \(provider) was cancelled or not allowed." : "\(provider) did not sign you in (\(error)). Try again, or sign in another way."
+        return Self(reason: .denied, message: message, detail: "\(error): \(description ?? "")")
+    }
+
+    static func tokenRefused(_ provider: String, _ detail: String) -> Self {
+        Self(reason: .tokenRefused, message: "\(provider) did not confirm the sign-in. Try again.", detail: detail)
+    }
+
+    static func invalidIdentity(_ provider: String, _ detail: String) -> Self {
+        Self(reason: .invalidIdentity, message: "The sign-in from \(provider) could not be verified, so it was refused. Try again.", detail: detail)
+    }
+
+    static func invalidState(_ provider: String) -> Self {
+        Self(
+            reason: .invalidState,
+            message: "This answer from \(provider) does not belong to this sign-in (it was used already, or started in another window). Try again.",
+            detail: "state did not match")
+    }
+}

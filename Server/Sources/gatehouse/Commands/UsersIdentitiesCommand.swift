@@ -1,0 +1,48 @@
+import ArgumentParser
+import Foundation
+import GatehouseServer
+
+extension UsersCommand {
+    /// `gatehouse users identities NAME`: the identities at other providers linked to a user, to unlink one.
+    struct Identities: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the identities at other providers linked to a user, or unlink one.",
+            discussion: """
+                An unlinked identity signs in to this account no more; signing in with it again starts over as a new \
+                identity. The last way to sign in (no password, passkey or other identity left) is never unlinked.
+                """)
+
+        @Argument(help: "The user's name.")
+        var username: String
+        @Option(help: "Unlink the identity at this provider (its id).")
+        var unlink: String?
+        @OptionGroup var store: StoreOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            let name = username.lowercased()
+            let message: String? = try await store.withDatabase { _, database in
+                guard let user = try await UserStore(database: database).find(username: name) else { throw CommandError("There is no user named \(name).") }
+                let identities = FederatedIdentityStore(database: database)
+                if let provider = unlink {
+                    switch try await identities.unlink(userID: user.id, providerID: provider) {
+                    case .success: return "Unlinked \(name)'s \(provider) identity."
+                    case .failure(.notLinked): throw CommandError("\(name) has no identity at \(provider).")
+                    case .failure(.lastWayToSignIn):
+                        throw CommandError("\(provider) is \(name)'s only way to sign in: set a password (reset-password) or link another first.")
+                    }
+                }
+                let list = try await identities.identities(of: user.id)
+                if output.json {
+                    try JSONOutput.print(list)
+                    return nil
+                }
+                guard !list.isEmpty else { return "\(name) has no linked identities." }
+                var table = TextTable(headers: ["PROVIDER", "SUBJECT", "EMAIL", "LINKED", "LAST USED"])
+                table.rows = list.map { [$0.providerID, $0.subject, $0.email ?? "", Timestamp.format($0.createdAt), Timestamp.format($0.lastUsedAt)] }
+                return table.render()
+            }
+            if let message { print(message) }
+        }
+    }
+}

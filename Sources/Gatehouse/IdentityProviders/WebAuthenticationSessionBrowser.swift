@@ -1,0 +1,43 @@
+#if canImport(AuthenticationServices)
+import AuthenticationServices
+import Foundation
+
+/// The system's browser session on Apple platforms (ASWebAuthenticationSession): shares cookies with Safari unless
+/// ``prefersEphemeralSession``, and ends when the provider sends the browser to the app's callback scheme. Only the
+/// call into the system lives here; what is done with the returned URL is ``ContinueNode``'s, tested on every platform.
+@available(iOS 13.0, macOS 10.15, *)
+@MainActor
+public final class WebAuthenticationSessionBrowser: NSObject, IdentityProviderBrowser, ASWebAuthenticationPresentationContextProviding {
+    private let anchor: ASPresentationAnchor
+    /// Whether the session keeps no cookies (no "signed in already" at the provider, no prompt about sharing them).
+    public var prefersEphemeralSession = false
+
+    /// A browser presented from `anchor` (the app's window).
+    public init(anchor: ASPresentationAnchor) {
+        self.anchor = anchor
+    }
+
+    public nonisolated func authorize(_ url: URL, callbackScheme: String) async throws -> URL {
+        try await start(url, callbackScheme: callbackScheme)
+    }
+
+    private func start(_ url: URL, callbackScheme: String) async throws -> URL {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<URL, any Error>) in
+            let session = ASWebAuthenticationSession(url: url, callbackURLScheme: callbackScheme) { callback, error in
+                if let callback {
+                    continuation.resume(returning: callback)
+                } else {
+                    continuation.resume(throwing: error ?? ASWebAuthenticationSessionError(.canceledLogin))
+                }
+            }
+            session.presentationContextProvider = self
+            session.prefersEphemeralWebBrowserSession = prefersEphemeralSession
+            if !session.start() { continuation.resume(throwing: ASWebAuthenticationSessionError(.presentationContextInvalid)) }
+        }
+    }
+
+    public nonisolated func presentationAnchor(for session: ASWebAuthenticationSession) -> ASPresentationAnchor {
+        MainActor.assumeIsolated { anchor }
+    }
+}
+#endif

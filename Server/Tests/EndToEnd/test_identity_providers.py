@@ -1,0 +1,372 @@
+"""Signing in with other identity providers, end to end over loopback: a second Gatehouse and an independent OpenID
+provider (oidc-provider-mock, from PyPI) as upstreams of the first in headless Chromium, a GitHub-shaped OAuth 2.0
+stand-in, linking to existing accounts only after proof, an app's flow resumed through its redirect URI, and every
+refusal (tampered or replayed state, spoiled ID tokens, an upstream that says no, is down or too slow) an error on
+the node, never a server error."""
+from __future__ import annotations
+
+import html
+import re
+import subprocess
+import sys
+import time
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+import requests
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+from browser_steps import click_and_wait, press, sign_out, signed_in
+from gatehouse_harness import (APP_REDIRECT, PASSWORD, RFC7636_VERIFIER, WEB_REDIRECT, WEB_SECRET, Server, authorize_url, exchange,
+                               free_port, latest_code, redeem, start, submit, verify_id_token)
+from upstream_standin import StandIn
+
+CORP_SECRET = "corp-downstream-secret-0123456789abcdef"
+
+
+@pytest.fixture(scope="module")
+def corp():
+    """The upstream Gatehouse, on `localhost` so that its cookies and the first server's (on 127.0.0.1) stay apart."""
+    server = Server(host_name="localhost")
+    server.add_user("carol", PASSWORD, email="carol@corp.example", name="Carol Corp")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def mock_op():
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "oidc_provider_mock", "--port", str(port)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    issuer = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if requests.get(issuer + "/.well-known/openid-configuration", timeout=2).status_code == 200:
+                break
+        except requests.ConnectionError:
+            time.sleep(0.2)
+    else:
+        process.kill()
+        raise RuntimeError("oidc-provider-mock did not start")
+    yield issuer
+    process.terminate()
+    process.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def standin():
+    server = StandIn()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def server(corp, mock_op, standin):
+    providers = [
+        {"id": "corp", "name": "Corp", "issuer": corp.issuer, "client_id": "downstream", "client_secret": CORP_SECRET, "trust_email": True},
+        {"id": "mock", "name": "Mock ID", "issuer": mock_op, "client_id": "gatehouse", "client_secret": "any", "trust_email": True,
+         "client_authentication": "client_secret_post"},
+        # The same provider, not trusted for its addresses.
+        {"id": "untrusted", "name": "Elsewhere", "issuer": mock_op, "client_id": "gatehouse", "client_secret": "any"},
+        {"id": "github", "preset": "github", "client_id": StandIn.CLIENT_ID, "client_secret": StandIn.CLIENT_SECRET,
+         "authorization_endpoint": standin.issuer + "/login/oauth/authorize", "token_endpoint": standin.issuer + "/login/oauth/access_token",
+         "userinfo_endpoint": standin.issuer + "/user", "emails_endpoint": standin.issuer + "/user/emails",
+         "client_authentication": "client_secret_post"},
+        {"id": "spoiled", "name": "Stand-in OIDC", "issuer": standin.issuer, "client_id": StandIn.CLIENT_ID,
+         "client_secret": StandIn.CLIENT_SECRET, "timeout": 2},
+        {"id": "down", "name": "Nowhere", "issuer": f"http://127.0.0.1:{free_port()}", "client_id": "x", "client_secret": "y", "timeout": 2},
+    ]
+    downstream = Server(config={"identity_providers": providers})
+    downstream.add_client("web", WEB_REDIRECT, secret=WEB_SECRET)
+    downstream.add_client("app", APP_REDIRECT, public=True)
+    downstream.add_user("erin", PASSWORD, email="erin@example.org")
+    downstream.add_user("victim", PASSWORD, email="victim@example.org")
+    corp.add_client("downstream", downstream.issuer + "/login/idp/callback", secret=CORP_SECRET)
+    yield downstream
+    downstream.stop()
+
+
+def set_mock_user(mock_op, sub, **claims):
+    assert requests.put(f"{mock_op}/users/{sub}", json=claims, timeout=10).status_code == 204
+
+
+def identities(server, username):
+    return server.cli("users", "identities", username, "--json").stdout
+
+
+def users(server):
+    import json
+    return {user["username"]: user for user in json.loads(server.cli("users", "list", "--json").stdout)}
+
+
+# Without JavaScript: a session that follows the hosted pages and the providers' redirects.
+
+class Visit:
+    """One browser visit without JavaScript: the sign-in page, a provider's button, and where the answer leads."""
+
+    def __init__(self, server):
+        self.server = server
+        self.session = requests.Session()
+        self.page = self.session.get(authorize_url(server, scope="openid profile email"), timeout=10)
+        assert self.page.status_code == 200 and "/login?flow=" in self.page.url, self.page.text[:300]
+
+    def provider_url(self, provider_id):
+        found = re.search(r'<a class="button idp" href="([^"]+)" data-idp="idp:' + re.escape(provider_id) + '"', self.page.text)
+        assert found, f"no button for {provider_id}"
+        return html.unescape(found.group(1))
+
+    def go(self, provider_id):
+        """Opens the provider's button; returns the provider's authorization URL it redirected to."""
+        response = self.session.get(self.provider_url(provider_id), allow_redirects=False, timeout=10)
+        assert response.status_code == 302, response.text[:300]
+        return response.headers["Location"]
+
+    def answer(self, callback_url):
+        """Brings the provider's answer back, following the server's redirects up to the client's."""
+        response = self.session.get(callback_url, allow_redirects=False, timeout=30)
+        while response.status_code in (302, 303) and not response.headers["Location"].startswith(WEB_REDIRECT):
+            response = self.session.get(self.server.issuer + response.headers["Location"] if response.headers["Location"].startswith("/")
+                                        else response.headers["Location"], allow_redirects=False, timeout=30)
+        self.page = response
+        return response
+
+    def via_mock(self, provider_id, sub):
+        authorization = self.go(provider_id)
+        approved = self.session.post(authorization, data={"sub": sub}, allow_redirects=False, timeout=10)
+        assert approved.status_code == 302, approved.text[:300]
+        return self.answer(approved.headers["Location"])
+
+    def via_standin(self, provider_id):
+        authorization = self.go(provider_id)
+        answered = self.session.get(authorization, allow_redirects=False, timeout=10)
+        return self.answer(answered.headers["Location"])
+
+    def form_submit(self, action, **values):
+        token = re.search(r'name="csrf_token" value="([^"]+)"', self.page.text).group(1)
+        flow = re.search(r'name="flow" value="([^"]+)"', self.page.text).group(1)
+        response = self.session.post(self.server.issuer + "/login", data={"flow": flow, "csrf_token": token, "action": action, **values},
+                                     allow_redirects=False, timeout=30)
+        if response.status_code == 303 and response.headers["Location"].startswith("/login"):
+            response = self.session.get(self.server.issuer + response.headers["Location"], timeout=10)
+        self.page = response
+        return response
+
+    @property
+    def node(self):
+        found = re.search(r'data-node="([^"]+)"', self.page.text)
+        return found.group(1) if found else None
+
+    def code(self):
+        assert self.page.status_code in (302, 303), (self.page.status_code, self.page.text[:500])
+        location = self.page.headers["Location"]
+        assert location.startswith(WEB_REDIRECT), location
+        return parse_qs(urlparse(location).query)["code"][0]
+
+
+def signed_in_claims(server, code):
+    token = redeem(server, code)
+    assert token.status_code == 200, token.text
+    return verify_id_token(server, token.json(), "web", "n-456", "RS256")
+
+
+# In a real browser.
+
+def sign_in_through(chromium, server, provider_id):
+    chromium.get(authorize_url(server, scope="openid profile email"))
+    click_and_wait(chromium, chromium.find_element(By.CSS_SELECTOR, f'a[data-idp="idp:{provider_id}"]'))
+
+
+def test_a_second_gatehouse_is_an_upstream_in_chromium(chromium, server, corp):
+    sign_in_through(chromium, server, "corp")
+    # Corp's own sign-in page, in the same browser.
+    assert chromium.current_url.startswith(corp.issuer + "/login")
+    chromium.find_element(By.ID, "username").send_keys("carol")
+    chromium.find_element(By.ID, "password").send_keys(PASSWORD)
+    press(chromium, "submit")
+    assert signed_in(chromium)
+    first = signed_in_claims(server, parse_qs(urlparse(chromium.current_url).query)["code"][0])
+    assert "fed" in first["amr"]
+    carol = users(server)["carol"]
+    assert carol["email"] == "carol@corp.example" and carol["name"] == "Carol Corp" and carol["id"] == first["sub"]
+    assert '"provider" : "corp"' in identities(server, "carol") or '"provider": "corp"' in identities(server, "carol")
+
+    # Signed out of the first server only: Corp's session signs in again without a password, to the same account.
+    sign_out(chromium, server)
+    sign_in_through(chromium, server, "corp")
+    assert signed_in(chromium)
+    again = signed_in_claims(server, parse_qs(urlparse(chromium.current_url).query)["code"][0])
+    assert again["sub"] == first["sub"]
+    assert [name for name in users(server) if name.startswith("carol")] == ["carol"]
+
+
+def test_an_independent_openid_provider_is_an_upstream_in_chromium(chromium, server, mock_op):
+    set_mock_user(mock_op, "dave-at-mock", email="dave@mock.example", email_verified=True, name="Dave Mock", preferred_username="dave")
+    for attempt in range(2):
+        sign_in_through(chromium, server, "mock")
+        assert chromium.current_url.startswith(mock_op + "/oauth2/authorize")
+        chromium.find_element(By.CSS_SELECTOR, 'input[name="sub"]:not([type="hidden"])').send_keys("dave-at-mock")
+        click_and_wait(chromium, chromium.find_element(By.XPATH, '//button[normalize-space()="Authorize"]'))
+        assert signed_in(chromium)
+        claims = signed_in_claims(server, parse_qs(urlparse(chromium.current_url).query)["code"][0])
+        dave = users(server)["dave"]
+        assert claims["sub"] == dave["id"] and dave["email"] == "dave@mock.example" and dave["email_verified"] is True
+        sign_out(chromium, server)
+    assert "dave-at-mock" in identities(server, "dave")
+
+
+def test_a_github_shaped_oauth2_provider(server, standin):
+    visit = Visit(server)
+    visit.via_standin("github")
+    claims = signed_in_claims(server, visit.code())
+    octocat = users(server)["octocat"]
+    assert claims["sub"] == octocat["id"] and "fed" in claims["amr"]
+    # The primary verified address from /user/emails; the numeric id is the identity's subject.
+    assert octocat["email"] == "octocat@github.example" and octocat["email_verified"] is True
+    assert "583231" in identities(server, "octocat")
+    # client_secret_post and PKCE, as GitHub takes them.
+    body = standin.token_requests[-1]["body"]
+    assert body["client_id"] == StandIn.CLIENT_ID and body["client_secret"] == StandIn.CLIENT_SECRET and body["code_verifier"]
+
+
+def test_linking_to_an_existing_account_needs_its_password(server, mock_op):
+    set_mock_user(mock_op, "erin-upstream", email="erin@example.org", email_verified=True, name="Erin")
+    visit = Visit(server)
+    visit.via_mock("mock", "erin-upstream")
+    assert visit.page.status_code == 200 and visit.node == "login.idp.link"
+    assert 'value="erin"' in visit.page.text and "Link your Mock ID account" in visit.page.text
+    refused = visit.form_submit("submit", username="erin", password="wrong password")
+    assert refused.status_code == 401 and visit.node == "login.idp.link"
+    assert "no linked identities" in server.cli("users", "identities", "erin").stdout
+    visit.form_submit("submit", username="erin", password=PASSWORD)
+    claims = signed_in_claims(server, visit.code())
+    assert claims["sub"] == users(server)["erin"]["id"]
+    assert "erin-upstream" in identities(server, "erin")
+
+    # Linked: the next sign-in goes straight in.
+    again = Visit(server)
+    again.via_mock("mock", "erin-upstream")
+    assert signed_in_claims(server, again.code())["sub"] == claims["sub"]
+
+
+def test_linking_by_a_code_to_the_verified_address(server, mock_op):
+    set_mock_user(mock_op, "erin-second", email="erin@example.org", email_verified=True)
+    visit = Visit(server)
+    visit.via_mock("mock", "erin-second")
+    assert visit.node == "login.idp.link"
+    visit.form_submit("email_code")
+    assert visit.node == "login.idp.link_code"
+    assert visit.form_submit("submit", code="000000").status_code == 401
+    visit.form_submit("submit", code=latest_code(server, "erin@example.org"))
+    assert signed_in_claims(server, visit.code())["sub"] == users(server)["erin"]["id"]
+    assert "erin-second" in identities(server, "erin")
+
+
+@pytest.mark.parametrize("provider_id,verified", [("untrusted", True), ("mock", False)])
+def test_a_claimed_address_never_reaches_its_account(server, mock_op, provider_id, verified):
+    """An upstream identity claiming the victim's address (from a provider not trusted for addresses, or unverified)
+    gets no account of the victim's: not silently, not by a code to the victim's mailbox."""
+    sub = f"mallory-{provider_id}"
+    set_mock_user(mock_op, sub, email="victim@example.org", email_verified=verified, preferred_username="victim")
+    before = users(server)
+    visit = Visit(server)
+    visit.via_mock(provider_id, sub)
+    assert visit.node == "login.idp.link"
+    assert 'value="victim"' not in visit.page.text and 'value="email_code"' not in visit.page.text
+    assert visit.form_submit("submit", username="victim", password="guessed password").status_code == 401
+    assert "no linked identities" in server.cli("users", "identities", "victim").stdout
+    assert users(server).keys() == before.keys()
+
+
+def test_an_apps_flow_resumes_through_its_redirect_uri(server, mock_op):
+    set_mock_user(mock_op, "app-user", email="app-user@mock.example", email_verified=True)
+    flow = start(server).json()
+    idp = next(action for action in flow["node"]["actions"] if action["id"] == "idp:mock")
+    assert idp["type"] == "idp" and idp["url"].startswith(server.issuer)
+    # The app's browser session: no cookies of the app's flow, only the URL.
+    browser = requests.Session()
+    authorization = browser.get(idp["url"], allow_redirects=False, timeout=10).headers["Location"]
+    callback = browser.post(authorization, data={"sub": "app-user"}, allow_redirects=False, timeout=10).headers["Location"]
+    back = browser.get(callback, allow_redirects=False, timeout=10)
+    assert back.status_code == 302 and back.headers["Location"].startswith(APP_REDIRECT + "?")
+    returned = {key: values[0] for key, values in parse_qs(urlparse(back.headers["Location"]).query).items()}
+    done = submit(server, flow["flow_id"], returned, action="idp_callback").json()
+    assert done["status"] == "success", done
+    assert exchange(server, done["authorization"]["code"]).status_code == 200
+    # The same answer again: the flow is finished.
+    assert submit(server, flow["flow_id"], returned, action="idp_callback").status_code == 404
+
+
+@pytest.mark.parametrize("mode,message", [
+    ("wrong_iss", "could not be verified"), ("wrong_aud", "could not be verified"), ("expired", "could not be verified"),
+    ("nonce_mismatch", "could not be verified"), ("alg_none", "could not be verified"), ("hs256_public_key", "could not be verified"),
+    ("token_error", "did not confirm the sign-in"), ("access_denied", "was cancelled or not allowed"),
+])
+def test_a_spoiled_answer_is_an_error_on_the_node(server, standin, mode, message):
+    standin.mode = mode
+    try:
+        visit = Visit(server)
+        response = visit.via_standin("spoiled")
+    finally:
+        standin.mode = "good"
+    assert response.status_code == 401 and message in html.unescape(response.text) and visit.node == "login.credentials"
+    # The flow goes on: the same sign-in, done right, signs in.
+    visit.page = response
+    visit.via_standin("spoiled")
+    assert signed_in_claims(server, visit.code())["amr"] == ["fed"]
+
+
+def test_tampered_and_replayed_state(server, standin):
+    visit = Visit(server)
+    authorization = visit.go("spoiled")
+    callback = visit.session.get(authorization, allow_redirects=False, timeout=10).headers["Location"]
+    tampered = re.sub(r"state=([^&]+)", lambda m: "state=" + m.group(1)[:-4] + "AAAA", callback)
+    refused = visit.answer(tampered)
+    assert refused.status_code == 401 and "does not belong to this sign-in" in html.unescape(refused.text)
+    # The real answer was for the sign-in the tampered one used up: refused too.
+    assert visit.answer(callback).status_code == 401
+    # A fresh start signs in, and its answer is single use: a replay finds the flow finished.
+    visit.page = visit.session.get(visit.session.get(authorize_url(server), timeout=10).url, timeout=10)
+    authorization = visit.go("spoiled")
+    callback = visit.session.get(authorization, allow_redirects=False, timeout=10).headers["Location"]
+    visit.answer(callback)
+    visit.code()
+    replay = visit.session.get(callback, allow_redirects=False, timeout=10)
+    assert replay.status_code == 400 and "expired" in replay.text
+    # Another browser cannot bring the answer to someone else's sign-in.
+    other = Visit(server)
+    authorization = other.go("spoiled")
+    callback = other.session.get(authorization, allow_redirects=False, timeout=10).headers["Location"]
+    assert requests.get(callback, allow_redirects=False, timeout=10).status_code == 400
+
+
+def test_an_upstream_that_is_down_or_slow(server, standin):
+    visit = Visit(server)
+    began = time.monotonic()
+    down = visit.session.get(visit.provider_url("down"), allow_redirects=False, timeout=30)
+    assert down.status_code == 502 and "could not be reached" in html.unescape(down.text)
+    assert time.monotonic() - began < 10
+    standin.mode = "slow"
+    try:
+        began = time.monotonic()
+        response = visit.via_standin("spoiled")
+    finally:
+        standin.mode = "good"
+    assert response.status_code == 502 and "could not be reached" in html.unescape(response.text)
+    assert time.monotonic() - began < 10
+
+
+def test_unlinking_keeps_a_way_to_sign_in(server):
+    refused = server.cli("users", "identities", "octocat", "--unlink", "github", check=False)
+    assert refused.returncode != 0 and "only way to sign in" in refused.stderr
+    assert server.cli("users", "identities", "erin", "--unlink", "mock").returncode == 0
+    assert "erin-upstream" not in identities(server, "erin")
+
+
+def test_providers_list_and_check(server):
+    listed = server.cli("providers", "list").stdout
+    assert "corp" in listed and "/login/idp/callback" in listed
+    checked = server.cli("providers", "check", check=False)
+    assert checked.returncode == 1
+    assert "✓ corp: ready" in checked.stdout and "✓ mock: ready" in checked.stdout and "✗ down:" in checked.stdout

@@ -18,7 +18,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from browser_steps import click_and_wait, press, sign_out, signed_in
-from gatehouse_harness import (APP_REDIRECT, PASSWORD, RFC7636_VERIFIER, WEB_REDIRECT, WEB_SECRET, Server, authorize_url, exchange,
+from gatehouse_harness import (APP_REDIRECT, PASSWORD, binary, RFC7636_VERIFIER, WEB_REDIRECT, WEB_SECRET, Server, authorize_url, exchange,
                                free_port, latest_code, redeem, start, submit, verify_id_token)
 from upstream_standin import StandIn
 
@@ -81,6 +81,8 @@ def server(corp, mock_op, standin):
     downstream = Server(config={"identity_providers": providers})
     downstream.add_client("web", WEB_REDIRECT, secret=WEB_SECRET)
     downstream.add_client("app", APP_REDIRECT, public=True)
+    # The terminal client receives a provider's answer on a loopback port (RFC 8252): any port matches this one.
+    downstream.add_client("gatehouse-cli", "http://127.0.0.1/callback", public=True)
     downstream.add_user("erin", PASSWORD, email="erin@example.org")
     downstream.add_user("victim", PASSWORD, email="victim@example.org")
     corp.add_client("downstream", downstream.issuer + "/login/idp/callback", secret=CORP_SECRET)
@@ -370,3 +372,46 @@ def test_providers_list_and_check(server):
     checked = server.cli("providers", "check", check=False)
     assert checked.returncode == 1
     assert "✓ corp: ready" in checked.stdout and "✓ mock: ready" in checked.stdout and "✗ down:" in checked.stdout
+
+
+def browse_to_loopback(url):
+    """The browser's part of a terminal sign-in: the provider's page (the stand-in approves at once) and back, ending
+    at the terminal's loopback listener, whose page is returned."""
+    session = requests.Session()
+    response = session.get(url, allow_redirects=False, timeout=10)
+    for _ in range(5):
+        if response.status_code not in (302, 303):
+            return response
+        response = session.get(response.headers["Location"], allow_redirects=False, timeout=30)
+    raise AssertionError("too many redirects")
+
+
+def test_the_terminal_receives_the_answer_on_a_loopback_port(server, standin, tmp_path):
+    standin.claims = dict(standin.claims, sub="terminal-user", email="terminal@example.net", preferred_username="terminal")
+    process = subprocess.Popen(
+        [binary(), "login", "--issuer", server.issuer, "--identity-provider", "spoiled", "--no-browser", "--json", "--home", str(tmp_path)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+    try:
+        line = ""
+        while "http" not in line:
+            line = process.stderr.readline()
+            assert line, "the terminal printed no URL"
+        url = line.strip()
+        assert url.startswith(server.issuer + "/flows/") and url.endswith("/idp/spoiled")
+        page = browse_to_loopback(url)
+        assert page.status_code == 200 and "go back to the terminal" in page.text
+        out, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 0, err
+    import json
+    signed_in = json.loads(out)
+    assert signed_in["signed_in"] is True and signed_in["username"] == "terminal" and signed_in["client_id"] == "gatehouse-cli"
+    assert "terminal-user" in identities(server, "terminal")
+
+
+def test_the_terminal_refuses_an_unknown_provider(server, tmp_path):
+    refused = subprocess.run(
+        [binary(), "login", "--issuer", server.issuer, "--identity-provider", "nosuch", "--no-browser", "--home", str(tmp_path)],
+        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert refused.returncode != 0 and "does not offer the identity provider nosuch" in refused.stderr

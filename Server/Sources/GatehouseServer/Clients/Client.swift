@@ -1,10 +1,12 @@
+import Foundation
+
 /// An application registered to sign users in (an OAuth 2.0 client / OpenID Connect relying party).
 public struct Client: Sendable, Equatable, Codable {
     public var id: String
     public var name: String?
     /// SHA-256 of the secret, for confidential clients; `nil` for public clients (apps that cannot keep a secret).
     public var secretHash: String?
-    /// Redirect URIs, matched by exact string.
+    /// Redirect URIs, matched by exact string (loopback IP ones on any port, ``allowsRedirect(to:)``).
     public var redirectURIs: [String]
     public var postLogoutRedirectURIs: [String]
     /// Scopes the client may request.
@@ -26,5 +28,19 @@ public struct Client: Sendable, Equatable, Codable {
         case idTokenAlgorithm = "id_token_signed_response_alg"
         case createdAt = "created_at"
         case requiresPKCE = "require_pkce"
+    }
+
+    /// Whether `uri` is one of the client's redirect URIs: exactly, or, for a registered loopback IP URI
+    /// (`http://127.0.0.1/callback`, `http://[::1]/callback`), with any port, as RFC 8252 §7.3 asks of servers for
+    /// native apps that listen on a port the system gives them.
+    public func allowsRedirect(to uri: String) -> Bool {
+        if redirectURIs.contains(uri) { return true }
+        guard let requested = URLComponents(string: uri), requested.scheme == "http", let host = requested.host,
+            host == "127.0.0.1" || host == "[::1]" || host == "::1", requested.port != nil
+        else { return false }
+        var portless = requested
+        portless.port = nil
+        guard let bare = portless.string else { return false }
+        return redirectURIs.contains(bare)
     }
 }

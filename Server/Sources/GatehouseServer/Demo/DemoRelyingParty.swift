@@ -34,6 +34,8 @@ public final class DemoRelyingParty: Sendable {
         }
     }
     public static let cliRedirectURI = "dev.gatehouse.cli:/callback"
+    /// Where `gatehouse login --identity-provider` receives the browser's answer (any port, RFC 8252 §7.3).
+    public static let cliLoopbackRedirectURI = "http://127.0.0.1/callback"
     public static let username = "demo"
     public static let scope = "openid profile email offline_access"
 
@@ -72,7 +74,7 @@ public final class DemoRelyingParty: Sendable {
         let cli = try await server.clients.find(id: cliClientID)
         try await server.clients.upsert(
             Client(
-                id: cliClientID, name: "Gatehouse command line", secretHash: nil, redirectURIs: [cliRedirectURI], postLogoutRedirectURIs: [],
+                id: cliClientID, name: "Gatehouse command line", secretHash: nil, redirectURIs: [cliRedirectURI, cliLoopbackRedirectURI], postLogoutRedirectURIs: [],
                 scopes: ClientRegistrationRules.defaultScopes, idTokenAlgorithm: "RS256", createdAt: cli?.createdAt ?? server.clock.now()
             ))
         let user = try await server.users.find(username: username)

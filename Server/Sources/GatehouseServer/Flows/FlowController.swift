@@ -24,7 +24,7 @@ struct FlowController: Sendable {
         guard let client = try await server.clients.find(id: body.clientID) else {
             throw OAuthError.invalidRequest("No client is registered as \(body.clientID).")
         }
-        guard client.redirectURIs.contains(body.redirectURI) else {
+        guard client.allowsRedirect(to: body.redirectURI) else {
             throw OAuthError.invalidRequest("The redirect URI is not registered for \(client.id).")
         }
         // The same rules as the browser's authorization request.

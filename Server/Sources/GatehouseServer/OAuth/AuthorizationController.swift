@@ -29,7 +29,7 @@ struct AuthorizationController: Sendable {
         guard let client = try await server.clients.find(id: clientID) else {
             return PageRenderer.error(title: "Unknown application", message: "No application is registered as \"\(clientID)\".")
         }
-        guard let redirectURI = parameters["redirect_uri"], client.redirectURIs.contains(redirectURI),
+        guard let redirectURI = parameters["redirect_uri"], client.allowsRedirect(to: redirectURI),
             !["client_id", "redirect_uri"].contains(parameters.repeatedName ?? "")
         else {
             return PageRenderer.error(

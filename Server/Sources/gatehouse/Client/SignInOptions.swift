@@ -15,6 +15,17 @@ struct SignInOptions: ParsableArguments {
     var scope = "openid profile email offline_access"
     @Option(help: "Seconds to wait for each answer from the server.")
     var timeout: Double = 30
+    @Option(
+        name: .customLong("identity-provider"),
+        help: """
+            Sign in with this identity provider (its id) in a browser. Its answer comes back to a port on 127.0.0.1, \
+            so the client needs the redirect URI http://127.0.0.1/callback registered (any port matches).
+            """)
+    var identityProvider: String?
+    @Flag(name: .customLong("no-browser"), help: "Print an identity provider's URL instead of opening a browser.")
+    var noBrowser = false
+    @Option(help: "Seconds to wait for the browser to come back from an identity provider.")
+    var browserTimeout: Double = 300
     @Flag(help: "Print the result as JSON.")
     var json = false
     @OptionGroup var home: ClientHome
@@ -32,11 +43,30 @@ struct SignInOptions: ParsableArguments {
             issuer: issuer ?? ProcessInfo.processInfo.environment["GATEHOUSE_ISSUER"] ?? "http://127.0.0.1:8080",
             clientID: clientID, redirectURI: redirectURI, scopes: scope.split(separator: " ").map(String.init)
         )
-        let client = GatehouseClient(configuration: try home.configuration(for: profile, timeout: timeout))
         // Leave any earlier session first, so two users' tokens never mix.
         if let (previous, _) = try? await home.currentUser() { try? await previous.logout() }
-        let success = try await TerminalFlow(client: client, kind: kind, username: username, password: password).run()
-        try home.save(profile)
+        var chosen = identityProvider
+        var success: SuccessNode?
+        var saved = profile
+        // At most one switch to a provider chosen on a node: the flow starts again with the loopback redirect URI.
+        for _ in 0..<2 where success == nil {
+            var first: Node?
+            var current = profile
+            if let providerID = chosen {
+                let callback = try LoopbackCallback()
+                current.redirectURI = callback.redirectURI
+                first = try await signInWithProvider(providerID, callback: callback, profile: current, kind: kind, username: username)
+            }
+            let client = GatehouseClient(configuration: try home.configuration(for: current, timeout: timeout))
+            do {
+                success = try await TerminalFlow(client: client, kind: kind, username: username, password: password).run(from: first)
+                saved = current
+            } catch let choice as TerminalFlow.ProviderChosen where chosen == nil {
+                chosen = choice.providerID
+            }
+        }
+        guard let success else { throw CommandError("The sign-in did not finish.") }
+        try home.save(saved)
         let claims = success.claims
         if json {
             try JSONOutput.print(
@@ -54,6 +84,42 @@ struct SignInOptions: ParsableArguments {
                 case .enrollment: "Two-step verification updated; signed in"
                 }
             print("\(done) as \(who.isEmpty ? claims.subject : who) at \(claims.issuer).")
+        }
+    }
+}
+
+extension SignInOptions {
+    /// Starts a flow whose redirect URI is `callback`'s, opens (or prints) the provider's page, waits for the browser
+    /// to come back, and returns where the flow went.
+    private func signInWithProvider(_ providerID: String, callback: LoopbackCallback, profile: ClientHome.Profile, kind: FlowKind, username: String?)
+        async throws -> Node
+    {
+        let client = GatehouseClient(configuration: try home.configuration(for: profile, timeout: timeout))
+        let first = await client.start(kind, loginHint: username)
+        guard case .continue(let step) = first else { return first }
+        guard let provider = step.identityProviders.first(where: { $0.providerID == providerID }) else {
+            throw CommandError("This sign-in does not offer the identity provider \(providerID); `gatehouse providers list` shows the configured ones.")
+        }
+        let open = !noBrowser
+        let wait = browserTimeout
+        let browser = ClosureIdentityProviderBrowser { url, _ in
+            Terminal.say("\(provider.label): continue in your browser at\n\(url.absoluteString)")
+            if open { Self.openBrowser(url) }
+            return try await callback.wait(timeout: wait)
+        }
+        return await step.next(signingInWith: provider, browser: browser)
+    }
+
+    /// Opens `url` with the desktop's browser, when there is one; the URL is printed either way.
+    private static func openBrowser(_ url: URL) {
+        for opener in ["/usr/bin/xdg-open", "/usr/bin/open"] where FileManager.default.isExecutableFile(atPath: opener) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: opener)
+            process.arguments = [url.absoluteString]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try? process.run()
+            return
         }
     }
 }

@@ -13,8 +13,16 @@ struct TerminalFlow {
     var interactive: Bool { password == nil }
     static let maximumRetries = 5
 
-    func run() async throws -> SuccessNode {
-        var node = await client.start(kind, loginHint: username)
+    /// The person chose another identity provider: the flow starts again with a redirect URI the terminal can receive
+    /// on (``LoopbackCallback``), in ``SignInOptions``.
+    struct ProviderChosen: Error {
+        let providerID: String
+    }
+
+    /// Walks the flow from `first` (a new flow of ``kind`` when `nil`) to its end.
+    func run(from first: Node? = nil) async throws -> SuccessNode {
+        var node: Node
+        if let first { node = first } else { node = await client.start(kind, loginHint: username) }
         var retries = 0
         while true {
             switch node {
@@ -41,9 +49,12 @@ struct TerminalFlow {
         // other journeys are left out: the terminal has a command for each (`register`, `reset-password`), and so
         // is "Sign in with the app" (`gatehouse authenticator sign-in`).
         let others = step.submits.dropFirst().filter { $0.id != "app" }
-        if interactive, !others.isEmpty {
-            let options = [step.submit?.label ?? "Continue"] + others.map(\.label)
+        // Another identity provider opens a browser, whose answer comes back to a port of this machine.
+        let providers = step.identityProviders
+        if interactive, !others.isEmpty || !providers.isEmpty {
+            let options = [step.submit?.label ?? "Continue"] + others.map(\.label) + providers.map { "\($0.label) (in a browser)" }
             if let picked = try choose("What next?", options, several: false).first, picked > 0 {
+                guard picked <= others.count else { throw ProviderChosen(providerID: providers[picked - 1 - others.count].providerID) }
                 return await step.next(others[picked - 1])
             }
         }

@@ -82,6 +82,7 @@ let package = Package(
                 .product(name: "Gatehouse", package: "Gatehouse"),
                 .product(name: "GatehouseProtocol", package: "Gatehouse"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),

@@ -73,7 +73,7 @@ def server(corp, mock_op, standin):
         {"id": "github", "preset": "github", "client_id": StandIn.CLIENT_ID, "client_secret": StandIn.CLIENT_SECRET,
          "authorization_endpoint": standin.issuer + "/login/oauth/authorize", "token_endpoint": standin.issuer + "/login/oauth/access_token",
          "userinfo_endpoint": standin.issuer + "/user", "emails_endpoint": standin.issuer + "/user/emails",
-         "client_authentication": "client_secret_post"},
+         "client_authentication": "client_secret_post", "keep_tokens": True},
         {"id": "spoiled", "name": "Stand-in OIDC", "issuer": standin.issuer, "client_id": StandIn.CLIENT_ID,
          "client_secret": StandIn.CLIENT_SECRET, "timeout": 2},
         {"id": "down", "name": "Nowhere", "issuer": f"http://127.0.0.1:{free_port()}", "client_id": "x", "client_secret": "y", "timeout": 2},
@@ -230,6 +230,12 @@ def test_a_github_shaped_oauth2_provider(server, standin):
     # client_secret_post and PKCE, as GitHub takes them.
     body = standin.token_requests[-1]["body"]
     assert body["client_id"] == StandIn.CLIENT_ID and body["client_secret"] == StandIn.CLIENT_SECRET and body["code_verifier"]
+    # keep_tokens: the provider's tokens are kept sealed, never in clear; other providers' are not kept at all.
+    import sqlite3
+    with sqlite3.connect(server.database) as database:
+        kept = dict(database.execute("SELECT provider, sealed_tokens FROM federated_identities").fetchall())
+    assert kept["github"] and "at-" not in kept["github"] and "access_token" not in kept["github"]
+    assert all(tokens is None for provider, tokens in kept.items() if provider != "github")
 
 
 def test_linking_to_an_existing_account_needs_its_password(server, mock_op):

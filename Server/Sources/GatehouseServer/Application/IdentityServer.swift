@@ -21,6 +21,8 @@ public final class IdentityServer: Sendable {
     let authenticators: AuthenticatorStore
     let passkeys: PasskeyStore
     let federatedIdentities: FederatedIdentityStore
+    /// Seals the tokens of providers configured to keep them.
+    let federatedTokens: SecretBox
     /// Other identity providers' endpoints and keys, cached.
     let upstreams: UpstreamDirectory
     let oneTimeCodes: OneTimeCodeStore
@@ -82,6 +84,7 @@ public final class IdentityServer: Sendable {
             box: SecretBox(serverSecret: secret.bytes, purpose: AuthenticatorStore.purpose))
         passkeys = PasskeyStore(database: database, clock: clock)
         federatedIdentities = FederatedIdentityStore(database: database, clock: clock)
+        federatedTokens = SecretBox(serverSecret: secret.bytes, purpose: FederatedIdentityStore.tokensPurpose)
         upstreams = UpstreamDirectory(clock: clock)
         oneTimeCodes = OneTimeCodeStore(
             database: database, clock: clock, policy: configuration.oneTimeCodes,

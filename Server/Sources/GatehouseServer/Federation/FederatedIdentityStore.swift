@@ -4,6 +4,8 @@ import SQLKit
 public struct FederatedIdentityStore: Sendable {
     let database: any Database
     let clock: UnixClock
+    /// The purpose of the key that seals the provider's tokens an identity keeps (`keep_tokens`).
+    static let tokensPurpose = "federated identity tokens v1"
 
     /// A store on `database`.
     public init(database: any Database, clock: UnixClock = .system) {
@@ -11,13 +13,13 @@ public struct FederatedIdentityStore: Sendable {
         self.clock = clock
     }
 
-    /// The account `subject` at `providerID` is linked to, noting that it signed in now.
-    func signIn(providerID: String, subject: String) async throws -> String? {
+    /// The account `profile`'s identity is linked to, noting that it signed in now (and its newest tokens, when kept).
+    func signIn(_ profile: UpstreamProfile) async throws -> String? {
         try await database.transaction { sql in
             try await sql.raw(
                 """
-                UPDATE federated_identities SET last_used_at = \(bind: clock.now())
-                WHERE provider = \(bind: providerID) AND subject = \(bind: subject) RETURNING user_id
+                UPDATE federated_identities SET last_used_at = \(bind: clock.now()), sealed_tokens = COALESCE(\(bind: profile.sealedTokens), sealed_tokens)
+                WHERE provider = \(bind: profile.providerID) AND subject = \(bind: profile.subject) RETURNING user_id
                 """
             ).first()?.decode(column: "user_id", as: String.self)
         }
@@ -59,8 +61,9 @@ public struct FederatedIdentityStore: Sendable {
         }
     }
 
-    /// Why an identity was not unlinked.
-    public enum UnlinkRefusal: Error, Sendable, Equatable {
+    /// What asking to unlink an identity did.
+    public enum UnlinkOutcome: Sendable, Equatable {
+        case unlinked
         case notLinked
         /// It is the account's only way to sign in: set a password or link another identity first.
         case lastWayToSignIn
@@ -68,17 +71,17 @@ public struct FederatedIdentityStore: Sendable {
 
     /// Unlinks `userID`'s identity at `providerID`, unless the account would be left with no way to sign in (no
     /// password, no passkey, no other identity).
-    public func unlink(userID: String, providerID: String) async throws -> Result<Void, UnlinkRefusal> {
+    public func unlink(userID: String, providerID: String) async throws -> UnlinkOutcome {
         try await database.transaction { sql in
             let linked = try await sql.raw("SELECT provider FROM federated_identities WHERE user_id = \(bind: userID)").all()
                 .map { try $0.decode(column: "provider", as: String.self) }
-            guard linked.contains(providerID) else { return .failure(.notLinked) }
+            guard linked.contains(providerID) else { return .notLinked }
             let user = try await UserStore.find(id: userID, in: sql)
             let passkeys = try await sql.raw("SELECT COUNT(*) AS n FROM passkeys WHERE user_id = \(bind: userID)").first()?
                 .decode(column: "n", as: Int.self) ?? 0
-            guard linked.count > 1 || user?.hasPassword == true || passkeys > 0 else { return .failure(.lastWayToSignIn) }
+            guard linked.count > 1 || user?.hasPassword == true || passkeys > 0 else { return .lastWayToSignIn }
             try await sql.raw("DELETE FROM federated_identities WHERE user_id = \(bind: userID) AND provider = \(bind: providerID)").run()
-            return .success(())
+            return .unlinked
         }
     }
 }

@@ -27,8 +27,11 @@ struct UpstreamSignIn: Sendable {
     }
 
     /// Redeems `code` with `verifier`, validates what comes back, and reads the profile. `issuer` is the `iss` the
-    /// browser brought back (RFC 9207), checked when the provider sends one.
-    func redeem(code: String, verifier: String, nonce: String, issuer: String?) async throws(FederationError) -> UpstreamProfile {
+    /// browser brought back (RFC 9207), checked when the provider sends one. With `keep_tokens`, `seal` seals the
+    /// provider's tokens into the profile; otherwise they are dropped here, used once.
+    func redeem(code: String, verifier: String, nonce: String, issuer: String?, seal: (Data) throws -> String) async throws(FederationError)
+        -> UpstreamProfile
+    {
         let endpoints = try await directory.endpoints(for: provider)
         // A mix-up: an answer naming another provider than the one this sign-in went to.
         if let issuer, let expected = endpoints.issuer, !expected.contains("{"), issuer != expected {
@@ -64,6 +67,14 @@ struct UpstreamSignIn: Sendable {
             throw .invalidIdentity(provider.name, "the profile has no \(provider.claims.subject)")
         }
         if !provider.trustMFA { profile.methods = [] }
+        if provider.keepTokens {
+            let kept = tokens.filter { ["access_token", "refresh_token", "id_token", "expires_in", "scope", "token_type"].contains($0.key) }
+            do {
+                profile.sealedTokens = try seal(try JSONSerialization.data(withJSONObject: kept, options: [.sortedKeys]))
+            } catch {
+                throw .tokenRefused(provider.name, "the tokens could not be sealed: \(error)")
+            }
+        }
         return profile
     }
 

@@ -85,7 +85,8 @@ extension LoginFlow {
         else { return .refused(.denied(provider.name, error: "invalid_request", description: "no code")) }
         do {
             let profile = try await upstreamSignIn(provider).redeem(
-                code: code, verifier: String(decoding: verifier, as: UTF8.self), nonce: pending.nonce, issuer: text("iss"))
+                code: code, verifier: String(decoding: verifier, as: UTF8.self), nonce: pending.nonce, issuer: text("iss")
+            ) { [box = server.federatedTokens] in try box.seal($0) }
             return .profile(profile)
         } catch {
             return .refused(error)
@@ -110,7 +111,7 @@ extension LoginFlow {
             profile = answered
         }
         guard let provider = server.configuration.identityProvider(profile.providerID) else { return .gone }
-        if let userID = try await server.federatedIdentities.signIn(providerID: profile.providerID, subject: profile.subject),
+        if let userID = try await server.federatedIdentities.signIn(profile),
             let user = try await server.users.find(id: userID)
         {
             server.logger.info("Signed in with an identity provider", metadata: ["user": "\(user.id)", "provider": "\(provider.id)"])

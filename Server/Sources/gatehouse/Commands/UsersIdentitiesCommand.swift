@@ -26,9 +26,9 @@ extension UsersCommand {
                 let identities = FederatedIdentityStore(database: database)
                 if let provider = unlink {
                     switch try await identities.unlink(userID: user.id, providerID: provider) {
-                    case .success: return "Unlinked \(name)'s \(provider) identity."
-                    case .failure(.notLinked): throw CommandError("\(name) has no identity at \(provider).")
-                    case .failure(.lastWayToSignIn):
+                    case .unlinked: return "Unlinked \(name)'s \(provider) identity."
+                    case .notLinked: throw CommandError("\(name) has no identity at \(provider).")
+                    case .lastWayToSignIn:
                         throw CommandError("\(provider) is \(name)'s only way to sign in: set a password (reset-password) or link another first.")
                     }
                 }

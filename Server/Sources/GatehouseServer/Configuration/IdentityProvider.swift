@@ -191,7 +191,9 @@ public struct IdentityProvider: Sendable, Decodable, Equatable {
         case .oidc:
             guard issuer != nil else { throw ConfigurationError(key: key("issuer"), "is required for an oidc provider (discovery starts there).") }
         case .oauth2:
-            for (value, name) in [(authorizationEndpoint, "authorization_endpoint"), (tokenEndpoint, "token_endpoint"), (userinfoEndpoint, "userinfo_endpoint")]
+            for (value, name) in [
+                (authorizationEndpoint, "authorization_endpoint"), (tokenEndpoint, "token_endpoint"), (userinfoEndpoint, "userinfo_endpoint"),
+            ]
             where value == nil {
                 throw ConfigurationError(key: key(name), "is required for an oauth2 provider.")
             }

@@ -74,7 +74,8 @@ public final class DemoRelyingParty: Sendable {
         let cli = try await server.clients.find(id: cliClientID)
         try await server.clients.upsert(
             Client(
-                id: cliClientID, name: "Gatehouse command line", secretHash: nil, redirectURIs: [cliRedirectURI, cliLoopbackRedirectURI], postLogoutRedirectURIs: [],
+                id: cliClientID, name: "Gatehouse command line", secretHash: nil, redirectURIs: [cliRedirectURI, cliLoopbackRedirectURI],
+                postLogoutRedirectURIs: [],
                 scopes: ClientRegistrationRules.defaultScopes, idTokenAlgorithm: "RS256", createdAt: cli?.createdAt ?? server.clock.now()
             ))
         let user = try await server.users.find(username: username)

@@ -77,7 +77,8 @@ public struct FederatedIdentityStore: Sendable {
                 .map { try $0.decode(column: "provider", as: String.self) }
             guard linked.contains(providerID) else { return .notLinked }
             let user = try await UserStore.find(id: userID, in: sql)
-            let passkeys = try await sql.raw("SELECT COUNT(*) AS n FROM passkeys WHERE user_id = \(bind: userID)").first()?
+            let passkeys =
+                try await sql.raw("SELECT COUNT(*) AS n FROM passkeys WHERE user_id = \(bind: userID)").first()?
                 .decode(column: "n", as: Int.self) ?? 0
             guard linked.count > 1 || user?.hasPassword == true || passkeys > 0 else { return .lastWayToSignIn }
             try await sql.raw("DELETE FROM federated_identities WHERE user_id = \(bind: userID) AND provider = \(bind: providerID)").run()

@@ -17,7 +17,8 @@ struct FederationController: Sendable {
                 source: server.clientAddress(of: request, context: context))
         }
         router.get("/login/idp/callback") { request, context in
-            try await callback(request, parameters: FormParameters(encoded: request.uri.query ?? ""), source: server.clientAddress(of: request, context: context))
+            try await callback(
+                request, parameters: FormParameters(encoded: request.uri.query ?? ""), source: server.clientAddress(of: request, context: context))
         }
         // `response_mode=form_post` (Apple): a cross-site POST carries no SameSite=Lax cookie, so the answer is sent on
         // as a GET of the same URL, which the browser makes with the cookie.

@@ -29,7 +29,9 @@ struct UpstreamSignIn: Sendable {
     /// Redeems `code` with `verifier`, validates what comes back, and reads the profile. `issuer` is the `iss` the
     /// browser brought back (RFC 9207), checked when the provider sends one. With `keep_tokens`, `seal` seals the
     /// provider's tokens into the profile; otherwise they are dropped here, used once.
-    func redeem(code: String, verifier: String, nonce: String, issuer: String?, seal: (Data) throws -> String) async throws(FederationError)
+    func redeem(
+        code: String, verifier: String, nonce: String, issuer: String?, seal: (Data) throws -> String
+    ) async throws(FederationError)
         -> UpstreamProfile
     {
         let endpoints = try await directory.endpoints(for: provider)

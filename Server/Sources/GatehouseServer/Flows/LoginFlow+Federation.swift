@@ -135,7 +135,9 @@ extension LoginFlow {
 
     /// Signed in as `user` through the provider: one factor (`fed`), unless the provider is trusted for its second
     /// factor and used one; then the sign-on policy's second factor as after a password.
-    private func afterUpstream(_ id: String, state: FlowStore.LoginState, user: User, profile: UpstreamProfile, provider: IdentityProvider) async throws
+    private func afterUpstream(
+        _ id: String, state: FlowStore.LoginState, user: User, profile: UpstreamProfile, provider: IdentityProvider
+    ) async throws
         -> Outcome
     {
         if user.isLocked { return .retry(node(for: state, messages: [FlowMessage(level: .error, text: LoginMessages.locked, code: "locked")]), .locked) }

@@ -62,7 +62,8 @@ struct LoopbackCallback: Sendable {
                         Self.respond(connection, status: "404 Not Found", body: "Not here.")
                         continue
                     }
-                    Self.respond(connection, status: "200 OK", body: "Signed in with the identity provider. You can close this window and go back to the terminal.")
+                    Self.respond(
+                        connection, status: "200 OK", body: "Signed in with the identity provider. You can close this window and go back to the terminal.")
                     continuation.resume(returning: url)
                     return
                 }

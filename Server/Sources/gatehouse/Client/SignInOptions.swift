@@ -91,7 +91,9 @@ struct SignInOptions: ParsableArguments {
 extension SignInOptions {
     /// Starts a flow whose redirect URI is `callback`'s, opens (or prints) the provider's page, waits for the browser
     /// to come back, and returns where the flow went.
-    private func signInWithProvider(_ providerID: String, callback: LoopbackCallback, profile: ClientHome.Profile, kind: FlowKind, username: String?)
+    private func signInWithProvider(
+        _ providerID: String, callback: LoopbackCallback, profile: ClientHome.Profile, kind: FlowKind, username: String?
+    )
         async throws -> Node
     {
         let client = GatehouseClient(configuration: try home.configuration(for: profile, timeout: timeout))

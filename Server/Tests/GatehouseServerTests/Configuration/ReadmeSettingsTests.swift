@@ -31,6 +31,8 @@ struct ReadmeSettingsTests {
             "webauthn": keys(WebAuthnPolicy.CodingKeys.self),
             "connections": keys(ConnectionPolicy.CodingKeys.self),
             "trusted_proxies": keys(TrustedProxies.CodingKeys.self),
+            "identity_providers": keys(IdentityProvider.CodingKeys.self)
+                + keys(IdentityProvider.ClaimMapping.CodingKeys.self).map { "claims.\($0)" },
         ]
         return keys(ServerConfiguration.CodingKeys.self).flatMap { top in [top] + (sections[top] ?? []).map { "\(top).\($0)" } }
     }

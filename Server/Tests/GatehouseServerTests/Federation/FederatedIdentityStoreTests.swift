@@ -44,7 +44,8 @@ struct FederatedIdentityStoreTests {
             _ = try await store.signIn(kept)
             _ = try await store.signIn(Self.profile("github", "7"))
             let stored = try await server.database.read { sql in
-                try await sql.raw("SELECT sealed_tokens FROM federated_identities WHERE subject = '7'").first()?.decode(column: "sealed_tokens", as: String?.self)
+                try await sql.raw("SELECT sealed_tokens FROM federated_identities WHERE subject = '7'").first()?.decode(
+                    column: "sealed_tokens", as: String?.self)
             }
             #expect(stored == "sealed-2")
 

@@ -108,7 +108,8 @@ struct IdentityProviderTests {
             #expect(error?.key == key, "\(providers)")
         }
         let unknown = #expect(throws: (any Error).self) {
-            try Self.load(#"{"identity_providers": [{"id": "x", "issuer": "https://id.example", "client_id": "c", "client_secret": "s", "trust_emails": true}]}"#)
+            try Self.load(
+                #"{"identity_providers": [{"id": "x", "issuer": "https://id.example", "client_id": "c", "client_secret": "s", "trust_emails": true}]}"#)
         }
         #expect("\(unknown.map { "\($0)" } ?? "")".contains("trust_emails"))
     }

@@ -20,7 +20,8 @@ struct SDKIdentityProviderTests {
             let hash = try await upstream.hasher.hash(SDKLiveFlowTests.password)
             try await upstream.users.create(username: "uma", email: "uma@upstream.example", name: "Uma Upstream", passwordHash: hash)
             try await TestServer.withLiveServer(configure: { configuration in
-                var provider = IdentityProvider(id: "upstream", name: "Upstream", issuer: upstreamIssuer.absoluteString, clientID: "downstream", clientSecret: Self.secret)
+                var provider = IdentityProvider(
+                    id: "upstream", name: "Upstream", issuer: upstreamIssuer.absoluteString, clientID: "downstream", clientSecret: Self.secret)
                 provider.trustEmail = true
                 configuration.identityProviders = [provider]
             }) { server, issuer in

@@ -249,7 +249,7 @@ def test_linking_to_an_existing_account_needs_its_password(server, mock_op):
     assert "no linked identities" in server.cli("users", "identities", "erin").stdout
     visit.form_submit("submit", username="erin", password=PASSWORD)
     claims = signed_in_claims(server, visit.code())
-    assert claims["sub"] == users(server)["erin"]["id"]
+    assert claims["sub"] == users(server)["erin"]["id"] and claims["amr"] == ["fed", "pwd"]
     assert "erin-upstream" in identities(server, "erin")
 
     # Linked: the next sign-in goes straight in.

@@ -269,16 +269,21 @@ extension LoginFlow {
         }
     }
 
-    /// Links the identity waiting in `state` to the account the flow proved; called as the flow finishes. An identity
-    /// linked meanwhile (another tab) stays with its account, and this sign-in goes on without linking.
-    func linkWaitingIdentity(_ state: FlowStore.LoginState) async throws {
-        guard let profile = state.federation.link, let account = state.account else { return }
+    /// Links the identity waiting in `state` to the account the flow proved; called as the flow finishes. Returns the
+    /// state to finish with: the provider took part, so `amr` has `fed`. An identity linked meanwhile (another tab)
+    /// stays with its account, and this sign-in goes on without linking.
+    func linkWaitingIdentity(_ state: FlowStore.LoginState) async throws -> FlowStore.LoginState {
+        guard let profile = state.federation.link, let account = state.account else { return state }
         do {
             try await TransactionScope.recoverable { try await server.federatedIdentities.link(profile, to: account.userID) }
             server.logger.info("Identity provider linked", metadata: ["user": "\(account.userID)", "provider": "\(profile.providerID)"])
         } catch let error as DatabaseError where error.isDuplicate {
             server.logger.notice("An identity was linked by another sign-in first", metadata: ["provider": "\(profile.providerID)"])
+            return state
         }
+        var linked = state
+        if !account.methods.contains("fed") { linked.account?.methods.insert("fed", at: 0) }
+        return linked
     }
 }
 

@@ -251,10 +251,10 @@ struct LoginFlow: Sendable {
             return try await beginEnrollment(id, state: state, user: user)
         }
         guard try await server.flows.finish(id, at: state.version) else { throw FlowStore.Superseded() }
-        try await linkWaitingIdentity(state)
+        let finished = try await linkWaitingIdentity(state)
         // A new account or a reset password also ends a lock-out from earlier failures.
         if state.journey.endsLockout { try await server.authenticator.forgetFailures(of: user.username) }
-        return .authenticated(user, state)
+        return .authenticated(user, finished)
     }
 }
 

@@ -18,8 +18,6 @@ struct UsersCommand: AsyncParsableCommand {
         var emailVerified: Bool
         var name: String?
         var locked: Bool
-        /// False for an account made by another identity provider until a password is set.
-        var hasPassword: Bool
         var createdAt: Int64
 
         init(_ user: User) {
@@ -29,14 +27,12 @@ struct UsersCommand: AsyncParsableCommand {
             emailVerified = user.emailVerified
             name = user.name
             locked = user.isLocked
-            hasPassword = user.hasPassword
             createdAt = user.createdAt
         }
 
         enum CodingKeys: String, CodingKey {
             case id, username, email, name, locked
             case emailVerified = "email_verified"
-            case hasPassword = "has_password"
             case createdAt = "created_at"
         }
     }

@@ -37,10 +37,12 @@ extension UsersCommand {
                     try JSONOutput.print(list)
                     return nil
                 }
-                guard !list.isEmpty else { return "\(name) has no linked identities." }
+                // An account another provider made has no password until its owner sets one (by recovery).
+                let passwordNote = user.hasPassword ? "" : "\n\(name) has no password: signing in takes a linked identity or a passkey."
+                guard !list.isEmpty else { return "\(name) has no linked identities." + passwordNote }
                 var table = TextTable(headers: ["PROVIDER", "SUBJECT", "EMAIL", "LINKED", "LAST USED"])
                 table.rows = list.map { [$0.providerID, $0.subject, $0.email ?? "", Timestamp.format($0.createdAt), Timestamp.format($0.lastUsedAt)] }
-                return table.render()
+                return table.render() + passwordNote
             }
             if let message { print(message) }
         }

@@ -63,7 +63,19 @@ def standin():
 
 
 @pytest.fixture(scope="module")
-def server(corp, mock_op, standin):
+def client_key(tmp_path_factory):
+    """The P-256 key Gatehouse signs its private_key_jwt assertions with; the stand-in knows its public half."""
+    from joserfc.jwk import ECKey
+    key = ECKey.generate_key("P-256")
+    path = tmp_path_factory.mktemp("keys") / "client.pem"
+    path.write_bytes(key.as_pem(private=True))
+    return key, str(path)
+
+
+@pytest.fixture(scope="module")
+def server(corp, mock_op, standin, client_key):
+    key, key_path = client_key
+    standin.client_keys["keyed-client"] = ECKey_public(key)
     providers = [
         {"id": "corp", "name": "Corp", "issuer": corp.issuer, "client_id": "downstream", "client_secret": CORP_SECRET, "trust_email": True},
         {"id": "mock", "name": "Mock ID", "issuer": mock_op, "client_id": "gatehouse", "client_secret": "any", "trust_email": True,
@@ -76,6 +88,16 @@ def server(corp, mock_op, standin):
          "client_authentication": "client_secret_post", "keep_tokens": True},
         {"id": "spoiled", "name": "Stand-in OIDC", "issuer": standin.issuer, "client_id": StandIn.CLIENT_ID,
          "client_secret": StandIn.CLIENT_SECRET, "timeout": 2},
+        {"id": "keyed", "name": "Keyed", "issuer": standin.issuer, "client_id": "keyed-client",
+         "client_authentication": "private_key_jwt", "private_key_file": key_path, "key_id": "k1"},
+        {"id": "posted", "name": "Posted", "issuer": standin.issuer, "client_id": StandIn.CLIENT_ID, "client_secret": StandIn.CLIENT_SECRET,
+         "response_mode": "form_post"},
+        # A multi-tenant issuer, as Microsoft's preset configures it: endpoints given, `{tenantid}` matched against `tid`.
+        {"id": "tenants", "name": "Tenants", "issuer": standin.issuer + "/{tenantid}/v2.0", "client_id": StandIn.CLIENT_ID,
+         "client_secret": StandIn.CLIENT_SECRET, "authorization_endpoint": standin.issuer + "/authorize",
+         "token_endpoint": standin.issuer + "/token", "jwks_uri": standin.issuer + "/jwks", "userinfo_endpoint": standin.issuer + "/userinfo"},
+        {"id": "mfa-trusted", "name": "Trusted MFA", "issuer": standin.issuer, "client_id": StandIn.CLIENT_ID,
+         "client_secret": StandIn.CLIENT_SECRET, "trust_mfa": True},
         {"id": "down", "name": "Nowhere", "issuer": f"http://127.0.0.1:{free_port()}", "client_id": "x", "client_secret": "y", "timeout": 2},
     ]
     downstream = Server(config={"identity_providers": providers})
@@ -88,6 +110,11 @@ def server(corp, mock_op, standin):
     corp.add_client("downstream", downstream.issuer + "/login/idp/callback", secret=CORP_SECRET)
     yield downstream
     downstream.stop()
+
+
+def ECKey_public(key):
+    from joserfc.jwk import ECKey
+    return ECKey.import_key(key.as_dict(private=False))
 
 
 def set_mock_user(mock_op, sub, **claims):
@@ -421,3 +448,70 @@ def test_the_terminal_refuses_an_unknown_provider(server, tmp_path):
         [binary(), "login", "--issuer", server.issuer, "--identity-provider", "nosuch", "--no-browser", "--home", str(tmp_path)],
         capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert refused.returncode != 0 and "does not offer the identity provider nosuch" in refused.stderr
+
+
+def with_claims(standin, **claims):
+    standin.claims = dict(standin.claims, **claims)
+
+
+def test_private_key_jwt_towards_the_provider(server, standin):
+    with_claims(standin, sub="keyed-user", email="keyed@example.net", preferred_username="keyed")
+    visit = Visit(server)
+    visit.via_standin("keyed")
+    assert signed_in_claims(server, visit.code())["sub"] == users(server)["keyed"]["id"]
+    assertion = standin.verified_assertions[-1]
+    assert assertion["iss"] == assertion["sub"] == "keyed-client" and assertion["aud"] == standin.issuer + "/token"
+    assert "client_secret" not in standin.token_requests[-1]["body"] and standin.token_requests[-1]["authorization"] is None
+
+
+def test_form_post_answers_come_back_as_a_get_with_the_cookie(server, standin):
+    """Apple posts its answer across sites, without the SameSite=Lax cookie: Gatehouse sends it on as a GET, which has it."""
+    with_claims(standin, sub="posted-user", email="posted@example.net", preferred_username="posted")
+    visit = Visit(server)
+    authorization = visit.go("posted")
+    assert "response_mode=form_post" in authorization
+    page = visit.session.get(authorization, timeout=10).text
+    fields = dict(re.findall(r'name="(code|state)" value="([^"]+)"', page))
+    action = re.search(r'action="([^"]+)"', page).group(1)
+    posted = requests.post(action, data=fields, allow_redirects=False, timeout=10)  # no cookie, as across sites
+    assert posted.status_code == 303 and posted.headers["Location"].startswith("/login/idp/callback?")
+    visit.answer(server.issuer + posted.headers["Location"])
+    assert signed_in_claims(server, visit.code())["sub"] == users(server)["posted"]["id"]
+
+
+def test_a_multi_tenant_issuer_matches_the_tokens_tenant(server, standin):
+    with_claims(standin, sub="tenant-user", email="tenant@example.net", preferred_username="tenant")
+    standin.mode = "tenant"
+    try:
+        visit = Visit(server)
+        visit.via_standin("tenants")
+        assert signed_in_claims(server, visit.code())["sub"] == users(server)["tenant"]["id"]
+        standin.mode = "tenant_mismatch"
+        refused = Visit(server)
+        response = refused.via_standin("tenants")
+        assert response.status_code == 401 and "could not be verified" in html.unescape(response.text)
+    finally:
+        standin.mode = "good"
+
+
+def test_a_provider_trusted_for_mfa_carries_its_second_factor(server, standin):
+    with_claims(standin, sub="mfa-user", email="mfa@example.net", preferred_username="mfa")
+    visit = Visit(server)
+    visit.via_standin("mfa-trusted")
+    assert signed_in_claims(server, visit.code())["amr"] == ["fed", "pwd", "mfa"]
+    # The same upstream amr from a provider not trusted for it counts for nothing.
+    with_claims(standin, sub="mfa-user-2", email="mfa2@example.net", preferred_username="mfa2")
+    visit = Visit(server)
+    visit.via_standin("spoiled")
+    assert signed_in_claims(server, visit.code())["amr"] == ["fed"]
+
+
+def test_a_locked_account_stays_locked_through_a_provider(server, standin):
+    with_claims(standin, sub="locked-user", email="locked@example.net", preferred_username="lockme")
+    visit = Visit(server)
+    visit.via_standin("spoiled")
+    visit.code()
+    server.cli("users", "lock", "lockme")
+    again = Visit(server)
+    response = again.via_standin("spoiled")
+    assert response.status_code == 403 and "locked" in response.text and again.node == "login.credentials"

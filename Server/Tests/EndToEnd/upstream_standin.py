@@ -34,7 +34,10 @@ class StandIn:
         self.mode = "good"  # how the next ID token (or answer) is spoiled
         self.user = {"id": 583231, "login": "octocat", "name": "The Octocat", "email": None}
         self.emails = [{"email": "octocat@github.example", "primary": True, "verified": True}]
-        self.claims = {"sub": "standin-user", "email": "standin@example.net", "email_verified": True, "name": "Stand In"}
+        # A sign-in there with two factors: only a provider trusted for MFA has its amr believed.
+        self.claims = {"sub": "standin-user", "email": "standin@example.net", "email_verified": True, "name": "Stand In", "amr": ["pwd", "mfa"]}
+        self.client_keys: dict[str, object] = {}  # client id -> public key, for clients authenticating by private_key_jwt
+        self.verified_assertions: list[dict] = []
         self.codes: dict[str, dict] = {}
         self.token_requests: list[dict] = []
         standin = self
@@ -102,6 +105,17 @@ class StandIn:
 
     def authorize(self, request, query, body):
         redirect = query["redirect_uri"]
+        if query.get("response_mode") == "form_post" and self.mode != "access_denied":
+            code = b64url(hashlib.sha256(str(time.monotonic_ns()).encode()).digest())
+            self.codes[code] = query
+            page = (f'<form method="post" action="{redirect}"><input type="hidden" name="code" value="{code}">'
+                    f'<input type="hidden" name="state" value="{query.get("state")}"><button>Continue</button></form>').encode()
+            request.send_response(200)
+            request.send_header("Content-Type", "text/html")
+            request.send_header("Content-Length", str(len(page)))
+            request.end_headers()
+            request.wfile.write(page)
+            return
         if self.mode == "access_denied":
             answer = {"error": "access_denied", "error_description": "The user said no", "state": query.get("state")}
         else:
@@ -116,6 +130,19 @@ class StandIn:
         self.token_requests.append({"body": body, "authorization": request.headers.get("Authorization")})
         if self.mode == "slow":
             time.sleep(5)
+        client_id = body.get("client_id")
+        if client_id in self.client_keys:
+            # private_key_jwt (RFC 7523): the assertion, signed by the client's registered key, for this token endpoint.
+            try:
+                assertion = jwt.decode(body.get("client_assertion", ""), self.client_keys[client_id], algorithms=["ES256"])
+                jwt.JWTClaimsRegistry(iss={"essential": True, "value": client_id}, sub={"essential": True, "value": client_id},
+                                      aud={"essential": True, "value": self.issuer + "/token"}, exp={"essential": True},
+                                      jti={"essential": True}).validate(assertion.claims)
+            except Exception as error:  # noqa: BLE001 - any failure is the client's
+                return self.reply(request, 401, {"error": "invalid_client", "error_description": str(error)})
+            if body.get("client_assertion_type") != "urn:ietf:params:oauth:client-assertion-type:jwt-bearer" or "client_secret" in body:
+                return self.reply(request, 401, {"error": "invalid_client"})
+            self.verified_assertions.append(assertion.claims)
         request_of_code = self.codes.pop(body.get("code", ""), None)
         if request_of_code is None or self.mode == "token_error":
             return self.reply(request, 400, {"error": "invalid_grant", "error_description": "unknown or used code"})
@@ -124,12 +151,17 @@ class StandIn:
             return self.reply(request, 400, {"error": "invalid_grant", "error_description": "PKCE or redirect_uri mismatch"})
         tokens = {"access_token": "at-" + body["code"], "token_type": "bearer", "scope": request_of_code.get("scope", "")}
         if "openid" in request_of_code.get("scope", "").split():
-            tokens["id_token"] = self.id_token(request_of_code.get("nonce"))
+            tokens["id_token"] = self.id_token(request_of_code.get("nonce"), request_of_code.get("client_id", self.CLIENT_ID))
         self.reply(request, 200, tokens)
 
-    def id_token(self, nonce):
+    def id_token(self, nonce, client_id):
         now = int(time.time())
-        claims = dict(self.claims, iss=self.issuer, aud=self.CLIENT_ID, iat=now, exp=now + 300, nonce=nonce)
+        claims = dict(self.claims, iss=self.issuer, aud=client_id, iat=now, exp=now + 300, nonce=nonce)
+        if self.mode in ("tenant", "tenant_mismatch"):
+            # A multi-tenant issuer names the user's tenant, as Microsoft Entra ID's do.
+            claims["tid"] = "9188040d-6c67-4c5b-b112-36a304b66dad"
+            named = claims["tid"] if self.mode == "tenant" else "72f988bf-86f1-41af-91ab-2d7cd011db47"
+            claims["iss"] = f"{self.issuer}/{named}/v2.0"
         if self.mode == "wrong_iss":
             claims["iss"] = "http://127.0.0.1:1"
         elif self.mode == "wrong_aud":

@@ -9,6 +9,8 @@ import Foundation
 @MainActor
 public final class WebAuthenticationSessionBrowser: NSObject, IdentityProviderBrowser, ASWebAuthenticationPresentationContextProviding {
     private let anchor: ASPresentationAnchor
+    /// The session showing, kept until the next one: the system does not keep it alive for us.
+    private var session: ASWebAuthenticationSession?
     /// Whether the session keeps no cookies (no "signed in already" at the provider, no prompt about sharing them).
     public var prefersEphemeralSession = false
 
@@ -32,6 +34,7 @@ public final class WebAuthenticationSessionBrowser: NSObject, IdentityProviderBr
             }
             session.presentationContextProvider = self
             session.prefersEphemeralWebBrowserSession = prefersEphemeralSession
+            self.session = session
             if !session.start() { continuation.resume(throwing: ASWebAuthenticationSessionError(.presentationContextInvalid)) }
         }
     }

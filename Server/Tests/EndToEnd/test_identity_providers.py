@@ -104,7 +104,7 @@ def server(corp, mock_op, standin, client_key):
     downstream.add_client("web", WEB_REDIRECT, secret=WEB_SECRET)
     downstream.add_client("app", APP_REDIRECT, public=True)
     # The terminal client receives a provider's answer on a loopback port (RFC 8252): any port matches this one.
-    downstream.add_client("gatehouse-cli", "http://127.0.0.1/callback", public=True)
+    downstream.add_client("gatehouse-cli", "http://127.0.0.1/callback", public=True, extra=["--redirect-uri", "dev.gatehouse.cli:/callback"])
     downstream.add_user("erin", PASSWORD, email="erin@example.org")
     downstream.add_user("victim", PASSWORD, email="victim@example.org")
     corp.add_client("downstream", downstream.issuer + "/login/idp/callback", secret=CORP_SECRET)
@@ -515,3 +515,25 @@ def test_a_locked_account_stays_locked_through_a_provider(server, standin):
     again = Visit(server)
     response = again.via_standin("spoiled")
     assert response.status_code == 403 and "locked" in response.text and again.node == "login.credentials"
+
+
+def test_the_terminal_offers_the_providers_on_the_sign_in_node(server, standin, tmp_path):
+    """Interactive: the sign-in node's providers are choices; picking one starts again with the loopback redirect URI."""
+    import pexpect
+    with_claims(standin, sub="chooser", email="chooser@example.net", preferred_username="chooser")
+    session = pexpect.spawn(binary(), ["login", "--issuer", server.issuer, "--no-browser", "--home", str(tmp_path)],
+                            encoding="utf-8", timeout=60)
+    try:
+        session.expect("What next\\?")
+        session.expect(r"(\d+)\) Sign in with Stand-in OIDC \(in a browser\)")
+        number = session.match.group(1)
+        session.expect("Number: ")
+        session.sendline(number)
+        session.expect(r"(http://127\.0\.0\.1:\d+/flows/[A-Za-z0-9_-]+/idp/spoiled)")
+        page = browse_to_loopback(session.match.group(1))
+        assert page.status_code == 200
+        session.expect("Signed in as chooser")
+        session.expect(pexpect.EOF)
+    finally:
+        session.close()
+    assert session.exitstatus == 0

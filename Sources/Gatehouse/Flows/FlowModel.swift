@@ -75,6 +75,14 @@ public final class FlowModel {
         }
     }
 
+    /// Signs in with another identity provider the current step offers, in `browser` (on Apple platforms a
+    /// `WebAuthenticationSessionBrowser`); the flow goes on with the browser's return, and a browser closed early
+    /// leaves the step as it was with the reason in ``errorMessage``.
+    public func signIn(with provider: IdpCollector, browser: any IdentityProviderBrowser) async {
+        guard let step else { return }
+        await run { await step.next(signingInWith: provider, browser: browser) }
+    }
+
     /// Follows a link of the current step.
     public func follow(_ link: FlowLinkCollector) async {
         guard let step else { return }

@@ -77,12 +77,12 @@ public struct ContinueNode: Sendable, Identifiable {
     /// back to (the app's redirect URI with `code` and `state`, or `error`) to the flow, and returns where it went:
     /// signed in, a second factor, or linking to an existing account. A browser closed early is an error node on this node.
     public func next(signingInWith provider: IdpCollector, browser: any IdentityProviderBrowser) async -> Node {
-        guard let url = provider.url, let scheme = URL(string: context.client.configuration.redirectURI)?.scheme else {
+        guard provider.url != nil, let scheme = URL(string: context.client.configuration.redirectURI)?.scheme else {
             return .failure(FailureNode(cause: .unexpectedResponse(status: 200)))
         }
         let returned: URL
         do {
-            returned = try await browser.authorize(url, callbackScheme: scheme)
+            returned = try await provider.authorize(with: browser, callbackScheme: scheme)
         } catch {
             let message = FlowMessage(level: .error, text: "Signing in with \(provider.label) was cancelled.", code: "idp_cancelled")
             return .error(ErrorNode(messages: [message], error: .invalidInput([message]), retry: self))

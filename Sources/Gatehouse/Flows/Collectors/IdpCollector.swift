@@ -18,6 +18,14 @@ public struct IdpCollector: Sendable {
     /// The provider's icon, when the server has one configured.
     public var iconURL: URL? { action.icon.flatMap(URL.init(string:)) }
 
+    /// Opens ``url`` with `browser` and returns the URL the browser came back to, one with the scheme of the app's
+    /// redirect URI (`callbackScheme`) carrying the provider's answer. ``ContinueNode/next(signingInWith:browser:)``
+    /// calls this and hands the answer to the flow; call it yourself only to drive the flow by hand.
+    public func authorize(with browser: any IdentityProviderBrowser, callbackScheme: String) async throws -> URL {
+        guard let url else { throw GatehouseError.unexpectedResponse(status: 200) }
+        return try await browser.authorize(url, callbackScheme: callbackScheme)
+    }
+
     static let prefix = "idp:"
     /// The action that hands the browser's return to the flow.
     static let callbackAction = "idp_callback"

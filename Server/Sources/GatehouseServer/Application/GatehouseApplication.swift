@@ -13,6 +13,7 @@ public enum GatehouseApplication {
     public static func makeRouter(server: IdentityServer, demo: DemoRelyingParty? = nil) -> Router<Context> {
         let router = Router(context: Context.self)
         router.add(middleware: SecurityHeadersMiddleware(https: server.configuration.issuerIsHTTPS))
+        router.add(middleware: RequestIDMiddleware(proxies: server.configuration.trustedProxies))
         router.get("/") { _, _ in Redirect.to(demo == nil ? "/.well-known/openid-configuration" : "/demo") }
         // Served from our own origin, so the CSP can forbid inline styles and scripts.
         for (name, contentType) in [

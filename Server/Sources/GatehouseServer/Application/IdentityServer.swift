@@ -21,6 +21,8 @@ public final class IdentityServer: Sendable {
     let authenticators: AuthenticatorStore
     let passkeys: PasskeyStore
     let federatedIdentities: FederatedIdentityStore
+    /// The audit trail of security events.
+    public let audit: AuditLog
     /// Seals the tokens of providers configured to keep them.
     let federatedTokens: SecretBox
     /// Other identity providers' endpoints and keys, cached.
@@ -49,6 +51,8 @@ public final class IdentityServer: Sendable {
                 configuration: configuration, database: database, clock: clock, logger: logger,
                 hasher: hasher, secret: secret, decoyHash: decoyHash)
             try await server.keyStore.ensureActiveKeys(box: server.signingKeyBox)
+            // What this node runs with, for whoever reads the trail later: which settings, never a secret.
+            try await server.audit.record(.configurationLoaded, actor: "system", details: configuration.auditSummary)
             // Load the keys now, so a wrong server secret stops the start instead of the first sign-in.
             _ = try await server.keys.publicKeySet()
             return server
@@ -84,6 +88,7 @@ public final class IdentityServer: Sendable {
             box: SecretBox(serverSecret: secret.bytes, purpose: AuthenticatorStore.purpose))
         passkeys = PasskeyStore(database: database, clock: clock)
         federatedIdentities = FederatedIdentityStore(database: database, clock: clock)
+        audit = AuditLog(database: database, clock: clock)
         federatedTokens = SecretBox(serverSecret: secret.bytes, purpose: FederatedIdentityStore.tokensPurpose)
         upstreams = UpstreamDirectory(clock: clock)
         oneTimeCodes = OneTimeCodeStore(
@@ -99,7 +104,7 @@ public final class IdentityServer: Sendable {
         deviceCookies = DeviceCookie(secret: secret)
         authenticator = PasswordAuthenticator(
             users: users, hasher: hasher, limiter: guesses, accountLimit: configuration.throttling, sourceLimit: configuration.sourceThrottling,
-            decoyHash: decoyHash, logger: logger
+            decoyHash: decoyHash, logger: logger, audit: audit
         )
         cookies = CookieSettings(secure: configuration.issuerIsHTTPS)
     }

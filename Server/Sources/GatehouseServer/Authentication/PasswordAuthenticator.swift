@@ -13,6 +13,8 @@ struct PasswordAuthenticator: Sendable {
     /// takes as long as for a real account.
     let decoyHash: String
     let logger: Logger
+    /// Where a lock-out is recorded.
+    let audit: AuditLog
 
     enum Outcome: Sendable, Equatable {
         case authenticated(User)
@@ -55,6 +57,9 @@ struct PasswordAuthenticator: Sendable {
             let settled = try await limiter.settle(ticket, correct: false)
             for block in settled.blocked {
                 logger.notice("Too many wrong passwords: blocked", metadata: ["limit": "\(block.scope)", "until": "\(block.until)"])
+                try await audit.record(
+                    .accountLockedOut, user: user?.id,
+                    details: ["factor": "password", "limit": "\(block.scope)", "until": "\(block.until)", "username": String(name.lowercased().prefix(64))])
             }
             return .invalidCredentials
         }

@@ -47,6 +47,8 @@ public struct ServerConfiguration: Sendable, Decodable {
     public var webAuthn = WebAuthnPolicy()
     /// Other identity providers people may sign in with ("Sign in with Google").
     public var identityProviders: [IdentityProvider] = []
+    /// The audit trail: how long events are kept.
+    public var audit = AuditPolicy()
     /// Connection timeouts and the connection limit.
     public var connections = ConnectionPolicy()
     /// Reverse proxies whose forwarded client addresses the per-address limits believe; none by default.
@@ -88,6 +90,7 @@ public struct ServerConfiguration: Sendable, Decodable {
         try file.update(&authenticator, .authenticator)
         try file.update(&webAuthn, .webAuthn)
         try file.update(&identityProviders, .identityProviders)
+        try file.update(&audit, .audit)
         try file.update(&connections, .connections)
         try file.update(&trustedProxies, .trustedProxies)
         try file.update(&demo, .demo)
@@ -98,7 +101,7 @@ public struct ServerConfiguration: Sendable, Decodable {
 
     /// The configuration file's keys.
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case host, port, database, issuer, secret, demo, registration, courier, authenticator, connections
+        case host, port, database, issuer, secret, demo, registration, courier, authenticator, connections, audit
         case oneTimeCodes = "one_time_codes"
         case webAuthn = "webauthn"
         case identityProviders = "identity_providers"
@@ -169,6 +172,7 @@ public struct ServerConfiguration: Sendable, Decodable {
             }
         }
         try connections.validate()
+        try audit.validate()
         try trustedProxies.validate()
         try signOn.validate("sign_on")
         for (client, policy) in clientSignOn { try policy.validate("client_sign_on.\(client)") }
@@ -187,6 +191,16 @@ public struct ServerConfiguration: Sendable, Decodable {
     public func requireChosenDelivery() throws {
         let voiceInUse = ([signOn] + clientSignOn.values).contains { $0.factors.contains(.voice) }
         try courier.requireChosenDelivery(voiceInUse: voiceInUse)
+    }
+
+    /// What `configuration.loaded` records: the settings that change security, never a secret.
+    var auditSummary: [String: String] {
+        [
+            "issuer": resolvedIssuer, "database": { if case .postgres = database { "postgres" } else { "sqlite" } }(),
+            "second_factor": signOn.secondFactor.rawValue,
+            "registration": "\(registration.enabled)", "identity_providers": identityProviders.map(\.id).joined(separator: " "),
+            "login_steps": loginSteps.rawValue, "trusted_proxies": "\(trustedProxies.addresses.count)", "demo": "\(demo)",
+        ]
     }
 
     /// The identity provider configured as `id`.

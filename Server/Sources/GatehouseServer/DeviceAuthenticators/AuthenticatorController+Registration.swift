@@ -128,6 +128,7 @@ extension AuthenticatorController {
             throw Self.wrongState("Confirm the email before setting the PIN.")
         }
         server.logger.info("Device identity registered", metadata: ["identity": "\(identity.id)"])
+        try await server.audit.record(.deviceIdentityRegistered, user: identity.userID, details: ["identity": identity.id])
         var registered = identity
         registered.state = .registered
         registered.pinFailures = 0

@@ -26,6 +26,17 @@ enum Journey: Codable, Sendable, Equatable {
             }
     }
 
+    /// The journey's name in audit events.
+    var name: String {
+        switch self {
+        case .signIn: "sign_in"
+        case .enrollment: "enrollment"
+        case .registration: "registration"
+        case .recovery: "recovery"
+        case .unlock: "unlock"
+        }
+    }
+
     /// Whether finishing it proves the person may sign in again after wrong passwords: a new account, a reset
     /// password, a change of two-step verification.
     var endsLockout: Bool {

@@ -108,6 +108,7 @@ extension LoginFlow {
         } else {
             let codes = try await server.authenticators.replaceRecoveryCodes(userID: user.id, endingSessions: true)
             server.logger.info("Replaced recovery codes", metadata: ["user": "\(user.id)"])
+            try await server.audit.record(.factorEnrolled, user: user.id, client: state.request.clientID, details: ["factor": "recovery_codes"])
             try await notify(user, .recoveryCodesChanged)
             next.journey = .enrollment(done: true)
             try showRecoveryCodes(codes, in: &next)

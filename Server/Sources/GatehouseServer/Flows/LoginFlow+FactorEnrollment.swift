@@ -190,6 +190,7 @@ extension LoginFlow {
             }
             if change.replaced || change.previousNumber != nil { try await notify(user, .phoneChanged) }
         }
+        try await server.audit.record(.factorEnrolled, user: user.id, client: state.request.clientID, details: ["factor": channel.rawValue])
         next.secondFactor.enrolling = nil
         next = next.adding(channel.factor)
         if case .enrollment = state.journey { next.journey = .enrollment(done: true) }

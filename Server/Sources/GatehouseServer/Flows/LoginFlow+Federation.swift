@@ -104,6 +104,9 @@ extension LoginFlow {
         case .refused(let error):
             server.logger.notice(
                 "Signing in with an identity provider failed", metadata: ["reason": "\(error.reason.rawValue)", "detail": "\(error.detail)"])
+            try await server.audit.record(
+                .signInFailed, client: state.request.clientID,
+                details: ["factor": "fed", "provider": state.federation.pending?.providerID ?? "", "reason": error.reason.rawValue])
             if state.federation.pending != nil { try await server.flows.update(id, to: next) }
             let message = FlowMessage(level: .error, text: error.message, code: error.reason.rawValue)
             return .retry(node(for: next, messages: [message]), error.reason == .unavailable ? .upstreamUnavailable : .invalidCredentials)
@@ -130,6 +133,7 @@ extension LoginFlow {
         }
         try await server.federatedIdentities.link(profile, to: user.id)
         server.logger.info("Account created from an identity provider", metadata: ["user": "\(user.id)", "provider": "\(provider.id)"])
+        try await server.audit.record(.accountCreated, user: user.id, client: state.request.clientID, details: ["provider": provider.id])
         return try await afterUpstream(id, state: next, user: user, profile: profile, provider: provider)
     }
 
@@ -260,6 +264,7 @@ extension LoginFlow {
                 return .retry(node(for: retried, messages: [FlowMessage(level: .error, text: text, code: code)]), problem)
             }
             guard let checked = passwords.signIn else { throw FlowEngineError.passwordNotPrepared }
+            try await recordPasswordFailure(checked, username: values["username"]?.text, state: state)
             switch checked {
             case .invalidCredentials: return again(LoginMessages.invalidCredentials, .invalidCredentials, code: "invalid_credentials")
             case .throttled: return again(LoginMessages.throttled, .throttled, code: "throttled")
@@ -277,6 +282,7 @@ extension LoginFlow {
         do {
             try await TransactionScope.recoverable { try await server.federatedIdentities.link(profile, to: account.userID) }
             server.logger.info("Identity provider linked", metadata: ["user": "\(account.userID)", "provider": "\(profile.providerID)"])
+            try await server.audit.record(.identityLinked, user: account.userID, client: state.request.clientID, details: ["provider": profile.providerID])
         } catch let error as DatabaseError where error.isDuplicate {
             server.logger.notice("An identity was linked by another sign-in first", metadata: ["provider": "\(profile.providerID)"])
             return state

@@ -64,6 +64,7 @@ extension LoginFlow {
             "Registered a passkey",
             metadata: ["user": "\(user.id)", "attestation": "\(verified.attestation.name)", "algorithm": "\(verified.publicKey.algorithm)"])
         try await notify(user, .passkeyAdded)
+        try await server.audit.record(.factorEnrolled, user: user.id, client: state.request.clientID, details: ["factor": "passkey"])
         var next = state
         next.secondFactor.passkey = nil
         if case .enrollment = state.journey { next.journey = .enrollment(done: true) }

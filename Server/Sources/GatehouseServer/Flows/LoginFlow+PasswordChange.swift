@@ -71,6 +71,8 @@ extension LoginFlow {
         guard let hash = passwords.newPasswordHash else { throw FlowEngineError.passwordNotPrepared }
         try await server.users.changePassword(userID: user.id, to: hash)
         server.logger.info("Password changed in a flow", metadata: ["user": "\(user.id)", "node": "\(state.step)"])
+        let reset = if case .recovery = state.journey { true } else { false }
+        try await server.audit.record(reset ? .passwordReset : .passwordChanged, user: user.id, client: state.request.clientID)
         next.account?.passwordSettled = true
         return try await complete(id, state: next, user: user)
     }

@@ -118,6 +118,7 @@ extension LoginFlow {
                 guard let user = candidate else { return .gone }
                 try await server.authenticator.forgetFailures(of: user.username)
                 server.logger.info("Account unlocked by email code", metadata: ["user": "\(user.id)"])
+                try await server.audit.record(.accountUnlocked, user: user.id, client: state.request.clientID, details: ["by": "email_code"])
                 next = state.backToSignIn(username: user.username)
                 try await server.flows.update(id, to: next)
                 return .next(node(for: next, messages: [FlowMessage(level: .info, text: "Your account is unlocked. Sign in.", code: "unlocked")]))

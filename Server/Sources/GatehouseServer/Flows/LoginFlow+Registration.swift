@@ -205,6 +205,7 @@ extension LoginFlow {
                 .invalidInput)
         }
         server.logger.info("Account registered", metadata: ["user": "\(user.id)"])
+        try await server.audit.record(.accountCreated, user: user.id, client: state.request.clientID, details: ["by": "registration"])
         var next = state
         next.journey = .registration(pending: nil)
         next.username = user.username

@@ -183,6 +183,7 @@ extension LoginFlow {
                 return try await wrongCode(id, state: state, message: "The recovery code is incorrect or was already used.", guess: guess)
             }
             try await server.flows.clearGuesses(id)
+            try await server.audit.record(.recoveryCodeUsed, user: user.id, client: state.request.clientID)
             return try await complete(id, state: next.adding(.recoveryCode), user: user)
         case (.passkey, _):
             return try await usePasskey(id, state: state, values: values, user: user)
@@ -199,6 +200,7 @@ extension LoginFlow {
             try await server.authenticators.addTOTP(userID: user.id, generator, usedStep: step, replacing: replacing)
             let codes = try await server.authenticators.replaceRecoveryCodes(userID: user.id, endingSessions: false)
             server.logger.info("Enrolled TOTP", metadata: ["user": "\(user.id)", "replacing": "\(replacing)"])
+            try await server.audit.record(.factorEnrolled, user: user.id, client: state.request.clientID, details: ["factor": "totp", "replacing": "\(replacing)"])
             if replacing {
                 next.journey = .enrollment(done: true)
                 try await notify(user, .authenticatorChanged)
@@ -230,6 +232,9 @@ extension LoginFlow {
     /// A wrong code, which was the flow's `guess`-th check in a row (the account's and the client address's counts
     /// took it already, in ``limitedGuess(_:state:owner:check:)``); the one that uses up the policy's limit ends the flow.
     func wrongCode(_ id: String, state: FlowStore.LoginState, message: String, guess: Int) async throws -> Outcome {
+        try await server.audit.record(
+            .codeRejected, user: state.account?.userID ?? state.candidateID ?? state.federation.candidateID, client: state.request.clientID,
+            details: ["step": state.step.rawValue])
         if guess >= server.configuration.signOnPolicy(for: state.request.clientID).maxCodeAttempts {
             _ = try await server.flows.finish(id)
             server.logger.notice("Sign-in ended after too many wrong codes", metadata: ["user": "\(state.account?.userID ?? "")"])

@@ -226,6 +226,7 @@ struct LoginFlow: Sendable {
             .retry(node(for: attempt, messages: [FlowMessage(level: .error, text: text, code: code)]), problem)
         }
         guard let checked = passwords.signIn else { throw FlowEngineError.passwordNotPrepared }
+        try await recordPasswordFailure(checked, username: attempt.username, state: state)
         switch checked {
         case .invalidCredentials: return again(LoginMessages.invalidCredentials, .invalidCredentials, code: "invalid_credentials")
         case .throttled:
@@ -254,6 +255,9 @@ struct LoginFlow: Sendable {
         let finished = try await linkWaitingIdentity(state)
         // A new account or a reset password also ends a lock-out from earlier failures.
         if state.journey.endsLockout { try await server.authenticator.forgetFailures(of: user.username) }
+        try await server.audit.record(
+            .signInSucceeded, user: user.id, client: state.request.clientID,
+            details: ["methods": finished.methods.joined(separator: " "), "journey": finished.journey.name])
         return .authenticated(user, finished)
     }
 }

@@ -46,7 +46,15 @@ struct TokenController: Sendable {
         }
         let grant: Grant
         let binding: AuthorizationCodeStore.Binding
-        switch try await server.codes.redeem(code, clientID: client.id) {
+        let redemption = try await server.database.transaction { [server] _ in
+            let redemption = try await server.codes.redeem(code, clientID: client.id)
+            // The revocation of what the code issued and its event commit together.
+            if case .replayed = redemption {
+                try await server.audit.record(.authorizationCodeReplayed, client: client.id, actor: "client:\(client.id)")
+            }
+            return redemption
+        }
+        switch redemption {
         case .invalid:
             throw OAuthError.invalidGrant("The authorization code is invalid, expired, or was issued to another client.")
         case .replayed:
@@ -100,12 +108,13 @@ struct TokenController: Sendable {
         let minted = TokenStore.MintedTokens(withRefreshToken: true)
         let (client, outcome) = try await server.database.transaction { [server] sql in
             let client = try await ClientAuthenticator.authenticate(credentials, in: sql)
-            return (
-                client,
-                try await server.tokens.refresh(
-                    token, clientID: client.id, narrowedScopes: requested,
-                    lifetimes: server.configuration.tokens, minted: minted, in: sql)
-            )
+            let outcome = try await server.tokens.refresh(
+                token, clientID: client.id, narrowedScopes: requested, lifetimes: server.configuration.tokens, minted: minted, in: sql)
+            // The family's revocation and its event commit together.
+            if case .replayed(let userID) = outcome {
+                try await server.audit.record(.refreshTokenReused, user: userID, client: client.id, actor: "client:\(client.id)")
+            }
+            return (client, outcome)
         }
         switch outcome {
         case .invalid:

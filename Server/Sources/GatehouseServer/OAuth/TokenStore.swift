@@ -32,8 +32,8 @@ struct TokenStore: Sendable {
     enum RefreshOutcome: Sendable {
         /// The new tokens, and the grant's user as of the rotation (`nil` when since deleted).
         case rotated(Grant, IssuedTokens, user: User?)
-        /// The refresh token had been used before; its whole family is now revoked.
-        case replayed
+        /// The refresh token had been used before; its whole family (of `userID`'s sign-in) is now revoked.
+        case replayed(userID: String?)
         /// Unknown, expired, revoked, or issued to another client.
         case invalid
     }
@@ -88,12 +88,12 @@ struct TokenStore: Sendable {
         guard let row else {
             let earlier = try await sql.raw(
                 """
-                SELECT grant_id, used_at FROM refresh_tokens WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID)
+                SELECT grant_id, user_id, used_at FROM refresh_tokens WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID)
                 """
             ).first()
             if let earlier, try earlier.decode(column: "used_at", as: Int64?.self) != nil {
                 try await GrantRevocations.revoke(try earlier.decode(column: "grant_id", as: String.self), extent: .everyToken, at: now, in: sql)
-                return .replayed
+                return .replayed(userID: try earlier.decode(column: "user_id", as: String?.self))
             }
             return .invalid
         }

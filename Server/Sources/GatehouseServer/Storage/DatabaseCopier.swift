@@ -87,6 +87,12 @@ public struct DatabaseCopier: Sendable {
                 ("provider", .text), ("subject", .text), ("user_id", .text), ("email", .text), ("sealed_tokens", .text), ("created_at", .integer),
                 ("last_used_at", .integer),
             ]),
+        Table(
+            name: "audit_events",
+            columns: [
+                ("id", .text), ("type", .text), ("occurred_at", .integer), ("actor", .text), ("user_id", .text), ("client_id", .text),
+                ("address", .text), ("user_agent", .text), ("request_id", .text), ("details", .text),
+            ]),
         Table(name: "recovery_codes", columns: [("code_hash", .text), ("user_id", .text), ("created_at", .integer), ("used_at", .integer)]),
         Table(
             name: "one_time_codes",

@@ -405,5 +405,27 @@ enum SchemaMigrations {
                 """,
                 "CREATE INDEX federated_identities_user ON federated_identities(user_id)",
             ]),
+        // The audit trail: security-relevant events, written in the transaction of the change they describe.
+        Migration(
+            version: 20, name: "audit trail",
+            statements: [
+                """
+                CREATE TABLE audit_events (
+                    id TEXT PRIMARY KEY,
+                    type TEXT NOT NULL,
+                    occurred_at BIGINT NOT NULL,
+                    actor TEXT NOT NULL,
+                    user_id TEXT,
+                    client_id TEXT,
+                    address TEXT,
+                    user_agent TEXT,
+                    request_id TEXT,
+                    details TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX audit_events_time ON audit_events(occurred_at)",
+                "CREATE INDEX audit_events_user ON audit_events(user_id, id)",
+                "CREATE INDEX audit_events_type ON audit_events(type, id)",
+            ]),
     ]
 }

@@ -47,10 +47,14 @@ final class ScopedDatabase: Database {
         let database = ObjectIdentifier(self)
         // PostgreSQL may run the body again (a deadlock victim): each run has its own scope, and only the run that
         // committed hands back its after-commit work.
+        // The engines may run the body on another task: the request's audit context goes along explicitly.
+        let audit = AuditContext.current
         let (value, afterCommit) = try await base.transaction { sql in
             let scope = TransactionScope(sql: sql, database: database)
             do {
-                let value = try await TransactionScope.$current.withValue(scope) { try await body(sql) }
+                let value = try await AuditContext.$current.withValue(audit) {
+                    try await TransactionScope.$current.withValue(scope) { try await body(sql) }
+                }
                 // A joined part failed and its caller went on: its writes may be half done, so nothing commits.
                 if let failure = scope.failure { throw failure }
                 return (value, scope.close())
@@ -69,5 +73,13 @@ final class ScopedDatabase: Database {
 
     func close() async throws {
         try await base.close()
+    }
+}
+
+extension DatabaseOpener {
+    /// `database` with transactions that nest: a store's transaction inside the caller's joins it, so a change and
+    /// its audit event commit together (as they do in the server). The command-line tool opens its databases so.
+    public static func joinable(_ database: any Database) -> any Database {
+        database is ScopedDatabase ? database : ScopedDatabase(database)
     }
 }

@@ -102,11 +102,17 @@ struct ClientsCommand: AsyncParsableCommand {
             let requestedScopes = scopes.flatMap { $0.split(separator: " ").map(String.init) }
             let client = try await store.withDatabase { _, database in
                 do {
-                    return try await ClientStore(database: database).create(
-                        id: clientID, name: name, secret: secret, redirectURIs: redirectURIs, postLogoutRedirectURIs: postLogoutRedirectURIs,
-                        scopes: requestedScopes.isEmpty ? ClientRegistrationRules.defaultScopes : requestedScopes, idTokenAlgorithm: idTokenAlg,
-                        requirePKCE: !allowWithoutPKCE
-                    )
+                    return try await database.transaction { [self, secret] _ in
+                        let client = try await ClientStore(database: database).create(
+                            id: clientID, name: name, secret: secret, redirectURIs: redirectURIs, postLogoutRedirectURIs: postLogoutRedirectURIs,
+                            scopes: requestedScopes.isEmpty ? ClientRegistrationRules.defaultScopes : requestedScopes, idTokenAlgorithm: idTokenAlg,
+                            requirePKCE: !allowWithoutPKCE
+                        )
+                        try await OperatorAudit.record(
+                            .clientCreated, client: client.id,
+                            details: ["public": "\(client.isPublic)", "scopes": client.scopes.joined(separator: " ")], in: database)
+                        return client
+                    }
                 } catch let error as DatabaseError where error.isDuplicate {
                     throw CommandError("A client with the id \(clientID) already exists.")
                 }
@@ -154,7 +160,13 @@ struct ClientsCommand: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            let deleted = try await store.withDatabase { _, database in try await ClientStore(database: database).delete(id: clientID) }
+            let deleted = try await store.withDatabase { _, database in
+                try await database.transaction { [clientID] _ in
+                    guard try await ClientStore(database: database).delete(id: clientID) else { return false }
+                    try await OperatorAudit.record(.clientDeleted, client: clientID, in: database)
+                    return true
+                }
+            }
             guard deleted else { throw CommandError("There is no client with the id \(clientID).") }
             print("Deleted client \(clientID); its tokens are revoked.")
         }

@@ -60,7 +60,9 @@ struct ServeCommand: AsyncParsableCommand {
             // The HTTP server and the courier's retries run side by side and stop together on SIGINT or SIGTERM.
             let services = ServiceGroup(
                 configuration: .init(
-                    services: [.init(service: application), .init(service: CourierService(courier: server.courier))],
+                    services: [
+                        .init(service: application), .init(service: CourierService(courier: server.courier)), .init(service: AuditSweepService(server: server)),
+                    ],
                     gracefulShutdownSignals: [.sigterm, .sigint], logger: logger
                 ))
             try await services.run()

@@ -20,7 +20,7 @@ struct StoreOptions: ParsableArguments {
     /// Opens (and migrates) the database, runs `body`, and closes it.
     func withDatabase<T>(_ body: (ServerConfiguration, any Database) async throws -> T) async throws -> T {
         let configuration = try configuration()
-        let database = try await DatabaseOpener.open(configuration.database, logger: .quiet)
+        let database = DatabaseOpener.joinable(try await DatabaseOpener.open(configuration.database, logger: .quiet))
         do {
             let result = try await body(configuration, database)
             try await database.close()

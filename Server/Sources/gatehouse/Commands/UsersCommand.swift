@@ -72,7 +72,11 @@ struct UsersCommand: AsyncParsableCommand {
                 let hasher = PasswordHasher(parameters: configuration.passwordHashing, maxConcurrentHashes: 1)
                 let hash = try await hasher.hash(password)
                 try await hasher.shutdown()
-                return try await users.create(username: username, email: email, name: name, passwordHash: hash)
+                return try await database.transaction { [username, email, name] _ in
+                    let user = try await users.create(username: username, email: email, name: name, passwordHash: hash)
+                    try await OperatorAudit.record(.accountCreated, user: user.id, details: ["by": "operator"], in: database)
+                    return user
+                }
             }
             if output.json { try JSONOutput.print(Summary(user)) } else { print("Added user \(user.username) (\(user.id)).") }
         }
@@ -127,7 +131,14 @@ struct UsersCommand: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            let found = try await store.withDatabase { _, database in try await UserStore(database: database).requirePasswordChange(username: username) }
+            let found = try await store.withDatabase { _, database in
+                try await database.transaction { [username] _ in
+                    let users = UserStore(database: database)
+                    guard let user = try await users.find(username: username), try await users.requirePasswordChange(username: username) else { return false }
+                    try await OperatorAudit.record(.passwordChangeRequired, user: user.id, in: database)
+                    return true
+                }
+            }
             guard found else { throw CommandError("There is no user named \(username.lowercased()).") }
             print("\(username.lowercased()) must choose a new password at the next sign-in.")
         }
@@ -139,14 +150,29 @@ struct UsersCommand: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            let deleted = try await store.withDatabase { _, database in try await UserStore(database: database).delete(username: username) }
+            let deleted = try await store.withDatabase { _, database in
+                try await database.transaction { [username] _ in
+                    let users = UserStore(database: database)
+                    guard let user = try await users.find(username: username), try await users.delete(username: username) else { return false }
+                    // The event outlives the account: its id and name stay in the trail.
+                    try await OperatorAudit.record(.accountDeleted, user: user.id, details: ["username": user.username], in: database)
+                    return true
+                }
+            }
             guard deleted else { throw CommandError("There is no user named \(username.lowercased()).") }
             print("Deleted \(username.lowercased()).")
         }
     }
 
     static func setLocked(_ username: String, _ locked: Bool, store: StoreOptions) async throws {
-        let found = try await store.withDatabase { _, database in try await UserStore(database: database).setLocked(username: username, locked) }
+        let found = try await store.withDatabase { _, database in
+            try await database.transaction { _ in
+                let users = UserStore(database: database)
+                guard let user = try await users.find(username: username), try await users.setLocked(username: username, locked) else { return false }
+                try await OperatorAudit.record(locked ? .accountLocked : .accountUnlocked, user: user.id, details: ["by": "operator"], in: database)
+                return true
+            }
+        }
         guard found else { throw CommandError("There is no user named \(username.lowercased()).") }
     }
 }

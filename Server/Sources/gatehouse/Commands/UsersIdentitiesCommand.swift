@@ -25,7 +25,14 @@ extension UsersCommand {
                 guard let user = try await UserStore(database: database).find(username: name) else { throw CommandError("There is no user named \(name).") }
                 let identities = FederatedIdentityStore(database: database)
                 if let provider = unlink {
-                    switch try await identities.unlink(userID: user.id, providerID: provider) {
+                    let outcome = try await database.transaction { _ in
+                        let outcome = try await identities.unlink(userID: user.id, providerID: provider)
+                        if outcome == .unlinked {
+                            try await OperatorAudit.record(.identityUnlinked, user: user.id, details: ["provider": provider], in: database)
+                        }
+                        return outcome
+                    }
+                    switch outcome {
                     case .unlinked: return "Unlinked \(name)'s \(provider) identity."
                     case .notLinked: throw CommandError("\(name) has no identity at \(provider).")
                     case .lastWayToSignIn:

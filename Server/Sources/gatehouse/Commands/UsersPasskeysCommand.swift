@@ -55,7 +55,12 @@ extension UsersCommand {
                     return "Renamed passkey \(id) of \(name) to \(newName)."
                 }
                 if let id = remove {
-                    guard try await passkeys.remove(id, of: user.id) else { throw CommandError("\(name) has no passkey \(id).") }
+                    let removed = try await database.transaction { _ in
+                        guard try await passkeys.remove(id, of: user.id) else { return false }
+                        try await OperatorAudit.record(.factorRemoved, user: user.id, details: ["factor": "passkey", "passkey": id], in: database)
+                        return true
+                    }
+                    guard removed else { throw CommandError("\(name) has no passkey \(id).") }
                     return "Removed passkey \(id) of \(name); it signs in no more."
                 }
                 let list = try await passkeys.list(userID: user.id).map { passkey in

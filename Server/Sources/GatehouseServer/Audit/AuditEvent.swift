@@ -1,0 +1,47 @@
+/// One security-relevant event: what happened, when, to whom, by whom, from where. Never a secret: no password,
+/// code, token or PIN is ever a detail.
+public struct AuditEvent: Sendable, Codable, Equatable {
+    /// Unique and ordered by time: the cursor of queries.
+    public var id: String
+    public var type: AuditEventType
+    /// Unix seconds.
+    public var occurredAt: Int64
+    /// Who did it: `user:ID`, `client:ID`, `operator:NAME` (the CLI), `system`.
+    public var actor: String
+    /// The account it is about, when there is one.
+    public var userID: String?
+    public var clientID: String?
+    /// The client address (after trusted proxies), user agent and request id of the request that caused it.
+    public var address: String?
+    public var userAgent: String?
+    public var requestID: String?
+    /// What else there is to know: the factor, the reason, the fields an operator changed.
+    public var details: [String: String]
+
+    enum CodingKeys: String, CodingKey {
+        case id, type, actor, address, details
+        case occurredAt = "occurred_at"
+        case userID = "user_id"
+        case clientID = "client_id"
+        case userAgent = "user_agent"
+        case requestID = "request_id"
+    }
+}
+
+/// The request an event happens in, set around each request (``RequestIDMiddleware``) and by the CLI, so that events
+/// recorded deep in a flow know where they came from without every call passing it along.
+public struct AuditContext: Sendable {
+    public var actor: String?
+    public var address: String?
+    public var userAgent: String?
+    public var requestID: String?
+
+    public init(actor: String? = nil, address: String? = nil, userAgent: String? = nil, requestID: String? = nil) {
+        self.actor = actor
+        self.address = address
+        self.userAgent = userAgent
+        self.requestID = requestID
+    }
+
+    @TaskLocal public static var current = AuditContext()
+}

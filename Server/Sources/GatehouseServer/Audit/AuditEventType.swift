@@ -1,0 +1,33 @@
+/// What an audit event records: a stable name (`sign_in.failed`) that queries, exports and SIEM rules can rely on.
+public enum AuditEventType: String, Sendable, Codable, CaseIterable {
+    // Signing in.
+    case signInSucceeded = "sign_in.succeeded"
+    case signInFailed = "sign_in.failed"
+    /// A wrong code (TOTP, a delivered code, a recovery code, a passkey that failed its checks).
+    case codeRejected = "code.rejected"
+    case accountLockedOut = "account.locked_out"
+    case accountUnlocked = "account.unlocked"
+    // Accounts and their credentials.
+    case accountCreated = "account.created"
+    case accountDeleted = "account.deleted"
+    case accountLocked = "account.locked"
+    case passwordChanged = "password.changed"
+    case passwordReset = "password.reset"
+    case passwordChangeRequired = "password.change_required"
+    case factorEnrolled = "factor.enrolled"
+    case factorRemoved = "factor.removed"
+    case recoveryCodeUsed = "recovery_code.used"
+    case identityLinked = "identity.linked"
+    case identityUnlinked = "identity.unlinked"
+    // Tokens.
+    case refreshTokenReused = "refresh_token.reused"
+    case authorizationCodeReplayed = "authorization_code.replayed"
+    case tokenRevoked = "token.revoked"
+    // Devices, clients, keys, the server.
+    case deviceIdentityRegistered = "device_identity.registered"
+    case deviceIdentityBlocked = "device_identity.blocked"
+    case clientCreated = "client.created"
+    case clientDeleted = "client.deleted"
+    case keysRotated = "keys.rotated"
+    case configurationLoaded = "configuration.loaded"
+}

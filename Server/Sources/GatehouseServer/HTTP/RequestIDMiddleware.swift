@@ -1,0 +1,31 @@
+import HTTPTypes
+import Hummingbird
+
+/// Gives every request an id, answered in `X-Request-Id` and carried by the audit events it causes, with the
+/// client's address and user agent (``AuditContext``). An id sent by a trusted proxy is kept, so one id follows a
+/// request through the proxy's logs and ours; anyone else's is replaced.
+struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
+    let proxies: TrustedProxies
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let peer = (context as? any RemoteAddressRequestContext)?.remoteAddress
+        let forwarded = request.headers[.xRequestID].flatMap { id in
+            peer.map(proxies.trusts) == true && Self.isAcceptable(id) ? id : nil
+        }
+        let id = forwarded ?? SecureRandom.token().prefix(22).description
+        let address = ClientAddress(of: request, context: context, trusting: proxies).text
+        let audit = AuditContext(address: address, userAgent: request.headers[.userAgent], requestID: id)
+        var response = try await AuditContext.$current.withValue(audit) { try await next(request, context) }
+        response.headers[.xRequestID] = id
+        return response
+    }
+
+    /// A forwarded id is kept when it is short and plain: it goes into logs and events as it is.
+    static func isAcceptable(_ id: String) -> Bool {
+        (1...128).contains(id.utf8.count) && id.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.:".contains($0)) }
+    }
+}
+
+extension HTTPField.Name {
+    static let xRequestID = HTTPField.Name("X-Request-Id")!
+}

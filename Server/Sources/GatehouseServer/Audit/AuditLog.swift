@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import SQLKit
 
 /// The audit trail in the database. An event is written in the transaction of the change it describes (the stores'
@@ -37,10 +38,18 @@ public struct AuditLog: Sendable {
         }
     }
 
-    /// A time-ordered id: the second, then random, so ids sort by time and never collide.
+    /// A time-ordered id: the event's second, then a microsecond count that only goes up in this process (so events
+    /// of one request keep their order), then random (so two nodes never collide).
     static func eventID(at second: Int64) -> String {
-        String(format: "%011lld", second) + "-" + SecureRandom.token().prefix(16)
+        let now = Int64(Date().timeIntervalSince1970 * 1_000_000)
+        let tick = sequence.withLockedValue { last in
+            last = max(last + 1, now)
+            return last
+        }
+        return String(format: "%011lld-%016lld-", second, tick) + SecureRandom.token().prefix(8)
     }
+
+    private static let sequence = NIOLockedValueBox<Int64>(0)
 
     /// Which events a query wants; every part left `nil` matches all.
     public struct Filter: Sendable {

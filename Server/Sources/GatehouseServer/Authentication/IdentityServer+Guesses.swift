@@ -22,7 +22,8 @@ extension IdentityServer {
         for block in settlement.blocked {
             logger.notice("Too many wrong codes: blocked", metadata: ["limit": "\(block.scope)", "until": "\(block.until)", "user": "\(owner?.id ?? "")"])
             try await audit.record(
-                .accountLockedOut, user: owner?.id, details: ["factor": "code", "purpose": purpose.rawValue, "limit": "\(block.scope)", "until": "\(block.until)"])
+                .accountLockedOut, user: owner?.id,
+                details: ["factor": "code", "purpose": purpose.rawValue, "limit": "\(block.scope)", "until": "\(block.until)"])
             guard block.scope.hasPrefix("code:"), let owner else { continue }
             try await courier.send(
                 .guessesBlocked, code: Self.journeyName(purpose), to: owner.email, on: .email, service: serviceName,

@@ -33,9 +33,19 @@ struct PasswordAuthenticator: Sendable {
     /// names. A browser or app whose device token names this account is counted per cookie instead of per name, so an
     /// attacker who keeps the name blocked does not keep its owner out. Unknown names are counted exactly like
     /// real ones, so a block says nothing about whether an account exists.
-    func authenticate(username: String, password: String, source: ClientAddress = .unknown, devices: [DeviceCookie.Claim] = []) async throws -> Outcome {
+    ///
+    /// Every refusal is recorded in the audit trail for `clientID` (the name as typed and why, never the password), and
+    /// a lock-out it starts after it.
+    func authenticate(
+        username: String, password: String, source: ClientAddress = .unknown, devices: [DeviceCookie.Claim] = [], clientID: String? = nil
+    ) async throws -> Outcome {
         let name = username.trimmingCharacters(in: .whitespaces)
-        guard !name.isEmpty, !password.isEmpty, password.utf8.count <= 1024 else { return .invalidCredentials }
+        let typed = String(name.lowercased().prefix(64))
+        func refused(_ outcome: Outcome, _ reason: String, user: User? = nil) async throws -> Outcome {
+            try await audit.record(.signInFailed, user: user?.id, client: clientID, details: ["factor": "password", "reason": reason, "username": typed])
+            return outcome
+        }
+        guard !name.isEmpty, !password.isEmpty, password.utf8.count <= 1024 else { return try await refused(.invalidCredentials, "invalid_credentials") }
         let user = try await users.find(username: name)
         let account: AttemptLimiter.Counter
         if let device = devices.naming(user?.id) {
@@ -47,7 +57,7 @@ struct PasswordAuthenticator: Sendable {
         switch try await limiter.admit([account, limiter.counter("source", subject: source.subject, limit: sourceLimit)]) {
         case .blocked(_, let scope):
             logger.notice("Sign-in throttled", metadata: ["limit": "\(scope)", "account": "\(account.subjectHash.prefix(12))"])
-            return .throttled
+            return try await refused(.throttled, "throttled")
         case .admitted(let admitted):
             ticket = admitted
         }
@@ -55,16 +65,17 @@ struct PasswordAuthenticator: Sendable {
         let match = try await hasher.check(password, against: user.flatMap { $0.hasPassword ? $0.passwordHash : nil } ?? decoyHash)
         guard let user, match != .none else {
             let settled = try await limiter.settle(ticket, correct: false)
+            _ = try await refused(.invalidCredentials, "invalid_credentials")
             for block in settled.blocked {
                 logger.notice("Too many wrong passwords: blocked", metadata: ["limit": "\(block.scope)", "until": "\(block.until)"])
                 try await audit.record(
                     .accountLockedOut, user: user?.id,
-                    details: ["factor": "password", "limit": "\(block.scope)", "until": "\(block.until)", "username": String(name.lowercased().prefix(64))])
+                    details: ["factor": "password", "limit": "\(block.scope)", "until": "\(block.until)", "username": typed])
             }
             return .invalidCredentials
         }
         try await limiter.settle(ticket, correct: true)
-        if user.isLocked { return .locked }
+        if user.isLocked { return try await refused(.locked, "locked", user: user) }
         if hasher.needsRehash(user.passwordHash) || match == .asTyped {
             let upgraded = try await hasher.hash(password)
             try await users.updatePasswordHash(userID: user.id, to: upgraded)

@@ -264,7 +264,6 @@ extension LoginFlow {
                 return .retry(node(for: retried, messages: [FlowMessage(level: .error, text: text, code: code)]), problem)
             }
             guard let checked = passwords.signIn else { throw FlowEngineError.passwordNotPrepared }
-            try await recordPasswordFailure(checked, username: values["username"]?.text, state: state)
             switch checked {
             case .invalidCredentials: return again(LoginMessages.invalidCredentials, .invalidCredentials, code: "invalid_credentials")
             case .throttled: return again(LoginMessages.throttled, .throttled, code: "throttled")

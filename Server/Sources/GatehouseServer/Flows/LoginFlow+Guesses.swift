@@ -28,19 +28,6 @@ extension LoginFlow {
         }
     }
 
-    /// Records a refused password in the audit trail: the name as typed (never the password) and why.
-    func recordPasswordFailure(_ checked: PasswordAuthenticator.Outcome, username: String?, state: FlowStore.LoginState) async throws {
-        let reason: String
-        switch checked {
-        case .authenticated: return
-        case .invalidCredentials: reason = "invalid_credentials"
-        case .throttled: reason = "throttled"
-        case .locked: reason = "locked"
-        }
-        let name = String((username ?? "").trimmingCharacters(in: .whitespaces).lowercased().prefix(64))
-        try await server.audit.record(.signInFailed, client: state.request.clientID, details: ["factor": "password", "reason": reason, "username": name])
-    }
-
     /// The counter subject of a code for `purpose` in `state`: the account when the flow knows it, else the
     /// address being confirmed or the identifier as typed (counted the same way, so a block says nothing about
     /// whether an account exists).

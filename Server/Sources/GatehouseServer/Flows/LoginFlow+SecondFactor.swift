@@ -200,7 +200,8 @@ extension LoginFlow {
             try await server.authenticators.addTOTP(userID: user.id, generator, usedStep: step, replacing: replacing)
             let codes = try await server.authenticators.replaceRecoveryCodes(userID: user.id, endingSessions: false)
             server.logger.info("Enrolled TOTP", metadata: ["user": "\(user.id)", "replacing": "\(replacing)"])
-            try await server.audit.record(.factorEnrolled, user: user.id, client: state.request.clientID, details: ["factor": "totp", "replacing": "\(replacing)"])
+            try await server.audit.record(
+                .factorEnrolled, user: user.id, client: state.request.clientID, details: ["factor": "totp", "replacing": "\(replacing)"])
             if replacing {
                 next.journey = .enrollment(done: true)
                 try await notify(user, .authenticatorChanged)

@@ -226,7 +226,6 @@ struct LoginFlow: Sendable {
             .retry(node(for: attempt, messages: [FlowMessage(level: .error, text: text, code: code)]), problem)
         }
         guard let checked = passwords.signIn else { throw FlowEngineError.passwordNotPrepared }
-        try await recordPasswordFailure(checked, username: attempt.username, state: state)
         switch checked {
         case .invalidCredentials: return again(LoginMessages.invalidCredentials, .invalidCredentials, code: "invalid_credentials")
         case .throttled:

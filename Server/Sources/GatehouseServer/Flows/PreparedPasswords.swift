@@ -24,7 +24,7 @@ extension LoginFlow {
         case .credentials, .password, .linkAccount:
             let username = state.step == .password ? state.username ?? "" : values["username"]?.text ?? ""
             prepared.signIn = try await server.authenticator.authenticate(
-                username: username, password: values["password"]?.text ?? "", source: source, devices: devices)
+                username: username, password: values["password"]?.text ?? "", source: source, devices: devices, clientID: state.request.clientID)
         case .register:
             let password = values["new_password"]?.text ?? ""
             let text = { (key: String) in values[key]?.text.trimmingCharacters(in: .whitespaces).lowercased() ?? "" }

@@ -1,0 +1,93 @@
+"""The audit trail end to end: a scripted journey through the flow API, the token endpoint and the CLI leaves exactly
+one event per action, each with the request's address, user agent and request id; `gatehouse events` filters and
+exports them; and no secret used along the way (passwords, codes, tokens) is in the database files or the logs."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import requests
+
+from gatehouse_harness import APP_REDIRECT, PASSWORD, RFC7636_VERIFIER, Server, exchange, start, submit
+
+WRONG = "not the password 1234"
+
+
+@pytest.fixture(scope="module")
+def audited():
+    server = Server(config={"login_throttling": {"max_failures": 3, "window": 900, "cooldown": 300}})
+    server.add_user("ada", PASSWORD, email="ada@example.com")
+    server.add_client("app", APP_REDIRECT, public=True)
+    yield server
+    server.stop()
+
+
+def events(server, *args):
+    return [json.loads(line) for line in server.cli("events", "--jsonl", "--limit", "1000", *args).stdout.splitlines() if line]
+
+
+def test_one_event_per_action_and_no_secret_anywhere(audited):
+    server = audited
+    secrets = [PASSWORD, WRONG]
+    flow = start(server).json()["flow_id"]
+    for _ in range(3):
+        answer = submit(server, flow, {"username": "ada", "password": WRONG}).json()
+        assert answer["node"]["messages"][0]["code"] == "invalid_credentials"
+    throttled = submit(server, flow, {"username": "ada", "password": PASSWORD}).json()
+    assert throttled["node"]["messages"][0]["code"] == "throttled"
+    server.cli("users", "unlock", "ada")
+
+    response = requests.post(f"{server.issuer}/flows/{flow}", json={"client_id": "app", "action": "submit",
+                                                                  "values": {"username": "ada", "password": PASSWORD}},
+                             headers={"User-Agent": "AuditTest/1.0"}, timeout=30)
+    done = response.json()
+    assert done["status"] == "success", done
+    request_id = response.headers["X-Request-Id"]
+    code = done["authorization"]["code"]
+    tokens = exchange(server, code).json()
+    secrets += [code, tokens["access_token"], tokens["refresh_token"], tokens["id_token"]]
+    first = tokens["refresh_token"]
+    rotated = requests.post(server.issuer + "/token", data={"grant_type": "refresh_token", "refresh_token": first, "client_id": "app"},
+                            timeout=10).json()
+    secrets += [rotated["access_token"], rotated["refresh_token"]]
+    reused = requests.post(server.issuer + "/token", data={"grant_type": "refresh_token", "refresh_token": first, "client_id": "app"},
+                           timeout=10)
+    assert reused.status_code == 400 and reused.json()["error"] == "invalid_grant"
+
+    trail = [event for event in events(server) if event["type"] != "configuration.loaded"]
+    counted = {}
+    for event in trail:
+        counted[event["type"]] = counted.get(event["type"], 0) + 1
+    assert counted == {"account.created": 1, "client.created": 1, "sign_in.failed": 4, "account.locked_out": 1, "account.unlocked": 1,
+                       "sign_in.succeeded": 1, "refresh_token.reused": 1}, counted
+    ada = json.loads(server.cli("users", "list", "--json").stdout)[0]["id"]
+    reasons = [event["details"]["reason"] for event in trail if event["type"] == "sign_in.failed"]
+    assert reasons == ["invalid_credentials"] * 3 + ["throttled"]
+    signed_in = next(event for event in trail if event["type"] == "sign_in.succeeded")
+    assert signed_in["user_id"] == ada and signed_in["client_id"] == "app" and signed_in["address"] == "127.0.0.1"
+    assert signed_in["user_agent"] == "AuditTest/1.0" and signed_in["request_id"] == request_id
+    assert next(event for event in trail if event["type"] == "account.unlocked")["actor"].startswith("operator:")
+    reuse = next(event for event in trail if event["type"] == "refresh_token.reused")
+    assert reuse["user_id"] == ada and reuse["actor"] == "client:app"
+
+    # Filters.
+    assert {event["type"] for event in events(server, "--user", "ada")} >= {"sign_in.succeeded", "account.unlocked", "refresh_token.reused"}
+    assert [event["type"] for event in events(server, "--type", "account.locked_out")] == ["account.locked_out"]
+    assert events(server, "--since", "2999-01-01T00:00:00Z") == []
+    assert "sign_in.succeeded" in server.cli("events", "--client", "app").stdout
+    refused = server.cli("events", "--type", "sign_in.nonsense", check=False)
+    assert refused.returncode != 0 and "Unknown event type" in refused.stderr
+
+    # No secret in the database (with its write-ahead log) or in the server's output.
+    stored = b"".join(path.read_bytes() for path in Path(server.folder.name).iterdir() if path.name.startswith("gatehouse.sqlite"))
+    logs = (server.stdout() + server.stderr()).encode()
+    for secret in secrets:
+        assert secret.encode() not in stored, f"a secret ({secret[:4]}…) is in the database files"
+        assert secret.encode() not in logs, f"a secret ({secret[:4]}…) is in the logs"
+
+
+def test_every_response_has_a_request_id_and_a_strangers_is_replaced(audited):
+    first = requests.get(audited.issuer + "/health/live", timeout=10)
+    second = requests.get(audited.issuer + "/health/live", headers={"X-Request-Id": "forged-id"}, timeout=10)
+    assert first.headers["X-Request-Id"] and second.headers["X-Request-Id"] not in ("forged-id", first.headers["X-Request-Id"])

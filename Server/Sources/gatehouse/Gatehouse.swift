@@ -3,9 +3,13 @@ import ArgumentParser
 /// `gatehouse`: run the identity server and manage it.
 @main
 struct GatehouseCommand: AsyncParsableCommand {
+    /// The release this build is (`gatehouse --version`, and `gatehouse_build_info` in the metrics).
+    static let version = "0.1.0-dev"
+
     static let configuration = CommandConfiguration(
         commandName: "gatehouse",
         abstract: "Gatehouse, a self-hosted identity server and OpenID Connect provider.",
+        version: version,
         subcommands: [
             ServeCommand.self, UsersCommand.self, ClientsCommand.self, KeysCommand.self, MigrateCommand.self, CopyCommand.self,
             OutboxCommand.self, LoginCommand.self, RegisterCommand.self, ResetPasswordCommand.self, EnrollCommand.self, WhoamiCommand.self,

@@ -36,6 +36,8 @@ public struct AuditLog: Sendable {
                 """
             ).run()
         }
+        // Counted once the event is committed: inside a transaction, after it commits; else now.
+        TransactionScope.afterCommit(of: database) { GatehouseMetrics.record(event) }
     }
 
     /// A time-ordered id: the event's second, then a microsecond count that only goes up in this process (so events

@@ -49,6 +49,8 @@ public struct ServerConfiguration: Sendable, Decodable {
     public var identityProviders: [IdentityProvider] = []
     /// The audit trail: how long events are kept.
     public var audit = AuditPolicy()
+    /// Prometheus metrics on a listener of their own; off until a port is given.
+    public var metrics = MetricsPolicy()
     /// Connection timeouts and the connection limit.
     public var connections = ConnectionPolicy()
     /// Reverse proxies whose forwarded client addresses the per-address limits believe; none by default.
@@ -91,6 +93,7 @@ public struct ServerConfiguration: Sendable, Decodable {
         try file.update(&webAuthn, .webAuthn)
         try file.update(&identityProviders, .identityProviders)
         try file.update(&audit, .audit)
+        try file.update(&metrics, .metrics)
         try file.update(&connections, .connections)
         try file.update(&trustedProxies, .trustedProxies)
         try file.update(&demo, .demo)
@@ -101,7 +104,7 @@ public struct ServerConfiguration: Sendable, Decodable {
 
     /// The configuration file's keys.
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case host, port, database, issuer, secret, demo, registration, courier, authenticator, connections, audit
+        case host, port, database, issuer, secret, demo, registration, courier, authenticator, connections, audit, metrics
         case oneTimeCodes = "one_time_codes"
         case webAuthn = "webauthn"
         case identityProviders = "identity_providers"
@@ -173,6 +176,7 @@ public struct ServerConfiguration: Sendable, Decodable {
         }
         try connections.validate()
         try audit.validate()
+        try metrics.validate(serverPort: port)
         try trustedProxies.validate()
         try signOn.validate("sign_on")
         for (client, policy) in clientSignOn { try policy.validate("client_sign_on.\(client)") }

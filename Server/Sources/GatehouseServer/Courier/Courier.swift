@@ -86,12 +86,14 @@ public final class Courier: Sendable {
             try await delivery.deliver(message)
             try await queue.markSent(message.id)
             logger.info("Delivered a message", metadata: metadata)
+            GatehouseMetrics.delivery(channel: message.channel.rawValue, delivered: true)
         } catch {
             let failure = error as? DeliveryFailure ?? DeliveryFailure(description: "\(error)")
             let status = try? await queue.markFailed(
                 message, error: failure.description, permanent: failure.permanent,
                 maxAttempts: configuration.maxAttempts, retryDelay: configuration.retryDelay)
             logger.warning("Delivery failed\(status == .failed ? "; giving up" : "; will retry"): \(failure.description)", metadata: metadata)
+            GatehouseMetrics.delivery(channel: message.channel.rawValue, delivered: false)
         }
     }
 }

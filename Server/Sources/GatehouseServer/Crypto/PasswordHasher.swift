@@ -36,9 +36,11 @@ public final class PasswordHasher: Sendable {
         let password = Self.normalized(password)
         let parameters = self.parameters
         let salt = SecureRandom.bytes(Self.saltLength)
+        let started = DispatchTime.now().uptimeNanoseconds
         let derived = try await pool.runIfActive {
             try Self.derive(password: password, salt: salt, parameters: parameters, length: Self.hashLength)
         }
+        GatehouseMetrics.passwordHash(nanoseconds: Int64(DispatchTime.now().uptimeNanoseconds - started))
         return Self.encode(parameters: parameters, salt: salt, hash: derived)
     }
 
@@ -64,9 +66,11 @@ public final class PasswordHasher: Sendable {
         guard let stored = Self.decode(encodedHash) else { return .none }
         let normalized = Self.normalized(password)
         for (candidate, match) in [(normalized, Match.normalized), (password, Match.asTyped)] where match == .normalized || normalized != password {
+            let started = DispatchTime.now().uptimeNanoseconds
             let derived = try await pool.runIfActive {
                 try Self.derive(password: candidate, salt: stored.salt, parameters: stored.parameters, length: stored.hash.count)
             }
+            GatehouseMetrics.passwordHash(nanoseconds: Int64(DispatchTime.now().uptimeNanoseconds - started))
             if ConstantTime.equals(derived, stored.hash) { return match }
         }
         return .none

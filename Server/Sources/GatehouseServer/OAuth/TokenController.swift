@@ -19,11 +19,11 @@ struct TokenController: Sendable {
         // connection would start with an empty page cache after each of the other requests' commits.
         switch parameters["grant_type"] {
         case "authorization_code":
-            return try await authorizationCode(parameters, client: try await authenticate(credentials))
+            return GatehouseMetrics.issued("authorization_code", try await authorizationCode(parameters, client: try await authenticate(credentials)))
         case "refresh_token":
-            return try await refreshToken(parameters, credentials: credentials)
+            return GatehouseMetrics.issued("refresh_token", try await refreshToken(parameters, credentials: credentials))
         case "client_credentials":
-            return try await clientCredentials(parameters, credentials: credentials)
+            return GatehouseMetrics.issued("client_credentials", try await clientCredentials(parameters, credentials: credentials))
         case nil:
             _ = try await authenticate(credentials)
             throw OAuthError.invalidRequest("grant_type is missing.")

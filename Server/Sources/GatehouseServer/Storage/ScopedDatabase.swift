@@ -1,3 +1,4 @@
+import Dispatch
 import NIOConcurrencyHelpers
 import SQLKit
 
@@ -44,6 +45,8 @@ final class ScopedDatabase: Database {
             }
         }
         counts.withLockedValue { $0.transactions += 1 }
+        let started = DispatchTime.now().uptimeNanoseconds
+        defer { GatehouseMetrics.transaction(nanoseconds: Int64(DispatchTime.now().uptimeNanoseconds - started)) }
         let database = ObjectIdentifier(self)
         // PostgreSQL may run the body again (a deadlock victim): each run has its own scope, and only the run that
         // committed hands back its after-commit work.

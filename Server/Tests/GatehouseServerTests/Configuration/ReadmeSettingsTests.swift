@@ -32,6 +32,7 @@ struct ReadmeSettingsTests {
             "connections": keys(ConnectionPolicy.CodingKeys.self),
             "trusted_proxies": keys(TrustedProxies.CodingKeys.self),
             "audit": keys(AuditPolicy.CodingKeys.self),
+            "metrics": keys(MetricsPolicy.CodingKeys.self),
             "identity_providers": keys(IdentityProvider.CodingKeys.self)
                 + keys(IdentityProvider.ClaimMapping.CodingKeys.self).map { "claims.\($0)" },
         ]

@@ -1,0 +1,50 @@
+import Hummingbird
+import Metrics
+
+/// The server's own metrics, through swift-metrics (Prometheus when `metrics.port` is set, nothing otherwise). Sign-ins,
+/// lock-outs and token reuse are counted from the audit trail's events as they commit, so the numbers and the trail
+/// never disagree.
+enum GatehouseMetrics {
+    /// Counts a committed audit event: every type, and sign-ins, lock-outs and refresh-token reuse by name.
+    static func record(_ event: AuditEvent) {
+        Counter(label: "gatehouse_audit_events_total", dimensions: [("type", event.type.rawValue)]).increment()
+        switch event.type {
+        case .signInSucceeded:
+            let factor = event.details["methods"]?.split(separator: " ").first.map(String.init) ?? "unknown"
+            Counter(label: "gatehouse_sign_ins_total", dimensions: [("outcome", "succeeded"), ("factor", factor), ("reason", "")]).increment()
+        case .signInFailed:
+            Counter(
+                label: "gatehouse_sign_ins_total",
+                dimensions: [("outcome", "failed"), ("factor", event.details["factor"] ?? "unknown"), ("reason", event.details["reason"] ?? "")]
+            ).increment()
+        case .accountLockedOut:
+            Counter(label: "gatehouse_lockouts_total", dimensions: [("factor", event.details["factor"] ?? "unknown")]).increment()
+        case .refreshTokenReused:
+            Counter(label: "gatehouse_refresh_token_reuse_total").increment()
+        default:
+            break
+        }
+    }
+
+    /// Counts the tokens a successful token response of `grant` issued, and returns the response.
+    static func issued(_ grant: String, _ response: Response) -> Response {
+        if response.status == .ok { Counter(label: "gatehouse_tokens_issued_total", dimensions: [("grant", grant)]).increment() }
+        return response
+    }
+
+    /// How long a password hash took, waiting for the pool included.
+    static func passwordHash(nanoseconds: Int64) {
+        Timer(label: "gatehouse_password_hash_duration_seconds", preferredDisplayUnit: .seconds).recordNanoseconds(nanoseconds)
+    }
+
+    /// How long an outermost database transaction took.
+    static func transaction(nanoseconds: Int64) {
+        Timer(label: "gatehouse_database_transaction_duration_seconds", preferredDisplayUnit: .seconds).recordNanoseconds(nanoseconds)
+    }
+
+    /// Messages the courier delivered or failed to.
+    static func delivery(channel: String, delivered: Bool) {
+        Counter(label: "gatehouse_courier_deliveries_total", dimensions: [("channel", channel), ("outcome", delivered ? "delivered" : "failed")])
+            .increment()
+    }
+}

@@ -1,0 +1,81 @@
+import Hummingbird
+import Logging
+import Metrics
+import NIOCore
+import Prometheus
+import ServiceLifecycle
+
+/// `/metrics` in Prometheus's text format, on a listener of its own (`metrics.host`, `metrics.port`).
+public enum PrometheusEndpoint {
+    /// Makes Prometheus the process's metrics backend and returns its registry. Once per process (swift-metrics allows
+    /// one bootstrap); names from libraries (`http.server.request.duration`) become Prometheus names.
+    public static func bootstrap(version: String) -> PrometheusCollectorRegistry {
+        let registry = PrometheusCollectorRegistry()
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.nameAndLabelSanitizer = { name, labels in
+            (prometheusName(name), labels.map { (prometheusName($0.0), $0.1) })
+        }
+        MetricsSystem.bootstrap(factory)
+        registry.makeGauge(name: "gatehouse_build_info", labels: [("version", version)], help: "The running Gatehouse version.").set(to: 1.0)
+        return registry
+    }
+
+    /// The Prometheus name of a swift-metrics label: Hummingbird's request metrics get their Prometheus names, and
+    /// anything else outside `[a-zA-Z0-9_:]` becomes `_`.
+    static func prometheusName(_ name: String) -> String {
+        let renamed =
+            switch name {
+            case "hb.requests": "http_requests_total"
+            case "hb.request.errors": "http_request_errors_total"
+            case "http.server.request.duration": "http_server_request_duration_seconds"
+            default: name
+            }
+        return String(renamed.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == ":") ? $0 : "_" })
+    }
+
+    /// What each metric means, for `# HELP` (swift-metrics has no help text of its own).
+    static let help: [String: String] = [
+        "http_requests_total": "HTTP requests answered, by route, method and status.",
+        "http_request_errors_total": "HTTP requests that ended in an error, by route, method and status.",
+        "http_server_request_duration_seconds": "How long HTTP requests took, by route, method and status.",
+        "http_server_active_requests": "HTTP requests under way, by method.",
+        "gatehouse_build_info": "The running Gatehouse version.",
+        "gatehouse_audit_events_total": "Audit events recorded, by type.",
+        "gatehouse_sign_ins_total": "Sign-ins, by outcome, first factor and the reason of a failure.",
+        "gatehouse_lockouts_total": "Accounts or addresses blocked after too many wrong guesses, by factor.",
+        "gatehouse_refresh_token_reuse_total": "Refresh tokens presented again; each revoked its token family.",
+        "gatehouse_tokens_issued_total": "Token responses issued, by grant type.",
+        "gatehouse_password_hash_duration_seconds": "How long a password hash took, waiting for the hashing pool included.",
+        "gatehouse_database_transaction_duration_seconds": "How long a database transaction took.",
+        "gatehouse_courier_deliveries_total": "Emails, texts and calls delivered or failed, by channel.",
+    ]
+
+    /// `text` with a `# HELP` line before each metric's `# TYPE` line that has none.
+    static func withHelp(_ text: String) -> String {
+        var lines: [Substring] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("# TYPE ") {
+                let name = line.dropFirst(7).prefix { $0 != " " }
+                if lines.last?.hasPrefix("# HELP \(name) ") != true {
+                    lines.append("# HELP \(name) \(help[String(name)] ?? "Gatehouse metric \(name).")")
+                }
+            }
+            lines.append(line)
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The metrics listener, as a service to run beside the server.
+    public static func application(registry: PrometheusCollectorRegistry, policy: MetricsPolicy, logger: Logger) -> some Service {
+        let router = Router()
+        router.get("/metrics") { _, _ in
+            var buffer = [UInt8]()
+            buffer.reserveCapacity(16 * 1024)
+            registry.emit(into: &buffer)
+            var response = Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: withHelp(String(decoding: buffer, as: UTF8.self)))))
+            response.headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+            return response
+        }
+        return Application(router: router, configuration: .init(address: .hostname(policy.host, port: policy.port ?? 0)), logger: logger)
+    }
+}

@@ -36,6 +36,7 @@ public enum GatehouseApplication {
         AuthorizationController(server: server).addRoutes(to: router)
         LoginController(server: server).addRoutes(to: router)
         FederationController(server: server).addRoutes(to: router)
+        AdminController(server: server).addRoutes(to: router)
         EndSessionController(server: server).addRoutes(to: router)
         DeviceConfirmationPage(server: server).addRoutes(to: router)
         // The JSON API: every failure is an RFC 6749 error, rendered in one place.

@@ -23,6 +23,8 @@ public final class IdentityServer: Sendable {
     let federatedIdentities: FederatedIdentityStore
     /// The audit trail of security events.
     public let audit: AuditLog
+    let adminTokens: AdminTokenStore
+    let adminRateLimiter: AdminRateLimiter
     /// Seals the tokens of providers configured to keep them.
     let federatedTokens: SecretBox
     /// Other identity providers' endpoints and keys, cached.
@@ -89,6 +91,8 @@ public final class IdentityServer: Sendable {
         passkeys = PasskeyStore(database: database, clock: clock)
         federatedIdentities = FederatedIdentityStore(database: database, clock: clock)
         audit = AuditLog(database: database, clock: clock)
+        adminTokens = AdminTokenStore(database: database, clock: clock)
+        adminRateLimiter = AdminRateLimiter(clock: clock)
         federatedTokens = SecretBox(serverSecret: secret.bytes, purpose: FederatedIdentityStore.tokensPurpose)
         upstreams = UpstreamDirectory(clock: clock)
         oneTimeCodes = OneTimeCodeStore(

@@ -8,7 +8,7 @@ enum PackageResources {
 
     /// Every resource the server reads: the common-password list, the flow API's OpenAPI document, and the hosted
     /// pages' stylesheet and script.
-    static let names = ["common-passwords.txt", "openapi.json", "assets/gatehouse.css", "assets/app-login.js", "assets/passkey.js"]
+    static let names = ["common-passwords.txt", "openapi.json", "admin-openapi.json", "assets/gatehouse.css", "assets/app-login.js", "assets/passkey.js"]
 
     /// Every resource, read once, at first use.
     private static let loaded = Result { () throws(Missing) -> [String: String] in

@@ -11,6 +11,8 @@ public enum AuditEventType: String, Sendable, Codable, CaseIterable {
     case accountCreated = "account.created"
     case accountDeleted = "account.deleted"
     case accountLocked = "account.locked"
+    /// An operator changed the profile; `details` has each changed field's `before` and `after`.
+    case accountUpdated = "account.updated"
     case passwordChanged = "password.changed"
     case passwordReset = "password.reset"
     case passwordChangeRequired = "password.change_required"
@@ -29,5 +31,7 @@ public enum AuditEventType: String, Sendable, Codable, CaseIterable {
     case clientCreated = "client.created"
     case clientDeleted = "client.deleted"
     case keysRotated = "keys.rotated"
+    case adminTokenCreated = "admin_token.created"
+    case adminTokenRevoked = "admin_token.revoked"
     case configurationLoaded = "configuration.loaded"
 }

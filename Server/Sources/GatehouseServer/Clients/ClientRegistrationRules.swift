@@ -3,7 +3,11 @@ import Foundation
 /// What a client registration must satisfy before it is stored.
 public enum ClientRegistrationRules {
     /// Scopes Gatehouse knows.
-    public static let knownScopes = ["openid", "profile", "email", "phone", "offline_access"]
+    public static let knownScopes = userScopes + adminScopes
+    /// The scopes of tokens that act for a user, as discovery lists them.
+    public static let userScopes = ["openid", "profile", "email", "phone", "offline_access"]
+    /// The admin API's scopes: granted only to a client acting for itself (client credentials), never through a user.
+    public static let adminScopes = ["gatehouse:admin", "gatehouse:admin:read"]
     public static let defaultScopes = ["openid", "profile", "email", "offline_access"]
     public static let idTokenAlgorithms = ["RS256", "ES256"]
     /// A supplied client secret must be long enough that a fast hash is safe storage.

@@ -90,6 +90,9 @@ struct AuthorizationController: Sendable {
         if let unknown = scopes.first(where: { !ClientRegistrationRules.knownScopes.contains($0) }) {
             return .failure(.invalidScope("The scope \(unknown) is not known."))
         }
+        if let admin = scopes.first(where: ClientRegistrationRules.adminScopes.contains) {
+            return .failure(.invalidScope("The scope \(admin) is granted only to a client acting for itself (client_credentials), never through a user."))
+        }
         if let forbidden = scopes.first(where: { !client.scopes.contains($0) }) {
             return .failure(.invalidScope("The client may not request the scope \(forbidden)."))
         }

@@ -27,7 +27,7 @@ struct DiscoveryController: Sendable {
             revocationEndpoint: issuer + "/revoke",
             introspectionEndpoint: issuer + "/introspect",
             endSessionEndpoint: issuer + "/logout",
-            scopesSupported: ClientRegistrationRules.knownScopes,
+            scopesSupported: ClientRegistrationRules.userScopes,
             responseTypesSupported: ["code"],
             responseModesSupported: ["query"],
             grantTypesSupported: ["authorization_code", "refresh_token", "client_credentials"],

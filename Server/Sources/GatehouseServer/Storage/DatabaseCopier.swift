@@ -93,6 +93,12 @@ public struct DatabaseCopier: Sendable {
                 ("id", .text), ("type", .text), ("occurred_at", .integer), ("actor", .text), ("user_id", .text), ("client_id", .text),
                 ("address", .text), ("user_agent", .text), ("request_id", .text), ("details", .text),
             ]),
+        Table(
+            name: "admin_tokens",
+            columns: [
+                ("id", .text), ("name", .text), ("token_hash", .text), ("read_only", .integer), ("created_at", .integer), ("expires_at", .integer),
+                ("revoked_at", .integer), ("last_used_at", .integer),
+            ]),
         Table(name: "recovery_codes", columns: [("code_hash", .text), ("user_id", .text), ("created_at", .integer), ("used_at", .integer)]),
         Table(
             name: "one_time_codes",

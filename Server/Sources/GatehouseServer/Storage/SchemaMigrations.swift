@@ -427,5 +427,22 @@ enum SchemaMigrations {
                 "CREATE INDEX audit_events_user ON audit_events(user_id, id)",
                 "CREATE INDEX audit_events_type ON audit_events(type, id)",
             ]),
+        // Personal admin tokens for the admin API, kept as digests.
+        Migration(
+            version: 21, name: "admin tokens",
+            statements: [
+                """
+                CREATE TABLE admin_tokens (
+                    id TEXT PRIMARY KEY,
+                    name TEXT NOT NULL,
+                    token_hash TEXT NOT NULL UNIQUE,
+                    read_only INTEGER NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    expires_at BIGINT NOT NULL,
+                    revoked_at BIGINT,
+                    last_used_at BIGINT
+                )
+                """
+            ]),
     ]
 }

@@ -163,6 +163,47 @@ public struct UserStore: Sendable {
         try await sql.raw("SELECT * FROM users WHERE id = \(bind: id)").first().map(Self.decode)
     }
 
+    /// Users whose username or email starts with `text` (case-insensitive), locked or active, ordered by username
+    /// after `cursor` (the last username of the previous page).
+    func search(text: String?, locked: Bool?, after cursor: String?, limit: Int) async throws -> [User] {
+        var conditions: [SQLQueryString] = []
+        if let text, !text.isEmpty {
+            let pattern = text.lowercased().replacingOccurrences(of: "\\", with: "").replacingOccurrences(of: "%", with: "").replacingOccurrences(of: "_", with: "\\_") + "%"
+            conditions.append("(username LIKE \(bind: pattern) ESCAPE '\\' OR email LIKE \(bind: pattern) ESCAPE '\\')")
+        }
+        if let locked { conditions.append("locked = \(bind: locked ? 1 : 0)") }
+        if let cursor { conditions.append("username > \(bind: cursor)") }
+        var query: SQLQueryString = "SELECT * FROM users"
+        for (index, condition) in conditions.enumerated() { query = query + (index == 0 ? " WHERE " : " AND ") + condition }
+        query = query + " ORDER BY username LIMIT \(bind: limit)"
+        let statement = query
+        return try await database.read { sql in try await sql.raw(statement).all().map(Self.decode) }
+    }
+
+    /// Changes the profile of `userID` to `changed`, only while the stored user is still `expected` (what the caller
+    /// read): returns the updated user, `nil` when the user changed meanwhile. Throws a duplicate ``DatabaseError`` when
+    /// the new email address is another user's.
+    func update(_ expected: User, to changed: User) async throws -> User? {
+        let now = clock.now()
+        return try await database.transaction { sql in
+            guard let current = try await Self.find(id: expected.id, in: sql), current == expected else { return nil }
+            if changed.email != current.email,
+                try await sql.raw("SELECT id FROM users WHERE email = \(bind: changed.email) AND id <> \(bind: current.id)").first() != nil
+            {
+                throw DatabaseError.duplicate("A user with the email \(changed.email)")
+            }
+            try await sql.raw(
+                """
+                UPDATE users SET email = \(bind: changed.email), email_verified = \(bind: changed.emailVerified ? 1 : 0), name = \(bind: changed.name),
+                    given_name = \(bind: changed.givenName), family_name = \(bind: changed.familyName), phone_number = \(bind: changed.phoneNumber),
+                    phone_verified = \(bind: changed.phoneVerified ? 1 : 0), updated_at = \(bind: now)
+                WHERE id = \(bind: current.id)
+                """
+            ).run()
+            return try await Self.find(id: current.id, in: sql)
+        }
+    }
+
     public func list() async throws -> [User] {
         try await database.read { sql in
             try await sql.raw("SELECT * FROM users ORDER BY username").all().map(Self.decode)

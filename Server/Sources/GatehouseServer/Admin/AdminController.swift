@@ -1,0 +1,333 @@
+import Foundation
+import GatehouseProtocol
+import HTTPTypes
+import Hummingbird
+
+/// The admin REST API under `/admin/v1` (described by `/openapi/admin.json`): users, clients, signing keys and the
+/// audit trail, for automation. Every route needs a bearer token (``AdminPrincipal``); reading needs
+/// `gatehouse:admin:read`, changing `gatehouse:admin`. Every change is audited with the caller as actor, in the
+/// transaction of the change. Errors are RFC 9457 problem details.
+struct AdminController: Sendable {
+    let server: IdentityServer
+
+    func addRoutes<Context: RequestContext>(to router: Router<Context>) {
+        router.get("/openapi/admin.json") { _, _ in
+            var response = Response(status: .ok, body: .init(byteBuffer: .init(string: PackageResources.contents("admin-openapi.json"))))
+            response.headers[.contentType] = "application/json"
+            return response
+        }
+        let api = router.group("/admin/v1").add(middleware: AdminProblemMiddleware(logger: server.logger))
+        // Users.
+        api.get("/users") { request, context in try await read(request, context) { try await listUsers(request) } }
+        api.post("/users") { request, context in try await write(request, context) { try await createUser(request, actor: $0) } }
+        api.get("/users/:id") { request, context in try await read(request, context) { try await showUser(try context.parameters.require("id")) } }
+        api.patch("/users/:id") { request, context in
+            try await write(request, context) { try await updateUser(try context.parameters.require("id"), request, actor: $0) }
+        }
+        api.delete("/users/:id") { request, context in
+            try await write(request, context) { try await deleteUser(try context.parameters.require("id"), actor: $0) }
+        }
+        for (action, locked) in [("lock", true), ("unlock", false)] {
+            api.post("/users/:id/\(action)") { request, context in
+                try await write(request, context) { try await setLocked(try context.parameters.require("id"), locked, actor: $0) }
+            }
+        }
+        api.post("/users/:id/require-password-change") { request, context in
+            try await write(request, context) { try await requirePasswordChange(try context.parameters.require("id"), actor: $0) }
+        }
+        api.get("/users/:id/identities") { request, context in
+            try await read(request, context) {
+                let user = try await user(try context.parameters.require("id"))
+                return JSONResponse.make(AdminPage(items: try await server.federatedIdentities.identities(of: user.id)))
+            }
+        }
+        // Clients.
+        api.get("/clients") { request, context in
+            try await read(request, context) { JSONResponse.make(AdminPage(items: try await server.clients.list().map(AdminClient.init))) }
+        }
+        api.post("/clients") { request, context in try await write(request, context) { try await createClient(request, actor: $0) } }
+        api.get("/clients/:id") { request, context in
+            try await read(request, context) {
+                let id = try context.parameters.require("id")
+                guard let client = try await server.clients.find(id: id) else { throw AdminProblem.notFound("There is no client \(id).") }
+                return JSONResponse.make(AdminClient(client))
+            }
+        }
+        api.delete("/clients/:id") { request, context in
+            try await write(request, context) { try await deleteClient(try context.parameters.require("id"), actor: $0) }
+        }
+        // Signing keys.
+        api.get("/keys") { request, context in try await read(request, context) { JSONResponse.make(AdminPage(items: try await keys())) } }
+        api.post("/keys/rotate") { request, context in try await write(request, context) { try await rotateKeys(actor: $0) } }
+        // The audit trail.
+        api.get("/events") { request, context in try await read(request, context) { try await events(request) } }
+    }
+
+    // MARK: Authorization
+
+    private func principal(_ request: Request, _ context: some RequestContext) async throws -> AdminPrincipal {
+        let source = server.clientAddress(of: request, context: context)
+        do {
+            let principal = try await AdminPrincipal.of(request, server: server)
+            try await server.adminRateLimiter.admit(principal.actor)
+            return principal
+        } catch let problem as AdminProblem where problem.status == .unauthorized {
+            // Guessing tokens is slowed per client address.
+            try await server.adminRateLimiter.admit("unauthorized:" + source.subject)
+            throw problem
+        }
+    }
+
+    private func read(_ request: Request, _ context: some RequestContext, _ body: () async throws -> Response) async throws -> Response {
+        _ = try await principal(request, context)
+        return try await body()
+    }
+
+    private func write(_ request: Request, _ context: some RequestContext, _ body: (String) async throws -> Response) async throws -> Response {
+        let principal = try await principal(request, context)
+        guard principal.canWrite else { throw AdminProblem.forbiddenScope }
+        return try await AuditContext.$current.withValue(AuditContext(
+            actor: principal.actor, address: AuditContext.current.address, userAgent: AuditContext.current.userAgent,
+            requestID: AuditContext.current.requestID)) { try await body(principal.actor) }
+    }
+
+    // MARK: Users
+
+    private func user(_ id: String) async throws -> User {
+        guard let user = try await server.users.find(id: id) else { throw AdminProblem.notFound("There is no user with the id \(id).") }
+        return user
+    }
+
+    private func userResponse(_ user: User, status: HTTPResponse.Status = .ok) -> Response {
+        var response = JSONResponse.make(AdminUser(user), status: status)
+        response.headers[.eTag] = AdminUser.eTag(of: user)
+        return response
+    }
+
+    private func listUsers(_ request: Request) async throws -> Response {
+        let query = FormParameters(encoded: request.uri.query ?? "")
+        let limit = try Self.limit(query["limit"])
+        let locked: Bool? =
+            switch query["status"] {
+            case nil: nil
+            case "locked": true
+            case "active": false
+            case let other?: throw AdminProblem.badRequest("status must be active or locked, not \(other).")
+            }
+        let users = try await server.users.search(text: query["q"], locked: locked, after: query["cursor"], limit: limit + 1)
+        let page = Array(users.prefix(limit))
+        return JSONResponse.make(AdminPage(items: page.map(AdminUser.init), nextCursor: users.count > limit ? page.last?.username : nil))
+    }
+
+    private func showUser(_ id: String) async throws -> Response {
+        userResponse(try await user(id))
+    }
+
+    private func createUser(_ request: Request, actor: String) async throws -> Response {
+        let body = try await JSONRequest.decode(AdminNewUser.self, from: request)
+        try AccountInputValidation.validateUsername(body.username, email: body.email)
+        try AccountInputValidation.validateEmail(body.email)
+        var hash = User.noPassword
+        if let password = body.password {
+            if let problem = server.configuration.passwords.problem(with: password, username: body.username, email: body.email) {
+                throw AdminProblem.badRequest("The password is not accepted: \(problem)")
+            }
+            hash = try await server.hasher.hash(password)
+        }
+        let profile = UserProfile(email: body.email, name: body.name, givenName: body.givenName, familyName: body.familyName)
+        do {
+            let user = try await server.database.transaction { [server, hash] _ in
+                let user = try await server.users.create(
+                    username: body.username, profile: profile, passwordHash: hash, emailVerified: body.emailVerified ?? false, phoneVerified: false)
+                try await server.audit.record(.accountCreated, user: user.id, details: ["by": "admin_api"])
+                return user
+            }
+            var response = userResponse(user, status: .created)
+            response.headers[.location] = "/admin/v1/users/\(user.id)"
+            return response
+        } catch let error as DatabaseError where error.isDuplicate {
+            throw AdminProblem.conflict(error.description)
+        }
+    }
+
+    private func updateUser(_ id: String, _ request: Request, actor: String) async throws -> Response {
+        guard let expected = request.headers[.ifMatch] else { throw AdminProblem.preconditionRequired }
+        let change = try await JSONRequest.decode(AdminUserChange.self, from: request)
+        let current = try await user(id)
+        guard expected == AdminUser.eTag(of: current) || expected == "*" else { throw AdminProblem.preconditionFailed }
+        var changed = current
+        if let email = change.email {
+            try AccountInputValidation.validateEmail(email)
+            if current.username.contains("@"), email.lowercased() != current.username {
+                throw AdminProblem.badRequest("The username is the email address \(current.username); it cannot change to another address.")
+            }
+            changed.email = email.lowercased()
+            if changed.email != current.email { changed.emailVerified = false }
+        }
+        if let verified = change.emailVerified { changed.emailVerified = verified }
+        if let name = change.name { changed.name = name.isEmpty ? nil : String(name.prefix(200)) }
+        if let given = change.givenName { changed.givenName = given.isEmpty ? nil : String(given.prefix(100)) }
+        if let family = change.familyName { changed.familyName = family.isEmpty ? nil : String(family.prefix(100)) }
+        if let phone = change.phoneNumber {
+            if phone.isEmpty {
+                changed.phoneNumber = nil
+            } else {
+                guard let number = PhoneNumber(phone) else { throw AdminProblem.badRequest(PhoneNumber.hint) }
+                changed.phoneNumber = number.e164
+            }
+            if changed.phoneNumber != current.phoneNumber { changed.phoneVerified = false }
+        }
+        if let verified = change.phoneNumberVerified { changed.phoneVerified = verified && changed.phoneNumber != nil }
+        let differences = Self.differences(AdminUser(current), AdminUser(changed))
+        do {
+            let updated = try await server.database.transaction { [server, changed] _ in
+                guard let updated = try await server.users.update(current, to: changed) else { throw AdminProblem.preconditionFailed }
+                if !differences.isEmpty { try await server.audit.record(.accountUpdated, user: current.id, details: differences) }
+                return updated
+            }
+            return userResponse(updated)
+        } catch let error as DatabaseError where error.isDuplicate {
+            throw AdminProblem.conflict(error.description)
+        }
+    }
+
+    /// The fields that differ, as `field.before` and `field.after` details.
+    static func differences(_ before: AdminUser, _ after: AdminUser) -> [String: String] {
+        let encoder = JSONEncoder()
+        guard let old = (try? JSONSerialization.jsonObject(with: encoder.encode(before))) as? [String: Any],
+            let new = (try? JSONSerialization.jsonObject(with: encoder.encode(after))) as? [String: Any]
+        else { return [:] }
+        var details: [String: String] = [:]
+        for key in Set(old.keys).union(new.keys).sorted() where key != "updated_at" {
+            let was = old[key].map { "\($0)" } ?? ""
+            let now = new[key].map { "\($0)" } ?? ""
+            if was != now {
+                details[key + ".before"] = was
+                details[key + ".after"] = now
+            }
+        }
+        return details
+    }
+
+    private func deleteUser(_ id: String, actor: String) async throws -> Response {
+        let user = try await user(id)
+        try await server.database.transaction { [server] _ in
+            guard try await server.users.delete(username: user.username) else { throw AdminProblem.notFound("There is no user with the id \(id).") }
+            try await server.audit.record(.accountDeleted, user: user.id, details: ["username": user.username])
+        }
+        return Response(status: .noContent)
+    }
+
+    private func setLocked(_ id: String, _ locked: Bool, actor: String) async throws -> Response {
+        let user = try await user(id)
+        try await server.database.transaction { [server] _ in
+            guard try await server.users.setLocked(username: user.username, locked) else { throw AdminProblem.notFound("There is no user with the id \(id).") }
+            try await server.audit.record(locked ? .accountLocked : .accountUnlocked, user: user.id, details: ["by": "admin_api"])
+        }
+        // Unlocking also lifts the pauses after wrong passwords or codes, as the CLI's does.
+        if !locked { try await AccountPauses(database: server.database, secret: server.secret).lift(for: user) }
+        return userResponse(try await self.user(id))
+    }
+
+    private func requirePasswordChange(_ id: String, actor: String) async throws -> Response {
+        let user = try await user(id)
+        try await server.database.transaction { [server] _ in
+            _ = try await server.users.requirePasswordChange(username: user.username)
+            try await server.audit.record(.passwordChangeRequired, user: user.id)
+        }
+        return Response(status: .noContent)
+    }
+
+    // MARK: Clients
+
+    private func createClient(_ request: Request, actor: String) async throws -> Response {
+        let body = try await JSONRequest.decode(AdminNewClient.self, from: request)
+        try ClientRegistrationRules.validateClientID(body.id)
+        guard !body.redirectURIs.isEmpty || body.isPublic != true else {
+            throw AdminProblem.badRequest("A public client needs at least one redirect URI.")
+        }
+        for uri in body.redirectURIs + (body.postLogoutRedirectURIs ?? []) { try ClientRegistrationRules.validateRedirectURI(uri) }
+        let scopes = body.scopes ?? ClientRegistrationRules.defaultScopes
+        try ClientRegistrationRules.validateScopes(scopes)
+        let algorithm = body.idTokenAlgorithm ?? "RS256"
+        try ClientRegistrationRules.validateAlgorithm(algorithm)
+        let secret = body.isPublic == true ? nil : Base64URL.encode(SecureRandom.bytes(32))
+        do {
+            let client = try await server.database.transaction { [server] _ in
+                let client = try await server.clients.create(
+                    id: body.id, name: body.name, secret: secret, redirectURIs: body.redirectURIs,
+                    postLogoutRedirectURIs: body.postLogoutRedirectURIs ?? [], scopes: scopes, idTokenAlgorithm: algorithm)
+                try await server.audit.record(.clientCreated, client: client.id, details: ["public": "\(client.isPublic)", "scopes": scopes.joined(separator: " ")])
+                return client
+            }
+            struct Created: Encodable {
+                var client: AdminClient
+                var clientSecret: String?
+                enum CodingKeys: String, CodingKey {
+                    case client
+                    case clientSecret = "client_secret"
+                }
+            }
+            var response = JSONResponse.make(Created(client: AdminClient(client), clientSecret: secret), status: .created)
+            response.headers[.location] = "/admin/v1/clients/\(client.id)"
+            response.headers[.cacheControl] = "no-store"
+            return response
+        } catch let error as DatabaseError where error.isDuplicate {
+            throw AdminProblem.conflict("A client with the id \(body.id) already exists.")
+        }
+    }
+
+    private func deleteClient(_ id: String, actor: String) async throws -> Response {
+        try await server.database.transaction { [server] _ in
+            guard try await server.clients.delete(id: id) else { throw AdminProblem.notFound("There is no client \(id).") }
+            try await server.audit.record(.clientDeleted, client: id)
+        }
+        return Response(status: .noContent)
+    }
+
+    // MARK: Keys and events
+
+    private func keys() async throws -> [AdminKey] {
+        try await server.keyStore.all().map {
+            AdminKey(kid: $0.kid, algorithm: $0.algorithm, active: $0.isActive, createdAt: $0.createdAt, publishedUntil: $0.publishedUntil)
+        }
+    }
+
+    private func rotateKeys(actor: String) async throws -> Response {
+        let publishFor = max(server.configuration.tokens.idToken, server.configuration.tokens.accessToken) + 300
+        let created = try await server.database.transaction { [server] _ in
+            let created = try await server.keyStore.rotate(secret: server.secret, publishFor: publishFor)
+            try await server.audit.record(.keysRotated, details: ["kids": created.map(\.kid).joined(separator: " ")])
+            return created
+        }
+        let fresh = Set(created.map(\.kid))
+        return JSONResponse.make(AdminPage(items: try await keys().filter { fresh.contains($0.kid) }))
+    }
+
+    private func events(_ request: Request) async throws -> Response {
+        let query = FormParameters(encoded: request.uri.query ?? "")
+        let limit = try Self.limit(query["limit"])
+        var types: [AuditEventType]?
+        if let type = query["type"] {
+            guard let known = AuditEventType(rawValue: type) else { throw AdminProblem.badRequest("There is no event type \(type).") }
+            types = [known]
+        }
+        func time(_ key: String) throws -> Int64? {
+            guard let text = query[key] else { return nil }
+            guard let value = Int64(text), value >= 0 else { throw AdminProblem.badRequest("\(key) must be Unix seconds.") }
+            return value
+        }
+        let filter = AuditLog.Filter(
+            types: types, userID: query["user_id"], clientID: query["client_id"], since: try time("since"), until: try time("until"), after: query["cursor"])
+        let events = try await server.audit.events(filter, limit: limit + 1)
+        let page = Array(events.prefix(limit))
+        return JSONResponse.make(AdminPage(items: page, nextCursor: events.count > limit ? page.last?.id : nil))
+    }
+
+    /// A page size: 1 to 500, 50 when not given.
+    static func limit(_ text: String?) throws -> Int {
+        guard let text else { return 50 }
+        guard let limit = Int(text), (1...500).contains(limit) else { throw AdminProblem.badRequest("limit must be 1 to 500.") }
+        return limit
+    }
+}

@@ -1,0 +1,50 @@
+import HTTPTypes
+import Hummingbird
+
+/// Who calls the admin API: a client acting for itself with an admin scope, or a personal admin token.
+struct AdminPrincipal: Sendable {
+    /// The audit trail's actor: `client:ID` or `admin-token:NAME`.
+    var actor: String
+    /// Whether the token may change things (`gatehouse:admin`), or only read (`gatehouse:admin:read`).
+    var canWrite: Bool
+
+    /// The principal of `request`'s bearer token; throws 401 without a usable one, 403 for a token without an admin scope.
+    static func of(_ request: Request, server: IdentityServer) async throws -> AdminPrincipal {
+        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer "),
+            case let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces), !token.isEmpty, token.utf8.count <= 512
+        else { throw AdminProblem.unauthorized }
+        if token.hasPrefix(AdminTokenStore.prefix) {
+            guard let record = try await server.adminTokens.verify(token) else { throw AdminProblem.unauthorized }
+            return AdminPrincipal(actor: "admin-token:\(record.name)", canWrite: !record.readOnly)
+        }
+        guard let access = try await server.tokens.activeAccessToken(token) else { throw AdminProblem.unauthorized }
+        // A token that acts for a user is never an admin token, whatever its scopes.
+        guard access.userID == nil else { throw AdminProblem.forbiddenScope }
+        if access.scopes.contains("gatehouse:admin") { return AdminPrincipal(actor: "client:\(access.clientID)", canWrite: true) }
+        if access.scopes.contains("gatehouse:admin:read") { return AdminPrincipal(actor: "client:\(access.clientID)", canWrite: false) }
+        throw AdminProblem.forbiddenScope
+    }
+}
+
+/// Admin requests per caller and per minute, counted on this node: a runaway script is slowed, not the server.
+actor AdminRateLimiter {
+    private var windows: [String: (start: Int64, count: Int)] = [:]
+    let limit: Int
+    let clock: UnixClock
+
+    init(limit: Int = 600, clock: UnixClock) {
+        self.limit = limit
+        self.clock = clock
+    }
+
+    /// Counts a request of `key`; throws 429 past the limit within the current minute.
+    func admit(_ key: String) throws {
+        let now = clock.now()
+        let minute = now - now % 60
+        if windows.count > 10_000 { windows = windows.filter { $0.value.start == minute } }
+        var window: (start: Int64, count: Int) = windows[key].flatMap { $0.start == minute ? $0 : nil } ?? (minute, 0)
+        window.count += 1
+        windows[key] = window
+        if window.count > limit { throw AdminProblem.tooManyRequests(retryAfter: Int(minute + 60 - now)) }
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// An admin API error as RFC 9457 problem details (`application/problem+json`): a stable `type`, a `title`, the
+/// status, and a `detail` saying what to change.
+struct AdminProblem: Error, Sendable {
+    var status: HTTPResponse.Status
+    /// The last part of the type URI (`/admin/v1/problems/not-found`).
+    var kind: String
+    var title: String
+    var detail: String
+    var headers: HTTPFields = [:]
+
+    static func badRequest(_ detail: String) -> Self { Self(status: .badRequest, kind: "invalid-request", title: "Invalid request", detail: detail) }
+    static func notFound(_ detail: String) -> Self { Self(status: .notFound, kind: "not-found", title: "Not found", detail: detail) }
+    static func conflict(_ detail: String) -> Self { Self(status: .conflict, kind: "conflict", title: "Conflict", detail: detail) }
+    static let unauthorized = Self(
+        status: .unauthorized, kind: "unauthorized", title: "Unauthorized",
+        detail: "Send a bearer token: a client-credentials access token with the scope gatehouse:admin (or gatehouse:admin:read), or an admin token.",
+        headers: [.wwwAuthenticate: #"Bearer realm="gatehouse-admin""#])
+    static let forbiddenScope = Self(
+        status: .forbidden, kind: "insufficient-scope", title: "Forbidden",
+        detail: "This token cannot do that: reading needs gatehouse:admin:read or gatehouse:admin, changing needs gatehouse:admin.")
+    static let preconditionRequired = Self(
+        status: .init(code: 428), kind: "precondition-required", title: "Precondition required",
+        detail: "Send If-Match with the ETag of the resource as you read it, so that no one else's change is overwritten blindly.")
+    static let preconditionFailed = Self(
+        status: .preconditionFailed, kind: "precondition-failed", title: "Precondition failed",
+        detail: "The resource changed since you read it (its ETag differs); read it again and reapply your change.")
+    static func tooManyRequests(retryAfter: Int) -> Self {
+        Self(
+            status: .tooManyRequests, kind: "rate-limited", title: "Too many requests", detail: "Slow down; try again in \(retryAfter) seconds.",
+            headers: [.retryAfter: "\(retryAfter)"])
+    }
+
+    var response: Response {
+        struct Body: Encodable {
+            var type, title, detail: String
+            var status: Int
+        }
+        let body = Body(type: "/admin/v1/problems/\(kind)", title: title, detail: detail, status: Int(status.code))
+        var headers = headers
+        headers[.contentType] = "application/problem+json"
+        headers[.cacheControl] = "no-store"
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .withoutEscapingSlashes
+        let data = (try? encoder.encode(body)) ?? Data()
+        return Response(status: status, headers: headers, body: .init(byteBuffer: .init(bytes: data)))
+    }
+}
+
+/// Every failure of an admin route as problem details: unreadable input as 400, anything unexpected as 500 (logged by
+/// its type only, as its text might carry a secret).
+struct AdminProblemMiddleware<Context: RequestContext>: RouterMiddleware {
+    let logger: Logger
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let problem as AdminProblem {
+            return problem.response
+        } catch let error as OAuthError {
+            return AdminProblem(status: error.status, kind: "invalid-request", title: "Invalid request", detail: error.description).response
+        } catch let error as HTTPError {
+            return AdminProblem(status: error.status, kind: "invalid-request", title: "Invalid request", detail: error.body ?? "The request could not be read.")
+                .response
+        } catch is DecodingError {
+            return AdminProblem.badRequest("The JSON body does not match the schema in /admin/v1/openapi.json.").response
+        } catch let error as ConfigurationError {
+            return AdminProblem.badRequest(error.description).response
+        } catch {
+            logger.error("Admin endpoint failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
+            return AdminProblem(status: .internalServerError, kind: "server-error", title: "Server error", detail: "The server could not complete the request.")
+                .response
+        }
+    }
+}

@@ -1,0 +1,159 @@
+import Crypto
+import Foundation
+import GatehouseProtocol
+
+/// A user as the admin API shows it: never the password hash.
+struct AdminUser: Codable, Sendable, Equatable {
+    var id, username, email: String
+    var emailVerified: Bool
+    var name, givenName, familyName, phoneNumber: String?
+    var phoneNumberVerified, locked, hasPassword: Bool
+    var createdAt, updatedAt: Int64
+
+    init(_ user: User) {
+        id = user.id
+        username = user.username
+        email = user.email
+        emailVerified = user.emailVerified
+        name = user.name
+        givenName = user.givenName
+        familyName = user.familyName
+        phoneNumber = user.phoneNumber
+        phoneNumberVerified = user.phoneVerified
+        locked = user.isLocked
+        hasPassword = user.hasPassword
+        createdAt = user.createdAt
+        updatedAt = user.updatedAt
+    }
+
+    /// A strong ETag of the whole representation: any change to the user changes it.
+    static func eTag(of user: User) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let digest = SHA256.hash(data: (try? encoder.encode(AdminUser(user))) ?? Data())
+        return "\"" + digest.prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, username, email, name, locked
+        case emailVerified = "email_verified"
+        case givenName = "given_name"
+        case familyName = "family_name"
+        case phoneNumber = "phone_number"
+        case phoneNumberVerified = "phone_number_verified"
+        case hasPassword = "has_password"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+    }
+}
+
+/// `POST /admin/v1/users`.
+struct AdminNewUser: Decodable, Sendable {
+    var username, email: String
+    var emailVerified: Bool?
+    var name, givenName, familyName: String?
+    /// Without one the account has no password until its owner sets one (recovery).
+    var password: String?
+
+    enum CodingKeys: String, CodingKey {
+        case username, email, name, password
+        case emailVerified = "email_verified"
+        case givenName = "given_name"
+        case familyName = "family_name"
+    }
+}
+
+/// `PATCH /admin/v1/users/{id}`: the fields given change, the others stay.
+struct AdminUserChange: Decodable, Sendable {
+    var email: String?
+    var emailVerified: Bool?
+    var name, givenName, familyName: String?
+    var phoneNumber: String?
+    var phoneNumberVerified: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case email, name
+        case emailVerified = "email_verified"
+        case givenName = "given_name"
+        case familyName = "family_name"
+        case phoneNumber = "phone_number"
+        case phoneNumberVerified = "phone_number_verified"
+    }
+}
+
+/// A client as the admin API shows it: never its secret's digest.
+struct AdminClient: Codable, Sendable {
+    var id: String
+    var name: String?
+    var isPublic: Bool
+    var redirectURIs, postLogoutRedirectURIs, scopes: [String]
+    var idTokenAlgorithm: String
+    var requirePKCE: Bool
+    var createdAt: Int64
+
+    init(_ client: Client) {
+        id = client.id
+        name = client.name
+        isPublic = client.isPublic
+        redirectURIs = client.redirectURIs
+        postLogoutRedirectURIs = client.postLogoutRedirectURIs
+        scopes = client.scopes
+        idTokenAlgorithm = client.idTokenAlgorithm
+        requirePKCE = client.requiresPKCE
+        createdAt = client.createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, scopes
+        case isPublic = "public"
+        case redirectURIs = "redirect_uris"
+        case postLogoutRedirectURIs = "post_logout_redirect_uris"
+        case idTokenAlgorithm = "id_token_alg"
+        case requirePKCE = "require_pkce"
+        case createdAt = "created_at"
+    }
+}
+
+/// `POST /admin/v1/clients`.
+struct AdminNewClient: Decodable, Sendable {
+    var id: String
+    var name: String?
+    var redirectURIs: [String]
+    var postLogoutRedirectURIs: [String]?
+    var scopes: [String]?
+    var isPublic: Bool?
+    var idTokenAlgorithm: String?
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, scopes
+        case isPublic = "public"
+        case redirectURIs = "redirect_uris"
+        case postLogoutRedirectURIs = "post_logout_redirect_uris"
+        case idTokenAlgorithm = "id_token_alg"
+    }
+}
+
+/// A page of a list, with the cursor of the next page when there is one.
+struct AdminPage<Item: Encodable & Sendable>: Encodable, Sendable {
+    var items: [Item]
+    var nextCursor: String?
+
+    enum CodingKeys: String, CodingKey {
+        case items
+        case nextCursor = "next_cursor"
+    }
+}
+
+/// A signing key as listed: its public half only.
+struct AdminKey: Encodable, Sendable {
+    var kid, algorithm: String
+    var active: Bool
+    var createdAt: Int64
+    var publishedUntil: Int64?
+
+    enum CodingKeys: String, CodingKey {
+        case kid, algorithm, active
+        case createdAt = "created_at"
+        case publishedUntil = "published_until"
+    }
+}

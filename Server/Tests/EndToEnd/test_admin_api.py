@@ -1,0 +1,159 @@
+"""The admin REST API end to end with plain `requests`: a client with gatehouse:admin creates a user and a client and
+rotates the keys, and the CLI and the audit trail see it; a read-only token cannot write; no token, a revoked or
+expired one, a user's token and a client without an admin scope are refused; every response seen is validated
+against the admin OpenAPI document; schemathesis finds no server error."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+import requests
+
+from gatehouse_harness import PASSWORD, WEB_REDIRECT, WEB_SECRET, Server, authorize_url, get_code, redeem
+
+OPS_SECRET = "ops-client-secret-0123456789-abcdefghijklmnop"
+AUDITOR_SECRET = "auditor-client-secret-0123456789-abcdefghijk"
+PLAIN_SECRET = "plain-client-secret-0123456789-abcdefghijklmn"
+
+
+@pytest.fixture(scope="module")
+def admin():
+    # Access tokens live 3 seconds here, so that one can be seen to expire.
+    server = Server(config={"token_lifetimes": {"access_token": 3, "authorization_code": 5}})
+    server.add_user("alice", PASSWORD, name="Alice Example")
+    server.add_client("web", WEB_REDIRECT, secret=WEB_SECRET)
+    server.add_client("ops", "https://ops.example/cb", secret=OPS_SECRET, extra=["--scope", "gatehouse:admin"])
+    server.add_client("auditor", "https://ops.example/cb", secret=AUDITOR_SECRET, extra=["--scope", "gatehouse:admin:read"])
+    server.add_client("plain", "https://ops.example/cb", secret=PLAIN_SECRET, extra=["--scope", "phone"])
+    yield server
+    server.stop()
+
+
+_document = {}
+
+
+def checked(server, response):
+    """Validates `response` against the admin OpenAPI document the server serves."""
+    from openapi_core import Config, OpenAPI
+    from openapi_core.contrib.requests import RequestsOpenAPIRequest, RequestsOpenAPIResponse
+    if "spec" not in _document:
+        # Problem details are JSON too (RFC 9457's application/problem+json).
+        config = Config(extra_media_type_deserializers={"application/problem+json": json.loads})
+        _document["spec"] = OpenAPI.from_dict(requests.get(server.issuer + "/openapi/admin.json", timeout=10).json(), config=config)
+    _document["spec"].validate_response(RequestsOpenAPIRequest(response.request), RequestsOpenAPIResponse(response))
+    return response
+
+
+def token(server, client, secret, scope):
+    answer = requests.post(server.issuer + "/token", data={"grant_type": "client_credentials", "scope": scope}, auth=(client, secret), timeout=10)
+    assert answer.status_code == 200, answer.text
+    return answer.json()["access_token"]
+
+
+def call(server, method, path, bearer=None, **kwargs):
+    headers = kwargs.pop("headers", {})
+    if bearer:
+        headers["Authorization"] = f"Bearer {bearer}"
+    return checked(server, requests.request(method, server.issuer + path, headers=headers, timeout=30, **kwargs))
+
+
+def test_an_admin_client_manages_users_clients_and_keys(admin):
+    bearer = token(admin, "ops", OPS_SECRET, "gatehouse:admin")
+    created = call(admin, "POST", "/admin/v1/users", bearer, json={"username": "grace", "email": "grace@example.com", "name": "Grace H",
+                                                                   "password": "a long and unusual passphrase 7"})
+    assert created.status_code == 201 and created.headers["Location"] == f"/admin/v1/users/{created.json()['id']}"
+    grace = created.json()
+    assert grace["username"] == "grace" and grace["has_password"] and not grace["locked"]
+    assert "grace" in admin.cli("users", "list").stdout
+    duplicate = call(admin, "POST", "/admin/v1/users", bearer, json={"username": "grace", "email": "other@example.com"})
+    assert duplicate.status_code == 409 and duplicate.headers["Content-Type"] == "application/problem+json"
+
+    # Optimistic concurrency: no If-Match, a stale one, then the right one.
+    read = call(admin, "GET", f"/admin/v1/users/{grace['id']}", bearer)
+    etag = read.headers["ETag"]
+    assert call(admin, "PATCH", f"/admin/v1/users/{grace['id']}", bearer, json={"name": "Grace Hopper"}).status_code == 428
+    assert call(admin, "PATCH", f"/admin/v1/users/{grace['id']}", bearer, json={"name": "Grace Hopper"}, headers={"If-Match": '"stale"'}).status_code == 412
+    changed = call(admin, "PATCH", f"/admin/v1/users/{grace['id']}", bearer, json={"name": "Grace Hopper"}, headers={"If-Match": etag})
+    assert changed.status_code == 200 and changed.json()["name"] == "Grace Hopper" and changed.headers["ETag"] != etag
+    # The first operator's ETag is now stale: a second blind write is refused.
+    assert call(admin, "PATCH", f"/admin/v1/users/{grace['id']}", bearer, json={"name": "Someone"}, headers={"If-Match": etag}).status_code == 412
+
+    found = call(admin, "GET", "/admin/v1/users?q=gra&limit=1", bearer).json()
+    assert [user["username"] for user in found["items"]] == ["grace"]
+    page = call(admin, "GET", "/admin/v1/users?limit=1", bearer).json()
+    assert page["next_cursor"] and call(admin, "GET", f"/admin/v1/users?limit=1&cursor={page['next_cursor']}", bearer).json()["items"]
+    locked = call(admin, "POST", f"/admin/v1/users/{grace['id']}/lock", bearer)
+    assert locked.status_code == 200 and locked.json()["locked"]
+    assert call(admin, "POST", f"/admin/v1/users/{grace['id']}/unlock", bearer).json()["locked"] is False
+
+    client = call(admin, "POST", "/admin/v1/clients", bearer, json={"id": "shop", "redirect_uris": ["https://shop.example/cb"], "name": "Shop"})
+    assert client.status_code == 201 and len(client.json()["client_secret"]) >= 32
+    assert "shop" in admin.cli("clients", "list").stdout
+    # The secret shown once works at the token endpoint.
+    assert requests.post(admin.issuer + "/token", data={"grant_type": "client_credentials"}, auth=("shop", client.json()["client_secret"]),
+                         timeout=10).status_code == 200
+
+    before = {key["kid"] for key in call(admin, "GET", "/admin/v1/keys", bearer).json()["items"]}
+    rotated = call(admin, "POST", "/admin/v1/keys/rotate", bearer).json()["items"]
+    assert rotated and not {key["kid"] for key in rotated} & before
+    assert all(key["kid"] in admin.cli("keys", "list").stdout for key in rotated)
+
+    trail = call(admin, "GET", "/admin/v1/events?limit=500", bearer).json()["items"]
+    mine = [event for event in trail if event["actor"] == "client:ops"]
+    assert [event["type"] for event in mine] == ["account.created", "account.updated", "account.locked", "account.unlocked", "client.created",
+                                                  "keys.rotated"]
+    updated = mine[1]["details"]
+    assert updated == {"name.before": "Grace H", "name.after": "Grace Hopper"}
+    assert call(admin, "DELETE", f"/admin/v1/users/{grace['id']}", bearer).status_code == 204
+    assert call(admin, "GET", f"/admin/v1/users/{grace['id']}", bearer).status_code == 404
+
+
+def test_who_may_do_what(admin):
+    reader = token(admin, "auditor", AUDITOR_SECRET, "gatehouse:admin:read")
+    assert call(admin, "GET", "/admin/v1/users", reader).status_code == 200
+    refused = call(admin, "POST", "/admin/v1/users", reader, json={"username": "mallory", "email": "m@example.com"})
+    assert refused.status_code == 403 and refused.json()["type"] == "/admin/v1/problems/insufficient-scope"
+
+    nobody = call(admin, "GET", "/admin/v1/users")
+    assert nobody.status_code == 401 and nobody.headers["WWW-Authenticate"].startswith("Bearer")
+    assert call(admin, "GET", "/admin/v1/users", "not-a-token").status_code == 401
+    assert call(admin, "GET", "/admin/v1/users", token(admin, "plain", PLAIN_SECRET, "phone")).status_code == 403
+    user_token = redeem(admin, get_code(admin)).json()["access_token"]
+    assert call(admin, "GET", "/admin/v1/users", user_token).status_code == 403
+    # Admin scopes never come through a user's sign-in.
+    asked = requests.get(authorize_url(admin, scope="openid gatehouse:admin"), allow_redirects=False, timeout=10)
+    assert "invalid_scope" in asked.headers.get("Location", "")
+
+    expiring = token(admin, "ops", OPS_SECRET, "gatehouse:admin")
+    assert call(admin, "GET", "/admin/v1/keys", expiring).status_code == 200
+    time.sleep(4)
+    assert call(admin, "GET", "/admin/v1/keys", expiring).status_code == 401
+
+
+def test_personal_admin_tokens(admin):
+    created = json.loads(admin.cli("admin-tokens", "create", "nightly-export", "--read-only", "--json").stdout)
+    personal = created["token"]
+    assert personal.startswith("gha_")
+    assert call(admin, "GET", "/admin/v1/events?type=admin_token.created", personal).json()["items"]
+    assert call(admin, "POST", "/admin/v1/keys/rotate", personal).status_code == 403
+    listed = admin.cli("admin-tokens", "list").stdout
+    assert "nightly-export" in listed and personal not in listed
+    admin.cli("admin-tokens", "revoke", created["record"]["id"])
+    assert call(admin, "GET", "/admin/v1/users", personal).status_code == 401
+    # Stored only as a digest.
+    assert personal.encode() not in open(admin.database, "rb").read()
+
+
+def test_schemathesis_finds_no_server_error(admin, tmp_path):
+    pytest.importorskip("schemathesis", reason="schemathesis is not installed (pip install schemathesis)")
+    created = json.loads(admin.cli("admin-tokens", "create", "schemathesis", "--json").stdout)
+    result = subprocess.run(
+        [sys.executable, "-m", "schemathesis.cli", "run", admin.issuer + "/openapi/admin.json", "--url", admin.issuer,
+         "--header", f"Authorization: Bearer {created['token']}", "--checks", "not_a_server_error", "--max-examples", "8",
+         "--phases", "examples,coverage,fuzzing", "--no-color"],
+        capture_output=True, text=True, timeout=900, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]

@@ -61,7 +61,9 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
-            resources: [.copy("Resources/common-passwords.txt"), .copy("Resources/openapi.json"), .copy("Resources/admin-openapi.json"), .copy("Resources/assets")]
+            resources: [
+                .copy("Resources/common-passwords.txt"), .copy("Resources/openapi.json"), .copy("Resources/admin-openapi.json"), .copy("Resources/assets"),
+            ]
         ),
         .executableTarget(
             name: "gatehouse",

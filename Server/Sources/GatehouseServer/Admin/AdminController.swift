@@ -86,9 +86,11 @@ struct AdminController: Sendable {
     private func write(_ request: Request, _ context: some RequestContext, _ body: (String) async throws -> Response) async throws -> Response {
         let principal = try await principal(request, context)
         guard principal.canWrite else { throw AdminProblem.forbiddenScope }
-        return try await AuditContext.$current.withValue(AuditContext(
-            actor: principal.actor, address: AuditContext.current.address, userAgent: AuditContext.current.userAgent,
-            requestID: AuditContext.current.requestID)) { try await body(principal.actor) }
+        return try await AuditContext.$current.withValue(
+            AuditContext(
+                actor: principal.actor, address: AuditContext.current.address, userAgent: AuditContext.current.userAgent,
+                requestID: AuditContext.current.requestID)
+        ) { try await body(principal.actor) }
     }
 
     // MARK: Users
@@ -257,7 +259,8 @@ struct AdminController: Sendable {
                 let client = try await server.clients.create(
                     id: body.id, name: body.name, secret: secret, redirectURIs: body.redirectURIs,
                     postLogoutRedirectURIs: body.postLogoutRedirectURIs ?? [], scopes: scopes, idTokenAlgorithm: algorithm)
-                try await server.audit.record(.clientCreated, client: client.id, details: ["public": "\(client.isPublic)", "scopes": scopes.joined(separator: " ")])
+                try await server.audit.record(
+                    .clientCreated, client: client.id, details: ["public": "\(client.isPublic)", "scopes": scopes.joined(separator: " ")])
                 return client
             }
             struct Created: Encodable {

@@ -168,7 +168,9 @@ public struct UserStore: Sendable {
     func search(text: String?, locked: Bool?, after cursor: String?, limit: Int) async throws -> [User] {
         var conditions: [SQLQueryString] = []
         if let text, !text.isEmpty {
-            let pattern = text.lowercased().replacingOccurrences(of: "\\", with: "").replacingOccurrences(of: "%", with: "").replacingOccurrences(of: "_", with: "\\_") + "%"
+            // Wildcards in the text are literal: escaped for LIKE with a backslash.
+            let escaped = text.lowercased().replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+            let pattern = escaped.replacingOccurrences(of: "_", with: "\\_") + "%"
             conditions.append("(username LIKE \(bind: pattern) ESCAPE '\\' OR email LIKE \(bind: pattern) ESCAPE '\\')")
         }
         if let locked { conditions.append("locked = \(bind: locked ? 1 : 0)") }

@@ -69,7 +69,10 @@ struct AdminTokensCommand: AsyncParsableCommand {
             guard !tokens.isEmpty else { return print("No admin tokens. Create one with `gatehouse admin-tokens create NAME`.") }
             var table = TextTable(headers: ["ID", "NAME", "ACCESS", "EXPIRES", "REVOKED", "LAST USED"])
             table.rows = tokens.map {
-                [$0.id, $0.name, $0.readOnly ? "read" : "write", Timestamp.format($0.expiresAt), Timestamp.format($0.revokedAt), Timestamp.format($0.lastUsedAt)]
+                [
+                    $0.id, $0.name, $0.readOnly ? "read" : "write", Timestamp.format($0.expiresAt), Timestamp.format($0.revokedAt),
+                    Timestamp.format($0.lastUsedAt),
+                ]
             }
             print(table.render())
         }

@@ -157,3 +157,25 @@ def test_schemathesis_finds_no_server_error(admin, tmp_path):
          "--phases", "examples,coverage,fuzzing", "--no-color"],
         capture_output=True, text=True, timeout=900, cwd=tmp_path)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+
+
+def test_the_cli_against_a_remote_server(admin, tmp_path):
+    """`--server URL` runs the admin commands through the API, with the token from GATEHOUSE_ADMIN_TOKEN."""
+    from gatehouse_harness import gatehouse
+    personal = json.loads(admin.cli("admin-tokens", "create", "remote-cli", "--json").stdout)["token"]
+    environment = {"GATEHOUSE_ADMIN_TOKEN": personal}
+    remote = ["--server", admin.issuer]
+    added = gatehouse("users", "add", "remo", "--email", "remo@example.com", "--password-stdin", *remote, stdin="a long and unusual passphrase 9",
+                      env=environment)
+    assert "Added user remo" in added.stdout
+    assert "remo" in admin.cli("users", "list").stdout  # on the server's own database
+    gatehouse("users", "lock", "remo", *remote, env=environment)
+    listed = json.loads(gatehouse("users", "list", "--json", *remote, env=environment).stdout)
+    assert next(user for user in listed if user["username"] == "remo")["locked"] is True
+    events = gatehouse("events", "--type", "account.locked", "--user", "remo", *remote, env=environment).stdout
+    assert "admin-token:remote-cli" in events
+    gatehouse("users", "delete", "remo", *remote, env=environment)
+    refused = gatehouse("users", "list", *remote, env={"GATEHOUSE_ADMIN_TOKEN": "gha_wrong"}, check=False)
+    assert refused.returncode != 0 and "The server refused" in refused.stderr
+    missing = gatehouse("users", "list", *remote, env={"GATEHOUSE_ADMIN_TOKEN": ""}, check=False)
+    assert missing.returncode != 0 and "GATEHOUSE_ADMIN_TOKEN" in missing.stderr

@@ -1,3 +1,5 @@
+import Logging
+
 /// One security-relevant event: what happened, when, to whom, by whom, from where. Never a secret: no password,
 /// code, token or PIN is ever a detail.
 public struct AuditEvent: Sendable, Codable, Equatable {
@@ -44,4 +46,10 @@ public struct AuditContext: Sendable {
     }
 
     @TaskLocal public static var current = AuditContext()
+
+    /// Log metadata naming the running request (`request=…`), for every log line written while it is handled.
+    public static let requestMetadata = Logger.MetadataProvider {
+        guard let id = current.requestID else { return [:] }
+        return ["request": "\(id)"]
+    }
 }

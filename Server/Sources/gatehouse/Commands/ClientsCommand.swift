@@ -22,6 +22,17 @@ struct ClientsCommand: AsyncParsableCommand {
         var idTokenAlgorithm: String
         var requiresPKCE: Bool
 
+        init(_ client: RemoteAdmin.Client) {
+            id = client.id
+            name = client.name
+            type = client.public ? "public" : "confidential"
+            redirectURIs = client.redirect_uris
+            postLogoutRedirectURIs = client.post_logout_redirect_uris
+            scopes = client.scopes
+            idTokenAlgorithm = client.id_token_alg
+            requiresPKCE = client.require_pkce
+        }
+
         init(_ client: Client) {
             id = client.id
             name = client.name
@@ -91,6 +102,7 @@ struct ClientsCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
+            if let remote = try store.remote() { return try await addRemotely(remote) }
             var secret: String?
             if secretStdin {
                 secret = try readSecretFromStandardInput("client secret")
@@ -131,6 +143,32 @@ struct ClientsCommand: AsyncParsableCommand {
                 }
             }
         }
+
+        /// The same registration through the admin API: the server generates a confidential client's secret.
+        private func addRemotely(_ remote: RemoteAdmin) async throws {
+            if secretStdin { throw CommandError("With --server the server generates the secret: use --generate-secret.") }
+            if allowWithoutPKCE { throw CommandError("--allow-without-pkce is not offered through the admin API.") }
+            struct NewClient: Encodable {
+                var id: String
+                var name: String?
+                var redirect_uris, post_logout_redirect_uris, scopes: [String]
+                var `public`: Bool
+                var id_token_alg: String
+            }
+            struct Created: Decodable {
+                var client: RemoteAdmin.Client
+                var client_secret: String?
+            }
+            let requested = scopes.flatMap { $0.split(separator: " ").map(String.init) }
+            let created = try await remote.send(
+                "POST", "/admin/v1/clients",
+                body: NewClient(
+                    id: clientID, name: name, redirect_uris: redirectURIs, post_logout_redirect_uris: postLogoutRedirectURIs,
+                    scopes: requested.isEmpty ? ClientRegistrationRules.defaultScopes : requested, public: `public`, id_token_alg: idTokenAlg),
+                as: Created.self)
+            print("Added \(created.client.public ? "public" : "confidential") client \(created.client.id).")
+            if let secret = created.client_secret { print("Client secret (shown once, store it now): \(secret)") }
+        }
     }
 
     struct List: AsyncParsableCommand {
@@ -139,13 +177,18 @@ struct ClientsCommand: AsyncParsableCommand {
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            let clients = try await store.withDatabase { _, database in try await ClientStore(database: database).list() }
-            if output.json { return try JSONOutput.print(clients.map(Summary.init)) }
+            let clients: [Summary]
+            if let remote = try store.remote() {
+                clients = try await remote.send("GET", "/admin/v1/clients", as: RemoteAdmin.Page<RemoteAdmin.Client>.self).items.map { Summary($0) }
+            } else {
+                clients = try await store.withDatabase { _, database in try await ClientStore(database: database).list() }.map(Summary.init)
+            }
+            if output.json { return try JSONOutput.print(clients) }
             guard !clients.isEmpty else { return print("No clients yet. Add one with `gatehouse clients add`.") }
             var table = TextTable(headers: ["CLIENT ID", "TYPE", "PKCE", "ALG", "SCOPES", "REDIRECT URIS"])
             table.rows = clients.map {
                 [
-                    $0.id, $0.isPublic ? "public" : "confidential", $0.requiresPKCE ? "required" : "optional", $0.idTokenAlgorithm,
+                    $0.id, $0.type, $0.requiresPKCE ? "required" : "optional", $0.idTokenAlgorithm,
                     $0.scopes.joined(separator: " "), $0.redirectURIs.joined(separator: " "),
                 ]
             }
@@ -160,6 +203,10 @@ struct ClientsCommand: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
+            if let remote = try store.remote() {
+                try await remote.send("DELETE", "/admin/v1/clients/\(clientID)")
+                return print("Deleted client \(clientID); its tokens are revoked.")
+            }
             let deleted = try await store.withDatabase { _, database in
                 try await database.transaction { [clientID] _ in
                     guard try await ClientStore(database: database).delete(id: clientID) else { return false }

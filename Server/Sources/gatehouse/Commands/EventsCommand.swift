@@ -52,10 +52,25 @@ struct EventsCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        var filter = AuditLog.Filter(
+            types: types.isEmpty ? nil : types.compactMap(AuditEventType.init(rawValue:)), clientID: client,
+            since: since.flatMap(Self.time), until: until.flatMap(Self.time))
+        if let remote = try store.remote() {
+            guard types.count <= 1 else { throw CommandError("With --server, give at most one --type.") }
+            if let user { filter.userID = try await remote.user(named: user).id }
+            try await show { [filter] after in
+                var query = ["limit=\(limit)"]
+                if let type = filter.types?.first { query.append("type=\(type.rawValue)") }
+                if let user = filter.userID { query.append("user_id=\(user)") }
+                if let client = filter.clientID { query.append("client_id=\(Self.encoded(client))") }
+                if let since = filter.since { query.append("since=\(since)") }
+                if let until = filter.until { query.append("until=\(until)") }
+                if let after { query.append("cursor=\(Self.encoded(after))") }
+                return try await remote.send("GET", "/admin/v1/events?" + query.joined(separator: "&"), as: RemoteAdmin.Page<AuditEvent>.self).items
+            }
+            return
+        }
         try await store.withDatabase { _, database in
-            var filter = AuditLog.Filter(
-                types: types.isEmpty ? nil : types.compactMap(AuditEventType.init(rawValue:)), clientID: client,
-                since: since.flatMap(Self.time), until: until.flatMap(Self.time))
             if let user {
                 guard let found = try await UserStore(database: database).find(username: user) else {
                     throw CommandError("There is no user named \(user.lowercased()).")
@@ -63,18 +78,29 @@ struct EventsCommand: AsyncParsableCommand {
                 filter.userID = found.id
             }
             let log = AuditLog(database: database)
-            var events = try await log.events(filter, limit: limit)
-            if output.json {
-                try JSONOutput.print(events)
-                return
+            try await show { [filter, limit] after in
+                var page = filter
+                page.after = after
+                return try await log.events(page, limit: limit)
             }
-            print(events, header: true)
-            while follow {
-                filter.after = events.last?.id ?? filter.after
-                try await Task.sleep(for: .seconds(1))
-                events = try await log.events(filter, limit: limit)
-                print(events, header: false)
-            }
+        }
+    }
+
+    private static func encoded(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
+    }
+
+    /// Prints the first page from `fetch` (events after a cursor), then, with `--follow`, each new page every second.
+    private func show(_ fetch: @Sendable (String?) async throws -> [AuditEvent]) async throws {
+        var events = try await fetch(nil)
+        if output.json { return try JSONOutput.print(events) }
+        print(events, header: true)
+        var cursor = events.last?.id
+        while follow {
+            try await Task.sleep(for: .seconds(1))
+            events = try await fetch(cursor)
+            print(events, header: false)
+            cursor = events.last?.id ?? cursor
         }
     }
 

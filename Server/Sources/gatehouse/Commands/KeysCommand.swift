@@ -18,6 +18,14 @@ struct KeysCommand: AsyncParsableCommand {
         var createdAt: Int64
         var publishedUntil: Int64?
 
+        init(_ key: RemoteAdmin.Key) {
+            kid = key.kid
+            algorithm = key.algorithm
+            status = key.active ? "active" : "retired"
+            createdAt = key.created_at
+            publishedUntil = key.published_until
+        }
+
         init(_ key: SigningKeyRecord) {
             kid = key.kid
             algorithm = key.algorithm
@@ -39,14 +47,19 @@ struct KeysCommand: AsyncParsableCommand {
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            let keys = try await store.withDatabase { _, database in try await SigningKeyStore(database: database).all() }
-            if output.json { return try JSONOutput.print(keys.map(Summary.init)) }
+            let keys: [Summary]
+            if let remote = try store.remote() {
+                keys = try await remote.send("GET", "/admin/v1/keys", as: RemoteAdmin.Page<RemoteAdmin.Key>.self).items.map { Summary($0) }
+            } else {
+                keys = try await store.withDatabase { _, database in try await SigningKeyStore(database: database).all() }.map(Summary.init)
+            }
+            if output.json { return try JSONOutput.print(keys) }
             guard !keys.isEmpty else { return print("No signing keys yet; `gatehouse serve` creates them on first start.") }
             var table = TextTable(headers: ["KID", "ALG", "STATUS", "CREATED", "PUBLISHED UNTIL"])
             table.rows = keys.map {
                 [
-                    $0.kid, $0.algorithm, $0.isActive ? "active" : "retired", Timestamp.format($0.createdAt),
-                    $0.isActive ? "-" : Timestamp.format($0.publishedUntil),
+                    $0.kid, $0.algorithm, $0.status, Timestamp.format($0.createdAt),
+                    $0.status == "active" ? "-" : Timestamp.format($0.publishedUntil),
                 ]
             }
             print(table.render())
@@ -62,6 +75,12 @@ struct KeysCommand: AsyncParsableCommand {
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
+            if let remote = try store.remote() {
+                let keys = try await remote.send("POST", "/admin/v1/keys/rotate", as: RemoteAdmin.Page<RemoteAdmin.Key>.self).items.map { Summary($0) }
+                if output.json { return try JSONOutput.print(keys) }
+                for key in keys { print("New active \(key.algorithm) key \(key.kid).") }
+                return print("Previous keys stay published until the tokens they signed expire.")
+            }
             let keys = try await store.withDatabase { configuration, database in
                 let secret = try ServerSecret.resolve(configured: configuration.secret, filePath: configuration.resolvedSecretFile, logger: .quiet)
                 let publishFor = max(configuration.tokens.idToken, configuration.tokens.accessToken) + 300

@@ -35,11 +35,13 @@ struct ServeCommand: AsyncParsableCommand {
         var configuration = try store.configuration(overrides: given.compactMapValues { $0 })
         if configuration.demo { DemoRelyingParty.applyDefaults(to: &configuration) } else { try configuration.requireChosenDelivery() }
         let level = configuration.logLevel
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        // Every line logged while a request is handled names its request id (the one in X-Request-Id and the audit trail).
+        LoggingSystem.bootstrap(
+            { label, provider in
+                var handler = StreamLogHandler.standardError(label: label, metadataProvider: provider)
+                handler.logLevel = level
+                return handler
+            }, metadataProvider: AuditContext.requestMetadata)
         let logger = Logger(label: "gatehouse")
         let server = try await IdentityServer.start(configuration: configuration, logger: logger)
         let demoParty = configuration.demo ? try await DemoRelyingParty.prepare(server: server) : nil

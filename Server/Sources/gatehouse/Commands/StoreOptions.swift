@@ -11,6 +11,9 @@ struct StoreOptions: ParsableArguments {
     @Option(help: "A JSON configuration file (or GATEHOUSE_CONFIG).")
     var config: String?
 
+    @Option(help: "Manage this server through its admin API instead of the database (token in GATEHOUSE_ADMIN_TOKEN).")
+    var server: String?
+
     func configuration(overrides: [ServerSetting: String] = [:]) throws -> ServerConfiguration {
         var overrides = overrides
         if let database { overrides[.database] = database }

@@ -30,6 +30,16 @@ struct UsersCommand: AsyncParsableCommand {
             createdAt = user.createdAt
         }
 
+        init(_ user: RemoteAdmin.User, emailVerified: Bool = false) {
+            id = user.id
+            username = user.username
+            email = user.email
+            self.emailVerified = emailVerified
+            name = user.name
+            locked = user.locked
+            createdAt = user.created_at
+        }
+
         enum CodingKeys: String, CodingKey {
             case id, username, email, name, locked
             case emailVerified = "email_verified"
@@ -61,6 +71,12 @@ struct UsersCommand: AsyncParsableCommand {
 
         func run() async throws {
             let password = try readSecretFromStandardInput("password")
+            if let remote = try store.remote() {
+                struct NewUser: Encodable { var username, email, password: String; var name: String? }
+                let user = try await remote.send(
+                    "POST", "/admin/v1/users", body: NewUser(username: username, email: email, password: password, name: name), as: RemoteAdmin.User.self)
+                return output.json ? try JSONOutput.print(Summary(user)) : print("Added user \(user.username) (\(user.id)).")
+            }
             let user = try await store.withDatabase { configuration, database in
                 if let problem = configuration.passwords.problem(with: password, username: username, email: email) {
                     throw CommandError("The password is not accepted: \(problem)")
@@ -88,11 +104,16 @@ struct UsersCommand: AsyncParsableCommand {
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            let users = try await store.withDatabase { _, database in try await UserStore(database: database).list() }
-            if output.json { return try JSONOutput.print(users.map(Summary.init)) }
+            let users: [Summary]
+            if let remote = try store.remote() {
+                users = try await remote.users().map { Summary($0) }
+            } else {
+                users = try await store.withDatabase { _, database in try await UserStore(database: database).list() }.map(Summary.init)
+            }
+            if output.json { return try JSONOutput.print(users) }
             guard !users.isEmpty else { return print("No users yet. Add one with `gatehouse users add`.") }
             var table = TextTable(headers: ["USERNAME", "EMAIL", "NAME", "STATUS", "ID"])
-            table.rows = users.map { [$0.username, $0.email, $0.name ?? "-", $0.isLocked ? "locked" : "active", $0.id] }
+            table.rows = users.map { [$0.username, $0.email, $0.name ?? "-", $0.locked ? "locked" : "active", $0.id] }
             print(table.render())
         }
     }
@@ -115,11 +136,13 @@ struct UsersCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await UsersCommand.setLocked(username, false, store: store)
-            // Also lifts pauses after wrong passwords or codes: an operator who unlocks means "let them in now".
-            try await store.withDatabase { configuration, database in
-                guard let user = try await UserStore(database: database).find(username: username) else { return }
-                let secret = try ServerSecret.resolve(configured: configuration.secret, filePath: configuration.resolvedSecretFile, logger: .quiet)
-                try await AccountPauses(database: database, secret: secret).lift(for: user)
+            // Also lifts pauses after wrong passwords or codes: an operator who unlocks means "let them in now" (the API's unlock does too).
+            if store.server == nil {
+                try await store.withDatabase { configuration, database in
+                    guard let user = try await UserStore(database: database).find(username: username) else { return }
+                    let secret = try ServerSecret.resolve(configured: configuration.secret, filePath: configuration.resolvedSecretFile, logger: .quiet)
+                    try await AccountPauses(database: database, secret: secret).lift(for: user)
+                }
             }
             print("Unlocked \(username.lowercased()), and forgot its wrong passwords and codes.")
         }
@@ -131,6 +154,10 @@ struct UsersCommand: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
+            if let remote = try store.remote() {
+                try await remote.send("POST", "/admin/v1/users/\(try await remote.user(named: username).id)/require-password-change")
+                return print("\(username.lowercased()) must choose a new password at the next sign-in.")
+            }
             let found = try await store.withDatabase { _, database in
                 try await database.transaction { [username] _ in
                     let users = UserStore(database: database)
@@ -150,6 +177,10 @@ struct UsersCommand: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
+            if let remote = try store.remote() {
+                try await remote.send("DELETE", "/admin/v1/users/\(try await remote.user(named: username).id)")
+                return print("Deleted \(username.lowercased()).")
+            }
             let deleted = try await store.withDatabase { _, database in
                 try await database.transaction { [username] _ in
                     let users = UserStore(database: database)
@@ -165,6 +196,11 @@ struct UsersCommand: AsyncParsableCommand {
     }
 
     static func setLocked(_ username: String, _ locked: Bool, store: StoreOptions) async throws {
+        if let remote = try store.remote() {
+            let id = try await remote.user(named: username).id
+            try await remote.send("POST", "/admin/v1/users/\(id)/\(locked ? "lock" : "unlock")", as: RemoteAdmin.User.self)
+            return
+        }
         let found = try await store.withDatabase { _, database in
             try await database.transaction { _ in
                 let users = UserStore(database: database)

@@ -4,6 +4,7 @@ exports them; and no secret used along the way (passwords, codes, tokens) is in 
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -91,3 +92,73 @@ def test_every_response_has_a_request_id_and_a_strangers_is_replaced(audited):
     first = requests.get(audited.issuer + "/health/live", timeout=10)
     second = requests.get(audited.issuer + "/health/live", headers={"X-Request-Id": "forged-id"}, timeout=10)
     assert first.headers["X-Request-Id"] and second.headers["X-Request-Id"] not in ("forged-id", first.headers["X-Request-Id"])
+
+
+class SIEM:
+    """A webhook receiver on loopback: checks each batch's signature, refuses the first one (to see the retry), and keeps
+    the events it accepted."""
+
+    SECRET = "siem-hmac-secret-0123456789-abcdefghijklmnop"
+
+    def __init__(self):
+        import hashlib
+        import hmac
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        from gatehouse_harness import free_port
+        self.port = free_port()
+        self.events: list[dict] = []
+        self.attempts = 0
+        self.bad_signatures = 0
+        siem = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers["Content-Length"])).decode()
+                fields = dict(part.split("=", 1) for part in self.headers["X-Gatehouse-Signature"].split(","))
+                expected = hmac.new(SIEM.SECRET.encode(), f"{fields['t']}.{body}".encode(), hashlib.sha256).hexdigest()
+                siem.attempts += 1
+                if not hmac.compare_digest(expected, fields["sha256"]):
+                    siem.bad_signatures += 1
+                    self.send_response(401)
+                elif siem.attempts == 1:
+                    self.send_response(503)  # the first batch is refused: it must come again
+                else:
+                    siem.events += [json.loads(line) for line in body.splitlines() if line]
+                    self.send_response(200)
+                self.end_headers()
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_the_trail_reaches_a_siem_signed_in_order_and_once(tmp_path):
+    siem = SIEM()
+    server = Server(config={"audit": {"webhook": {"url": f"http://127.0.0.1:{siem.port}/events", "secret": SIEM.SECRET}}})
+    try:
+        server.add_user("ada", PASSWORD, email="ada@example.com")
+        server.add_client("app", APP_REDIRECT, public=True)
+        flow = start(server).json()["flow_id"]
+        submit(server, flow, {"username": "ada", "password": WRONG})
+        assert submit(server, flow, {"username": "ada", "password": PASSWORD}).json()["status"] == "success"
+        wanted = {event["id"] for event in events(server)}
+        # The refused first batch waits 10 seconds before it is sent again.
+        deadline = time.monotonic() + 40
+        while time.monotonic() < deadline and not wanted <= {event["id"] for event in siem.events}:
+            time.sleep(0.5)
+        received = [event["id"] for event in siem.events]
+        assert wanted <= set(received), (len(wanted), len(received))
+        assert len(received) == len(set(received)) and received == sorted(received)
+        assert siem.attempts >= 2 and siem.bad_signatures == 0
+        assert {"sign_in.failed", "sign_in.succeeded", "account.created"} <= {event["type"] for event in siem.events}
+    finally:
+        server.stop()
+        siem.stop()

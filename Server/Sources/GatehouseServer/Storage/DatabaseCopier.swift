@@ -99,6 +99,8 @@ public struct DatabaseCopier: Sendable {
                 ("id", .text), ("name", .text), ("token_hash", .text), ("read_only", .integer), ("created_at", .integer), ("expires_at", .integer),
                 ("revoked_at", .integer), ("last_used_at", .integer),
             ]),
+        Table(
+            name: "audit_delivery", columns: [("id", .integer), ("last_event_id", .text), ("failures", .integer), ("next_attempt_at", .integer)]),
         Table(name: "recovery_codes", columns: [("code_hash", .text), ("user_id", .text), ("created_at", .integer), ("used_at", .integer)]),
         Table(
             name: "one_time_codes",

@@ -444,5 +444,18 @@ enum SchemaMigrations {
                 )
                 """
             ]),
+        // How far the audit webhook has delivered: one row, moved forward after each accepted batch.
+        Migration(
+            version: 22, name: "audit webhook progress",
+            statements: [
+                """
+                CREATE TABLE audit_delivery (
+                    id INTEGER PRIMARY KEY,
+                    last_event_id TEXT,
+                    failures INTEGER NOT NULL,
+                    next_attempt_at BIGINT NOT NULL
+                )
+                """
+            ]),
     ]
 }

@@ -58,20 +58,22 @@ struct ServeCommand: AsyncParsableCommand {
             // Written straight to the file descriptor: when stdout is a pipe, print() would sit in a buffer.
             FileHandle.standardOutput.write(Data(banner.utf8))
         }
-        // Prometheus metrics on their own listener, when a port is configured (never on the public one).
-        var metrics: [any Service] = []
+        // Prometheus metrics on their own listener, when a port is configured (never on the public one), and the audit
+        // trail's webhook, when one is.
+        var sideServices: [any Service] = []
         if configuration.metrics.port != nil {
             let registry = PrometheusEndpoint.bootstrap(version: GatehouseCommand.version)
-            metrics.append(PrometheusEndpoint.application(registry: registry, policy: configuration.metrics, logger: logger))
+            sideServices.append(PrometheusEndpoint.application(registry: registry, policy: configuration.metrics, logger: logger))
             FileHandle.standardOutput.write(Data("  Metrics:   http://\(configuration.metrics.host):\(configuration.metrics.port ?? 0)/metrics\n".utf8))
         }
+        if let webhook = configuration.audit.webhook { sideServices.append(AuditWebhookService(server: server, webhook: webhook)) }
         do {
             // The HTTP server and the courier's retries run side by side and stop together on SIGINT or SIGTERM.
             let services = ServiceGroup(
                 configuration: .init(
                     services: [
                         .init(service: application), .init(service: CourierService(courier: server.courier)), .init(service: AuditSweepService(server: server)),
-                    ] + metrics.map { .init(service: $0) },
+                    ] + sideServices.map { .init(service: $0) },
                     gracefulShutdownSignals: [.sigterm, .sigint], logger: logger
                 ))
             try await services.run()

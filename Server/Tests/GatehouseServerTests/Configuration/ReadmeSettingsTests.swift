@@ -31,7 +31,7 @@ struct ReadmeSettingsTests {
             "webauthn": keys(WebAuthnPolicy.CodingKeys.self),
             "connections": keys(ConnectionPolicy.CodingKeys.self),
             "trusted_proxies": keys(TrustedProxies.CodingKeys.self),
-            "audit": keys(AuditPolicy.CodingKeys.self),
+            "audit": keys(AuditPolicy.CodingKeys.self) + keys(AuditWebhook.CodingKeys.self).map { "webhook.\($0)" },
             "metrics": keys(MetricsPolicy.CodingKeys.self),
             "identity_providers": keys(IdentityProvider.CodingKeys.self)
                 + keys(IdentityProvider.ClaimMapping.CodingKeys.self).map { "claims.\($0)" },

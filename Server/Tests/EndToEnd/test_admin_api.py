@@ -148,15 +148,22 @@ def test_personal_admin_tokens(admin):
     assert personal.encode() not in open(admin.database, "rb").read()
 
 
-def test_schemathesis_finds_no_server_error(admin, tmp_path):
+def test_schemathesis_finds_no_server_error(tmp_path):
+    """On a server of its own: the fuzzer deletes, rotates and locks whatever it finds."""
     pytest.importorskip("schemathesis", reason="schemathesis is not installed (pip install schemathesis)")
-    created = json.loads(admin.cli("admin-tokens", "create", "schemathesis", "--json").stdout)
-    result = subprocess.run(
-        [sys.executable, "-m", "schemathesis.cli", "run", admin.issuer + "/openapi/admin.json", "--url", admin.issuer,
-         "--header", f"Authorization: Bearer {created['token']}", "--checks", "not_a_server_error", "--max-examples", "8",
-         "--phases", "examples,coverage,fuzzing", "--no-color"],
-        capture_output=True, text=True, timeout=900, cwd=tmp_path)
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    fuzzed = Server()
+    try:
+        fuzzed.add_user("alice", PASSWORD)
+        created = json.loads(fuzzed.cli("admin-tokens", "create", "schemathesis", "--json").stdout)
+        result = subprocess.run(
+            [sys.executable, "-m", "schemathesis.cli", "run", fuzzed.issuer + "/openapi/admin.json", "--url", fuzzed.issuer,
+             "--header", f"Authorization: Bearer {created['token']}", "--checks", "not_a_server_error", "--max-examples", "8",
+             "--phases", "examples,coverage,fuzzing", "--no-color"],
+            capture_output=True, text=True, timeout=900, cwd=tmp_path)
+        assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+        assert "passed" in result.stdout and " 0 passed" not in result.stdout
+    finally:
+        fuzzed.stop()
 
 
 def test_the_cli_against_a_remote_server(admin, tmp_path):
@@ -179,3 +186,33 @@ def test_the_cli_against_a_remote_server(admin, tmp_path):
     assert refused.returncode != 0 and "The server refused" in refused.stderr
     missing = gatehouse("users", "list", *remote, env={"GATEHOUSE_ADMIN_TOKEN": ""}, check=False)
     assert missing.returncode != 0 and "GATEHOUSE_ADMIN_TOKEN" in missing.stderr
+
+
+def test_sessions_factors_secrets_devices_and_outbox(admin):
+    bearer = token(admin, "ops", OPS_SECRET, "gatehouse:admin")
+    alice = next(user for user in call(admin, "GET", "/admin/v1/users?q=alice", bearer).json()["items"] if user["username"] == "alice")
+    # Signed out everywhere: her refresh token stops working.
+    tokens = redeem(admin, get_code(admin)).json()
+    assert call(admin, "DELETE", f"/admin/v1/users/{alice['id']}/sessions", bearer).status_code == 204
+    refreshed = requests.post(admin.issuer + "/token", data={"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"]},
+                              auth=("web", WEB_SECRET), timeout=10)
+    assert refreshed.status_code == 400
+    assert call(admin, "DELETE", f"/admin/v1/users/{alice['id']}/factors", bearer).status_code == 204
+    assert call(admin, "GET", f"/admin/v1/users/{alice['id']}/passkeys", bearer).json() == {"items": []}
+    assert call(admin, "DELETE", f"/admin/v1/users/{alice['id']}/passkeys/none", bearer).status_code == 404
+    assert call(admin, "DELETE", f"/admin/v1/users/{alice['id']}/identities/corp", bearer).status_code == 404
+
+    created = call(admin, "POST", "/admin/v1/clients", bearer, json={"id": "rotating", "redirect_uris": ["https://r.example/cb"]}).json()
+    old = created["client_secret"]
+    new = call(admin, "POST", "/admin/v1/clients/rotating/rotate-secret", bearer).json()["client_secret"]
+    grant = {"grant_type": "client_credentials"}
+    assert requests.post(admin.issuer + "/token", data=grant, auth=("rotating", old), timeout=10).status_code == 401
+    assert requests.post(admin.issuer + "/token", data=grant, auth=("rotating", new), timeout=10).status_code == 200
+    assert call(admin, "POST", "/admin/v1/clients/web-missing/rotate-secret", bearer).status_code == 404
+
+    assert call(admin, "GET", "/admin/v1/devices", bearer).status_code == 200
+    assert call(admin, "POST", "/admin/v1/devices/none/unblock", bearer).status_code == 404
+    outbox = call(admin, "GET", "/admin/v1/outbox?limit=5", bearer)
+    assert outbox.status_code == 200 and all("body" not in message for message in outbox.json()["items"])
+    kinds = [event["type"] for event in call(admin, "GET", "/admin/v1/events?limit=500", bearer).json()["items"]]
+    assert {"token.revoked", "factor.removed", "client.secret_rotated"} <= set(kinds)

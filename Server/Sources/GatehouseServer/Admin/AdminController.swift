@@ -61,6 +61,7 @@ struct AdminController: Sendable {
         api.post("/keys/rotate") { request, context in try await write(request, context) { try await rotateKeys(actor: $0) } }
         // The audit trail.
         api.get("/events") { request, context in try await read(request, context) { try await events(request) } }
+        addAccountRoutes(to: api)
     }
 
     // MARK: Authorization
@@ -78,12 +79,12 @@ struct AdminController: Sendable {
         }
     }
 
-    private func read(_ request: Request, _ context: some RequestContext, _ body: () async throws -> Response) async throws -> Response {
+    func read(_ request: Request, _ context: some RequestContext, _ body: () async throws -> Response) async throws -> Response {
         _ = try await principal(request, context)
         return try await body()
     }
 
-    private func write(_ request: Request, _ context: some RequestContext, _ body: (String) async throws -> Response) async throws -> Response {
+    func write(_ request: Request, _ context: some RequestContext, _ body: (String) async throws -> Response) async throws -> Response {
         let principal = try await principal(request, context)
         guard principal.canWrite else { throw AdminProblem.forbiddenScope }
         return try await AuditContext.$current.withValue(
@@ -95,7 +96,7 @@ struct AdminController: Sendable {
 
     // MARK: Users
 
-    private func user(_ id: String) async throws -> User {
+    func user(_ id: String) async throws -> User {
         guard let user = try await server.users.find(id: id) else { throw AdminProblem.notFound("There is no user with the id \(id).") }
         return user
     }

@@ -59,6 +59,16 @@ public struct ClientStore: Sendable {
         }
     }
 
+    /// Gives the confidential client `id` a new secret (the old one stops working at once); `false` when there is no
+    /// such confidential client.
+    func replaceSecret(of id: String, with secret: String) async throws -> Bool {
+        try await database.transaction { sql in
+            try await sql.raw(
+                "UPDATE clients SET secret_hash = \(bind: TokenDigest.hex(secret)) WHERE id = \(bind: id) AND secret_hash IS NOT NULL RETURNING id"
+            ).first() != nil
+        }
+    }
+
     /// Deletes a client and revokes everything issued to it. Returns `false` when there is no such client.
     public func delete(id: String) async throws -> Bool {
         let now = clock.now()

@@ -16,7 +16,8 @@ public enum PrometheusEndpoint {
             (prometheusName(name), labels.map { (prometheusName($0.0), $0.1) })
         }
         MetricsSystem.bootstrap(factory)
-        registry.makeGauge(name: "gatehouse_build_info", labels: [("version", version)], help: "The running Gatehouse version.").set(to: 1.0)
+        let buildInfo = MetricNameDescriptor(namespace: "gatehouse", metricName: "build", unitName: "info", helpText: "The running Gatehouse version.")
+        registry.makeGauge(descriptor: buildInfo, labels: [("version", version)]).set(to: 1.0)
         return registry
     }
 

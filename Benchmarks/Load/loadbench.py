@@ -193,6 +193,7 @@ def start_server(engine: str) -> Server:
     hashing = None if LOG_N == 17 else {"log_n": LOG_N, "block_size": 8, "parallelism": 1}
     config = {"password_hashing": hashing, "client_sign_on": {"bench-mfa": {"second_factor": "if_enrolled"}},
               "login_throttling": None}
+    config.update(EXTRA_CONFIG)
     if engine == "postgres":
         return Server(database_url=fresh_postgres_database(), owns_database=True, config=config)
     return Server(config=config)
@@ -282,6 +283,7 @@ def run_scale(engine: str, seconds: float, password_hash: str) -> dict:
 TOTP_USERS = 150
 LOGIN_CONCURRENCY = 4
 LOG_N = 17
+EXTRA_CONFIG: dict = {}
 
 
 def table(results: dict, hash_rate: float) -> str:
@@ -306,7 +308,7 @@ def scale_line(scale: dict) -> str:
 
 
 def main() -> int:
-    global TOTP_USERS, LOG_N
+    global TOTP_USERS, LOG_N, EXTRA_CONFIG
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=10, help="duration of each scenario")
     parser.add_argument("--connections", type=int, default=64, help="wrk connections (and refresh-token families)")
@@ -317,8 +319,12 @@ def main() -> int:
     parser.add_argument("--json", type=Path, help="write the figures here")
     parser.add_argument("--totp-users", type=int, default=TOTP_USERS, help="users enrolled in TOTP (each signs in once)")
     parser.add_argument("--log-n", type=int, default=LOG_N, help="scrypt cost (17 is the production default; lower only for a smoke run)")
+    parser.add_argument("--metrics", action="store_true", help="serve Prometheus metrics (on a port of their own) while measuring")
     options = parser.parse_args()
     TOTP_USERS, LOG_N = options.totp_users, options.log_n
+    if options.metrics:
+        from gatehouse_harness import free_port
+        EXTRA_CONFIG = {"metrics": {"port": free_port()}}
     options.postgres = options.postgres or options.postgres_only
     if options.postgres and not POSTGRES_URL:
         parser.error("--postgres needs GATEHOUSE_TEST_POSTGRES_URL; run under scripts/with-postgres")

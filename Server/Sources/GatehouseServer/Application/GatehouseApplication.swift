@@ -14,8 +14,8 @@ public enum GatehouseApplication {
         let router = Router(context: Context.self)
         router.add(middleware: SecurityHeadersMiddleware(https: server.configuration.issuerIsHTTPS))
         router.add(middleware: RequestIDMiddleware(proxies: server.configuration.trustedProxies))
-        // HTTP requests by route and status, with their durations (recorded only when metrics are on).
-        router.add(middleware: MetricsMiddleware())
+        // HTTP requests by route and status, with their durations, when metrics are on (nothing per request otherwise).
+        if server.configuration.metrics.port != nil { router.add(middleware: MetricsMiddleware()) }
         router.get("/") { _, _ in Redirect.to(demo == nil ? "/.well-known/openid-configuration" : "/demo") }
         // Served from our own origin, so the CSP can forbid inline styles and scripts.
         for (name, contentType) in [

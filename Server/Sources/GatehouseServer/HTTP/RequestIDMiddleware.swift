@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import NIOConcurrencyHelpers
 
 /// Gives every request an id, answered in `X-Request-Id` and carried by the audit events it causes, with the
 /// client's address and user agent (``AuditContext``). An id sent by a trusted proxy is kept, so one id follows a
@@ -12,13 +13,15 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
         let forwarded = request.headers[.xRequestID].flatMap { id in
             peer.map(proxies.trusts) == true && Self.isAcceptable(id) ? id : nil
         }
-        let id = forwarded ?? SecureRandom.token().prefix(22).description
+        let id = forwarded ?? Self.nextID()
         let address = ClientAddress(of: request, context: context, trusting: proxies).text
         let audit = AuditContext(address: address, userAgent: request.headers[.userAgent], requestID: id)
         var response = try await AuditContext.$current.withValue(audit) { try await next(request, context) }
         response.headers[.xRequestID] = id
         return response
     }
+
+    static func nextID() -> String { RequestIDs.next() }
 
     /// A forwarded id is kept when it is short and plain: it goes into logs and events as it is.
     static func isAcceptable(_ id: String) -> Bool {
@@ -28,4 +31,18 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
 
 extension HTTPField.Name {
     static let xRequestID = HTTPField.Name("X-Request-Id")!
+}
+
+/// Request ids: this process's random prefix and a count, unique without a random draw per request (ids are not secrets).
+enum RequestIDs {
+    private static let prefix = String(SecureRandom.token().prefix(10))
+    private static let counter = NIOLockedValueBox<UInt64>(0)
+
+    static func next() -> String {
+        let count = counter.withLockedValue { value in
+            value &+= 1
+            return value
+        }
+        return prefix + "-" + String(count, radix: 36)
+    }
 }

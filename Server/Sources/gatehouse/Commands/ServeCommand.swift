@@ -43,6 +43,8 @@ struct ServeCommand: AsyncParsableCommand {
                 return handler
             }, metadataProvider: AuditContext.requestMetadata)
         let logger = Logger(label: "gatehouse")
+        // The metrics backend comes first, so that everything the server measures from its start is counted.
+        let registry = configuration.metrics.port == nil ? nil : PrometheusEndpoint.bootstrap(version: GatehouseCommand.version)
         let server = try await IdentityServer.start(configuration: configuration, logger: logger)
         let demoParty = configuration.demo ? try await DemoRelyingParty.prepare(server: server) : nil
         let issuer = server.issuer
@@ -61,8 +63,7 @@ struct ServeCommand: AsyncParsableCommand {
         // Prometheus metrics on their own listener, when a port is configured (never on the public one), and the audit
         // trail's webhook, when one is.
         var sideServices: [any Service] = []
-        if configuration.metrics.port != nil {
-            let registry = PrometheusEndpoint.bootstrap(version: GatehouseCommand.version)
+        if let registry {
             sideServices.append(PrometheusEndpoint.application(registry: registry, policy: configuration.metrics, logger: logger))
             FileHandle.standardOutput.write(Data("  Metrics:   http://\(configuration.metrics.host):\(configuration.metrics.port ?? 0)/metrics\n".utf8))
         }

@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 // The server package: the identity server library, the `gatehouse` tool, and their tests.
 // It depends on the SDK package by path so wire types are defined once.
 import PackageDescription
@@ -29,6 +29,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        // OTLP over HTTP only: the gRPC exporter would add gRPC to every build.
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         // A QR code encoder with no dependencies: the hosted pages draw SVG, the terminal draws text.
@@ -60,6 +63,9 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
+                .product(name: "OTel", package: "swift-otel"),
             ],
             resources: [
                 .copy("Resources/common-passwords.txt"), .copy("Resources/openapi.json"), .copy("Resources/admin-openapi.json"), .copy("Resources/assets"),

@@ -66,8 +66,10 @@ class Server:
     PostgreSQL database URL (several servers may share one, as nodes behind a load balancer)."""
 
     def __init__(self, *, demo: bool = False, config: dict | None = None, database_url: str | None = None,
-                 owns_database: bool = False, open_files: int | None = None, host_name: str = "127.0.0.1"):
-        """`host_name="localhost"` puts the issuer on localhost, as passkeys need (browsers refuse IP addresses)."""
+                 owns_database: bool = False, open_files: int | None = None, host_name: str = "127.0.0.1", env: dict | None = None):
+        """`host_name="localhost"` puts the issuer on localhost, as passkeys need (browsers refuse IP addresses);
+        `env` adds environment variables for the process."""
+        self.env = env
         self.folder = tempfile.TemporaryDirectory(prefix="gatehouse-e2e-")
         self.port = free_port()
         self.issuer = f"http://{host_name}:{self.port}"
@@ -103,7 +105,8 @@ class Server:
             import resource
             resource.setrlimit(resource.RLIMIT_NOFILE, (self.open_files, self.open_files))
         self.process = subprocess.Popen(args, stdout=open(self.stdout_path, "w"), stderr=open(self.stderr_path, "w"),
-                                        stdin=subprocess.DEVNULL, preexec_fn=limit_open_files if self.open_files else None)
+                                        stdin=subprocess.DEVNULL, preexec_fn=limit_open_files if self.open_files else None,
+                                        env=dict(os.environ, **self.env) if self.env else None)
         self._wait_until_ready()
 
     def restart(self) -> None:

@@ -97,6 +97,21 @@ def test_an_admin_client_manages_users_clients_and_keys(admin):
     assert requests.post(admin.issuer + "/token", data={"grant_type": "client_credentials"}, auth=("shop", client.json()["client_secret"]),
                          timeout=10).status_code == 200
 
+    # A client's settings change the same way: If-Match, then the new redirect URI works at /authorize.
+    shop = call(admin, "GET", "/admin/v1/clients/shop", bearer)
+    assert call(admin, "PATCH", "/admin/v1/clients/shop", bearer, json={"name": "Shop 2"}).status_code == 428
+    moved = call(admin, "PATCH", "/admin/v1/clients/shop", bearer, headers={"If-Match": shop.headers["ETag"]},
+                 json={"redirect_uris": ["https://shop.example/cb", "https://shop.example/new"], "scopes": ["openid", "email"]})
+    assert moved.status_code == 200 and moved.json()["redirect_uris"][-1] == "https://shop.example/new"
+    assert moved.json()["scopes"] == ["openid", "email"] and moved.headers["ETag"] != shop.headers["ETag"]
+    assert call(admin, "PATCH", "/admin/v1/clients/shop", bearer, headers={"If-Match": shop.headers["ETag"]}, json={"name": "x"}).status_code == 412
+    bad = call(admin, "PATCH", "/admin/v1/clients/shop", bearer, headers={"If-Match": "*"}, json={"scopes": ["openid", "root"]})
+    assert bad.status_code == 400 and "root" in bad.json()["detail"]
+    authorize = requests.get(admin.issuer + "/authorize", params={"client_id": "shop", "redirect_uri": "https://shop.example/new", "response_type": "code",
+                                                                  "scope": "openid", "state": "s", "code_challenge": "x" * 43,
+                                                                  "code_challenge_method": "S256"}, allow_redirects=False, timeout=10)
+    assert authorize.status_code in (200, 302, 303) and "shop.example/new?error" not in authorize.headers.get("Location", "")
+
     before = {key["kid"] for key in call(admin, "GET", "/admin/v1/keys", bearer).json()["items"]}
     rotated = call(admin, "POST", "/admin/v1/keys/rotate", bearer).json()["items"]
     assert rotated and not {key["kid"] for key in rotated} & before
@@ -105,9 +120,11 @@ def test_an_admin_client_manages_users_clients_and_keys(admin):
     trail = call(admin, "GET", "/admin/v1/events?limit=500", bearer).json()["items"]
     mine = [event for event in trail if event["actor"] == "client:ops"]
     assert [event["type"] for event in mine] == ["account.created", "account.updated", "account.locked", "account.unlocked", "client.created",
-                                                  "keys.rotated"]
+                                                  "client.updated", "keys.rotated"]
     updated = mine[1]["details"]
     assert updated == {"name.before": "Grace H", "name.after": "Grace Hopper"}
+    assert mine[5]["client_id"] == "shop" and mine[5]["details"]["scopes.after"] == "openid email"
+    assert mine[5]["details"]["redirect_uris.after"] == "https://shop.example/cb https://shop.example/new"
     assert call(admin, "DELETE", f"/admin/v1/users/{grace['id']}", bearer).status_code == 204
     assert call(admin, "GET", f"/admin/v1/users/{grace['id']}", bearer).status_code == 404
 

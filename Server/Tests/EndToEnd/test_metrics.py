@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -17,7 +18,8 @@ from gatehouse_harness import PASSWORD, WEB_REDIRECT, WEB_SECRET, Browser, Serve
 @pytest.fixture(scope="module")
 def metered():
     port = free_port()
-    server = Server(config={"metrics": {"port": port}})
+    # One hashing thread, so concurrent sign-ins visibly queue for it.
+    server = Server(config={"metrics": {"port": port}, "max_concurrent_hashes": 1})
     server.add_user("alice", PASSWORD, name="Alice Example")
     server.add_client("web", WEB_REDIRECT, secret=WEB_SECRET)
     server.metrics_url = f"http://127.0.0.1:{port}/metrics"
@@ -92,3 +94,43 @@ def test_the_exposition_passes_promtool_and_is_not_public(metered):
     checked = subprocess.run([promtool, "check", "metrics"], input=exposition.text, capture_output=True, text=True, timeout=60)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert requests.get(metered.issuer + "/metrics", timeout=10).status_code == 404
+
+
+def sample(exposition, name):
+    """The value of the sample `name` (with its labels, if any) in a text exposition."""
+    for line in exposition.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[-1])
+    raise AssertionError(f"{name} is not in the exposition")
+
+
+def test_gauges_of_the_pools_and_the_courier_are_read_at_scrape_time(metered):
+    # A message waits in the outbox queue? The outbox delivers at once, so the backlog is empty again.
+    before = requests.get(metered.metrics_url, timeout=10).text
+    assert sample(before, "gatehouse_password_hash_threads") >= 1
+    assert sample(before, "gatehouse_courier_queue_depth") == 0
+    assert sample(before, 'gatehouse_database_operations_in_flight{kind="transaction"}') == 0
+    # Sign-ins at once against one hashing thread (unknown names: each still hashes, and no account is paused): a
+    # scrape meanwhile sees them queue. A few rounds, as the queue lasts only while the hashes do.
+    import concurrent.futures
+    seen = []
+    def scrape_while_busy(stop):
+        while not stop.is_set() and not seen:
+            text = requests.get(metered.metrics_url, timeout=10).text
+            if sample(text, "gatehouse_password_hashes_in_flight") > sample(text, "gatehouse_password_hash_threads"):
+                seen.append(text)
+    for round in range(5):
+        stop = threading.Event()
+        with concurrent.futures.ThreadPoolExecutor(max_workers=9) as pool:
+            watcher = pool.submit(scrape_while_busy, stop)
+            sign_ins = [pool.submit(Browser(metered).sign_in, authorize_url(metered), f"nobody-{round}-{index}", "a wrong password")
+                        for index in range(8)]
+            for done in sign_ins:
+                done.result()
+            stop.set()
+            watcher.result()
+        if seen:
+            break
+    assert seen, "no scrape saw password hashes waiting for the pool"
+    after = requests.get(metered.metrics_url, timeout=10).text
+    assert sample(after, "gatehouse_password_hashes_in_flight") == 0

@@ -49,9 +49,11 @@ struct AdminController: Sendable {
         api.get("/clients/:id") { request, context in
             try await read(request, context) {
                 let id = try context.parameters.require("id")
-                guard let client = try await server.clients.find(id: id) else { throw AdminProblem.notFound("There is no client \(id).") }
-                return JSONResponse.make(AdminClient(client))
+                return clientResponse(try await client(id))
             }
+        }
+        api.patch("/clients/:id") { request, context in
+            try await write(request, context) { try await updateClient(try context.parameters.require("id"), request, actor: $0) }
         }
         api.delete("/clients/:id") { request, context in
             try await write(request, context) { try await deleteClient(try context.parameters.require("id"), actor: $0) }
@@ -195,21 +197,27 @@ struct AdminController: Sendable {
     }
 
     /// The fields that differ, as `field.before` and `field.after` details.
-    static func differences(_ before: AdminUser, _ after: AdminUser) -> [String: String] {
+    static func differences<Representation: Encodable>(_ before: Representation, _ after: Representation) -> [String: String] {
         let encoder = JSONEncoder()
         guard let old = (try? JSONSerialization.jsonObject(with: encoder.encode(before))) as? [String: Any],
             let new = (try? JSONSerialization.jsonObject(with: encoder.encode(after))) as? [String: Any]
         else { return [:] }
         var details: [String: String] = [:]
         for key in Set(old.keys).union(new.keys).sorted() where key != "updated_at" {
-            let was = old[key].map { "\($0)" } ?? ""
-            let now = new[key].map { "\($0)" } ?? ""
+            let was = old[key].map(Self.detail) ?? ""
+            let now = new[key].map(Self.detail) ?? ""
             if was != now {
                 details[key + ".before"] = was
                 details[key + ".after"] = now
             }
         }
         return details
+    }
+
+    /// A field's value as an audit detail: lists space-separated, like scopes on the wire.
+    private static func detail(_ value: Any) -> String {
+        if let list = value as? [Any] { return list.map { "\($0)" }.joined(separator: " ") }
+        return "\(value)"
     }
 
     private func deleteUser(_ id: String, actor: String) async throws -> Response {
@@ -279,6 +287,49 @@ struct AdminController: Sendable {
         } catch let error as DatabaseError where error.isDuplicate {
             throw AdminProblem.conflict("A client with the id \(body.id) already exists.")
         }
+    }
+
+    private func client(_ id: String) async throws -> Client {
+        guard let client = try await server.clients.find(id: id) else { throw AdminProblem.notFound("There is no client \(id).") }
+        return client
+    }
+
+    private func clientResponse(_ client: Client) -> Response {
+        var response = JSONResponse.make(AdminClient(client))
+        response.headers[.eTag] = AdminETag.of(AdminClient(client))
+        return response
+    }
+
+    private func updateClient(_ id: String, _ request: Request, actor: String) async throws -> Response {
+        guard let expected = request.headers[.ifMatch] else { throw AdminProblem.preconditionRequired }
+        let change = try await JSONRequest.decode(AdminClientChange.self, from: request)
+        let current = try await client(id)
+        guard expected == AdminETag.of(AdminClient(current)) || expected == "*" else { throw AdminProblem.preconditionFailed }
+        var changed = current
+        if let name = change.name { changed.name = name.isEmpty ? nil : String(name.prefix(200)) }
+        if let uris = change.redirectURIs { changed.redirectURIs = uris }
+        if let uris = change.postLogoutRedirectURIs { changed.postLogoutRedirectURIs = uris }
+        for uri in changed.redirectURIs + changed.postLogoutRedirectURIs { try ClientRegistrationRules.validateRedirectURI(uri) }
+        if changed.isPublic && changed.redirectURIs.isEmpty { throw AdminProblem.badRequest("A public client needs at least one redirect URI.") }
+        if let scopes = change.scopes {
+            try ClientRegistrationRules.validateScopes(scopes)
+            changed.scopes = scopes
+        }
+        if let algorithm = change.idTokenAlgorithm {
+            try ClientRegistrationRules.validateAlgorithm(algorithm)
+            changed.idTokenAlgorithm = algorithm
+        }
+        if let requirePKCE = change.requirePKCE {
+            guard requirePKCE || !changed.isPublic else { throw AdminProblem.badRequest("A public client always needs PKCE.") }
+            changed.requiresPKCE = requirePKCE
+        }
+        let differences = Self.differences(AdminClient(current), AdminClient(changed))
+        let updated = try await server.database.transaction { [server, changed] _ in
+            guard let updated = try await server.clients.update(current, to: changed) else { throw AdminProblem.preconditionFailed }
+            if !differences.isEmpty { try await server.audit.record(.clientUpdated, client: id, details: differences) }
+            return updated
+        }
+        return clientResponse(updated)
     }
 
     private func deleteClient(_ id: String, actor: String) async throws -> Response {

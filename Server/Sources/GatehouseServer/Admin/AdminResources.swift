@@ -2,6 +2,17 @@ import Crypto
 import Foundation
 import GatehouseProtocol
 
+/// Strong entity tags over what the API shows of a resource (its JSON with sorted keys): any visible change changes
+/// the tag, so `If-Match` catches a change made since the caller read it.
+enum AdminETag {
+    static func of(_ representation: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let digest = SHA256.hash(data: (try? encoder.encode(representation)) ?? Data())
+        return "\"" + digest.prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
+    }
+}
+
 /// A user as the admin API shows it: never the password hash.
 struct AdminUser: Codable, Sendable, Equatable {
     var id, username, email: String
@@ -27,12 +38,7 @@ struct AdminUser: Codable, Sendable, Equatable {
     }
 
     /// A strong ETag of the whole representation: any change to the user changes it.
-    static func eTag(of user: User) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let digest = SHA256.hash(data: (try? encoder.encode(AdminUser(user))) ?? Data())
-        return "\"" + digest.prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
-    }
+    static func eTag(of user: User) -> String { AdminETag.of(AdminUser(user)) }
 
     enum CodingKeys: String, CodingKey {
         case id, username, email, name, locked
@@ -130,6 +136,22 @@ struct AdminNewClient: Decodable, Sendable {
         case redirectURIs = "redirect_uris"
         case postLogoutRedirectURIs = "post_logout_redirect_uris"
         case idTokenAlgorithm = "id_token_alg"
+    }
+}
+
+/// `PATCH /admin/v1/clients/{id}`: the fields to change; absent ones stay.
+struct AdminClientChange: Decodable, Sendable {
+    var name: String?
+    var redirectURIs, postLogoutRedirectURIs, scopes: [String]?
+    var idTokenAlgorithm: String?
+    var requirePKCE: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case name, scopes
+        case redirectURIs = "redirect_uris"
+        case postLogoutRedirectURIs = "post_logout_redirect_uris"
+        case idTokenAlgorithm = "id_token_alg"
+        case requirePKCE = "require_pkce"
     }
 }
 

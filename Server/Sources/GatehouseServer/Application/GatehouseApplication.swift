@@ -12,6 +12,8 @@ public enum GatehouseApplication {
     /// The router with every Gatehouse route.
     public static func makeRouter(server: IdentityServer, demo: DemoRelyingParty? = nil) -> Router<Context> {
         let router = Router(context: Context.self)
+        // A span per request when tracing is on, around everything else, so the request's whole work is in it.
+        if server.configuration.tracing.otlpEndpoint != nil { router.add(middleware: RequestTracingMiddleware(proxies: server.configuration.trustedProxies)) }
         router.add(middleware: SecurityHeadersMiddleware(https: server.configuration.issuerIsHTTPS))
         router.add(middleware: RequestIDMiddleware(proxies: server.configuration.trustedProxies))
         // HTTP requests by route and status, with their durations, when metrics are on (nothing per request otherwise).

@@ -30,6 +30,8 @@ public enum AuditEventType: String, Sendable, Codable, CaseIterable {
     case deviceIdentityBlocked = "device_identity.blocked"
     case clientCreated = "client.created"
     case clientDeleted = "client.deleted"
+    /// An operator changed a client's settings; `details` has each changed field's `before` and `after`.
+    case clientUpdated = "client.updated"
     case clientSecretRotated = "client.secret_rotated"
     case deviceIdentityUnblocked = "device_identity.unblocked"
     case deviceIdentityDeleted = "device_identity.deleted"

@@ -59,6 +59,25 @@ public struct ClientStore: Sendable {
         }
     }
 
+    /// Changes a client's settings to `changed`, unless it is no longer `expected` (someone changed it meanwhile):
+    /// then `nil`. Its id, secret and creation time stay.
+    func update(_ expected: Client, to changed: Client) async throws -> Client? {
+        try await database.transaction { [database] sql in
+            try await database.lock(.operatorChanges, in: sql)
+            guard let current = try await Self.find(id: expected.id, in: sql), current == expected else { return nil }
+            try await sql.raw(
+                """
+                UPDATE clients SET name = \(bind: changed.name), redirect_uris = \(bind: try JSONList.encode(changed.redirectURIs)),
+                    post_logout_redirect_uris = \(bind: try JSONList.encode(changed.postLogoutRedirectURIs)),
+                    scopes = \(bind: changed.scopes.joined(separator: " ")), id_token_algorithm = \(bind: changed.idTokenAlgorithm),
+                    require_pkce = \(bind: changed.requiresPKCE ? 1 : 0)
+                WHERE id = \(bind: current.id)
+                """
+            ).run()
+            return try await Self.find(id: current.id, in: sql)
+        }
+    }
+
     /// Gives the confidential client `id` a new secret (the old one stops working at once); `false` when there is no
     /// such confidential client.
     func replaceSecret(of id: String, with secret: String) async throws -> Bool {

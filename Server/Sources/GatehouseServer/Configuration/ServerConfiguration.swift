@@ -51,6 +51,8 @@ public struct ServerConfiguration: Sendable, Decodable {
     public var audit = AuditPolicy()
     /// Prometheus metrics on a listener of their own; off until a port is given.
     public var metrics = MetricsPolicy()
+    /// Spans exported by OTLP when a collector is configured; off by default.
+    public var tracing = TracingPolicy()
     /// Connection timeouts and the connection limit.
     public var connections = ConnectionPolicy()
     /// Reverse proxies whose forwarded client addresses the per-address limits believe; none by default.
@@ -94,6 +96,7 @@ public struct ServerConfiguration: Sendable, Decodable {
         try file.update(&identityProviders, .identityProviders)
         try file.update(&audit, .audit)
         try file.update(&metrics, .metrics)
+        try file.update(&tracing, .tracing)
         try file.update(&connections, .connections)
         try file.update(&trustedProxies, .trustedProxies)
         try file.update(&demo, .demo)
@@ -104,7 +107,7 @@ public struct ServerConfiguration: Sendable, Decodable {
 
     /// The configuration file's keys.
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case host, port, database, issuer, secret, demo, registration, courier, authenticator, connections, audit, metrics
+        case host, port, database, issuer, secret, demo, registration, courier, authenticator, connections, audit, metrics, tracing
         case oneTimeCodes = "one_time_codes"
         case webAuthn = "webauthn"
         case identityProviders = "identity_providers"
@@ -177,6 +180,7 @@ public struct ServerConfiguration: Sendable, Decodable {
         try connections.validate()
         try audit.validate()
         try metrics.validate(serverPort: port)
+        try tracing.validate()
         try trustedProxies.validate()
         try signOn.validate("sign_on")
         for (client, policy) in clientSignOn { try policy.validate("client_sign_on.\(client)") }

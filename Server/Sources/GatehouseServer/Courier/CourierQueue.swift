@@ -63,6 +63,14 @@ public struct CourierQueue: Sendable {
         return inserted ? id : nil
     }
 
+    /// Messages waiting for delivery (first attempts and retries, due or not), and when the oldest was queued.
+    func backlog() async throws -> (count: Int, oldestCreatedAt: Int64?) {
+        try await database.read { sql in
+            let row = try await sql.raw("SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM courier_messages WHERE status = 'queued'").first()
+            return (try row?.decode(column: "n", as: Int.self) ?? 0, try row?.decode(column: "oldest", as: Int64?.self))
+        }
+    }
+
     /// Takes up to `limit` messages that are due, each claimed by one statement only one node can win; the
     /// claim counts the attempt and holds the message for ``lease`` seconds.
     func claimDue(limit: Int) async throws -> [CourierMessage] {

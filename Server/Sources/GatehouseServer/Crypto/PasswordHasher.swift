@@ -3,6 +3,7 @@ import CryptoExtras
 import Foundation
 import GatehouseProtocol
 import NIOPosix
+import Synchronization
 
 /// Hashes and verifies passwords with scrypt, off the event loops, a bounded number at a time.
 ///
@@ -12,6 +13,9 @@ import NIOPosix
 public final class PasswordHasher: Sendable {
     public let parameters: PasswordHashingParameters
     private let pool: NIOThreadPool
+    private let pending = Atomic<Int>(0)
+    /// How many hashes may run at once.
+    public let threads: Int
     private static let saltLength = 16
     private static let hashLength = 32
 
@@ -19,7 +23,8 @@ public final class PasswordHasher: Sendable {
     ///   ``PasswordHashingParameters/memoryBytes`` of memory, so this bounds memory too.
     public init(parameters: PasswordHashingParameters, maxConcurrentHashes: Int) {
         self.parameters = parameters
-        pool = NIOThreadPool(numberOfThreads: max(1, maxConcurrentHashes))
+        threads = max(1, maxConcurrentHashes)
+        pool = NIOThreadPool(numberOfThreads: threads)
         pool.start()
     }
 
@@ -30,6 +35,16 @@ public final class PasswordHasher: Sendable {
     /// Why hashing inside a transaction is a mistake: on SQLite every other write would wait for the hash.
     static let outsideTransactions = "Hash passwords before the database transaction: a hash would hold the writer."
 
+    /// Hashes running or waiting for a thread of the pool (more than ``threads`` means a queue).
+    public var hashesUnderWay: Int { pending.load(ordering: .relaxed) }
+
+    /// Runs one hash's work, counted as under way and traced.
+    private func counted(_ work: () async throws -> [UInt8]) async throws -> [UInt8] {
+        pending.add(1, ordering: .relaxed)
+        defer { pending.subtract(1, ordering: .relaxed) }
+        return try await Traces.span("password hash", work)
+    }
+
     /// Hashes a new password with the configured parameters and a fresh random salt.
     public func hash(_ password: String) async throws -> String {
         assert(!TransactionScope.isHoldingWriter, Self.outsideTransactions)
@@ -37,8 +52,8 @@ public final class PasswordHasher: Sendable {
         let parameters = self.parameters
         let salt = SecureRandom.bytes(Self.saltLength)
         let started = DispatchTime.now().uptimeNanoseconds
-        let derived = try await pool.runIfActive {
-            try Self.derive(password: password, salt: salt, parameters: parameters, length: Self.hashLength)
+        let derived = try await counted {
+            try await pool.runIfActive { try Self.derive(password: password, salt: salt, parameters: parameters, length: Self.hashLength) }
         }
         GatehouseMetrics.passwordHash(nanoseconds: Int64(DispatchTime.now().uptimeNanoseconds - started))
         return Self.encode(parameters: parameters, salt: salt, hash: derived)
@@ -67,8 +82,8 @@ public final class PasswordHasher: Sendable {
         let normalized = Self.normalized(password)
         for (candidate, match) in [(normalized, Match.normalized), (password, Match.asTyped)] where match == .normalized || normalized != password {
             let started = DispatchTime.now().uptimeNanoseconds
-            let derived = try await pool.runIfActive {
-                try Self.derive(password: candidate, salt: stored.salt, parameters: stored.parameters, length: stored.hash.count)
+            let derived = try await counted {
+                try await pool.runIfActive { try Self.derive(password: candidate, salt: stored.salt, parameters: stored.parameters, length: stored.hash.count) }
             }
             GatehouseMetrics.passwordHash(nanoseconds: Int64(DispatchTime.now().uptimeNanoseconds - started))
             if ConstantTime.equals(derived, stored.hash) { return match }

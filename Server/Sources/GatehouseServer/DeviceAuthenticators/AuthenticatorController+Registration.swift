@@ -124,11 +124,13 @@ extension AuthenticatorController {
         guard let bytes = Base64URL.decode(body.publicKey), (try? P256.Signing.PublicKey(x963Representation: bytes)) != nil else {
             throw OAuthError.invalidRequest("public_key must be an uncompressed P-256 public key (x9.63), base64url.")
         }
-        guard try await server.deviceIdentities.activate(identity.id, publicKey: body.publicKey) else {
-            throw Self.wrongState("Confirm the email before setting the PIN.")
+        let activated = try await server.database.transaction { [server] _ in
+            guard try await server.deviceIdentities.activate(identity.id, publicKey: body.publicKey) else { return false }
+            try await server.audit.record(.deviceIdentityRegistered, user: identity.userID, details: ["identity": identity.id])
+            return true
         }
+        guard activated else { throw Self.wrongState("Confirm the email before setting the PIN.") }
         server.logger.info("Device identity registered", metadata: ["identity": "\(identity.id)"])
-        try await server.audit.record(.deviceIdentityRegistered, user: identity.userID, details: ["identity": identity.id])
         var registered = identity
         registered.state = .registered
         registered.pinFailures = 0

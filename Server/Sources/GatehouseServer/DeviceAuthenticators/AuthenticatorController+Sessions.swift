@@ -32,7 +32,17 @@ extension AuthenticatorController {
         let body = try await JSONRequest.decode(PINEvaluationRequest.self, from: request)
         guard let challenge = try await server.appLogins.newChallenge(sessionID, identityID: identity.id) else { throw OAuthError.sessionExpired }
         // Counted before evaluating: the device can tell a right PIN from the evaluation alone, so every evaluation is a guess.
-        guard let failures = try await server.deviceIdentities.takePINAttempt(identity.id, limit: policy.maxPINAttempts) else {
+        let limit = policy.maxPINAttempts
+        let taken = try await server.database.transaction { [server] _ in
+            let failures = try await server.deviceIdentities.takePINAttempt(identity.id, limit: limit)
+            // The last attempt the limit allows: unless its signature proves the PIN, the identity is blocked from now on.
+            if failures == limit {
+                try await server.audit.record(
+                    .deviceIdentityBlocked, user: identity.userID, details: ["identity": identity.id, "wrong_pins": String(limit)])
+            }
+            return failures
+        }
+        guard let failures = taken else {
             server.logger.warning("PIN refused: device identity blocked", metadata: ["identity": "\(identity.id)"])
             throw Self.blocked()
         }
@@ -53,9 +63,16 @@ extension AuthenticatorController {
             server.logger.warning("Wrong PIN signature", metadata: ["identity": "\(identity.id)"])
             throw OAuthError(.wrongPIN, "The PIN is incorrect.", attemptsRemaining: remaining)
         }
-        guard try await server.appLogins.approve(sessionID, identityID: identity.id, challenge: challenge, grace: 120) else {
-            throw OAuthError.sessionExpired
+        let limit = policy.maxPINAttempts
+        let approved = try await server.database.transaction { [server] _ in
+            guard try await server.appLogins.approve(sessionID, identityID: identity.id, challenge: challenge, grace: 120) else { return false }
+            // The limit's last attempt blocked the identity (and was recorded so); its right PIN lifts the block.
+            if identity.pinFailures >= limit {
+                try await server.audit.record(.deviceIdentityUnblocked, user: identity.userID, details: ["identity": identity.id, "by": "right_pin"])
+            }
+            return true
         }
+        guard approved else { throw OAuthError.sessionExpired }
         server.logger.info("QR sign-in approved", metadata: ["identity": "\(identity.id)"])
         return JSONResponse.make(AuthenticatorSessionStatus(status: AppLoginStore.Status.approved.rawValue))
     }

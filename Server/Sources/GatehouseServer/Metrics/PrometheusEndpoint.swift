@@ -49,6 +49,11 @@ public enum PrometheusEndpoint {
         "gatehouse_password_hash_duration_seconds": "How long a password hash took, waiting for the hashing pool included.",
         "gatehouse_database_transaction_duration_seconds": "How long a database transaction took.",
         "gatehouse_courier_deliveries_total": "Emails, texts and calls delivered or failed, by channel.",
+        "gatehouse_courier_queue_depth": "Messages waiting for delivery: first attempts and retries.",
+        "gatehouse_courier_oldest_message_age_seconds": "How long the oldest message waiting for delivery has waited.",
+        "gatehouse_database_operations_in_flight": "Database reads and transactions under way, holding or waiting for a connection.",
+        "gatehouse_password_hashes_in_flight": "Password hashes running or waiting; above gatehouse_password_hash_threads they queue.",
+        "gatehouse_password_hash_threads": "Password hashes that may run at once (max_concurrent_hashes).",
     ]
 
     /// `text` with a `# HELP` line before each metric's `# TYPE` line that has none.
@@ -67,9 +72,12 @@ public enum PrometheusEndpoint {
     }
 
     /// The metrics listener, as a service to run beside the server.
-    public static func application(registry: PrometheusCollectorRegistry, policy: MetricsPolicy, logger: Logger) -> some Service {
+    public static func application(registry: PrometheusCollectorRegistry, server: IdentityServer, logger: Logger) -> some Service {
         let router = Router()
+        let gauges = ScrapeGauges(server: server)
+        let policy = server.configuration.metrics
         router.get("/metrics") { _, _ in
+            await gauges.refresh()
             var buffer = [UInt8]()
             buffer.reserveCapacity(16 * 1024)
             registry.emit(into: &buffer)

@@ -5,4 +5,7 @@ public enum DatabaseLock: Int64, Sendable {
     case migrations = 0x6761_7465_0001
     /// Held while signing keys are created or rotated, so there is one active key per algorithm.
     case signingKeys = 0x6761_7465_0002
+    /// Held while an operator's change is checked against the version they read (`If-Match`) and written, so two
+    /// operators never overwrite each other.
+    case operatorChanges = 0x6761_7465_0003
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import NIOConcurrencyHelpers
 import SQLKit
+import Tracing
 
 /// A database whose transactions nest: a ``transaction(_:)`` or ``read(_:)`` called while the task already runs in
 /// one of this database's transactions joins it (see ``TransactionScope``).
@@ -13,7 +14,12 @@ import SQLKit
 /// transaction's own writes.
 final class ScopedDatabase: Database {
     let base: any Database
-    private let counts = NIOLockedValueBox(RoundTrips())
+    private let counts = NIOLockedValueBox(Counts())
+
+    private struct Counts {
+        var roundTrips = RoundTrips()
+        var underWay = UnderWay()
+    }
 
     /// The reads and transactions that went to the database itself (joined ones are not counted): what a request
     /// costs the database, and what the tests hold the flow engine to.
@@ -23,16 +29,34 @@ final class ScopedDatabase: Database {
     }
 
     /// The round trips so far.
-    var roundTrips: RoundTrips { counts.withLockedValue { $0 } }
+    var roundTrips: RoundTrips { counts.withLockedValue { $0.roundTrips } }
+
+    /// Reads and transactions under way: holding a connection (SQLite's writer, a PostgreSQL pool connection) or
+    /// waiting for one. What the metrics show of the connection pool.
+    struct UnderWay: Sendable, Equatable {
+        var reads = 0
+        var transactions = 0
+    }
+
+    /// The reads and transactions under way now.
+    var underWay: UnderWay { counts.withLockedValue { $0.underWay } }
+
+    /// What a span of this database's work says of it (OpenTelemetry's database conventions).
+    private let spanAttributes: SpanAttributes
 
     init(_ base: any Database) {
         self.base = base
+        spanAttributes = ["db.system.name": base is PostgresStoreDatabase ? "postgresql" : "sqlite"]
     }
 
     func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         if let scope = TransactionScope.joinable(of: self) { return try await body(scope.sql) }
-        counts.withLockedValue { $0.reads += 1 }
-        return try await base.read(body)
+        counts.withLockedValue {
+            $0.roundTrips.reads += 1
+            $0.underWay.reads += 1
+        }
+        defer { counts.withLockedValue { $0.underWay.reads -= 1 } }
+        return try await Traces.span("db read", kind: .client, attributes: spanAttributes) { try await base.read(body) }
     }
 
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
@@ -44,7 +68,11 @@ final class ScopedDatabase: Database {
                 throw error
             }
         }
-        counts.withLockedValue { $0.transactions += 1 }
+        counts.withLockedValue {
+            $0.roundTrips.transactions += 1
+            $0.underWay.transactions += 1
+        }
+        defer { counts.withLockedValue { $0.underWay.transactions -= 1 } }
         let started = DispatchTime.now().uptimeNanoseconds
         defer { GatehouseMetrics.transaction(nanoseconds: Int64(DispatchTime.now().uptimeNanoseconds - started)) }
         let database = ObjectIdentifier(self)
@@ -52,7 +80,18 @@ final class ScopedDatabase: Database {
         // committed hands back its after-commit work.
         // The engines may run the body on another task: the request's audit context goes along explicitly.
         let audit = AuditContext.current
-        let (value, afterCommit) = try await base.transaction { sql in
+        let (value, afterCommit) = try await Traces.span("db transaction", kind: .client, attributes: spanAttributes) {
+            try await committed(body, database: database, audit: audit)
+        }
+        for work in afterCommit { work() }
+        return value
+    }
+
+    /// Runs `body` in a transaction of the engine's, returning its value and the work to do once it committed.
+    private func committed<T: Sendable>(
+        _ body: @escaping @Sendable (any SQLDatabase) async throws -> T, database: ObjectIdentifier, audit: AuditContext
+    ) async throws -> (T, [@Sendable () -> Void]) {
+        try await base.transaction { sql in
             let scope = TransactionScope(sql: sql, database: database)
             do {
                 let value = try await AuditContext.$current.withValue(audit) {
@@ -66,8 +105,6 @@ final class ScopedDatabase: Database {
                 throw error
             }
         }
-        for work in afterCommit { work() }
-        return value
     }
 
     func lock(_ lock: DatabaseLock, in sql: any SQLDatabase) async throws {

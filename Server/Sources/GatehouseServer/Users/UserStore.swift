@@ -187,7 +187,8 @@ public struct UserStore: Sendable {
     /// the new email address is another user's.
     func update(_ expected: User, to changed: User) async throws -> User? {
         let now = clock.now()
-        return try await database.transaction { sql in
+        return try await database.transaction { [database] sql in
+            try await database.lock(.operatorChanges, in: sql)
             guard let current = try await Self.find(id: expected.id, in: sql), current == expected else { return nil }
             if changed.email != current.email,
                 try await sql.raw("SELECT id FROM users WHERE email = \(bind: changed.email) AND id <> \(bind: current.id)").first() != nil

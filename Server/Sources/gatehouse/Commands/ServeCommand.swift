@@ -35,13 +35,13 @@ struct ServeCommand: AsyncParsableCommand {
         var configuration = try store.configuration(overrides: given.compactMapValues { $0 })
         if configuration.demo { DemoRelyingParty.applyDefaults(to: &configuration) } else { try configuration.requireChosenDelivery() }
         let level = configuration.logLevel
-        // Every line logged while a request is handled names its request id (the one in X-Request-Id and the audit trail).
-        LoggingSystem.bootstrap(
-            { label, provider in
-                var handler = StreamLogHandler.standardError(label: label, metadataProvider: provider)
-                handler.logLevel = level
-                return handler
-            }, metadataProvider: AuditContext.requestMetadata)
+        // The tracer comes before the server's HTTP clients are made, so their calls carry the trace on.
+        let tracing = try OpenTelemetryExport.bootstrap(
+            configuration.tracing, version: GatehouseCommand.version, logger: Self.logger(level: level, metadata: AuditContext.requestMetadata))
+        // Every line logged while a request is handled names its request id (the one in X-Request-Id and the audit
+        // trail) and, when tracing, its trace and span.
+        let metadata = tracing.map { Logger.MetadataProvider.multiplex([AuditContext.requestMetadata, $0.logMetadata]) } ?? AuditContext.requestMetadata
+        LoggingSystem.bootstrap({ label, provider in Self.handler(label: label, level: level, metadata: provider) }, metadataProvider: metadata)
         let logger = Logger(label: "gatehouse")
         // The metrics backend comes first, so that everything the server measures from its start is counted.
         let registry = configuration.metrics.port == nil ? nil : PrometheusEndpoint.bootstrap(version: GatehouseCommand.version)
@@ -64,10 +64,11 @@ struct ServeCommand: AsyncParsableCommand {
         // trail's webhook, when one is.
         var sideServices: [any Service] = []
         if let registry {
-            sideServices.append(PrometheusEndpoint.application(registry: registry, policy: configuration.metrics, logger: logger))
+            sideServices.append(PrometheusEndpoint.application(registry: registry, server: server, logger: logger))
             FileHandle.standardOutput.write(Data("  Metrics:   http://\(configuration.metrics.host):\(configuration.metrics.port ?? 0)/metrics\n".utf8))
         }
         if let webhook = configuration.audit.webhook { sideServices.append(AuditWebhookService(server: server, webhook: webhook)) }
+        if let tracing { sideServices.append(tracing.service) }
         do {
             // The HTTP server and the courier's retries run side by side and stop together on SIGINT or SIGTERM.
             let services = ServiceGroup(
@@ -87,5 +88,17 @@ struct ServeCommand: AsyncParsableCommand {
         }
         await server.shutdown()
         logger.info("Gatehouse stopped")
+    }
+
+    /// Log lines on standard error from `level` up.
+    private static func handler(label: String, level: Logger.Level, metadata: Logger.MetadataProvider?) -> any LogHandler {
+        var handler = StreamLogHandler.standardError(label: label, metadataProvider: metadata)
+        handler.logLevel = level
+        return handler
+    }
+
+    /// A logger for what happens before the logging system is bootstrapped (the tracer's own warnings).
+    private static func logger(level: Logger.Level, metadata: Logger.MetadataProvider) -> Logger {
+        Logger(label: "gatehouse.tracing") { handler(label: $0, level: level, metadata: metadata) }
     }
 }

@@ -33,6 +33,7 @@ struct ReadmeSettingsTests {
             "trusted_proxies": keys(TrustedProxies.CodingKeys.self),
             "audit": keys(AuditPolicy.CodingKeys.self) + keys(AuditWebhook.CodingKeys.self).map { "webhook.\($0)" },
             "metrics": keys(MetricsPolicy.CodingKeys.self),
+            "tracing": keys(TracingPolicy.CodingKeys.self),
             "identity_providers": keys(IdentityProvider.CodingKeys.self)
                 + keys(IdentityProvider.ClaimMapping.CodingKeys.self).map { "claims.\($0)" },
         ]

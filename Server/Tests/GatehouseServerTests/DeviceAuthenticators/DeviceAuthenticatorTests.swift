@@ -127,6 +127,15 @@ struct DeviceAuthenticatorTests {
             let again = try await Self.register(authenticator, server: server, issuer: issuer)
             try await authenticator.approve(try await authenticator.begin(next), pin: Self.pin)
             #expect(again.id != record.id)
+
+            // Two wrong PINs and the right one as the limit's last attempt: blocked for a moment, lifted by the proof.
+            let lastRequest = try await authenticator.begin(try await Self.qrPayload(client).0)
+            await #expect(throws: DeviceAuthenticatorError.wrongPIN(attemptsRemaining: 2)) { try await authenticator.approve(lastRequest, pin: "4444") }
+            await #expect(throws: DeviceAuthenticatorError.wrongPIN(attemptsRemaining: 1)) { try await authenticator.approve(lastRequest, pin: "5555") }
+            try await authenticator.approve(lastRequest, pin: Self.pin)
+            let blocks = try await server.audit.events(.init(types: [.deviceIdentityBlocked, .deviceIdentityUnblocked]), limit: 10)
+            #expect(blocks.map(\.type) == [.deviceIdentityBlocked, .deviceIdentityBlocked, .deviceIdentityUnblocked])
+            #expect(blocks.map { $0.details["identity"] } == [record.id, again.id, again.id])
         }
     }
 

@@ -13,7 +13,7 @@ import time
 import pytest
 import requests
 
-from gatehouse_harness import PASSWORD, WEB_REDIRECT, WEB_SECRET, Server, authorize_url, get_code, redeem
+from gatehouse_harness import APP_REDIRECT, PASSWORD, WEB_REDIRECT, WEB_SECRET, Server, authorize_url, begin, get_code, redeem, submit
 
 OPS_SECRET = "ops-client-secret-0123456789-abcdefghijklmnop"
 AUDITOR_SECRET = "auditor-client-secret-0123456789-abcdefghijk"
@@ -26,6 +26,7 @@ def admin():
     server = Server(config={"token_lifetimes": {"access_token": 3, "authorization_code": 5}})
     server.add_user("alice", PASSWORD, name="Alice Example")
     server.add_client("web", WEB_REDIRECT, secret=WEB_SECRET)
+    server.add_client("app", APP_REDIRECT, public=True)
     server.add_client("ops", "https://ops.example/cb", secret=OPS_SECRET, extra=["--scope", "gatehouse:admin"])
     server.add_client("auditor", "https://ops.example/cb", secret=AUDITOR_SECRET, extra=["--scope", "gatehouse:admin:read"])
     server.add_client("plain", "https://ops.example/cb", secret=PLAIN_SECRET, extra=["--scope", "phone"])
@@ -199,6 +200,26 @@ def test_the_cli_against_a_remote_server(admin, tmp_path):
     events = gatehouse("events", "--type", "account.locked", "--user", "remo", *remote, env=environment).stdout
     assert "admin-token:remote-cli" in events
     gatehouse("users", "delete", "remo", *remote, env=environment)
+
+    # Devices, the outbox (without bodies: they hold codes), linked identities and passkeys the same way.
+    flow = begin(admin, "recovery")
+    submit(admin, flow["flow_id"], {"username": "alice"})
+    assert submit(admin, flow["flow_id"], {"method": "email"}).json()["node"]["id"] == "recovery.code"
+    local = json.loads(admin.cli("outbox", "--to", "alice@example.com", "--json").stdout)
+    through_api = json.loads(gatehouse("outbox", "--to", "alice@example.com", "--json", *remote, env=environment).stdout)
+    assert [message["id"] for message in through_api] == [message["id"] for message in local] and through_api
+    assert all("body" not in message and "subject" not in message for message in through_api)
+    assert "shown only on the server's machine" in gatehouse("outbox", *remote, env=environment).stdout
+    assert "No device identities." in gatehouse("devices", "list", *remote, env=environment).stdout
+    unknown = gatehouse("devices", "unblock", "none", *remote, env=environment, check=False)
+    assert unknown.returncode != 0 and "There is no blocked device identity none" in unknown.stderr
+    assert "alice has no linked identities." in gatehouse("users", "identities", "alice", *remote, env=environment).stdout
+    assert "alice has no passkeys." in gatehouse("users", "passkeys", "alice", *remote, env=environment).stdout
+    gone = gatehouse("users", "passkeys", "alice", "--remove", "none", *remote, env=environment, check=False)
+    assert gone.returncode != 0 and "no passkey none" in gone.stderr
+    # A command that only works on the database says so instead of quietly opening a local one.
+    local_only = gatehouse("admin-tokens", "list", *remote, env=environment, check=False)
+    assert local_only.returncode != 0 and "server's database only" in local_only.stderr
     refused = gatehouse("users", "list", *remote, env={"GATEHOUSE_ADMIN_TOKEN": "gha_wrong"}, check=False)
     assert refused.returncode != 0 and "The server refused" in refused.stderr
     missing = gatehouse("users", "list", *remote, env={"GATEHOUSE_ADMIN_TOKEN": ""}, check=False)

@@ -13,6 +13,18 @@ extension AdminController {
                 return JSONResponse.make(AdminPage(items: try await server.passkeys.list(userID: user.id).map(AdminPasskey.init)))
             }
         }
+        api.patch("/users/:id/passkeys/:passkey") { request, context in
+            try await write(request, context) { _ in
+                let user = try await user(try context.parameters.require("id"))
+                let id = try context.parameters.require("passkey")
+                let name = try await JSONRequest.decode(AdminPasskeyChange.self, from: request).name.trimmingCharacters(in: .whitespaces)
+                guard !name.isEmpty else { throw AdminProblem.badRequest("name must not be empty.") }
+                guard try await server.passkeys.rename(id, of: user.id, to: String(name.prefix(64))),
+                    let renamed = try await server.passkeys.list(userID: user.id).first(where: { $0.id == id })
+                else { throw AdminProblem.notFound("The user has no passkey \(id).") }
+                return JSONResponse.make(AdminPasskey(renamed))
+            }
+        }
         api.delete("/users/:id/passkeys/:passkey") { request, context in
             try await write(request, context) { _ in
                 let user = try await user(try context.parameters.require("id"))
@@ -79,7 +91,10 @@ extension AdminController {
             }
         }
         api.get("/devices") { request, context in
-            try await read(request, context) { JSONResponse.make(AdminPage(items: try await server.deviceIdentities.list().map(AdminDevice.init))) }
+            try await read(request, context) {
+                let limit = server.configuration.authenticator.maxPINAttempts
+                return JSONResponse.make(AdminPage(items: try await server.deviceIdentities.list().map { AdminDevice($0, limit: limit) }))
+            }
         }
         api.post("/devices/:id/unblock") { request, context in
             try await write(request, context) { _ in
@@ -104,8 +119,9 @@ extension AdminController {
         // The courier's messages, without their bodies: they hold codes.
         api.get("/outbox") { request, context in
             try await read(request, context) {
-                let limit = try Self.limit(FormParameters(encoded: request.uri.query ?? "")["limit"])
-                return JSONResponse.make(AdminPage(items: try await server.courier.queue.list(limit: limit).map(AdminMessage.init)))
+                let query = FormParameters(encoded: request.uri.query ?? "")
+                let messages = try await server.courier.queue.list(recipient: query["to"], limit: try Self.limit(query["limit"]))
+                return JSONResponse.make(AdminPage(items: messages.map(AdminMessage.init)))
             }
         }
     }
@@ -146,6 +162,11 @@ struct AdminPasskey: Encodable, Sendable {
     }
 }
 
+/// `PATCH /admin/v1/users/{id}/passkeys/{passkey}`: the passkey's new name.
+struct AdminPasskeyChange: Decodable, Sendable {
+    var name: String
+}
+
 /// A device identity (an authenticator app) as the admin API lists it.
 struct AdminDevice: Encodable, Sendable {
     var id, email, state: String
@@ -154,10 +175,11 @@ struct AdminDevice: Encodable, Sendable {
     var createdAt: Int64
     var lastUsedAt: Int64?
 
-    init(_ identity: DeviceIdentity) {
+    /// `limit`: the wrong PINs that block an identity, so a blocked one shows as `blocked`.
+    init(_ identity: DeviceIdentity, limit: Int) {
         id = identity.id
         email = identity.email
-        state = identity.state.rawValue
+        state = identity.state(limit: limit).rawValue
         userID = identity.userID
         deviceName = identity.deviceName
         pinFailures = identity.pinFailures

@@ -34,7 +34,29 @@ struct DevicesCommand: AsyncParsableCommand {
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            let summaries = try await store.withDatabase { configuration, database in
+            let summaries: [Summary]
+            if let remote = try store.remote() { summaries = try await remoteSummaries(remote) } else { summaries = try await localSummaries() }
+            if output.json { return try JSONOutput.print(summaries) }
+            guard !summaries.isEmpty else { return print("No device identities.") }
+            var table = TextTable(headers: ["ID", "USER", "DEVICE", "STATE", "LAST USED"])
+            table.rows = summaries.map { [$0.id, $0.username ?? "(\($0.email))", $0.deviceName ?? "-", $0.state, Timestamp.format($0.lastUsedAt)] }
+            print(table.render())
+        }
+
+        private func remoteSummaries(_ remote: RemoteAdmin) async throws -> [Summary] {
+            let devices = try await remote.send("GET", "/admin/v1/devices", as: RemoteAdmin.Page<RemoteAdmin.Device>.self).items
+            let names = Dictionary(uniqueKeysWithValues: try await remote.users().map { ($0.id, $0.username) })
+            var userID: String?
+            if let user { userID = try await remote.user(named: user).id }
+            return devices.filter { userID == nil || $0.user_id == userID }.map { device in
+                Summary(
+                    id: device.id, email: device.email, state: device.state, username: device.user_id.flatMap { names[$0] },
+                    deviceName: device.device_name, wrongPINs: device.pin_failures, createdAt: device.created_at, lastUsedAt: device.last_used_at)
+            }
+        }
+
+        private func localSummaries() async throws -> [Summary] {
+            try await store.withDatabase { configuration, database in
                 let users = UserStore(database: database)
                 var userID: String?
                 if let user {
@@ -53,11 +75,6 @@ struct DevicesCommand: AsyncParsableCommand {
                         wrongPINs: identity.pinFailures, createdAt: identity.createdAt, lastUsedAt: identity.lastUsedAt)
                 }
             }
-            if output.json { return try JSONOutput.print(summaries) }
-            guard !summaries.isEmpty else { return print("No device identities.") }
-            var table = TextTable(headers: ["ID", "USER", "DEVICE", "STATE", "LAST USED"])
-            table.rows = summaries.map { [$0.id, $0.username ?? "(\($0.email))", $0.deviceName ?? "-", $0.state, Timestamp.format($0.lastUsedAt)] }
-            print(table.render())
         }
     }
 
@@ -67,9 +84,18 @@ struct DevicesCommand: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            guard try await store.withDatabase({ _, database in try await DeviceIdentityStore(database: database).unblock(identity) }) else {
-                throw CommandError("There is no registered device identity \(identity); see `gatehouse devices list`.")
+            if let remote = try store.remote() {
+                try await remote.send("POST", "/admin/v1/devices/\(RemoteAdmin.escaped(identity))/unblock")
+                return print("Unblocked \(identity).")
             }
+            let unblocked = try await store.withDatabase { _, database in
+                try await database.transaction { _ in
+                    guard try await DeviceIdentityStore(database: database).unblock(identity) else { return false }
+                    try await OperatorAudit.record(.deviceIdentityUnblocked, details: ["identity": identity], in: database)
+                    return true
+                }
+            }
+            guard unblocked else { throw CommandError("There is no registered device identity \(identity); see `gatehouse devices list`.") }
             print("Unblocked \(identity).")
         }
     }
@@ -80,9 +106,18 @@ struct DevicesCommand: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            guard try await store.withDatabase({ _, database in try await DeviceIdentityStore(database: database).delete(identity) }) else {
-                throw CommandError("There is no device identity \(identity); see `gatehouse devices list`.")
+            if let remote = try store.remote() {
+                try await remote.send("DELETE", "/admin/v1/devices/\(RemoteAdmin.escaped(identity))")
+                return print("Removed \(identity).")
             }
+            let deleted = try await store.withDatabase { _, database in
+                try await database.transaction { _ in
+                    guard try await DeviceIdentityStore(database: database).delete(identity) else { return false }
+                    try await OperatorAudit.record(.deviceIdentityDeleted, details: ["identity": identity], in: database)
+                    return true
+                }
+            }
+            guard deleted else { throw CommandError("There is no device identity \(identity); see `gatehouse devices list`.") }
             print("Removed \(identity).")
         }
     }

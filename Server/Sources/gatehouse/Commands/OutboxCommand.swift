@@ -58,6 +58,7 @@ struct OutboxCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let remote = try store.remote() { return try await listRemotely(remote) }
         let messages = try await store.withDatabase { configuration, database in
             let secret = try ServerSecret.resolve(configured: configuration.secret, filePath: configuration.resolvedSecretFile, logger: .quiet)
             do {
@@ -76,6 +77,49 @@ struct OutboxCommand: AsyncParsableCommand {
             if let error = message.lastError { print("  last error: \(error)") }
             if message.channel == MessageChannel.email { print("  Subject: \(message.subject)") }
             print("  \(message.body)\n")
+        }
+    }
+
+    /// Through the admin API, which never sends bodies (they hold codes): where, what and how each message went.
+    private func listRemotely(_ remote: RemoteAdmin) async throws {
+        let recipient = to.map { "&to=" + RemoteAdmin.escaped($0) } ?? ""
+        let messages = try await remote.send("GET", "/admin/v1/outbox?limit=\(min(limit, 500))\(recipient)", as: RemoteAdmin.Page<RemoteAdmin.Message>.self)
+            .items
+        if output.json { return try JSONOutput.print(messages.map(RemoteEntry.init)) }
+        guard !messages.isEmpty else { return print(to.map { "No messages to \($0)." } ?? "The outbox is empty.") }
+        var table = TextTable(headers: ["CREATED", "CHANNEL", "TO", "TEMPLATE", "STATUS", "ATTEMPTS", "LAST ERROR"])
+        table.rows = messages.map {
+            [Timestamp.format($0.created_at), $0.channel, $0.recipient, $0.template, $0.status, "\($0.attempts)", $0.last_error ?? ""]
+        }
+        print(table.render())
+        print("(Message bodies hold codes and are shown only on the server's machine.)")
+    }
+
+    /// A message as printed from the admin API: no subject or body.
+    struct RemoteEntry: Encodable {
+        var id, channel, to, template, status: String
+        var attempts: Int
+        var lastError: String?
+        var createdAt: Int64
+        var sentAt: Int64?
+
+        init(_ message: RemoteAdmin.Message) {
+            id = message.id
+            channel = message.channel
+            to = message.recipient
+            template = message.template
+            status = message.status
+            attempts = message.attempts
+            lastError = message.last_error
+            createdAt = message.created_at
+            sentAt = message.sent_at
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id, channel, to, template, status, attempts
+            case lastError = "last_error"
+            case createdAt = "created_at"
+            case sentAt = "sent_at"
         }
     }
 }

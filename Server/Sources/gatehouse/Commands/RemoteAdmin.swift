@@ -93,6 +93,37 @@ struct RemoteAdmin: Sendable {
         var published_until: Int64?
     }
 
+    /// A device identity as the admin API lists it.
+    struct Device: Decodable {
+        var id, email, state: String
+        var user_id, device_name: String?
+        var pin_failures: Int
+        var created_at: Int64
+        var last_used_at: Int64?
+    }
+
+    /// A courier message as the admin API lists it (never its body).
+    struct Message: Decodable {
+        var id, channel, recipient, template, status: String
+        var attempts: Int
+        var last_error: String?
+        var created_at: Int64
+        var sent_at: Int64?
+    }
+
+    /// A passkey as the admin API lists it.
+    struct Passkey: Decodable {
+        var id, name, aaguid, attestation: String
+        var synced, user_verified: Bool
+        var created_at: Int64
+        var last_used_at: Int64?
+    }
+
+    /// `text` as one path segment or query value.
+    static func escaped(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? text
+    }
+
     /// The user named `username`, found by the API's search.
     func user(named username: String) async throws -> User {
         let name = username.lowercased()

@@ -22,6 +22,9 @@ struct StoreOptions: ParsableArguments {
 
     /// Opens (and migrates) the database, runs `body`, and closes it.
     func withDatabase<T>(_ body: (ServerConfiguration, any Database) async throws -> T) async throws -> T {
+        if server != nil {
+            throw CommandError("This command works on the server's database only: run it on the server's machine, without --server.")
+        }
         let configuration = try configuration()
         let database = DatabaseOpener.joinable(try await DatabaseOpener.open(configuration.database, logger: .quiet))
         do {

@@ -21,6 +21,16 @@ extension UsersCommand {
 
         func run() async throws {
             let name = username.lowercased()
+            if let remote = try store.remote() {
+                let user = try await remote.user(named: name)
+                if let provider = unlink {
+                    try await remote.send("DELETE", "/admin/v1/users/\(user.id)/identities/\(RemoteAdmin.escaped(provider))")
+                    return print("Unlinked \(name)'s \(provider) identity.")
+                }
+                let list = try await remote.send("GET", "/admin/v1/users/\(user.id)/identities", as: RemoteAdmin.Page<FederatedIdentity>.self).items
+                if output.json { return try JSONOutput.print(list) }
+                return print(Self.table(list, name: name, hasPassword: nil))
+            }
             let message: String? = try await store.withDatabase { _, database in
                 guard let user = try await UserStore(database: database).find(username: name) else { throw CommandError("There is no user named \(name).") }
                 let identities = FederatedIdentityStore(database: database)
@@ -44,14 +54,19 @@ extension UsersCommand {
                     try JSONOutput.print(list)
                     return nil
                 }
-                // An account another provider made has no password until its owner sets one (by recovery).
-                let passwordNote = user.hasPassword ? "" : "\n\(name) has no password: signing in takes a linked identity or a passkey."
-                guard !list.isEmpty else { return "\(name) has no linked identities." + passwordNote }
-                var table = TextTable(headers: ["PROVIDER", "SUBJECT", "EMAIL", "LINKED", "LAST USED"])
-                table.rows = list.map { [$0.providerID, $0.subject, $0.email ?? "", Timestamp.format($0.createdAt), Timestamp.format($0.lastUsedAt)] }
-                return table.render() + passwordNote
+                return Self.table(list, name: name, hasPassword: user.hasPassword)
             }
             if let message { print(message) }
+        }
+
+        /// The identities as a table, with a note when the account has no password (`nil`: not known here).
+        private static func table(_ list: [FederatedIdentity], name: String, hasPassword: Bool?) -> String {
+            // An account another provider made has no password until its owner sets one (by recovery).
+            let passwordNote = hasPassword == false ? "\n\(name) has no password: signing in takes a linked identity or a passkey." : ""
+            guard !list.isEmpty else { return "\(name) has no linked identities." + passwordNote }
+            var table = TextTable(headers: ["PROVIDER", "SUBJECT", "EMAIL", "LINKED", "LAST USED"])
+            table.rows = list.map { [$0.providerID, $0.subject, $0.email ?? "", Timestamp.format($0.createdAt), Timestamp.format($0.lastUsedAt)] }
+            return table.render() + passwordNote
         }
     }
 }

@@ -45,6 +45,7 @@ extension UsersCommand {
 
         func run() async throws {
             let name = username.lowercased()
+            if let remote = try store.remote() { return try await runRemotely(remote, name: name) }
             let message: String? = try await store.withDatabase { _, database in
                 guard let user = try await UserStore(database: database).find(username: name) else { throw CommandError("There is no user named \(name).") }
                 let passkeys = PasskeyStore(database: database)
@@ -72,14 +73,40 @@ extension UsersCommand {
                     try JSONOutput.print(list)
                     return nil
                 }
-                guard !list.isEmpty else { return "\(name) has no passkeys." }
-                var table = TextTable(headers: ["ID", "NAME", "KIND", "CREATED", "LAST USED"])
-                table.rows = list.map {
-                    [$0.id, $0.name, $0.synced ? "synced" : "device-bound", Timestamp.format($0.createdAt), Timestamp.format($0.lastUsedAt)]
-                }
-                return table.render()
+                return Self.table(list, name: name)
             }
             if let message { print(message) }
+        }
+
+        /// The same through the admin API.
+        private func runRemotely(_ remote: RemoteAdmin, name: String) async throws {
+            let user = try await remote.user(named: name)
+            if let id = rename, let newName = to?.trimmingCharacters(in: .whitespaces) {
+                struct Change: Encodable { var name: String }
+                try await remote.send(
+                    "PATCH", "/admin/v1/users/\(user.id)/passkeys/\(RemoteAdmin.escaped(id))", body: Change(name: newName), as: RemoteAdmin.Passkey.self)
+                return print("Renamed passkey \(id) of \(name) to \(newName).")
+            }
+            if let id = remove {
+                try await remote.send("DELETE", "/admin/v1/users/\(user.id)/passkeys/\(RemoteAdmin.escaped(id))")
+                return print("Removed passkey \(id) of \(name); it signs in no more.")
+            }
+            let list = try await remote.send("GET", "/admin/v1/users/\(user.id)/passkeys", as: RemoteAdmin.Page<RemoteAdmin.Passkey>.self).items.map {
+                Summary(
+                    id: $0.id, name: $0.name, attestation: $0.attestation, aaguid: $0.aaguid, synced: $0.synced, userVerified: $0.user_verified,
+                    createdAt: $0.created_at, lastUsedAt: $0.last_used_at)
+            }
+            if output.json { return try JSONOutput.print(list) }
+            print(Self.table(list, name: name))
+        }
+
+        private static func table(_ list: [Summary], name: String) -> String {
+            guard !list.isEmpty else { return "\(name) has no passkeys." }
+            var table = TextTable(headers: ["ID", "NAME", "KIND", "CREATED", "LAST USED"])
+            table.rows = list.map {
+                [$0.id, $0.name, $0.synced ? "synced" : "device-bound", Timestamp.format($0.createdAt), Timestamp.format($0.lastUsedAt)]
+            }
+            return table.render()
         }
     }
 }

@@ -5,6 +5,7 @@ cost a password hash each and so need few connections). Prints a table and write
     scripts/benchmark-load                      # SQLite, 1,000 users, 10 s per scenario
     scripts/benchmark-load --scale              # also sign-ins with 1,000,000 users
     scripts/with-postgres scripts/benchmark-load --postgres
+    scripts/benchmark-load --metrics --against OLD/gatehouse   # this build with metrics on against an earlier one
 """
 from __future__ import annotations
 
@@ -188,12 +189,12 @@ def peak_memory_mib(pid: int) -> float:
     return int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) / 1024
 
 
-def start_server(engine: str) -> Server:
+def start_server(engine: str, extra_config: dict | None = None) -> Server:
     # The production password hashing unless --log-n says otherwise (the harness's cheaper default removed).
     hashing = None if LOG_N == 17 else {"log_n": LOG_N, "block_size": 8, "parallelism": 1}
     config = {"password_hashing": hashing, "client_sign_on": {"bench-mfa": {"second_factor": "if_enrolled"}},
               "login_throttling": None}
-    config.update(EXTRA_CONFIG)
+    config.update(EXTRA_CONFIG if extra_config is None else extra_config)
     if engine == "postgres":
         return Server(database_url=fresh_postgres_database(), owns_database=True, config=config)
     return Server(config=config)
@@ -210,8 +211,9 @@ def seed(server: Server, users: int, password_hash: str) -> float:
     return time.monotonic() - began
 
 
-def run_engine(engine: str, users: int, seconds: float, connections: int, password_hash: str) -> dict:
-    server = start_server(engine)
+def run_engine(engine: str, users: int, seconds: float, connections: int, password_hash: str, only: set[str] | None = None,
+               extra_config: dict | None = None) -> dict:
+    server = start_server(engine, EXTRA_CONFIG if extra_config is None else extra_config)
     results: dict = {"engine": engine, "users": users, "scenarios": {}}
     try:
         results["seed_seconds"] = seed(server, users, password_hash)
@@ -236,27 +238,35 @@ def run_engine(engine: str, users: int, seconds: float, connections: int, passwo
         es256_sessions = sign_in_families("bench-app-es256")
         access_token = sessions[0]["access_token"]
         secrets = []
-        enrolled = drive(port, lambda client, i: secrets.append((f"user{users - 1 - i}", client.enroll_totp(f"user{users - 1 - i}"))),
+        wanted = (lambda name: only is None or name in only)
+        enrolled = {"errors": 0} if not wanted("password_totp_login") else drive(port, lambda client, i: secrets.append((f"user{users - 1 - i}", client.enroll_totp(f"user{users - 1 - i}"))),
                          8, 300, limit=TOTP_USERS)
         assert enrolled["errors"] == 0, enrolled
         scenarios = results["scenarios"]
         base = server.issuer
         # The HTTP floor: the cheapest route (a constant JSON body through the same router and middleware).
         scenarios["http_floor"] = wrk(base + "/health/live", "get.lua", seconds, connections)
-        scenarios["discovery"] = wrk(base + "/.well-known/openid-configuration", "get.lua", seconds, connections)
-        scenarios["jwks"] = wrk(base + "/jwks", "get.lua", seconds, connections)
-        scenarios["userinfo"] = wrk(base + "/userinfo", "userinfo.lua", seconds, connections, [access_token])
+        if wanted("discovery"):
+            scenarios["discovery"] = wrk(base + "/.well-known/openid-configuration", "get.lua", seconds, connections)
+        if wanted("jwks"):
+            scenarios["jwks"] = wrk(base + "/jwks", "get.lua", seconds, connections)
+        if wanted("userinfo"):
+            scenarios["userinfo"] = wrk(base + "/userinfo", "userinfo.lua", seconds, connections, [access_token])
         for name, client_id, families in (("refresh_token", "bench-app", sessions), ("refresh_token_es256", "bench-app-es256", es256_sessions)):
-            scenarios[name] = wrk(base + "/token", "refresh.lua", seconds, connections, [client_id, *[t["refresh_token"] for t in families]])
-        scenarios["client_credentials"] = wrk(base + "/token", "client_credentials.lua", seconds, connections,
-                                              [base64.b64encode(f"bench-service:{SERVICE_SECRET}".encode()).decode()])
+            if wanted(name):
+                scenarios[name] = wrk(base + "/token", "refresh.lua", seconds, connections, [client_id, *[t["refresh_token"] for t in families]])
+        if wanted("client_credentials"):
+            scenarios["client_credentials"] = wrk(base + "/token", "client_credentials.lua", seconds, connections,
+                                                  [base64.b64encode(f"bench-service:{SERVICE_SECRET}".encode()).decode()])
         sign_in_users = max(1, users - TOTP_USERS)
-        scenarios["password_login"] = drive(port, lambda client, i: client.password_login(f"user{(i * 7919) % sign_in_users}"),
-                                            LOGIN_CONCURRENCY, seconds)
+        if wanted("password_login"):
+            scenarios["password_login"] = drive(port, lambda client, i: client.password_login(f"user{(i * 7919) % sign_in_users}"),
+                                                LOGIN_CONCURRENCY, seconds)
         # Each enrolled user signs in once, with the next time step's code (enrollment used the current one).
         later = time.time() + 30
-        scenarios["password_totp_login"] = drive(port, lambda client, i: client.totp_login(secrets[i][0], secrets[i][1], later),
-                                                 LOGIN_CONCURRENCY, seconds, limit=len(secrets))
+        if wanted("password_totp_login"):
+            scenarios["password_totp_login"] = drive(port, lambda client, i: client.totp_login(secrets[i][0], secrets[i][1], later),
+                                                     LOGIN_CONCURRENCY, seconds, limit=len(secrets))
         results["peak_memory_mib"] = peak_memory_mib(server.process.pid)
     finally:
         server.stop()
@@ -307,6 +317,35 @@ def scale_line(scale: dict) -> str:
             f"{scale['1000000']['p50_ms']:.1f} ms (ratio {scale['p50_ratio']:.2f}; imported in {scale['1000000']['seed_seconds']:.0f} s)")
 
 
+AGAINST_SCENARIOS = {"userinfo", "refresh_token", "refresh_token_es256", "client_credentials"}
+
+
+def run_against(baseline: Path, engine: str, options, password_hash: str) -> dict:
+    """The request scenarios on a baseline build and on this one, alternately for `--rounds` rounds, each scenario's
+    best round kept per build (the machine's noise only ever slows a round down). The baseline runs with its defaults,
+    this build with the extra configuration (`--metrics`): the cost of what was added, measured in the same run."""
+    builds = {"baseline": str(baseline.resolve()), "current": os.environ.get("GATEHOUSE_BINARY") or binary()}
+    best: dict[str, dict] = {"baseline": {}, "current": {}}
+    for round_number in range(options.rounds):
+        for build, path in builds.items():
+            os.environ["GATEHOUSE_BINARY"] = path
+            print(f"round {round_number + 1}: {build} ({path})…", flush=True)
+            results = run_engine(engine, options.users, options.seconds, options.connections, password_hash, only=AGAINST_SCENARIOS,
+                                 extra_config={} if build == "baseline" else EXTRA_CONFIG)
+            for name, figures in results["scenarios"].items():
+                if figures["requests_per_second"] > best[build].get(name, {}).get("requests_per_second", 0):
+                    best[build][name] = figures
+    os.environ["GATEHOUSE_BINARY"] = builds["current"]
+    lines = [f"this build ({'with ' + ', '.join(EXTRA_CONFIG) if EXTRA_CONFIG else 'defaults'}) against {baseline}, {engine}, "
+             f"best of {options.rounds} rounds",
+             f"{'scenario':<22}{'baseline/s':>12}{'current/s':>12}{'ratio':>8}"]
+    for name, old in best["baseline"].items():
+        new = best["current"][name]["requests_per_second"]
+        lines.append(f"{name:<22}{old['requests_per_second']:>12.0f}{new:>12.0f}{new / old['requests_per_second']:>8.3f}")
+    print("\n".join(lines), flush=True)
+    return {"engine": engine, "rounds": options.rounds, "baseline": str(baseline), "best": best}
+
+
 def main() -> int:
     global TOTP_USERS, LOG_N, EXTRA_CONFIG
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -320,6 +359,8 @@ def main() -> int:
     parser.add_argument("--totp-users", type=int, default=TOTP_USERS, help="users enrolled in TOTP (each signs in once)")
     parser.add_argument("--log-n", type=int, default=LOG_N, help="scrypt cost (17 is the production default; lower only for a smoke run)")
     parser.add_argument("--metrics", action="store_true", help="serve Prometheus metrics (on a port of their own) while measuring")
+    parser.add_argument("--against", type=Path, help="a baseline build's gatehouse binary: compare the request scenarios with it, same run")
+    parser.add_argument("--rounds", type=int, default=2, help="with --against: alternating rounds per build (the best is kept)")
     options = parser.parse_args()
     TOTP_USERS, LOG_N = options.totp_users, options.log_n
     if options.metrics:
@@ -332,6 +373,11 @@ def main() -> int:
     hash_rate = raw_hash_rate(5 if LOG_N >= 15 else 1, LOG_N)
     password_hash = phc_scrypt(PASSWORD, LOG_N)
     report = {"raw_hash_rate": hash_rate, "scrypt_log_n": LOG_N, "cores": os.cpu_count(), "runs": []}
+    if options.against:
+        report["against"] = run_against(options.against, "postgres" if options.postgres_only else "sqlite", options, password_hash)
+        if options.json:
+            options.json.write_text(json.dumps(report, indent=2))
+        return 0
     for engine in ([] if options.postgres_only else ["sqlite"]) + (["postgres"] if options.postgres else []):
         print(f"running on {engine}…", flush=True)
         results = run_engine(engine, options.users, options.seconds, options.connections, password_hash)

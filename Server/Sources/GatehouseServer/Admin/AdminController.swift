@@ -89,11 +89,9 @@ struct AdminController: Sendable {
     func write(_ request: Request, _ context: some RequestContext, _ body: (String) async throws -> Response) async throws -> Response {
         let principal = try await principal(request, context)
         guard principal.canWrite else { throw AdminProblem.forbiddenScope }
-        return try await AuditContext.$current.withValue(
-            AuditContext(
-                actor: principal.actor, address: AuditContext.current.address, userAgent: AuditContext.current.userAgent,
-                requestID: AuditContext.current.requestID)
-        ) { try await body(principal.actor) }
+        var audit = AuditContext.current
+        audit.actor = principal.actor
+        return try await AuditContext.$current.withValue(audit) { try await body(principal.actor) }
     }
 
     // MARK: Users

@@ -17,7 +17,7 @@ public enum GatehouseApplication {
         router.add(middleware: SecurityHeadersMiddleware(https: server.configuration.issuerIsHTTPS))
         router.add(middleware: RequestIDMiddleware(proxies: server.configuration.trustedProxies))
         // HTTP requests by route and status, with their durations, when metrics are on (nothing per request otherwise).
-        if server.configuration.metrics.port != nil { router.add(middleware: MetricsMiddleware()) }
+        if server.configuration.metrics.port != nil { router.add(middleware: HTTPMetricsMiddleware()) }
         router.get("/") { _, _ in Redirect.to(demo == nil ? "/.well-known/openid-configuration" : "/demo") }
         // Served from our own origin, so the CSP can forbid inline styles and scripts.
         for (name, contentType) in [

@@ -1,4 +1,6 @@
+import HTTPTypes
 import Logging
+import NIOCore
 
 /// One security-relevant event: what happened, when, to whom, by whom, from where. Never a secret: no password,
 /// code, token or PIN is ever a detail.
@@ -34,15 +36,39 @@ public struct AuditEvent: Sendable, Codable, Equatable {
 /// recorded deep in a flow know where they came from without every call passing it along.
 public struct AuditContext: Sendable {
     public var actor: String?
-    public var address: String?
+    /// The client's address. For a request it is worked out when an event asks for it: most requests record none.
+    public var address: String? {
+        get { givenAddress ?? pendingAddress?.text }
+        set {
+            givenAddress = newValue
+            pendingAddress = nil
+        }
+    }
     public var userAgent: String?
     public var requestID: String?
+    private var givenAddress: String?
+    private var pendingAddress: PendingAddress?
 
     public init(actor: String? = nil, address: String? = nil, userAgent: String? = nil, requestID: String? = nil) {
         self.actor = actor
-        self.address = address
+        self.givenAddress = address
         self.userAgent = userAgent
         self.requestID = requestID
+    }
+
+    /// The context of a request from `peer`, whose address (behind `proxies`) is read only when needed.
+    init(peer: SocketAddress?, headers: HTTPFields, proxies: TrustedProxies, userAgent: String?, requestID: String) {
+        self.init(userAgent: userAgent, requestID: requestID)
+        pendingAddress = PendingAddress(peer: peer, headers: headers, proxies: proxies)
+    }
+
+    /// What the client's address is worked out from.
+    private struct PendingAddress: Sendable {
+        let peer: SocketAddress?
+        let headers: HTTPFields
+        let proxies: TrustedProxies
+
+        var text: String? { ClientAddress(peer.map { proxies.client(behind: $0, headers: headers) }).text }
     }
 
     @TaskLocal public static var current = AuditContext()

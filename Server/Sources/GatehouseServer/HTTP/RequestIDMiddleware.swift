@@ -5,17 +5,16 @@ import NIOConcurrencyHelpers
 /// Gives every request an id, answered in `X-Request-Id` and carried by the audit events it causes, with the
 /// client's address and user agent (``AuditContext``). An id sent by a trusted proxy is kept, so one id follows a
 /// request through the proxy's logs and ours; anyone else's is replaced.
-struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
+struct RequestIDMiddleware<Context: RemoteAddressRequestContext>: RouterMiddleware {
     let proxies: TrustedProxies
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let peer = (context as? any RemoteAddressRequestContext)?.remoteAddress
+        let peer = context.remoteAddress
         let forwarded = request.headers[.xRequestID].flatMap { id in
             peer.map(proxies.trusts) == true && Self.isAcceptable(id) ? id : nil
         }
         let id = forwarded ?? Self.nextID()
-        let address = ClientAddress(of: request, context: context, trusting: proxies).text
-        let audit = AuditContext(address: address, userAgent: request.headers[.userAgent], requestID: id)
+        let audit = AuditContext(peer: peer, headers: request.headers, proxies: proxies, userAgent: request.headers[.userAgent], requestID: id)
         var response = try await AuditContext.$current.withValue(audit) { try await next(request, context) }
         response.headers[.xRequestID] = id
         return response

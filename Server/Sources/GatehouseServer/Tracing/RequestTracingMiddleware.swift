@@ -6,7 +6,7 @@ import Tracing
 /// A server span per request, continuing the caller's trace when it sends W3C `traceparent`. It records the route's
 /// template (`/flows/{id}`), never the path or query: those carry codes, states and flow handles, which must not leave
 /// the server in spans. Added only when tracing is on.
-struct RequestTracingMiddleware<Context: RequestContext>: RouterMiddleware {
+struct RequestTracingMiddleware<Context: RemoteAddressRequestContext>: RouterMiddleware {
     let proxies: TrustedProxies
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {

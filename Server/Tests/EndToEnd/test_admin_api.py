@@ -13,7 +13,8 @@ import time
 import pytest
 import requests
 
-from gatehouse_harness import APP_REDIRECT, PASSWORD, WEB_REDIRECT, WEB_SECRET, Server, authorize_url, begin, get_code, redeem, submit
+from gatehouse_harness import (APP_REDIRECT, PASSWORD, WEB_REDIRECT, WEB_SECRET, Browser, Server, authorize_url, begin, get_code, redeem, refresh,
+                               submit)
 
 OPS_SECRET = "ops-client-secret-0123456789-abcdefghijklmnop"
 AUDITOR_SECRET = "auditor-client-secret-0123456789-abcdefghijk"
@@ -217,6 +218,18 @@ def test_the_cli_against_a_remote_server(admin, tmp_path):
     assert "alice has no passkeys." in gatehouse("users", "passkeys", "alice", *remote, env=environment).stdout
     gone = gatehouse("users", "passkeys", "alice", "--remove", "none", *remote, env=environment, check=False)
     assert gone.returncode != 0 and "no passkey none" in gone.stderr
+    # Where alice is signed in: the same listing from the database and through the API; a grant revoked remotely.
+    redeem(admin, get_code(admin))
+    local_listing = json.loads(admin.cli("users", "sessions", "alice", "--json").stdout)
+    remote_listing = json.loads(gatehouse("users", "sessions", "alice", "--json", *remote, env=environment).stdout)
+    assert local_listing == remote_listing and remote_listing["sessions"] and remote_listing["grants"]
+    grant = remote_listing["grants"][0]["id"]
+    assert "its tokens work no more" in gatehouse("users", "sessions", "alice", "--revoke", grant, *remote, env=environment).stdout
+    assert grant not in admin.cli("users", "sessions", "alice").stdout
+    session = local_listing["sessions"][0]["id"]
+    assert f"Ended alice's browser session {session}" in admin.cli("users", "sessions", "alice", "--end", session).stdout
+    ended = json.loads(gatehouse("events", "--type", "session.ended", "--json", *remote, env=environment).stdout)
+    assert [event["actor"].startswith("operator:") for event in ended] == [True]
     # A command that only works on the database says so instead of quietly opening a local one.
     local_only = gatehouse("admin-tokens", "list", *remote, env=environment, check=False)
     assert local_only.returncode != 0 and "server's database only" in local_only.stderr
@@ -240,6 +253,25 @@ def test_sessions_factors_secrets_devices_and_outbox(admin):
     assert call(admin, "DELETE", f"/admin/v1/users/{alice['id']}/passkeys/none", bearer).status_code == 404
     assert call(admin, "DELETE", f"/admin/v1/users/{alice['id']}/identities/corp", bearer).status_code == 404
 
+    # Where she is signed in, ended one place at a time: a grant (its refresh token stops working), then the browser
+    # session (the browser is asked to sign in again).
+    browser = Browser(admin)
+    tokens = redeem(admin, get_code(admin, browser)).json()
+    sessions = call(admin, "GET", f"/admin/v1/users/{alice['id']}/sessions", bearer).json()["items"]
+    grants = call(admin, "GET", f"/admin/v1/users/{alice['id']}/grants", bearer).json()["items"]
+    assert len(sessions) == 1 and sessions[0]["methods"] == ["pwd"]
+    assert len(grants) == 1 and grants[0]["client_id"] == "web" and grants[0]["refreshable"]
+    assert set(grants[0]["scopes"]) == {"openid", "profile", "offline_access"}
+    assert call(admin, "DELETE", f"/admin/v1/users/{alice['id']}/grants/{grants[0]['id']}", bearer).status_code == 204
+    assert refresh(admin, tokens["refresh_token"]).status_code == 400
+    assert call(admin, "DELETE", f"/admin/v1/users/{alice['id']}/grants/{grants[0]['id']}", bearer).status_code == 404
+    assert call(admin, "GET", f"/admin/v1/users/{alice['id']}/grants", bearer).json() == {"items": []}
+    assert browser.get(authorize_url(admin)).status_code in (302, 303)  # still signed in: straight back with a code
+    assert call(admin, "DELETE", f"/admin/v1/users/{alice['id']}/sessions/{sessions[0]['id']}", bearer).status_code == 204
+    again = browser.get(authorize_url(admin))
+    assert again.status_code == 200 and 'name="password"' in again.text
+    assert call(admin, "DELETE", f"/admin/v1/users/{alice['id']}/sessions/{sessions[0]['id']}", bearer).status_code == 404
+
     created = call(admin, "POST", "/admin/v1/clients", bearer, json={"id": "rotating", "redirect_uris": ["https://r.example/cb"]}).json()
     old = created["client_secret"]
     new = call(admin, "POST", "/admin/v1/clients/rotating/rotate-secret", bearer).json()["client_secret"]
@@ -253,4 +285,4 @@ def test_sessions_factors_secrets_devices_and_outbox(admin):
     outbox = call(admin, "GET", "/admin/v1/outbox?limit=5", bearer)
     assert outbox.status_code == 200 and all("body" not in message for message in outbox.json()["items"])
     kinds = [event["type"] for event in call(admin, "GET", "/admin/v1/events?limit=500", bearer).json()["items"]]
-    assert {"token.revoked", "factor.removed", "client.secret_rotated"} <= set(kinds)
+    assert {"token.revoked", "factor.removed", "client.secret_rotated", "session.ended"} <= set(kinds)

@@ -59,6 +59,45 @@ extension AdminController {
                 return Response(status: .noContent)
             }
         }
+        // Where the user is signed in, to end one place at a time.
+        api.get("/users/:id/sessions") { request, context in
+            try await read(request, context) {
+                let user = try await user(try context.parameters.require("id"))
+                return JSONResponse.make(AdminPage(items: try await server.activeSessions.browserSessions(of: user.id)))
+            }
+        }
+        api.delete("/users/:id/sessions/:session") { request, context in
+            try await write(request, context) { _ in
+                let user = try await user(try context.parameters.require("id"))
+                let session = try context.parameters.require("session")
+                try await server.database.transaction { [server] _ in
+                    guard try await server.activeSessions.endBrowserSession(session, of: user.id) else {
+                        throw AdminProblem.notFound("The user has no browser session \(session).")
+                    }
+                    try await server.audit.record(.sessionEnded, user: user.id, details: ["session": session])
+                }
+                return Response(status: .noContent)
+            }
+        }
+        api.get("/users/:id/grants") { request, context in
+            try await read(request, context) {
+                let user = try await user(try context.parameters.require("id"))
+                return JSONResponse.make(AdminPage(items: try await server.activeSessions.grants(of: user.id)))
+            }
+        }
+        api.delete("/users/:id/grants/:grant") { request, context in
+            try await write(request, context) { _ in
+                let user = try await user(try context.parameters.require("id"))
+                let grant = try context.parameters.require("grant")
+                try await server.database.transaction { [server] _ in
+                    guard let client = try await server.activeSessions.revokeGrant(grant, of: user.id) else {
+                        throw AdminProblem.notFound("The user has no live grant \(grant).")
+                    }
+                    try await server.audit.record(.tokenRevoked, user: user.id, client: client, details: ["grant": grant])
+                }
+                return Response(status: .noContent)
+            }
+        }
         api.delete("/users/:id/identities/:provider") { request, context in
             try await write(request, context) { _ in
                 let user = try await user(try context.parameters.require("id"))

@@ -25,6 +25,8 @@ public enum AuditEventType: String, Sendable, Codable, CaseIterable {
     case refreshTokenReused = "refresh_token.reused"
     case authorizationCodeReplayed = "authorization_code.replayed"
     case tokenRevoked = "token.revoked"
+    /// A browser session ended by an operator.
+    case sessionEnded = "session.ended"
     // Devices, clients, keys, the server.
     case deviceIdentityRegistered = "device_identity.registered"
     case deviceIdentityBlocked = "device_identity.blocked"

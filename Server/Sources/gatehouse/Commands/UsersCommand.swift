@@ -7,7 +7,9 @@ struct UsersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "users",
         abstract: "Manage users.",
-        subcommands: [Add.self, Import.self, List.self, Lock.self, Unlock.self, RequirePasswordChange.self, Passkeys.self, Identities.self, Delete.self]
+        subcommands: [
+            Add.self, Import.self, List.self, Lock.self, Unlock.self, RequirePasswordChange.self, Passkeys.self, Identities.self, Sessions.self, Delete.self,
+        ]
     )
 
     /// A user as printed: never the password hash.

@@ -16,8 +16,11 @@ public struct ActiveSessions: Sendable {
 
     /// A browser session, known by the start of its cookie's digest (never the cookie itself).
     public struct BrowserSessionSummary: Sendable, Codable, Equatable {
+        /// The first ``ActiveSessions/handleLength`` hex digits of the cookie's SHA-256 digest.
         public var id: String
+        /// How the user signed in (`amr` values).
         public var methods: [String]
+        /// When the user signed in, last used the session, and when it ends at the latest (Unix seconds).
         public var authenticatedAt, lastSeenAt, expiresAt: Int64
 
         enum CodingKeys: String, CodingKey {
@@ -30,12 +33,15 @@ public struct ActiveSessions: Sendable {
 
     /// A token family a client holds for the user: live while one of its access or refresh tokens is.
     public struct Grant: Sendable, Codable, Equatable {
+        /// The grant's id (shared by every token of the family), and the client holding it.
         public var id, clientID: String
+        /// The scopes of its newest token.
         public var scopes: [String]
         /// Whether it can be refreshed (offline access), so outlives its access tokens.
         public var refreshable: Bool
         /// When the user signed in for it (`nil` for a grant with no refresh token).
         public var authenticatedAt: Int64?
+        /// When its newest token was issued, and when its last token expires (Unix seconds).
         public var lastIssuedAt, expiresAt: Int64
 
         enum CodingKeys: String, CodingKey {

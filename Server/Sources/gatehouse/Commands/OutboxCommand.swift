@@ -17,14 +17,14 @@ struct OutboxCommand: AsyncParsableCommand {
     @OptionGroup var store: StoreOptions
     @OptionGroup var output: OutputOptions
 
-    /// A message as printed.
+    /// A message as printed; through the admin API without its subject and body.
     struct Entry: Encodable {
         var id: String
         var channel: String
         var to: String
         var template: String
-        var subject: String
-        var body: String
+        var subject: String?
+        var body: String?
         var status: String
         var attempts: Int
         var lastError: String?
@@ -43,6 +43,18 @@ struct OutboxCommand: AsyncParsableCommand {
             lastError = message.lastError
             createdAt = message.createdAt
             sentAt = message.sentAt
+        }
+
+        init(_ message: RemoteAdmin.Message) {
+            id = message.id
+            channel = message.channel
+            to = message.recipient
+            template = message.template
+            status = message.status
+            attempts = message.attempts
+            lastError = message.last_error
+            createdAt = message.created_at
+            sentAt = message.sent_at
         }
 
         enum CodingKeys: String, CodingKey {
@@ -85,7 +97,7 @@ struct OutboxCommand: AsyncParsableCommand {
         let recipient = to.map { "&to=" + RemoteAdmin.escaped($0) } ?? ""
         let messages = try await remote.send("GET", "/admin/v1/outbox?limit=\(min(limit, 500))\(recipient)", as: RemoteAdmin.Page<RemoteAdmin.Message>.self)
             .items
-        if output.json { return try JSONOutput.print(messages.map(RemoteEntry.init)) }
+        if output.json { return try JSONOutput.print(messages.map(Entry.init)) }
         guard !messages.isEmpty else { return print(to.map { "No messages to \($0)." } ?? "The outbox is empty.") }
         var table = TextTable(headers: ["CREATED", "CHANNEL", "TO", "TEMPLATE", "STATUS", "ATTEMPTS", "LAST ERROR"])
         table.rows = messages.map {
@@ -93,33 +105,5 @@ struct OutboxCommand: AsyncParsableCommand {
         }
         print(table.render())
         print("(Message bodies hold codes and are shown only on the server's machine.)")
-    }
-
-    /// A message as printed from the admin API: no subject or body.
-    struct RemoteEntry: Encodable {
-        var id, channel, to, template, status: String
-        var attempts: Int
-        var lastError: String?
-        var createdAt: Int64
-        var sentAt: Int64?
-
-        init(_ message: RemoteAdmin.Message) {
-            id = message.id
-            channel = message.channel
-            to = message.recipient
-            template = message.template
-            status = message.status
-            attempts = message.attempts
-            lastError = message.last_error
-            createdAt = message.created_at
-            sentAt = message.sent_at
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case id, channel, to, template, status, attempts
-            case lastError = "last_error"
-            case createdAt = "created_at"
-            case sentAt = "sent_at"
-        }
     }
 }

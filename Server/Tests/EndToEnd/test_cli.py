@@ -168,3 +168,14 @@ def test_users_import_all_or_none_with_hashes_from_another_implementation(server
         flow = start(server).json()
         answer = submit(server, flow["flow_id"], {"username": username, "password": password}).json()
         assert answer["status"] == "success", answer
+
+
+def test_db_stats_shows_rows_oldest_row_and_size(server):
+    stats = json.loads(server.cli("db", "stats", "--json").stdout)
+    tables = {table["name"]: table for table in stats["tables"]}
+    users = json.loads(server.cli("users", "list", "--json").stdout)
+    assert tables["users"]["rows"] == len(users) and tables["users"]["oldest"] <= min(user["created_at"] for user in users)
+    assert {"refresh_tokens", "flows", "courier_messages", "audit_events", "attempt_counters"} <= set(tables)
+    assert stats["total_bytes"] > 0
+    table = server.cli("db", "stats").stdout
+    assert "TABLE" in table and "refresh_tokens" in table and "Database:" in table

@@ -96,15 +96,6 @@ public struct AuditLog: Sendable {
         }
     }
 
-    /// Deletes the events older than `days` days; returns how many went.
-    @discardableResult
-    public func sweep(olderThanDays days: Int) async throws -> Int {
-        let cutoff = clock.now() - Int64(days) * 86_400
-        return try await database.transaction { sql in
-            try await sql.raw("DELETE FROM audit_events WHERE occurred_at < \(bind: cutoff) RETURNING id").all().count
-        }
-    }
-
     static func decode(_ row: any SQLRow) throws -> AuditEvent? {
         let details = try row.decode(column: "details", as: String.self)
         guard let type = AuditEventType(rawValue: try row.decode(column: "type", as: String.self)) else { return nil }

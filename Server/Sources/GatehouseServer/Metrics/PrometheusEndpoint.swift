@@ -49,6 +49,7 @@ public enum PrometheusEndpoint {
         "gatehouse_password_hash_duration_seconds": "How long a password hash took, waiting for the hashing pool included.",
         "gatehouse_database_transaction_duration_seconds": "How long a database transaction took.",
         "gatehouse_courier_deliveries_total": "Emails, texts and calls delivered or failed, by channel.",
+        "gatehouse_swept_rows_total": "Expired rows deleted by the background sweep, by table.",
         "gatehouse_courier_queue_depth": "Messages waiting for delivery: first attempts and retries.",
         "gatehouse_courier_oldest_message_age_seconds": "How long the oldest message waiting for delivery has waited.",
         "gatehouse_database_operations_in_flight": "Database reads and transactions under way, holding or waiting for a connection.",

@@ -12,6 +12,10 @@ public protocol Database: Sendable {
     /// Inside a ``transaction(_:)``: waits for `lock` and holds it until the transaction ends.
     func lock(_ lock: DatabaseLock, in sql: any SQLDatabase) async throws
 
+    /// Inside a ``transaction(_:)``: takes `lock` if no other transaction holds it, and holds it until the
+    /// transaction ends; `false` (at once) when another holds it.
+    func tryLock(_ lock: DatabaseLock, in sql: any SQLDatabase) async throws -> Bool
+
     /// Closes every connection. The database must not be used afterwards.
     func close() async throws
 }

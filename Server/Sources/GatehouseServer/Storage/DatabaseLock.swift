@@ -8,4 +8,6 @@ public enum DatabaseLock: Int64, Sendable {
     /// Held while an operator's change is checked against the version they read (`If-Match`) and written, so two
     /// operators never overwrite each other.
     case operatorChanges = 0x6761_7465_0003
+    /// Held by the node sweeping expired rows for one batch; other nodes skip the round instead of repeating it.
+    case expiredRowSweep = 0x6761_7465_0004
 }

@@ -88,6 +88,10 @@ final class PostgresStoreDatabase: Database {
         try await sql.raw("SELECT pg_advisory_xact_lock(\(bind: lock.rawValue))").run()
     }
 
+    func tryLock(_ lock: DatabaseLock, in sql: any SQLDatabase) async throws -> Bool {
+        try await sql.raw("SELECT pg_try_advisory_xact_lock(\(bind: lock.rawValue)) AS taken").first()?.decode(column: "taken", as: Bool.self) ?? false
+    }
+
     func close() async throws {
         runner.cancel()
     }

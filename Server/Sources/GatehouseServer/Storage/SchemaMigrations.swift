@@ -457,5 +457,13 @@ enum SchemaMigrations {
                 )
                 """
             ]),
+        // Expired refresh tokens are swept in batches, oldest first (``ExpiredRowSweep``); expiry times grow with
+        // issue times, so the index's inserts append.
+        Migration(
+            version: 23, name: "refresh token expiry",
+            statements: [
+                "CREATE INDEX refresh_tokens_expiry ON refresh_tokens(expires_at)",
+                "CREATE INDEX courier_messages_created ON courier_messages(created_at)",
+            ]),
     ]
 }

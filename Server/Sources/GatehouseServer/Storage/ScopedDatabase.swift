@@ -111,6 +111,10 @@ final class ScopedDatabase: Database {
         try await base.lock(lock, in: sql)
     }
 
+    func tryLock(_ lock: DatabaseLock, in sql: any SQLDatabase) async throws -> Bool {
+        try await base.tryLock(lock, in: sql)
+    }
+
     func close() async throws {
         try await base.close()
     }

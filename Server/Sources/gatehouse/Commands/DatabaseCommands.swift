@@ -11,6 +11,7 @@ struct MigrateCommand: AsyncParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func run() async throws {
+        try store.requireLocal()
         let configuration = try store.configuration()
         let logger = Logger.quiet
         let database = try await DatabaseOpener.open(configuration.database, logger: logger, migrate: false)
@@ -75,5 +76,34 @@ extension Logger {
         var logger = Logger(label: "gatehouse")
         logger.logLevel = .warning
         return logger
+    }
+}
+
+/// `gatehouse db`: the database itself.
+struct DatabaseCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "db", abstract: "Look at the database itself.", subcommands: [Stats.self])
+
+    /// `gatehouse db stats`: rows, oldest row and size per table.
+    struct Stats: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Rows, the oldest row's time and the size of each table (expired rows are swept every ten minutes by serve).")
+        @OptionGroup var store: StoreOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            let statistics = try await store.withDatabase { configuration, database in
+                try await DatabaseStatistics.gather(from: database, location: configuration.database)
+            }
+            if output.json { return try JSONOutput.print(statistics) }
+            var table = TextTable(headers: ["TABLE", "ROWS", "OLDEST", "SIZE"])
+            table.rows = statistics.tables.map { [$0.name, "\($0.rows)", Timestamp.format($0.oldest), $0.bytes.map(Self.size) ?? "-"] }
+            print(table.render())
+            if let total = statistics.totalBytes { print("Database: \(Self.size(total))") }
+        }
+
+        static func size(_ bytes: Int64) -> String {
+            bytes >= 1 << 20 ? String(format: "%.1f MiB", Double(bytes) / Double(1 << 20)) : String(format: "%.1f KiB", Double(bytes) / 1024)
+        }
     }
 }

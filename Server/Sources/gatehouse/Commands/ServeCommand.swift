@@ -74,7 +74,8 @@ struct ServeCommand: AsyncParsableCommand {
             let services = ServiceGroup(
                 configuration: .init(
                     services: [
-                        .init(service: application), .init(service: CourierService(courier: server.courier)), .init(service: AuditSweepService(server: server)),
+                        .init(service: application), .init(service: CourierService(courier: server.courier)),
+                        .init(service: ExpiredRowSweepService(server: server)),
                     ] + sideServices.map { .init(service: $0) },
                     gracefulShutdownSignals: [.sigterm, .sigint], logger: logger
                 ))

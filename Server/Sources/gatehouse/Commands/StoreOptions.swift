@@ -20,11 +20,16 @@ struct StoreOptions: ParsableArguments {
         return try ConfigurationLoader().load(configFile: config, overrides: overrides)
     }
 
-    /// Opens (and migrates) the database, runs `body`, and closes it.
-    func withDatabase<T>(_ body: (ServerConfiguration, any Database) async throws -> T) async throws -> T {
+    /// Refuses `--server` for a command that works on the database only, rather than quietly opening a local file.
+    func requireLocal() throws {
         if server != nil {
             throw CommandError("This command works on the server's database only: run it on the server's machine, without --server.")
         }
+    }
+
+    /// Opens (and migrates) the database, runs `body`, and closes it.
+    func withDatabase<T>(_ body: (ServerConfiguration, any Database) async throws -> T) async throws -> T {
+        try requireLocal()
         let configuration = try configuration()
         let database = DatabaseOpener.joinable(try await DatabaseOpener.open(configuration.database, logger: .quiet))
         do {

@@ -51,8 +51,10 @@ struct AuditLogTests {
             let next = try await server.audit.events(.init(types: [.signInFailed], after: first.last?.id), limit: 2)
             #expect(next.map { $0.details["attempt"] } == ["2", "3"])
             // Kept 3 days: the first two days' events go.
-            let swept = try await server.audit.sweep(olderThanDays: 3)
-            #expect(swept >= 4)
+            var configuration = server.configuration
+            configuration.audit.retentionDays = 3
+            let swept = try await ExpiredRowSweep(database: server.database, clock: clock, configuration: configuration).run()
+            #expect(swept.deleted["audit_events", default: 0] >= 4)
             #expect(try await server.audit.events(.init(types: [.signInFailed]), limit: 100).map { $0.details["attempt"] } == ["2", "3", "4"])
         }
     }

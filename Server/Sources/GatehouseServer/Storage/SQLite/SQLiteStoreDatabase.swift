@@ -85,6 +85,9 @@ final class SQLiteStoreDatabase: Database {
     /// `BEGIN IMMEDIATE` already gives a transaction the database's only write lock.
     func lock(_ lock: DatabaseLock, in sql: any SQLDatabase) async throws {}
 
+    /// The write transaction holds the database's only write lock: nobody else can hold `lock`.
+    func tryLock(_ lock: DatabaseLock, in sql: any SQLDatabase) async throws -> Bool { true }
+
     func close() async throws {
         await writes.close()
         let readers = idleReaders.withLockedValue { readers in

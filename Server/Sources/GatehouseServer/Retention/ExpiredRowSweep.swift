@@ -1,0 +1,101 @@
+import SQLKit
+
+/// Deletes rows nothing can use any more — expired flows, codes, sessions, tokens, revocation records, QR sign-ins,
+/// pending device registrations, quiet attempt counters, old courier messages and audit events — so that a busy
+/// server's database levels off. Each table is swept in batches of ``batchSize`` rows, one short
+/// transaction per batch, so a sweep never holds the SQLite writer (or PostgreSQL row locks) for longer than one
+/// batch. On PostgreSQL one node sweeps at a time: a node that finds the sweep lock taken skips the batch.
+public struct ExpiredRowSweep: Sendable {
+    let database: any Database
+    let clock: UnixClock
+    let configuration: ServerConfiguration
+    /// Rows deleted per transaction.
+    let batchSize: Int
+
+    public init(database: any Database, clock: UnixClock = .system, configuration: ServerConfiguration, batchSize: Int = 500) {
+        self.database = database
+        self.clock = clock
+        self.configuration = configuration
+        self.batchSize = batchSize
+    }
+
+    /// Courier messages sent or failed are kept this long for operators (`gatehouse outbox`).
+    static let deliveredMessageDays: Int64 = 14
+    /// An attempt counter with no attempt for this long is forgotten (its escalation too).
+    static let quietCounterDays: Int64 = 30
+
+    /// One table's rule: which rows may go, and the columns that name a row.
+    struct Rule: Sendable {
+        let table: String
+        let key: String
+        let condition: SQLQueryString
+    }
+
+    /// The rules at `now`. Grace periods match the stores' own: a code or token lingers a day past expiry so a late
+    /// presentation is told "expired" rather than "unknown" (the answers are the same either way).
+    func rules(at now: Int64) -> [Rule] {
+        let day: Int64 = 86_400
+        let idle = configuration.tokens.sessionIdle
+        let auditCutoff = now - Int64(configuration.audit.retentionDays) * day
+        return [
+            Rule(table: "flows", key: "id_hash", condition: "expires_at <= \(bind: now)"),
+            Rule(table: "authorization_codes", key: "code_hash", condition: "expires_at <= \(bind: now - day)"),
+            Rule(table: "browser_sessions", key: "id_hash", condition: "expires_at <= \(bind: now) OR last_seen_at <= \(bind: now - idle)"),
+            Rule(table: "access_tokens", key: "token_hash", condition: "expires_at <= \(bind: now - day)"),
+            // A used refresh token is kept until it expires: presenting it again until then revokes its family.
+            Rule(table: "refresh_tokens", key: "token_hash", condition: "expires_at <= \(bind: now)"),
+            Rule(table: "revoked_grants", key: "grant_id", condition: "expires_at <= \(bind: now)"),
+            Rule(table: "one_time_codes", key: "id", condition: "expires_at <= \(bind: now - day)"),
+            Rule(table: "app_logins", key: "id", condition: "expires_at <= \(bind: now - 3600)"),
+            Rule(table: "device_identities", key: "id", condition: "expires_at IS NOT NULL AND expires_at <= \(bind: now)"),
+            Rule(
+                table: "attempt_counters", key: "scope, subject_hash",
+                condition: "last_attempt_at <= \(bind: now - Self.quietCounterDays * day) AND blocked_until <= \(bind: now)"),
+            Rule(
+                table: "courier_messages", key: "id",
+                condition: "status IN ('sent', 'failed') AND created_at <= \(bind: now - Self.deliveredMessageDays * day)"),
+            Rule(table: "audit_events", key: "id", condition: "occurred_at < \(bind: auditCutoff)"),
+        ]
+    }
+
+    /// What one pass deleted, by table.
+    public struct Outcome: Sendable, Equatable {
+        public var deleted: [String: Int] = [:]
+        /// Whether another node held the sweep and this one stood aside.
+        public var skipped = false
+        public var total: Int { deleted.values.reduce(0, +) }
+    }
+
+    /// Sweeps every table until nothing more is due, or `maxBatches` batches ran.
+    public func run(maxBatches: Int = 1_000) async throws -> Outcome {
+        var outcome = Outcome()
+        var batches = 0
+        for rule in rules(at: clock.now()) {
+            while batches < maxBatches {
+                batches += 1
+                guard let deleted = try await batch(rule) else {
+                    outcome.skipped = true
+                    return outcome
+                }
+                if deleted > 0 { outcome.deleted[rule.table, default: 0] += deleted }
+                if deleted < batchSize { break }
+            }
+        }
+        return outcome
+    }
+
+    /// Deletes up to ``batchSize`` rows of `rule`'s table; `nil` when another node holds the sweep.
+    func batch(_ rule: Rule) async throws -> Int? {
+        let limit = batchSize
+        return try await database.transaction { [database] sql in
+            guard try await database.tryLock(.expiredRowSweep, in: sql) else { return nil }
+            return try await sql.raw(
+                """
+                DELETE FROM \(unsafeRaw: rule.table) WHERE (\(unsafeRaw: rule.key)) IN (
+                    SELECT \(unsafeRaw: rule.key) FROM \(unsafeRaw: rule.table) WHERE \(rule.condition) LIMIT \(unsafeRaw: String(limit)))
+                RETURNING \(unsafeRaw: rule.key)
+                """
+            ).all().count
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import SQLKit
+import Testing
+
+@testable import GatehouseServer
+
+/// The background sweep on both engines: only what has expired goes (a live refresh token family, an unexpired flow,
+/// a pending courier message and a recent delivered one survive), in batches, and on PostgreSQL one node at a time.
+@Suite("Sweeping expired rows")
+struct ExpiredRowSweepTests {
+    private func count(_ table: String, _ server: IdentityServer) async throws -> Int {
+        try await server.database.read { sql in
+            try await sql.raw("SELECT COUNT(*) AS n FROM \(unsafeRaw: table)").first()?.decode(column: "n", as: Int.self) ?? 0
+        }
+    }
+
+    @Test("deletes what expired, keeps what lives, in batches", arguments: TestEngine.available)
+    func sweep(engine: TestEngine) async throws {
+        let (clock, advance) = UnixClock.manual()
+        try await TestServer.withServer(engine: engine, clock: clock) { server in
+            let lifetimes = server.configuration.tokens
+            let user = try await server.users.create(username: "ann", email: "ann@example.com", name: nil, passwordHash: User.noPassword)
+            func grant() -> Grant {
+                Grant(
+                    id: SecureRandom.token(byteCount: 16), clientID: "web", userID: user.id, scopes: ["openid", "offline_access"],
+                    authTime: clock.now(), methods: ["pwd"])
+            }
+            let request = AuthorizationRequest(clientID: "app", redirectURI: "com.example.app:/cb", scopes: ["openid"], prompts: [])
+            // Old: five families, a flow, a browser session, a delivered message; all of them past their time below.
+            for _ in 0..<5 { _ = try await server.tokens.issue(for: grant(), withRefreshToken: true, lifetimes: lifetimes) }
+            _ = try await server.flows.create(FlowStore.LoginState(request: request, step: .credentials), owner: .client("app"), lifetime: 600)
+            // A flow that outlives the wait below (creating a flow prunes expired ones, so it is made now).
+            let flow = try await server.flows.create(
+                FlowStore.LoginState(request: request, step: .credentials), owner: .client("app"), lifetime: lifetimes.refreshToken + 86_400 * 3)
+            _ = try await server.sessions.start(userID: user.id, methods: ["pwd"], lifetime: 3600, replacing: nil)
+            let delivered = try #require(
+                try await server.courier.queue.enqueue(channel: .email, recipient: "ann@example.com", template: .recoveryCode, subject: "s", body: "b"))
+            try await server.courier.queue.markSent(delivered)
+            let pending = try #require(
+                try await server.courier.queue.enqueue(channel: .email, recipient: "bob@example.com", template: .recoveryCode, subject: "s", body: "b"))
+            advance(lifetimes.refreshToken + 86_400 * 2)
+            // Live: a family rotated once (its used token stays until it expires, so a replay still revokes it), a
+            // session and a message delivered today.
+            let live = try await server.tokens.issue(for: grant(), withRefreshToken: true, lifetimes: lifetimes)
+            guard
+                case .rotated(_, let rotated, _) = try await server.tokens.refresh(
+                    try #require(live.refreshToken), clientID: "web", narrowedScopes: nil, lifetimes: lifetimes)
+            else { throw Unexpected() }
+            let session = try await server.sessions.start(userID: user.id, methods: ["pwd"], lifetime: 3600, replacing: nil)
+            try await server.courier.queue.markSent(
+                try #require(
+                    try await server.courier.queue.enqueue(channel: .email, recipient: "cy@example.com", template: .recoveryCode, subject: "s", body: "b")))
+
+            // Batches of two: the five old families' refresh tokens take three batches.
+            let sweep = ExpiredRowSweep(database: server.database, clock: clock, configuration: server.configuration, batchSize: 2)
+            let outcome = try await sweep.run()
+            #expect(!outcome.skipped)
+            #expect(outcome.deleted["refresh_tokens"] == 5)
+            #expect(outcome.deleted["access_tokens"] == 5)
+            #expect(outcome.deleted["flows"] == 1 && outcome.deleted["courier_messages"] == 1)
+            #expect(try await count("browser_sessions", server) == 1, "the old session is gone (a new one's start prunes too)")
+            #expect(try await count("refresh_tokens", server) == 2, "the live family's used and new refresh tokens")
+            #expect(try await server.flows.locate(flow) != nil)
+            #expect(try await server.sessions.find(id: session.id) != nil)
+            let messages = try await server.courier.queue.list(limit: 10).map(\.id)
+            #expect(messages.contains(pending) && !messages.contains(delivered) && messages.count == 2)
+            // The live family still refreshes; its used token, presented again, still revokes it.
+            guard
+                case .replayed = try await server.tokens.refresh(
+                    try #require(live.refreshToken), clientID: "web", narrowedScopes: nil, lifetimes: lifetimes)
+            else { throw Unexpected() }
+            #expect(rotated.refreshToken != nil)
+            // Nothing more is due: a second pass deletes nothing.
+            #expect(try await sweep.run().total == 0)
+        }
+    }
+
+    @Test("one node sweeps at a time: while another holds the sweep, a pass stands aside", arguments: TestEngine.available.filter { $0 == .postgres })
+    func oneNodeAtATime(engine: TestEngine) async throws {
+        try await TestServer.withServer(engine: engine) { server in
+            let sweep = ExpiredRowSweep(database: server.database, configuration: server.configuration)
+            let (held, release) = AsyncStream<Void>.makeStream()
+            let (taken, tookIt) = AsyncStream<Void>.makeStream()
+            async let holder: Bool = server.database.transaction { sql in
+                let got = try await server.database.tryLock(.expiredRowSweep, in: sql)
+                tookIt.yield()
+                for await _ in held { break }
+                return got
+            }
+            for await _ in taken { break }
+            let whileHeld = try await sweep.run()
+            release.yield()
+            #expect(try await holder, "the first transaction took the sweep lock")
+            #expect(whileHeld.skipped)
+            let afterwards = try await sweep.run()
+            #expect(!afterwards.skipped)
+        }
+    }
+
+    private struct Unexpected: Error {}
+}

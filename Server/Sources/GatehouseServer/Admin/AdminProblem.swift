@@ -71,7 +71,7 @@ struct AdminProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as ConfigurationError {
             return AdminProblem.badRequest(error.description).response
         } catch {
-            logger.error("Admin endpoint failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
+            logger.error("Admin endpoint failed", metadata: DatabaseFailure.metadata(error))
             return AdminProblem(status: .internalServerError, kind: "server-error", title: "Server error", detail: "The server could not complete the request.")
                 .response
         }

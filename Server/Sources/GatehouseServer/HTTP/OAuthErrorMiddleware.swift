@@ -3,7 +3,8 @@ import Logging
 
 /// The catch-all of the API routes: every failure becomes an RFC 6749 JSON error. An ``OAuthError`` answers as
 /// itself, an unreadable request (Hummingbird's `HTTPError`: too large, wrong content type) as `invalid_request`
-/// with its status, and anything else as `server_error`, logged by type only since its text might carry a secret.
+/// with its status, and anything else as `server_error`, logged by type (and a database's own reason, ``DatabaseFailure``) since its
+/// text might carry a secret.
 struct OAuthErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     let logger: Logger
 
@@ -15,7 +16,7 @@ struct OAuthErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as HTTPError {
             return OAuthError(.invalidRequest, error.body ?? "The request could not be read.", status: error.status).response()
         } catch {
-            logger.error("Endpoint failed", metadata: ["error": "\(String(reflecting: type(of: error)))"])
+            logger.error("Endpoint failed", metadata: DatabaseFailure.metadata(error))
             return OAuthError(.serverError, "The server could not complete the request; try again.").response()
         }
     }

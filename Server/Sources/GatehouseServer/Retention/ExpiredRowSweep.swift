@@ -55,6 +55,8 @@ public struct ExpiredRowSweep: Sendable {
                 table: "courier_messages", key: "id",
                 condition: "status IN ('sent', 'failed') AND created_at <= \(bind: now - Self.deliveredMessageDays * day)"),
             Rule(table: "audit_events", key: "id", condition: "occurred_at < \(bind: auditCutoff)"),
+            // A node gone for a day.
+            Rule(table: "write_probe", key: "node", condition: "written_at <= \(bind: now - day)"),
         ]
     }
 

@@ -138,6 +138,7 @@ public struct DatabaseCopier: Sendable {
                 ("expires_at", .integer), ("requester_address", .text), ("requester_agent", .text),
             ]),
         Table(name: "revoked_grants", columns: [("grant_id", .text), ("revoked_at", .integer), ("expires_at", .integer)]),
+        Table(name: "write_probe", columns: [("node", .text), ("written_at", .integer)]),
     ]
 
     public let source: any Database

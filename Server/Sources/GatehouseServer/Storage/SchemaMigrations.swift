@@ -457,13 +457,15 @@ enum SchemaMigrations {
                 )
                 """
             ]),
-        // Expired refresh tokens are swept in batches, oldest first (``ExpiredRowSweep``); expiry times grow with
-        // issue times, so the index's inserts append.
+        // Expired refresh tokens are swept in batches (``ExpiredRowSweep``); expiry times grow with issue times, so
+        // the index's inserts append. Readiness writes a row per node (``WriteProbe``), so a node that cannot commit
+        // stops being ready.
         Migration(
-            version: 23, name: "refresh token expiry",
+            version: 23, name: "sweeps and the write probe",
             statements: [
                 "CREATE INDEX refresh_tokens_expiry ON refresh_tokens(expires_at)",
                 "CREATE INDEX courier_messages_created ON courier_messages(created_at)",
+                "CREATE TABLE write_probe (node TEXT PRIMARY KEY, written_at BIGINT NOT NULL)",
             ]),
     ]
 }

@@ -1,5 +1,5 @@
-import PostgresNIO
 import Logging
+import PostgresNIO
 import SQLiteNIO
 
 /// The database's own reason for a failure (`SQLite: full (database or disk is full)`, `PostgreSQL 53100: could not

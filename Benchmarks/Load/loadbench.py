@@ -6,6 +6,7 @@ cost a password hash each and so need few connections). Prints a table and write
     scripts/benchmark-load --scale              # also sign-ins with 1,000,000 users
     scripts/with-postgres scripts/benchmark-load --postgres
     scripts/benchmark-load --metrics --against OLD/gatehouse   # this build with metrics on against an earlier one
+    scripts/benchmark-load --config '{"sqlite_synchronous": "full"}' --against "$GATEHOUSE_BINARY"   # a setting's cost
 """
 from __future__ import annotations
 
@@ -359,6 +360,7 @@ def main() -> int:
     parser.add_argument("--totp-users", type=int, default=TOTP_USERS, help="users enrolled in TOTP (each signs in once)")
     parser.add_argument("--log-n", type=int, default=LOG_N, help="scrypt cost (17 is the production default; lower only for a smoke run)")
     parser.add_argument("--metrics", action="store_true", help="serve Prometheus metrics (on a port of their own) while measuring")
+    parser.add_argument("--config", dest="config_json", help="extra server configuration as JSON, e.g. '{\"sqlite_synchronous\": \"full\"}'")
     parser.add_argument("--against", type=Path, help="a baseline build's gatehouse binary: compare the request scenarios with it, same run")
     parser.add_argument("--rounds", type=int, default=2, help="with --against: alternating rounds per build (the best is kept)")
     options = parser.parse_args()
@@ -366,6 +368,8 @@ def main() -> int:
     if options.metrics:
         from gatehouse_harness import free_port
         EXTRA_CONFIG = {"metrics": {"port": free_port()}}
+    if options.config_json:
+        EXTRA_CONFIG.update(json.loads(options.config_json))
     options.postgres = options.postgres or options.postgres_only
     if options.postgres and not POSTGRES_URL:
         parser.error("--postgres needs GATEHOUSE_TEST_POSTGRES_URL; run under scripts/with-postgres")

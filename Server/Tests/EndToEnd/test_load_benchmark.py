@@ -45,3 +45,11 @@ def test_against_a_baseline_build_prints_the_ratios(tmp_path):
     assert set(best["baseline"]) == set(best["current"]) == expected
     assert all(figures["errors"] == 0 and figures["count"] > 0 for build in best.values() for figures in build.values())
     assert "with metrics" in run.stdout and all(f"\n{name} " in run.stdout for name in expected)
+
+
+def test_the_qr_pages_benchmark_runs():
+    """The open-QR-pages benchmark's smoke run: a few pages, a second each."""
+    run = subprocess.run([sys.executable, str(ROOT.parent / "Benchmarks" / "Load" / "qrstreams.py"), "--pages", "5", "--seconds", "1"],
+                         capture_output=True, text=True, timeout=300, env=dict(os.environ, GATEHOUSE_BINARY=binary()))
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "SQLite, 5 open QR pages: server CPU" in run.stdout

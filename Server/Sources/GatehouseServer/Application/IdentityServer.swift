@@ -36,6 +36,8 @@ public final class IdentityServer: Sendable {
     let appLogins: AppLoginStore
     let pinKeys: PINKeyring
     /// Delivers emails and text messages; run ``CourierService`` beside the HTTP server for retries.
+    /// The QR sign-ins whose pages are open on this node, polled together.
+    let appLoginWatcher: AppLoginWatcher
     public let courier: Courier
     let authenticator: PasswordAuthenticator
     /// Guesses of passwords and codes counted per account, address and client address (``AttemptLimiter``).
@@ -47,7 +49,7 @@ public final class IdentityServer: Sendable {
     public static func start(configuration: ServerConfiguration, logger: Logger, clock: UnixClock = .system) async throws -> IdentityServer {
         try PackageResources.requireAll()
         let secret = try ServerSecret.resolve(configured: configuration.secret, filePath: configuration.resolvedSecretFile, logger: logger)
-        let database = try await DatabaseOpener.open(configuration.database, logger: logger)
+        let database = try await DatabaseOpener.open(configuration.database, logger: logger, sqliteSynchronous: configuration.sqliteSynchronous)
         do {
             let hasher = PasswordHasher(parameters: configuration.passwordHashing, maxConcurrentHashes: configuration.maxConcurrentHashes)
             let decoyHash = try await hasher.hash(SecureRandom.token())
@@ -103,6 +105,7 @@ public final class IdentityServer: Sendable {
             box: SecretBox(serverSecret: secret.bytes, purpose: OneTimeCodeStore.purpose))
         deviceIdentities = DeviceIdentityStore(database: database, clock: clock)
         appLogins = AppLoginStore(database: database, clock: clock, box: SecretBox(serverSecret: secret.bytes, purpose: AppLoginStore.purpose))
+        appLoginWatcher = AppLoginWatcher(store: appLogins)
         pinKeys = PINKeyring(box: SecretBox(serverSecret: secret.bytes, purpose: PINKeyring.purpose))
         courier = Courier(
             queue: CourierQueue(database: database, clock: clock, secret: secret), configuration: configuration.courier,

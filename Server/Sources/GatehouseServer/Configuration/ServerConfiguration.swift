@@ -61,6 +61,8 @@ public struct ServerConfiguration: Sendable, Decodable {
     public var demo = false
     /// The least severe log messages written (to standard error).
     public var logLevel = Logger.Level.info
+    /// How a SQLite database waits for the disk at each commit (PostgreSQL has its own `synchronous_commit`).
+    public var sqliteSynchronous = SQLiteSynchronous.normal
 
     /// The defaults: a working server on loopback with SQLite in the current folder.
     public init() {}
@@ -100,6 +102,7 @@ public struct ServerConfiguration: Sendable, Decodable {
         try file.update(&connections, .connections)
         try file.update(&trustedProxies, .trustedProxies)
         try file.update(&demo, .demo)
+        try file.update(&sqliteSynchronous, .sqliteSynchronous)
         if let text = try file.decodeIfPresent(String.self, forKey: .logLevel) {
             try ServerSetting.logLevel.apply(text, to: &self, from: "The configuration file's log_level")
         }
@@ -123,6 +126,7 @@ public struct ServerConfiguration: Sendable, Decodable {
         case clientSignOn = "client_sign_on"
         case loginSteps = "login_steps"
         case logLevel = "log_level"
+        case sqliteSynchronous = "sqlite_synchronous"
         case trustedProxies = "trusted_proxies"
     }
 

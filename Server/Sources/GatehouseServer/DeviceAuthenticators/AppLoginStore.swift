@@ -68,6 +68,29 @@ struct AppLoginStore: Sendable {
         return Status(rawValue: try row.decode(column: "status", as: String.self)) ?? .expired
     }
 
+    /// The statuses of the sign-ins `ids` (those still within their time), with the digest of the flow each belongs
+    /// to, in as few queries as the list allows (500 ids per query).
+    func statuses(_ ids: Set<String>) async throws -> [String: (flowHash: String, status: Status)] {
+        let now = clock.now()
+        var found: [String: (flowHash: String, status: Status)] = [:]
+        let all = Array(ids)
+        for start in stride(from: 0, to: all.count, by: 500) {
+            let chunk = Array(all[start..<min(start + 500, all.count)])
+            let rows = try await database.read { sql in
+                try await sql.raw(
+                    "SELECT id, flow_hash, status FROM app_logins WHERE id IN (\(binds: chunk)) AND expires_at > \(bind: now)"
+                ).all()
+            }
+            for row in rows {
+                found[try row.decode(column: "id", as: String.self)] = (
+                    try row.decode(column: "flow_hash", as: String.self),
+                    Status(rawValue: try row.decode(column: "status", as: String.self)) ?? .expired
+                )
+            }
+        }
+        return found
+    }
+
     /// Claims the pending session behind `accessCode` for `identityID`: the access code works once.
     func claim(accessCode: String, identityID: String, userID: String) async throws -> Claimed? {
         let now = clock.now()

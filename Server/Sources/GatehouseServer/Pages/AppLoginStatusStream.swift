@@ -5,13 +5,12 @@ import NIOCore
 
 /// The live status of a QR sign-in for its page, as server-sent events (`event: status`, `data: {"status":"…"}`).
 ///
-/// It reads the status from the database every half second rather than waiting on something in this process,
-/// so it works whichever server node the app's approval reached. It ends after a final status, or when the code's
-/// time is up; the page then submits the node once and the server renders what comes next.
+/// The node's ``AppLoginWatcher`` reads the status from the database for every open page at once, so it works
+/// whichever node the app's approval reached. The stream ends after a final status, when the code's time is up, or
+/// when the node stops: then with a short `retry`, so the browser's EventSource reconnects (to another node) at once,
+/// and the page submits the node once the status is final.
 struct AppLoginStatusStream: Sendable {
     let server: IdentityServer
-
-    static let pollInterval = Duration.milliseconds(500)
 
     func response(sessionID: String, flowID: String) -> Response {
         let server = server
@@ -20,17 +19,21 @@ struct AppLoginStatusStream: Sendable {
         let body = ResponseBody { writer in
             try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
             var last: AppLoginStore.Status?
-            for poll in 0..<maximumPolls {
-                let status = (try? await server.appLogins.status(sessionID, flowID: flowID)) ?? .expired
+            var polls = 0
+            for await status in server.appLoginWatcher.watch(sessionID: sessionID, flowID: flowID) {
+                polls += 1
                 if status != last {
                     try await writer.write(ByteBuffer(string: "event: status\ndata: {\"status\":\"\(status.rawValue)\"}\n\n"))
                     last = status
-                } else if poll % 30 == 29 {
+                } else if polls % 30 == 0 {
                     // A comment now and then, so proxies do not close a quiet stream.
                     try await writer.write(ByteBuffer(string: ": waiting\n\n"))
                 }
-                if [.approved, .aborted, .expired].contains(status) { break }
-                try await Task.sleep(for: Self.pollInterval)
+                if [.approved, .aborted, .expired].contains(status) || polls >= maximumPolls { break }
+            }
+            if last.map({ [.approved, .aborted, .expired].contains($0) }) != true {
+                // The node is stopping (or the stream ran out): come back soon, to whichever node answers.
+                try await writer.write(ByteBuffer(string: "retry: 500\n\n"))
             }
             try await writer.finish(nil)
         }

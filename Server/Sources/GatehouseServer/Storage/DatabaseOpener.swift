@@ -3,11 +3,13 @@ import Logging
 /// Opens the database named by `--database` and brings its schema up to date.
 public enum DatabaseOpener {
     /// Opens `location` and runs every migration it does not have yet (unless `migrate` is false).
-    public static func open(_ location: DatabaseLocation, logger: Logger, migrate: Bool = true) async throws -> any Database {
+    public static func open(
+        _ location: DatabaseLocation, logger: Logger, migrate: Bool = true, sqliteSynchronous: SQLiteSynchronous = .normal
+    ) async throws -> any Database {
         let database: any Database =
             switch location {
             case .postgres(let url): try await PostgresStoreDatabase.open(url: url, logger: logger)
-            case .sqlite(let path): try await SQLiteStoreDatabase.open(path: path, logger: logger)
+            case .sqlite(let path): try await SQLiteStoreDatabase.open(path: path, logger: logger, synchronous: sqliteSynchronous)
             }
         guard migrate else { return database }
         do {

@@ -69,6 +69,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if let webhook = configuration.audit.webhook { sideServices.append(AuditWebhookService(server: server, webhook: webhook)) }
         if let tracing { sideServices.append(tracing.service) }
+        // Last, so the first to hear of a shutdown: open streams end before the server waits for its responses.
+        sideServices.append(ShutdownHook { server.endOpenStreams() })
         do {
             // The HTTP server and the courier's retries run side by side and stop together on SIGINT or SIGTERM.
             let services = ServiceGroup(

@@ -31,7 +31,8 @@ struct StoreOptions: ParsableArguments {
     func withDatabase<T>(_ body: (ServerConfiguration, any Database) async throws -> T) async throws -> T {
         try requireLocal()
         let configuration = try configuration()
-        let database = DatabaseOpener.joinable(try await DatabaseOpener.open(configuration.database, logger: .quiet))
+        let database = DatabaseOpener.joinable(
+            try await DatabaseOpener.open(configuration.database, logger: .quiet, sqliteSynchronous: configuration.sqliteSynchronous))
         do {
             let result = try await body(configuration, database)
             try await database.close()

@@ -38,7 +38,7 @@ final class SQLiteStoreDatabase: Database {
         }
     }
 
-    static func open(path: String, logger: Logger) async throws -> SQLiteStoreDatabase {
+    static func open(path: String, logger: Logger, synchronous: SQLiteSynchronous = .normal) async throws -> SQLiteStoreDatabase {
         if path != ":memory:" {
             let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
             guard FileManager.default.fileExists(atPath: folder) else {
@@ -59,7 +59,7 @@ final class SQLiteStoreDatabase: Database {
             // The writer's page cache holds 32 MiB instead of SQLite's 2 MiB: with less, the token tables' index
             // pages fell out of it under load, and each was read back from the file inside a write transaction.
             for pragma in [
-                "PRAGMA journal_mode = WAL", "PRAGMA foreign_keys = ON", "PRAGMA synchronous = NORMAL",
+                "PRAGMA journal_mode = WAL", "PRAGMA foreign_keys = ON", "PRAGMA synchronous = \(synchronous.rawValue.uppercased())",
                 "PRAGMA wal_autocheckpoint = \(SQLiteCheckpointer.writerBackstopPages)", "PRAGMA cache_size = -32768",
             ] {
                 try writer.execute(pragma, [])

@@ -5,6 +5,7 @@ cost a password hash each and so need few connections). Prints a table and write
     scripts/benchmark-load                      # SQLite, 1,000 users, 10 s per scenario
     scripts/benchmark-load --scale              # also sign-ins with 1,000,000 users
     scripts/with-postgres scripts/benchmark-load --postgres
+    GATEHOUSE_POSTGRES_DURABLE=1 scripts/with-postgres scripts/benchmark-load --postgres-only   # fsync and synchronous_commit on
     scripts/benchmark-load --metrics --against OLD/gatehouse   # this build with metrics on against an earlier one
     scripts/benchmark-load --config '{"sqlite_synchronous": "full"}' --against "$GATEHOUSE_BINARY"   # a setting's cost
 """
@@ -318,6 +319,37 @@ def scale_line(scale: dict) -> str:
             f"{scale['1000000']['p50_ms']:.1f} ms (ratio {scale['p50_ratio']:.2f}; imported in {scale['1000000']['seed_seconds']:.0f} s)")
 
 
+def postgres_settings(url: str) -> str:
+    """The durability settings the PostgreSQL server runs with, as the figures should say."""
+    values = []
+    for name in ("fsync", "synchronous_commit"):
+        values.append(name + "=" + subprocess.run(["psql", url, "-Atc", f"SHOW {name}"], capture_output=True, text=True, check=True,
+                                                  timeout=60).stdout.strip())
+    return ", ".join(values)
+
+
+def pgbench_baseline(seconds: float, connections: int) -> dict:
+    """pgbench on the same PostgreSQL server and cores: its built-in TPC-B-like transaction, and a script with the
+    statements of one refresh (Benchmarks/Load/pgbench/refresh.sql), each with `connections` clients — what the
+    database can do at all, for Gatehouse's figures to be read against."""
+    url = fresh_postgres_database()
+    figures = {}
+    try:
+        def tps(arguments: list[str]) -> float:
+            output = subprocess.run(["pgbench", *arguments, "-n", "-c", str(connections), "-j", "2", "-T", str(max(1, int(seconds))), url],
+                                    capture_output=True, text=True, check=True, timeout=600).stdout
+            return float(re.search(r"tps = ([\d.]+)", output).group(1))
+        subprocess.run(["pgbench", "-i", "-q", "-s", "1", url], capture_output=True, check=True, timeout=600)
+        figures["tpcb_like"] = tps([])
+        subprocess.run(["psql", url, "-q", "-f", str(Path(__file__).resolve().parent / "pgbench" / "setup.sql")], capture_output=True,
+                       check=True, timeout=600)
+        figures["refresh_statements"] = tps(["-f", str(Path(__file__).resolve().parent / "pgbench" / "refresh.sql")])
+    finally:
+        from gatehouse_harness import drop_postgres_database
+        drop_postgres_database(url)
+    return figures
+
+
 AGAINST_SCENARIOS = {"userinfo", "refresh_token", "refresh_token_es256", "client_credentials"}
 
 
@@ -387,6 +419,13 @@ def main() -> int:
         results = run_engine(engine, options.users, options.seconds, options.connections, password_hash)
         report["runs"].append(results)
         print(table(results, hash_rate), flush=True)
+        if engine == "postgres":
+            results["postgres_settings"] = postgres_settings(POSTGRES_URL)
+            results["pgbench"] = pgbench_baseline(options.seconds, min(options.connections, 16))
+            refresh_rate = results["scenarios"]["refresh_token_es256"]["requests_per_second"]
+            print(f"PostgreSQL {results['postgres_settings']}; pgbench, same server and cores, 16 clients: TPC-B-like "
+                  f"{results['pgbench']['tpcb_like']:.0f} tps, a refresh's statements {results['pgbench']['refresh_statements']:.0f} tps; "
+                  f"ES256 refresh / refresh statements {refresh_rate / results['pgbench']['refresh_statements']:.2f}", flush=True)
         if options.scale:
             # Printed apart, after the table: importing a million users takes minutes on PostgreSQL.
             results["scale"] = run_scale(engine, options.seconds, password_hash)

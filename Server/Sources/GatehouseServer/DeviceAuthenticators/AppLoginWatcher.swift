@@ -63,7 +63,11 @@ final class AppLoginWatcher: Sendable {
     /// How many pages are watched now.
     var count: Int { state.withLock { $0.watches.count } }
 
+    /// Rounds in a row the database may fail to answer before every stream ends (their pages reconnect).
+    static let failuresBeforeGivingUp = 10
+
     private func poll() async {
+        var failures = 0
         while true {
             let watches = state.withLock { state -> [Watch]? in
                 guard !state.stopped, !state.watches.isEmpty else {
@@ -73,11 +77,22 @@ final class AppLoginWatcher: Sendable {
                 return Array(state.watches.values)
             }
             guard let watches else { return }
-            // A failed read skips one round; each page's stream is bounded by its own lifetime.
+            // A failed read skips a round; after several in a row the streams end, and their pages reconnect.
             if let statuses = try? await store.statuses(Set(watches.map(\.sessionID))) {
+                failures = 0
                 for watch in watches {
-                    let found = statuses[watch.sessionID]
-                    watch.continuation.yield(found?.flowHash == watch.flowHash ? found!.status : .expired)
+                    // Another flow's sign-in, or one past its time, reads as expired.
+                    if let found = statuses[watch.sessionID], found.flowHash == watch.flowHash {
+                        watch.continuation.yield(found.status)
+                    } else {
+                        watch.continuation.yield(.expired)
+                    }
+                }
+            } else {
+                failures += 1
+                if failures >= Self.failuresBeforeGivingUp {
+                    failures = 0
+                    for watch in watches { watch.continuation.finish() }
                 }
             }
             try? await Task.sleep(for: interval)

@@ -157,8 +157,8 @@ struct GrantRevocationTests {
         #expect(access == ["long=\(1000 + 86_400)", "short=1600"])
         #expect(refresh == [1000 + 366 * 86_400])
         #expect(
-            Set(indexes) == ["sqlite_autoindex_access_tokens_1", "sqlite_autoindex_refresh_tokens_1", "access_tokens_expiry"],
-            "the primary keys and the expiry sweep's index remain")
+            Set(indexes) == ["sqlite_autoindex_access_tokens_1", "sqlite_autoindex_refresh_tokens_1", "access_tokens_expiry", "refresh_tokens_expiry"],
+            "the primary keys and the expiry sweeps' indexes remain")
         try await database.close()
     }
 }

@@ -12,6 +12,8 @@ public struct ExpiredRowSweep: Sendable {
     /// Rows deleted per transaction.
     let batchSize: Int
 
+    /// A sweep of `database` by `configuration`'s lifetimes and retention, at `clock`'s time, `batchSize` rows per
+    /// transaction.
     public init(database: any Database, clock: UnixClock = .system, configuration: ServerConfiguration, batchSize: Int = 500) {
         self.database = database
         self.clock = clock
@@ -62,9 +64,11 @@ public struct ExpiredRowSweep: Sendable {
 
     /// What one pass deleted, by table.
     public struct Outcome: Sendable, Equatable {
+        /// Rows deleted, by table (tables with none left out).
         public var deleted: [String: Int] = [:]
         /// Whether another node held the sweep and this one stood aside.
         public var skipped = false
+        /// Rows deleted in all.
         public var total: Int { deleted.values.reduce(0, +) }
     }
 

@@ -5,7 +5,9 @@ import SQLKit
 public struct DatabaseStatistics: Sendable, Encodable {
     /// One table's figures.
     public struct Table: Sendable, Encodable {
+        /// The table's name.
         public var name: String
+        /// How many rows it holds.
         public var rows: Int
         /// The oldest row's time (Unix seconds) by the table's time column; `nil` when empty or without one.
         public var oldest: Int64?
@@ -13,6 +15,7 @@ public struct DatabaseStatistics: Sendable, Encodable {
         public var bytes: Int64?
     }
 
+    /// Every table Gatehouse keeps, in the copier's order.
     public var tables: [Table]
     /// The whole database's size in bytes.
     public var totalBytes: Int64?

@@ -6,6 +6,7 @@ import ServiceLifecycle
 public struct ShutdownHook: Service {
     let action: @Sendable () async -> Void
 
+    /// A hook that runs `action` once, when the shutdown begins.
     public init(_ action: @escaping @Sendable () async -> Void) {
         self.action = action
     }

@@ -176,11 +176,11 @@ struct AdminRotatedSecret: Encodable, Sendable {
 }
 
 /// A passkey as the admin API lists it.
-struct AdminPasskey: Encodable, Sendable {
-    var id, name, aaguid, attestation: String
-    var synced, userVerified: Bool
-    var createdAt: Int64
-    var lastUsedAt: Int64?
+public struct AdminPasskey: Codable, Sendable {
+    public var id, name, aaguid, attestation: String
+    public var synced, userVerified: Bool
+    public var createdAt: Int64
+    public var lastUsedAt: Int64?
 
     init(_ passkey: Passkey) {
         id = passkey.id
@@ -207,12 +207,12 @@ struct AdminPasskeyChange: Decodable, Sendable {
 }
 
 /// A device identity (an authenticator app) as the admin API lists it.
-struct AdminDevice: Encodable, Sendable {
-    var id, email, state: String
-    var userID, deviceName: String?
-    var pinFailures: Int
-    var createdAt: Int64
-    var lastUsedAt: Int64?
+public struct AdminDevice: Codable, Sendable {
+    public var id, email, state: String
+    public var userID, deviceName: String?
+    public var pinFailures: Int
+    public var createdAt: Int64
+    public var lastUsedAt: Int64?
 
     /// `limit`: the wrong PINs that block an identity, so a blocked one shows as `blocked`.
     init(_ identity: DeviceIdentity, limit: Int) {
@@ -237,12 +237,12 @@ struct AdminDevice: Encodable, Sendable {
 }
 
 /// A courier message as the admin API lists it: where and how, never the body.
-struct AdminMessage: Encodable, Sendable {
-    var id, channel, recipient, template, status: String
-    var attempts: Int
-    var lastError: String?
-    var createdAt: Int64
-    var sentAt: Int64?
+public struct AdminMessage: Codable, Sendable {
+    public var id, channel, recipient, template, status: String
+    public var attempts: Int
+    public var lastError: String?
+    public var createdAt: Int64
+    public var sentAt: Int64?
 
     init(_ message: CourierMessage) {
         id = message.id

@@ -14,12 +14,12 @@ enum AdminETag {
 }
 
 /// A user as the admin API shows it: never the password hash.
-struct AdminUser: Codable, Sendable, Equatable {
-    var id, username, email: String
-    var emailVerified: Bool
-    var name, givenName, familyName, phoneNumber: String?
-    var phoneNumberVerified, locked, hasPassword: Bool
-    var createdAt, updatedAt: Int64
+public struct AdminUser: Codable, Sendable, Equatable {
+    public var id, username, email: String
+    public var emailVerified: Bool
+    public var name, givenName, familyName, phoneNumber: String?
+    public var phoneNumberVerified, locked, hasPassword: Bool
+    public var createdAt, updatedAt: Int64
 
     init(_ user: User) {
         id = user.id
@@ -88,14 +88,14 @@ struct AdminUserChange: Decodable, Sendable {
 }
 
 /// A client as the admin API shows it: never its secret's digest.
-struct AdminClient: Codable, Sendable {
-    var id: String
-    var name: String?
-    var isPublic: Bool
-    var redirectURIs, postLogoutRedirectURIs, scopes: [String]
-    var idTokenAlgorithm: String
-    var requirePKCE: Bool
-    var createdAt: Int64
+public struct AdminClient: Codable, Sendable {
+    public var id: String
+    public var name: String?
+    public var isPublic: Bool
+    public var redirectURIs, postLogoutRedirectURIs, scopes: [String]
+    public var idTokenAlgorithm: String
+    public var requirePKCE: Bool
+    public var createdAt: Int64
 
     init(_ client: Client) {
         id = client.id
@@ -167,11 +167,11 @@ struct AdminPage<Item: Encodable & Sendable>: Encodable, Sendable {
 }
 
 /// A signing key as listed: its public half only.
-struct AdminKey: Encodable, Sendable {
-    var kid, algorithm: String
-    var active: Bool
-    var createdAt: Int64
-    var publishedUntil: Int64?
+public struct AdminKey: Codable, Sendable {
+    public var kid, algorithm: String
+    public var active: Bool
+    public var createdAt: Int64
+    public var publishedUntil: Int64?
 
     enum CodingKeys: String, CodingKey {
         case kid, algorithm, active

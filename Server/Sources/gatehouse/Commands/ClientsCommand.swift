@@ -22,15 +22,15 @@ struct ClientsCommand: AsyncParsableCommand {
         var idTokenAlgorithm: String
         var requiresPKCE: Bool
 
-        init(_ client: RemoteAdmin.Client) {
+        init(_ client: AdminClient) {
             id = client.id
             name = client.name
-            type = client.public ? "public" : "confidential"
-            redirectURIs = client.redirect_uris
-            postLogoutRedirectURIs = client.post_logout_redirect_uris
+            type = client.isPublic ? "public" : "confidential"
+            redirectURIs = client.redirectURIs
+            postLogoutRedirectURIs = client.postLogoutRedirectURIs
             scopes = client.scopes
-            idTokenAlgorithm = client.id_token_alg
-            requiresPKCE = client.require_pkce
+            idTokenAlgorithm = client.idTokenAlgorithm
+            requiresPKCE = client.requirePKCE
         }
 
         init(_ client: Client) {
@@ -156,7 +156,7 @@ struct ClientsCommand: AsyncParsableCommand {
                 var id_token_alg: String
             }
             struct Created: Decodable {
-                var client: RemoteAdmin.Client
+                var client: AdminClient
                 var client_secret: String?
             }
             let requested = scopes.flatMap { $0.split(separator: " ").map(String.init) }
@@ -166,7 +166,7 @@ struct ClientsCommand: AsyncParsableCommand {
                     id: clientID, name: name, redirect_uris: redirectURIs, post_logout_redirect_uris: postLogoutRedirectURIs,
                     scopes: requested.isEmpty ? ClientRegistrationRules.defaultScopes : requested, public: `public`, id_token_alg: idTokenAlg),
                 as: Created.self)
-            print("Added \(created.client.public ? "public" : "confidential") client \(created.client.id).")
+            print("Added \(created.client.isPublic ? "public" : "confidential") client \(created.client.id).")
             if let secret = created.client_secret { print("Client secret (shown once, store it now): \(secret)") }
         }
     }
@@ -179,7 +179,7 @@ struct ClientsCommand: AsyncParsableCommand {
         func run() async throws {
             let clients: [Summary]
             if let remote = try store.remote() {
-                clients = try await remote.send("GET", "/admin/v1/clients", as: RemoteAdmin.Page<RemoteAdmin.Client>.self).items.map { Summary($0) }
+                clients = try await remote.send("GET", "/admin/v1/clients", as: RemoteAdmin.Page<AdminClient>.self).items.map { Summary($0) }
             } else {
                 clients = try await store.withDatabase { _, database in try await ClientStore(database: database).list() }.map(Summary.init)
             }

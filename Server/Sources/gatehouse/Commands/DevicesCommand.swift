@@ -44,14 +44,14 @@ struct DevicesCommand: AsyncParsableCommand {
         }
 
         private func remoteSummaries(_ remote: RemoteAdmin) async throws -> [Summary] {
-            let devices = try await remote.send("GET", "/admin/v1/devices", as: RemoteAdmin.Page<RemoteAdmin.Device>.self).items
+            let devices = try await remote.send("GET", "/admin/v1/devices", as: RemoteAdmin.Page<AdminDevice>.self).items
             let names = Dictionary(uniqueKeysWithValues: try await remote.users().map { ($0.id, $0.username) })
             var userID: String?
             if let user { userID = try await remote.user(named: user).id }
-            return devices.filter { userID == nil || $0.user_id == userID }.map { device in
+            return devices.filter { userID == nil || $0.userID == userID }.map { device in
                 Summary(
-                    id: device.id, email: device.email, state: device.state, username: device.user_id.flatMap { names[$0] },
-                    deviceName: device.device_name, wrongPINs: device.pin_failures, createdAt: device.created_at, lastUsedAt: device.last_used_at)
+                    id: device.id, email: device.email, state: device.state, username: device.userID.flatMap { names[$0] },
+                    deviceName: device.deviceName, wrongPINs: device.pinFailures, createdAt: device.createdAt, lastUsedAt: device.lastUsedAt)
             }
         }
 

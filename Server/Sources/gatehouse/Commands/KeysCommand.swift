@@ -18,12 +18,12 @@ struct KeysCommand: AsyncParsableCommand {
         var createdAt: Int64
         var publishedUntil: Int64?
 
-        init(_ key: RemoteAdmin.Key) {
+        init(_ key: AdminKey) {
             kid = key.kid
             algorithm = key.algorithm
             status = key.active ? "active" : "retired"
-            createdAt = key.created_at
-            publishedUntil = key.published_until
+            createdAt = key.createdAt
+            publishedUntil = key.publishedUntil
         }
 
         init(_ key: SigningKeyRecord) {
@@ -49,7 +49,7 @@ struct KeysCommand: AsyncParsableCommand {
         func run() async throws {
             let keys: [Summary]
             if let remote = try store.remote() {
-                keys = try await remote.send("GET", "/admin/v1/keys", as: RemoteAdmin.Page<RemoteAdmin.Key>.self).items.map { Summary($0) }
+                keys = try await remote.send("GET", "/admin/v1/keys", as: RemoteAdmin.Page<AdminKey>.self).items.map { Summary($0) }
             } else {
                 keys = try await store.withDatabase { _, database in try await SigningKeyStore(database: database).all() }.map(Summary.init)
             }
@@ -76,7 +76,7 @@ struct KeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             if let remote = try store.remote() {
-                let keys = try await remote.send("POST", "/admin/v1/keys/rotate", as: RemoteAdmin.Page<RemoteAdmin.Key>.self).items.map { Summary($0) }
+                let keys = try await remote.send("POST", "/admin/v1/keys/rotate", as: RemoteAdmin.Page<AdminKey>.self).items.map { Summary($0) }
                 if output.json { return try JSONOutput.print(keys) }
                 for key in keys { print("New active \(key.algorithm) key \(key.kid).") }
                 return print("Previous keys stay published until the tokens they signed expire.")

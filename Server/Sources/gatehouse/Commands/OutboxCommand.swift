@@ -45,16 +45,16 @@ struct OutboxCommand: AsyncParsableCommand {
             sentAt = message.sentAt
         }
 
-        init(_ message: RemoteAdmin.Message) {
+        init(_ message: AdminMessage) {
             id = message.id
             channel = message.channel
             to = message.recipient
             template = message.template
             status = message.status
             attempts = message.attempts
-            lastError = message.last_error
-            createdAt = message.created_at
-            sentAt = message.sent_at
+            lastError = message.lastError
+            createdAt = message.createdAt
+            sentAt = message.sentAt
         }
 
         enum CodingKeys: String, CodingKey {
@@ -95,13 +95,13 @@ struct OutboxCommand: AsyncParsableCommand {
     /// Through the admin API, which never sends bodies (they hold codes): where, what and how each message went.
     private func listRemotely(_ remote: RemoteAdmin) async throws {
         let recipient = to.map { "&to=" + RemoteAdmin.escaped($0) } ?? ""
-        let messages = try await remote.send("GET", "/admin/v1/outbox?limit=\(min(limit, 500))\(recipient)", as: RemoteAdmin.Page<RemoteAdmin.Message>.self)
+        let messages = try await remote.send("GET", "/admin/v1/outbox?limit=\(min(limit, 500))\(recipient)", as: RemoteAdmin.Page<AdminMessage>.self)
             .items
         if output.json { return try JSONOutput.print(messages.map(Entry.init)) }
         guard !messages.isEmpty else { return print(to.map { "No messages to \($0)." } ?? "The outbox is empty.") }
         var table = TextTable(headers: ["CREATED", "CHANNEL", "TO", "TEMPLATE", "STATUS", "ATTEMPTS", "LAST ERROR"])
         table.rows = messages.map {
-            [Timestamp.format($0.created_at), $0.channel, $0.recipient, $0.template, $0.status, "\($0.attempts)", $0.last_error ?? ""]
+            [Timestamp.format($0.createdAt), $0.channel, $0.recipient, $0.template, $0.status, "\($0.attempts)", $0.lastError ?? ""]
         }
         print(table.render())
         print("(Message bodies hold codes and are shown only on the server's machine.)")

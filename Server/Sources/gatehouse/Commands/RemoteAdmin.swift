@@ -67,79 +67,27 @@ struct RemoteAdmin: Sendable {
         var next_cursor: String?
     }
 
-    /// A user as the admin API shows it.
-    struct User: Decodable {
-        var id, username, email: String
-        var name: String?
-        var locked: Bool
-        var created_at: Int64
-    }
-
-    /// A client as the admin API shows it.
-    struct Client: Decodable {
-        var id: String
-        var name: String?
-        var `public`: Bool
-        var redirect_uris, post_logout_redirect_uris, scopes: [String]
-        var id_token_alg: String
-        var require_pkce: Bool
-    }
-
-    /// A signing key as the admin API lists it.
-    struct Key: Decodable {
-        var kid, algorithm: String
-        var active: Bool
-        var created_at: Int64
-        var published_until: Int64?
-    }
-
-    /// A device identity as the admin API lists it.
-    struct Device: Decodable {
-        var id, email, state: String
-        var user_id, device_name: String?
-        var pin_failures: Int
-        var created_at: Int64
-        var last_used_at: Int64?
-    }
-
-    /// A courier message as the admin API lists it (never its body).
-    struct Message: Decodable {
-        var id, channel, recipient, template, status: String
-        var attempts: Int
-        var last_error: String?
-        var created_at: Int64
-        var sent_at: Int64?
-    }
-
-    /// A passkey as the admin API lists it.
-    struct Passkey: Decodable {
-        var id, name, aaguid, attestation: String
-        var synced, user_verified: Bool
-        var created_at: Int64
-        var last_used_at: Int64?
-    }
-
     /// `text` as one path segment or query value.
     static func escaped(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? text
     }
 
     /// The user named `username`, found by the API's search.
-    func user(named username: String) async throws -> User {
+    func user(named username: String) async throws -> AdminUser {
         let name = username.lowercased()
         let query = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? name
-        let found: Page<User> = try await send("GET", "/admin/v1/users?q=\(query)&limit=500", as: Page<User>.self)
+        let found: Page<AdminUser> = try await send("GET", "/admin/v1/users?q=\(query)&limit=500", as: Page<AdminUser>.self)
         guard let user = found.items.first(where: { $0.username == name }) else { throw CommandError("There is no user named \(name).") }
         return user
     }
 
     /// Every user, page after page.
-    func users() async throws -> [User] {
-        var all: [User] = []
+    func users() async throws -> [AdminUser] {
+        var all: [AdminUser] = []
         var cursor: String?
         repeat {
             let after = cursor.map { "&cursor=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0)" } ?? ""
-            let page: Page<User> = try await send("GET", "/admin/v1/users?limit=500\(after)", as: Page<User>.self)
+            let page: Page<AdminUser> = try await send("GET", "/admin/v1/users?limit=500\(after)", as: Page<AdminUser>.self)
             all += page.items
             cursor = page.next_cursor
         } while cursor != nil

@@ -32,14 +32,14 @@ struct UsersCommand: AsyncParsableCommand {
             createdAt = user.createdAt
         }
 
-        init(_ user: RemoteAdmin.User, emailVerified: Bool = false) {
+        init(_ user: AdminUser) {
             id = user.id
             username = user.username
             email = user.email
-            self.emailVerified = emailVerified
+            emailVerified = user.emailVerified
             name = user.name
             locked = user.locked
-            createdAt = user.created_at
+            createdAt = user.createdAt
         }
 
         enum CodingKeys: String, CodingKey {
@@ -76,7 +76,7 @@ struct UsersCommand: AsyncParsableCommand {
             if let remote = try store.remote() {
                 struct NewUser: Encodable { var username, email, password: String; var name: String? }
                 let user = try await remote.send(
-                    "POST", "/admin/v1/users", body: NewUser(username: username, email: email, password: password, name: name), as: RemoteAdmin.User.self)
+                    "POST", "/admin/v1/users", body: NewUser(username: username, email: email, password: password, name: name), as: AdminUser.self)
                 return output.json ? try JSONOutput.print(Summary(user)) : print("Added user \(user.username) (\(user.id)).")
             }
             let user = try await store.withDatabase { configuration, database in
@@ -200,7 +200,7 @@ struct UsersCommand: AsyncParsableCommand {
     static func setLocked(_ username: String, _ locked: Bool, store: StoreOptions) async throws {
         if let remote = try store.remote() {
             let id = try await remote.user(named: username).id
-            try await remote.send("POST", "/admin/v1/users/\(id)/\(locked ? "lock" : "unlock")", as: RemoteAdmin.User.self)
+            try await remote.send("POST", "/admin/v1/users/\(id)/\(locked ? "lock" : "unlock")", as: AdminUser.self)
             return
         }
         let found = try await store.withDatabase { _, database in

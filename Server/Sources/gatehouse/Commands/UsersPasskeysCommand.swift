@@ -84,17 +84,17 @@ extension UsersCommand {
             if let id = rename, let newName = to?.trimmingCharacters(in: .whitespaces) {
                 struct Change: Encodable { var name: String }
                 try await remote.send(
-                    "PATCH", "/admin/v1/users/\(user.id)/passkeys/\(RemoteAdmin.escaped(id))", body: Change(name: newName), as: RemoteAdmin.Passkey.self)
+                    "PATCH", "/admin/v1/users/\(user.id)/passkeys/\(RemoteAdmin.escaped(id))", body: Change(name: newName), as: AdminPasskey.self)
                 return print("Renamed passkey \(id) of \(name) to \(newName).")
             }
             if let id = remove {
                 try await remote.send("DELETE", "/admin/v1/users/\(user.id)/passkeys/\(RemoteAdmin.escaped(id))")
                 return print("Removed passkey \(id) of \(name); it signs in no more.")
             }
-            let list = try await remote.send("GET", "/admin/v1/users/\(user.id)/passkeys", as: RemoteAdmin.Page<RemoteAdmin.Passkey>.self).items.map {
+            let list = try await remote.send("GET", "/admin/v1/users/\(user.id)/passkeys", as: RemoteAdmin.Page<AdminPasskey>.self).items.map {
                 Summary(
-                    id: $0.id, name: $0.name, attestation: $0.attestation, aaguid: $0.aaguid, synced: $0.synced, userVerified: $0.user_verified,
-                    createdAt: $0.created_at, lastUsedAt: $0.last_used_at)
+                    id: $0.id, name: $0.name, attestation: $0.attestation, aaguid: $0.aaguid, synced: $0.synced, userVerified: $0.userVerified,
+                    createdAt: $0.createdAt, lastUsedAt: $0.lastUsedAt)
             }
             if output.json { return try JSONOutput.print(list) }
             print(Self.table(list, name: name))

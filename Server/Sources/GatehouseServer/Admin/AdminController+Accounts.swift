@@ -215,7 +215,7 @@ public struct AdminDevice: Codable, Sendable {
     public var lastUsedAt: Int64?
 
     /// `limit`: the wrong PINs that block an identity, so a blocked one shows as `blocked`.
-    init(_ identity: DeviceIdentity, limit: Int) {
+    public init(_ identity: DeviceIdentity, limit: Int) {
         id = identity.id
         email = identity.email
         state = identity.state(limit: limit).rawValue

@@ -341,9 +341,7 @@ struct AdminController: Sendable {
     // MARK: Keys and events
 
     private func keys() async throws -> [AdminKey] {
-        try await server.keyStore.all().map {
-            AdminKey(kid: $0.kid, algorithm: $0.algorithm, active: $0.isActive, createdAt: $0.createdAt, publishedUntil: $0.publishedUntil)
-        }
+        try await server.keyStore.all().map(AdminKey.init)
     }
 
     private func rotateKeys(actor: String) async throws -> Response {

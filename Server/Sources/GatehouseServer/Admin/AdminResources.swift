@@ -21,7 +21,8 @@ public struct AdminUser: Codable, Sendable, Equatable {
     public var phoneNumberVerified, locked, hasPassword: Bool
     public var createdAt, updatedAt: Int64
 
-    init(_ user: User) {
+    /// What the API shows of `user`.
+    public init(_ user: User) {
         id = user.id
         username = user.username
         email = user.email
@@ -97,7 +98,8 @@ public struct AdminClient: Codable, Sendable {
     public var requirePKCE: Bool
     public var createdAt: Int64
 
-    init(_ client: Client) {
+    /// What the API shows of `client`.
+    public init(_ client: Client) {
         id = client.id
         name = client.name
         isPublic = client.isPublic
@@ -172,6 +174,15 @@ public struct AdminKey: Codable, Sendable {
     public var active: Bool
     public var createdAt: Int64
     public var publishedUntil: Int64?
+
+    /// What the API shows of `key`.
+    public init(_ key: SigningKeyRecord) {
+        kid = key.kid
+        algorithm = key.algorithm
+        active = key.isActive
+        createdAt = key.createdAt
+        publishedUntil = key.publishedUntil
+    }
 
     enum CodingKeys: String, CodingKey {
         case kid, algorithm, active

@@ -33,17 +33,6 @@ struct ClientsCommand: AsyncParsableCommand {
             requiresPKCE = client.requirePKCE
         }
 
-        init(_ client: Client) {
-            id = client.id
-            name = client.name
-            type = client.isPublic ? "public" : "confidential"
-            redirectURIs = client.redirectURIs
-            postLogoutRedirectURIs = client.postLogoutRedirectURIs
-            scopes = client.scopes
-            idTokenAlgorithm = client.idTokenAlgorithm
-            requiresPKCE = client.requiresPKCE
-        }
-
         enum CodingKeys: String, CodingKey {
             case id, name, type, scopes
             case redirectURIs = "redirect_uris"
@@ -135,7 +124,7 @@ struct ClientsCommand: AsyncParsableCommand {
                     var clientSecret: String?
                     enum CodingKeys: String, CodingKey { case client; case clientSecret = "client_secret" }
                 }
-                try JSONOutput.print(Created(client: Summary(client), clientSecret: generateSecret ? secret : nil))
+                try JSONOutput.print(Created(client: Summary(AdminClient(client)), clientSecret: generateSecret ? secret : nil))
             } else {
                 print("Added \(client.isPublic ? "public" : "confidential") client \(client.id).")
                 if generateSecret, let secret {
@@ -181,7 +170,7 @@ struct ClientsCommand: AsyncParsableCommand {
             if let remote = try store.remote() {
                 clients = try await remote.send("GET", "/admin/v1/clients", as: RemoteAdmin.Page<AdminClient>.self).items.map { Summary($0) }
             } else {
-                clients = try await store.withDatabase { _, database in try await ClientStore(database: database).list() }.map(Summary.init)
+                clients = try await store.withDatabase { _, database in try await ClientStore(database: database).list() }.map { Summary(AdminClient($0)) }
             }
             if output.json { return try JSONOutput.print(clients) }
             guard !clients.isEmpty else { return print("No clients yet. Add one with `gatehouse clients add`.") }

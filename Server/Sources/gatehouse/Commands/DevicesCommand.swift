@@ -17,6 +17,18 @@ struct DevicesCommand: AsyncParsableCommand {
         let createdAt: Int64
         let lastUsedAt: Int64?
 
+        /// `device` as printed, with its user's name.
+        init(_ device: AdminDevice, username: String?) {
+            id = device.id
+            email = device.email
+            state = device.state
+            self.username = username
+            deviceName = device.deviceName
+            wrongPINs = device.pinFailures
+            createdAt = device.createdAt
+            lastUsedAt = device.lastUsedAt
+        }
+
         enum CodingKeys: String, CodingKey {
             case id, email, state, username
             case deviceName = "device_name"
@@ -48,11 +60,7 @@ struct DevicesCommand: AsyncParsableCommand {
             let names = Dictionary(uniqueKeysWithValues: try await remote.users().map { ($0.id, $0.username) })
             var userID: String?
             if let user { userID = try await remote.user(named: user).id }
-            return devices.filter { userID == nil || $0.userID == userID }.map { device in
-                Summary(
-                    id: device.id, email: device.email, state: device.state, username: device.userID.flatMap { names[$0] },
-                    deviceName: device.deviceName, wrongPINs: device.pinFailures, createdAt: device.createdAt, lastUsedAt: device.lastUsedAt)
-            }
+            return devices.filter { userID == nil || $0.userID == userID }.map { Summary($0, username: $0.userID.flatMap { names[$0] }) }
         }
 
         private func localSummaries() async throws -> [Summary] {
@@ -68,12 +76,7 @@ struct DevicesCommand: AsyncParsableCommand {
                 var names: [String: String] = [:]
                 for id in Set(identities.compactMap(\.userID)) { names[id] = try await users.find(id: id)?.username }
                 let limit = configuration.authenticator.maxPINAttempts
-                return identities.map { identity in
-                    Summary(
-                        id: identity.id, email: identity.email, state: identity.state(limit: limit).rawValue,
-                        username: identity.userID.flatMap { names[$0] }, deviceName: identity.deviceName,
-                        wrongPINs: identity.pinFailures, createdAt: identity.createdAt, lastUsedAt: identity.lastUsedAt)
-                }
+                return identities.map { Summary(AdminDevice($0, limit: limit), username: $0.userID.flatMap { names[$0] }) }
             }
         }
     }

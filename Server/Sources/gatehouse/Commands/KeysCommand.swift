@@ -26,14 +26,6 @@ struct KeysCommand: AsyncParsableCommand {
             publishedUntil = key.publishedUntil
         }
 
-        init(_ key: SigningKeyRecord) {
-            kid = key.kid
-            algorithm = key.algorithm
-            status = key.isActive ? "active" : "retired"
-            createdAt = key.createdAt
-            publishedUntil = key.publishedUntil
-        }
-
         enum CodingKeys: String, CodingKey {
             case kid, algorithm, status
             case createdAt = "created_at"
@@ -51,7 +43,7 @@ struct KeysCommand: AsyncParsableCommand {
             if let remote = try store.remote() {
                 keys = try await remote.send("GET", "/admin/v1/keys", as: RemoteAdmin.Page<AdminKey>.self).items.map { Summary($0) }
             } else {
-                keys = try await store.withDatabase { _, database in try await SigningKeyStore(database: database).all() }.map(Summary.init)
+                keys = try await store.withDatabase { _, database in try await SigningKeyStore(database: database).all() }.map { Summary(AdminKey($0)) }
             }
             if output.json { return try JSONOutput.print(keys) }
             guard !keys.isEmpty else { return print("No signing keys yet; `gatehouse serve` creates them on first start.") }
@@ -90,7 +82,7 @@ struct KeysCommand: AsyncParsableCommand {
                     return keys
                 }
             }
-            if output.json { return try JSONOutput.print(keys.map(Summary.init)) }
+            if output.json { return try JSONOutput.print(keys.map { Summary(AdminKey($0)) }) }
             for key in keys { print("New active \(key.algorithm) key \(key.kid).") }
             print("Previous keys stay published until the tokens they signed expire.")
         }

@@ -22,16 +22,6 @@ struct UsersCommand: AsyncParsableCommand {
         var locked: Bool
         var createdAt: Int64
 
-        init(_ user: User) {
-            id = user.id
-            username = user.username
-            email = user.email
-            emailVerified = user.emailVerified
-            name = user.name
-            locked = user.isLocked
-            createdAt = user.createdAt
-        }
-
         init(_ user: AdminUser) {
             id = user.id
             username = user.username
@@ -96,7 +86,7 @@ struct UsersCommand: AsyncParsableCommand {
                     return user
                 }
             }
-            if output.json { try JSONOutput.print(Summary(user)) } else { print("Added user \(user.username) (\(user.id)).") }
+            if output.json { try JSONOutput.print(Summary(AdminUser(user))) } else { print("Added user \(user.username) (\(user.id)).") }
         }
     }
 
@@ -110,7 +100,7 @@ struct UsersCommand: AsyncParsableCommand {
             if let remote = try store.remote() {
                 users = try await remote.users().map { Summary($0) }
             } else {
-                users = try await store.withDatabase { _, database in try await UserStore(database: database).list() }.map(Summary.init)
+                users = try await store.withDatabase { _, database in try await UserStore(database: database).list() }.map { Summary(AdminUser($0)) }
             }
             if output.json { return try JSONOutput.print(users) }
             guard !users.isEmpty else { return print("No users yet. Add one with `gatehouse users add`.") }

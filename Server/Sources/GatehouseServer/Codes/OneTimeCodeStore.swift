@@ -60,7 +60,6 @@ struct OneTimeCodeStore: Sendable {
         let now = clock.now()
         let policy = policy
         return try await database.transaction { sql in
-            try await sql.raw("DELETE FROM one_time_codes WHERE expires_at <= \(bind: now - 86_400)").run()
             let existing = try await sql.raw(
                 """
                 SELECT attempts, sends, last_sent_at FROM one_time_codes WHERE flow_hash = \(bind: flowHash) AND purpose = \(bind: purpose.rawValue)

@@ -53,6 +53,8 @@ public struct ServerConfiguration: Sendable, Decodable {
     public var metrics = MetricsPolicy()
     /// Spans exported by OTLP when a collector is configured; off by default.
     public var tracing = TracingPolicy()
+    /// The background sweep of expired rows.
+    public var housekeeping = HousekeepingPolicy()
     /// Connection timeouts and the connection limit.
     public var connections = ConnectionPolicy()
     /// Reverse proxies whose forwarded client addresses the per-address limits believe; none by default.
@@ -99,6 +101,7 @@ public struct ServerConfiguration: Sendable, Decodable {
         try file.update(&audit, .audit)
         try file.update(&metrics, .metrics)
         try file.update(&tracing, .tracing)
+        try file.update(&housekeeping, .housekeeping)
         try file.update(&connections, .connections)
         try file.update(&trustedProxies, .trustedProxies)
         try file.update(&demo, .demo)
@@ -111,6 +114,7 @@ public struct ServerConfiguration: Sendable, Decodable {
     /// The configuration file's keys.
     enum CodingKeys: String, CodingKey, CaseIterable {
         case host, port, database, issuer, secret, demo, registration, courier, authenticator, connections, audit, metrics, tracing
+        case housekeeping
         case oneTimeCodes = "one_time_codes"
         case webAuthn = "webauthn"
         case identityProviders = "identity_providers"
@@ -185,6 +189,7 @@ public struct ServerConfiguration: Sendable, Decodable {
         try audit.validate()
         try metrics.validate(serverPort: port)
         try tracing.validate()
+        try housekeeping.validate()
         try trustedProxies.validate()
         try signOn.validate("sign_on")
         for (client, policy) in clientSignOn { try policy.validate("client_sign_on.\(client)") }

@@ -41,7 +41,7 @@ struct AppLoginStore: Sendable {
         let now = clock.now()
         let flowHash = TokenDigest.hex(flowID)
         try await database.transaction { sql in
-            try await sql.raw("DELETE FROM app_logins WHERE expires_at <= \(bind: now - 3600) OR flow_hash = \(bind: flowHash)").run()
+            try await sql.raw("DELETE FROM app_logins WHERE flow_hash = \(bind: flowHash)").run()
             try await sql.raw(
                 """
                 INSERT INTO app_logins (id, code_hash, flow_hash, client_name, status, created_at, expires_at, requester_address, requester_agent)

@@ -22,8 +22,7 @@ public struct DeviceIdentityStore: Sendable {
         let secret = SecureRandom.token()
         let now = clock.now()
         try await database.transaction { sql in
-            // Registrations never finished are dropped after their lifetime.
-            try await sql.raw("DELETE FROM device_identities WHERE expires_at <= \(bind: now)").run()
+            // Registrations never finished expire; the housekeeping sweep drops them.
             try await sql.raw(
                 """
                 INSERT INTO device_identities (id, secret_hash, user_id, email, device_name, state, sealed_oprf_key, created_at, updated_at, expires_at)
@@ -59,13 +58,16 @@ public struct DeviceIdentityStore: Sendable {
         }
     }
 
-    /// Every identity of `userID`, or of every user; newest first.
+    /// Every identity of `userID`, or of every user, but registrations that expired unfinished; newest first.
     public func list(userID: String? = nil) async throws -> [DeviceIdentity] {
-        try await database.read { sql in
+        let now = clock.now()
+        return try await database.read { sql in
+            let live: SQLQueryString = "(expires_at IS NULL OR expires_at > \(bind: now))"
             if let userID {
-                return try await sql.raw("SELECT * FROM device_identities WHERE user_id = \(bind: userID) ORDER BY created_at DESC").all().map(Self.decode)
+                return try await sql.raw("SELECT * FROM device_identities WHERE user_id = \(bind: userID) AND \(live) ORDER BY created_at DESC").all()
+                    .map(Self.decode)
             }
-            return try await sql.raw("SELECT * FROM device_identities ORDER BY created_at DESC").all().map(Self.decode)
+            return try await sql.raw("SELECT * FROM device_identities WHERE \(live) ORDER BY created_at DESC").all().map(Self.decode)
         }
     }
 

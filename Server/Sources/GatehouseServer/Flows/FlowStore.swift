@@ -23,7 +23,6 @@ struct FlowStore: Sendable {
         let encoded = String(decoding: try JSONEncoder().encode(state), as: UTF8.self)
         let bindingHash: String? = if case .browser(let binding) = owner { TokenDigest.hex(binding) } else { nil }
         try await database.transaction { sql in
-            try await sql.raw("DELETE FROM flows WHERE expires_at <= \(bind: now)").run()
             try await sql.raw(
                 """
                 INSERT INTO flows (id_hash, kind, client_id, state, created_at, expires_at, browser_binding_hash)

@@ -23,9 +23,9 @@ struct AuthorizationCodeStore: Sendable {
     func issue(for grant: Grant, binding: Binding, lifetime: Int64) async throws -> String {
         let code = SecureRandom.token()
         let now = clock.now()
+        // Consumed codes stay until the housekeeping sweep takes them (`housekeeping.replay_window` past expiry),
+        // so a late replay is still recognised.
         try await database.transaction { sql in
-            // Consumed codes are kept until a day after expiry so a late replay is still recognised.
-            try await sql.raw("DELETE FROM authorization_codes WHERE expires_at <= \(bind: now - 86_400)").run()
             try await sql.raw(
                 """
                 INSERT INTO authorization_codes (code_hash, grant_id, client_id, user_id, redirect_uri, scope, nonce, code_challenge,

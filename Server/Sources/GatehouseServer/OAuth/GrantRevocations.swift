@@ -31,10 +31,8 @@ enum GrantRevocations {
         "NOT EXISTS (SELECT 1 FROM revoked_grants WHERE revoked_grants.grant_id = \(unsafeRaw: table).grant_id)"
     }
 
-    /// Records `grantID` as revoked, for at least as long as `extent` needs, and forgets revocations no token can
-    /// outlive any more.
+    /// Records `grantID` as revoked, for at least as long as `extent` needs (the housekeeping sweep forgets it then).
     static func revoke(_ grantID: String, extent: Extent, at now: Int64, in sql: any SQLDatabase) async throws {
-        try await sql.raw("DELETE FROM revoked_grants WHERE expires_at <= \(bind: now)").run()
         try await sql.raw(
             """
             INSERT INTO revoked_grants (grant_id, revoked_at, expires_at) VALUES (\(bind: grantID), \(bind: now), \(bind: now + extent.retention))

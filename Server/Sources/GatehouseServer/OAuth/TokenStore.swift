@@ -51,7 +51,6 @@ struct TokenStore: Sendable {
     /// transaction already open (the token endpoint authenticates the client in it).
     func issueClientToken(clientID: String, scopes: [String], lifetime: Int64, minted: MintedTokens, in sql: any SQLDatabase) async throws -> String {
         let now = clock.now()
-        try await sql.raw("DELETE FROM access_tokens WHERE expires_at <= \(bind: now - 86_400)").run()
         try await sql.raw(
             """
             INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at)
@@ -77,15 +76,12 @@ struct TokenStore: Sendable {
     ) async throws -> RefreshOutcome {
         let digest = TokenDigest.storageKey(token)
         let now = clock.now()
-        let row = try await sql.raw(
-            """
-            UPDATE refresh_tokens SET used_at = \(bind: now)
-            WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID) AND used_at IS NULL AND revoked_at IS NULL
-              AND \(GrantRevocations.familyIsActive("refresh_tokens"))
-            RETURNING *
-            """
-        ).first()
-        guard let row else {
+        let rotation = Rotation(
+            digest: digest, clientID: clientID, narrowedScope: narrowedScopes?.joined(separator: " "), lifetimes: lifetimes, minted: minted, now: now)
+        // PostgreSQL takes the rotation in one statement (a round trip is most of a rotation's cost there); SQLite,
+        // in the process, step by step.
+        let used = sql.dialect.name == "postgresql" ? try await rotation.inOneStatement(in: sql) : try await rotation.stepByStep(in: sql)
+        guard let used else {
             let earlier = try await sql.raw(
                 """
                 SELECT grant_id, user_id, used_at FROM refresh_tokens WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID)
@@ -97,19 +93,89 @@ struct TokenStore: Sendable {
             }
             return .invalid
         }
-        guard try row.decode(column: "expires_at", as: Int64.self) > now else { return .invalid }
-        var grant = try Self.decodeGrant(row)
+        // An expired token is marked used but issues nothing.
+        guard used.expiresAt > now else { return .invalid }
+        var grant = used.grant
         if let narrowedScopes {
-            // Throwing rolls the transaction back, so the refresh token stays usable.
+            // Throwing rolls the transaction back, so the refresh token stays usable and nothing is issued.
             if let extra = narrowedScopes.first(where: { !grant.scopes.contains($0) }) {
                 throw OAuthError.invalidScope("The scope \(extra) was not granted originally.")
             }
             grant.scopes = narrowedScopes
         }
-        let tokens = try await Self.insert(minted, for: grant, lifetimes: lifetimes, now: now, in: sql)
-        // Read here rather than afterwards on a read connection: the writer's page cache stays warm, while a
-        // read connection starts each read after a commit with an empty one.
-        return .rotated(grant, tokens, user: try await UserStore.find(id: grant.userID, in: sql))
+        if used.issuesLater {
+            _ = try await Self.insert(minted, for: grant, lifetimes: lifetimes, now: now, in: sql)
+            // Read here rather than afterwards on a read connection: the writer's page cache stays warm, while a
+            // read connection starts each read after a commit with an empty one.
+            return .rotated(grant, minted.issued, user: try await UserStore.find(id: grant.userID, in: sql))
+        }
+        return .rotated(grant, minted.issued, user: used.user)
+    }
+
+    /// One refresh token's rotation: marking it used, and issuing its successors.
+    private struct Rotation {
+        let digest: String
+        let clientID: String
+        /// The scope the new tokens carry when narrower than the grant's.
+        let narrowedScope: String?
+        let lifetimes: TokenLifetimes
+        let minted: MintedTokens
+        let now: Int64
+
+        /// The token as it was when marked used.
+        struct Used {
+            var grant: Grant
+            var expiresAt: Int64
+            /// Whether the new tokens are still to be inserted, and the user still to be read.
+            var issuesLater: Bool
+            var user: User?
+        }
+
+        /// Marks the token used; the caller inserts the new tokens. `nil` when the token is not an unused, active one.
+        func stepByStep(in sql: any SQLDatabase) async throws -> Used? {
+            let row = try await sql.raw(
+                """
+                UPDATE refresh_tokens SET used_at = \(bind: now)
+                WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID) AND used_at IS NULL AND revoked_at IS NULL
+                  AND \(GrantRevocations.familyIsActive("refresh_tokens"))
+                RETURNING *
+                """
+            ).first()
+            guard let row else { return nil }
+            return Used(grant: try TokenStore.decodeGrant(row), expiresAt: try row.decode(column: "expires_at", as: Int64.self), issuesLater: true)
+        }
+
+        /// Marks the token used, inserts the new tokens (unless it expired) and reads the user, in one PostgreSQL
+        /// statement (data-modifying CTEs). A narrower scope is checked by the caller afterwards; its error rolls
+        /// everything back.
+        func inOneStatement(in sql: any SQLDatabase) async throws -> Used? {
+            guard let refreshDigest = minted.refreshDigest else { return nil }
+            let row = try await sql.raw(
+                """
+                WITH used AS (
+                    UPDATE refresh_tokens SET used_at = \(bind: now)
+                    WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID) AND used_at IS NULL AND revoked_at IS NULL
+                      AND \(GrantRevocations.familyIsActive("refresh_tokens"))
+                    RETURNING grant_id, client_id, user_id, scope, auth_time, amr, expires_at
+                ), access AS (
+                    INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at)
+                    SELECT \(bind: minted.accessDigest), grant_id, client_id, user_id, COALESCE(\(bind: narrowedScope), scope), \(bind: now), \(bind: now + lifetimes.accessToken)
+                    FROM used WHERE expires_at > \(bind: now)
+                ), refresh AS (
+                    INSERT INTO refresh_tokens (token_hash, grant_id, client_id, user_id, scope, auth_time, amr, created_at, expires_at)
+                    SELECT \(bind: refreshDigest), grant_id, client_id, user_id, COALESCE(\(bind: narrowedScope), scope), auth_time, amr, \(bind: now), \(bind: now + lifetimes.refreshToken)
+                    FROM used WHERE expires_at > \(bind: now)
+                )
+                SELECT used.grant_id, used.client_id, used.user_id, used.scope, used.auth_time, used.amr, used.expires_at AS token_expires_at, u.*
+                FROM used LEFT JOIN users u ON u.id = used.user_id
+                """
+            ).first()
+            guard let row else { return nil }
+            let user = try row.decode(column: "id", as: String?.self) == nil ? nil : try UserStore.decode(row)
+            return Used(
+                grant: try TokenStore.decodeGrant(row), expiresAt: try row.decode(column: "token_expires_at", as: Int64.self), issuesLater: false,
+                user: user)
+        }
     }
 
     /// The active access token, or `nil` when unknown, expired or revoked.
@@ -234,7 +300,7 @@ struct TokenStore: Sendable {
         return minted.issued
     }
 
-    private static func decodeGrant(_ row: any SQLRow) throws -> Grant {
+    fileprivate static func decodeGrant(_ row: any SQLRow) throws -> Grant {
         Grant(
             id: try row.decode(column: "grant_id", as: String.self),
             clientID: try row.decode(column: "client_id", as: String.self),

@@ -33,17 +33,18 @@ public struct ExpiredRowSweep: Sendable {
         let condition: SQLQueryString
     }
 
-    /// The rules at `now`. Grace periods match the stores' own: a code or token lingers a day past expiry so a late
-    /// presentation is told "expired" rather than "unknown" (the answers are the same either way).
+    /// The rules at `now`. Only an authorization code lingers past expiry (`housekeeping.replay_window`): presenting
+    /// a used one again revokes what it issued. One-time codes keep a day for their attempt history.
     func rules(at now: Int64) -> [Rule] {
         let day: Int64 = 86_400
         let idle = configuration.tokens.sessionIdle
+        let replayWindow = configuration.housekeeping.replayWindow
         let auditCutoff = now - Int64(configuration.audit.retentionDays) * day
         return [
             Rule(table: "flows", key: "id_hash", condition: "expires_at <= \(bind: now)"),
-            Rule(table: "authorization_codes", key: "code_hash", condition: "expires_at <= \(bind: now - day)"),
+            Rule(table: "authorization_codes", key: "code_hash", condition: "expires_at <= \(bind: now - replayWindow)"),
             Rule(table: "browser_sessions", key: "id_hash", condition: "expires_at <= \(bind: now) OR last_seen_at <= \(bind: now - idle)"),
-            Rule(table: "access_tokens", key: "token_hash", condition: "expires_at <= \(bind: now - day)"),
+            Rule(table: "access_tokens", key: "token_hash", condition: "expires_at <= \(bind: now)"),
             // A used refresh token is kept until it expires: presenting it again until then revokes its family.
             Rule(table: "refresh_tokens", key: "token_hash", condition: "expires_at <= \(bind: now)"),
             Rule(table: "revoked_grants", key: "grant_id", condition: "expires_at <= \(bind: now)"),
@@ -68,6 +69,8 @@ public struct ExpiredRowSweep: Sendable {
         public var deleted: [String: Int] = [:]
         /// Whether another node held the sweep and this one stood aside.
         public var skipped = false
+        /// Whether the pass stopped at its batch limit with rows still due: the next pass should follow soon.
+        public var unfinished = false
         /// Rows deleted in all.
         public var total: Int { deleted.values.reduce(0, +) }
     }
@@ -77,7 +80,11 @@ public struct ExpiredRowSweep: Sendable {
         var outcome = Outcome()
         var batches = 0
         for rule in rules(at: clock.now()) {
-            while batches < maxBatches {
+            while true {
+                guard batches < maxBatches else {
+                    outcome.unfinished = true
+                    return outcome
+                }
                 batches += 1
                 guard let deleted = try await batch(rule) else {
                     outcome.skipped = true

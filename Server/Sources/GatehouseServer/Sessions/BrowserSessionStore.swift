@@ -22,7 +22,6 @@ struct BrowserSessionStore: Sendable {
             if let previousID {
                 try await sql.raw("DELETE FROM browser_sessions WHERE id_hash = \(bind: TokenDigest.hex(previousID))").run()
             }
-            try await sql.raw("DELETE FROM browser_sessions WHERE expires_at <= \(bind: now) OR last_seen_at <= \(bind: now - idleTimeout)").run()
             try await sql.raw(
                 """
                 INSERT INTO browser_sessions (id_hash, user_id, auth_time, amr, created_at, expires_at, last_seen_at)

@@ -34,6 +34,7 @@ struct ReadmeSettingsTests {
             "audit": keys(AuditPolicy.CodingKeys.self) + keys(AuditWebhook.CodingKeys.self).map { "webhook.\($0)" },
             "metrics": keys(MetricsPolicy.CodingKeys.self),
             "tracing": keys(TracingPolicy.CodingKeys.self),
+            "housekeeping": keys(HousekeepingPolicy.CodingKeys.self),
             "identity_providers": keys(IdentityProvider.CodingKeys.self)
                 + keys(IdentityProvider.ClaimMapping.CodingKeys.self).map { "claims.\($0)" },
         ]

@@ -27,12 +27,22 @@ struct AppLoginWatcherTests {
 
             // Open streams end when the node stops, and a page that comes later gets an ended stream.
             let open = watcher.watch(sessionID: "s", flowID: "f")
-            let reader = Task { await open.reduce(0) { count, _ in count + 1 } }
-            try await Task.sleep(for: .milliseconds(120))
+            let (answered, onFirstAnswer) = AsyncStream<Void>.makeStream()
+            let reader = Task {
+                var count = 0
+                for await _ in open {
+                    count += 1
+                    onFirstAnswer.yield()
+                }
+                return count
+            }
+            var firstAnswer = answered.makeAsyncIterator()
+            _ = await firstAnswer.next()
             watcher.stop()
-            #expect(await reader.value >= 1)
+            #expect(await reader.value >= 1, "the page had an answer while the node ran, and its stream ended at the stop")
             var late = watcher.watch(sessionID: "s", flowID: "f").makeAsyncIterator()
             #expect(await late.next() == nil)
         }
     }
+
 }

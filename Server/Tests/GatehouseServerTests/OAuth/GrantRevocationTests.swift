@@ -111,6 +111,9 @@ struct GrantRevocationTests {
             let later = try await makeGrant(server, username: "bob")
             let second = try await server.tokens.issue(for: later, withRefreshToken: true, lifetimes: server.configuration.tokens)
             try await server.tokens.revoke(try #require(second.refreshToken), clientID: "web")
+            // The housekeeping sweep forgets it.
+            let swept = try await ExpiredRowSweep(database: server.database, clock: server.clock, configuration: server.configuration).run()
+            #expect(swept.deleted["revoked_grants"] == 1)
             let kept = try await server.database.read { sql in
                 try await sql.raw("SELECT grant_id FROM revoked_grants").all().map { try $0.decode(column: "grant_id", as: String.self) }
             }

@@ -12,6 +12,7 @@ final class PostgresStoreDatabase: Database {
     private let client: PostgresClient
     private let runner: Task<Void, Never>
     private let logger: Logger
+    private let statements = PreparedStatementNames()
 
     private init(client: PostgresClient, runner: Task<Void, Never>, logger: Logger) {
         self.client = client
@@ -48,8 +49,16 @@ final class PostgresStoreDatabase: Database {
     }
 
     func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await client.withConnection { connection in
-            try await body(connection.sql(queryLogLevel: nil))
+        let run = { [client, statements] in
+            try await client.withConnection { connection in
+                try await body(PreparedStatementSQLDatabase(connection: connection, names: statements))
+            }
+        }
+        do {
+            return try await run()
+        } catch let error where PreparedStatementSQLDatabase.isStale(error) {
+            // Prepared afresh under a new name.
+            return try await run()
         }
     }
 
@@ -59,8 +68,8 @@ final class PostgresStoreDatabase: Database {
         var attempt = 1
         while true {
             do {
-                return try await client.withTransaction(logger: logger) { connection in
-                    try await body(connection.sql(queryLogLevel: nil))
+                return try await client.withTransaction(logger: logger) { [statements] connection in
+                    try await body(PreparedStatementSQLDatabase(connection: connection, names: statements))
                 }
             } catch let error as PostgresTransactionError {
                 let cause = error.closureError ?? error.beginError ?? error.commitError ?? error
@@ -78,10 +87,11 @@ final class PostgresStoreDatabase: Database {
 
     static let maximumAttempts = 5
 
-    /// Deadlock victims (40P01) and serialization failures (40001) succeed when simply tried again.
+    /// Deadlock victims (40P01) and serialization failures (40001) succeed when simply tried again, as does a
+    /// transaction whose prepared statement broke (it is prepared afresh; see ``PreparedStatementSQLDatabase``).
     static func isRetryable(_ error: any Error) -> Bool {
         guard let error = error as? PSQLError, let state = error.serverInfo?[.sqlState] else { return false }
-        return state == "40P01" || state == "40001"
+        return state == "40P01" || state == "40001" || PreparedStatementSQLDatabase.isStale(error)
     }
 
     func lock(_ lock: DatabaseLock, in sql: any SQLDatabase) async throws {

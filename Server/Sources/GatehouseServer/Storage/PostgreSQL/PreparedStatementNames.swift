@@ -1,0 +1,55 @@
+import NIOConcurrencyHelpers
+
+/// The names under which a process's SQL texts are prepared on PostgreSQL connections: one per text, shared by every
+/// connection, so each connection parses and plans a statement once and then only binds and executes it.
+///
+/// Bounded: past ``capacity`` texts (SQL built with variable parts), new texts run unprepared. A statement whose
+/// prepared form broke on the server (a schema change altered its result, a preparation failed inside an aborted
+/// transaction — PostgresNIO then remembers the failure for that name) gets a fresh name, at most
+/// ``maximumRenames`` times; after that it runs unprepared.
+final class PreparedStatementNames: Sendable {
+    private struct Entry {
+        var number: Int
+        var renames = 0
+    }
+
+    private struct State {
+        var entries: [String: Entry] = [:]
+        var next = 0
+    }
+
+    private let state = NIOLockedValueBox(State())
+    let capacity: Int
+    static let maximumRenames = 3
+
+    init(capacity: Int = 1_000) {
+        self.capacity = capacity
+    }
+
+    /// The name to prepare `sql` under, or `nil` to run it unprepared.
+    func name(for sql: String) -> String? {
+        state.withLockedValue { state in
+            if let entry = state.entries[sql] {
+                return entry.renames > Self.maximumRenames ? nil : "gatehouse_\(entry.number)"
+            }
+            guard state.entries.count < capacity else { return nil }
+            state.next += 1
+            state.entries[sql] = Entry(number: state.next)
+            return "gatehouse_\(state.next)"
+        }
+    }
+
+    /// `sql`'s prepared form can no longer be used on some connection: later executions prepare it under a new name.
+    func renew(_ sql: String) {
+        state.withLockedValue { state in
+            guard var entry = state.entries[sql] else { return }
+            state.next += 1
+            entry.number = state.next
+            entry.renames += 1
+            state.entries[sql] = entry
+        }
+    }
+
+    /// How many texts have names.
+    var count: Int { state.withLockedValue { $0.entries.count } }
+}

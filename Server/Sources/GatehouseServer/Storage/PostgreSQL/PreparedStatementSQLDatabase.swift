@@ -1,0 +1,102 @@
+import Logging
+import NIOCore
+import PostgresKit
+import PostgresNIO
+import SQLKit
+
+/// The `SQLDatabase` the stores see on PostgreSQL: one pooled connection that runs each query as a named prepared
+/// statement (``PreparedStatementNames``), so PostgreSQL plans it once per connection instead of on every request.
+/// Planning was more than half of the server's work for a token lookup.
+///
+/// Queries whose values PostgresNIO cannot encode directly, and texts past the names' capacity, take PostgresKit's
+/// usual unnamed path.
+struct PreparedStatementSQLDatabase: SQLDatabase {
+    let connection: PostgresConnection
+    let names: PreparedStatementNames
+
+    var logger: Logger { connection.logger }
+    var eventLoop: any EventLoop { connection.eventLoop }
+    var version: (any SQLDatabaseReportedVersion)? { nil }
+    var dialect: any SQLDialect { PostgresDialect() }
+    var queryLogLevel: Logger.Level? { nil }
+
+    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) -> EventLoopFuture<Void> {
+        eventLoop.makeFutureWithTask { try await self.execute(sql: query, onRow) }
+    }
+
+    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
+        let (sql, binds) = serialize(query)
+        guard let bindings = try Self.bindings(binds), let name = names.name(for: sql) else {
+            try await connection.sql(queryLogLevel: nil).execute(sql: query, onRow)
+            return
+        }
+        do {
+            try await DynamicStatement.$text.withValue(.init(name: name, sql: sql)) {
+                for try await row in try await connection.execute(DynamicStatement(bindings: bindings), logger: logger) {
+                    onRow(row.sql())
+                }
+            }
+        } catch let error as PSQLError where Self.breaksStatement(error) {
+            names.renew(sql)
+            throw error
+        }
+    }
+
+    /// The values as PostgresNIO's own encodings, the same PostgresKit chooses for them; `nil` when one has none.
+    static func bindings(_ binds: [any Encodable & Sendable]) throws -> PostgresBindings? {
+        var bindings = PostgresBindings(capacity: binds.count)
+        for bind in binds {
+            if (bind as? any OptionalValue)?.isNone == true {
+                bindings.appendNull()
+            } else if let value = bind as? any PostgresThrowingDynamicTypeEncodable {
+                try bindings.append(value)
+            } else {
+                return nil
+            }
+        }
+        return bindings
+    }
+
+    /// Errors after which this statement's prepared form on the connection is of no more use: it went stale, or its
+    /// preparation failed in an aborted transaction (`25P02`), which PostgresNIO then remembers for the name.
+    static func breaksStatement(_ error: PSQLError) -> Bool {
+        isStale(error) || error.serverInfo?[.sqlState] == "25P02"
+    }
+
+    /// The prepared statement's result changed shape under it (`0A000`, a migration by a newer node) or the server
+    /// no longer knows it (`26000`): running the work again prepares it afresh.
+    static func isStale(_ error: any Error) -> Bool {
+        guard let error = error as? PSQLError, let state = error.serverInfo?[.sqlState] else { return false }
+        return state == "0A000" || state == "26000"
+    }
+}
+
+/// Lets ``PreparedStatementSQLDatabase`` tell an optional holding nothing from a value.
+private protocol OptionalValue {
+    var isNone: Bool { get }
+}
+
+extension Optional: OptionalValue {
+    var isNone: Bool { self == nil }
+}
+
+/// A prepared statement whose text is chosen at run time. PostgresNIO takes a prepared statement's name and SQL from
+/// static properties of its type, read when the statement is sent; here they read a task-local that
+/// ``PreparedStatementSQLDatabase`` sets around each execution.
+private struct DynamicStatement: PostgresPreparedStatement {
+    struct Text: Sendable {
+        var name: String
+        var sql: String
+    }
+
+    @TaskLocal static var text = Text(name: "", sql: "")
+
+    static var name: String { text.name }
+    static var sql: String { text.sql }
+
+    let bindings: PostgresBindings
+
+    func makeBindings() throws -> PostgresBindings { bindings }
+
+    func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
+}

@@ -3,7 +3,8 @@ clients, driven by wrk (simple requests) and by a bounded pool of Python threads
 cost a password hash each and so need few connections). Prints a table and writes JSON.
 
     scripts/benchmark-load                      # SQLite, 1,000 users, 10 s per scenario
-    scripts/benchmark-load --scale              # also sign-ins with 1,000,000 users
+    scripts/benchmark-load --scale              # also with 1,000,000 users and 10,000,000 stored tokens
+    GATEHOUSE_POSTGRES_DURABLE=1 scripts/with-postgres scripts/benchmark-load --postgres-only --two-nodes --scale
     scripts/with-postgres scripts/benchmark-load --postgres
     GATEHOUSE_POSTGRES_DURABLE=1 scripts/with-postgres scripts/benchmark-load --postgres-only   # fsync and synchronous_commit on
     scripts/benchmark-load --metrics --against OLD/gatehouse   # this build with metrics on against an earlier one
@@ -214,12 +215,15 @@ def seed(server: Server, users: int, password_hash: str) -> float:
 
 
 def run_engine(engine: str, users: int, seconds: float, connections: int, password_hash: str, only: set[str] | None = None,
-               extra_config: dict | None = None) -> dict:
+               extra_config: dict | None = None, tokens: int = 0) -> dict:
+    """The scenarios on a fresh server with `users` users (and `tokens` stored tokens besides the benchmark's own)."""
     server = start_server(engine, EXTRA_CONFIG if extra_config is None else extra_config)
     results: dict = {"engine": engine, "users": users, "scenarios": {}}
     try:
         results["seed_seconds"] = seed(server, users, password_hash)
         server.add_client("bench-app", REDIRECT, public=True)
+        if tokens:
+            results["token_seed_seconds"] = seed_tokens(server, engine, tokens, users)
         # The same app with ES256 ID tokens: every refresh answer carries a new ID token, and an RSA-2048
         # signature costs ~0.7 ms of a core, so the signing algorithm sets the refresh grant's ceiling.
         server.add_client("bench-app-es256", REDIRECT, public=True, extra=["--id-token-alg", "ES256"])
@@ -275,21 +279,132 @@ def run_engine(engine: str, users: int, seconds: float, connections: int, passwo
     return results
 
 
-def run_scale(engine: str, seconds: float, password_hash: str) -> dict:
-    """Password sign-ins with a million users in the database, against the same with a thousand."""
-    figures = {}
-    for users in (1_000, 1_000_000):
-        server = start_server(engine)
-        try:
-            seconds_to_seed = seed(server, users, password_hash)
-            server.add_client("bench-app", REDIRECT, public=True)
-            figures[str(users)] = drive(server.port, lambda client, i: client.password_login(f"user{(i * 7919) % users}"),
-                                        LOGIN_CONCURRENCY, seconds)
-            figures[str(users)]["seed_seconds"] = seconds_to_seed
-        finally:
-            server.stop()
-    figures["p50_ratio"] = figures["1000000"]["p50_ms"] / figures["1000"]["p50_ms"]
-    return figures
+SCALE_SCENARIOS = {"userinfo", "refresh_token_es256", "password_login"}
+SCALE_USERS = 1_000_000
+SCALE_TOKENS = 10_000_000
+
+
+def seed_tokens(server: Server, engine: str, count: int, users: int) -> float:
+    """Bulk-inserts `count` live tokens — half access tokens, half refresh tokens, each of a grant of its own — for the
+    users already imported, with keys ordered before any the server issues from now on, as a long-running server's
+    would be; returns the seconds it took. SQLite's file is written with the server stopped (by the sqlite3 shell),
+    PostgreSQL's through psql with the server running."""
+    half = count // 2
+    now = int(time.time())
+    base = int(time.time() * 1_000_000) - 10 * count  # microseconds, as the keys' issue-time prefix
+    began = time.monotonic()
+    if engine == "sqlite":
+        script = f"""
+            PRAGMA journal_mode = WAL;
+            BEGIN;
+            WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < {half - 1})
+            INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at)
+            SELECT printf('%016x', {base} + 2 * i) || lower(hex(randomblob(32))), 'seed-a' || i, 'bench-app',
+                   (SELECT id FROM users WHERE rowid = 1 + i % {users}), 'openid profile', {now}, {now + 86_400} FROM n;
+            WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < {half - 1})
+            INSERT INTO refresh_tokens (token_hash, grant_id, client_id, user_id, scope, auth_time, amr, created_at, expires_at)
+            SELECT printf('%016x', {base} + 2 * i + 1) || lower(hex(randomblob(32))), 'seed-r' || i, 'bench-app',
+                   (SELECT id FROM users WHERE rowid = 1 + i % {users}), 'openid profile offline_access', {now}, 'pwd', {now},
+                   {now + 30 * 86_400} FROM n;
+            COMMIT;
+            ANALYZE;
+            PRAGMA wal_checkpoint(TRUNCATE);
+        """
+        with server.stopped():
+            subprocess.run(["sqlite3", server.database], input=script, text=True, check=True, capture_output=True, timeout=7200)
+    else:
+        script = f"""
+            CREATE TEMP TABLE seed_users AS SELECT id, row_number() OVER () - 1 AS n FROM users;
+            CREATE INDEX ON seed_users (n);
+            INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at)
+            SELECT lpad(to_hex({base} + 2 * i), 16, '0') || md5(i::text || 'a') || md5(i::text || 'b'), 'seed-a' || i, 'bench-app',
+                   u.id, 'openid profile', {now}, {now + 86_400}
+            FROM generate_series(0, {half - 1}) i JOIN seed_users u ON u.n = i % {users};
+            INSERT INTO refresh_tokens (token_hash, grant_id, client_id, user_id, scope, auth_time, amr, created_at, expires_at)
+            SELECT lpad(to_hex({base} + 2 * i + 1), 16, '0') || md5(i::text || 'c') || md5(i::text || 'd'), 'seed-r' || i, 'bench-app',
+                   u.id, 'openid profile offline_access', {now}, 'pwd', {now}, {now + 30 * 86_400}
+            FROM generate_series(0, {half - 1}) i JOIN seed_users u ON u.n = i % {users};
+            ANALYZE;
+        """
+        subprocess.run(["psql", server.database, "-q", "-v", "ON_ERROR_STOP=1"], input=script, text=True, check=True, capture_output=True,
+                       timeout=7200)
+    return time.monotonic() - began
+
+
+def run_scale(engine: str, seconds: float, connections: int, password_hash: str) -> dict:
+    """Userinfo, refresh and sign-in with a million users and ten million stored tokens, against the same on a fresh
+    database with a thousand users, in the same run."""
+    fresh = run_engine(engine, 1_000, seconds, connections, password_hash, only=SCALE_SCENARIOS)
+    big = run_engine(engine, SCALE_USERS, seconds, connections, password_hash, only=SCALE_SCENARIOS, tokens=SCALE_TOKENS)
+    ratios = {name: big["scenarios"][name]["requests_per_second"] / fresh["scenarios"][name]["requests_per_second"]
+              for name in sorted(SCALE_SCENARIOS)}
+    return {"fresh": fresh, "big": big, "ratios": ratios}
+
+
+def scale_line(scale: dict) -> str:
+    big = scale["big"]
+    figures = ", ".join(f"{name} {scale['fresh']['scenarios'][name]['requests_per_second']:.0f} → "
+                        f"{big['scenarios'][name]['requests_per_second']:.0f}/s ({ratio:.2f})" for name, ratio in scale["ratios"].items())
+    return (f"with {big['users']:,} users and {SCALE_TOKENS:,} stored tokens against a fresh database: {figures}; "
+            f"users imported in {big['seed_seconds']:.0f} s, tokens in {big['token_seed_seconds']:.0f} s")
+
+
+TWO_NODE_SCENARIOS = ("userinfo", "refresh_token_es256", "client_credentials")
+
+
+def run_two_nodes(seconds: float, connections: int, password_hash: str, one_node: dict) -> dict:
+    """Two nodes on one PostgreSQL database, each driven by its own wrk with half the connections, at the same time:
+    each node's figure, the total, and the total against one node with all the connections (`one_node`)."""
+    url = fresh_postgres_database()
+    config = {"password_hashing": None if LOG_N == 17 else {"log_n": LOG_N, "block_size": 8, "parallelism": 1}, "login_throttling": None}
+    config.update(EXTRA_CONFIG)
+    first = Server(database_url=url, owns_database=True, config=config)
+    second = None
+    try:
+        second = Server(database_url=url, config=config)
+        seed(first, 100, password_hash)
+        first.add_client("bench-app-es256", REDIRECT, public=True, extra=["--id-token-alg", "ES256"])
+        first.add_client("bench-service", REDIRECT, secret=SERVICE_SECRET)
+        half = max(1, connections // 2)
+        families: list[dict] = []
+        signed_in = drive(first.port, lambda client, i: families.append(client.password_login(f"user{i}", "bench-app-es256")), 8, 120,
+                          limit=2 * (half + 2))
+        assert signed_in["errors"] == 0, signed_in
+        basic = base64.b64encode(f"bench-service:{SERVICE_SECRET}".encode()).decode()
+        figures: dict = {}
+        for name in TWO_NODE_SCENARIOS:
+            runs: dict = {}
+
+            def drive_node(index: int, node: Server) -> None:
+                if name == "userinfo":
+                    runs[index] = wrk(node.issuer + "/userinfo", "userinfo.lua", seconds, half, [families[0]["access_token"]])
+                elif name == "refresh_token_es256":
+                    own = families[index * (half + 2):(index + 1) * (half + 2)]
+                    runs[index] = wrk(node.issuer + "/token", "refresh.lua", seconds, half, ["bench-app-es256", *[t["refresh_token"] for t in own]])
+                else:
+                    runs[index] = wrk(node.issuer + "/token", "client_credentials.lua", seconds, half, [basic])
+
+            threads = [threading.Thread(target=drive_node, args=(index, node)) for index, node in enumerate((first, second))]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            total = runs[0]["requests_per_second"] + runs[1]["requests_per_second"]
+            figures[name] = {"nodes": [runs[0], runs[1]], "total": total,
+                             "against_one_node": total / one_node[name]["requests_per_second"]}
+        return figures
+    finally:
+        if second:
+            second.stop()
+        first.stop()
+
+
+def two_node_lines(figures: dict) -> str:
+    lines = [f"two nodes on one PostgreSQL, wrk against each at once{'':<4}{'node 1/s':>10}{'node 2/s':>10}{'total/s':>10}{'/ one node':>12}"]
+    for name, figure in figures.items():
+        lines.append(f"{name:<58}{figure['nodes'][0]['requests_per_second']:>10.0f}{figure['nodes'][1]['requests_per_second']:>10.0f}"
+                     f"{figure['total']:>10.0f}{figure['against_one_node']:>12.2f}")
+    return "\n".join(lines)
 
 
 TOTP_USERS = 150
@@ -312,11 +427,6 @@ def table(results: dict, hash_rate: float) -> str:
     lines.append(f"password logins / raw hash rate: {login / hash_rate:.0%}; server peak memory {results['peak_memory_mib']:.0f} MiB; "
                  f"{results['users']:,} users imported in {results['seed_seconds']:.1f} s")
     return "\n".join(lines)
-
-
-def scale_line(scale: dict) -> str:
-    return (f"login p50 with 1,000 users {scale['1000']['p50_ms']:.1f} ms, with 1,000,000 users "
-            f"{scale['1000000']['p50_ms']:.1f} ms (ratio {scale['p50_ratio']:.2f}; imported in {scale['1000000']['seed_seconds']:.0f} s)")
 
 
 def postgres_settings(url: str) -> str:
@@ -380,14 +490,18 @@ def run_against(baseline: Path, engine: str, options, password_hash: str) -> dic
 
 
 def main() -> int:
-    global TOTP_USERS, LOG_N, EXTRA_CONFIG
+    global TOTP_USERS, LOG_N, EXTRA_CONFIG, SCALE_USERS, SCALE_TOKENS
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=10, help="duration of each scenario")
     parser.add_argument("--connections", type=int, default=64, help="wrk connections (and refresh-token families)")
     parser.add_argument("--users", type=int, default=1000)
     parser.add_argument("--postgres", action="store_true", help="also run against PostgreSQL (GATEHOUSE_TEST_POSTGRES_URL)")
     parser.add_argument("--postgres-only", action="store_true", help="run against PostgreSQL only")
-    parser.add_argument("--scale", action="store_true", help="also compare sign-ins with 1,000 and 1,000,000 users")
+    parser.add_argument("--scale", action="store_true",
+                        help="also userinfo, refresh and sign-in with 1,000,000 users and 10,000,000 stored tokens, against a fresh database")
+    parser.add_argument("--scale-users", type=int, default=SCALE_USERS, help="with --scale: users in the big database")
+    parser.add_argument("--scale-tokens", type=int, default=SCALE_TOKENS, help="with --scale: stored tokens in the big database")
+    parser.add_argument("--two-nodes", action="store_true", help="with PostgreSQL: also two nodes on one database, driven at once")
     parser.add_argument("--json", type=Path, help="write the figures here")
     parser.add_argument("--totp-users", type=int, default=TOTP_USERS, help="users enrolled in TOTP (each signs in once)")
     parser.add_argument("--log-n", type=int, default=LOG_N, help="scrypt cost (17 is the production default; lower only for a smoke run)")
@@ -397,6 +511,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=2, help="with --against: alternating rounds per build (the best is kept)")
     options = parser.parse_args()
     TOTP_USERS, LOG_N = options.totp_users, options.log_n
+    SCALE_USERS, SCALE_TOKENS = options.scale_users, options.scale_tokens
     if options.metrics:
         from gatehouse_harness import free_port
         EXTRA_CONFIG = {"metrics": {"port": free_port()}}
@@ -426,9 +541,12 @@ def main() -> int:
             print(f"PostgreSQL {results['postgres_settings']}; pgbench, same server and cores, 16 clients: TPC-B-like "
                   f"{results['pgbench']['tpcb_like']:.0f} tps, a refresh's statements {results['pgbench']['refresh_statements']:.0f} tps; "
                   f"ES256 refresh / refresh statements {refresh_rate / results['pgbench']['refresh_statements']:.2f}", flush=True)
+        if engine == "postgres" and options.two_nodes:
+            results["two_nodes"] = run_two_nodes(options.seconds, options.connections, password_hash, results["scenarios"])
+            print(two_node_lines(results["two_nodes"]), flush=True)
         if options.scale:
-            # Printed apart, after the table: importing a million users takes minutes on PostgreSQL.
-            results["scale"] = run_scale(engine, options.seconds, password_hash)
+            # Printed apart, after the table: seeding takes minutes.
+            results["scale"] = run_scale(engine, options.seconds, options.connections, password_hash)
             print(scale_line(results["scale"]), flush=True)
     if options.json:
         options.json.write_text(json.dumps(report, indent=2))

@@ -1,6 +1,7 @@
 """Starts real `gatehouse` processes on loopback and drives them like a browser and an operator would."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -111,9 +112,18 @@ class Server:
 
     def restart(self) -> None:
         """Stops the process gracefully and starts it again on the same database and configuration."""
+        with self.stopped():
+            pass
+
+    @contextlib.contextmanager
+    def stopped(self):
+        """Stops the process gracefully for the block's length (its database stays), then starts it again."""
         self.process.terminate()
         self.process.wait(timeout=20)
-        self._launch()
+        try:
+            yield
+        finally:
+            self._launch()
 
     def _wait_until_ready(self, timeout: float = 90) -> None:
         deadline = time.monotonic() + timeout

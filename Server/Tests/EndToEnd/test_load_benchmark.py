@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from gatehouse_harness import ROOT, binary
+from gatehouse_harness import POSTGRES_URL, ROOT, binary
 
 
 @pytest.mark.skipif(shutil.which("wrk") is None, reason="wrk is not installed (.ci/run installs it)")
@@ -53,3 +53,49 @@ def test_the_qr_pages_benchmark_runs():
                          capture_output=True, text=True, timeout=300, env=dict(os.environ, GATEHOUSE_BINARY=binary()))
     assert run.returncode == 0, run.stdout + run.stderr
     assert "SQLite, 5 open QR pages: server CPU" in run.stdout
+
+
+def loadbench(*arguments: str, timeout: float = 900) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT.parent / "Benchmarks" / "Load" / "loadbench.py"), "--seconds", "1", "--connections", "4",
+                           "--users", "40", "--totp-users", "4", "--log-n", "10", *arguments],
+                          capture_output=True, text=True, timeout=timeout, env=dict(os.environ, GATEHOUSE_BINARY=binary()))
+
+
+@pytest.mark.skipif(shutil.which("wrk") is None or shutil.which("sqlite3") is None, reason="wrk and sqlite3 are needed (.ci/run installs them)")
+def test_the_scale_comparison_seeds_tokens_and_prints_ratios(tmp_path):
+    """`--scale` (here with a few hundred users and thousands of tokens instead of a million and ten million): the big
+    database really holds the seeded tokens, and the ratios against a fresh one are printed."""
+    output = tmp_path / "scale.json"
+    run = loadbench("--scale", "--scale-users", "300", "--scale-tokens", "4000", "--json", str(output))
+    assert run.returncode == 0, run.stdout + run.stderr
+    scale = json.loads(output.read_text())["runs"][0]["scale"]
+    assert set(scale["ratios"]) == {"userinfo", "refresh_token_es256", "password_login"}
+    assert all(ratio > 0 for ratio in scale["ratios"].values())
+    assert scale["big"]["users"] == 300 and all(f["errors"] == 0 for f in scale["big"]["scenarios"].values())
+    assert "with 300 users and 4,000 stored tokens against a fresh database" in run.stdout
+
+
+@pytest.mark.skipif(shutil.which("wrk") is None or not POSTGRES_URL, reason="wrk and PostgreSQL are needed (scripts/with-postgres)")
+def test_postgres_figures_come_with_pgbench_two_nodes_and_scale(tmp_path):
+    """On PostgreSQL the benchmark states the server's durability settings, runs pgbench as the baseline, drives two
+    nodes at once, and seeds tokens through psql for the scale comparison."""
+    output = tmp_path / "postgres.json"
+    run = loadbench("--postgres-only", "--two-nodes", "--scale", "--scale-users", "200", "--scale-tokens", "4000", "--json", str(output))
+    assert run.returncode == 0, run.stdout + run.stderr
+    results = json.loads(output.read_text())["runs"][0]
+    assert results["engine"] == "postgres" and "fsync=" in results["postgres_settings"]
+    assert results["pgbench"]["tpcb_like"] > 0 and results["pgbench"]["refresh_statements"] > 0
+    for name, figure in results["two_nodes"].items():
+        assert all(node["count"] > 0 and node["errors"] == 0 for node in figure["nodes"]), (name, figure)
+    assert "two nodes on one PostgreSQL" in run.stdout and "ES256 refresh / refresh statements" in run.stdout
+    assert "with 200 users and 4,000 stored tokens" in run.stdout
+
+
+@pytest.mark.skipif(shutil.which("wrk") is None, reason="wrk is not installed (.ci/run installs it)")
+def test_the_soak_runs_and_samples_the_tables():
+    """The soak's smoke run: half a minute of traffic, sampled twice; the sweep runs every 30 s."""
+    run = subprocess.run([sys.executable, str(ROOT.parent / "Benchmarks" / "Load" / "soak.py"), "--minutes", "0.5", "--every", "0.25"],
+                         capture_output=True, text=True, timeout=300, env=dict(os.environ, GATEHOUSE_BINARY=binary()))
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.count(" min  rotations") >= 2 and "refresh_tokens=" in run.stdout
+    assert "rotations in all" in run.stdout and "(0 errors)" in run.stdout

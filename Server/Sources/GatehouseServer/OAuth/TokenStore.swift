@@ -76,12 +76,8 @@ struct TokenStore: Sendable {
     ) async throws -> RefreshOutcome {
         let digest = TokenDigest.storageKey(token)
         let now = clock.now()
-        let rotation = Rotation(
-            digest: digest, clientID: clientID, narrowedScope: narrowedScopes?.joined(separator: " "), lifetimes: lifetimes, minted: minted, now: now)
-        // PostgreSQL takes the rotation in one statement (a round trip is most of a rotation's cost there); SQLite,
-        // in the process, step by step.
-        let used = sql.dialect.name == "postgresql" ? try await rotation.inOneStatement(in: sql) : try await rotation.stepByStep(in: sql)
-        guard let used else {
+        let rotation = Rotation(digest: digest, clientID: clientID, lifetimes: lifetimes, minted: minted, now: now)
+        guard let used = try await rotation.stepByStep(in: sql) else {
             let earlier = try await sql.raw(
                 """
                 SELECT grant_id, user_id, used_at FROM refresh_tokens WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID)
@@ -103,21 +99,30 @@ struct TokenStore: Sendable {
             }
             grant.scopes = narrowedScopes
         }
-        if used.issuesLater {
-            _ = try await Self.insert(minted, for: grant, lifetimes: lifetimes, now: now, in: sql)
-            // Read here rather than afterwards on a read connection: the writer's page cache stays warm, while a
-            // read connection starts each read after a commit with an empty one.
-            return .rotated(grant, minted.issued, user: try await UserStore.find(id: grant.userID, in: sql))
-        }
-        return .rotated(grant, minted.issued, user: used.user)
+        _ = try await Self.insert(minted, for: grant, lifetimes: lifetimes, now: now, in: sql)
+        // Read here rather than afterwards on a read connection: the writer's page cache stays warm, while a
+        // read connection starts each read after a commit with an empty one.
+        return .rotated(grant, minted.issued, user: try await UserStore.find(id: grant.userID, in: sql))
+    }
+
+    /// The common refresh — an unused, active token, no narrower scope — as the one statement closing an
+    /// ``Database/autocommit(_:)`` body, where the engine does that in one statement (PostgreSQL). `nil` when it
+    /// does not, or when the token is not such a token: then ``refresh(_:clientID:narrowedScopes:lifetimes:minted:in:)``
+    /// in a transaction says why (expired, replayed, unknown), having marked nothing.
+    func rotateInOneStatement(
+        _ token: String, clientID: String, lifetimes: TokenLifetimes, minted: MintedTokens, in sql: any SQLDatabase
+    ) async throws -> RefreshOutcome? {
+        guard database.engine == .postgresql else { return nil }
+        let now = clock.now()
+        let rotation = Rotation(digest: TokenDigest.storageKey(token), clientID: clientID, lifetimes: lifetimes, minted: minted, now: now)
+        guard let used = try await rotation.inOneStatement(in: sql) else { return nil }
+        return .rotated(used.grant, minted.issued, user: used.user)
     }
 
     /// One refresh token's rotation: marking it used, and issuing its successors.
     private struct Rotation {
         let digest: String
         let clientID: String
-        /// The scope the new tokens carry when narrower than the grant's.
-        let narrowedScope: String?
         let lifetimes: TokenLifetimes
         let minted: MintedTokens
         let now: Int64
@@ -126,8 +131,7 @@ struct TokenStore: Sendable {
         struct Used {
             var grant: Grant
             var expiresAt: Int64
-            /// Whether the new tokens are still to be inserted, and the user still to be read.
-            var issuesLater: Bool
+            /// The grant's user, when read with the rotation.
             var user: User?
         }
 
@@ -142,12 +146,11 @@ struct TokenStore: Sendable {
                 """
             ).first()
             guard let row else { return nil }
-            return Used(grant: try TokenStore.decodeGrant(row), expiresAt: try row.decode(column: "expires_at", as: Int64.self), issuesLater: true)
+            return Used(grant: try TokenStore.decodeGrant(row), expiresAt: try row.decode(column: "expires_at", as: Int64.self))
         }
 
-        /// Marks the token used, inserts the new tokens (unless it expired) and reads the user, in one PostgreSQL
-        /// statement (data-modifying CTEs). A narrower scope is checked by the caller afterwards; its error rolls
-        /// everything back.
+        /// Marks the token used, inserts the new tokens and reads the user, in one PostgreSQL statement
+        /// (data-modifying CTEs); `nil`, having changed nothing, unless the token is unused, active and unexpired.
         func inOneStatement(in sql: any SQLDatabase) async throws -> Used? {
             guard let refreshDigest = minted.refreshDigest else { return nil }
             let row = try await sql.raw(
@@ -155,16 +158,16 @@ struct TokenStore: Sendable {
                 WITH used AS (
                     UPDATE refresh_tokens SET used_at = \(bind: now)
                     WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID) AND used_at IS NULL AND revoked_at IS NULL
-                      AND \(GrantRevocations.familyIsActive("refresh_tokens"))
+                      AND expires_at > \(bind: now) AND \(GrantRevocations.familyIsActive("refresh_tokens"))
                     RETURNING grant_id, client_id, user_id, scope, auth_time, amr, expires_at
                 ), access AS (
                     INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at)
-                    SELECT \(bind: minted.accessDigest), grant_id, client_id, user_id, COALESCE(\(bind: narrowedScope), scope), \(bind: now), \(bind: now + lifetimes.accessToken)
-                    FROM used WHERE expires_at > \(bind: now)
+                    SELECT \(bind: minted.accessDigest), grant_id, client_id, user_id, scope, \(bind: now), \(bind: now + lifetimes.accessToken)
+                    FROM used
                 ), refresh AS (
                     INSERT INTO refresh_tokens (token_hash, grant_id, client_id, user_id, scope, auth_time, amr, created_at, expires_at)
-                    SELECT \(bind: refreshDigest), grant_id, client_id, user_id, COALESCE(\(bind: narrowedScope), scope), auth_time, amr, \(bind: now), \(bind: now + lifetimes.refreshToken)
-                    FROM used WHERE expires_at > \(bind: now)
+                    SELECT \(bind: refreshDigest), grant_id, client_id, user_id, scope, auth_time, amr, \(bind: now), \(bind: now + lifetimes.refreshToken)
+                    FROM used
                 )
                 SELECT used.grant_id, used.client_id, used.user_id, used.scope, used.auth_time, used.amr, used.expires_at AS token_expires_at, u.*
                 FROM used LEFT JOIN users u ON u.id = used.user_id
@@ -173,8 +176,7 @@ struct TokenStore: Sendable {
             guard let row else { return nil }
             let user = try row.decode(column: "id", as: String?.self) == nil ? nil : try UserStore.decode(row)
             return Used(
-                grant: try TokenStore.decodeGrant(row), expiresAt: try row.decode(column: "token_expires_at", as: Int64.self), issuesLater: false,
-                user: user)
+                grant: try TokenStore.decodeGrant(row), expiresAt: try row.decode(column: "token_expires_at", as: Int64.self), user: user)
         }
     }
 

@@ -3,11 +3,21 @@ import SQLKit
 /// The one store interface: every store in Gatehouse talks to the database through this protocol,
 /// with queries written once in dialect-neutral SQL (`SQLKit`), so SQLite and PostgreSQL share them.
 public protocol Database: Sendable {
+    /// The engine behind it, for the few queries written for one engine's strengths.
+    var engine: DatabaseEngine { get }
+
     /// Runs `body` outside a transaction; each statement sees the latest committed data.
     func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
 
     /// Runs `body` in one transaction: either everything it writes is committed or nothing is.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+
+    /// Runs `body`, whose only write is one statement at its very end, without a transaction around it: the statement
+    /// commits by itself. On PostgreSQL that saves the `BEGIN` and `COMMIT` round trips (half of a token grant's);
+    /// on SQLite, where round trips cost nothing, it is a ``transaction(_:)``. Reads before the statement see the
+    /// latest committed data, as each statement of a transaction does at PostgreSQL's READ COMMITTED. Nothing may be
+    /// written before the statement or after it (it would commit apart), and audit events need a transaction.
+    func autocommit<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
 
     /// Inside a ``transaction(_:)``: waits for `lock` and holds it until the transaction ends.
     func lock(_ lock: DatabaseLock, in sql: any SQLDatabase) async throws

@@ -46,8 +46,10 @@ final class ScopedDatabase: Database {
 
     init(_ base: any Database) {
         self.base = base
-        spanAttributes = ["db.system.name": base is PostgresStoreDatabase ? "postgresql" : "sqlite"]
+        spanAttributes = ["db.system.name": .string(base.engine.rawValue)]
     }
+
+    var engine: DatabaseEngine { base.engine }
 
     func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         if let scope = TransactionScope.joinable(of: self) { return try await body(scope.sql) }
@@ -85,6 +87,19 @@ final class ScopedDatabase: Database {
         }
         for work in afterCommit { work() }
         return value
+    }
+
+    /// Inside a transaction, part of it; otherwise the engine's own autocommitted statement, counted as a transaction.
+    func autocommit<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        if TransactionScope.joinable(of: self) != nil { return try await transaction(body) }
+        counts.withLockedValue {
+            $0.roundTrips.transactions += 1
+            $0.underWay.transactions += 1
+        }
+        defer { counts.withLockedValue { $0.underWay.transactions -= 1 } }
+        let started = DispatchTime.now().uptimeNanoseconds
+        defer { GatehouseMetrics.transaction(nanoseconds: Int64(DispatchTime.now().uptimeNanoseconds - started)) }
+        return try await Traces.span("db transaction", kind: .client, attributes: spanAttributes) { try await base.autocommit(body) }
     }
 
     /// Runs `body` in a transaction of the engine's, returning its value and the work to do once it committed.

@@ -65,22 +65,39 @@ final class PostgresStoreDatabase: Database {
     /// Runs `body` in a transaction; one that PostgreSQL aborts as a deadlock victim or a serialization
     /// failure (two nodes revoking the same token family at once, say) is run again, a few times at most.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        var attempt = 1
-        while true {
+        try await retrying { [client, logger, statements] in
             do {
-                return try await client.withTransaction(logger: logger) { [statements] connection in
+                return try await client.withTransaction(logger: logger) { connection in
                     try await body(PreparedStatementSQLDatabase(connection: connection, names: statements))
                 }
             } catch let error as PostgresTransactionError {
-                let cause = error.closureError ?? error.beginError ?? error.commitError ?? error
-                if Self.isRetryable(cause), attempt < Self.maximumAttempts {
-                    logger.debug("Running a transaction again after PostgreSQL aborted it", metadata: ["attempt": "\(attempt)"])
-                    attempt += 1
-                    try await Task.sleep(for: .milliseconds(Int.random(in: 5...25) * attempt))
-                    continue
-                }
                 // Surface the caller's own error (e.g. an OAuth error that rolled the transaction back).
-                throw cause
+                throw error.closureError ?? error.beginError ?? error.commitError ?? error
+            }
+        }
+    }
+
+    var engine: DatabaseEngine { .postgresql }
+
+    /// Runs `body` on a pooled connection outside a transaction: its closing statement commits by itself. Run again
+    /// when PostgreSQL aborted that statement as a deadlock victim or serialization failure (nothing was written).
+    func autocommit<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await retrying { [client, statements] in
+            try await client.withConnection { connection in
+                try await body(PreparedStatementSQLDatabase(connection: connection, names: statements))
+            }
+        }
+    }
+
+    private func retrying<T: Sendable>(_ work: @Sendable () async throws -> T) async throws -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try await work()
+            } catch where Self.isRetryable(error) && attempt < Self.maximumAttempts {
+                logger.debug("Running a transaction again after PostgreSQL aborted it", metadata: ["attempt": "\(attempt)"])
+                attempt += 1
+                try await Task.sleep(for: .milliseconds(Int.random(in: 5...25) * attempt))
             }
         }
     }

@@ -82,6 +82,13 @@ final class SQLiteStoreDatabase: Database {
         try await writes.transaction(body)
     }
 
+    var engine: DatabaseEngine { .sqlite }
+
+    /// The writer's transactions cost no round trips, and the writer's page cache is warm for the reads before the write.
+    func autocommit<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await writes.transaction(body)
+    }
+
     /// `BEGIN IMMEDIATE` already gives a transaction the database's only write lock.
     func lock(_ lock: DatabaseLock, in sql: any SQLDatabase) async throws {}
 

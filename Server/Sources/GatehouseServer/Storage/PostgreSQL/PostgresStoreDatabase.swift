@@ -94,7 +94,7 @@ final class PostgresStoreDatabase: Database {
         while true {
             do {
                 return try await work()
-            } catch where Self.isRetryable(error) && attempt < Self.maximumAttempts {
+            } catch let error where Self.isRetryable(error) && attempt < Self.maximumAttempts {
                 logger.debug("Running a transaction again after PostgreSQL aborted it", metadata: ["attempt": "\(attempt)"])
                 attempt += 1
                 try await Task.sleep(for: .milliseconds(Int.random(in: 5...25) * attempt))

@@ -49,7 +49,8 @@ public final class IdentityServer: Sendable {
     public static func start(configuration: ServerConfiguration, logger: Logger, clock: UnixClock = .system) async throws -> IdentityServer {
         try PackageResources.requireAll()
         let secret = try ServerSecret.resolve(configured: configuration.secret, filePath: configuration.resolvedSecretFile, logger: logger)
-        let database = try await DatabaseOpener.open(configuration.database, logger: logger, sqliteSynchronous: configuration.sqliteSynchronous)
+        let database = try await DatabaseOpener.open(
+            configuration.database, logger: logger, sqliteSynchronous: configuration.sqliteSynchronous, postgresConnections: configuration.postgresConnections)
         do {
             let hasher = PasswordHasher(parameters: configuration.passwordHashing, maxConcurrentHashes: configuration.maxConcurrentHashes)
             let decoyHash = try await hasher.hash(SecureRandom.token())

@@ -65,6 +65,9 @@ public struct ServerConfiguration: Sendable, Decodable {
     public var logLevel = Logger.Level.info
     /// How a SQLite database waits for the disk at each commit (PostgreSQL has its own `synchronous_commit`).
     public var sqliteSynchronous = SQLiteSynchronous.normal
+    /// The most connections a node opens to PostgreSQL. Every node's, added up, must stay below the server's
+    /// `max_connections` (100 by default).
+    public var postgresConnections = 32
 
     /// The defaults: a working server on loopback with SQLite in the current folder.
     public init() {}
@@ -106,6 +109,7 @@ public struct ServerConfiguration: Sendable, Decodable {
         try file.update(&trustedProxies, .trustedProxies)
         try file.update(&demo, .demo)
         try file.update(&sqliteSynchronous, .sqliteSynchronous)
+        try file.update(&postgresConnections, .postgresConnections)
         if let text = try file.decodeIfPresent(String.self, forKey: .logLevel) {
             try ServerSetting.logLevel.apply(text, to: &self, from: "The configuration file's log_level")
         }
@@ -131,6 +135,7 @@ public struct ServerConfiguration: Sendable, Decodable {
         case loginSteps = "login_steps"
         case logLevel = "log_level"
         case sqliteSynchronous = "sqlite_synchronous"
+        case postgresConnections = "postgres_connections"
         case trustedProxies = "trusted_proxies"
     }
 
@@ -190,6 +195,9 @@ public struct ServerConfiguration: Sendable, Decodable {
         try metrics.validate(serverPort: port)
         try tracing.validate()
         try housekeeping.validate()
+        guard (2...1_000).contains(postgresConnections) else {
+            throw ConfigurationError(key: "postgres_connections", "must be between 2 and 1000.")
+        }
         try trustedProxies.validate()
         try signOn.validate("sign_on")
         for (client, policy) in clientSignOn { try policy.validate("client_sign_on.\(client)") }

@@ -2,13 +2,15 @@ import Logging
 
 /// Opens the database named by `--database` and brings its schema up to date.
 public enum DatabaseOpener {
-    /// Opens `location` and runs every migration it does not have yet (unless `migrate` is false).
+    /// Opens `location` and runs every migration it does not have yet (unless `migrate` is false). A PostgreSQL pool
+    /// opens up to `postgresConnections` connections.
     public static func open(
-        _ location: DatabaseLocation, logger: Logger, migrate: Bool = true, sqliteSynchronous: SQLiteSynchronous = .normal
+        _ location: DatabaseLocation, logger: Logger, migrate: Bool = true, sqliteSynchronous: SQLiteSynchronous = .normal,
+        postgresConnections: Int = 32
     ) async throws -> any Database {
         let database: any Database =
             switch location {
-            case .postgres(let url): try await PostgresStoreDatabase.open(url: url, logger: logger)
+            case .postgres(let url): try await PostgresStoreDatabase.open(url: url, logger: logger, maximumConnections: postgresConnections)
             case .sqlite(let path): try await SQLiteStoreDatabase.open(path: path, logger: logger, synchronous: sqliteSynchronous)
             }
         guard migrate else { return database }

@@ -21,8 +21,8 @@ final class PostgresStoreDatabase: Database {
     }
 
     /// Connects to `url` (`postgres://user:password@host:port/database?sslmode=disable|prefer|require`)
-    /// and checks that the server answers.
-    static func open(url: String, logger: Logger) async throws -> PostgresStoreDatabase {
+    /// and checks that the server answers. The pool opens up to `maximumConnections` connections as work needs them.
+    static func open(url: String, logger: Logger, maximumConnections: Int = 32) async throws -> PostgresStoreDatabase {
         let printable = DatabaseLocation.redactingCredentials(url)
         let location = try PostgresLocation(url: url, printable: printable)
         // The pool retries refused connections forever; one direct connection first turns
@@ -33,7 +33,7 @@ final class PostgresStoreDatabase: Database {
         } catch {
             throw DatabaseError.cannotOpen(path: printable, reason: describe(error))
         }
-        let client = PostgresClient(configuration: location.clientConfiguration(), backgroundLogger: logger)
+        let client = PostgresClient(configuration: location.clientConfiguration(maximumConnections: maximumConnections), backgroundLogger: logger)
         let runner = Task { await client.run() }
         return PostgresStoreDatabase(client: client, runner: runner, logger: logger)
     }
@@ -159,7 +159,7 @@ struct PostgresLocation {
         }
     }
 
-    func clientConfiguration() -> PostgresClient.Configuration {
+    func clientConfiguration(maximumConnections: Int) -> PostgresClient.Configuration {
         let tls: PostgresClient.Configuration.TLS =
             switch sslMode {
             case .disable: .disable
@@ -167,7 +167,7 @@ struct PostgresLocation {
             case .require: .require(.makeClientConfiguration())
             }
         var configuration = PostgresClient.Configuration(host: host, port: port, username: user, password: password, database: database, tls: tls)
-        configuration.options.maximumConnections = 16
+        configuration.options.maximumConnections = maximumConnections
         return configuration
     }
 

@@ -23,14 +23,21 @@ public struct GatehouseConfiguration: Sendable {
     public var refreshMargin: TimeInterval
     /// Where the SDK reports what it does. It never logs passwords, codes or tokens.
     public var logger: Logger
+    /// The languages the app's user reads, most preferred first (BCP 47 tags, as `Locale.preferredLanguages`
+    /// gives them): sent as `Accept-Language`, so the provider's messages arrive in them where it has them.
+    public var preferredLanguages: [String]
+    /// Takes part in every request to the provider: adds headers, watches requests and answers.
+    public var requestHook: (any RequestHook)?
 
     /// A configuration; the defaults ask for `openid profile email offline_access`, allow 30 seconds per request,
-    /// use `URLSession`, and refresh access tokens a minute before they expire.
+    /// use `URLSession`, refresh access tokens a minute before they expire, and ask for the system's preferred
+    /// languages.
     public init(
         issuer: URL, discoveryURL: URL? = nil, clientID: String, redirectURI: String,
         scopes: [String] = ["openid", "profile", "email", "offline_access"], timeout: TimeInterval = 30,
         transport: any HTTPTransport = URLSessionTransport(), tokenStorage: any TokenStorage = MemoryTokenStorage(),
-        refreshMargin: TimeInterval = 60, logger: Logger = Logger(label: "gatehouse")
+        refreshMargin: TimeInterval = 60, logger: Logger = Logger(label: "gatehouse"),
+        preferredLanguages: [String] = Locale.preferredLanguages, requestHook: (any RequestHook)? = nil
     ) {
         self.issuer = issuer
         self.discoveryURL = discoveryURL ?? ProviderDiscovery.documentURL(for: issuer)
@@ -42,6 +49,13 @@ public struct GatehouseConfiguration: Sendable {
         self.tokenStorage = tokenStorage
         self.refreshMargin = refreshMargin
         self.logger = logger
+        self.preferredLanguages = preferredLanguages
+        self.requestHook = requestHook
+    }
+
+    /// ``transport`` with the app's languages and ``requestHook``: what every request to the provider goes through.
+    var providerTransport: any HTTPTransport {
+        ProviderTransport(base: transport, languages: preferredLanguages, hook: requestHook)
     }
 
     /// The account name tokens are stored under: one per issuer and client.

@@ -23,7 +23,7 @@ public final class GatehouseClient: Sendable {
     /// The provider's metadata, read once from its discovery document.
     public func metadata() async throws(GatehouseError) -> OpenIDProviderMetadata {
         if let metadata = await metadataCache.metadata { return metadata }
-        let discovery = ProviderDiscovery(issuer: configuration.issuer, documentURL: configuration.discoveryURL, transport: configuration.transport)
+        let discovery = ProviderDiscovery(issuer: configuration.issuer, documentURL: configuration.discoveryURL, transport: configuration.providerTransport)
         let metadata: OpenIDProviderMetadata
         do {
             metadata = try await discovery.metadata()

@@ -5,7 +5,7 @@ extension IDTokenValidator {
     /// The validator for the app's client at the provider described by `metadata`.
     init(configuration: GatehouseConfiguration, metadata: OpenIDProviderMetadata) throws(GatehouseError) {
         guard let jwks = URL(string: metadata.jwksURI) else { throw .discovery(.malformedDocument("jwks_uri is not a URL")) }
-        self.init(issuer: metadata.issuer, clientID: configuration.clientID, keys: RemoteKeySet(url: jwks, transport: configuration.transport))
+        self.init(issuer: metadata.issuer, clientID: configuration.clientID, keys: RemoteKeySet(url: jwks, transport: configuration.providerTransport))
     }
 
     /// Validates `token`, reporting every failure as a ``GatehouseError``.

@@ -20,7 +20,7 @@ struct ProviderRequest: Sendable {
     /// Sends `request`; a transport failure becomes ``GatehouseError/network(_:)``.
     func send(_ request: URLRequest) async throws(GatehouseError) -> (Data, HTTPURLResponse) {
         do {
-            return try await configuration.transport.send(request)
+            return try await configuration.providerTransport.send(request)
         } catch let error as GatehouseError {
             throw error
         } catch {

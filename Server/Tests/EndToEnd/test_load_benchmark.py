@@ -66,7 +66,7 @@ def test_the_scale_comparison_seeds_tokens_and_prints_ratios(tmp_path):
     """`--scale` (here with a few hundred users and thousands of tokens instead of a million and ten million): the big
     database really holds the seeded tokens, and the ratios against a fresh one are printed."""
     output = tmp_path / "scale.json"
-    run = loadbench("--scale", "--scale-users", "300", "--scale-tokens", "4000", "--json", str(output))
+    run = loadbench("--scale", "--scale-users", "300", "--scale-tokens", "4000", "--rounds", "1", "--json", str(output))
     assert run.returncode == 0, run.stdout + run.stderr
     scale = json.loads(output.read_text())["runs"][0]["scale"]
     assert set(scale["ratios"]) == {"userinfo", "refresh_token_es256", "password_login"}
@@ -80,7 +80,8 @@ def test_postgres_figures_come_with_pgbench_two_nodes_and_scale(tmp_path):
     """On PostgreSQL the benchmark states the server's durability settings, runs pgbench as the baseline, drives two
     nodes at once, and seeds tokens through psql for the scale comparison."""
     output = tmp_path / "postgres.json"
-    run = loadbench("--postgres-only", "--two-nodes", "--scale", "--scale-users", "200", "--scale-tokens", "4000", "--json", str(output))
+    run = loadbench("--postgres-only", "--two-nodes", "--scale", "--scale-users", "200", "--scale-tokens", "4000", "--rounds", "1",
+                    "--json", str(output))
     assert run.returncode == 0, run.stdout + run.stderr
     results = json.loads(output.read_text())["runs"][0]
     assert results["engine"] == "postgres" and "fsync=" in results["postgres_settings"]

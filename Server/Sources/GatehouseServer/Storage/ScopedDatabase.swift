@@ -70,21 +70,12 @@ final class ScopedDatabase: Database {
                 throw error
             }
         }
-        counts.withLockedValue {
-            $0.roundTrips.transactions += 1
-            $0.underWay.transactions += 1
-        }
-        defer { counts.withLockedValue { $0.underWay.transactions -= 1 } }
-        let started = DispatchTime.now().uptimeNanoseconds
-        defer { GatehouseMetrics.transaction(nanoseconds: Int64(DispatchTime.now().uptimeNanoseconds - started)) }
         let database = ObjectIdentifier(self)
         // PostgreSQL may run the body again (a deadlock victim): each run has its own scope, and only the run that
         // committed hands back its after-commit work.
         // The engines may run the body on another task: the request's audit context goes along explicitly.
         let audit = AuditContext.current
-        let (value, afterCommit) = try await Traces.span("db transaction", kind: .client, attributes: spanAttributes) {
-            try await committed(body, database: database, audit: audit)
-        }
+        let (value, afterCommit) = try await counted { try await self.committed(body, database: database, audit: audit) }
         for work in afterCommit { work() }
         return value
     }
@@ -92,6 +83,11 @@ final class ScopedDatabase: Database {
     /// Inside a transaction, part of it; otherwise the engine's own autocommitted statement, counted as a transaction.
     func autocommit<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         if TransactionScope.joinable(of: self) != nil { return try await transaction(body) }
+        return try await counted { try await self.base.autocommit(body) }
+    }
+
+    /// `work`, a write that reaches the database, counted and timed as a transaction and traced as one.
+    private func counted<T: Sendable>(_ work: @Sendable () async throws -> T) async throws -> T {
         counts.withLockedValue {
             $0.roundTrips.transactions += 1
             $0.underWay.transactions += 1
@@ -99,7 +95,7 @@ final class ScopedDatabase: Database {
         defer { counts.withLockedValue { $0.underWay.transactions -= 1 } }
         let started = DispatchTime.now().uptimeNanoseconds
         defer { GatehouseMetrics.transaction(nanoseconds: Int64(DispatchTime.now().uptimeNanoseconds - started)) }
-        return try await Traces.span("db transaction", kind: .client, attributes: spanAttributes) { try await base.autocommit(body) }
+        return try await Traces.span("db transaction", kind: .client, attributes: spanAttributes) { try await work() }
     }
 
     /// Runs `body` in a transaction of the engine's, returning its value and the work to do once it committed.

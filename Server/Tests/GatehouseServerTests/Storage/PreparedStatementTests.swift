@@ -71,18 +71,26 @@ struct PreparedStatementTests {
         }
     }
 
-    @Test("names are bounded: texts past the capacity, and a text renamed too often, run unprepared")
+    @Test("names are bounded: texts past the capacity, a text renamed too often, and texts whose plan depends on the values run unprepared")
     func namesAreBounded() {
         let names = PreparedStatementNames(capacity: 2)
-        let first = names.name(for: "SELECT 1")
+        let first = names.name(for: "SELECT 1", binds: 0)
         #expect(first != nil)
-        #expect(names.name(for: "SELECT 1") == first, "one name per text")
-        #expect(names.name(for: "SELECT 2") != nil)
-        #expect(names.name(for: "SELECT 3") == nil, "past the capacity")
+        #expect(names.name(for: "SELECT 1", binds: 0) == first, "one name per text")
+        #expect(names.name(for: "SELECT 2", binds: 0) != nil)
+        #expect(names.name(for: "SELECT 3", binds: 0) == nil, "past the capacity")
         names.renew("SELECT 1")
-        let renamed = names.name(for: "SELECT 1")
+        let renamed = names.name(for: "SELECT 1", binds: 0)
         #expect(renamed != nil && renamed != first)
         for _ in 0..<PreparedStatementNames.maximumRenames { names.renew("SELECT 1") }
-        #expect(names.name(for: "SELECT 1") == nil, "a text that keeps breaking runs unprepared")
+        #expect(names.name(for: "SELECT 1", binds: 0) == nil, "a text that keeps breaking runs unprepared")
+
+        // Statements whose best plan depends on their values are planned each time.
+        let values = PreparedStatementNames()
+        #expect(values.name(for: "SELECT id FROM t WHERE expires_at <= $1 LIMIT 500", binds: 1) == nil, "a batch of the rows due")
+        #expect(values.name(for: "SELECT id FROM users WHERE username LIKE $1", binds: 1) == nil, "a pattern")
+        #expect(values.name(for: "SELECT id FROM users WHERE id IN (…)", binds: 33) == nil, "a long list of values")
+        #expect(values.name(for: "SELECT id FROM users WHERE id IN (… 32 …)", binds: 32) != nil)
+        #expect(values.name(for: "SELECT id FROM t WHERE expires_at <= $1 LIMIT 500", binds: 1) == nil, "remembered")
     }
 }

@@ -3,13 +3,15 @@ import NIOConcurrencyHelpers
 /// The names under which a process's SQL texts are prepared on PostgreSQL connections: one per text, shared by every
 /// connection, so each connection parses and plans a statement once and then only binds and executes it.
 ///
+/// Texts whose best plan depends on their values (``PreparedStatementSQLDatabase/plansOnce(_:binds:)``) get no name.
 /// Bounded: past ``capacity`` texts (SQL built with variable parts), new texts run unprepared. A statement whose
 /// prepared form broke on the server (a schema change altered its result, a preparation failed inside an aborted
 /// transaction — PostgresNIO then remembers the failure for that name) gets a fresh name, at most
 /// ``maximumRenames`` times; after that it runs unprepared.
 final class PreparedStatementNames: Sendable {
     private struct Entry {
-        var number: Int
+        /// `nil` for a text planned each time.
+        var number: Int?
         var renames = 0
     }
 
@@ -26,13 +28,18 @@ final class PreparedStatementNames: Sendable {
         self.capacity = capacity
     }
 
-    /// The name to prepare `sql` under, or `nil` to run it unprepared.
-    func name(for sql: String) -> String? {
+    /// The name to prepare `sql` (with `binds` values) under, or `nil` to run it unprepared.
+    func name(for sql: String, binds: Int) -> String? {
         state.withLockedValue { state in
             if let entry = state.entries[sql] {
-                return entry.renames > Self.maximumRenames ? nil : "gatehouse_\(entry.number)"
+                guard let number = entry.number, entry.renames <= Self.maximumRenames else { return nil }
+                return "gatehouse_\(number)"
             }
             guard state.entries.count < capacity else { return nil }
+            guard PreparedStatementSQLDatabase.plansOnce(sql, binds: binds) else {
+                state.entries[sql] = Entry(number: nil)
+                return nil
+            }
             state.next += 1
             state.entries[sql] = Entry(number: state.next)
             return "gatehouse_\(state.next)"
@@ -42,7 +49,7 @@ final class PreparedStatementNames: Sendable {
     /// `sql`'s prepared form can no longer be used on some connection: later executions prepare it under a new name.
     func renew(_ sql: String) {
         state.withLockedValue { state in
-            guard var entry = state.entries[sql] else { return }
+            guard var entry = state.entries[sql], entry.number != nil else { return }
             state.next += 1
             entry.number = state.next
             entry.renames += 1

@@ -8,9 +8,15 @@ import SQLKit
 /// statement (``PreparedStatementNames``), so PostgreSQL plans it once per connection instead of on every request.
 /// Planning was more than half of the server's work for a token lookup.
 ///
-/// Queries whose values PostgresNIO cannot encode directly, and texts past the names' capacity, take PostgresKit's
-/// usual unnamed path.
+/// A prepared statement settles on one plan for all values, so statements whose best plan depends on the values
+/// are planned each time instead, on PostgresKit's usual unnamed path: those with a `LIMIT` (a batch of the rows
+/// due, a page of a listing: how many match decides between an index and a scan), a `LIKE` pattern, or more than
+/// ``maximumBinds`` values (long `IN` lists, bulk inserts, where planning is the smaller cost anyway). So do
+/// queries whose values PostgresNIO cannot encode directly, and texts past the names' capacity.
 struct PreparedStatementSQLDatabase: SQLDatabase {
+    /// Statements with more values than this are planned each time.
+    static let maximumBinds = 32
+
     let connection: PostgresConnection
     let names: PreparedStatementNames
 
@@ -26,7 +32,7 @@ struct PreparedStatementSQLDatabase: SQLDatabase {
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
         let (sql, binds) = serialize(query)
-        guard let bindings = try Self.bindings(binds), let name = names.name(for: sql) else {
+        guard let name = names.name(for: sql, binds: binds.count), let bindings = try Self.bindings(binds) else {
             try await connection.sql(queryLogLevel: nil).execute(sql: query, onRow)
             return
         }
@@ -40,6 +46,13 @@ struct PreparedStatementSQLDatabase: SQLDatabase {
             names.renew(sql)
             throw error
         }
+    }
+
+    /// Whether one plan serves `sql` whatever its values (see the type's description); asked once per text.
+    static func plansOnce(_ sql: String, binds: Int) -> Bool {
+        guard binds <= maximumBinds else { return false }
+        let upper = sql.uppercased()
+        return !upper.contains("LIMIT") && !upper.contains("LIKE")
     }
 
     /// The values as PostgresNIO's own encodings, the same PostgresKit chooses for them; `nil` when one has none.

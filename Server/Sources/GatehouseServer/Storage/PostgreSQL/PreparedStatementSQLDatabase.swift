@@ -6,7 +6,7 @@ import SQLKit
 
 /// The `SQLDatabase` the stores see on PostgreSQL: one pooled connection that runs each query as a named prepared
 /// statement (``PreparedStatementNames``), so PostgreSQL plans it once per connection instead of on every request.
-/// Planning was more than half of the server's work for a token lookup.
+/// Planning was more than half of PostgreSQL's work for a token lookup.
 ///
 /// A prepared statement settles on one plan for all values, so statements whose best plan depends on the values
 /// are planned each time instead, on PostgresKit's usual unnamed path: those with a `LIMIT` (a batch of the rows
@@ -70,10 +70,13 @@ struct PreparedStatementSQLDatabase: SQLDatabase {
         return bindings
     }
 
-    /// Errors after which this statement's prepared form on the connection is of no more use: it went stale, or its
-    /// preparation failed in an aborted transaction (`25P02`), which PostgresNIO then remembers for the name.
+    /// Errors after which this statement's prepared form on the connection may be of no more use: it went stale, or
+    /// its preparation failed (PostgresNIO then remembers the failure for the name; an aborted transaction's
+    /// `25P02`, say). A constraint the data broke (`23…`) or a transaction PostgreSQL aborted to be run again
+    /// (`40001`, `40P01`) says nothing about the statement.
     static func breaksStatement(_ error: PSQLError) -> Bool {
-        isStale(error) || error.serverInfo?[.sqlState] == "25P02"
+        guard let state = error.serverInfo?[.sqlState] else { return false }
+        return !state.hasPrefix("23") && state != "40001" && state != "40P01"
     }
 
     /// The prepared statement's result changed shape under it (`0A000`, a migration by a newer node) or the server

@@ -32,6 +32,12 @@ public enum GatehouseError: Error, Equatable, Sendable, CustomStringConvertible 
     case invalidIDToken(IDTokenValidationError)
     /// Reading or writing the token storage failed.
     case storage(ErrorCause)
+    /// The person denied the device's sign-in on the other device (RFC 8628 `access_denied`).
+    case deviceSignInDenied
+    /// The device's code expired before anyone approved it (RFC 8628 `expired_token`): start again for a new code.
+    case deviceCodeExpired
+    /// The app cancelled the task that was waiting.
+    case cancelled
 
     /// Whether the user has to sign in (again) before the app can go on.
     public var requiresSignIn: Bool {
@@ -65,6 +71,9 @@ public enum GatehouseError: Error, Equatable, Sendable, CustomStringConvertible 
         case .discovery(let error): error.description
         case .invalidIDToken(let error): "The ID token was refused: \(error)"
         case .storage(let reason): "The token storage failed: \(reason)."
+        case .deviceSignInDenied: "The sign-in was denied on the other device."
+        case .deviceCodeExpired: "The code expired before the sign-in was approved. Start again for a new code."
+        case .cancelled: "The sign-in was cancelled."
         }
     }
 }

@@ -22,6 +22,22 @@ struct TokenClient: Sendable {
         try await tokenRequest([("grant_type", "refresh_token"), ("refresh_token", refreshToken)])
     }
 
+    /// Asks for a device's pair of codes (RFC 8628 §3.1).
+    func deviceAuthorization(scopes: [String]) async throws(GatehouseError) -> DeviceAuthorizationResponse {
+        guard let endpoint = metadata.deviceAuthorizationEndpoint else {
+            throw .discovery(.malformedDocument("the provider offers no device_authorization_endpoint"))
+        }
+        let (data, response) = try await post(endpoint, [("scope", scopes.joined(separator: " "))])
+        guard response.statusCode == 200 else { throw Self.error(data, response) }
+        guard let codes = try? JSONDecoder().decode(DeviceAuthorizationResponse.self, from: data) else { throw .unexpectedResponse(status: 200) }
+        return codes
+    }
+
+    /// One poll of the token endpoint with a device code (RFC 8628 §3.4): the tokens, or the provider's answer why not yet.
+    func pollDeviceCode(_ deviceCode: String) async throws(GatehouseError) -> TokenResponse {
+        try await tokenRequest([("grant_type", "urn:ietf:params:oauth:grant-type:device_code"), ("device_code", deviceCode)])
+    }
+
     func revoke(_ token: String, hint: String) async throws(GatehouseError) {
         let (data, response) = try await post(metadata.revocationEndpoint, [("token", token), ("token_type_hint", hint)])
         guard response.statusCode == 200 else { throw Self.error(data, response) }

@@ -17,6 +17,8 @@ public struct OpenIDProviderMetadata: Codable, Sendable, Equatable {
     public var introspectionEndpoint: String
     /// Where a relying party signs the user out (RP-initiated logout, `/end_session`).
     public var endSessionEndpoint: String
+    /// Where a device without a keyboard-friendly browser starts the device authorization grant (RFC 8628 §4), if offered.
+    public var deviceAuthorizationEndpoint: String?
     /// The scopes clients may request.
     public var scopesSupported: [String]
     /// The authorization response types: only `code`.
@@ -115,6 +117,7 @@ public struct OpenIDProviderMetadata: Codable, Sendable, Equatable {
         case revocationEndpoint = "revocation_endpoint"
         case introspectionEndpoint = "introspection_endpoint"
         case endSessionEndpoint = "end_session_endpoint"
+        case deviceAuthorizationEndpoint = "device_authorization_endpoint"
         case scopesSupported = "scopes_supported"
         case responseTypesSupported = "response_types_supported"
         case responseModesSupported = "response_modes_supported"

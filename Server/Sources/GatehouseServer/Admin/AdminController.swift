@@ -252,8 +252,8 @@ struct AdminController: Sendable {
     private func createClient(_ request: Request, actor: String) async throws -> Response {
         let body = try await JSONRequest.decode(AdminNewClient.self, from: request)
         try ClientRegistrationRules.validateClientID(body.id)
-        guard !body.redirectURIs.isEmpty || body.isPublic != true else {
-            throw AdminProblem.badRequest("A public client needs at least one redirect URI.")
+        guard !body.redirectURIs.isEmpty || body.isPublic != true || body.deviceGrant == true else {
+            throw AdminProblem.badRequest("A public client needs at least one redirect URI (or the device grant).")
         }
         for uri in body.redirectURIs + (body.postLogoutRedirectURIs ?? []) { try ClientRegistrationRules.validateRedirectURI(uri) }
         let scopes = body.scopes ?? ClientRegistrationRules.defaultScopes
@@ -265,7 +265,8 @@ struct AdminController: Sendable {
             let client = try await server.database.transaction { [server] _ in
                 let client = try await server.clients.create(
                     id: body.id, name: body.name, secret: secret, redirectURIs: body.redirectURIs,
-                    postLogoutRedirectURIs: body.postLogoutRedirectURIs ?? [], scopes: scopes, idTokenAlgorithm: algorithm)
+                    postLogoutRedirectURIs: body.postLogoutRedirectURIs ?? [], scopes: scopes, idTokenAlgorithm: algorithm,
+                    allowDeviceGrant: body.deviceGrant ?? false)
                 try await server.audit.record(
                     .clientCreated, client: client.id, details: ["public": "\(client.isPublic)", "scopes": scopes.joined(separator: " ")])
                 return client
@@ -320,6 +321,9 @@ struct AdminController: Sendable {
         if let requirePKCE = change.requirePKCE {
             guard requirePKCE || !changed.isPublic else { throw AdminProblem.badRequest("A public client always needs PKCE.") }
             changed.requiresPKCE = requirePKCE
+        }
+        if let deviceGrant = change.deviceGrant {
+            changed.allowsDeviceGrant = deviceGrant
         }
         let differences = Self.differences(AdminClient(current), AdminClient(changed))
         let updated = try await server.database.transaction { [server, changed] _ in

@@ -96,6 +96,8 @@ public struct AdminClient: Codable, Sendable {
     public var redirectURIs, postLogoutRedirectURIs, scopes: [String]
     public var idTokenAlgorithm: String
     public var requirePKCE: Bool
+    /// Whether the client may use the device authorization grant (RFC 8628).
+    public var deviceGrant: Bool
     public var createdAt: Int64
 
     /// What the API shows of `client`.
@@ -108,6 +110,7 @@ public struct AdminClient: Codable, Sendable {
         scopes = client.scopes
         idTokenAlgorithm = client.idTokenAlgorithm
         requirePKCE = client.requiresPKCE
+        deviceGrant = client.allowsDeviceGrant
         createdAt = client.createdAt
     }
 
@@ -118,6 +121,7 @@ public struct AdminClient: Codable, Sendable {
         case postLogoutRedirectURIs = "post_logout_redirect_uris"
         case idTokenAlgorithm = "id_token_alg"
         case requirePKCE = "require_pkce"
+        case deviceGrant = "device_grant"
         case createdAt = "created_at"
     }
 }
@@ -131,6 +135,7 @@ struct AdminNewClient: Decodable, Sendable {
     var scopes: [String]?
     var isPublic: Bool?
     var idTokenAlgorithm: String?
+    var deviceGrant: Bool?
 
     enum CodingKeys: String, CodingKey {
         case id, name, scopes
@@ -138,6 +143,7 @@ struct AdminNewClient: Decodable, Sendable {
         case redirectURIs = "redirect_uris"
         case postLogoutRedirectURIs = "post_logout_redirect_uris"
         case idTokenAlgorithm = "id_token_alg"
+        case deviceGrant = "device_grant"
     }
 }
 
@@ -147,6 +153,7 @@ struct AdminClientChange: Decodable, Sendable {
     var redirectURIs, postLogoutRedirectURIs, scopes: [String]?
     var idTokenAlgorithm: String?
     var requirePKCE: Bool?
+    var deviceGrant: Bool?
 
     enum CodingKeys: String, CodingKey {
         case name, scopes
@@ -154,6 +161,7 @@ struct AdminClientChange: Decodable, Sendable {
         case postLogoutRedirectURIs = "post_logout_redirect_uris"
         case idTokenAlgorithm = "id_token_alg"
         case requirePKCE = "require_pkce"
+        case deviceGrant = "device_grant"
     }
 }
 

@@ -41,10 +41,12 @@ public enum GatehouseApplication {
         AdminController(server: server).addRoutes(to: router)
         EndSessionController(server: server).addRoutes(to: router)
         DeviceConfirmationPage(server: server).addRoutes(to: router)
+        DeviceVerificationPage(server: server).addRoutes(to: router)
         // The JSON API: every failure is an RFC 6749 error, rendered in one place.
         let api = router.group().add(middleware: OAuthErrorMiddleware(logger: server.logger))
         DiscoveryController(server: server).addRoutes(to: api)
         TokenController(server: server).addRoutes(to: api)
+        DeviceAuthorizationController(server: server).addRoutes(to: api)
         UserinfoController(server: server).addRoutes(to: api)
         RevocationController(server: server).addRoutes(to: api)
         IntrospectionController(server: server).addRoutes(to: api)

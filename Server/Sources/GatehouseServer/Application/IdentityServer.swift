@@ -34,6 +34,8 @@ public final class IdentityServer: Sendable {
     let oneTimeCodes: OneTimeCodeStore
     let deviceIdentities: DeviceIdentityStore
     let appLogins: AppLoginStore
+    /// Devices signing in with a user code typed elsewhere (RFC 8628).
+    let deviceAuthorizations: DeviceAuthorizationStore
     let pinKeys: PINKeyring
     /// Delivers emails and text messages; run ``CourierService`` beside the HTTP server for retries.
     /// The QR sign-ins whose pages are open on this node, polled together.
@@ -107,6 +109,8 @@ public final class IdentityServer: Sendable {
         deviceIdentities = DeviceIdentityStore(database: database, clock: clock)
         appLogins = AppLoginStore(database: database, clock: clock, box: SecretBox(serverSecret: secret.bytes, purpose: AppLoginStore.purpose))
         appLoginWatcher = AppLoginWatcher(store: appLogins)
+        deviceAuthorizations = DeviceAuthorizationStore(
+            database: database, clock: clock, box: SecretBox(serverSecret: secret.bytes, purpose: DeviceAuthorizationStore.purpose))
         pinKeys = PINKeyring(box: SecretBox(serverSecret: secret.bytes, purpose: PINKeyring.purpose))
         courier = Courier(
             queue: CourierQueue(database: database, clock: clock, secret: secret), configuration: configuration.courier,

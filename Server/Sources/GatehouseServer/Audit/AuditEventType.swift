@@ -41,4 +41,7 @@ public enum AuditEventType: String, Sendable, Codable, CaseIterable {
     case adminTokenCreated = "admin_token.created"
     case adminTokenRevoked = "admin_token.revoked"
     case configurationLoaded = "configuration.loaded"
+    // The device authorization grant (RFC 8628): the user's answer on the `/device` page.
+    case deviceAuthorizationApproved = "device_authorization.approved"
+    case deviceAuthorizationDenied = "device_authorization.denied"
 }

@@ -17,6 +17,9 @@ public struct Client: Sendable, Equatable, Codable {
     /// Whether an authorization request must carry a PKCE challenge: always for public clients, and by default
     /// for confidential ones too (RFC 9700 §2.1.1); `false` only for a legacy confidential client that cannot send one.
     public var requiresPKCE = true
+    /// Whether the client may use the device authorization grant (RFC 8628): off unless the operator allows it, since
+    /// a user code is a sign-in that can be started anywhere and handed to someone else to approve.
+    public var allowsDeviceGrant = false
 
     public var isPublic: Bool { secretHash == nil }
 
@@ -28,6 +31,7 @@ public struct Client: Sendable, Equatable, Codable {
         case idTokenAlgorithm = "id_token_signed_response_alg"
         case createdAt = "created_at"
         case requiresPKCE = "require_pkce"
+        case allowsDeviceGrant = "device_grant"
     }
 
     /// Whether `uri` is one of the client's redirect URIs: exactly, or, for a registered loopback IP URI

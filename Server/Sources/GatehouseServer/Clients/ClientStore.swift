@@ -17,7 +17,8 @@ public struct ClientStore: Sendable {
     @discardableResult
     public func create(
         id: String, name: String? = nil, secret: String?, redirectURIs: [String], postLogoutRedirectURIs: [String] = [],
-        scopes: [String], idTokenAlgorithm: String = "RS256", requirePKCE: Bool = true
+        scopes: [String], idTokenAlgorithm: String = "RS256", requirePKCE: Bool = true,
+        allowDeviceGrant: Bool = false
     ) async throws -> Client {
         guard requirePKCE || secret != nil else {
             throw ConfigurationError("A public client always needs PKCE; only a confidential client can be exempted.")
@@ -25,7 +26,7 @@ public struct ClientStore: Sendable {
         let client = Client(
             id: id, name: name, secretHash: secret.map(TokenDigest.hex), redirectURIs: redirectURIs,
             postLogoutRedirectURIs: postLogoutRedirectURIs, scopes: scopes, idTokenAlgorithm: idTokenAlgorithm, createdAt: clock.now(),
-            requiresPKCE: requirePKCE
+            requiresPKCE: requirePKCE, allowsDeviceGrant: allowDeviceGrant
         )
         try await database.transaction { sql in
             if try await sql.raw("SELECT id FROM clients WHERE id = \(bind: id)").first() != nil {
@@ -70,7 +71,7 @@ public struct ClientStore: Sendable {
                 UPDATE clients SET name = \(bind: changed.name), redirect_uris = \(bind: try JSONList.encode(changed.redirectURIs)),
                     post_logout_redirect_uris = \(bind: try JSONList.encode(changed.postLogoutRedirectURIs)),
                     scopes = \(bind: changed.scopes.joined(separator: " ")), id_token_algorithm = \(bind: changed.idTokenAlgorithm),
-                    require_pkce = \(bind: changed.requiresPKCE ? 1 : 0)
+                    require_pkce = \(bind: changed.requiresPKCE ? 1 : 0), device_grant = \(bind: changed.allowsDeviceGrant ? 1 : 0)
                 WHERE id = \(bind: current.id)
                 """
             ).run()
@@ -95,6 +96,7 @@ public struct ClientStore: Sendable {
             guard try await sql.raw("SELECT id FROM clients WHERE id = \(bind: id)").first() != nil else { return false }
             try await sql.raw("DELETE FROM authorization_codes WHERE client_id = \(bind: id)").run()
             try await sql.raw("DELETE FROM flows WHERE client_id = \(bind: id)").run()
+            try await sql.raw("DELETE FROM device_authorizations WHERE client_id = \(bind: id)").run()
             try await sql.raw("UPDATE access_tokens SET revoked_at = \(bind: now) WHERE client_id = \(bind: id) AND revoked_at IS NULL").run()
             try await sql.raw("UPDATE refresh_tokens SET revoked_at = \(bind: now) WHERE client_id = \(bind: id) AND revoked_at IS NULL").run()
             try await sql.raw("DELETE FROM clients WHERE id = \(bind: id)").run()
@@ -106,10 +108,11 @@ public struct ClientStore: Sendable {
         try await sql.raw(
             """
             INSERT INTO clients (id, name, secret_hash, redirect_uris, post_logout_redirect_uris, scopes, id_token_algorithm, created_at,
-                                 require_pkce)
+                                 require_pkce, device_grant)
             VALUES (\(bind: client.id), \(bind: client.name), \(bind: client.secretHash), \(bind: try JSONList.encode(client.redirectURIs)),
                     \(bind: try JSONList.encode(client.postLogoutRedirectURIs)), \(bind: client.scopes.joined(separator: " ")),
-                    \(bind: client.idTokenAlgorithm), \(bind: client.createdAt), \(bind: client.requiresPKCE ? 1 : 0))
+                    \(bind: client.idTokenAlgorithm), \(bind: client.createdAt), \(bind: client.requiresPKCE ? 1 : 0),
+                    \(bind: client.allowsDeviceGrant ? 1 : 0))
             """
         ).run()
     }
@@ -124,7 +127,8 @@ public struct ClientStore: Sendable {
             scopes: try row.decode(column: "scopes", as: String.self).split(separator: " ").map(String.init),
             idTokenAlgorithm: try row.decode(column: "id_token_algorithm", as: String.self),
             createdAt: try row.decode(column: "created_at", as: Int64.self),
-            requiresPKCE: try row.decode(column: "require_pkce", as: Int.self) != 0
+            requiresPKCE: try row.decode(column: "require_pkce", as: Int.self) != 0,
+            allowsDeviceGrant: try row.decode(column: "device_grant", as: Int.self) != 0
         )
     }
 }

@@ -265,6 +265,10 @@ public struct TokenLifetimes: Sendable, Codable, Equatable {
     public var sessionIdle: Int64 = 30 * 60
     /// An authorization request waiting for the user to sign in.
     public var authorizationRequest: Int64 = 900
+    /// A device authorization (RFC 8628) waiting for its user code: 10 minutes.
+    public var deviceCode: Int64 = 600
+    /// The seconds a device waits between polls of the token endpoint; each poll that comes sooner adds 5 (RFC 8628 §3.5).
+    public var devicePollInterval: Int64 = 5
 
     /// The longest an access token may live: one day. A revoked token family is remembered this long when only
     /// its access tokens could still be in use (see `GrantRevocations`).
@@ -286,6 +290,8 @@ public struct TokenLifetimes: Sendable, Codable, Equatable {
         session = try container.decodeIfPresent(Int64.self, forKey: .session) ?? defaults.session
         sessionIdle = try container.decodeIfPresent(Int64.self, forKey: .sessionIdle) ?? defaults.sessionIdle
         authorizationRequest = try container.decodeIfPresent(Int64.self, forKey: .authorizationRequest) ?? defaults.authorizationRequest
+        deviceCode = try container.decodeIfPresent(Int64.self, forKey: .deviceCode) ?? defaults.deviceCode
+        devicePollInterval = try container.decodeIfPresent(Int64.self, forKey: .devicePollInterval) ?? defaults.devicePollInterval
     }
 
     func validate() throws {
@@ -297,6 +303,12 @@ public struct TokenLifetimes: Sendable, Codable, Equatable {
             ("authorization_request", authorizationRequest),
         ] where value < 1 {
             throw ConfigurationError(key: "token_lifetimes.\(name)", "must be at least 1 second.")
+        }
+        guard (5...3600).contains(deviceCode) else {
+            throw ConfigurationError(key: "token_lifetimes.device_code", "must be 5 to 3600 seconds.")
+        }
+        guard (1...60).contains(devicePollInterval) else {
+            throw ConfigurationError(key: "token_lifetimes.device_poll_interval", "must be 1 to 60 seconds.")
         }
         guard accessToken <= Self.maximumAccessToken else {
             throw ConfigurationError(
@@ -315,5 +327,7 @@ public struct TokenLifetimes: Sendable, Codable, Equatable {
         case session
         case sessionIdle = "session_idle"
         case authorizationRequest = "authorization_request"
+        case deviceCode = "device_code"
+        case devicePollInterval = "device_poll_interval"
     }
 }

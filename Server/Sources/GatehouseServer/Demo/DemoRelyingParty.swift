@@ -76,7 +76,8 @@ public final class DemoRelyingParty: Sendable {
             Client(
                 id: cliClientID, name: "Gatehouse command line", secretHash: nil, redirectURIs: [cliRedirectURI, cliLoopbackRedirectURI],
                 postLogoutRedirectURIs: [],
-                scopes: ClientRegistrationRules.defaultScopes, idTokenAlgorithm: "RS256", createdAt: cli?.createdAt ?? server.clock.now()
+                scopes: ClientRegistrationRules.defaultScopes, idTokenAlgorithm: "RS256", createdAt: cli?.createdAt ?? server.clock.now(),
+                allowsDeviceGrant: true
             ))
         let user = try await server.users.find(username: username)
         if let user, try await server.hasher.verify(demo.password, against: user.passwordHash) {

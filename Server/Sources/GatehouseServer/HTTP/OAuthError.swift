@@ -20,6 +20,11 @@ struct OAuthError: HTTPResponseError, Sendable {
         case requestNotSupported = "request_not_supported"
         case requestURINotSupported = "request_uri_not_supported"
         case serverError = "server_error"
+        // The device authorization grant (RFC 8628 §3.5).
+        case authorizationPending = "authorization_pending"
+        case slowDown = "slow_down"
+        case accessDenied = "access_denied"
+        case expiredToken = "expired_token"
         // Codes, PINs and the authenticator app protocol.
         case invalidCode = "invalid_code"
         case expiredCode = "expired_code"
@@ -48,7 +53,7 @@ struct OAuthError: HTTPResponseError, Sendable {
             case .appVersionUnsupported: .preconditionFailed
             case .serverError: .internalServerError
             case .invalidRequest, .invalidGrant, .unauthorizedClient, .unsupportedGrantType, .unsupportedResponseType, .invalidScope,
-                .requestNotSupported, .requestURINotSupported, .invalidCode:
+                .requestNotSupported, .requestURINotSupported, .invalidCode, .authorizationPending, .slowDown, .accessDenied, .expiredToken:
                 .badRequest
             }
         }

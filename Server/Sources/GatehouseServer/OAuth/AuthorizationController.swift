@@ -86,16 +86,7 @@ struct AuthorizationController: Sendable {
             return .failure(.invalidRequest("Only response_mode=query is supported."))
         }
         let scopes = (parameters["scope"] ?? "").split(separator: " ").map(String.init)
-        guard !scopes.isEmpty else { return .failure(.invalidScope("No scope was requested; request at least openid.")) }
-        if let unknown = scopes.first(where: { !ClientRegistrationRules.knownScopes.contains($0) }) {
-            return .failure(.invalidScope("The scope \(unknown) is not known."))
-        }
-        if let admin = scopes.first(where: ClientRegistrationRules.adminScopes.contains) {
-            return .failure(.invalidScope("The scope \(admin) is granted only to a client acting for itself (client_credentials), never through a user."))
-        }
-        if let forbidden = scopes.first(where: { !client.scopes.contains($0) }) {
-            return .failure(.invalidScope("The client may not request the scope \(forbidden)."))
-        }
+        if let error = Self.scopeError(scopes, client: client) { return .failure(error) }
 
         let challenge = parameters["code_challenge"]
         let method = parameters["code_challenge_method"]
@@ -139,9 +130,24 @@ struct AuthorizationController: Sendable {
             ))
     }
 
+    /// Why `client` may not ask a user for `scopes`, or `nil` when it may (the device authorization endpoint asks too).
+    static func scopeError(_ scopes: [String], client: Client) -> OAuthError? {
+        guard !scopes.isEmpty else { return .invalidScope("No scope was requested; request at least openid.") }
+        if let unknown = scopes.first(where: { !ClientRegistrationRules.knownScopes.contains($0) }) {
+            return .invalidScope("The scope \(unknown) is not known.")
+        }
+        if let admin = scopes.first(where: ClientRegistrationRules.adminScopes.contains) {
+            return .invalidScope("The scope \(admin) is granted only to a client acting for itself (client_credentials), never through a user.")
+        }
+        if let forbidden = scopes.first(where: { !client.scopes.contains($0) }) {
+            return .invalidScope("The client may not request the scope \(forbidden).")
+        }
+        return nil
+    }
+
     /// The browser's session if it may be used for this request: not forced away by `prompt=login`,
     /// young enough for `max_age`, and its user still exists and is not locked.
-    private func usableSession(for authorization: AuthorizationRequest, request: Request) async throws -> BrowserSession? {
+    func usableSession(for authorization: AuthorizationRequest, request: Request) async throws -> BrowserSession? {
         guard !authorization.prompts.contains("login"),
             let id = server.cookies.value(server.cookies.sessionName, in: request),
             let session = try await server.sessions.find(id: id)

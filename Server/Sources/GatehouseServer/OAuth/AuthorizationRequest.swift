@@ -1,4 +1,5 @@
-/// A validated authorization request (OpenID Connect Core §3.1.2.1), waiting for the user or ready for a code.
+/// A validated authorization request (OpenID Connect Core §3.1.2.1), waiting for the user or ready for a code; or the
+/// sign-in a `/device` page asked for.
 struct AuthorizationRequest: Sendable, Equatable, Codable {
     var clientID: String
     var redirectURI: String
@@ -13,6 +14,9 @@ struct AuthorizationRequest: Sendable, Equatable, Codable {
     var loginHint: String?
     /// Requested authentication context classes (`acr_values`), most preferred first.
     var acrValues: [String]?
+    /// Set when the sign-in is for a device's user code (RFC 8628): it ends on the `/device` page's confirmation
+    /// instead of with a code for `redirectURI`.
+    var deviceAuthorizationID: String? = nil
 
     var scope: String { scopes.joined(separator: " ") }
 }

@@ -30,7 +30,7 @@ struct DiscoveryController: Sendable {
             scopesSupported: ClientRegistrationRules.userScopes,
             responseTypesSupported: ["code"],
             responseModesSupported: ["query"],
-            grantTypesSupported: ["authorization_code", "refresh_token", "client_credentials"],
+            grantTypesSupported: ["authorization_code", "refresh_token", "client_credentials", DeviceAuthorizationController.grantType],
             subjectTypesSupported: ["public"],
             idTokenSigningAlgValuesSupported: SigningKeyFactory.algorithms,
             tokenEndpointAuthMethodsSupported: ["client_secret_basic", "client_secret_post", "none"],
@@ -43,6 +43,7 @@ struct DiscoveryController: Sendable {
             promptValuesSupported: AuthorizationController.supportedPrompts.sorted()
         )
         metadata.acrValuesSupported = [LoginFlow.passwordACR, LoginFlow.multiFactorACR]
+        metadata.deviceAuthorizationEndpoint = issuer + "/device_authorization"
         return metadata
     }
 }

@@ -1,7 +1,7 @@
 import GatehouseProtocol
 import Hummingbird
 
-/// The token endpoint (RFC 6749 §3.2): authorization_code, refresh_token and client_credentials grants.
+/// The token endpoint (RFC 6749 §3.2): authorization_code, refresh_token, client_credentials and device_code (RFC 8628) grants.
 struct TokenController: Sendable {
     let server: IdentityServer
 
@@ -24,12 +24,16 @@ struct TokenController: Sendable {
             return GatehouseMetrics.issued("refresh_token", try await refreshToken(parameters, credentials: credentials))
         case "client_credentials":
             return GatehouseMetrics.issued("client_credentials", try await clientCredentials(parameters, credentials: credentials))
+        case DeviceAuthorizationController.grantType:
+            return GatehouseMetrics.issued("device_code", try await deviceCode(parameters, client: try await authenticate(credentials)))
         case nil:
             _ = try await authenticate(credentials)
             throw OAuthError.invalidRequest("grant_type is missing.")
         case let other?:
             _ = try await authenticate(credentials)
-            throw OAuthError.unsupportedGrantType("The grant type \(other) is not supported; use authorization_code, refresh_token or client_credentials.")
+            throw OAuthError.unsupportedGrantType(
+                "The grant type \(other) is not supported; use authorization_code, refresh_token, client_credentials or \(DeviceAuthorizationController.grantType)."
+            )
         }
     }
 
@@ -157,6 +161,29 @@ struct TokenController: Sendable {
             return try await server.tokens.issueClientToken(clientID: client.id, scopes: requested, lifetime: lifetime, minted: minted, in: sql)
         }
         return JSONResponse.make(TokenResponse(accessToken: token, expiresIn: Int(lifetime), scope: requested.joined(separator: " ")))
+    }
+
+    /// A device's poll (RFC 8628 §3.4–3.5): the tokens once its user approved, else why not yet (or not at all).
+    private func deviceCode(_ parameters: FormParameters, client: Client) async throws -> Response {
+        try DeviceAuthorizationController.requireGrant(client)
+        guard let code = parameters["device_code"] else { throw OAuthError.invalidRequest("device_code is missing.") }
+        switch try await server.deviceAuthorizations.poll(deviceCode: code, clientID: client.id) {
+        case .pending:
+            throw OAuthError(.authorizationPending, "The user has not answered yet; poll again after the interval.")
+        case .slowDown(let interval):
+            throw OAuthError(.slowDown, "Polled too soon: wait \(interval) seconds between polls from now on.")
+        case .denied:
+            throw OAuthError(.accessDenied, "The user denied the sign-in.")
+        case .expired:
+            throw OAuthError(.expiredToken, "The device code expired; start again with a new one.")
+        case .invalid:
+            throw OAuthError.invalidGrant("The device code is invalid, was issued to another client, or its tokens were already collected.")
+        case .approved(let grant):
+            let user = try await activeUser(grant.userID)
+            let tokens = try await server.tokens.issue(
+                for: grant, withRefreshToken: grant.scopes.contains("offline_access"), lifetimes: server.configuration.tokens)
+            return try await response(for: grant, user: user, tokens: tokens, client: client, nonce: nil)
+        }
     }
 
     /// The grant's user, read once for both the lock check and the ID token's claims.

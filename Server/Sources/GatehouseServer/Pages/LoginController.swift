@@ -70,8 +70,14 @@ struct LoginController: Sendable {
                 [server] user, state in
                 let started = try await server.sessions.start(
                     userID: user.id, methods: state.methods, lifetime: server.configuration.tokens.session, replacing: previous)
-                var response = try await AuthorizationResponder(server: server).success(
-                    for: state.request, userID: user.id, authTime: started.session.authTime, methods: started.session.methods, afterPost: true)
+                var response: Response
+                if let device = state.request.deviceAuthorizationID {
+                    // A device's user code: the person now confirms the device on the page that asked for the sign-in.
+                    response = Redirect.to(DeviceVerificationPage.confirmationPath(device), afterPost: true)
+                } else {
+                    response = try await AuthorizationResponder(server: server).success(
+                        for: state.request, userID: user.id, authTime: started.session.authTime, methods: started.session.methods, afterPost: true)
+                }
                 response.headers.append(server.cookies.setCookie(server.cookies.sessionName, started.id, maxAge: server.configuration.tokens.session))
                 return response
             }

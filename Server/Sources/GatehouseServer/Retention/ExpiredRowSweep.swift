@@ -50,6 +50,7 @@ public struct ExpiredRowSweep: Sendable {
             Rule(table: "revoked_grants", key: "grant_id", condition: "expires_at <= \(bind: now)"),
             Rule(table: "one_time_codes", key: "id", condition: "expires_at <= \(bind: now - day)"),
             Rule(table: "app_logins", key: "id", condition: "expires_at <= \(bind: now - 3600)"),
+            Rule(table: "device_authorizations", key: "id", condition: "expires_at <= \(bind: now)"),
             Rule(table: "device_identities", key: "id", condition: "expires_at IS NOT NULL AND expires_at <= \(bind: now)"),
             Rule(
                 table: "attempt_counters", key: "scope, subject_hash",

@@ -27,7 +27,7 @@ public struct DatabaseCopier: Sendable {
             columns: [
                 ("id", .text), ("name", .text), ("secret_hash", .text), ("redirect_uris", .text),
                 ("post_logout_redirect_uris", .text), ("scopes", .text), ("id_token_algorithm", .text), ("created_at", .integer),
-                ("require_pkce", .integer),
+                ("require_pkce", .integer), ("device_grant", .integer),
             ]),
         Table(
             name: "signing_keys",
@@ -139,6 +139,13 @@ public struct DatabaseCopier: Sendable {
             ]),
         Table(name: "revoked_grants", columns: [("grant_id", .text), ("revoked_at", .integer), ("expires_at", .integer)]),
         Table(name: "write_probe", columns: [("node", .text), ("written_at", .integer)]),
+        Table(
+            name: "device_authorizations",
+            columns: [
+                ("id", .text), ("device_code_hash", .text), ("user_code_hash", .text), ("client_id", .text), ("scope", .text),
+                ("status", .text), ("user_id", .text), ("auth_time", .integer), ("amr", .text), ("poll_interval", .integer),
+                ("last_polled_at", .integer), ("created_at", .integer), ("expires_at", .integer),
+            ]),
     ]
 
     public let source: any Database

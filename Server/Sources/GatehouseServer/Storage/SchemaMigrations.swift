@@ -467,5 +467,30 @@ enum SchemaMigrations {
                 "CREATE INDEX courier_messages_created ON courier_messages(created_at)",
                 "CREATE TABLE write_probe (node TEXT PRIMARY KEY, written_at BIGINT NOT NULL)",
             ]),
+        // The device authorization grant (RFC 8628): a device's codes, kept only as digests, until the user answers
+        // on the `/device` page and the device collects its tokens. A client uses the grant only when allowed to.
+        Migration(
+            version: 24, name: "device authorizations",
+            statements: [
+                """
+                CREATE TABLE device_authorizations (
+                    id TEXT PRIMARY KEY,
+                    device_code_hash TEXT NOT NULL UNIQUE,
+                    user_code_hash TEXT NOT NULL UNIQUE,
+                    client_id TEXT NOT NULL,
+                    scope TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    user_id TEXT,
+                    auth_time BIGINT,
+                    amr TEXT,
+                    poll_interval BIGINT NOT NULL,
+                    last_polled_at BIGINT,
+                    created_at BIGINT NOT NULL,
+                    expires_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX device_authorizations_expiry ON device_authorizations(expires_at)",
+                "ALTER TABLE clients ADD COLUMN device_grant INTEGER NOT NULL DEFAULT 0",
+            ]),
     ]
 }

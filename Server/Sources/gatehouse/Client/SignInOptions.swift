@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Gatehouse
+import QRCode
 
 /// What `login`, `register`, `reset-password` and `enroll` share: which server and client, and how to end — signed in,
 /// with the session kept for `whoami`, `token` and `logout`.
@@ -22,6 +23,12 @@ struct SignInOptions: ParsableArguments {
             so the client needs the redirect URI http://127.0.0.1/callback registered (any port matches).
             """)
     var identityProvider: String?
+    @Flag(
+        help: """
+            Sign in with a code typed on another device (RFC 8628): the terminal shows the code, the page to enter it \
+            on and a QR code of that page, then waits. The client needs the device grant (clients add --device-grant).
+            """)
+    var device = false
     @Flag(name: .customLong("no-browser"), help: "Print an identity provider's URL instead of opening a browser.")
     var noBrowser = false
     @Option(help: "Seconds to wait for the browser to come back from an identity provider.")
@@ -45,6 +52,12 @@ struct SignInOptions: ParsableArguments {
         )
         // Leave any earlier session first, so two users' tokens never mix.
         if let (previous, _) = try? await home.currentUser() { try? await previous.logout() }
+        if device {
+            guard kind == .login else { throw CommandError("--device signs in only; register or reset a password on the web page.") }
+            let (user, claims) = try await signInOnDevice(profile)
+            try home.save(profile)
+            return try await report(kind, user: user, claims: claims, profile: profile)
+        }
         var chosen = identityProvider
         var success: SuccessNode?
         var saved = profile
@@ -67,13 +80,17 @@ struct SignInOptions: ParsableArguments {
         }
         guard let success else { throw CommandError("The sign-in did not finish.") }
         try home.save(saved)
-        let claims = success.claims
+        try await report(kind, user: success.user, claims: success.claims, profile: profile)
+    }
+
+    /// Prints who signed in: a line, or JSON with `--json`.
+    private func report(_ kind: FlowKind, user: UserSession, claims: IDTokenClaims, profile: ClientHome.Profile) async throws {
         if json {
             try JSONOutput.print(
                 SignInSummary(
                     issuer: claims.issuer, subject: claims.subject, username: claims.preferredUsername,
                     name: claims.name, email: claims.email, clientID: profile.clientID,
-                    scope: await success.user.currentTokens?.scope))
+                    scope: await user.currentTokens?.scope))
         } else {
             let who = [claims.preferredUsername, claims.name.map { "(\($0))" }].compactMap { $0 }.joined(separator: " ")
             let done =
@@ -89,6 +106,26 @@ struct SignInOptions: ParsableArguments {
 }
 
 extension SignInOptions {
+    /// The device authorization grant in the terminal: the code, the page and its QR code, then the wait.
+    private func signInOnDevice(_ profile: ClientHome.Profile) async throws -> (UserSession, IDTokenClaims) {
+        let client = GatehouseClient(configuration: try home.configuration(for: profile, timeout: timeout))
+        let authorization = try await client.startDeviceAuthorization()
+        let page = authorization.verificationURIComplete ?? authorization.verificationURI
+        if let symbol = try? QRCode(encoding: page.absoluteString) {
+            Terminal.say(symbol.terminalText(colored: isatty(STDERR_FILENO) == 1))
+        }
+        let minutes = max(Int(authorization.expiresAt.timeIntervalSinceNow / 60), 1)
+        Terminal.say(
+            """
+            To sign in, open \(authorization.verificationURI.absoluteString) on your phone or computer and enter the code
+                \(authorization.userCode)
+            (or scan the QR code). The code works for \(minutes) minute\(minutes == 1 ? "" : "s"). Waiting…
+            """)
+        let user = try await client.completeDeviceAuthorization(authorization)
+        guard let claims = await user.claims else { throw CommandError("The provider's answer held no ID token.") }
+        return (user, claims)
+    }
+
     /// Starts a flow whose redirect URI is `callback`'s, opens (or prints) the provider's page, waits for the browser
     /// to come back, and returns where the flow went.
     private func signInWithProvider(

@@ -21,6 +21,7 @@ struct ClientsCommand: AsyncParsableCommand {
         var scopes: [String]
         var idTokenAlgorithm: String
         var requiresPKCE: Bool
+        var deviceGrant: Bool
 
         init(_ client: AdminClient) {
             id = client.id
@@ -31,6 +32,7 @@ struct ClientsCommand: AsyncParsableCommand {
             scopes = client.scopes
             idTokenAlgorithm = client.idTokenAlgorithm
             requiresPKCE = client.requirePKCE
+            deviceGrant = client.deviceGrant
         }
 
         enum CodingKeys: String, CodingKey {
@@ -39,6 +41,7 @@ struct ClientsCommand: AsyncParsableCommand {
             case postLogoutRedirectURIs = "post_logout_redirect_uris"
             case idTokenAlgorithm = "id_token_signed_response_alg"
             case requiresPKCE = "require_pkce"
+            case deviceGrant = "device_grant"
         }
     }
 
@@ -69,13 +72,17 @@ struct ClientsCommand: AsyncParsableCommand {
         var generateSecret = false
         @Flag(help: "Let this confidential client skip PKCE (a legacy client that cannot send code_challenge; RFC 9700 advises against it).")
         var allowWithoutPKCE = false
+        @Flag(
+            name: .customLong("device-grant"),
+            help: "Allow the device authorization grant (RFC 8628) for a TV or a terminal; such a client needs no redirect URI.")
+        var deviceGrant = false
         @OptionGroup var store: StoreOptions
         @OptionGroup var output: OutputOptions
 
         func validate() throws {
             do {
                 try ClientRegistrationRules.validateClientID(clientID)
-                guard !redirectURIs.isEmpty else { throw ValidationError("Give at least one --redirect-uri.") }
+                guard !redirectURIs.isEmpty || deviceGrant else { throw ValidationError("Give at least one --redirect-uri (or --device-grant).") }
                 for uri in redirectURIs + postLogoutRedirectURIs { try ClientRegistrationRules.validateRedirectURI(uri) }
                 try ClientRegistrationRules.validateScopes(scopes.flatMap { $0.split(separator: " ").map(String.init) })
                 try ClientRegistrationRules.validateAlgorithm(idTokenAlg)
@@ -107,7 +114,7 @@ struct ClientsCommand: AsyncParsableCommand {
                         let client = try await ClientStore(database: database).create(
                             id: clientID, name: name, secret: secret, redirectURIs: redirectURIs, postLogoutRedirectURIs: postLogoutRedirectURIs,
                             scopes: requestedScopes.isEmpty ? ClientRegistrationRules.defaultScopes : requestedScopes, idTokenAlgorithm: idTokenAlg,
-                            requirePKCE: !allowWithoutPKCE
+                            requirePKCE: !allowWithoutPKCE, allowDeviceGrant: deviceGrant
                         )
                         try await OperatorAudit.record(
                             .clientCreated, client: client.id,
@@ -143,6 +150,7 @@ struct ClientsCommand: AsyncParsableCommand {
                 var redirect_uris, post_logout_redirect_uris, scopes: [String]
                 var `public`: Bool
                 var id_token_alg: String
+                var device_grant: Bool
             }
             struct Created: Decodable {
                 var client: AdminClient
@@ -153,7 +161,8 @@ struct ClientsCommand: AsyncParsableCommand {
                 "POST", "/admin/v1/clients",
                 body: NewClient(
                     id: clientID, name: name, redirect_uris: redirectURIs, post_logout_redirect_uris: postLogoutRedirectURIs,
-                    scopes: requested.isEmpty ? ClientRegistrationRules.defaultScopes : requested, public: `public`, id_token_alg: idTokenAlg),
+                    scopes: requested.isEmpty ? ClientRegistrationRules.defaultScopes : requested, public: `public`, id_token_alg: idTokenAlg,
+                    device_grant: deviceGrant),
                 as: Created.self)
             print("Added \(created.client.isPublic ? "public" : "confidential") client \(created.client.id).")
             if let secret = created.client_secret { print("Client secret (shown once, store it now): \(secret)") }
@@ -174,10 +183,10 @@ struct ClientsCommand: AsyncParsableCommand {
             }
             if output.json { return try JSONOutput.print(clients) }
             guard !clients.isEmpty else { return print("No clients yet. Add one with `gatehouse clients add`.") }
-            var table = TextTable(headers: ["CLIENT ID", "TYPE", "PKCE", "ALG", "SCOPES", "REDIRECT URIS"])
+            var table = TextTable(headers: ["CLIENT ID", "TYPE", "PKCE", "DEVICE", "ALG", "SCOPES", "REDIRECT URIS"])
             table.rows = clients.map {
                 [
-                    $0.id, $0.type, $0.requiresPKCE ? "required" : "optional", $0.idTokenAlgorithm,
+                    $0.id, $0.type, $0.requiresPKCE ? "required" : "optional", $0.deviceGrant ? "yes" : "no", $0.idTokenAlgorithm,
                     $0.scopes.joined(separator: " "), $0.redirectURIs.joined(separator: " "),
                 ]
             }

@@ -1,0 +1,49 @@
+import GatehouseProtocol
+import Hummingbird
+
+/// The device authorization endpoint (RFC 8628 §3.1–3.2): a TV or a terminal asks for a pair of codes, shows the user
+/// code with the `/device` page's address, and polls the token endpoint with the device code.
+struct DeviceAuthorizationController: Sendable {
+    let server: IdentityServer
+
+    /// The token endpoint's grant type for a device's polls (RFC 8628 §3.4).
+    static let grantType = "urn:ietf:params:oauth:grant-type:device_code"
+
+    func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
+        router.post("/device_authorization") { request, _ in try await start(request) }
+    }
+
+    func start(_ request: Request) async throws -> Response {
+        let parameters = try await FormParameters.body(of: request)
+        let credentials = try ClientAuthenticator.Credentials(of: request, parameters: parameters)
+        let client = try await ClientAuthenticator(clients: server.clients).authenticate(credentials)
+        if let repeated = parameters.repeatedName {
+            throw OAuthError.invalidRequest("The parameter \(repeated) appears more than once.")
+        }
+        try Self.requireGrant(client)
+        let scopes = (parameters["scope"] ?? "").split(separator: " ").map(String.init)
+        if let error = AuthorizationController.scopeError(scopes, client: client) { throw error }
+        let lifetimes = server.configuration.tokens
+        let started = try await server.deviceAuthorizations.start(
+            clientID: client.id, scopes: scopes, lifetime: lifetimes.deviceCode, interval: lifetimes.devicePollInterval)
+        let page = Self.verificationURI(issuer: server.issuer)
+        return JSONResponse.make(
+            DeviceAuthorizationResponse(
+                deviceCode: started.deviceCode, userCode: started.userCode, verificationURI: page,
+                verificationURIComplete: Self.verificationURI(issuer: server.issuer, userCode: started.userCode),
+                expiresIn: Int(started.expiresAt - server.clock.now()), interval: Int(started.interval)))
+    }
+
+    /// The page where users type a code; with `userCode`, the page with it filled in (for a QR code or a link).
+    static func verificationURI(issuer: String, userCode: String? = nil) -> String {
+        guard let userCode else { return issuer + "/device" }
+        return issuer + "/device?user_code=" + userCode
+    }
+
+    /// Only a client the operator allowed may use the grant (`gatehouse clients add --device-grant`).
+    static func requireGrant(_ client: Client) throws {
+        guard client.allowsDeviceGrant else {
+            throw OAuthError.unauthorizedClient("This client may not use the device authorization grant; an operator can allow it (device_grant).")
+        }
+    }
+}

@@ -1,0 +1,224 @@
+import GatehouseProtocol
+import HTTPTypes
+import Hummingbird
+
+/// The `/device` page (RFC 8628 §3.3): the person types the code a TV or a terminal shows, signs in with the usual
+/// flow (every factor the client's policy asks for), and allows or denies the device on a confirmation that names
+/// the application and what it asks for.
+///
+/// Typed codes are guesses: each wrong one counts against the client address (`code_guesses`) and against everything
+/// from that address (`source_throttling`), before the code is looked up. The forms carry the browser's sign-in
+/// binding as their CSRF token, as the sign-in page does.
+struct DeviceVerificationPage: Sendable {
+    let server: IdentityServer
+
+    static let path = "/device"
+
+    /// The confirmation of the authorization `id`, where a sign-in for it ends.
+    static func confirmationPath(_ id: String) -> String { path + "/confirm?id=" + id }
+
+    func addRoutes(to router: Router<some RequestContext>) {
+        router.get("/device") { request, _ in entryForm(request) }
+        router.post("/device") { request, context in
+            try await enter(request, source: server.clientAddress(of: request, context: context))
+        }
+        router.get("/device/confirm") { request, _ in try await showConfirmation(request) }
+        router.post("/device/confirm") { request, _ in try await confirm(request) }
+    }
+
+    // MARK: - The code
+
+    /// The form for the code; `verification_uri_complete` fills it in, and the person still presses Continue, so a
+    /// link alone never starts anything.
+    func entryForm(_ request: Request, code: String? = nil, error: String? = nil, status: HTTPResponse.Status = .ok) -> Response {
+        let query = FormParameters(encoded: request.uri.query ?? "")
+        let prefilled = code ?? query["user_code"].map { String($0.prefix(16)) } ?? ""
+        let binding = binding(of: request)
+        let alert = error.map { #"<p class="error" role="alert" id="code-error">\#(HTML.escape($0))</p>"# } ?? ""
+        let described = error == nil ? "" : #" aria-invalid="true" aria-describedby="code-error""#
+        var response = PageRenderer.page(
+            title: "Sign in on a device",
+            body: """
+                <h1>Sign in on a device</h1>
+                <p class="hint">Enter the code your TV, console or terminal shows.</p>
+                \(alert)
+                <form method="post" action="\(Self.path)">
+                <input type="hidden" name="csrf_token" value="\(HTML.escape(binding))">
+                <label for="user_code">Code</label>
+                <input type="text" id="user_code" name="user_code" value="\(HTML.escape(prefilled))" required maxlength="16"
+                 autocomplete="off" autocapitalize="characters" spellcheck="false" placeholder="BCDF-GHJK"\(described)>
+                <button type="submit">Continue</button>
+                </form>
+                """, status: status)
+        response.headers.append(bindingCookie(binding))
+        return response
+    }
+
+    /// A typed code: counted as a guess, looked up, and on to the sign-in or straight to the confirmation.
+    func enter(_ request: Request, source: ClientAddress) async throws -> Response {
+        guard let form = try? await FormParameters.body(of: request), let binding = checkedBinding(form, request) else {
+            return PageRenderer.error(title: "Page expired", message: "The form expired. Open the page again and enter the code.", status: .forbidden)
+        }
+        let typed = form["user_code"] ?? ""
+        let counters = [
+            server.guesses.counter("user_code", subject: source.subject, limit: server.configuration.codeGuesses),
+            server.guesses.counter("source", subject: source.subject, limit: server.configuration.sourceThrottling),
+        ]
+        let ticket: AttemptLimiter.Ticket
+        switch try await server.guesses.admit(counters) {
+        case .blocked(let until, _):
+            let minutes = server.guesses.minutesLeft(until: until)
+            return entryForm(
+                request, code: typed, error: "Too many wrong codes from your network. Try again in \(minutes) minute\(minutes == 1 ? "" : "s").",
+                status: .tooManyRequests)
+        case .admitted(let admitted):
+            ticket = admitted
+        }
+        let pending = try await server.deviceAuthorizations.find(userCode: typed)
+        let settled = try await server.guesses.settle(ticket, correct: pending != nil)
+        for block in settled.blocked {
+            server.logger.notice("Too many wrong device codes: blocked", metadata: ["limit": "\(block.scope)", "until": "\(block.until)"])
+        }
+        guard let pending else {
+            return entryForm(
+                request, code: typed, error: "That code is not valid, or it expired. Check the code on your device and try again.",
+                status: .badRequest)
+        }
+        return try await proceed(to: pending, request: request, binding: binding, forceSignIn: false)
+    }
+
+    // MARK: - The confirmation
+
+    func showConfirmation(_ request: Request) async throws -> Response {
+        let query = FormParameters(encoded: request.uri.query ?? "")
+        guard let id = query["id"], let pending = try await server.deviceAuthorizations.find(id: id) else { return Self.expired }
+        let authorization = signInRequest(for: pending, forceSignIn: false)
+        guard let session = try await AuthorizationController(server: server).usableSession(for: authorization, request: request) else {
+            return try await proceed(to: pending, request: request, binding: binding(of: request), forceSignIn: false)
+        }
+        let client = try await server.clients.find(id: pending.clientID)
+        let user = try await server.users.find(id: session.userID)
+        let application = client?.name ?? pending.clientID
+        let binding = binding(of: request)
+        let asks = pending.scopes.map { "<li>\(HTML.escape(Self.describe(scope: $0)))</li>" }.joined()
+        var response = PageRenderer.page(
+            title: "Sign in on \(application)?",
+            body: """
+                <h1>Sign in on “\(HTML.escape(application))”?</h1>
+                <p>You are signed in as <strong>\(HTML.escape(user?.username ?? ""))</strong>. \(HTML.escape(application)) asks to:</p>
+                <ul>\(asks)</ul>
+                <p class="hint">Allow only if you started this on a device in front of you and it shows the code you entered.
+                Never enter a code someone sent you.</p>
+                <form method="post" action="\(Self.path)/confirm">
+                <input type="hidden" name="csrf_token" value="\(HTML.escape(binding))">
+                <input type="hidden" name="id" value="\(HTML.escape(pending.id))">
+                <button type="submit" name="decision" value="allow">Allow</button>
+                <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+                <button type="submit" name="decision" value="switch" class="link">Use another account</button>
+                </form>
+                """)
+        response.headers.append(bindingCookie(binding))
+        return response
+    }
+
+    /// The person's answer: allow or deny for the signed-in account, or sign in as someone else first.
+    func confirm(_ request: Request) async throws -> Response {
+        guard let form = try? await FormParameters.body(of: request), let binding = checkedBinding(form, request) else {
+            return PageRenderer.error(title: "Page expired", message: "The form expired. Enter the code again.", status: .forbidden)
+        }
+        guard let id = form["id"], let pending = try await server.deviceAuthorizations.find(id: id) else { return Self.expired }
+        let decision = form["decision"]
+        guard decision == "allow" || decision == "deny" else {
+            return try await proceed(to: pending, request: request, binding: binding, forceSignIn: decision == "switch")
+        }
+        let authorization = signInRequest(for: pending, forceSignIn: false)
+        guard let session = try await AuthorizationController(server: server).usableSession(for: authorization, request: request) else {
+            return try await proceed(to: pending, request: request, binding: binding, forceSignIn: false)
+        }
+        let approved = decision == "allow"
+        let answered = try await server.database.transaction { [server] _ in
+            guard
+                try await server.deviceAuthorizations.answer(
+                    pending.id, approved: approved, userID: session.userID, authTime: session.authTime, methods: session.methods)
+            else { return false }
+            try await server.audit.record(
+                approved ? .deviceAuthorizationApproved : .deviceAuthorizationDenied, user: session.userID, client: pending.clientID,
+                actor: "user:\(session.userID)", details: ["scope": pending.scopes.joined(separator: " ")])
+            return true
+        }
+        guard answered else { return Self.expired }
+        let application = try await server.clients.find(id: pending.clientID)?.name ?? pending.clientID
+        return approved
+            ? PageRenderer.page(
+                title: "Device signed in",
+                body: """
+                    <h1>You're signed in on “\(HTML.escape(application))”</h1>
+                    <p>Go back to your device; it continues on its own. You can close this page.</p>
+                    """)
+            : PageRenderer.page(
+                title: "Sign-in denied",
+                body: """
+                    <h1>Sign-in denied</h1>
+                    <p>“\(HTML.escape(application))” was not signed in. If you did not start this, you need not do anything else.</p>
+                    """)
+    }
+
+    // MARK: - Helpers
+
+    /// Straight to the confirmation when this browser's session will do; otherwise the sign-in flow, which comes back to it.
+    private func proceed(
+        to pending: DeviceAuthorizationStore.Pending, request: Request, binding: String, forceSignIn: Bool
+    ) async throws -> Response {
+        let authorization = signInRequest(for: pending, forceSignIn: forceSignIn)
+        if !forceSignIn, try await AuthorizationController(server: server).usableSession(for: authorization, request: request) != nil {
+            return Redirect.to(Self.confirmationPath(pending.id), afterPost: request.method == .post)
+        }
+        let client = try await server.clients.find(id: pending.clientID)
+        let flow = try await LoginFlow(server: server).begin(
+            authorization, kind: .login, clientName: client?.name ?? pending.clientID, owner: .browser(binding: binding))
+        var response = Redirect.to("/login?flow=\(flow.id)", afterPost: request.method == .post)
+        response.headers.append(bindingCookie(binding))
+        return response
+    }
+
+    /// The sign-in the device's client would get from `/authorize`: its scopes, its second-factor policy.
+    private func signInRequest(for pending: DeviceAuthorizationStore.Pending, forceSignIn: Bool) -> AuthorizationRequest {
+        AuthorizationRequest(
+            clientID: pending.clientID, redirectURI: Self.confirmationPath(pending.id), scopes: pending.scopes,
+            prompts: forceSignIn ? ["login"] : [], deviceAuthorizationID: pending.id)
+    }
+
+    private func binding(of request: Request) -> String {
+        server.cookies.value(server.cookies.loginName, in: request) ?? SecureRandom.token()
+    }
+
+    /// The browser's binding, when the form carries the same one (CSRF).
+    private func checkedBinding(_ form: FormParameters, _ request: Request) -> String? {
+        guard let binding = server.cookies.value(server.cookies.loginName, in: request), let token = form["csrf_token"],
+            ConstantTime.equals(token, binding)
+        else { return nil }
+        return binding
+    }
+
+    private func bindingCookie(_ binding: String) -> HTTPField {
+        server.cookies.setCookie(server.cookies.loginName, binding, maxAge: server.configuration.tokens.authorizationRequest)
+    }
+
+    private static var expired: Response {
+        PageRenderer.error(
+            title: "Code expired", message: "This sign-in was already answered or has expired. Start again on your device for a new code.",
+            status: .gone)
+    }
+
+    /// What a scope lets the application do, in the words of the confirmation.
+    static func describe(scope: String) -> String {
+        switch scope {
+        case "openid": "Know who you are"
+        case "profile": "See your name and username"
+        case "email": "See your email address"
+        case "phone": "See your phone number"
+        case "offline_access": "Stay signed in until you sign out"
+        default: "Use “\(scope)”"
+        }
+    }
+}

@@ -16,7 +16,7 @@ let package = Package(
     targets: [
         .target(
             name: "GatehouseProtocol",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [.product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto")]
         ),
         .target(
             name: "Gatehouse",

@@ -75,22 +75,12 @@ public struct IDTokenValidator: Sendable {
     }
 
     static func verify(signature: Data, of input: Data, with key: JSONWebKey, algorithm: String) throws -> Bool {
-        switch algorithm {
-        case "RS256":
-            guard key.keyType == "RSA", let n = key.modulus.flatMap(Base64URL.decode), let e = key.exponent.flatMap(Base64URL.decode),
-                let publicKey = try? _RSA.Signing.PublicKey(n: n, e: e)
-            else { throw IDTokenValidationError.malformed("the RSA key in the JWKS is not usable") }
-            return publicKey.isValidSignature(
-                _RSA.Signing.RSASignature(rawRepresentation: signature), for: SHA256.hash(data: input),
-                padding: .insecurePKCS1v1_5)
-        case "ES256":
-            guard key.keyType == "EC", key.curve == "P-256", let x = key.x.flatMap(Base64URL.decode), let y = key.y.flatMap(Base64URL.decode),
-                x.count == 32, y.count == 32, let publicKey = try? P256.Signing.PublicKey(rawRepresentation: x + y)
-            else { throw IDTokenValidationError.malformed("the EC key in the JWKS is not usable") }
-            guard let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return false }
-            return publicKey.isValidSignature(ecdsa, for: SHA256.hash(data: input))
-        default:
+        do {
+            return try JSONWebSignature.isValid(signature, of: input, with: key, algorithm: algorithm)
+        } catch .algorithmNotSupported(let algorithm) {
             throw IDTokenValidationError.algorithmNotAllowed(algorithm)
+        } catch .unusableKey(let reason) {
+            throw IDTokenValidationError.malformed("\(reason) in the JWKS")
         }
     }
 }

@@ -8,7 +8,7 @@ public struct IntrospectionResponse: Codable, Sendable, Equatable {
     public var clientID: String?
     /// The signed-in user's username, for tokens issued to a user.
     public var username: String?
-    /// `Bearer`.
+    /// `Bearer`, `DPoP` for a DPoP-bound access token, or `refresh_token`.
     public var tokenType: String?
     /// When the token expires, in seconds since 1970 (`exp`).
     public var expiresAt: Int?
@@ -20,6 +20,17 @@ public struct IntrospectionResponse: Codable, Sendable, Equatable {
     public var audience: String?
     /// The provider that issued the token (`iss`).
     public var issuer: String?
+    /// The key a DPoP-bound token is bound to (`cnf`, RFC 9449 §6.2).
+    public var confirmation: Confirmation?
+
+    /// A token's confirmation claim (RFC 7800): the SHA-256 thumbprint of its DPoP key.
+    public struct Confirmation: Codable, Sendable, Equatable {
+        /// The JWK SHA-256 thumbprint (RFC 7638), base64url.
+        public var jkt: String
+
+        /// A confirmation by the key whose thumbprint is `jkt`.
+        public init(jkt: String) { self.jkt = jkt }
+    }
 
     /// An introspection answer; an inactive token leaves every other member out.
     public init(
@@ -50,5 +61,6 @@ public struct IntrospectionResponse: Codable, Sendable, Equatable {
         case subject = "sub"
         case audience = "aud"
         case issuer = "iss"
+        case confirmation = "cnf"
     }
 }

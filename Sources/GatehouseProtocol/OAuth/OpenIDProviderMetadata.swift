@@ -19,6 +19,8 @@ public struct OpenIDProviderMetadata: Codable, Sendable, Equatable {
     public var endSessionEndpoint: String
     /// Where a device without a keyboard-friendly browser starts the device authorization grant (RFC 8628 §4), if offered.
     public var deviceAuthorizationEndpoint: String?
+    /// The algorithms DPoP proofs may be signed with (RFC 9449 §5.1), when the provider accepts them.
+    public var dpopSigningAlgValuesSupported: [String]?
     /// The scopes clients may request.
     public var scopesSupported: [String]
     /// The authorization response types: only `code`.
@@ -118,6 +120,7 @@ public struct OpenIDProviderMetadata: Codable, Sendable, Equatable {
         case introspectionEndpoint = "introspection_endpoint"
         case endSessionEndpoint = "end_session_endpoint"
         case deviceAuthorizationEndpoint = "device_authorization_endpoint"
+        case dpopSigningAlgValuesSupported = "dpop_signing_alg_values_supported"
         case scopesSupported = "scopes_supported"
         case responseTypesSupported = "response_types_supported"
         case responseModesSupported = "response_modes_supported"

@@ -266,7 +266,7 @@ struct AdminController: Sendable {
                 let client = try await server.clients.create(
                     id: body.id, name: body.name, secret: secret, redirectURIs: body.redirectURIs,
                     postLogoutRedirectURIs: body.postLogoutRedirectURIs ?? [], scopes: scopes, idTokenAlgorithm: algorithm,
-                    allowDeviceGrant: body.deviceGrant ?? false)
+                    allowDeviceGrant: body.deviceGrant ?? false, requireDPoP: body.requireDPoP ?? false)
                 try await server.audit.record(
                     .clientCreated, client: client.id, details: ["public": "\(client.isPublic)", "scopes": scopes.joined(separator: " ")])
                 return client
@@ -324,6 +324,9 @@ struct AdminController: Sendable {
         }
         if let deviceGrant = change.deviceGrant {
             changed.allowsDeviceGrant = deviceGrant
+        }
+        if let requireDPoP = change.requireDPoP {
+            changed.requiresDPoP = requireDPoP
         }
         let differences = Self.differences(AdminClient(current), AdminClient(changed))
         let updated = try await server.database.transaction { [server, changed] _ in

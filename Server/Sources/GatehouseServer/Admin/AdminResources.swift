@@ -98,6 +98,8 @@ public struct AdminClient: Codable, Sendable {
     public var requirePKCE: Bool
     /// Whether the client may use the device authorization grant (RFC 8628).
     public var deviceGrant: Bool
+    /// Whether the client's token requests must carry DPoP proofs (RFC 9449).
+    public var requireDPoP: Bool
     public var createdAt: Int64
 
     /// What the API shows of `client`.
@@ -111,6 +113,7 @@ public struct AdminClient: Codable, Sendable {
         idTokenAlgorithm = client.idTokenAlgorithm
         requirePKCE = client.requiresPKCE
         deviceGrant = client.allowsDeviceGrant
+        requireDPoP = client.requiresDPoP
         createdAt = client.createdAt
     }
 
@@ -122,6 +125,7 @@ public struct AdminClient: Codable, Sendable {
         case idTokenAlgorithm = "id_token_alg"
         case requirePKCE = "require_pkce"
         case deviceGrant = "device_grant"
+        case requireDPoP = "require_dpop"
         case createdAt = "created_at"
     }
 }
@@ -136,6 +140,7 @@ struct AdminNewClient: Decodable, Sendable {
     var isPublic: Bool?
     var idTokenAlgorithm: String?
     var deviceGrant: Bool?
+    var requireDPoP: Bool?
 
     enum CodingKeys: String, CodingKey {
         case id, name, scopes
@@ -144,6 +149,7 @@ struct AdminNewClient: Decodable, Sendable {
         case postLogoutRedirectURIs = "post_logout_redirect_uris"
         case idTokenAlgorithm = "id_token_alg"
         case deviceGrant = "device_grant"
+        case requireDPoP = "require_dpop"
     }
 }
 
@@ -154,6 +160,7 @@ struct AdminClientChange: Decodable, Sendable {
     var idTokenAlgorithm: String?
     var requirePKCE: Bool?
     var deviceGrant: Bool?
+    var requireDPoP: Bool?
 
     enum CodingKeys: String, CodingKey {
         case name, scopes
@@ -162,6 +169,7 @@ struct AdminClientChange: Decodable, Sendable {
         case idTokenAlgorithm = "id_token_alg"
         case requirePKCE = "require_pkce"
         case deviceGrant = "device_grant"
+        case requireDPoP = "require_dpop"
     }
 }
 

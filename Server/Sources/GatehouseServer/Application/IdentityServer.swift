@@ -36,6 +36,8 @@ public final class IdentityServer: Sendable {
     let appLogins: AppLoginStore
     /// Devices signing in with a user code typed elsewhere (RFC 8628).
     let deviceAuthorizations: DeviceAuthorizationStore
+    /// The nonces DPoP proofs carry when `dpop.require_nonce` is on.
+    let dpopNonces: DPoPNonces
     let pinKeys: PINKeyring
     /// Delivers emails and text messages; run ``CourierService`` beside the HTTP server for retries.
     /// The QR sign-ins whose pages are open on this node, polled together.
@@ -109,6 +111,7 @@ public final class IdentityServer: Sendable {
         deviceIdentities = DeviceIdentityStore(database: database, clock: clock)
         appLogins = AppLoginStore(database: database, clock: clock, box: SecretBox(serverSecret: secret.bytes, purpose: AppLoginStore.purpose))
         appLoginWatcher = AppLoginWatcher(store: appLogins)
+        dpopNonces = DPoPNonces(clock: clock, secret: secret)
         deviceAuthorizations = DeviceAuthorizationStore(
             database: database, clock: clock, box: SecretBox(serverSecret: secret.bytes, purpose: DeviceAuthorizationStore.purpose))
         pinKeys = PINKeyring(box: SecretBox(serverSecret: secret.bytes, purpose: PINKeyring.purpose))

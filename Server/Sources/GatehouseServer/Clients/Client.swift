@@ -20,6 +20,8 @@ public struct Client: Sendable, Equatable, Codable {
     /// Whether the client may use the device authorization grant (RFC 8628): off unless the operator allows it, since
     /// a user code is a sign-in that can be started anywhere and handed to someone else to approve.
     public var allowsDeviceGrant = false
+    /// Whether every token request must carry a DPoP proof (RFC 9449), so the client's tokens are always bound to its key.
+    public var requiresDPoP = false
 
     public var isPublic: Bool { secretHash == nil }
 
@@ -32,6 +34,7 @@ public struct Client: Sendable, Equatable, Codable {
         case createdAt = "created_at"
         case requiresPKCE = "require_pkce"
         case allowsDeviceGrant = "device_grant"
+        case requiresDPoP = "require_dpop"
     }
 
     /// Whether `uri` is one of the client's redirect URIs: exactly, or, for a registered loopback IP URI

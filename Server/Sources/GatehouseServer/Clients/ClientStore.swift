@@ -18,7 +18,7 @@ public struct ClientStore: Sendable {
     public func create(
         id: String, name: String? = nil, secret: String?, redirectURIs: [String], postLogoutRedirectURIs: [String] = [],
         scopes: [String], idTokenAlgorithm: String = "RS256", requirePKCE: Bool = true,
-        allowDeviceGrant: Bool = false
+        allowDeviceGrant: Bool = false, requireDPoP: Bool = false
     ) async throws -> Client {
         guard requirePKCE || secret != nil else {
             throw ConfigurationError("A public client always needs PKCE; only a confidential client can be exempted.")
@@ -26,7 +26,7 @@ public struct ClientStore: Sendable {
         let client = Client(
             id: id, name: name, secretHash: secret.map(TokenDigest.hex), redirectURIs: redirectURIs,
             postLogoutRedirectURIs: postLogoutRedirectURIs, scopes: scopes, idTokenAlgorithm: idTokenAlgorithm, createdAt: clock.now(),
-            requiresPKCE: requirePKCE, allowsDeviceGrant: allowDeviceGrant
+            requiresPKCE: requirePKCE, allowsDeviceGrant: allowDeviceGrant, requiresDPoP: requireDPoP
         )
         try await database.transaction { sql in
             if try await sql.raw("SELECT id FROM clients WHERE id = \(bind: id)").first() != nil {
@@ -71,7 +71,8 @@ public struct ClientStore: Sendable {
                 UPDATE clients SET name = \(bind: changed.name), redirect_uris = \(bind: try JSONList.encode(changed.redirectURIs)),
                     post_logout_redirect_uris = \(bind: try JSONList.encode(changed.postLogoutRedirectURIs)),
                     scopes = \(bind: changed.scopes.joined(separator: " ")), id_token_algorithm = \(bind: changed.idTokenAlgorithm),
-                    require_pkce = \(bind: changed.requiresPKCE ? 1 : 0), device_grant = \(bind: changed.allowsDeviceGrant ? 1 : 0)
+                    require_pkce = \(bind: changed.requiresPKCE ? 1 : 0), device_grant = \(bind: changed.allowsDeviceGrant ? 1 : 0),
+                    require_dpop = \(bind: changed.requiresDPoP ? 1 : 0)
                 WHERE id = \(bind: current.id)
                 """
             ).run()
@@ -108,11 +109,11 @@ public struct ClientStore: Sendable {
         try await sql.raw(
             """
             INSERT INTO clients (id, name, secret_hash, redirect_uris, post_logout_redirect_uris, scopes, id_token_algorithm, created_at,
-                                 require_pkce, device_grant)
+                                 require_pkce, device_grant, require_dpop)
             VALUES (\(bind: client.id), \(bind: client.name), \(bind: client.secretHash), \(bind: try JSONList.encode(client.redirectURIs)),
                     \(bind: try JSONList.encode(client.postLogoutRedirectURIs)), \(bind: client.scopes.joined(separator: " ")),
                     \(bind: client.idTokenAlgorithm), \(bind: client.createdAt), \(bind: client.requiresPKCE ? 1 : 0),
-                    \(bind: client.allowsDeviceGrant ? 1 : 0))
+                    \(bind: client.allowsDeviceGrant ? 1 : 0), \(bind: client.requiresDPoP ? 1 : 0))
             """
         ).run()
     }
@@ -128,7 +129,8 @@ public struct ClientStore: Sendable {
             idTokenAlgorithm: try row.decode(column: "id_token_algorithm", as: String.self),
             createdAt: try row.decode(column: "created_at", as: Int64.self),
             requiresPKCE: try row.decode(column: "require_pkce", as: Int.self) != 0,
-            allowsDeviceGrant: try row.decode(column: "device_grant", as: Int.self) != 0
+            allowsDeviceGrant: try row.decode(column: "device_grant", as: Int.self) != 0,
+            requiresDPoP: try row.decode(column: "require_dpop", as: Int.self) != 0
         )
     }
 }

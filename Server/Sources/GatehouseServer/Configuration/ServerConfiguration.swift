@@ -55,6 +55,8 @@ public struct ServerConfiguration: Sendable, Decodable {
     public var tracing = TracingPolicy()
     /// The background sweep of expired rows.
     public var housekeeping = HousekeepingPolicy()
+    /// DPoP-bound tokens (RFC 9449): whether proofs need the server's nonce.
+    public var dpop = DPoPPolicy()
     /// Connection timeouts and the connection limit.
     public var connections = ConnectionPolicy()
     /// Reverse proxies whose forwarded client addresses the per-address limits believe; none by default.
@@ -105,6 +107,7 @@ public struct ServerConfiguration: Sendable, Decodable {
         try file.update(&metrics, .metrics)
         try file.update(&tracing, .tracing)
         try file.update(&housekeeping, .housekeeping)
+        try file.update(&dpop, .dpop)
         try file.update(&connections, .connections)
         try file.update(&trustedProxies, .trustedProxies)
         try file.update(&demo, .demo)
@@ -118,7 +121,7 @@ public struct ServerConfiguration: Sendable, Decodable {
     /// The configuration file's keys.
     enum CodingKeys: String, CodingKey, CaseIterable {
         case host, port, database, issuer, secret, demo, registration, courier, authenticator, connections, audit, metrics, tracing
-        case housekeeping
+        case housekeeping, dpop
         case oneTimeCodes = "one_time_codes"
         case webAuthn = "webauthn"
         case identityProviders = "identity_providers"

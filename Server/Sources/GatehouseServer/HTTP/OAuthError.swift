@@ -25,6 +25,9 @@ struct OAuthError: HTTPResponseError, Sendable {
         case slowDown = "slow_down"
         case accessDenied = "access_denied"
         case expiredToken = "expired_token"
+        // DPoP (RFC 9449 §5, §8).
+        case invalidDPoPProof = "invalid_dpop_proof"
+        case useDPoPNonce = "use_dpop_nonce"
         // Codes, PINs and the authenticator app protocol.
         case invalidCode = "invalid_code"
         case expiredCode = "expired_code"
@@ -53,7 +56,8 @@ struct OAuthError: HTTPResponseError, Sendable {
             case .appVersionUnsupported: .preconditionFailed
             case .serverError: .internalServerError
             case .invalidRequest, .invalidGrant, .unauthorizedClient, .unsupportedGrantType, .unsupportedResponseType, .invalidScope,
-                .requestNotSupported, .requestURINotSupported, .invalidCode, .authorizationPending, .slowDown, .accessDenied, .expiredToken:
+                .requestNotSupported, .requestURINotSupported, .invalidCode, .authorizationPending, .slowDown, .accessDenied, .expiredToken,
+                .invalidDPoPProof, .useDPoPNonce:
                 .badRequest
             }
         }
@@ -64,6 +68,11 @@ struct OAuthError: HTTPResponseError, Sendable {
     var status: HTTPResponse.Status
     /// After a wrong PIN or code: the wrong ones still allowed.
     var attemptsRemaining: Int?
+    /// A nonce for the client's next DPoP proof, sent as `DPoP-Nonce` (RFC 9449 §8).
+    var dpopNonce: String?
+    /// On a resource request made with DPoP, the challenge names the DPoP scheme and its algorithms (RFC 9449 §7.1)
+    /// instead of Bearer, and a 401 answers every refused proof or token.
+    var dpopChallenge = false
 
     /// An error with the code's status, unless `status` says otherwise (a malformed body's 413 or 415).
     init(_ code: Code, _ description: String, status: HTTPResponse.Status? = nil, attemptsRemaining: Int? = nil) {
@@ -86,6 +95,13 @@ struct OAuthError: HTTPResponseError, Sendable {
         var response = JSONResponse.make(
             OAuthErrorResponse(error: code.rawValue, errorDescription: description, attemptsRemaining: attemptsRemaining),
             status: status)
+        if let dpopNonce { response.headers[DPoPProofCheck.nonceHeader] = dpopNonce }
+        if dpopChallenge {
+            if [.invalidToken, .invalidDPoPProof, .useDPoPNonce].contains(code) { response.status = .unauthorized }
+            let algorithms = DPoPProofVerifier.algorithms.joined(separator: " ")
+            response.headers[.wwwAuthenticate] = #"DPoP error="\#(code.rawValue)", error_description="\#(description)", algs="\#(algorithms)""#
+            return response
+        }
         switch code {
         case .invalidClient: response.headers[.wwwAuthenticate] = #"Basic realm="gatehouse""#
         case .invalidToken: response.headers[.wwwAuthenticate] = #"Bearer error="invalid_token", error_description="\#(description)""#

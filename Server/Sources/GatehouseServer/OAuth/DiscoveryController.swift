@@ -44,6 +44,7 @@ struct DiscoveryController: Sendable {
         )
         metadata.acrValuesSupported = [LoginFlow.passwordACR, LoginFlow.multiFactorACR]
         metadata.deviceAuthorizationEndpoint = issuer + "/device_authorization"
+        metadata.dpopSigningAlgValuesSupported = DPoPProofVerifier.algorithms
         return metadata
     }
 }

@@ -19,12 +19,12 @@ struct IntrospectionController: Sendable {
         if let access = try await server.tokens.activeAccessToken(token), access.clientID == client.id {
             var user: User?
             if let userID = access.userID { user = try await server.users.find(id: userID) }
-            return JSONResponse.make(
-                IntrospectionResponse(
-                    active: true, scope: access.scopes.joined(separator: " "), clientID: access.clientID, username: user?.username,
-                    tokenType: "Bearer", expiresAt: Int(access.expiresAt), issuedAt: Int(access.issuedAt),
-                    subject: access.userID ?? access.clientID, audience: access.clientID, issuer: server.issuer
-                ))
+            var introspection = IntrospectionResponse(
+                active: true, scope: access.scopes.joined(separator: " "), clientID: access.clientID, username: user?.username,
+                tokenType: access.jkt == nil ? "Bearer" : "DPoP", expiresAt: Int(access.expiresAt), issuedAt: Int(access.issuedAt),
+                subject: access.userID ?? access.clientID, audience: access.clientID, issuer: server.issuer)
+            introspection.confirmation = access.jkt.map(IntrospectionResponse.Confirmation.init(jkt:))
+            return JSONResponse.make(introspection)
         }
         if let refresh = try await server.tokens.activeRefreshToken(token), refresh.grant.clientID == client.id {
             let user = try await server.users.find(id: refresh.grant.userID)

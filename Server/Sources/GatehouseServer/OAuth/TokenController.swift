@@ -15,17 +15,32 @@ struct TokenController: Sendable {
             throw OAuthError.invalidRequest("The parameter \(repeated) appears more than once.")
         }
         let credentials = try ClientAuthenticator.Credentials(of: request, parameters: parameters)
+        let proofs = DPoPProofCheck(server: server)
+        let proof: DPoPProof?
+        do {
+            proof = try await proofs.proof(of: request, path: "/token")
+        } catch {
+            throw proofs.tokenEndpointError(error)
+        }
+        var response = try await grant(parameters, credentials: credentials, proof: proof)
+        if proof != nil, server.configuration.dpop.requireNonce { response.headers[DPoPProofCheck.nonceHeader] = server.dpopNonces.current }
+        return response
+    }
+
+    /// The grant `grant_type` names, with the request's checked DPoP proof, if any.
+    private func grant(_ parameters: FormParameters, credentials: ClientAuthenticator.Credentials, proof: DPoPProof?) async throws -> Response {
         // The refresh and client-credentials grants look the client up inside their write transaction: a read
         // connection would start with an empty page cache after each of the other requests' commits.
         switch parameters["grant_type"] {
         case "authorization_code":
-            return GatehouseMetrics.issued("authorization_code", try await authorizationCode(parameters, client: try await authenticate(credentials)))
+            return GatehouseMetrics.issued(
+                "authorization_code", try await authorizationCode(parameters, client: try await authenticate(credentials), proof: proof))
         case "refresh_token":
-            return GatehouseMetrics.issued("refresh_token", try await refreshToken(parameters, credentials: credentials))
+            return GatehouseMetrics.issued("refresh_token", try await refreshToken(parameters, credentials: credentials, proof: proof))
         case "client_credentials":
-            return GatehouseMetrics.issued("client_credentials", try await clientCredentials(parameters, credentials: credentials))
+            return GatehouseMetrics.issued("client_credentials", try await clientCredentials(parameters, credentials: credentials, proof: proof))
         case DeviceAuthorizationController.grantType:
-            return GatehouseMetrics.issued("device_code", try await deviceCode(parameters, client: try await authenticate(credentials)))
+            return GatehouseMetrics.issued("device_code", try await deviceCode(parameters, client: try await authenticate(credentials), proof: proof))
         case nil:
             _ = try await authenticate(credentials)
             throw OAuthError.invalidRequest("grant_type is missing.")
@@ -41,7 +56,16 @@ struct TokenController: Sendable {
         try await ClientAuthenticator(clients: server.clients).authenticate(credentials)
     }
 
-    private func authorizationCode(_ parameters: FormParameters, client: Client) async throws -> Response {
+    /// The tokens to mint for `client`: bound to the proof's key when there is one (which a client with `require_dpop`
+    /// must send), its refresh token too when it is a public client.
+    static func minted(withRefreshToken: Bool, for client: Client, proof: DPoPProof?) throws -> TokenStore.MintedTokens {
+        try requireProof(from: client, proof)
+        return TokenStore.MintedTokens(withRefreshToken: withRefreshToken, boundTo: proof?.thumbprint, bindingRefreshToken: client.isPublic)
+    }
+
+    private func authorizationCode(_ parameters: FormParameters, client: Client, proof: DPoPProof?) async throws -> Response {
+        // Before the code is spent: a request the client cannot make good must not use it up.
+        try Self.requireProof(from: client, proof)
         guard let code = parameters["code"] else { throw OAuthError.invalidRequest("code is missing.") }
         guard let redirectURI = parameters["redirect_uri"] else { throw OAuthError.invalidRequest("redirect_uri is missing.") }
         let verifier = parameters["code_verifier"]
@@ -84,48 +108,55 @@ struct TokenController: Sendable {
             }
         }
         let user = try await activeUser(grant.userID)
+        let withRefreshToken = grant.scopes.contains("offline_access")
         let tokens = try await server.tokens.issue(
-            for: grant, withRefreshToken: grant.scopes.contains("offline_access"),
-            lifetimes: server.configuration.tokens)
-        return try await response(for: grant, user: user, tokens: tokens, client: client, nonce: binding.nonce)
+            for: grant, withRefreshToken: withRefreshToken, lifetimes: server.configuration.tokens,
+            minted: try Self.minted(withRefreshToken: withRefreshToken, for: client, proof: proof))
+        return try await response(for: grant, user: user, tokens: tokens, client: client, nonce: binding.nonce, bound: proof != nil)
     }
 
     /// The token response for a user's grant: the tokens, plus an ID token when `openid` was granted.
-    private func response(for grant: Grant, user: User, tokens: TokenStore.IssuedTokens, client: Client, nonce: String?) async throws -> Response {
+    private func response(
+        for grant: Grant, user: User, tokens: TokenStore.IssuedTokens, client: Client, nonce: String?, bound: Bool
+    ) async throws -> Response {
         let idToken =
             grant.scopes.contains("openid")
             ? try await IDTokenIssuer(server: server).issue(for: grant, user: user, client: client, nonce: nonce)
             : nil
         return JSONResponse.make(
             TokenResponse(
-                accessToken: tokens.accessToken, expiresIn: Int(server.configuration.tokens.accessToken),
+                accessToken: tokens.accessToken, tokenType: bound ? "DPoP" : "Bearer", expiresIn: Int(server.configuration.tokens.accessToken),
                 refreshToken: tokens.refreshToken, idToken: idToken, scope: grant.scope
             ))
     }
 
-    private func refreshToken(_ parameters: FormParameters, credentials: ClientAuthenticator.Credentials) async throws -> Response {
+    private func refreshToken(_ parameters: FormParameters, credentials: ClientAuthenticator.Credentials, proof: DPoPProof?) async throws -> Response {
         guard let token = parameters["refresh_token"] else {
             _ = try await authenticate(credentials)
             throw OAuthError.invalidRequest("refresh_token is missing.")
         }
         let requested = parameters["scope"].map { $0.split(separator: " ").map(String.init) }
-        let minted = TokenStore.MintedTokens(withRefreshToken: true)
+        let minted = TokenStore.MintedTokens(withRefreshToken: true, boundTo: proof?.thumbprint, bindingRefreshToken: true)
         let lifetimes = server.configuration.tokens
         // The common case in one statement where the engine can (PostgreSQL: two round trips instead of seven).
         if requested == nil, server.database.engine == .postgresql {
             let rotated = try await server.database.autocommit { [server] sql in
                 let client = try await ClientAuthenticator.authenticate(credentials, in: sql)
-                return try await server.tokens.rotateInOneStatement(token, clientID: client.id, lifetimes: lifetimes, minted: minted, in: sql)
-                    .map { (client, $0) }
+                try Self.requireProof(from: client, proof)
+                return try await server.tokens.rotateInOneStatement(
+                    token, clientID: client.id, lifetimes: lifetimes, minted: minted.issued(to: client), in: sql
+                ).map { (client, $0) }
             }
             if let (client, outcome) = rotated, case .rotated(let grant, let tokens, let user) = outcome {
-                return try await response(for: grant, user: try Self.active(user), tokens: tokens, client: client, nonce: nil)
+                return try await response(for: grant, user: try Self.active(user), tokens: tokens, client: client, nonce: nil, bound: proof != nil)
             }
         }
         let (client, outcome) = try await server.database.transaction { [server] sql in
             let client = try await ClientAuthenticator.authenticate(credentials, in: sql)
+            try Self.requireProof(from: client, proof)
             let outcome = try await server.tokens.refresh(
-                token, clientID: client.id, narrowedScopes: requested, lifetimes: server.configuration.tokens, minted: minted, in: sql)
+                token, clientID: client.id, narrowedScopes: requested, lifetimes: server.configuration.tokens, minted: minted.issued(to: client),
+                in: sql)
             // The family's revocation and its event commit together.
             if case .replayed(let userID) = outcome {
                 try await server.audit.record(.refreshTokenReused, user: userID, client: client.id, actor: "client:\(client.id)")
@@ -134,19 +165,21 @@ struct TokenController: Sendable {
         }
         switch outcome {
         case .invalid:
-            throw OAuthError.invalidGrant("The refresh token is invalid, expired, revoked, or was issued to another client.")
+            throw OAuthError.invalidGrant(
+                "The refresh token is invalid, expired, revoked, was issued to another client, or is bound to a DPoP key this request did not prove."
+            )
         case .replayed:
             server.logger.warning("Refresh token replayed; revoked its token family", metadata: ["client": "\(client.id)"])
             throw OAuthError.invalidGrant("The refresh token was already used; every token of this sign-in has been revoked.")
         case .rotated(let grant, let tokens, let user):
             let user = try Self.active(user)
-            return try await response(for: grant, user: user, tokens: tokens, client: client, nonce: nil)
+            return try await response(for: grant, user: user, tokens: tokens, client: client, nonce: nil, bound: proof != nil)
         }
     }
 
-    private func clientCredentials(_ parameters: FormParameters, credentials: ClientAuthenticator.Credentials) async throws -> Response {
+    private func clientCredentials(_ parameters: FormParameters, credentials: ClientAuthenticator.Credentials, proof: DPoPProof?) async throws -> Response {
         let requested = (parameters["scope"] ?? "").split(separator: " ").map(String.init)
-        let minted = TokenStore.MintedTokens(withRefreshToken: false)
+        let minted = TokenStore.MintedTokens(withRefreshToken: false, boundTo: proof?.thumbprint)
         let lifetime = server.configuration.tokens.accessToken
         // One statement writes: no transaction needed around the client's lookup and the token's insert.
         let token = try await server.database.autocommit { [server] sql in
@@ -154,18 +187,21 @@ struct TokenController: Sendable {
             guard !client.isPublic else {
                 throw OAuthError.unauthorizedClient("Public clients cannot use the client_credentials grant.")
             }
+            try Self.requireProof(from: client, proof)
             let userScopes: Set<String> = ["openid", "offline_access", "profile", "email"]
             if let invalid = requested.first(where: { userScopes.contains($0) || !client.scopes.contains($0) }) {
                 throw OAuthError.invalidScope("The scope \(invalid) cannot be granted to a client acting for itself.")
             }
             return try await server.tokens.issueClientToken(clientID: client.id, scopes: requested, lifetime: lifetime, minted: minted, in: sql)
         }
-        return JSONResponse.make(TokenResponse(accessToken: token, expiresIn: Int(lifetime), scope: requested.joined(separator: " ")))
+        return JSONResponse.make(
+            TokenResponse(accessToken: token, tokenType: proof == nil ? "Bearer" : "DPoP", expiresIn: Int(lifetime), scope: requested.joined(separator: " ")))
     }
 
     /// A device's poll (RFC 8628 §3.4–3.5): the tokens once its user approved, else why not yet (or not at all).
-    private func deviceCode(_ parameters: FormParameters, client: Client) async throws -> Response {
+    private func deviceCode(_ parameters: FormParameters, client: Client, proof: DPoPProof?) async throws -> Response {
         try DeviceAuthorizationController.requireGrant(client)
+        try Self.requireProof(from: client, proof)
         guard let code = parameters["device_code"] else { throw OAuthError.invalidRequest("device_code is missing.") }
         switch try await server.deviceAuthorizations.poll(deviceCode: code, clientID: client.id) {
         case .pending:
@@ -180,9 +216,18 @@ struct TokenController: Sendable {
             throw OAuthError.invalidGrant("The device code is invalid, was issued to another client, or its tokens were already collected.")
         case .approved(let grant):
             let user = try await activeUser(grant.userID)
+            let withRefreshToken = grant.scopes.contains("offline_access")
             let tokens = try await server.tokens.issue(
-                for: grant, withRefreshToken: grant.scopes.contains("offline_access"), lifetimes: server.configuration.tokens)
-            return try await response(for: grant, user: user, tokens: tokens, client: client, nonce: nil)
+                for: grant, withRefreshToken: withRefreshToken, lifetimes: server.configuration.tokens,
+                minted: try Self.minted(withRefreshToken: withRefreshToken, for: client, proof: proof))
+            return try await response(for: grant, user: user, tokens: tokens, client: client, nonce: nil, bound: proof != nil)
+        }
+    }
+
+    /// A client with `require_dpop` gets no token without a proof.
+    private static func requireProof(from client: Client, _ proof: DPoPProof?) throws {
+        if client.requiresDPoP, proof == nil {
+            throw OAuthError(.invalidDPoPProof, "This client must send a DPoP proof with every token request (RFC 9449).")
         }
     }
 

@@ -14,6 +14,8 @@ struct TokenStore: Sendable {
         var scopes: [String]
         var issuedAt: Int64
         var expiresAt: Int64
+        /// The thumbprint of the key the token is bound to (RFC 9449 `cnf.jkt`), `nil` for a bearer token.
+        var jkt: String? = nil
     }
 
     /// A refresh token's details, for introspection.
@@ -38,10 +40,10 @@ struct TokenStore: Sendable {
         case invalid
     }
 
-    /// Issues an access token (and a refresh token when `withRefreshToken`) for a grant.
-    func issue(for grant: Grant, withRefreshToken: Bool, lifetimes: TokenLifetimes) async throws -> IssuedTokens {
+    /// Issues an access token (and a refresh token when `withRefreshToken`) for a grant, bound as `minted` says when given.
+    func issue(for grant: Grant, withRefreshToken: Bool, lifetimes: TokenLifetimes, minted given: MintedTokens? = nil) async throws -> IssuedTokens {
         let now = clock.now()
-        let minted = MintedTokens(withRefreshToken: withRefreshToken)
+        let minted = given ?? MintedTokens(withRefreshToken: withRefreshToken)
         return try await database.transaction { sql in
             try await Self.insert(minted, for: grant, lifetimes: lifetimes, now: now, in: sql)
         }
@@ -53,9 +55,9 @@ struct TokenStore: Sendable {
         let now = clock.now()
         try await sql.raw(
             """
-            INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at)
+            INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at, jkt)
             VALUES (\(bind: minted.accessDigest), NULL, \(bind: clientID), NULL, \(bind: scopes.joined(separator: " ")),
-                    \(bind: now), \(bind: now + lifetime))
+                    \(bind: now), \(bind: now + lifetime), \(bind: minted.key))
             """
         ).run()
         return minted.issued.accessToken
@@ -141,7 +143,7 @@ struct TokenStore: Sendable {
                 """
                 UPDATE refresh_tokens SET used_at = \(bind: now)
                 WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID) AND used_at IS NULL AND revoked_at IS NULL
-                  AND \(GrantRevocations.familyIsActive("refresh_tokens"))
+                  AND (jkt IS NULL OR jkt = \(bind: minted.key)) AND \(GrantRevocations.familyIsActive("refresh_tokens"))
                 RETURNING *
                 """
             ).first()
@@ -158,15 +160,18 @@ struct TokenStore: Sendable {
                 WITH used AS (
                     UPDATE refresh_tokens SET used_at = \(bind: now)
                     WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID) AND used_at IS NULL AND revoked_at IS NULL
-                      AND expires_at > \(bind: now) AND \(GrantRevocations.familyIsActive("refresh_tokens"))
+                      AND expires_at > \(bind: now) AND (jkt IS NULL OR jkt = \(bind: minted.key))
+                      AND \(GrantRevocations.familyIsActive("refresh_tokens"))
                     RETURNING grant_id, client_id, user_id, scope, auth_time, amr, expires_at
                 ), access AS (
-                    INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at)
-                    SELECT \(bind: minted.accessDigest), grant_id, client_id, user_id, scope, \(bind: now), \(bind: now + lifetimes.accessToken)
+                    INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at, jkt)
+                    SELECT \(bind: minted.accessDigest), grant_id, client_id, user_id, scope, \(bind: now), \(bind: now + lifetimes.accessToken),
+                           \(bind: minted.key)
                     FROM used
                 ), refresh AS (
-                    INSERT INTO refresh_tokens (token_hash, grant_id, client_id, user_id, scope, auth_time, amr, created_at, expires_at)
-                    SELECT \(bind: refreshDigest), grant_id, client_id, user_id, scope, auth_time, amr, \(bind: now), \(bind: now + lifetimes.refreshToken)
+                    INSERT INTO refresh_tokens (token_hash, grant_id, client_id, user_id, scope, auth_time, amr, created_at, expires_at, jkt)
+                    SELECT \(bind: refreshDigest), grant_id, client_id, user_id, scope, auth_time, amr, \(bind: now), \(bind: now + lifetimes.refreshToken),
+                           \(bind: minted.refreshKey)
                     FROM used
                 )
                 SELECT used.grant_id, used.client_id, used.user_id, used.scope, used.auth_time, used.amr, used.expires_at AS token_expires_at, u.*
@@ -193,7 +198,7 @@ struct TokenStore: Sendable {
             try await sql.raw(
                 """
                 SELECT t.client_id AS token_client_id, t.user_id AS token_user_id, t.scope AS token_scope,
-                       t.created_at AS token_created_at, t.expires_at AS token_expires_at, u.*
+                       t.created_at AS token_created_at, t.expires_at AS token_expires_at, t.jkt AS token_jkt, u.*
                 FROM access_tokens t LEFT JOIN users u ON u.id = t.user_id
                 WHERE t.token_hash = \(bind: TokenDigest.storageKey(token)) AND t.revoked_at IS NULL AND t.expires_at > \(bind: now)
                   AND \(GrantRevocations.familyIsActive("t"))
@@ -206,7 +211,8 @@ struct TokenStore: Sendable {
             userID: try row.decode(column: "token_user_id", as: String?.self),
             scopes: try row.decode(column: "token_scope", as: String.self).split(separator: " ").map(String.init),
             issuedAt: try row.decode(column: "token_created_at", as: Int64.self),
-            expiresAt: try row.decode(column: "token_expires_at", as: Int64.self)
+            expiresAt: try row.decode(column: "token_expires_at", as: Int64.self),
+            jkt: try row.decode(column: "token_jkt", as: String?.self)
         )
         let user = try row.decode(column: "id", as: String?.self) == nil ? nil : try UserStore.decode(row)
         return (record, user)
@@ -272,11 +278,26 @@ struct TokenStore: Sendable {
         let issued: IssuedTokens
         let accessDigest: String
         let refreshDigest: String?
+        /// The thumbprint of the DPoP key the access token is bound to (RFC 9449), `nil` for bearer tokens. A refresh
+        /// presents it too: a bound refresh token is used only with its key.
+        let key: String?
+        /// The key the refresh token is bound to: a public client's (a confidential client's refresh tokens are bound
+        /// by its authentication instead, RFC 9449 §5).
+        private(set) var refreshKey: String?
 
-        init(withRefreshToken: Bool) {
+        init(withRefreshToken: Bool, boundTo key: String? = nil, bindingRefreshToken: Bool = false) {
             issued = IssuedTokens(accessToken: SecureRandom.orderedToken(), refreshToken: withRefreshToken ? SecureRandom.orderedToken() : nil)
             accessDigest = TokenDigest.storageKey(issued.accessToken)
             refreshDigest = issued.refreshToken.map(TokenDigest.storageKey)
+            self.key = key
+            refreshKey = bindingRefreshToken ? key : nil
+        }
+
+        /// These tokens as `client` gets them: its refresh token bound to the key only when it is a public client.
+        func issued(to client: Client) -> MintedTokens {
+            var minted = self
+            if !client.isPublic { minted.refreshKey = nil }
+            return minted
         }
     }
 
@@ -285,18 +306,18 @@ struct TokenStore: Sendable {
     ) async throws -> IssuedTokens {
         try await sql.raw(
             """
-            INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at)
+            INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at, jkt)
             VALUES (\(bind: minted.accessDigest), \(bind: grant.id), \(bind: grant.clientID), \(bind: grant.userID),
-                    \(bind: grant.scope), \(bind: now), \(bind: now + lifetimes.accessToken))
+                    \(bind: grant.scope), \(bind: now), \(bind: now + lifetimes.accessToken), \(bind: minted.key))
             """
         ).run()
         guard let refreshDigest = minted.refreshDigest else { return minted.issued }
         try await sql.raw(
             """
-            INSERT INTO refresh_tokens (token_hash, grant_id, client_id, user_id, scope, auth_time, amr, created_at, expires_at)
+            INSERT INTO refresh_tokens (token_hash, grant_id, client_id, user_id, scope, auth_time, amr, created_at, expires_at, jkt)
             VALUES (\(bind: refreshDigest), \(bind: grant.id), \(bind: grant.clientID), \(bind: grant.userID),
                     \(bind: grant.scope), \(bind: grant.authTime), \(bind: grant.methods.joined(separator: " ")), \(bind: now),
-                    \(bind: now + lifetimes.refreshToken))
+                    \(bind: now + lifetimes.refreshToken), \(bind: minted.refreshKey))
             """
         ).run()
         return minted.issued

@@ -51,6 +51,7 @@ public struct ExpiredRowSweep: Sendable {
             Rule(table: "one_time_codes", key: "id", condition: "expires_at <= \(bind: now - day)"),
             Rule(table: "app_logins", key: "id", condition: "expires_at <= \(bind: now - 3600)"),
             Rule(table: "device_authorizations", key: "id", condition: "expires_at <= \(bind: now)"),
+            Rule(table: "dpop_proofs", key: "proof_hash", condition: "expires_at <= \(bind: now)"),
             Rule(table: "device_identities", key: "id", condition: "expires_at IS NOT NULL AND expires_at <= \(bind: now)"),
             Rule(
                 table: "attempt_counters", key: "scope, subject_hash",

@@ -27,7 +27,7 @@ public struct DatabaseCopier: Sendable {
             columns: [
                 ("id", .text), ("name", .text), ("secret_hash", .text), ("redirect_uris", .text),
                 ("post_logout_redirect_uris", .text), ("scopes", .text), ("id_token_algorithm", .text), ("created_at", .integer),
-                ("require_pkce", .integer), ("device_grant", .integer),
+                ("require_pkce", .integer), ("device_grant", .integer), ("require_dpop", .integer),
             ]),
         Table(
             name: "signing_keys",
@@ -53,14 +53,14 @@ public struct DatabaseCopier: Sendable {
             name: "access_tokens",
             columns: [
                 ("token_hash", .text), ("grant_id", .text), ("client_id", .text), ("user_id", .text),
-                ("scope", .text), ("created_at", .integer), ("expires_at", .integer), ("revoked_at", .integer),
+                ("scope", .text), ("created_at", .integer), ("expires_at", .integer), ("revoked_at", .integer), ("jkt", .text),
             ]),
         Table(
             name: "refresh_tokens",
             columns: [
                 ("token_hash", .text), ("grant_id", .text), ("client_id", .text), ("user_id", .text),
                 ("scope", .text), ("auth_time", .integer), ("amr", .text), ("created_at", .integer),
-                ("expires_at", .integer), ("used_at", .integer), ("revoked_at", .integer),
+                ("expires_at", .integer), ("used_at", .integer), ("revoked_at", .integer), ("jkt", .text),
             ]),
         Table(
             name: "flows",
@@ -139,6 +139,7 @@ public struct DatabaseCopier: Sendable {
             ]),
         Table(name: "revoked_grants", columns: [("grant_id", .text), ("revoked_at", .integer), ("expires_at", .integer)]),
         Table(name: "write_probe", columns: [("node", .text), ("written_at", .integer)]),
+        Table(name: "dpop_proofs", columns: [("proof_hash", .text), ("expires_at", .integer)]),
         Table(
             name: "device_authorizations",
             columns: [

@@ -492,5 +492,16 @@ enum SchemaMigrations {
                 "CREATE INDEX device_authorizations_expiry ON device_authorizations(expires_at)",
                 "ALTER TABLE clients ADD COLUMN device_grant INTEGER NOT NULL DEFAULT 0",
             ]),
+        // DPoP (RFC 9449): tokens bound to a key's thumbprint, clients that must bind theirs, and each proof's jti
+        // until the proof is too old to be accepted anyway.
+        Migration(
+            version: 25, name: "DPoP",
+            statements: [
+                "ALTER TABLE access_tokens ADD COLUMN jkt TEXT",
+                "ALTER TABLE refresh_tokens ADD COLUMN jkt TEXT",
+                "ALTER TABLE clients ADD COLUMN require_dpop INTEGER NOT NULL DEFAULT 0",
+                "CREATE TABLE dpop_proofs (proof_hash TEXT PRIMARY KEY, expires_at BIGINT NOT NULL)",
+                "CREATE INDEX dpop_proofs_expiry ON dpop_proofs(expires_at)",
+            ]),
     ]
 }

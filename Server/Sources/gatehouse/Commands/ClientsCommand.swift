@@ -22,6 +22,7 @@ struct ClientsCommand: AsyncParsableCommand {
         var idTokenAlgorithm: String
         var requiresPKCE: Bool
         var deviceGrant: Bool
+        var requiresDPoP: Bool
 
         init(_ client: AdminClient) {
             id = client.id
@@ -33,6 +34,7 @@ struct ClientsCommand: AsyncParsableCommand {
             idTokenAlgorithm = client.idTokenAlgorithm
             requiresPKCE = client.requirePKCE
             deviceGrant = client.deviceGrant
+            requiresDPoP = client.requireDPoP
         }
 
         enum CodingKeys: String, CodingKey {
@@ -42,6 +44,7 @@ struct ClientsCommand: AsyncParsableCommand {
             case idTokenAlgorithm = "id_token_signed_response_alg"
             case requiresPKCE = "require_pkce"
             case deviceGrant = "device_grant"
+            case requiresDPoP = "require_dpop"
         }
     }
 
@@ -76,6 +79,8 @@ struct ClientsCommand: AsyncParsableCommand {
             name: .customLong("device-grant"),
             help: "Allow the device authorization grant (RFC 8628) for a TV or a terminal; such a client needs no redirect URI.")
         var deviceGrant = false
+        @Flag(name: .customLong("require-dpop"), help: "Require DPoP proofs (RFC 9449) on every token request, so all its tokens are bound to a key.")
+        var requireDPoP = false
         @OptionGroup var store: StoreOptions
         @OptionGroup var output: OutputOptions
 
@@ -114,7 +119,8 @@ struct ClientsCommand: AsyncParsableCommand {
                         let client = try await ClientStore(database: database).create(
                             id: clientID, name: name, secret: secret, redirectURIs: redirectURIs, postLogoutRedirectURIs: postLogoutRedirectURIs,
                             scopes: requestedScopes.isEmpty ? ClientRegistrationRules.defaultScopes : requestedScopes, idTokenAlgorithm: idTokenAlg,
-                            requirePKCE: !allowWithoutPKCE, allowDeviceGrant: deviceGrant
+                            requirePKCE: !allowWithoutPKCE, allowDeviceGrant: deviceGrant,
+                            requireDPoP: requireDPoP
                         )
                         try await OperatorAudit.record(
                             .clientCreated, client: client.id,
@@ -151,6 +157,7 @@ struct ClientsCommand: AsyncParsableCommand {
                 var `public`: Bool
                 var id_token_alg: String
                 var device_grant: Bool
+                var require_dpop: Bool
             }
             struct Created: Decodable {
                 var client: AdminClient
@@ -162,7 +169,7 @@ struct ClientsCommand: AsyncParsableCommand {
                 body: NewClient(
                     id: clientID, name: name, redirect_uris: redirectURIs, post_logout_redirect_uris: postLogoutRedirectURIs,
                     scopes: requested.isEmpty ? ClientRegistrationRules.defaultScopes : requested, public: `public`, id_token_alg: idTokenAlg,
-                    device_grant: deviceGrant),
+                    device_grant: deviceGrant, require_dpop: requireDPoP),
                 as: Created.self)
             print("Added \(created.client.isPublic ? "public" : "confidential") client \(created.client.id).")
             if let secret = created.client_secret { print("Client secret (shown once, store it now): \(secret)") }
@@ -183,10 +190,11 @@ struct ClientsCommand: AsyncParsableCommand {
             }
             if output.json { return try JSONOutput.print(clients) }
             guard !clients.isEmpty else { return print("No clients yet. Add one with `gatehouse clients add`.") }
-            var table = TextTable(headers: ["CLIENT ID", "TYPE", "PKCE", "DEVICE", "ALG", "SCOPES", "REDIRECT URIS"])
+            var table = TextTable(headers: ["CLIENT ID", "TYPE", "PKCE", "DEVICE", "DPOP", "ALG", "SCOPES", "REDIRECT URIS"])
             table.rows = clients.map {
                 [
-                    $0.id, $0.type, $0.requiresPKCE ? "required" : "optional", $0.deviceGrant ? "yes" : "no", $0.idTokenAlgorithm,
+                    $0.id, $0.type, $0.requiresPKCE ? "required" : "optional", $0.deviceGrant ? "yes" : "no", $0.requiresDPoP ? "required" : "optional",
+                    $0.idTokenAlgorithm,
                     $0.scopes.joined(separator: " "), $0.redirectURIs.joined(separator: " "),
                 ]
             }

@@ -35,6 +35,7 @@ struct ReadmeSettingsTests {
             "metrics": keys(MetricsPolicy.CodingKeys.self),
             "tracing": keys(TracingPolicy.CodingKeys.self),
             "housekeeping": keys(HousekeepingPolicy.CodingKeys.self),
+            "dpop": keys(DPoPPolicy.CodingKeys.self),
             "identity_providers": keys(IdentityProvider.CodingKeys.self)
                 + keys(IdentityProvider.ClaimMapping.CodingKeys.self).map { "claims.\($0)" },
         ]

@@ -1,0 +1,61 @@
+import GatehouseProtocol
+import HTTPTypes
+import Hummingbird
+import SQLKit
+
+/// The whole check of a request's DPoP proof: its `DPoP` header (one at most), ``DPoPProofVerifier``, the server's
+/// nonce when `dpop.require_nonce` is on, and single use — each proof's `jti` is recorded for its key until the proof
+/// would be too old anyway, in the database, so a proof replayed to another node is refused too.
+struct DPoPProofCheck: Sendable {
+    let server: IdentityServer
+
+    static let header = HTTPField.Name("DPoP")!
+    static let nonceHeader = HTTPField.Name("DPoP-Nonce")!
+
+    /// The request's checked proof for `path` (and `accessToken`, on a resource request), or `nil` when it sends none.
+    func proof(of request: Request, path: String, accessToken: String? = nil) async throws(DPoPError) -> DPoPProof? {
+        let values = request.headers[values: Self.header]
+        guard !values.isEmpty else { return nil }
+        guard values.count == 1 else { throw .invalidProof("Send exactly one DPoP header.") }
+        let verifier = DPoPProofVerifier(clock: server.clock)
+        let proof = try verifier.verify(values[0], method: request.method.rawValue, uri: server.issuer + path, accessToken: accessToken)
+        if server.configuration.dpop.requireNonce, !server.dpopNonces.accepts(proof.nonce) {
+            throw .nonceRequired("The DPoP proof must carry the nonce in this response's DPoP-Nonce header.")
+        }
+        let first: Bool
+        do {
+            first = try await recordOnce(proof)
+        } catch {
+            throw .invalidProof("The DPoP proof could not be recorded; try again.")
+        }
+        guard first else { throw .invalidProof("This DPoP proof was used before; make a new one (a new jti) for every request.") }
+        return proof
+    }
+
+    /// Records the proof's `jti` for its key; `false` when it was recorded before (a replay).
+    private func recordOnce(_ proof: DPoPProof) async throws -> Bool {
+        let digest = TokenDigest.hex(proof.thumbprint + "|" + proof.jti)
+        // Kept past the proof's whole acceptable age, so the replay check outlives the iat check.
+        let expiresAt = proof.issuedAt + DPoPProofVerifier.maximumAge + DPoPProofVerifier.futureLeeway + 1
+        return try await server.database.autocommit { sql in
+            try await sql.raw(
+                """
+                INSERT INTO dpop_proofs (proof_hash, expires_at) VALUES (\(bind: digest), \(bind: expiresAt))
+                ON CONFLICT (proof_hash) DO NOTHING RETURNING proof_hash
+                """
+            ).first() != nil
+        }
+    }
+
+    /// The error a refused proof is answered with at the token endpoint (RFC 9449 §5: a 400 with the JSON error),
+    /// with a fresh nonce when nonces are on.
+    func tokenEndpointError(_ error: DPoPError) -> OAuthError {
+        var refusal =
+            switch error {
+            case .invalidProof(let reason): OAuthError(.invalidDPoPProof, reason)
+            case .nonceRequired(let reason): OAuthError(.useDPoPNonce, reason)
+            }
+        if server.configuration.dpop.requireNonce { refusal.dpopNonce = server.dpopNonces.current }
+        return refusal
+    }
+}

@@ -1,0 +1,266 @@
+"""DPoP (RFC 9449) against a live server, with proofs made by joserfc (authlib's JOSE library), an implementation
+independent of Gatehouse's: tokens bound to the proof's key on every grant, a bound token useless without its key,
+and each check of §4.3 refused with the right error — replayed jti, wrong htm or htu, stale iat, a private key in
+the header, alg none, HS256, another key's proof, no proof — plus the nonce flow and a client that requires DPoP.
+On PostgreSQL a second node shares the database: a proof replayed to it is refused too."""
+import base64
+import hashlib
+import json
+import time
+import uuid
+
+import http.client
+from urllib.parse import urlencode, urlparse
+
+import pytest
+import requests
+from joserfc import jwk, jws
+
+from conftest import ENGINES
+from gatehouse_harness import (APP_REDIRECT, PASSWORD, WEB_SECRET, Server, error_of, exchange, fresh_postgres_database, start,
+                               submit)
+
+# joserfc warns that RFC 9864 deprecates "EdDSA" for "Ed25519"; the server accepts both.
+pytestmark = pytest.mark.filterwarnings("ignore:EdDSA is deprecated")
+ALGORITHMS = ["ES256", "EdDSA", "Ed25519", "PS256", "RS256"]
+
+
+def b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+class Holder:
+    """A client's DPoP key and the proofs it makes (RFC 9449 §4.2), signed by joserfc."""
+
+    def __init__(self, algorithm="ES256"):
+        self.algorithm = algorithm
+        self.key = {"ES256": lambda: jwk.ECKey.generate_key("P-256"), "EdDSA": lambda: jwk.OKPKey.generate_key("Ed25519"),
+                    "Ed25519": lambda: jwk.OKPKey.generate_key("Ed25519"),
+                    "PS256": lambda: jwk.RSAKey.generate_key(2048), "RS256": lambda: jwk.RSAKey.generate_key(2048)}[algorithm]()
+
+    @property
+    def thumbprint(self) -> str:
+        return self.key.thumbprint()
+
+    def proof(self, method, url, access_token=None, nonce=None, header=None, claims=None, key=None, algorithm=None):
+        body = {"jti": str(uuid.uuid4()), "htm": method, "htu": url, "iat": int(time.time())}
+        if access_token:
+            body["ath"] = b64(hashlib.sha256(access_token.encode()).digest())
+        if nonce:
+            body["nonce"] = nonce
+        body.update(claims or {})
+        protected = {"typ": "dpop+jwt", "alg": algorithm or self.algorithm, "jwk": self.key.as_dict(private=False)}
+        protected.update(header or {})
+        return jws.serialize_compact(protected, json.dumps(body).encode(), key or self.key, algorithms=ALGORITHMS + ["HS256"])
+
+
+def unsigned(protected: dict, claims: dict, signature: bytes = b"") -> str:
+    return ".".join([b64(json.dumps(protected).encode()), b64(json.dumps(claims).encode()), b64(signature)])
+
+
+@pytest.fixture(scope="module", params=ENGINES)
+def nodes(request):
+    def prepare(node):
+        node.add_user("alice", PASSWORD, name="Alice Example")
+        node.add_client("app", APP_REDIRECT, public=True)
+        node.add_client("svc", "http://127.0.0.1:9/unused", secret=WEB_SECRET, extra=["--scope", "openid", "profile"])
+        node.add_client("strict", "http://127.0.0.1:9/unused", secret=WEB_SECRET, extra=["--require-dpop"])
+    if request.param == "postgres":
+        url = fresh_postgres_database()
+        first = Server(database_url=url, owns_database=True)
+        prepare(first)
+        # Behind one load balancer: the second node serves the same issuer, which proofs name in htu.
+        started = [first, Server(database_url=url, config={"issuer": first.issuer})]
+    else:
+        first = Server()
+        prepare(first)
+        started = [first]
+    try:
+        yield started
+    finally:
+        for node in reversed(started):
+            node.stop()
+
+
+def app_code(node):
+    flow = start(node).json()
+    done = submit(node, flow["flow_id"], {"username": "alice", "password": PASSWORD}).json()
+    return done["authorization"]["code"]
+
+
+def token_request(node, data, proof=None, auth=None):
+    headers = {"DPoP": proof} if proof else {}
+    return requests.post(node.issuer + "/token", data=data, headers=headers, auth=auth, timeout=10)
+
+
+def bound_tokens(node, holder):
+    data = {"grant_type": "authorization_code", "code": app_code(node), "client_id": "app", "redirect_uri": APP_REDIRECT,
+            "code_verifier": "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"}
+    response = token_request(node, data, holder.proof("POST", node.issuer + "/token"))
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def userinfo(node, token, proof=None, scheme="DPoP"):
+    headers = {"Authorization": f"{scheme} {token}"}
+    if proof:
+        headers["DPoP"] = proof
+    return requests.get(node.issuer + "/userinfo", headers=headers, timeout=10)
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_every_allowed_algorithm_binds_the_tokens_and_userinfo_needs_the_key(nodes, algorithm):
+    node, other = nodes[0], nodes[-1]
+    discovery = requests.get(node.issuer + "/.well-known/openid-configuration", timeout=10).json()
+    assert sorted(discovery["dpop_signing_alg_values_supported"]) == sorted(ALGORITHMS)
+    holder = Holder(algorithm)
+    tokens = bound_tokens(node, holder)
+    assert tokens["token_type"] == "DPoP" and tokens["refresh_token"]
+
+    # Introspection names the key by joserfc's RFC 7638 thumbprint.
+    introspected = requests.post(node.issuer + "/introspect", data={"token": tokens["access_token"]}, auth=("svc", WEB_SECRET),
+                                 timeout=10)
+    # svc may not introspect app's token: it is another client's; the token's client sees it.
+    assert introspected.json() == {"active": False}
+
+    url = node.issuer + "/userinfo"  # the issuer both nodes serve
+    answer = userinfo(other, tokens["access_token"], holder.proof("GET", url, tokens["access_token"]))
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["preferred_username"] == "alice"
+    # Without its key the token is nothing: as a bearer token, without a proof, or with another key's proof.
+    as_bearer = userinfo(other, tokens["access_token"], scheme="Bearer")
+    assert as_bearer.status_code == 401 and error_of(as_bearer) == "invalid_token"
+    assert as_bearer.headers["WWW-Authenticate"].startswith("DPoP ") and 'algs="' in as_bearer.headers["WWW-Authenticate"]
+    no_proof = userinfo(other, tokens["access_token"])
+    assert no_proof.status_code == 401 and error_of(no_proof) == "invalid_dpop_proof"
+    thief = Holder("ES256")
+    stolen = userinfo(other, tokens["access_token"], thief.proof("GET", url, tokens["access_token"]))
+    assert stolen.status_code == 401 and error_of(stolen) == "invalid_dpop_proof"
+    assert 'error="invalid_dpop_proof"' in stolen.headers["WWW-Authenticate"]
+
+    # The public client's refresh token is bound too: refused without the key or with another, rotated with it.
+    refresh = {"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"], "client_id": "app"}
+    assert error_of(token_request(node, refresh)) == "invalid_grant"
+    assert error_of(token_request(node, refresh, thief.proof("POST", node.issuer + "/token"))) == "invalid_grant"
+    rotated = token_request(other, refresh, holder.proof("POST", node.issuer + "/token"))
+    assert rotated.status_code == 200 and rotated.json()["token_type"] == "DPoP", rotated.text
+
+
+def test_each_check_of_the_proof_refuses_with_invalid_dpop_proof(nodes):
+    node, other = nodes[0], nodes[-1]
+    holder = Holder()
+    token_url = node.issuer + "/token"
+
+    def refused(proof, expected="invalid_dpop_proof", to=node):
+        response = token_request(to, {"grant_type": "client_credentials"}, proof, auth=("svc", WEB_SECRET))
+        assert response.status_code == 400 and error_of(response) == expected, response.text
+        return response.json()["error_description"]
+
+    # A good proof works once; the same proof again is a replay, on this node and on any other.
+    proof = holder.proof("POST", token_url)
+    first = token_request(node, {"grant_type": "client_credentials"}, proof, auth=("svc", WEB_SECRET))
+    assert first.status_code == 200 and first.json()["token_type"] == "DPoP", first.text
+    assert "used before" in refused(proof)
+    assert "used before" in refused(proof, to=other)
+
+    assert "htm" in refused(holder.proof("GET", token_url))
+    assert "htu" in refused(holder.proof("POST", node.issuer + "/userinfo"))
+    assert "htu" in refused(holder.proof("POST", "https://evil.example/token"))
+    # The query is not part of htu; scheme and host compare case-insensitively (RFC 3986 §6).
+    assert token_request(node, {"grant_type": "client_credentials"}, holder.proof("POST", token_url.replace("http://", "HTTP://")),
+                         auth=("svc", WEB_SECRET)).status_code == 200
+    assert "iat" in refused(holder.proof("POST", token_url, claims={"iat": int(time.time()) - 300}))
+    assert "iat" in refused(holder.proof("POST", token_url, claims={"iat": int(time.time()) + 300}))
+    assert "jti" in refused(holder.proof("POST", token_url, claims={"jti": ""}))
+    assert "typ" in refused(holder.proof("POST", token_url, header={"typ": "JWT"}))
+    private = holder.key.as_dict(private=True)
+    assert "private" in refused(holder.proof("POST", token_url, header={"jwk": private}))
+    claims = {"jti": str(uuid.uuid4()), "htm": "POST", "htu": token_url, "iat": int(time.time())}
+    assert "alg" in refused(unsigned({"typ": "dpop+jwt", "alg": "none", "jwk": holder.key.as_dict(private=False)}, claims))
+    secret = jwk.OctKey.generate_key(256)
+    hs256 = holder.proof("POST", token_url, algorithm="HS256", key=secret, header={"jwk": secret.as_dict(private=False)})
+    assert "alg" in refused(hs256)
+    # Signed by another key than the one in the header.
+    assert "signature" in refused(holder.proof("POST", token_url, key=Holder().key))
+    assert "not a signed JWT" in refused("not-a-jwt")
+    # Two DPoP headers (requests cannot send a header twice; http.client can).
+    connection = http.client.HTTPConnection(urlparse(node.issuer).hostname, urlparse(node.issuer).port, timeout=10)
+    connection.putrequest("POST", "/token")
+    for _ in range(2):
+        connection.putheader("DPoP", holder.proof("POST", token_url))
+    body = urlencode({"grant_type": "client_credentials", "client_id": "svc", "client_secret": WEB_SECRET}).encode()
+    connection.putheader("Content-Type", "application/x-www-form-urlencoded")
+    connection.putheader("Content-Length", str(len(body)))
+    connection.endheaders(body)
+    two = connection.getresponse()
+    assert two.status == 400 and json.loads(two.read())["error"] == "invalid_dpop_proof"
+    connection.close()
+
+
+def test_a_client_that_requires_dpop_gets_no_token_without_a_proof(nodes):
+    node = nodes[0]
+    without = token_request(node, {"grant_type": "client_credentials"}, auth=("strict", WEB_SECRET))
+    assert without.status_code == 400 and error_of(without) == "invalid_dpop_proof"
+    holder = Holder("EdDSA")
+    bound = token_request(node, {"grant_type": "client_credentials"}, holder.proof("POST", node.issuer + "/token"),
+                          auth=("strict", WEB_SECRET))
+    assert bound.status_code == 200 and bound.json()["token_type"] == "DPoP"
+    introspected = requests.post(node.issuer + "/introspect", data={"token": bound.json()["access_token"]}, auth=("strict", WEB_SECRET),
+                                 timeout=10).json()
+    assert introspected["active"] and introspected["token_type"] == "DPoP"
+    assert introspected["cnf"] == {"jkt": holder.thumbprint}
+    listed = json.loads(node.cli("clients", "list", "--json").stdout)
+    assert {client["id"]: client["require_dpop"] for client in listed} == {"app": False, "svc": False, "strict": True}
+    # A bearer token from a client that does not bind stays a bearer token.
+    plain = token_request(node, {"grant_type": "client_credentials"}, auth=("svc", WEB_SECRET)).json()
+    assert plain["token_type"] == "Bearer"
+    assert "cnf" not in requests.post(node.issuer + "/introspect", data={"token": plain["access_token"]}, auth=("svc", WEB_SECRET),
+                                      timeout=10).json()
+
+
+def test_the_rfc_9449_example_key_has_the_rfc_thumbprint(nodes):
+    """The key of RFC 9449 §4.2's example proof is bound as §6.1's example `cnf.jkt` says."""
+    node = nodes[0]
+    example = {"kty": "EC", "x": "l8tFrhx-34tV3hRICRDY9zCkDlpBhF42UQUfWVAWBFs", "y": "9VE4jf_Ok_o64zbTTlcuNJajHmt6v9TDVrU0CdvGRDA",
+               "crv": "P-256"}
+    # The RFC's private key is not published; a proof signed by another key but naming this one is refused, and the
+    # thumbprint the server computes for a key it accepts matches joserfc's (above); here joserfc's for the example.
+    assert jwk.ECKey.import_key(example).thumbprint() == "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I"
+    holder = Holder()
+    token_url = node.issuer + "/token"
+    forged = holder.proof("POST", token_url, header={"jwk": example})
+    response = token_request(node, {"grant_type": "client_credentials"}, forged, auth=("svc", WEB_SECRET))
+    assert error_of(response) == "invalid_dpop_proof" and "signature" in response.json()["error_description"]
+
+
+def test_the_nonce_flow(tmp_path):
+    node = Server(config={"dpop": {"require_nonce": True}})
+    try:
+        node.add_user("alice", PASSWORD)
+        node.add_client("app", APP_REDIRECT, public=True)
+        holder = Holder()
+        token_url = node.issuer + "/token"
+        data = {"grant_type": "authorization_code", "code": app_code(node), "client_id": "app", "redirect_uri": APP_REDIRECT,
+                "code_verifier": "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"}
+        # RFC 9449 §8: the first proof has no nonce; the server answers use_dpop_nonce with one, and the code is not spent.
+        first = token_request(node, data, holder.proof("POST", token_url))
+        assert first.status_code == 400 and error_of(first) == "use_dpop_nonce"
+        nonce = first.headers["DPoP-Nonce"]
+        assert len(nonce) >= 20
+        wrong = token_request(node, data, holder.proof("POST", token_url, nonce="made-up"))
+        assert error_of(wrong) == "use_dpop_nonce"
+        granted = token_request(node, data, holder.proof("POST", token_url, nonce=nonce))
+        assert granted.status_code == 200 and granted.json()["token_type"] == "DPoP", granted.text
+        assert granted.headers["DPoP-Nonce"]
+        access = granted.json()["access_token"]
+        # The resource endpoint asks for the nonce the same way, with a 401 and a DPoP challenge.
+        asked = userinfo(node, access, holder.proof("GET", node.issuer + "/userinfo", access))
+        assert asked.status_code == 401 and error_of(asked) == "use_dpop_nonce"
+        assert 'error="use_dpop_nonce"' in asked.headers["WWW-Authenticate"]
+        answered = userinfo(node, access, holder.proof("GET", node.issuer + "/userinfo", access, nonce=asked.headers["DPoP-Nonce"]))
+        assert answered.status_code == 200, answered.text
+        # A wrong ath (a proof made for another token) is refused.
+        other = userinfo(node, access, holder.proof("GET", node.issuer + "/userinfo", "another token", nonce=asked.headers["DPoP-Nonce"]))
+        assert error_of(other) == "invalid_dpop_proof" and "ath" in other.json()["error_description"]
+    finally:
+        node.stop()

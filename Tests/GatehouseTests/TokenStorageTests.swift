@@ -14,16 +14,21 @@ struct TokenStorageTests {
     @Test("the stored format round-trips and names its version")
     func format() throws {
         let data = try StoredTokenFormat.encode(tokens)
-        #expect(try StoredTokenFormat.decode(data) == tokens)
+        #expect(try StoredTokenFormat.decode(data) == .init(tokens: tokens, dpopKey: nil))
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        #expect(object["format"] as? Int == 1)
+        #expect(object["format"] as? Int == 2)
+        let key = try SoftwareDPoPKey()
+        let bound = try StoredTokenFormat.encode(tokens, dpopKey: key.storedRepresentation)
+        let restored = try #require(try StoredTokenFormat.decode(bound))
+        #expect(restored.tokens == tokens)
+        #expect(try SoftwareDPoPKeys().restoreKey(from: try #require(restored.dpopKey)).publicKey == key.publicKey)
     }
 
     @Test("format 1 as written by the first release stays readable")
     func firstReleaseFormat() throws {
         let stored =
             #"{"format":1,"tokens":{"accessToken":"at","tokenType":"Bearer","expiresAt":1900000000,"refreshToken":"rt","idToken":"id","scope":"openid"}}"#
-        #expect(try StoredTokenFormat.decode(Data(stored.utf8)) == tokens)
+        #expect(try StoredTokenFormat.decode(Data(stored.utf8)) == .init(tokens: tokens, dpopKey: nil))
     }
 
     @Test("tokens written by a newer SDK read as signed out, not as an error")

@@ -188,12 +188,15 @@ def test_discovery_metadata_is_complete(server):
     meta = requests.get(server.issuer + "/.well-known/openid-configuration", timeout=10).json()
     assert meta["issuer"] == server.issuer
     for key in ["authorization_endpoint", "token_endpoint", "userinfo_endpoint", "jwks_uri", "revocation_endpoint",
-                "introspection_endpoint", "end_session_endpoint"]:
+                "introspection_endpoint", "end_session_endpoint", "device_authorization_endpoint"]:
         assert meta[key].startswith(server.issuer + "/"), key
     assert meta["code_challenge_methods_supported"] == ["S256"]
     assert meta["authorization_response_iss_parameter_supported"] is True
     assert meta["response_types_supported"] == ["code"]
-    assert set(meta["grant_types_supported"]) == {"authorization_code", "refresh_token", "client_credentials"}
+    assert set(meta["grant_types_supported"]) == {"authorization_code", "refresh_token", "client_credentials",
+                                                  "urn:ietf:params:oauth:grant-type:device_code"}
+    assert meta["device_authorization_endpoint"] == server.issuer + "/device_authorization"
+    assert set(meta["dpop_signing_alg_values_supported"]) == {"ES256", "EdDSA", "Ed25519", "PS256", "RS256"}
     assert set(meta["id_token_signing_alg_values_supported"]) == {"RS256", "ES256"}
     assert {"client_secret_basic", "client_secret_post"} <= set(meta["token_endpoint_auth_methods_supported"])
     jwks = requests.get(meta["jwks_uri"], timeout=10).json()

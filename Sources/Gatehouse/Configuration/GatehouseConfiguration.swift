@@ -28,6 +28,9 @@ public struct GatehouseConfiguration: Sendable {
     public var preferredLanguages: [String]
     /// Takes part in every request to the provider: adds headers, watches requests and answers.
     public var requestHook: (any RequestHook)?
+    /// Where DPoP keys come from (RFC 9449), when the app wants its tokens bound to a key: ``SoftwareDPoPKeys``, or
+    /// `SecureEnclaveDPoPKeys` on Apple devices. `nil` (the default) keeps bearer tokens.
+    public var dpop: (any DPoPKeyProvider)?
 
     /// A configuration; the defaults ask for `openid profile email offline_access`, allow 30 seconds per request,
     /// use `URLSession`, refresh access tokens a minute before they expire, and ask for the system's preferred
@@ -37,7 +40,8 @@ public struct GatehouseConfiguration: Sendable {
         scopes: [String] = ["openid", "profile", "email", "offline_access"], timeout: TimeInterval = 30,
         transport: any HTTPTransport = URLSessionTransport(), tokenStorage: any TokenStorage = MemoryTokenStorage(),
         refreshMargin: TimeInterval = 60, logger: Logger = Logger(label: "gatehouse"),
-        preferredLanguages: [String] = Locale.preferredLanguages, requestHook: (any RequestHook)? = nil
+        preferredLanguages: [String] = Locale.preferredLanguages, requestHook: (any RequestHook)? = nil,
+        dpop: (any DPoPKeyProvider)? = nil
     ) {
         self.issuer = issuer
         self.discoveryURL = discoveryURL ?? ProviderDiscovery.documentURL(for: issuer)
@@ -51,6 +55,7 @@ public struct GatehouseConfiguration: Sendable {
         self.logger = logger
         self.preferredLanguages = preferredLanguages
         self.requestHook = requestHook
+        self.dpop = dpop
     }
 
     /// ``transport`` with the app's languages and ``requestHook``: what every request to the provider goes through.

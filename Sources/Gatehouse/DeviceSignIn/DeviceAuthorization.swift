@@ -57,7 +57,8 @@ extension GatehouseClient {
     ///   ``GatehouseError/network(_:)`` when the provider stays unreachable.
     public func completeDeviceAuthorization(_ authorization: DeviceAuthorization) async throws(GatehouseError) -> UserSession {
         let metadata = try await metadata()
-        let tokenClient = TokenClient(configuration: configuration, metadata: metadata)
+        let dpop = try DPoPProofs.make(for: configuration)
+        let tokenClient = TokenClient(configuration: configuration, metadata: metadata, dpop: dpop)
         var interval = authorization.interval
         var networkFailures = 0
         while true {
@@ -91,7 +92,8 @@ extension GatehouseClient {
             guard let idToken = response.idToken else { throw .unexpectedResponse(status: 200) }
             let validator = try IDTokenValidator(configuration: configuration, metadata: metadata)
             let claims = try await validator.checked(idToken, nonce: nil)
-            let user = try await UserSession.start(with: TokenSet(response: response), claims: claims, configuration: configuration, metadata: metadata)
+            let user = try await UserSession.start(
+                with: TokenSet(response: response), claims: claims, configuration: configuration, metadata: metadata, dpop: dpop)
             configuration.logger.info("Signed in on this device", metadata: ["subject": "\(claims.subject)"])
             return user
         }

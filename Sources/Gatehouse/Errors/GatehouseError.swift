@@ -38,6 +38,8 @@ public enum GatehouseError: Error, Equatable, Sendable, CustomStringConvertible 
     case deviceCodeExpired
     /// The app cancelled the task that was waiting.
     case cancelled
+    /// The DPoP key could not be made, restored or used (``GatehouseConfiguration/dpop``).
+    case dpopKey(ErrorCause)
 
     /// Whether the user has to sign in (again) before the app can go on.
     public var requiresSignIn: Bool {
@@ -74,6 +76,7 @@ public enum GatehouseError: Error, Equatable, Sendable, CustomStringConvertible 
         case .deviceSignInDenied: "The sign-in was denied on the other device."
         case .deviceCodeExpired: "The code expired before the sign-in was approved. Start again for a new code."
         case .cancelled: "The sign-in was cancelled."
+        case .dpopKey(let reason): "The key that binds the tokens could not be used (\(reason)). Sign in again."
         }
     }
 }

@@ -9,6 +9,8 @@ import FoundationNetworking
 struct TokenClient: Sendable {
     let configuration: GatehouseConfiguration
     let metadata: OpenIDProviderMetadata
+    /// The session's DPoP key, when its tokens are bound to one: token requests and userinfo then carry proofs.
+    var dpop: DPoPProofs? = nil
     private var provider: ProviderRequest { ProviderRequest(configuration: configuration) }
 
     func exchange(code: String, verifier: String) async throws(GatehouseError) -> TokenResponse {
@@ -43,25 +45,53 @@ struct TokenClient: Sendable {
         guard response.statusCode == 200 else { throw Self.error(data, response) }
     }
 
-    func userinfo(accessToken: String) async throws(GatehouseError) -> UserInfo {
-        var request = try provider.make(metadata.userinfoEndpoint)
-        request.setValue("Bearer \(accessToken)", forHTTPHeaderField: "Authorization")
-        let (data, response) = try await provider.send(request)
+    func userinfo(accessToken: String, tokenType: String) async throws(GatehouseError) -> UserInfo {
+        var (data, response) = try await userinfoRequest(accessToken: accessToken, tokenType: tokenType)
+        // RFC 9449 §9: a resource server may ask for its nonce; one retry carries it.
+        if response.statusCode == 401, let dpop, await dpop.remember(response) {
+            (data, response) = try await userinfoRequest(accessToken: accessToken, tokenType: tokenType)
+        }
         guard response.statusCode == 200 else { throw Self.error(data, response) }
         guard let info = try? JSONDecoder().decode(UserInfo.self, from: data) else { throw .unexpectedResponse(status: 200) }
         return info
     }
 
+    private func userinfoRequest(accessToken: String, tokenType: String) async throws(GatehouseError) -> (Data, HTTPURLResponse) {
+        var request = try provider.make(metadata.userinfoEndpoint)
+        try await authorize(&request, accessToken: accessToken, tokenType: tokenType)
+        return try await provider.send(request)
+    }
+
+    /// Puts the access token on `request`: as a DPoP-bound token with a proof for the request, or as a bearer token.
+    func authorize(_ request: inout URLRequest, accessToken: String, tokenType: String) async throws(GatehouseError) {
+        guard tokenType.caseInsensitiveCompare("DPoP") == .orderedSame, let dpop, let url = request.url else {
+            request.setValue("Bearer \(accessToken)", forHTTPHeaderField: "Authorization")
+            return
+        }
+        request.setValue("DPoP \(accessToken)", forHTTPHeaderField: "Authorization")
+        request.setValue(try await dpop.proof(method: request.httpMethod ?? "GET", url: url, accessToken: accessToken), forHTTPHeaderField: "DPoP")
+    }
+
     private func tokenRequest(_ parameters: [(String, String)]) async throws(GatehouseError) -> TokenResponse {
-        let (data, response) = try await post(metadata.tokenEndpoint, parameters)
+        var (data, response) = try await post(metadata.tokenEndpoint, parameters, proving: true)
+        // RFC 9449 §8: a provider that wants its nonce in proofs says so once; the retry carries it.
+        if response.statusCode == 400, let dpop, await dpop.remember(response),
+            (try? JSONDecoder().decode(OAuthErrorResponse.self, from: data))?.error == "use_dpop_nonce"
+        {
+            (data, response) = try await post(metadata.tokenEndpoint, parameters, proving: true)
+        }
+        if let dpop { await dpop.remember(response) }
         guard response.statusCode == 200 else { throw Self.error(data, response) }
         guard let tokens = try? JSONDecoder().decode(TokenResponse.self, from: data) else { throw .unexpectedResponse(status: 200) }
         return tokens
     }
 
-    private func post(_ endpoint: String, _ parameters: [(String, String)]) async throws(GatehouseError) -> (Data, HTTPURLResponse) {
+    private func post(_ endpoint: String, _ parameters: [(String, String)], proving: Bool = false) async throws(GatehouseError) -> (Data, HTTPURLResponse) {
         var request = try provider.make(endpoint)
         request.httpMethod = "POST"
+        if proving, let dpop, let url = request.url {
+            request.setValue(try await dpop.proof(method: "POST", url: url), forHTTPHeaderField: "DPoP")
+        }
         request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
         request.httpBody = Data(FormEncoding.encode([("client_id", configuration.clientID)] + parameters.map { ($0, $1) }).utf8)
         return try await provider.send(request)

@@ -1,6 +1,10 @@
 import Foundation
 import GatehouseProtocol
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// A signed-in user: keeps the tokens fresh, stored, and shared by everyone who asks.
 ///
 /// ``accessToken()`` refreshes when the token is about to expire. Concurrent callers share one refresh,
@@ -15,10 +19,15 @@ public actor UserSession {
     private var tokens: TokenSet?
     private var refreshing: Task<Result<TokenSet, GatehouseError>, Never>?
     private var cachedUserInfo: UserInfo?
+    /// The key the tokens are bound to (RFC 9449), when the app asked for DPoP.
+    private let dpop: DPoPProofs?
 
-    init(configuration: GatehouseConfiguration, metadata: OpenIDProviderMetadata, tokens: TokenSet, claims: IDTokenClaims?) throws(GatehouseError) {
+    init(
+        configuration: GatehouseConfiguration, metadata: OpenIDProviderMetadata, tokens: TokenSet, claims: IDTokenClaims?, dpop: DPoPProofs? = nil
+    ) throws(GatehouseError) {
         self.configuration = configuration
-        client = TokenClient(configuration: configuration, metadata: metadata)
+        self.dpop = dpop
+        client = TokenClient(configuration: configuration, metadata: metadata, dpop: dpop)
         validator = try IDTokenValidator(configuration: configuration, metadata: metadata)
         self.tokens = tokens
         self.claims = claims ?? tokens.idToken.flatMap(IDTokenClaims.previouslyValidated)
@@ -34,23 +43,32 @@ public actor UserSession {
     /// Starts a session whose ID token was just validated into `claims`, and stores its tokens.
     static func start(
         with tokens: TokenSet, claims: IDTokenClaims?, configuration: GatehouseConfiguration,
-        metadata: OpenIDProviderMetadata
+        metadata: OpenIDProviderMetadata, dpop: DPoPProofs? = nil
     ) async throws(GatehouseError) -> UserSession {
-        let session = try UserSession(configuration: configuration, metadata: metadata, tokens: tokens, claims: claims)
+        let session = try UserSession(configuration: configuration, metadata: metadata, tokens: tokens, claims: claims, dpop: dpop)
         try await session.store(tokens)
         return session
     }
 
     /// The user signed in on an earlier launch, or `nil` when there is none (or it was stored by a newer SDK).
     public static func restore(configuration: GatehouseConfiguration, metadata: OpenIDProviderMetadata) async throws(GatehouseError) -> UserSession? {
-        let tokens: TokenSet?
+        let stored: StoredTokenFormat.Stored?
         do {
-            tokens = try await configuration.tokenStorage.read(account: configuration.storageAccount).flatMap { try StoredTokenFormat.decode(Data($0)) }
+            stored = try await configuration.tokenStorage.read(account: configuration.storageAccount).flatMap { try StoredTokenFormat.decode(Data($0)) }
         } catch {
             throw .storage(ErrorCause(error))
         }
-        guard let tokens else { return nil }
-        return try UserSession(configuration: configuration, metadata: metadata, tokens: tokens, claims: nil)
+        guard let stored else { return nil }
+        var dpop: DPoPProofs?
+        if let representation = stored.dpopKey {
+            do {
+                // Bound tokens need their key, whether or not this launch asks for DPoP for new sign-ins.
+                dpop = DPoPProofs(key: try (configuration.dpop ?? SoftwareDPoPKeys()).restoreKey(from: representation))
+            } catch {
+                throw .dpopKey(ErrorCause(error))
+            }
+        }
+        return try UserSession(configuration: configuration, metadata: metadata, tokens: stored.tokens, claims: nil, dpop: dpop)
     }
 
     /// The current tokens, as stored; `nil` after ``logout()`` or ``revoke()``.
@@ -84,7 +102,8 @@ public actor UserSession {
     public func userinfo(cache: Bool = true) async throws(GatehouseError) -> UserInfo {
         if cache, let cachedUserInfo { return cachedUserInfo }
         do {
-            let info = try await client.userinfo(accessToken: try await accessToken())
+            let token = try await accessToken()
+            let info = try await client.userinfo(accessToken: token, tokenType: tokens?.tokenType ?? "Bearer")
             cachedUserInfo = info
             return info
         } catch .signedOut {
@@ -92,6 +111,19 @@ public actor UserSession {
             throw .signedOut
         }
     }
+
+    /// `request` with the access token (refreshed first when about to expire) in its `Authorization` header, for the
+    /// app's own API: as `DPoP <token>` with a fresh proof for the request's method and URL when the tokens are bound
+    /// to a key (RFC 9449 §7), as `Bearer <token>` otherwise.
+    public func authorizedRequest(for request: URLRequest) async throws(GatehouseError) -> URLRequest {
+        let token = try await accessToken()
+        var authorized = request
+        try await client.authorize(&authorized, accessToken: token, tokenType: tokens?.tokenType ?? "Bearer")
+        return authorized
+    }
+
+    /// Whether the session's tokens are bound to a DPoP key (RFC 9449).
+    public var isDPoPBound: Bool { dpop != nil && tokens?.tokenType.caseInsensitiveCompare("DPoP") == .orderedSame }
 
     /// Revokes the session's tokens at the provider (the refresh token takes its access tokens with it)
     /// and forgets them here.
@@ -147,7 +179,8 @@ public actor UserSession {
 
     private func store(_ tokens: TokenSet) async throws(GatehouseError) {
         do {
-            try await configuration.tokenStorage.write(Array(try StoredTokenFormat.encode(tokens)), account: configuration.storageAccount)
+            let encoded = try StoredTokenFormat.encode(tokens, dpopKey: dpop?.key.storedRepresentation)
+            try await configuration.tokenStorage.write(Array(encoded), account: configuration.storageAccount)
         } catch {
             throw .storage(ErrorCause(error))
         }

@@ -74,8 +74,9 @@ class Client:
     def __init__(self, port: int):
         self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
 
-    def call(self, method: str, path: str, body: dict | None = None, form: dict | None = None) -> tuple[int, dict]:
-        headers = {}
+    def call(self, method: str, path: str, body: dict | None = None, form: dict | None = None,
+             headers: dict | None = None) -> tuple[int, dict]:
+        headers = dict(headers or {})
         payload = None
         if body is not None:
             payload, headers["Content-Type"] = json.dumps(body), "application/json"
@@ -95,17 +96,18 @@ class Client:
     def submit(self, flow_id: str, client_id: str, values: dict) -> dict:
         return self.call("POST", f"/flows/{flow_id}", {"client_id": client_id, "action": "submit", "values": values})[1]
 
-    def exchange(self, answer: dict, client_id: str) -> dict:
+    def exchange(self, answer: dict, client_id: str, proof: str | None = None) -> dict:
         assert answer.get("status") == "success", answer
         status, tokens = self.call("POST", "/token", form={
             "grant_type": "authorization_code", "code": answer["authorization"]["code"], "client_id": client_id,
-            "redirect_uri": REDIRECT, "code_verifier": VERIFIER})
+            "redirect_uri": REDIRECT, "code_verifier": VERIFIER}, headers={"DPoP": proof} if proof else None)
         assert status == 200, tokens
         return tokens
 
-    def password_login(self, username: str, client_id: str = "bench-app") -> dict:
+    def password_login(self, username: str, client_id: str = "bench-app", proof: str | None = None) -> dict:
+        """Signs in; with a DPoP `proof` for the token request, the tokens are bound to its key."""
         flow = self.start("login", client_id)
-        return self.exchange(self.submit(flow["flow_id"], client_id, {"username": username, "password": PASSWORD}), client_id)
+        return self.exchange(self.submit(flow["flow_id"], client_id, {"username": username, "password": PASSWORD}), client_id, proof)
 
     def totp_login(self, username: str, secret: str, at: float) -> dict:
         flow = self.start("login", "bench-mfa")
@@ -170,7 +172,9 @@ def drive(port: int, work, concurrency: int, seconds: float, limit: int | None =
 
 def wrk(url: str, script: str, seconds: float, connections: int, args: list[str] | None = None) -> dict:
     """One wrk run with a scenario script plus the shared reporter; latencies in ms."""
-    source = (WRK_SCRIPTS / script).read_text() + "\n" + (WRK_SCRIPTS / "report.lua").read_text()
+    # The DPoP scenarios share proofs.lua, which hands out the pre-signed proofs.
+    library = (WRK_SCRIPTS / "proofs.lua").read_text() + "\n" if script.endswith("_dpop.lua") else ""
+    source = library + (WRK_SCRIPTS / script).read_text() + "\n" + (WRK_SCRIPTS / "report.lua").read_text()
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as handle:
         handle.write(source)
     threads = min(2, connections)
@@ -185,6 +189,57 @@ def wrk(url: str, script: str, seconds: float, connections: int, args: list[str]
     raw = json.loads(found.group(1))
     return {"requests_per_second": raw["requests"] / (raw["duration_us"] / 1e6), "p50_ms": raw["p50_us"] / 1000,
             "p99_ms": raw["p99_us"] / 1000, "count": raw["requests"], "errors": raw["errors"], "connections": connections}
+
+
+class DPoPProofPool:
+    """One P-256 key and proofs signed with it ahead of a run (RFC 9449 §4.2): each proof is good once and for 60 s,
+    and wrk cannot sign, so Python signs as many as the scenario could use and writes them one per line."""
+
+    def __init__(self):
+        from cryptography.hazmat.primitives.asymmetric import ec
+        self.key = ec.generate_private_key(ec.SECP256R1())
+        numbers = self.key.public_key().public_numbers()
+        jwk = {"crv": "P-256", "kty": "EC", "x": b64url(numbers.x.to_bytes(32, "big")), "y": b64url(numbers.y.to_bytes(32, "big"))}
+        self.header = b64url(json.dumps({"typ": "dpop+jwt", "alg": "ES256", "jwk": jwk}).encode())
+
+    def one(self, method: str, url: str) -> str:
+        """A single proof, for a token request that binds the tokens to the pool's key."""
+        path = self.write(1, method, url)
+        try:
+            return Path(path).read_text().strip()
+        finally:
+            os.unlink(path)
+
+    def write(self, count: int, method: str, url: str, access_token: str | None = None) -> str:
+        from cryptography.hazmat.primitives import hashes
+        from cryptography.hazmat.primitives.asymmetric import ec
+        from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+        claims = {"htm": method, "htu": url, "iat": int(time.time())}
+        if access_token:
+            claims["ath"] = b64url(hashlib.sha256(access_token.encode()).digest())
+        prefix = os.urandom(6).hex()
+        with tempfile.NamedTemporaryFile("w", suffix=".proofs", delete=False) as handle:
+            for index in range(count):
+                signing_input = self.header + "." + b64url(json.dumps({**claims, "jti": f"{prefix}-{index}"}).encode())
+                r, s = decode_dss_signature(self.key.sign(signing_input.encode(), ec.ECDSA(hashes.SHA256())))
+                handle.write(signing_input + "." + b64url(r.to_bytes(32, "big") + s.to_bytes(32, "big")) + "\n")
+        return handle.name
+
+
+def b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def dpop_scenario(url: str, script: str, seconds: float, connections: int, expected_rate: float, proofs: DPoPProofPool,
+                  method: str, access_token: str | None, before: list[str], after: list[str]) -> dict:
+    """A wrk run whose requests carry DPoP proofs: as many as the bearer run's rate could use (a proof cannot be reused),
+    up to 400,000, signed just before the run."""
+    count = min(int(expected_rate * max(1, round(seconds)) * 1.1) + 200, 400_000)
+    path = proofs.write(count, method, url, access_token)
+    try:
+        return wrk(url, script, seconds, connections, [*before, path, *after])
+    finally:
+        os.unlink(path)
 
 
 def peak_memory_mib(pid: int) -> float:
@@ -258,6 +313,18 @@ def run_engine(engine: str, users: int, seconds: float, connections: int, passwo
         for name, client_id, families in (("refresh_token", "bench-app", sessions), ("refresh_token_es256", "bench-app-es256", es256_sessions)):
             if wanted(name):
                 scenarios[name] = wrk(base + "/token", "refresh.lua", seconds, connections, [client_id, *[t["refresh_token"] for t in families]])
+        # The same with DPoP-bound tokens (RFC 9449): the proof's check (a signature, a jti recorded once) is the cost.
+        proofs = DPoPProofPool()
+        if wanted("userinfo_dpop") and "userinfo" in scenarios:
+            bound = Client(port).password_login("user0", proof=proofs.one("POST", base + "/token"))["access_token"]
+            scenarios["userinfo_dpop"] = dpop_scenario(
+                base + "/userinfo", "userinfo_dpop.lua", seconds, connections, scenarios["userinfo"]["requests_per_second"], proofs, "GET",
+                bound, [bound], [])
+        if wanted("refresh_token_es256_dpop") and "refresh_token_es256" in scenarios:
+            dpop_sessions = sign_in_families("bench-app-es256")
+            scenarios["refresh_token_es256_dpop"] = dpop_scenario(
+                base + "/token", "refresh_dpop.lua", seconds, connections, scenarios["refresh_token_es256"]["requests_per_second"], proofs,
+                "POST", None, [], ["bench-app-es256", *[t["refresh_token"] for t in dpop_sessions]])
         if wanted("client_credentials"):
             scenarios["client_credentials"] = wrk(base + "/token", "client_credentials.lua", seconds, connections,
                                                   [base64.b64encode(f"bench-service:{SERVICE_SECRET}".encode()).decode()])
@@ -451,6 +518,14 @@ def table(results: dict, hash_rate: float) -> str:
     floor = results["scenarios"]["http_floor"]["requests_per_second"]
     lines.append("against the HTTP floor: " + ", ".join(
         f"{name} {results['scenarios'][name]['requests_per_second'] / floor:.2f}" for name in ("discovery", "jwks", "userinfo")))
+    scenarios = results["scenarios"]
+    dpop = [(bound, bearer) for bound, bearer in (("userinfo_dpop", "userinfo"), ("refresh_token_es256_dpop", "refresh_token_es256"))
+            if bound in scenarios and bearer in scenarios]
+    if dpop:
+        lines.append("DPoP-bound / bearer (the proof's check: a signature and a jti recorded once): " + ", ".join(
+            f"{bearer} {scenarios[bound]['requests_per_second'] / scenarios[bearer]['requests_per_second']:.2f} "
+            f"({1e6 / scenarios[bound]['requests_per_second'] - 1e6 / scenarios[bearer]['requests_per_second']:.0f} µs more per request)"
+            for bound, bearer in dpop))
     login = results["scenarios"]["password_login"]["requests_per_second"]
     lines.append(f"password logins / raw hash rate: {login / hash_rate:.0%}; server peak memory {results['peak_memory_mib']:.0f} MiB; "
                  f"{results['users']:,} users imported in {results['seed_seconds']:.1f} s")

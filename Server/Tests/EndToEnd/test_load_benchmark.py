@@ -21,14 +21,15 @@ def test_every_scenario_runs_and_reports_without_errors(tmp_path):
     assert run.returncode == 0, run.stdout + run.stderr
     report = json.loads(output.read_text())
     scenarios = report["runs"][0]["scenarios"]
-    assert set(scenarios) == {"http_floor", "discovery", "jwks", "userinfo", "refresh_token", "refresh_token_es256",
-                              "client_credentials", "password_login", "password_totp_login"}
+    assert set(scenarios) == {"http_floor", "discovery", "jwks", "userinfo", "refresh_token", "refresh_token_es256", "userinfo_dpop",
+                              "refresh_token_es256_dpop", "client_credentials", "password_login", "password_totp_login"}
     for name, figures in scenarios.items():
         assert figures["count"] > 0 and figures["errors"] == 0, (name, figures)
         assert 0 < figures["p50_ms"] <= figures["p99_ms"], (name, figures)
     assert scenarios["password_totp_login"]["count"] == 8, "each enrolled user signs in once"
     assert report["runs"][0]["peak_memory_mib"] > 0
     assert "password logins / raw hash rate" in run.stdout and "against the HTTP floor" in run.stdout
+    assert "DPoP-bound / bearer" in run.stdout
 
 
 @pytest.mark.skipif(shutil.which("wrk") is None, reason="wrk is not installed (.ci/run installs it)")

@@ -54,9 +54,12 @@ struct DPoPProofVerifier: Sendable {
         if jwk.keys.contains(where: Self.privateMembers.contains) {
             throw .invalidProof("The DPoP proof's jwk holds a private or symmetric key; send the public key only.")
         }
-        guard let keyData = try? JSONSerialization.data(withJSONObject: jwk), let key = try? JSONDecoder().decode(JSONWebKey.self, from: keyData),
-            let thumbprint = key.thumbprint
-        else { throw .invalidProof("The DPoP proof's jwk is not an RSA, EC or OKP public key.") }
+        // Read from the parsed header directly: encoding it again for a decoder cost more than the signature check.
+        guard let keyType = jwk["kty"] as? String else { throw .invalidProof("The DPoP proof's jwk has no kty.") }
+        let key = JSONWebKey(
+            keyType: keyType, keyID: nil, use: nil, algorithm: nil, modulus: jwk["n"] as? String, exponent: jwk["e"] as? String,
+            curve: jwk["crv"] as? String, x: jwk["x"] as? String, y: jwk["y"] as? String)
+        guard let thumbprint = key.thumbprint else { throw .invalidProof("The DPoP proof's jwk is not an RSA, EC or OKP public key.") }
         let valid: Bool
         do {
             valid = try JSONWebSignature.isValid(signature, of: Data((parts[0] + "." + parts[1]).utf8), with: key, algorithm: algorithm)

@@ -77,27 +77,19 @@ public struct FlowAuthorization: Codable, Sendable, Equatable {
 /// Starts a native flow with the parameters of an authorization request.
 public struct FlowStartRequest: Codable, Sendable, Equatable {
     /// The app's client id.
-    /// The app's client id.
     public var clientID: String
-    /// One of the client's registered redirect URIs; the code is bound to it.
     /// One of the client's registered redirect URIs; the code is bound to it.
     public var redirectURI: String
     /// The scopes asked for, space-separated, e.g. `openid profile offline_access`.
-    /// The scopes asked for, space-separated, e.g. `openid profile offline_access`.
     public var scope: String
-    /// An unguessable value the app checks in ``FlowAuthorization/state``.
     /// An unguessable value the app checks in ``FlowAuthorization/state``.
     public var state: String?
     /// An unguessable value the ID token must carry.
-    /// An unguessable value the ID token must carry.
     public var nonce: String?
-    /// The PKCE challenge (RFC 7636): the base64url SHA-256 of the verifier the app keeps.
     /// The PKCE challenge (RFC 7636): the base64url SHA-256 of the verifier the app keeps.
     public var codeChallenge: String?
     /// `S256`, the only method accepted.
-    /// `S256`, the only method accepted.
     public var codeChallengeMethod: String?
-    /// A username to fill in.
     /// A username to fill in.
     public var loginHint: String?
     /// Requested authentication context classes, space-separated; `urn:gatehouse:acr:mfa` asks for a second factor.

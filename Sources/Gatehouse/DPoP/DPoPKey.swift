@@ -54,6 +54,7 @@ public struct SoftwareDPoPKey: DPoPKey {
 
 /// Software P-256 keys: on every platform, kept in the token storage with the tokens they bind.
 public struct SoftwareDPoPKeys: DPoPKeyProvider {
+    /// The software key provider; it has no settings.
     public init() {}
     public func makeKey() throws -> any DPoPKey { try SoftwareDPoPKey() }
     public func restoreKey(from representation: Data) throws -> any DPoPKey { try SoftwareDPoPKey(rawRepresentation: representation) }

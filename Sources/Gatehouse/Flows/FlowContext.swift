@@ -14,12 +14,16 @@ struct FlowContext: Sendable {
     let verifier: String
     let state: String
     let nonce: String
+    /// The session a step-up sign-in replaces the tokens of (``UserSession/stepUp(acrValues:)``), if any.
+    var replacing: UserSession? = nil
 
     private var configuration: GatehouseConfiguration { client.configuration }
     private var provider: ProviderRequest { ProviderRequest(configuration: configuration) }
 
     /// Starts a flow of `kind` with a fresh authorization request; returns its first node.
-    static func begin(client: GatehouseClient, kind: FlowKind, loginHint: String?) async -> Node {
+    static func begin(
+        client: GatehouseClient, kind: FlowKind, loginHint: String?, acrValues: [String]? = nil, replacing: UserSession? = nil
+    ) async -> Node {
         let configuration = client.configuration
         do throws(GatehouseError) {
             let metadata = try await client.metadata()
@@ -28,13 +32,15 @@ struct FlowContext: Sendable {
             let nonce = PKCE.makeVerifier()
             let request = FlowStartRequest(
                 clientID: configuration.clientID, redirectURI: configuration.redirectURI, scope: configuration.scopes.joined(separator: " "),
-                state: state, nonce: nonce, codeChallenge: PKCE.challenge(for: verifier), codeChallengeMethod: PKCE.method, loginHint: loginHint
+                state: state, nonce: nonce, codeChallenge: PKCE.challenge(for: verifier), codeChallengeMethod: PKCE.method, loginHint: loginHint,
+                acrValues: acrValues.map { $0.joined(separator: " ") }
             )
             let endpoint = configuration.issuer.appendingPathComponent("flows/\(kind.rawValue)").absoluteString
             let response = try await Self.decode(ProviderRequest(configuration: configuration).postJSON(endpoint, request))
             guard let flowID = response.flowID else { throw .unexpectedResponse(status: 200) }
             configuration.logger.debug("Started a \(kind.rawValue) flow", metadata: ["node": "\(response.node?.id ?? "")"])
-            let context = FlowContext(client: client, metadata: metadata, flowID: flowID, verifier: verifier, state: state, nonce: nonce)
+            let context = FlowContext(
+                client: client, metadata: metadata, flowID: flowID, verifier: verifier, state: state, nonce: nonce, replacing: replacing)
             return await context.node(for: response)
         } catch {
             return .failure(FailureNode(cause: error))
@@ -95,8 +101,15 @@ struct FlowContext: Sendable {
         guard let idToken = response.idToken else { throw .unexpectedResponse(status: 200) }
         let validator = try IDTokenValidator(configuration: configuration, metadata: metadata)
         let claims = try await validator.checked(idToken, nonce: nonce)
-        let user = try await UserSession.start(
-            with: TokenSet(response: response), claims: claims, configuration: configuration, metadata: metadata, dpop: dpop)
+        let user: UserSession
+        if let replacing {
+            // A step-up: the same person, signed in again more strongly; the session everyone holds gets the new tokens.
+            try await replacing.replaceTokens(with: TokenSet(response: response), claims: claims, dpop: dpop)
+            user = replacing
+        } else {
+            user = try await UserSession.start(
+                with: TokenSet(response: response), claims: claims, configuration: configuration, metadata: metadata, dpop: dpop)
+        }
         if let deviceToken = authorization.deviceToken { await DeviceTokens(configuration: configuration).remember(deviceToken) }
         configuration.logger.info("Signed in", metadata: ["subject": "\(claims.subject)"])
         return SuccessNode(user: user, claims: claims)

@@ -14,19 +14,21 @@ public actor UserSession {
     public nonisolated let configuration: GatehouseConfiguration
     /// Who signed in, from the ID token validated at sign-in (or the last refresh).
     public private(set) var claims: IDTokenClaims?
-    private let client: TokenClient
+    private var client: TokenClient
     private let validator: IDTokenValidator
     private var tokens: TokenSet?
     private var refreshing: Task<Result<TokenSet, GatehouseError>, Never>?
     private var cachedUserInfo: UserInfo?
     /// The key the tokens are bound to (RFC 9449), when the app asked for DPoP.
-    private let dpop: DPoPProofs?
+    private var dpop: DPoPProofs?
+    private let metadata: OpenIDProviderMetadata
 
     init(
         configuration: GatehouseConfiguration, metadata: OpenIDProviderMetadata, tokens: TokenSet, claims: IDTokenClaims?, dpop: DPoPProofs? = nil
     ) throws(GatehouseError) {
         self.configuration = configuration
         self.dpop = dpop
+        self.metadata = metadata
         client = TokenClient(configuration: configuration, metadata: metadata, dpop: dpop)
         validator = try IDTokenValidator(configuration: configuration, metadata: metadata)
         self.tokens = tokens
@@ -120,6 +122,45 @@ public actor UserSession {
         var authorized = request
         try await client.authorize(&authorized, accessToken: token, tokenType: tokens?.tokenType ?? "Bearer")
         return authorized
+    }
+
+    /// The assurance class Gatehouse names a sign-in with a second factor by (`acr`).
+    public static let multiFactorACR = "urn:gatehouse:acr:mfa"
+
+    /// The assurance the current sign-in met (`acr` of its ID token), e.g. ``multiFactorACR``.
+    public var acr: String? { claims?.authenticationContext }
+
+    /// How the current sign-in was made (`amr` of its ID token): `pwd`, `otp`, `mfa`, `hwk`, ….
+    public var amr: [String] { claims?.authenticationMethods ?? [] }
+
+    /// Signs the same person in again, more strongly — with a second factor by default — before something that
+    /// needs it; drive the returned node like any sign-in. On success this session's tokens are replaced (and stored),
+    /// so everything holding the session goes on with the stronger ones; a sign-in by someone else fails and leaves
+    /// the session as it was.
+    public func stepUp(acrValues: [String] = [UserSession.multiFactorACR]) async -> Node {
+        await FlowContext.begin(
+            client: GatehouseClient(configuration: configuration), kind: .login, loginHint: claims?.preferredUsername, acrValues: acrValues,
+            replacing: self)
+    }
+
+    /// Takes the tokens of a step-up sign-in of the same subject, with their key, and stores them.
+    func replaceTokens(with tokens: TokenSet, claims newClaims: IDTokenClaims, dpop newDPoP: DPoPProofs?) async throws(GatehouseError) {
+        if let subject = claims?.subject, subject != newClaims.subject {
+            // Not kept, so not left usable either.
+            let unwanted = TokenClient(configuration: configuration, metadata: metadata, dpop: newDPoP)
+            if let refreshToken = tokens.refreshToken { try? await unwanted.revoke(refreshToken, hint: "refresh_token") }
+            throw .provider(status: 200, error: "wrong_user", description: "The step-up sign-in was made by another user; the session is unchanged.")
+        }
+        if let refreshToken = self.tokens?.refreshToken {
+            // The weaker sign-in's refresh token is of no more use; revoked so it cannot outlive the step-up.
+            try? await client.revoke(refreshToken, hint: "refresh_token")
+        }
+        dpop = newDPoP
+        client = TokenClient(configuration: configuration, metadata: metadata, dpop: newDPoP)
+        claims = newClaims
+        cachedUserInfo = nil
+        self.tokens = tokens
+        try await store(tokens)
     }
 
     /// Whether the session's tokens are bound to a DPoP key (RFC 9449).

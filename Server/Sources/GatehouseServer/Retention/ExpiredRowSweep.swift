@@ -33,8 +33,9 @@ public struct ExpiredRowSweep: Sendable {
         let condition: SQLQueryString
     }
 
-    /// The rules at `now`. Only an authorization code lingers past expiry (`housekeeping.replay_window`): presenting
-    /// a used one again revokes what it issued. One-time codes keep a day for their attempt history.
+    /// The rules at `now`. An authorization code lingers past expiry (`housekeeping.replay_window`): presenting a used
+    /// one again revokes what it issued. One-time codes keep a day for their attempt history; QR sign-ins and device
+    /// authorizations an hour, so whoever still polls them is told they expired.
     func rules(at now: Int64) -> [Rule] {
         let day: Int64 = 86_400
         let idle = configuration.tokens.sessionIdle
@@ -50,7 +51,7 @@ public struct ExpiredRowSweep: Sendable {
             Rule(table: "revoked_grants", key: "grant_id", condition: "expires_at <= \(bind: now)"),
             Rule(table: "one_time_codes", key: "id", condition: "expires_at <= \(bind: now - day)"),
             Rule(table: "app_logins", key: "id", condition: "expires_at <= \(bind: now - 3600)"),
-            Rule(table: "device_authorizations", key: "id", condition: "expires_at <= \(bind: now)"),
+            Rule(table: "device_authorizations", key: "id", condition: "expires_at <= \(bind: now - 3600)"),
             Rule(table: "dpop_proofs", key: "proof_hash", condition: "expires_at <= \(bind: now)"),
             Rule(table: "device_identities", key: "id", condition: "expires_at IS NOT NULL AND expires_at <= \(bind: now)"),
             Rule(

@@ -37,17 +37,16 @@ public struct SoftwareDPoPKey: DPoPKey {
     }
 
     public var algorithm: String { "ES256" }
-    public var publicKey: JSONWebKey { Self.jwk(of: key.publicKey) }
+    public var publicKey: JSONWebKey { Self.jwk(p256: key.publicKey.rawRepresentation) }
     public var storedRepresentation: Data { key.rawRepresentation }
 
     public func signature(for data: Data) throws -> Data {
         try key.signature(for: data).rawRepresentation
     }
 
-    /// The JWK of a P-256 public key (x and y from its raw representation).
-    static func jwk(of publicKey: P256.Signing.PublicKey) -> JSONWebKey {
-        let raw = publicKey.rawRepresentation
-        return JSONWebKey(
+    /// The JWK of a P-256 public key from its raw representation (x then y, 32 bytes each), wherever the key lives.
+    static func jwk(p256 raw: Data) -> JSONWebKey {
+        JSONWebKey(
             keyType: "EC", keyID: nil, use: nil, algorithm: nil, curve: "P-256", x: Base64URL.encode(raw.prefix(32)), y: Base64URL.encode(raw.suffix(32)))
     }
 }

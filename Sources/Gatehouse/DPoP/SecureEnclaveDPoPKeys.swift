@@ -23,12 +23,7 @@ public struct SecureEnclaveDPoPKeys: DPoPKeyProvider {
     struct EnclaveKey: DPoPKey {
         let key: SecureEnclave.P256.Signing.PrivateKey
         var algorithm: String { "ES256" }
-        var publicKey: JSONWebKey {
-            let raw = key.publicKey.rawRepresentation
-            return JSONWebKey(
-                keyType: "EC", keyID: nil, use: nil, algorithm: nil, curve: "P-256", x: Base64URL.encode(raw.prefix(32)),
-                y: Base64URL.encode(raw.suffix(32)))
-        }
+        var publicKey: JSONWebKey { SoftwareDPoPKey.jwk(p256: key.publicKey.rawRepresentation) }
         var storedRepresentation: Data { key.dataRepresentation }
         func signature(for data: Data) throws -> Data { try key.signature(for: data).rawRepresentation }
     }

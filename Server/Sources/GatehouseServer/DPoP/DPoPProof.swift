@@ -27,7 +27,7 @@ struct DPoPProofVerifier: Sendable {
     let clock: UnixClock
 
     /// The algorithms a proof may be signed with, as discovery lists them.
-    static let algorithms = ["ES256", "EdDSA", "Ed25519", "PS256", "RS256"]
+    static let algorithms = JSONWebSignature.algorithms.sorted()
     /// A proof older than this (by its `iat`) is refused; so is one more than ``futureLeeway`` ahead.
     static let maximumAge: Int64 = 60
     static let futureLeeway: Int64 = 5

@@ -84,7 +84,7 @@ struct DeviceVerificationPage: Sendable {
                 request, code: typed, error: "That code is not valid, or it expired. Check the code on your device and try again.",
                 status: .badRequest)
         }
-        return try await proceed(to: pending, request: request, binding: binding, forceSignIn: false)
+        return try await proceed(to: pending, request: request, binding: binding)
     }
 
     // MARK: - The confirmation
@@ -94,7 +94,7 @@ struct DeviceVerificationPage: Sendable {
         guard let id = query["id"], let pending = try await server.deviceAuthorizations.find(id: id) else { return Self.expired }
         let authorization = signInRequest(for: pending, forceSignIn: false)
         guard let session = try await AuthorizationController(server: server).usableSession(for: authorization, request: request) else {
-            return try await proceed(to: pending, request: request, binding: binding(of: request), forceSignIn: false)
+            return try await signIn(to: pending, request: request, binding: binding(of: request), forceSignIn: false)
         }
         let client = try await server.clients.find(id: pending.clientID)
         let user = try await server.users.find(id: session.userID)
@@ -128,12 +128,13 @@ struct DeviceVerificationPage: Sendable {
         }
         guard let id = form["id"], let pending = try await server.deviceAuthorizations.find(id: id) else { return Self.expired }
         let decision = form["decision"]
+        if decision == "switch" { return try await signIn(to: pending, request: request, binding: binding, forceSignIn: true) }
         guard decision == "allow" || decision == "deny" else {
-            return try await proceed(to: pending, request: request, binding: binding, forceSignIn: decision == "switch")
+            return try await proceed(to: pending, request: request, binding: binding)
         }
         let authorization = signInRequest(for: pending, forceSignIn: false)
         guard let session = try await AuthorizationController(server: server).usableSession(for: authorization, request: request) else {
-            return try await proceed(to: pending, request: request, binding: binding, forceSignIn: false)
+            return try await signIn(to: pending, request: request, binding: binding, forceSignIn: false)
         }
         let approved = decision == "allow"
         let answered = try await server.database.transaction { [server] _ in
@@ -166,13 +167,19 @@ struct DeviceVerificationPage: Sendable {
     // MARK: - Helpers
 
     /// Straight to the confirmation when this browser's session will do; otherwise the sign-in flow, which comes back to it.
-    private func proceed(
+    private func proceed(to pending: DeviceAuthorizationStore.Pending, request: Request, binding: String) async throws -> Response {
+        let authorization = signInRequest(for: pending, forceSignIn: false)
+        if try await AuthorizationController(server: server).usableSession(for: authorization, request: request) != nil {
+            return Redirect.to(Self.confirmationPath(pending.id), afterPost: request.method == .post)
+        }
+        return try await signIn(to: pending, request: request, binding: binding, forceSignIn: false)
+    }
+
+    /// The sign-in flow for `pending` (with `prompt=login` when `forceSignIn`), which comes back to the confirmation.
+    private func signIn(
         to pending: DeviceAuthorizationStore.Pending, request: Request, binding: String, forceSignIn: Bool
     ) async throws -> Response {
         let authorization = signInRequest(for: pending, forceSignIn: forceSignIn)
-        if !forceSignIn, try await AuthorizationController(server: server).usableSession(for: authorization, request: request) != nil {
-            return Redirect.to(Self.confirmationPath(pending.id), afterPost: request.method == .post)
-        }
         let client = try await server.clients.find(id: pending.clientID)
         let flow = try await LoginFlow(server: server).begin(
             authorization, kind: .login, clientName: client?.name ?? pending.clientID, owner: .browser(binding: binding))

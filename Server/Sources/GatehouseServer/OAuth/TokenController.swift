@@ -56,11 +56,10 @@ struct TokenController: Sendable {
         try await ClientAuthenticator(clients: server.clients).authenticate(credentials)
     }
 
-    /// The tokens to mint for `client`: bound to the proof's key when there is one (which a client with `require_dpop`
-    /// must send), its refresh token too when it is a public client.
-    static func minted(withRefreshToken: Bool, for client: Client, proof: DPoPProof?) throws -> TokenStore.MintedTokens {
-        try requireProof(from: client, proof)
-        return TokenStore.MintedTokens(withRefreshToken: withRefreshToken, boundTo: proof?.thumbprint, bindingRefreshToken: client.isPublic)
+    /// The tokens to mint for `client`: bound to the proof's key when there is one, its refresh token too when it is a
+    /// public client. Callers check ``requireProof(from:_:)`` first, before a code is spent.
+    static func minted(withRefreshToken: Bool, for client: Client, proof: DPoPProof?) -> TokenStore.MintedTokens {
+        TokenStore.MintedTokens(withRefreshToken: withRefreshToken, boundTo: proof?.thumbprint, bindingRefreshToken: client.isPublic)
     }
 
     private func authorizationCode(_ parameters: FormParameters, client: Client, proof: DPoPProof?) async throws -> Response {
@@ -111,7 +110,7 @@ struct TokenController: Sendable {
         let withRefreshToken = grant.scopes.contains("offline_access")
         let tokens = try await server.tokens.issue(
             for: grant, withRefreshToken: withRefreshToken, lifetimes: server.configuration.tokens,
-            minted: try Self.minted(withRefreshToken: withRefreshToken, for: client, proof: proof))
+            minted: Self.minted(withRefreshToken: withRefreshToken, for: client, proof: proof))
         return try await response(for: grant, user: user, tokens: tokens, client: client, nonce: binding.nonce, bound: proof != nil)
     }
 
@@ -219,7 +218,7 @@ struct TokenController: Sendable {
             let withRefreshToken = grant.scopes.contains("offline_access")
             let tokens = try await server.tokens.issue(
                 for: grant, withRefreshToken: withRefreshToken, lifetimes: server.configuration.tokens,
-                minted: try Self.minted(withRefreshToken: withRefreshToken, for: client, proof: proof))
+                minted: Self.minted(withRefreshToken: withRefreshToken, for: client, proof: proof))
             return try await response(for: grant, user: user, tokens: tokens, client: client, nonce: nil, bound: proof != nil)
         }
     }

@@ -92,6 +92,14 @@ struct IDTokenValidatorTests {
         await #expect(throws: IDTokenValidationError.nonceMismatch) {
             try await validator.validate(try issuer.token(claims: ["nonce": NSNull()]), nonce: "n-1")
         }
+        // With max_age, auth_time must be there and recent enough (Core §3.1.3.7 step 13), within the leeway.
+        let authTime = Int(now.timeIntervalSince1970) - 400
+        await #expect(throws: IDTokenValidationError.authenticationTooOld) {
+            try await validator.validate(try issuer.token(claims: ["auth_time": authTime]), nonce: "n-1", maxAge: 300)
+        }
+        await #expect(throws: IDTokenValidationError.authenticationTooOld) { try await validator.validate(try issuer.token(), nonce: "n-1", maxAge: 3600) }
+        _ = try await validator.validate(try issuer.token(claims: ["auth_time": authTime]), nonce: "n-1", maxAge: 350)
+        _ = try await validator.validate(try issuer.token(claims: ["auth_time": authTime]), nonce: "n-1")
         // Within the leeway an expired-a-moment-ago token still passes.
         _ = try await validator.validate(try issuer.token(claims: ["exp": Int(now.timeIntervalSince1970) - 10]), nonce: "n-1")
     }

@@ -9,8 +9,12 @@ public struct GatehouseConfiguration: Sendable {
     public var discoveryURL: URL
     /// The app's client id, registered at the provider as a public client.
     public var clientID: String
-    /// The redirect URI registered for the app; native flows send it as the authorization request would.
+    /// The redirect URI registered for the app; native flows send it as the authorization request would. For a
+    /// ``LoopbackUserAgent``, register `http://127.0.0.1/callback` (any port matches) and give it here.
     public var redirectURI: String
+    /// Where the provider sends the browser after ``UserSession/logout(using:)``; `nil` uses ``redirectURI``, which the
+    /// client must then have registered as a post-logout redirect URI too.
+    public var postLogoutRedirectURI: String?
     /// The scopes every sign-in asks for.
     public var scopes: [String]
     /// Time limit for each request to the provider, in seconds.
@@ -41,7 +45,7 @@ public struct GatehouseConfiguration: Sendable {
         transport: any HTTPTransport = URLSessionTransport(), tokenStorage: any TokenStorage = MemoryTokenStorage(),
         refreshMargin: TimeInterval = 60, logger: Logger = Logger(label: "gatehouse"),
         preferredLanguages: [String] = Locale.preferredLanguages, requestHook: (any RequestHook)? = nil,
-        dpop: (any DPoPKeyProvider)? = nil
+        dpop: (any DPoPKeyProvider)? = nil, postLogoutRedirectURI: String? = nil
     ) {
         self.issuer = issuer
         self.discoveryURL = discoveryURL ?? ProviderDiscovery.documentURL(for: issuer)
@@ -56,6 +60,7 @@ public struct GatehouseConfiguration: Sendable {
         self.preferredLanguages = preferredLanguages
         self.requestHook = requestHook
         self.dpop = dpop
+        self.postLogoutRedirectURI = postLogoutRedirectURI
     }
 
     /// ``transport`` with the app's languages and ``requestHook``: what every request to the provider goes through.

@@ -57,8 +57,8 @@ extension GatehouseClient {
     ///   ``GatehouseError/network(_:)`` when the provider stays unreachable.
     public func completeDeviceAuthorization(_ authorization: DeviceAuthorization) async throws(GatehouseError) -> UserSession {
         let metadata = try await metadata()
-        let dpop = try DPoPProofs.make(for: configuration)
-        let tokenClient = TokenClient(configuration: configuration, metadata: metadata, dpop: dpop)
+        let completion = try SignInCompletion(configuration: configuration, metadata: metadata)
+        let tokenClient = completion.tokenClient
         var interval = authorization.interval
         var networkFailures = 0
         while true {
@@ -89,13 +89,7 @@ extension GatehouseClient {
                 interval *= 2
                 continue
             }
-            guard let idToken = response.idToken else { throw .unexpectedResponse(status: 200) }
-            let validator = try IDTokenValidator(configuration: configuration, metadata: metadata)
-            let claims = try await validator.checked(idToken, nonce: nil)
-            let user = try await UserSession.start(
-                with: TokenSet(response: response), claims: claims, configuration: configuration, metadata: metadata, dpop: dpop)
-            configuration.logger.info("Signed in on this device", metadata: ["subject": "\(claims.subject)"])
-            return user
+            return try await completion.finish(response, nonce: nil).user
         }
     }
 }

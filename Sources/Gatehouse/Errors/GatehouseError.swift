@@ -40,6 +40,11 @@ public enum GatehouseError: Error, Equatable, Sendable, CustomStringConvertible 
     case cancelled
     /// The DPoP key could not be made, restored or used (``GatehouseConfiguration/dpop``).
     case dpopKey(ErrorCause)
+    /// The browser came back with an answer the sign-in cannot accept: the provider's refusal (`access_denied`,
+    /// `login_required`, …) or one that does not belong to this request (its `state` or `iss`).
+    case browserRedirect(BrowserRedirectError)
+    /// The browser could not be shown, or did not come back in time (``BrowserUserAgent``).
+    case userAgent(ErrorCause)
 
     /// Whether the user has to sign in (again) before the app can go on.
     public var requiresSignIn: Bool {
@@ -77,6 +82,8 @@ public enum GatehouseError: Error, Equatable, Sendable, CustomStringConvertible 
         case .deviceCodeExpired: "The code expired before the sign-in was approved. Start again for a new code."
         case .cancelled: "The sign-in was cancelled."
         case .dpopKey(let reason): "The key that binds the tokens could not be used (\(reason)). Sign in again."
+        case .browserRedirect(let error): error.description
+        case .userAgent(let reason): "The browser sign-in did not complete (\(reason)). Try again."
         }
     }
 }

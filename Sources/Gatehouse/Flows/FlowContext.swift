@@ -95,24 +95,10 @@ struct FlowContext: Sendable {
         guard authorization.issuer == metadata.issuer, let returned = authorization.state, ConstantTime.equals(returned, state) else {
             throw .invalidIDToken(.wrongIssuer(expected: metadata.issuer, found: authorization.issuer))
         }
-        let dpop = try DPoPProofs.make(for: configuration)
-        let tokenClient = TokenClient(configuration: configuration, metadata: metadata, dpop: dpop)
-        let response = try await tokenClient.exchange(code: authorization.code, verifier: verifier)
-        guard let idToken = response.idToken else { throw .unexpectedResponse(status: 200) }
-        let validator = try IDTokenValidator(configuration: configuration, metadata: metadata)
-        let claims = try await validator.checked(idToken, nonce: nonce)
-        let user: UserSession
-        if let replacing {
-            // A step-up: the same person, signed in again more strongly; the session everyone holds gets the new tokens.
-            try await replacing.replaceTokens(with: TokenSet(response: response), claims: claims, dpop: dpop)
-            user = replacing
-        } else {
-            user = try await UserSession.start(
-                with: TokenSet(response: response), claims: claims, configuration: configuration, metadata: metadata, dpop: dpop)
-        }
+        let success = try await SignInCompletion(configuration: configuration, metadata: metadata).exchange(
+            code: authorization.code, verifier: verifier, redirectURI: configuration.redirectURI, nonce: nonce, replacing: replacing)
         if let deviceToken = authorization.deviceToken { await DeviceTokens(configuration: configuration).remember(deviceToken) }
-        configuration.logger.info("Signed in", metadata: ["subject": "\(claims.subject)"])
-        return SuccessNode(user: user, claims: claims)
+        return success
     }
 
     /// The typed reason behind an error node's messages.

@@ -10,6 +10,7 @@ public struct IDTokenValidationError: Error, Equatable, Sendable, CustomStringCo
         case expired
         case issuedInTheFuture
         case nonceMismatch
+        case authenticationTooOld
         case keySetUnavailable(Int)
     }
 
@@ -24,6 +25,7 @@ public struct IDTokenValidationError: Error, Equatable, Sendable, CustomStringCo
     static let expired = Self(code: .expired)
     static let issuedInTheFuture = Self(code: .issuedInTheFuture)
     static let nonceMismatch = Self(code: .nonceMismatch)
+    static let authenticationTooOld = Self(code: .authenticationTooOld)
     static func keySetUnavailable(status: Int) -> Self { .init(code: .keySetUnavailable(status)) }
 
     /// Whether the token's signature does not verify.
@@ -40,6 +42,7 @@ public struct IDTokenValidationError: Error, Equatable, Sendable, CustomStringCo
         case .expired: "The ID token has expired."
         case .issuedInTheFuture: "The ID token is issued in the future; check the device clock."
         case .nonceMismatch: "The ID token's nonce does not match the sign-in request."
+        case .authenticationTooOld: "The sign-in is older than the max_age the request asked for, or the ID token does not say when it was."
         case .keySetUnavailable(let status): "The provider's keys could not be fetched (HTTP \(status))."
         }
     }

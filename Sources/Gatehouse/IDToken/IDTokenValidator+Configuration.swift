@@ -9,9 +9,9 @@ extension IDTokenValidator {
     }
 
     /// Validates `token`, reporting every failure as a ``GatehouseError``.
-    func checked(_ token: String, nonce: String?) async throws(GatehouseError) -> IDTokenClaims {
+    func checked(_ token: String, nonce: String?, maxAge: Int? = nil) async throws(GatehouseError) -> IDTokenClaims {
         do {
-            return try await validate(token, nonce: nonce)
+            return try await validate(token, nonce: nonce, maxAge: maxAge)
         } catch let error as IDTokenValidationError {
             throw .invalidIDToken(error)
         } catch let error as GatehouseError {

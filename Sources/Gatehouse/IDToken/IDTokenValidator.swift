@@ -29,8 +29,10 @@ public struct IDTokenValidator: Sendable {
         self.leeway = leeway
     }
 
-    /// Validates `token`; `nonce` is the value sent in the authorization request (nil after a refresh).
-    public func validate(_ token: String, nonce: String?, now: Date = Date()) async throws -> IDTokenClaims {
+    /// Validates `token`; `nonce` is the value sent in the authorization request (nil after a refresh). With `maxAge`
+    /// (the request's `max_age`, in seconds) the token must say when the user signed in (`auth_time`), no longer
+    /// ago than that (OpenID Connect Core §3.1.3.7, step 13).
+    public func validate(_ token: String, nonce: String?, maxAge: Int? = nil, now: Date = Date()) async throws -> IDTokenClaims {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw IDTokenValidationError.malformed("a JWS has three parts") }
         guard let headerData = Base64URL.decode(String(parts[0])),
@@ -59,6 +61,11 @@ public struct IDTokenValidator: Sendable {
         guard claims.issuedAt.timeIntervalSince(now) < leeway else { throw IDTokenValidationError.issuedInTheFuture }
         if let nonce {
             guard let received = claims.nonce, ConstantTime.equals(received, nonce) else { throw IDTokenValidationError.nonceMismatch }
+        }
+        if let maxAge {
+            guard let authTime = claims.authTime, now.timeIntervalSince(authTime) <= Double(maxAge) + leeway else {
+                throw IDTokenValidationError.authenticationTooOld
+            }
         }
         return claims
     }

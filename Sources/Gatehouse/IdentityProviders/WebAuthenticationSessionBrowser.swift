@@ -43,4 +43,20 @@ public final class WebAuthenticationSessionBrowser: NSObject, IdentityProviderBr
         MainActor.assumeIsolated { anchor }
     }
 }
+
+/// The same system browser session for ``GatehouseClient/signInWithBrowser(using:options:)`` and
+/// ``UserSession/logout(using:)``: the page is shown with the app's registered redirect URI, whose scheme ends it.
+@available(iOS 13.0, macOS 10.15, *)
+extension WebAuthenticationSessionBrowser: BrowserUserAgent {
+    public nonisolated func present(_ page: BrowserPage) async throws -> BrowserRedirect {
+        guard let scheme = page.callbackScheme else { throw ASWebAuthenticationSessionError(.presentationContextInvalid) }
+        do {
+            let url = try await start(page.url(redirectURI: page.registeredRedirectURI), callbackScheme: scheme)
+            return BrowserRedirect(url: url, redirectURI: page.registeredRedirectURI)
+        } catch let error as ASWebAuthenticationSessionError where error.code == .canceledLogin {
+            // The person closed the sheet: the SDK reports a cancellation, not a failure.
+            throw CancellationError()
+        }
+    }
+}
 #endif

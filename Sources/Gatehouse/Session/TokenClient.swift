@@ -13,9 +13,9 @@ struct TokenClient: Sendable {
     var dpop: DPoPProofs? = nil
     private var provider: ProviderRequest { ProviderRequest(configuration: configuration) }
 
-    func exchange(code: String, verifier: String) async throws(GatehouseError) -> TokenResponse {
+    func exchange(code: String, verifier: String, redirectURI: String) async throws(GatehouseError) -> TokenResponse {
         try await tokenRequest([
-            ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", configuration.redirectURI),
+            ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI),
             ("code_verifier", verifier),
         ])
     }

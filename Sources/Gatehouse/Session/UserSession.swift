@@ -21,7 +21,8 @@ public actor UserSession {
     private var cachedUserInfo: UserInfo?
     /// The key the tokens are bound to (RFC 9449), when the app asked for DPoP.
     private var dpop: DPoPProofs?
-    private let metadata: OpenIDProviderMetadata
+    /// The provider's metadata the session was started with.
+    let metadata: OpenIDProviderMetadata
 
     init(
         configuration: GatehouseConfiguration, metadata: OpenIDProviderMetadata, tokens: TokenSet, claims: IDTokenClaims?, dpop: DPoPProofs? = nil

@@ -41,13 +41,23 @@ public struct Client: Sendable, Equatable, Codable {
     /// (`http://127.0.0.1/callback`, `http://[::1]/callback`), with any port, as RFC 8252 §7.3 asks of servers for
     /// native apps that listen on a port the system gives them.
     public func allowsRedirect(to uri: String) -> Bool {
-        if redirectURIs.contains(uri) { return true }
+        Self.matches(uri, registered: redirectURIs)
+    }
+
+    /// Whether `uri` is one of the client's post-logout redirect URIs, matched like ``allowsRedirect(to:)``: a native
+    /// app signing out in the browser listens on a new port each time too.
+    public func allowsPostLogoutRedirect(to uri: String) -> Bool {
+        Self.matches(uri, registered: postLogoutRedirectURIs)
+    }
+
+    private static func matches(_ uri: String, registered: [String]) -> Bool {
+        if registered.contains(uri) { return true }
         guard let requested = URLComponents(string: uri), requested.scheme == "http", let host = requested.host,
             host == "127.0.0.1" || host == "[::1]" || host == "::1", requested.port != nil
         else { return false }
         var portless = requested
         portless.port = nil
         guard let bare = portless.string else { return false }
-        return redirectURIs.contains(bare)
+        return registered.contains(bare)
     }
 }

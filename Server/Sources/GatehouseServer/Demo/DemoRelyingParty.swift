@@ -75,7 +75,7 @@ public final class DemoRelyingParty: Sendable {
         try await server.clients.upsert(
             Client(
                 id: cliClientID, name: "Gatehouse command line", secretHash: nil, redirectURIs: [cliRedirectURI, cliLoopbackRedirectURI],
-                postLogoutRedirectURIs: [],
+                postLogoutRedirectURIs: [cliLoopbackRedirectURI],
                 scopes: ClientRegistrationRules.defaultScopes, idTokenAlgorithm: "RS256", createdAt: cli?.createdAt ?? server.clock.now(),
                 allowsDeviceGrant: true
             ))

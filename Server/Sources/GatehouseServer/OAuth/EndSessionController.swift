@@ -6,8 +6,8 @@ import Hummingbird
 /// The session ends at once only when a valid `id_token_hint` from this server names the user signed in on
 /// this browser and was issued to a client that still exists. Otherwise the user is asked to confirm, so
 /// a page holding some ID token (its own, or one leaked from anyone) cannot sign people out behind their
-/// back. `post_logout_redirect_uri` must be registered for the client exactly, or the user stays on
-/// Gatehouse's page.
+/// back. `post_logout_redirect_uri` must be registered for the client (exactly, or a loopback one on any port), or
+/// the user stays on Gatehouse's page.
 struct EndSessionController: Sendable {
     let server: IdentityServer
 
@@ -38,7 +38,7 @@ struct EndSessionController: Sendable {
         let redirectURI = parameters["post_logout_redirect_uri"]
         if let redirectURI {
             guard let clientID, let client = try await server.clients.find(id: clientID),
-                client.postLogoutRedirectURIs.contains(redirectURI)
+                client.allowsPostLogoutRedirect(to: redirectURI)
             else {
                 return PageRenderer.error(
                     title: "Invalid sign-out request",

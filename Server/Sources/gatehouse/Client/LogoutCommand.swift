@@ -8,6 +8,16 @@ struct LogoutCommand: AsyncParsableCommand {
         abstract: "Sign out: revoke the tokens at the server and remove them from this machine."
     )
 
+    @Flag(
+        help: """
+            Also end the browser's session at the server (its end-session page, in the browser), after a login --browser; \
+            the client needs http://127.0.0.1/callback registered as a post-logout redirect URI.
+            """)
+    var browser = false
+    @Flag(name: .customLong("no-browser"), help: "With --browser: print the URL instead of opening a browser.")
+    var noBrowser = false
+    @Option(help: "Seconds to wait for the browser to come back.")
+    var browserTimeout: Double = 300
     @OptionGroup var home: ClientHome
 
     func run() async throws {
@@ -17,10 +27,22 @@ struct LogoutCommand: AsyncParsableCommand {
             return
         }
         do {
-            try await user.logout()
+            if browser {
+                let open = !noBrowser
+                try await user.logout(
+                    using: LoopbackUserAgent(timeout: browserTimeout) { url in
+                        Terminal.say("Sign out in your browser at\n\(url.absoluteString)\nWaiting for it to come back…")
+                        if open { LoopbackUserAgent.openInSystemBrowser(url) }
+                    })
+            } else {
+                try await user.logout()
+            }
         } catch {
             try home.removeProfile()
-            throw CommandError("Signed out on this machine, but the server could not revoke the tokens: \(error)")
+            throw CommandError(
+                browser
+                    ? "Signed out on this machine, but the sign-out at the server did not complete: \(error)"
+                    : "Signed out on this machine, but the server could not revoke the tokens: \(error)")
         }
         try home.removeProfile()
         print("Signed out of \(profile.issuer).")

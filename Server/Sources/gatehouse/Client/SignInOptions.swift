@@ -10,8 +10,10 @@ struct SignInOptions: ParsableArguments {
     var issuer: String?
     @Option(name: .customLong("client-id"), help: "The public client to sign in with (the demo server registers gatehouse-cli).")
     var clientID = "gatehouse-cli"
-    @Option(name: .customLong("redirect-uri"), help: "The redirect URI registered for that client.")
-    var redirectURI = "dev.gatehouse.cli:/callback"
+    @Option(
+        name: .customLong("redirect-uri"),
+        help: "The redirect URI registered for that client (default: dev.gatehouse.cli:/callback; with --browser http://127.0.0.1/callback).")
+    var redirectURI: String?
     @Option(help: "Space-separated scopes.")
     var scope = "openid profile email offline_access"
     @Option(help: "Seconds to wait for each answer from the server.")
@@ -29,9 +31,24 @@ struct SignInOptions: ParsableArguments {
             on and a QR code of that page, then waits. The client needs the device grant (clients add --device-grant).
             """)
     var device = false
-    @Flag(name: .customLong("no-browser"), help: "Print an identity provider's URL instead of opening a browser.")
+    @Flag(
+        help: """
+            Sign in on the server's own pages in a browser (authorization code with PKCE), as apps that use the system \
+            browser do; the browser comes back to a port on 127.0.0.1, so the client needs the redirect URI \
+            http://127.0.0.1/callback registered (any port matches).
+            """)
+    var browser = false
+    @Option(help: "With --browser: prompt values for the server, e.g. login (ask again even when the browser is signed in).")
+    var prompt: String?
+    @Option(name: .customLong("max-age"), help: "With --browser: the oldest sign-in, in seconds, the browser's session may reuse.")
+    var maxAge: Int?
+    @Option(
+        name: .customLong("acr-values"),
+        help: "Space-separated assurances to ask for, e.g. urn:gatehouse:acr:mfa for a second factor whatever the policy.")
+    var acrValues: String?
+    @Flag(name: .customLong("no-browser"), help: "Print the browser's URL instead of opening a browser.")
     var noBrowser = false
-    @Option(help: "Seconds to wait for the browser to come back from an identity provider.")
+    @Option(help: "Seconds to wait for the browser to come back.")
     var browserTimeout: Double = 300
     @Flag(help: "Print the result as JSON.")
     var json = false
@@ -46,15 +63,17 @@ struct SignInOptions: ParsableArguments {
             }
             password = line
         }
+        guard !(device && browser) else { throw CommandError("Choose one of --device and --browser.") }
         let profile = ClientHome.Profile(
             issuer: issuer ?? ProcessInfo.processInfo.environment["GATEHOUSE_ISSUER"] ?? "http://127.0.0.1:8080",
-            clientID: clientID, redirectURI: redirectURI, scopes: scope.split(separator: " ").map(String.init)
+            clientID: clientID, redirectURI: redirectURI ?? (browser ? Self.loopbackRedirectURI : Self.appRedirectURI),
+            scopes: scope.split(separator: " ").map(String.init)
         )
         // Leave any earlier session first, so two users' tokens never mix.
         if let (previous, _) = try? await home.currentUser() { try? await previous.logout() }
-        if device {
-            guard kind == .login else { throw CommandError("--device signs in only; register or reset a password on the web page.") }
-            let (user, claims) = try await signInOnDevice(profile)
+        if device || browser {
+            guard kind == .login else { throw CommandError("--device and --browser sign in only; register or reset a password on the web page.") }
+            let (user, claims) = try await (device ? signInOnDevice(profile) : signInWithBrowser(profile, username: username))
             try home.save(profile)
             return try await report(kind, user: user, claims: claims, profile: profile)
         }
@@ -66,13 +85,14 @@ struct SignInOptions: ParsableArguments {
             var first: Node?
             var current = profile
             if let providerID = chosen {
-                let callback = try LoopbackCallback()
-                current.redirectURI = callback.redirectURI
+                let callback = try LoopbackRedirectListener()
+                current.redirectURI = callback.redirectURI()
                 first = try await signInWithProvider(providerID, callback: callback, profile: current, kind: kind, username: username)
             }
             let client = GatehouseClient(configuration: try home.configuration(for: current, timeout: timeout))
             do {
-                success = try await TerminalFlow(client: client, kind: kind, username: username, password: password).run(from: first)
+                success = try await TerminalFlow(client: client, kind: kind, username: username, password: password, acrValues: acrList)
+                    .run(from: first)
                 saved = current
             } catch let choice as TerminalFlow.ProviderChosen where chosen == nil {
                 chosen = choice.providerID
@@ -106,6 +126,34 @@ struct SignInOptions: ParsableArguments {
 }
 
 extension SignInOptions {
+    /// The redirect URI of the demo's terminal client for native flows.
+    static let appRedirectURI = "dev.gatehouse.cli:/callback"
+    /// The loopback redirect URI (RFC 8252 §7.3) the demo's terminal client registers for the browser.
+    static let loopbackRedirectURI = "http://127.0.0.1/callback"
+
+    private var acrList: [String]? { acrValues.map { $0.split(separator: " ").map(String.init) } }
+
+    /// A user agent for the terminal: the URL printed (the person may open it anywhere on this machine) and, unless
+    /// `--no-browser`, opened in the desktop's browser; the answer comes back to a loopback port.
+    var terminalUserAgent: LoopbackUserAgent {
+        let open = !noBrowser
+        return LoopbackUserAgent(timeout: browserTimeout) { url in
+            Terminal.say("Continue in your browser at\n\(url.absoluteString)\nWaiting for it to come back…")
+            if open { LoopbackUserAgent.openInSystemBrowser(url) }
+        }
+    }
+
+    /// The server's own sign-in pages in the browser (authorization code with PKCE), back to a loopback port.
+    private func signInWithBrowser(_ profile: ClientHome.Profile, username: String?) async throws -> (UserSession, IDTokenClaims) {
+        let client = GatehouseClient(configuration: try home.configuration(for: profile, timeout: timeout))
+        let options = BrowserSignInOptions(
+            prompt: prompt.map { $0.split(separator: " ").map(String.init) } ?? [], loginHint: username, acrValues: acrList ?? [],
+            maxAge: maxAge)
+        let user = try await client.signInWithBrowser(using: terminalUserAgent, options: options)
+        guard let claims = await user.claims else { throw CommandError("The provider's answer held no ID token.") }
+        return (user, claims)
+    }
+
     /// The device authorization grant in the terminal: the code, the page and its QR code, then the wait.
     private func signInOnDevice(_ profile: ClientHome.Profile) async throws -> (UserSession, IDTokenClaims) {
         let client = GatehouseClient(configuration: try home.configuration(for: profile, timeout: timeout))
@@ -129,12 +177,12 @@ extension SignInOptions {
     /// Starts a flow whose redirect URI is `callback`'s, opens (or prints) the provider's page, waits for the browser
     /// to come back, and returns where the flow went.
     private func signInWithProvider(
-        _ providerID: String, callback: LoopbackCallback, profile: ClientHome.Profile, kind: FlowKind, username: String?
+        _ providerID: String, callback: LoopbackRedirectListener, profile: ClientHome.Profile, kind: FlowKind, username: String?
     )
         async throws -> Node
     {
         let client = GatehouseClient(configuration: try home.configuration(for: profile, timeout: timeout))
-        let first = await client.start(kind, loginHint: username)
+        let first = await client.start(kind, loginHint: username, acrValues: acrList)
         guard case .continue(let step) = first else { return first }
         guard let provider = step.identityProviders.first(where: { $0.providerID == providerID }) else {
             throw CommandError("This sign-in does not offer the identity provider \(providerID); `gatehouse providers list` shows the configured ones.")
@@ -143,23 +191,11 @@ extension SignInOptions {
         let wait = browserTimeout
         let browser = ClosureIdentityProviderBrowser { url, _ in
             Terminal.say("\(provider.label): continue in your browser at\n\(url.absoluteString)")
-            if open { Self.openBrowser(url) }
-            return try await callback.wait(timeout: wait)
+            if open { LoopbackUserAgent.openInSystemBrowser(url) }
+            return try await callback.wait(
+                timeout: wait, message: "Signed in with the identity provider. You can close this window and go back to the terminal.")
         }
         return await step.next(signingInWith: provider, browser: browser)
-    }
-
-    /// Opens `url` with the desktop's browser, when there is one; the URL is printed either way.
-    private static func openBrowser(_ url: URL) {
-        for opener in ["/usr/bin/xdg-open", "/usr/bin/open"] where FileManager.default.isExecutableFile(atPath: opener) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: opener)
-            process.arguments = [url.absoluteString]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try? process.run()
-            return
-        }
     }
 }
 

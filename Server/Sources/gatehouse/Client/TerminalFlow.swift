@@ -9,12 +9,14 @@ struct TerminalFlow {
     var kind: FlowKind = .login
     let username: String?
     let password: String?
+    /// Assurances to ask for (`acr_values`), such as a second factor whatever the policy.
+    var acrValues: [String]? = nil
     /// Without a person at the keyboard (the password came from standard input), an error ends the run.
     var interactive: Bool { password == nil }
     static let maximumRetries = 5
 
     /// The person chose another identity provider: the flow starts again with a redirect URI the terminal can receive
-    /// on (``LoopbackCallback``), in ``SignInOptions``.
+    /// on (a `LoopbackRedirectListener`), in ``SignInOptions``.
     struct ProviderChosen: Error {
         let providerID: String
     }
@@ -22,7 +24,7 @@ struct TerminalFlow {
     /// Walks the flow from `first` (a new flow of ``kind`` when `nil`) to its end.
     func run(from first: Node? = nil) async throws -> SuccessNode {
         var node: Node
-        if let first { node = first } else { node = await client.start(kind, loginHint: username) }
+        if let first { node = first } else { node = await client.start(kind, loginHint: username, acrValues: acrValues) }
         var retries = 0
         while true {
             switch node {

@@ -74,7 +74,7 @@ final class LockedList: @unchecked Sendable {
 }
 
 /// The app's browser session, played over HTTP: follows redirects by hand (keeping each host's cookies), signs in on a
-/// Gatehouse hosted sign-in form, and stops at the first redirect to `scheme`.
+/// Gatehouse hosted sign-in form, and stops at the first redirect to `scheme` (or the first URL `arrived` accepts).
 final class BrowserStandIn: @unchecked Sendable {
     private let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
     private let lock = NSLock()
@@ -90,10 +90,14 @@ final class BrowserStandIn: @unchecked Sendable {
     func shutdown() { try? http.syncShutdown() }
 
     func follow(_ start: URL, until scheme: String) async throws -> URL {
+        try await follow(start) { $0.scheme == scheme }
+    }
+
+    func follow(_ start: URL, until arrived: (URL) -> Bool) async throws -> URL {
         var url = start
         var form: [(String, String)]?
         for _ in 0..<12 {
-            if url.scheme == scheme { return url }
+            if arrived(url) { return url }
             let (status, location, body) = try await send(url, form: form)
             form = nil
             if let location {
@@ -108,7 +112,12 @@ final class BrowserStandIn: @unchecked Sendable {
         throw URLError(.httpTooManyRedirects)
     }
 
-    private func send(_ url: URL, form: [(String, String)]?) async throws -> (Int, String?, String) {
+    /// Whether the browser holds a cookie named `name` for `host`.
+    func hasCookie(_ name: String, host: String) -> Bool {
+        lock.withLock { cookies[host]?[name].map { !$0.isEmpty } ?? false }
+    }
+
+    func send(_ url: URL, form: [(String, String)]? = nil) async throws -> (Int, String?, String) {
         var request = HTTPClientRequest(url: url.absoluteString)
         let host = url.host ?? ""
         let jar = lock.withLock { cookies[host] ?? [:] }
@@ -120,7 +129,7 @@ final class BrowserStandIn: @unchecked Sendable {
         }
         let response = try await http.execute(request, timeout: .seconds(30))
         for header in response.headers["Set-Cookie"] {
-            let pair = header.split(separator: ";")[0].split(separator: "=", maxSplits: 1)
+            let pair = header.split(separator: ";")[0].split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             if pair.count == 2 { lock.withLock { cookies[host, default: [:]][String(pair[0])] = String(pair[1]) } }
         }
         let body = String(buffer: try await response.body.collect(upTo: 1 << 20))

@@ -16,7 +16,9 @@ struct TokenStorageTests {
         let data = try StoredTokenFormat.encode(tokens)
         #expect(try StoredTokenFormat.decode(data) == .init(tokens: tokens, dpopKey: nil))
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        #expect(object["format"] as? Int == 2)
+        #expect(object["format"] as? Int == 3 && object["protection"] as? String == "standard")
+        let guarded = try StoredTokenFormat.encode(tokens, protection: .biometry)
+        #expect(try StoredTokenFormat.decode(guarded)?.protection == .biometry)
         let key = try SoftwareDPoPKey()
         let bound = try StoredTokenFormat.encode(tokens, dpopKey: key.storedRepresentation)
         let restored = try #require(try StoredTokenFormat.decode(bound))
@@ -29,6 +31,31 @@ struct TokenStorageTests {
         let stored =
             #"{"format":1,"tokens":{"accessToken":"at","tokenType":"Bearer","expiresAt":1900000000,"refreshToken":"rt","idToken":"id","scope":"openid"}}"#
         #expect(try StoredTokenFormat.decode(Data(stored.utf8)) == .init(tokens: tokens, dpopKey: nil))
+    }
+
+    @Test("format 2 (tokens with their DPoP key) as written before several accounts stays readable")
+    func secondReleaseFormat() throws {
+        let stored =
+            #"{"format":2,"tokens":{"accessToken":"at","tokenType":"DPoP","expiresAt":1900000000,"refreshToken":"rt","idToken":"id","scope":"openid"},"dpop_key":"AQID"}"#
+        let decoded = try #require(try StoredTokenFormat.decode(Data(stored.utf8)))
+        #expect(decoded.tokens.tokenType == "DPoP" && decoded.dpopKey == Data([1, 2, 3]) && decoded.protection == .standard)
+    }
+
+    @Test("the file and memory storages refuse a protection they cannot enforce, and keep what was stored")
+    func protectionRefused() async throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        let file = EncryptedFileTokenStorage(directory: folder)
+        let memory = MemoryTokenStorage()
+        for storage in [file, memory] as [any TokenStorage] {
+            try await storage.write([1], account: "a", protection: .standard)
+            for protection in [SessionProtection.userPresence, .biometry, .devicePasscode] {
+                await #expect(throws: TokenStorageError.protectionUnavailable(protection)) {
+                    try await storage.write([2], account: "a", protection: protection)
+                }
+            }
+            #expect(try await storage.read(account: "a") == [1])
+        }
     }
 
     @Test("tokens written by a newer SDK read as signed out, not as an error")

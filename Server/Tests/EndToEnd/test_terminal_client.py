@@ -65,6 +65,40 @@ def test_scripted_login_then_whoami_token_and_logout(cli_server, tmp_path):
     assert client(home, "logout").stdout.strip() == "Not signed in."
 
 
+def test_several_accounts_listed_switched_and_signed_out_one_by_one(cli_server, tmp_path):
+    """Each person who signs in from the terminal is kept (the SDK's account list); the latest is current."""
+    if not any(line.startswith("grace ") for line in cli_server.cli("users", "list").stdout.splitlines()):
+        cli_server.add_user("grace", PASSWORD, name="Grace Hopper")
+    home = tmp_path / "home"
+    login(cli_server, home, "alice", PASSWORD)
+    alice_token = client(home, "token").stdout.strip()
+    login(cli_server, home, "grace", PASSWORD)
+    listed = json.loads(client(home, "accounts", "--json").stdout)
+    assert [(account["username"], account["current"]) for account in listed] == [("grace", True), ("alice", False)]
+    assert all("token" not in key for account in listed for key in account)
+    assert re.search(r"^\* grace \(Grace Hopper\)", client(home, "accounts").stdout, re.M)
+    assert json.loads(client(home, "whoami", "--json").stdout)["preferred_username"] == "grace"
+    # Alice's session is still good: switching to her needs no sign-in.
+    assert userinfo_status(cli_server, alice_token) == 200
+    assert client(home, "accounts", "switch", "alice").stdout.strip() == "Now signed in as alice (Alice Example)."
+    assert json.loads(client(home, "whoami", "--json").stdout)["preferred_username"] == "alice"
+    # Signing Alice in again replaces her session and revokes the one it replaces.
+    login(cli_server, home, "alice", PASSWORD)
+    assert userinfo_status(cli_server, alice_token) == 401
+    assert [account["username"] for account in json.loads(client(home, "accounts", "--json").stdout)] == ["alice", "grace"]
+    # Logging out the current account makes the other one current; removing by name signs that one out.
+    grace_token_owner = client(home, "accounts", "switch", "grace")
+    assert grace_token_owner.returncode == 0
+    grace_token = client(home, "token").stdout.strip()
+    assert client(home, "logout").stdout.strip() == f"Signed out of {cli_server.issuer}. Now signed in as alice (Alice Example)."
+    assert userinfo_status(cli_server, grace_token) == 401
+    unknown = client(home, "accounts", "switch", "grace", check=False)
+    assert unknown.returncode != 0 and "No account grace is signed in here" in unknown.stderr
+    assert client(home, "accounts", "remove", "alice").stdout.strip() == "Signed out alice (Alice Example)."
+    assert client(home, "accounts").stdout.strip() == "Not signed in."
+    assert client(home, "whoami", check=False).returncode == 1
+
+
 def test_wrong_password_unreachable_server_and_unknown_client_are_clear_errors(cli_server, tmp_path):
     wrong = login(cli_server, tmp_path, "alice", "not the password", check=False)
     assert wrong.returncode == 1 and "Error: The username or password is incorrect." in wrong.stderr

@@ -21,8 +21,10 @@ public struct GatehouseConfiguration: Sendable {
     public var timeout: TimeInterval
     /// How requests reach the provider; `URLSession` unless a test or an app brings its own.
     public var transport: any HTTPTransport
-    /// Where the signed-in user's tokens (and the device tokens of earlier sign-ins) are kept.
+    /// Where the signed-in users' tokens (and the device tokens of earlier sign-ins) are kept.
     public var tokenStorage: any TokenStorage
+    /// How new sessions' tokens are guarded in ``tokenStorage``; ``UserSession/protect(with:)`` changes one session's.
+    public var sessionProtection: SessionProtection
     /// Refresh the access token when it expires within this many seconds.
     public var refreshMargin: TimeInterval
     /// Where the SDK reports what it does. It never logs passwords, codes or tokens.
@@ -45,7 +47,7 @@ public struct GatehouseConfiguration: Sendable {
         transport: any HTTPTransport = URLSessionTransport(), tokenStorage: any TokenStorage = MemoryTokenStorage(),
         refreshMargin: TimeInterval = 60, logger: Logger = Logger(label: "gatehouse"),
         preferredLanguages: [String] = Locale.preferredLanguages, requestHook: (any RequestHook)? = nil,
-        dpop: (any DPoPKeyProvider)? = nil, postLogoutRedirectURI: String? = nil
+        dpop: (any DPoPKeyProvider)? = nil, postLogoutRedirectURI: String? = nil, sessionProtection: SessionProtection = .standard
     ) {
         self.issuer = issuer
         self.discoveryURL = discoveryURL ?? ProviderDiscovery.documentURL(for: issuer)
@@ -61,6 +63,7 @@ public struct GatehouseConfiguration: Sendable {
         self.requestHook = requestHook
         self.dpop = dpop
         self.postLogoutRedirectURI = postLogoutRedirectURI
+        self.sessionProtection = sessionProtection
     }
 
     /// ``transport`` with the app's languages and ``requestHook``: what every request to the provider goes through.
@@ -68,6 +71,6 @@ public struct GatehouseConfiguration: Sendable {
         ProviderTransport(base: transport, languages: preferredLanguages, hook: requestHook)
     }
 
-    /// The account name tokens are stored under: one per issuer and client.
+    /// The prefix of the storage accounts the SDK uses for this issuer and client (``TokenStorage``).
     var storageAccount: String { "\(issuer.absoluteString)#\(clientID)" }
 }

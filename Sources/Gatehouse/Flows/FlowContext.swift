@@ -16,13 +16,16 @@ struct FlowContext: Sendable {
     let nonce: String
     /// The session a step-up sign-in replaces the tokens of (``UserSession/stepUp(acrValues:)``), if any.
     var replacing: UserSession? = nil
+    /// The request's `max_age`, which the ID token's `auth_time` is checked against.
+    var maxAge: Int? = nil
 
     private var configuration: GatehouseConfiguration { client.configuration }
     private var provider: ProviderRequest { ProviderRequest(configuration: configuration) }
 
     /// Starts a flow of `kind` with a fresh authorization request; returns its first node.
     static func begin(
-        client: GatehouseClient, kind: FlowKind, loginHint: String?, acrValues: [String]? = nil, replacing: UserSession? = nil
+        client: GatehouseClient, kind: FlowKind, loginHint: String?, acrValues: [String]? = nil, maxAge: Int? = nil, prompt: [String]? = nil,
+        replacing: UserSession? = nil
     ) async -> Node {
         let configuration = client.configuration
         do throws(GatehouseError) {
@@ -33,14 +36,15 @@ struct FlowContext: Sendable {
             let request = FlowStartRequest(
                 clientID: configuration.clientID, redirectURI: configuration.redirectURI, scope: configuration.scopes.joined(separator: " "),
                 state: state, nonce: nonce, codeChallenge: PKCE.challenge(for: verifier), codeChallengeMethod: PKCE.method, loginHint: loginHint,
-                acrValues: acrValues.map { $0.joined(separator: " ") }
+                acrValues: acrValues.map { $0.joined(separator: " ") }, prompt: prompt.map { $0.joined(separator: " ") }, maxAge: maxAge
             )
             let endpoint = configuration.issuer.appendingPathComponent("flows/\(kind.rawValue)").absoluteString
             let response = try await Self.decode(ProviderRequest(configuration: configuration).postJSON(endpoint, request))
             guard let flowID = response.flowID else { throw .unexpectedResponse(status: 200) }
             configuration.logger.debug("Started a \(kind.rawValue) flow", metadata: ["node": "\(response.node?.id ?? "")"])
             let context = FlowContext(
-                client: client, metadata: metadata, flowID: flowID, verifier: verifier, state: state, nonce: nonce, replacing: replacing)
+                client: client, metadata: metadata, flowID: flowID, verifier: verifier, state: state, nonce: nonce, replacing: replacing,
+                maxAge: maxAge)
             return await context.node(for: response)
         } catch {
             return .failure(FailureNode(cause: error))
@@ -96,7 +100,8 @@ struct FlowContext: Sendable {
             throw .invalidIDToken(.wrongIssuer(expected: metadata.issuer, found: authorization.issuer))
         }
         let success = try await SignInCompletion(configuration: configuration, metadata: metadata).exchange(
-            code: authorization.code, verifier: verifier, redirectURI: configuration.redirectURI, nonce: nonce, replacing: replacing)
+            code: authorization.code, verifier: verifier, redirectURI: configuration.redirectURI, nonce: nonce, maxAge: maxAge,
+            replacing: replacing)
         if let deviceToken = authorization.deviceToken { await DeviceTokens(configuration: configuration).remember(deviceToken) }
         return success
     }

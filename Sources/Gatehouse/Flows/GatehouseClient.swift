@@ -43,16 +43,22 @@ public final class GatehouseClient: Sendable {
 
     /// Starts a flow (the login flow unless `kind` says otherwise); the server decides its steps. `loginHint`
     /// pre-fills the username; `acrValues` asks for an assurance (``UserSession/multiFactorACR`` for a second factor
-    /// whatever the sign-on policy says). Registration and recovery end signed in, like a login.
-    public func start(_ kind: FlowKind = .login, loginHint: String? = nil, acrValues: [String]? = nil) async -> Node {
-        await FlowContext.begin(client: self, kind: kind, loginHint: loginHint, acrValues: acrValues)
+    /// whatever the sign-on policy says); `maxAge` (seconds) has the ID token's `auth_time` checked against it, and
+    /// `prompt` is sent as the authorization request's (`login` is what a native flow does anyway; `none` is refused,
+    /// since a flow always asks — restore the stored session instead). Registration and recovery end signed in, like
+    /// a login.
+    public func start(
+        _ kind: FlowKind = .login, loginHint: String? = nil, acrValues: [String]? = nil, maxAge: Int? = nil, prompt: [String] = []
+    ) async -> Node {
+        await FlowContext.begin(
+            client: self, kind: kind, loginHint: loginHint, acrValues: acrValues, maxAge: maxAge, prompt: prompt.isEmpty ? nil : prompt)
     }
 
     /// Signs in with a username and password in one call, for flows that ask for nothing else.
     ///
     /// - Throws: ``GatehouseError/invalidCredentials``, ``GatehouseError/throttled``, ``GatehouseError/locked``,
     ///   ``GatehouseError/flowExpired``, ``GatehouseError/network(_:)``, or ``GatehouseError/unsupportedStep(_:)``
-    ///   when the flow asks for more (drive it with ``start(_:loginHint:acrValues:)`` then).
+    ///   when the flow asks for more (drive it with ``start(_:loginHint:acrValues:maxAge:prompt:)`` then).
     public func login(username: String, password: String) async throws(GatehouseError) -> UserSession {
         var node = await start(loginHint: username)
         // A login flow has a handful of steps; the bound stops a server that keeps asking.

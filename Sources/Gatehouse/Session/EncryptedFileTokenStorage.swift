@@ -108,12 +108,16 @@ public enum TokenStorageError: Error, Equatable, Sendable, CustomStringConvertib
     case notPrivate(String)
     /// A file that had to be created new already exists.
     case exists
+    /// This storage cannot guard tokens with the ``SessionProtection`` asked for (only the Keychain can).
+    case protectionUnavailable(SessionProtection)
 
     public var description: String {
         switch self {
         case .unreadable(let path): "The stored tokens at \(path) cannot be read; sign in again."
         case .notPrivate(let path): "The token folder \(path) is readable by other users; run `chmod 700 \(path)`."
         case .exists: "The file exists already."
+        case .protectionUnavailable(let protection):
+            "This token storage cannot protect a session with \(protection.rawValue); use KeychainTokenStorage on Apple platforms."
         }
     }
 }

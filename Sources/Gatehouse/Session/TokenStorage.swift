@@ -1,18 +1,34 @@
-/// Where the SDK keeps a signed-in user's tokens between launches.
+/// Where the SDK keeps signed-in users' tokens between launches.
 ///
 /// Storages hold opaque bytes per account; the SDK encodes them in a versioned format. Gatehouse ships
-/// ``MemoryTokenStorage`` and ``EncryptedFileTokenStorage``; an app may bring its own.
+/// ``MemoryTokenStorage`` and ``EncryptedFileTokenStorage`` (and `KeychainTokenStorage` on Apple platforms); an app
+/// may bring its own.
 ///
-/// The SDK uses two accounts per provider and client: `issuer#clientID` holds the signed-in user's tokens and is
-/// removed at sign-out; `issuer#clientID#device-tokens` holds the device tokens earlier sign-ins were given and stays,
-/// like a browser's device cookie, so that someone guessing at an account elsewhere does not keep its owner out here.
+/// Per provider and client the SDK uses `issuer#clientID#accounts` for the list of signed-in accounts (no secrets:
+/// subject, name, which one is the default), `issuer#clientID#user:<subject>` for each account's tokens (removed at its
+/// sign-out), and `issuer#clientID#device-tokens` for the device tokens earlier sign-ins were given, which stays, like
+/// a browser's device cookie, so that someone guessing at an account elsewhere does not keep its owner out here.
+/// Releases before several accounts kept one session under `issuer#clientID`; it is moved on first use.
 public protocol TokenStorage: Sendable {
     /// The bytes stored for `account`, or `nil` when there are none.
     func read(account: String) async throws -> [UInt8]?
     /// Stores `bytes` for `account`, replacing what was there.
     func write(_ bytes: [UInt8], account: String) async throws
+    /// Stores `bytes` for `account` guarded by `protection` (``SessionProtection``), replacing what was there.
+    ///
+    /// The default stores ``SessionProtection/standard`` with ``write(_:account:)`` and refuses anything else with
+    /// ``TokenStorageError/protectionUnavailable(_:)``: a storage implements this only when it can enforce it.
+    func write(_ bytes: [UInt8], account: String, protection: SessionProtection) async throws
     /// Removes what is stored for `account`; nothing stored is not an error.
     func remove(account: String) async throws
+}
+
+extension TokenStorage {
+    /// Stores with ``write(_:account:)`` when `protection` is ``SessionProtection/standard``; refuses anything else.
+    public func write(_ bytes: [UInt8], account: String, protection: SessionProtection) async throws {
+        guard protection == .standard else { throw TokenStorageError.protectionUnavailable(protection) }
+        try await write(bytes, account: account)
+    }
 }
 
 /// Tokens kept in memory only: the user signs in again after every launch.

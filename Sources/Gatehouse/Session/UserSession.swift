@@ -12,6 +12,10 @@ import FoundationNetworking
 public actor UserSession {
     /// The server, client and redirect URI the session's tokens belong to.
     public nonisolated let configuration: GatehouseConfiguration
+    /// The user's subject at the provider (`sub`): the account this session is, among those stored on the device.
+    public nonisolated let subject: String
+    /// How the session's tokens are guarded on the device (``protect(with:)``).
+    public private(set) var protection: SessionProtection
     /// Who signed in, from the ID token validated at sign-in (or the last refresh).
     public private(set) var claims: IDTokenClaims?
     private var client: TokenClient
@@ -25,15 +29,19 @@ public actor UserSession {
     let metadata: OpenIDProviderMetadata
 
     init(
-        configuration: GatehouseConfiguration, metadata: OpenIDProviderMetadata, tokens: TokenSet, claims: IDTokenClaims?, dpop: DPoPProofs? = nil
+        configuration: GatehouseConfiguration, metadata: OpenIDProviderMetadata, tokens: TokenSet, claims: IDTokenClaims?, dpop: DPoPProofs? = nil,
+        subject: String? = nil, protection: SessionProtection
     ) throws(GatehouseError) {
         self.configuration = configuration
         self.dpop = dpop
         self.metadata = metadata
+        self.protection = protection
         client = TokenClient(configuration: configuration, metadata: metadata, dpop: dpop)
         validator = try IDTokenValidator(configuration: configuration, metadata: metadata)
         self.tokens = tokens
-        self.claims = claims ?? tokens.idToken.flatMap(IDTokenClaims.previouslyValidated)
+        let claims = claims ?? tokens.idToken.flatMap(IDTokenClaims.previouslyValidated)
+        self.claims = claims
+        self.subject = subject ?? claims?.subject ?? "unknown"
     }
 
     /// Starts a session from freshly issued (and already validated) tokens and stores them.
@@ -43,25 +51,44 @@ public actor UserSession {
         try await start(with: tokens, claims: nil, configuration: configuration, metadata: metadata)
     }
 
-    /// Starts a session whose ID token was just validated into `claims`, and stores its tokens.
+    /// Starts a session whose ID token was just validated into `claims`, stores its tokens (guarded by
+    /// ``GatehouseConfiguration/sessionProtection``) and makes its account the default one.
     static func start(
         with tokens: TokenSet, claims: IDTokenClaims?, configuration: GatehouseConfiguration,
         metadata: OpenIDProviderMetadata, dpop: DPoPProofs? = nil
     ) async throws(GatehouseError) -> UserSession {
-        let session = try UserSession(configuration: configuration, metadata: metadata, tokens: tokens, claims: claims, dpop: dpop)
+        let session = try UserSession(
+            configuration: configuration, metadata: metadata, tokens: tokens, claims: claims, dpop: dpop, protection: configuration.sessionProtection)
+        let directory = AccountDirectory(configuration: configuration)
+        let replaced = try? await directory.session(of: session.subject)
         try await session.store(tokens)
+        if let refreshToken = replaced?.tokens.refreshToken, refreshToken != tokens.refreshToken {
+            // The same person signed in again: the record is replaced, so its refresh token would only linger, unused.
+            let previousKey = replaced?.dpopKey.flatMap { try? (configuration.dpop ?? SoftwareDPoPKeys()).restoreKey(from: $0) }
+            let previous = TokenClient(configuration: configuration, metadata: metadata, dpop: previousKey.map(DPoPProofs.init(key:)))
+            try? await previous.revoke(refreshToken, hint: "refresh_token")
+        }
+        let claims = await session.claims
+        try await directory.add(
+            StoredAccount(
+                subject: session.subject, username: claims?.preferredUsername, name: claims?.name, email: claims?.email, signedInAt: Date(),
+                protection: configuration.sessionProtection))
         return session
     }
 
-    /// The user signed in on an earlier launch, or `nil` when there is none (or it was stored by a newer SDK).
+    /// The default account's session from an earlier launch (``GatehouseClient/accounts()``), or `nil` when there is
+    /// none (or it was stored by a newer SDK). A session stored by a release before several accounts is moved into the
+    /// account list first and restored as the default.
     public static func restore(configuration: GatehouseConfiguration, metadata: OpenIDProviderMetadata) async throws(GatehouseError) -> UserSession? {
-        let stored: StoredTokenFormat.Stored?
-        do {
-            stored = try await configuration.tokenStorage.read(account: configuration.storageAccount).flatMap { try StoredTokenFormat.decode(Data($0)) }
-        } catch {
-            throw .storage(ErrorCause(error))
-        }
-        guard let stored else { return nil }
+        guard let account = try await AccountDirectory(configuration: configuration).defaultAccount() else { return nil }
+        return try await restore(account, configuration: configuration, metadata: metadata)
+    }
+
+    /// The session of `account` from an earlier launch, or `nil` when its tokens are gone.
+    static func restore(
+        _ account: StoredAccount, configuration: GatehouseConfiguration, metadata: OpenIDProviderMetadata
+    ) async throws(GatehouseError) -> UserSession? {
+        guard let stored = try await AccountDirectory(configuration: configuration).session(of: account.subject) else { return nil }
         var dpop: DPoPProofs?
         if let representation = stored.dpopKey {
             do {
@@ -71,7 +98,9 @@ public actor UserSession {
                 throw .dpopKey(ErrorCause(error))
             }
         }
-        return try UserSession(configuration: configuration, metadata: metadata, tokens: stored.tokens, claims: nil, dpop: dpop)
+        return try UserSession(
+            configuration: configuration, metadata: metadata, tokens: stored.tokens, claims: nil, dpop: dpop, subject: account.subject,
+            protection: stored.protection)
     }
 
     /// The current tokens, as stored; `nil` after ``logout()`` or ``revoke()``.
@@ -219,22 +248,32 @@ public actor UserSession {
         return refreshed
     }
 
-    private func store(_ tokens: TokenSet) async throws(GatehouseError) {
-        do {
-            let encoded = try StoredTokenFormat.encode(tokens, dpopKey: dpop?.key.storedRepresentation)
-            try await configuration.tokenStorage.write(Array(encoded), account: configuration.storageAccount)
+    /// Stores the session's tokens again guarded by `protection` — say ``SessionProtection/biometry`` once the person
+    /// turns on "Unlock with Face ID" — and keeps storing them so after every refresh.
+    ///
+    /// - Throws: ``GatehouseError/storage(_:)`` when the storage cannot enforce it
+    ///   (``TokenStorageError/protectionUnavailable(_:)``); the tokens stay stored as they were.
+    public func protect(with protection: SessionProtection) async throws(GatehouseError) {
+        guard let tokens else { throw .signedOut }
+        let previous = self.protection
+        self.protection = protection
+        do throws(GatehouseError) {
+            try await store(tokens)
         } catch {
-            throw .storage(ErrorCause(error))
+            self.protection = previous
+            throw error
         }
+        try await AccountDirectory(configuration: configuration).setProtection(protection, of: subject)
+    }
+
+    private func store(_ tokens: TokenSet) async throws(GatehouseError) {
+        try await AccountDirectory(configuration: configuration).storeSession(
+            .init(tokens: tokens, dpopKey: dpop?.key.storedRepresentation, protection: protection), of: subject)
     }
 
     private func forget() async throws(GatehouseError) {
         tokens = nil
         cachedUserInfo = nil
-        do {
-            try await configuration.tokenStorage.remove(account: configuration.storageAccount)
-        } catch {
-            throw .storage(ErrorCause(error))
-        }
+        try await AccountDirectory(configuration: configuration).remove(subject)
     }
 }

@@ -94,11 +94,17 @@ public struct FlowStartRequest: Codable, Sendable, Equatable {
     public var loginHint: String?
     /// Requested authentication context classes, space-separated; `urn:gatehouse:acr:mfa` asks for a second factor.
     public var acrValues: String?
+    /// `prompt` values, space-separated. A native flow always asks the person, so `login` is met by construction and
+    /// `none` is refused.
+    public var prompt: String?
+    /// The oldest sign-in, in seconds, the request accepts (`max_age`); the ID token carries `auth_time`.
+    public var maxAge: Int?
 
     /// A start request with the parameters of an authorization request.
     public init(
         clientID: String, redirectURI: String, scope: String, state: String? = nil, nonce: String? = nil,
-        codeChallenge: String? = nil, codeChallengeMethod: String? = nil, loginHint: String? = nil, acrValues: String? = nil
+        codeChallenge: String? = nil, codeChallengeMethod: String? = nil, loginHint: String? = nil, acrValues: String? = nil,
+        prompt: String? = nil, maxAge: Int? = nil
     ) {
         self.clientID = clientID
         self.redirectURI = redirectURI
@@ -109,10 +115,13 @@ public struct FlowStartRequest: Codable, Sendable, Equatable {
         self.codeChallengeMethod = codeChallengeMethod
         self.loginHint = loginHint
         self.acrValues = acrValues
+        self.prompt = prompt
+        self.maxAge = maxAge
     }
 
     enum CodingKeys: String, CodingKey {
-        case scope, state, nonce
+        case scope, state, nonce, prompt
+        case maxAge = "max_age"
         case clientID = "client_id"
         case redirectURI = "redirect_uri"
         case codeChallenge = "code_challenge"

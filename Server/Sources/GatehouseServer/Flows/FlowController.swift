@@ -27,12 +27,15 @@ struct FlowController: Sendable {
         guard client.allowsRedirect(to: body.redirectURI) else {
             throw OAuthError.invalidRequest("The redirect URI is not registered for \(client.id).")
         }
+        if (body.prompt ?? "").split(separator: " ").contains("none") {
+            throw OAuthError.invalidRequest("A native flow always asks the person: prompt=none cannot be met; restore the stored session instead.")
+        }
         // The same rules as the browser's authorization request.
         let parameters = FormParameters([
             ("response_type", "code"), ("client_id", body.clientID), ("redirect_uri", body.redirectURI), ("scope", body.scope),
             ("state", body.state), ("nonce", body.nonce), ("code_challenge", body.codeChallenge),
             ("code_challenge_method", body.codeChallengeMethod), ("login_hint", body.loginHint),
-            ("acr_values", body.acrValues),
+            ("acr_values", body.acrValues), ("prompt", body.prompt), ("max_age", body.maxAge.map(String.init)),
         ])
         let validated: AuthorizationRequest
         switch AuthorizationController(server: server).validate(parameters, client: client, redirectURI: body.redirectURI) {

@@ -81,6 +81,13 @@ struct ClientHome: ParsableArguments {
         return (user, profile)
     }
 
+    /// Signs out every account of the saved profile, unless it names the same server and client as `profile`.
+    func signOutAll(unless profile: Profile) async throws {
+        guard let saved = try loadProfile(), saved.issuer != profile.issuer || saved.clientID != profile.clientID else { return }
+        let client = GatehouseClient(configuration: try configuration(for: saved))
+        for account in try await client.accounts() { try? await client.removeAccount(account) }
+    }
+
     /// The session `gatehouse login` left, or a readable error telling the user to sign in.
     func signedInUser() async throws -> (UserSession, Profile) {
         guard let signedIn = try await currentUser() else { throw CommandError("Not signed in; run `gatehouse login` first.") }

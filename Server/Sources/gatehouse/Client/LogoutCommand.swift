@@ -5,7 +5,8 @@ import Gatehouse
 struct LogoutCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "logout",
-        abstract: "Sign out: revoke the tokens at the server and remove them from this machine."
+        abstract: "Sign out: revoke the tokens at the server and remove them from this machine.",
+        discussion: "Signs out the current account; another one kept by `gatehouse login` (see `gatehouse accounts`) becomes current."
     )
 
     @Flag(
@@ -38,13 +39,24 @@ struct LogoutCommand: AsyncParsableCommand {
                 try await user.logout()
             }
         } catch {
-            try home.removeProfile()
+            _ = try? await whoIsCurrent(after: profile)
             throw CommandError(
                 browser
                     ? "Signed out on this machine, but the sign-out at the server did not complete: \(error)"
                     : "Signed out on this machine, but the server could not revoke the tokens: \(error)")
         }
+        if let next = try await whoIsCurrent(after: profile) {
+            print("Signed out of \(profile.issuer). Now signed in as \(next).")
+        } else {
+            print("Signed out of \(profile.issuer).")
+        }
+    }
+
+    /// The account that is current now, if another one is kept; without one the profile goes too.
+    private func whoIsCurrent(after profile: ClientHome.Profile) async throws -> String? {
+        let client = GatehouseClient(configuration: try home.configuration(for: profile))
+        if let next = try await client.accounts().first(where: \.isDefault) { return AccountsCommand.name(of: next) }
         try home.removeProfile()
-        print("Signed out of \(profile.issuer).")
+        return nil
     }
 }

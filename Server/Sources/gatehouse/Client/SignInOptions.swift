@@ -69,8 +69,8 @@ struct SignInOptions: ParsableArguments {
             clientID: clientID, redirectURI: redirectURI ?? (browser ? Self.loopbackRedirectURI : Self.appRedirectURI),
             scopes: scope.split(separator: " ").map(String.init)
         )
-        // Leave any earlier session first, so two users' tokens never mix.
-        if let (previous, _) = try? await home.currentUser() { try? await previous.logout() }
+        // Accounts of the same server and client stay (`gatehouse accounts`); those of another are signed out first.
+        try? await home.signOutAll(unless: profile)
         if device || browser {
             guard kind == .login else { throw CommandError("--device and --browser sign in only; register or reset a password on the web page.") }
             let (user, claims) = try await (device ? signInOnDevice(profile) : signInWithBrowser(profile, username: username))

@@ -65,4 +65,38 @@ struct SDKStepUpTests {
             #expect(try await server.activeSessions.grants(of: eve.id).isEmpty, "the tokens of the refused step-up are revoked")
         }
     }
+
+    @Test("native start options: prompt=login and max_age go with the request and auth_time is checked; prompt=none is refused")
+    func startOptions() async throws {
+        try await TestServer.withLiveServer(configure: { $0.signOn.secondFactor = .off }) { server, issuer in
+            let client = try await SDKLiveFlowTests.prepare(server, issuer: issuer)
+            guard case .continue(var step) = await client.start(loginHint: "sam", maxAge: 120, prompt: ["login"]) else {
+                Issue.record("expected the sign-in step")
+                return
+            }
+            for collector in step.collectors {
+                if case .password(let secret) = collector { step[secret.key] = SDKLiveFlowTests.password }
+                if case .text(let text) = collector { step[text.key] = "sam" }
+            }
+            guard case .success(let success) = await step.next() else {
+                Issue.record("expected to be signed in")
+                return
+            }
+            let authTime = try #require(success.claims.authTime)
+            #expect(abs(authTime.timeIntervalSinceNow) < 60)
+
+            guard case .failure(let refused) = await client.start(prompt: ["none"]) else {
+                Issue.record("expected prompt=none to be refused")
+                return
+            }
+            #expect(refused.cause.oauthError == "invalid_request")
+            #expect("\(refused.cause)".contains("prompt=none cannot be met"))
+            // Unknown prompt values get the authorization endpoint's own answer.
+            guard case .failure(let unknown) = await client.start(prompt: ["sometimes"]) else {
+                Issue.record("expected an unknown prompt value to be refused")
+                return
+            }
+            #expect(unknown.cause.oauthError == "invalid_request")
+        }
+    }
 }

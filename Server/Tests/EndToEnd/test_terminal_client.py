@@ -99,6 +99,17 @@ def test_several_accounts_listed_switched_and_signed_out_one_by_one(cli_server, 
     assert client(home, "whoami", check=False).returncode == 1
 
 
+def test_dpop_bound_terminal_session(cli_server, tmp_path):
+    """`login --dpop`: the stored tokens are bound to a key kept with them; whoami proves possession, the bare token fails."""
+    home = tmp_path / "home"
+    login(cli_server, home, "alice", PASSWORD, "--dpop")
+    details = json.loads(client(home, "token", "--json").stdout)
+    assert details["token_type"] == "DPoP"
+    assert json.loads(client(home, "whoami", "--json").stdout)["preferred_username"] == "alice"
+    assert userinfo_status(cli_server, details["access_token"]) == 401  # as a bearer token, without the key's proof
+    client(home, "logout")
+
+
 def test_wrong_password_unreachable_server_and_unknown_client_are_clear_errors(cli_server, tmp_path):
     wrong = login(cli_server, tmp_path, "alice", "not the password", check=False)
     assert wrong.returncode == 1 and "Error: The username or password is incorrect." in wrong.stderr

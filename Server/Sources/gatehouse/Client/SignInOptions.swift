@@ -46,6 +46,12 @@ struct SignInOptions: ParsableArguments {
         name: .customLong("acr-values"),
         help: "Space-separated assurances to ask for, e.g. urn:gatehouse:acr:mfa for a second factor whatever the policy.")
     var acrValues: String?
+    @Flag(
+        help: """
+            Bind the tokens to a key made for this sign-in (DPoP, RFC 9449): stolen from the session folder, they are of no use \
+            without the key; `gatehouse token --json` shows token_type DPoP.
+            """)
+    var dpop = false
     @Flag(name: .customLong("no-browser"), help: "Print the browser's URL instead of opening a browser.")
     var noBrowser = false
     @Option(help: "Seconds to wait for the browser to come back.")
@@ -89,7 +95,7 @@ struct SignInOptions: ParsableArguments {
                 current.redirectURI = callback.redirectURI()
                 first = try await signInWithProvider(providerID, callback: callback, profile: current, kind: kind, username: username)
             }
-            let client = GatehouseClient(configuration: try home.configuration(for: current, timeout: timeout))
+            let client = GatehouseClient(configuration: try configuration(for: current))
             do {
                 success = try await TerminalFlow(client: client, kind: kind, username: username, password: password, acrValues: acrList)
                     .run(from: first)
@@ -133,6 +139,13 @@ extension SignInOptions {
 
     private var acrList: [String]? { acrValues.map { $0.split(separator: " ").map(String.init) } }
 
+    /// The SDK's configuration for `profile`, with a DPoP key provider when `--dpop` asks for bound tokens.
+    private func configuration(for profile: ClientHome.Profile) throws -> GatehouseConfiguration {
+        var configuration = try home.configuration(for: profile, timeout: timeout)
+        if dpop { configuration.dpop = SoftwareDPoPKeys() }
+        return configuration
+    }
+
     /// A user agent for the terminal: the URL printed (the person may open it anywhere on this machine) and, unless
     /// `--no-browser`, opened in the desktop's browser; the answer comes back to a loopback port.
     var terminalUserAgent: LoopbackUserAgent {
@@ -145,7 +158,7 @@ extension SignInOptions {
 
     /// The server's own sign-in pages in the browser (authorization code with PKCE), back to a loopback port.
     private func signInWithBrowser(_ profile: ClientHome.Profile, username: String?) async throws -> (UserSession, IDTokenClaims) {
-        let client = GatehouseClient(configuration: try home.configuration(for: profile, timeout: timeout))
+        let client = GatehouseClient(configuration: try configuration(for: profile))
         let options = BrowserSignInOptions(
             prompt: prompt.map { $0.split(separator: " ").map(String.init) } ?? [], loginHint: username, acrValues: acrList ?? [],
             maxAge: maxAge)
@@ -156,7 +169,7 @@ extension SignInOptions {
 
     /// The device authorization grant in the terminal: the code, the page and its QR code, then the wait.
     private func signInOnDevice(_ profile: ClientHome.Profile) async throws -> (UserSession, IDTokenClaims) {
-        let client = GatehouseClient(configuration: try home.configuration(for: profile, timeout: timeout))
+        let client = GatehouseClient(configuration: try configuration(for: profile))
         let authorization = try await client.startDeviceAuthorization()
         let page = authorization.verificationURIComplete ?? authorization.verificationURI
         if let symbol = try? QRCode(encoding: page.absoluteString) {
@@ -181,7 +194,7 @@ extension SignInOptions {
     )
         async throws -> Node
     {
-        let client = GatehouseClient(configuration: try home.configuration(for: profile, timeout: timeout))
+        let client = GatehouseClient(configuration: try configuration(for: profile))
         let first = await client.start(kind, loginHint: username, acrValues: acrList)
         guard case .continue(let step) = first else { return first }
         guard let provider = step.identityProviders.first(where: { $0.providerID == providerID }) else {

@@ -197,6 +197,43 @@ def test_each_check_of_the_proof_refuses_with_invalid_dpop_proof(nodes):
     connection.close()
 
 
+def test_a_code_bound_by_dpop_jkt_goes_only_to_a_proof_by_that_key(nodes):
+    """RFC 9449 §10: the authorization request names the key's thumbprint; the code it ends with is redeemed only with
+    a proof by that key — another key's proof or none is refused, and the code is spent either way."""
+    first, last = nodes[0], nodes[-1]
+    holder, thief = Holder(), Holder()
+    data = {"grant_type": "authorization_code", "client_id": "app", "redirect_uri": APP_REDIRECT,
+            "code_verifier": "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"}
+
+    def bound_code():
+        flow = start(first, dpop_jkt=holder.thumbprint).json()
+        return submit(first, flow["flow_id"], {"username": "alice", "password": PASSWORD}).json()["authorization"]["code"]
+
+    code = bound_code()
+    url = first.issuer + "/token"  # the issuer both nodes serve, which proofs name
+    stolen = token_request(last, {**data, "code": code}, thief.proof("POST", url))
+    assert stolen.status_code == 400 and error_of(stolen) == "invalid_dpop_proof", stolen.text
+    late = token_request(first, {**data, "code": code}, holder.proof("POST", url))
+    assert late.status_code == 400 and error_of(late) == "invalid_grant"
+    bare = token_request(first, {**data, "code": bound_code()})
+    assert bare.status_code == 400 and error_of(bare) == "invalid_dpop_proof" and "dpop_jkt" in bare.json()["error_description"]
+
+    granted = token_request(last, {**data, "code": bound_code()}, holder.proof("POST", url))
+    assert granted.status_code == 200 and granted.json()["token_type"] == "DPoP", granted.text
+    token = granted.json()["access_token"]
+    answer = userinfo(first, token, holder.proof("GET", first.issuer + "/userinfo", token))
+    assert answer.status_code == 200 and answer.json()["preferred_username"] == "alice"
+
+    # A dpop_jkt that is not a SHA-256 thumbprint is refused before anything else.
+    malformed = start(first, dpop_jkt="not-a-thumbprint")
+    assert malformed.status_code == 400 and error_of(malformed) == "invalid_request" and "dpop_jkt" in malformed.text
+    query = urlencode({"response_type": "code", "client_id": "app", "redirect_uri": APP_REDIRECT, "scope": "openid",
+                       "state": "s", "code_challenge": "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+                       "code_challenge_method": "S256", "dpop_jkt": "x" * 10})
+    redirected = requests.get(f"{first.issuer}/authorize?{query}", allow_redirects=False, timeout=10)
+    assert redirected.status_code in (302, 303) and "error=invalid_request" in redirected.headers["Location"]
+
+
 def test_a_client_that_requires_dpop_gets_no_token_without_a_proof(nodes):
     node = nodes[0]
     without = token_request(node, {"grant_type": "client_credentials"}, auth=("strict", WEB_SECRET))

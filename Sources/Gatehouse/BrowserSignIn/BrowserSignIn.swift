@@ -38,6 +38,7 @@ extension GatehouseClient {
         let verifier = PKCE.makeVerifier()
         let state = PKCE.makeVerifier()
         let nonce = PKCE.makeVerifier()
+        let completion = try SignInCompletion(configuration: configuration, metadata: metadata)
         var parameters: [(name: String, value: String)] = [
             ("response_type", "code"), ("client_id", configuration.clientID),
             ("scope", (options.scopes ?? configuration.scopes).joined(separator: " ")), ("state", state), ("nonce", nonce),
@@ -47,6 +48,7 @@ extension GatehouseClient {
         if let loginHint = options.loginHint { parameters.append(("login_hint", loginHint)) }
         if !options.acrValues.isEmpty { parameters.append(("acr_values", options.acrValues.joined(separator: " "))) }
         if let maxAge = options.maxAge { parameters.append(("max_age", String(maxAge))) }
+        if let thumbprint = completion.dpopThumbprint { parameters.append(("dpop_jkt", thumbprint)) }
         if !configuration.preferredLanguages.isEmpty { parameters.append(("ui_locales", configuration.preferredLanguages.joined(separator: " "))) }
         let reserved = Set(parameters.map(\.name) + ["redirect_uri", "response_mode", "request", "request_uri"])
         for (name, value) in options.additionalParameters.sorted(by: { $0.key < $1.key }) where !reserved.contains(name) {
@@ -56,7 +58,7 @@ extension GatehouseClient {
         let redirect = try await Self.present(page, with: userAgent)
         let code = try Self.code(in: redirect.url, state: state, metadata: metadata)
         configuration.logger.debug("The browser came back with a code")
-        return try await SignInCompletion(configuration: configuration, metadata: metadata).exchange(
+        return try await completion.exchange(
             code: code, verifier: verifier, redirectURI: redirect.redirectURI, nonce: nonce, maxAge: options.maxAge, replacing: replacing)
     }
 

@@ -14,6 +14,8 @@ struct FlowContext: Sendable {
     let verifier: String
     let state: String
     let nonce: String
+    /// How the sign-in ends: its DPoP key, made at the start so the request can name it.
+    let completion: SignInCompletion
     /// The session a step-up sign-in replaces the tokens of (``UserSession/stepUp(acrValues:)``), if any.
     var replacing: UserSession? = nil
     /// The request's `max_age`, which the ID token's `auth_time` is checked against.
@@ -33,18 +35,20 @@ struct FlowContext: Sendable {
             let verifier = PKCE.makeVerifier()
             let state = PKCE.makeVerifier()
             let nonce = PKCE.makeVerifier()
+            let completion = try SignInCompletion(configuration: configuration, metadata: metadata)
             let request = FlowStartRequest(
                 clientID: configuration.clientID, redirectURI: configuration.redirectURI, scope: configuration.scopes.joined(separator: " "),
                 state: state, nonce: nonce, codeChallenge: PKCE.challenge(for: verifier), codeChallengeMethod: PKCE.method, loginHint: loginHint,
-                acrValues: acrValues.map { $0.joined(separator: " ") }, prompt: prompt.map { $0.joined(separator: " ") }, maxAge: maxAge
+                acrValues: acrValues.map { $0.joined(separator: " ") }, prompt: prompt.map { $0.joined(separator: " ") }, maxAge: maxAge,
+                dpopJKT: completion.dpopThumbprint
             )
             let endpoint = configuration.issuer.appendingPathComponent("flows/\(kind.rawValue)").absoluteString
             let response = try await Self.decode(ProviderRequest(configuration: configuration).postJSON(endpoint, request))
             guard let flowID = response.flowID else { throw .unexpectedResponse(status: 200) }
             configuration.logger.debug("Started a \(kind.rawValue) flow", metadata: ["node": "\(response.node?.id ?? "")"])
             let context = FlowContext(
-                client: client, metadata: metadata, flowID: flowID, verifier: verifier, state: state, nonce: nonce, replacing: replacing,
-                maxAge: maxAge)
+                client: client, metadata: metadata, flowID: flowID, verifier: verifier, state: state, nonce: nonce, completion: completion,
+                replacing: replacing, maxAge: maxAge)
             return await context.node(for: response)
         } catch {
             return .failure(FailureNode(cause: error))
@@ -99,7 +103,7 @@ struct FlowContext: Sendable {
         guard authorization.issuer == metadata.issuer, let returned = authorization.state, ConstantTime.equals(returned, state) else {
             throw .invalidIDToken(.wrongIssuer(expected: metadata.issuer, found: authorization.issuer))
         }
-        let success = try await SignInCompletion(configuration: configuration, metadata: metadata).exchange(
+        let success = try await completion.exchange(
             code: authorization.code, verifier: verifier, redirectURI: configuration.redirectURI, nonce: nonce, maxAge: maxAge,
             replacing: replacing)
         if let deviceToken = authorization.deviceToken { await DeviceTokens(configuration: configuration).remember(deviceToken) }

@@ -15,6 +15,9 @@ struct SignInCompletion: Sendable {
         dpop = try DPoPProofs.make(for: configuration)
     }
 
+    /// The thumbprint of this sign-in's DPoP key, sent as `dpop_jkt` so the code is bound to the key (RFC 9449 §10).
+    var dpopThumbprint: String? { dpop?.key.publicKey.thumbprint }
+
     /// The token endpoint, with this sign-in's key.
     var tokenClient: TokenClient { TokenClient(configuration: configuration, metadata: metadata, dpop: dpop) }
 

@@ -99,12 +99,14 @@ public struct FlowStartRequest: Codable, Sendable, Equatable {
     public var prompt: String?
     /// The oldest sign-in, in seconds, the request accepts (`max_age`); the ID token carries `auth_time`.
     public var maxAge: Int?
+    /// The thumbprint of the DPoP key the code is for (`dpop_jkt`, RFC 9449 §10): only a proof by it redeems the code.
+    public var dpopJKT: String?
 
     /// A start request with the parameters of an authorization request.
     public init(
         clientID: String, redirectURI: String, scope: String, state: String? = nil, nonce: String? = nil,
         codeChallenge: String? = nil, codeChallengeMethod: String? = nil, loginHint: String? = nil, acrValues: String? = nil,
-        prompt: String? = nil, maxAge: Int? = nil
+        prompt: String? = nil, maxAge: Int? = nil, dpopJKT: String? = nil
     ) {
         self.clientID = clientID
         self.redirectURI = redirectURI
@@ -117,11 +119,13 @@ public struct FlowStartRequest: Codable, Sendable, Equatable {
         self.acrValues = acrValues
         self.prompt = prompt
         self.maxAge = maxAge
+        self.dpopJKT = dpopJKT
     }
 
     enum CodingKeys: String, CodingKey {
         case scope, state, nonce, prompt
         case maxAge = "max_age"
+        case dpopJKT = "dpop_jkt"
         case clientID = "client_id"
         case redirectURI = "redirect_uri"
         case codeChallenge = "code_challenge"

@@ -35,7 +35,7 @@ struct FlowController: Sendable {
             ("response_type", "code"), ("client_id", body.clientID), ("redirect_uri", body.redirectURI), ("scope", body.scope),
             ("state", body.state), ("nonce", body.nonce), ("code_challenge", body.codeChallenge),
             ("code_challenge_method", body.codeChallengeMethod), ("login_hint", body.loginHint),
-            ("acr_values", body.acrValues), ("prompt", body.prompt), ("max_age", body.maxAge.map(String.init)),
+            ("acr_values", body.acrValues), ("prompt", body.prompt), ("max_age", body.maxAge.map(String.init)), ("dpop_jkt", body.dpopJKT),
         ])
         let validated: AuthorizationRequest
         switch AuthorizationController(server: server).validate(parameters, client: client, redirectURI: body.redirectURI) {

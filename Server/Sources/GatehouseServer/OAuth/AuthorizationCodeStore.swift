@@ -10,6 +10,9 @@ struct AuthorizationCodeStore: Sendable {
         var redirectURI: String
         var nonce: String?
         var codeChallenge: String?
+        /// The DPoP key thumbprint the authorization request named (`dpop_jkt`, RFC 9449 §10): only a proof by that key
+        /// redeems the code.
+        var dpopJKT: String? = nil
     }
 
     enum Redemption: Sendable, Equatable {
@@ -29,10 +32,11 @@ struct AuthorizationCodeStore: Sendable {
             try await sql.raw(
                 """
                 INSERT INTO authorization_codes (code_hash, grant_id, client_id, user_id, redirect_uri, scope, nonce, code_challenge,
-                    auth_time, amr, created_at, expires_at)
+                    auth_time, amr, created_at, expires_at, dpop_jkt)
                 VALUES (\(bind: TokenDigest.hex(code)), \(bind: grant.id), \(bind: grant.clientID), \(bind: grant.userID),
                     \(bind: binding.redirectURI), \(bind: grant.scope), \(bind: binding.nonce), \(bind: binding.codeChallenge),
-                    \(bind: grant.authTime), \(bind: grant.methods.joined(separator: " ")), \(bind: now), \(bind: now + lifetime))
+                    \(bind: grant.authTime), \(bind: grant.methods.joined(separator: " ")), \(bind: now), \(bind: now + lifetime),
+                    \(bind: binding.dpopJKT))
                 """
             ).run()
         }
@@ -72,7 +76,8 @@ struct AuthorizationCodeStore: Sendable {
             let binding = Binding(
                 redirectURI: try row.decode(column: "redirect_uri", as: String.self),
                 nonce: try row.decode(column: "nonce", as: String?.self),
-                codeChallenge: try row.decode(column: "code_challenge", as: String?.self)
+                codeChallenge: try row.decode(column: "code_challenge", as: String?.self),
+                dpopJKT: try row.decode(column: "dpop_jkt", as: String?.self)
             )
             return .redeemed(grant, binding)
         }

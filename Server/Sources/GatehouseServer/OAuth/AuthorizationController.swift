@@ -117,6 +117,10 @@ struct AuthorizationController: Sendable {
             guard let value = Int64(text), value >= 0 else { return .failure(.invalidRequest("max_age must be a non-negative number of seconds.")) }
             maxAge = value
         }
+        // A SHA-256 thumbprint is 43 base64url characters (RFC 7638, RFC 9449 §10).
+        if let jkt = parameters["dpop_jkt"], !PKCE.isValidChallenge(jkt) {
+            return .failure(.invalidRequest("dpop_jkt must be the base64url SHA-256 thumbprint of the DPoP key (43 characters)."))
+        }
         for (name, limit) in [("state", 2048), ("nonce", 512), ("login_hint", 256), ("acr_values", 512)] {
             if let value = parameters[name], value.utf8.count > limit {
                 return .failure(.invalidRequest("\(name) is longer than \(limit) bytes."))
@@ -126,7 +130,7 @@ struct AuthorizationController: Sendable {
             AuthorizationRequest(
                 clientID: client.id, redirectURI: redirectURI, scopes: scopes, state: parameters["state"], nonce: parameters["nonce"],
                 codeChallenge: challenge, prompts: prompts, maxAge: maxAge, loginHint: parameters["login_hint"],
-                acrValues: parameters["acr_values"].map { $0.split(separator: " ").map(String.init) }
+                acrValues: parameters["acr_values"].map { $0.split(separator: " ").map(String.init) }, dpopJKT: parameters["dpop_jkt"]
             ))
     }
 

@@ -14,6 +14,8 @@ struct AuthorizationRequest: Sendable, Equatable, Codable {
     var loginHint: String?
     /// Requested authentication context classes (`acr_values`), most preferred first.
     var acrValues: [String]?
+    /// The DPoP key the code will be bound to (`dpop_jkt`, RFC 9449 §10): its RFC 7638 thumbprint.
+    var dpopJKT: String? = nil
     /// Set when the sign-in is for a device's user code (RFC 8628): it ends on the `/device` page's confirmation
     /// instead of with a code for `redirectURI`.
     var deviceAuthorizationID: String? = nil

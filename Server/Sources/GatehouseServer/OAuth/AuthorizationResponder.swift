@@ -18,7 +18,7 @@ struct AuthorizationResponder: Sendable {
             authTime: authTime, methods: methods)
         return try await server.codes.issue(
             for: grant,
-            binding: .init(redirectURI: request.redirectURI, nonce: request.nonce, codeChallenge: request.codeChallenge),
+            binding: .init(redirectURI: request.redirectURI, nonce: request.nonce, codeChallenge: request.codeChallenge, dpopJKT: request.dpopJKT),
             lifetime: server.configuration.tokens.authorizationCode
         )
     }

@@ -94,6 +94,15 @@ struct TokenController: Sendable {
         guard binding.redirectURI == redirectURI else {
             throw OAuthError.invalidGrant("redirect_uri does not match the one of the authorization request.")
         }
+        // RFC 9449 §10: a code the request bound to a key goes only to a proof by that key; one stolen with its
+        // verifier is of no use, and spent.
+        if let jkt = binding.dpopJKT, proof?.thumbprint != jkt {
+            throw OAuthError(
+                .invalidDPoPProof,
+                proof == nil
+                    ? "The authorization request bound this code to a DPoP key (dpop_jkt); send a DPoP proof made with it."
+                    : "The DPoP proof's key is not the one the authorization request named (dpop_jkt).")
+        }
         switch (binding.codeChallenge, verifier) {
         case (nil, nil):
             break

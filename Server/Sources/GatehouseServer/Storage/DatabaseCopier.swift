@@ -46,7 +46,7 @@ public struct DatabaseCopier: Sendable {
             columns: [
                 ("code_hash", .text), ("grant_id", .text), ("client_id", .text), ("user_id", .text),
                 ("redirect_uri", .text), ("scope", .text), ("nonce", .text), ("code_challenge", .text),
-                ("auth_time", .integer), ("amr", .text), ("created_at", .integer), ("expires_at", .integer),
+                ("auth_time", .integer), ("amr", .text), ("created_at", .integer), ("expires_at", .integer), ("dpop_jkt", .text),
                 ("consumed_at", .integer),
             ]),
         Table(

@@ -503,5 +503,7 @@ enum SchemaMigrations {
                 "CREATE TABLE dpop_proofs (proof_hash TEXT PRIMARY KEY, expires_at BIGINT NOT NULL)",
                 "CREATE INDEX dpop_proofs_expiry ON dpop_proofs(expires_at)",
             ]),
+        // DPoP authorization code binding (RFC 9449 §10): the key thumbprint the authorization request named.
+        Migration(version: 26, name: "DPoP-bound authorization codes", statements: ["ALTER TABLE authorization_codes ADD COLUMN dpop_jkt TEXT"]),
     ]
 }

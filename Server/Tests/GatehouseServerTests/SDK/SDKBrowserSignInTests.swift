@@ -58,6 +58,10 @@ struct SDKBrowserSignInTests {
             let sent = Dictionary(uniqueKeysWithValues: (page.queryItems ?? []).map { ($0.name, $0.value ?? "") })
             #expect(sent["client_id"] == "desktop" && sent["display"] == "page" && sent["code_challenge_method"] == "S256")
             #expect(sent["login_hint"] == "sam" && sent["max_age"] == "600" && sent["response_type"] == "code")
+            // The code is bound to the session's DPoP key before it is issued (RFC 9449 §10).
+            let issued = try #require(await user.currentTokens)
+            let record = try #require(try await server.tokens.activeAccessToken(issued.accessToken))
+            #expect(sent["dpop_jkt"] != nil && sent["dpop_jkt"] == record.jkt)
             let redirectURI = try #require(sent["redirect_uri"].flatMap(URLComponents.init(string:)))
             #expect(redirectURI.host == "127.0.0.1" && redirectURI.port != nil && redirectURI.path == "/callback")
             #expect(await visits.eventually { $0.contains { $0.hasPrefix("200 ") && $0.contains("You are signed in") } })

@@ -145,8 +145,9 @@ struct SDKLiveFlowTests {
             guard case .continue(var step) = await client.start() else { Issue.record("expected a node"); return }
             step["username"] = "sam"
             step["password"] = Self.password
-            async let first = step.next()
-            async let second = step.next()
+            let tapped = step
+            async let first = tapped.next()
+            async let second = tapped.next()
             let answers = await [first, second]
             let continued = answers.compactMap { node -> ContinueNode? in if case .continue(let next) = node { next } else { nil } }
             let errors = answers.compactMap { node -> ErrorNode? in if case .error(let error) = node { error } else { nil } }

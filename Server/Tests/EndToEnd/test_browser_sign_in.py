@@ -76,14 +76,19 @@ def test_sign_in_single_sign_on_and_sign_out_in_chromium(server, chromium, tmp_p
                          encoding="utf-8")
     assert whoami[1] == 0 and json.loads(whoami[0][whoami[0].index("{"):])["preferred_username"] == "alice", whoami
 
-    # The browser is signed in at the server: prompt=none signs the terminal in again without a page.
-    child = terminal(server, tmp_path, "login", "--browser", "--prompt", "none")
+    # The browser is signed in at the server: prompt=none signs the terminal in again without a page, this time with
+    # its tokens bound to a key (DPoP) that the authorization request named ahead (dpop_jkt).
+    child = terminal(server, tmp_path, "login", "--browser", "--prompt", "none", "--dpop")
     try:
-        chromium.get(printed_url(child))
+        url = printed_url(child)
+        assert len(parse_qs(urlparse(url).query)["dpop_jkt"][0]) == 43
+        chromium.get(url)
         assert "You are signed in" in chromium.find_element(By.TAG_NAME, "body").text
         child.expect("Signed in as alice")
     finally:
         assert finish(child) == 0
+    token = pexpect.run(binary(), args=["token", "--json"], env={"GATEHOUSE_HOME": str(tmp_path)}, encoding="utf-8")
+    assert json.loads(token[token.index("{"):])["token_type"] == "DPoP"
 
     # Signing out in the browser ends the browser's session at the server too.
     child = terminal(server, tmp_path, "logout", "--browser")

@@ -20,12 +20,12 @@ struct BrowserSignInTests {
         codeChallengeMethodsSupported: ["S256"], claimsSupported: ["sub"], promptValuesSupported: ["none", "login"])
 
     @Test("the page's URL carries every parameter form-encoded, and the redirect URI the user agent chose")
-    func pageURL() throws {
+    func pageURL() async throws {
         let page = BrowserPage(
             purpose: .signIn, endpoint: URL(string: "https://id.example.com/authorize")!,
             parameters: [("scope", "openid profile"), ("login_hint", "a+b@example.com"), ("state", "s&t=1")],
             registeredRedirectURI: "http://127.0.0.1/callback")
-        let url = page.url(redirectURI: "http://127.0.0.1:50123/callback")
+        let url = try await page.url(redirectURI: "http://127.0.0.1:50123/callback")
         #expect(
             url.absoluteString
                 == "https://id.example.com/authorize?scope=openid%20profile&login_hint=a%2Bb%40example.com&state=s%26t%3D1"
@@ -34,9 +34,31 @@ struct BrowserSignInTests {
         #expect(decoded.map(\.value) == ["openid profile", "a+b@example.com", "s&t=1", "http://127.0.0.1:50123/callback"])
         let signOut = BrowserPage(
             purpose: .signOut, endpoint: URL(string: "https://id.example.com/logout")!, parameters: [], registeredRedirectURI: "com.example.app:/cb")
-        let signOutURL = signOut.url(redirectURI: "com.example.app:/cb").absoluteString
+        let signOutURL = try await signOut.url(redirectURI: "com.example.app:/cb").absoluteString
         #expect(signOutURL == "https://id.example.com/logout?post_logout_redirect_uri=com.example.app%3A%2Fcb")
         #expect(signOut.callbackScheme == "com.example.app")
+    }
+
+    @Test("a pushed page sends every parameter ahead and carries only client_id and the reference (RFC 9126)")
+    func pushedPage() async throws {
+        let received = PushedParameters()
+        let page = BrowserPage(
+            purpose: .signIn, endpoint: URL(string: "https://id.example.com/authorize")!,
+            parameters: [("client_id", "app"), ("scope", "openid"), ("state", "st")], registeredRedirectURI: "http://127.0.0.1/callback",
+            push: { parameters throws(GatehouseError) in
+                await received.keep(parameters.map { "\($0.name)=\($0.value)" })
+                return "urn:ietf:params:oauth:request_uri:abc"
+            })
+        let url = try await page.url(redirectURI: "http://127.0.0.1:4000/callback")
+        #expect(url.absoluteString == "https://id.example.com/authorize?client_id=app&request_uri=urn%3Aietf%3Aparams%3Aoauth%3Arequest_uri%3Aabc")
+        #expect(await received.all == ["client_id=app", "scope=openid", "state=st", "redirect_uri=http://127.0.0.1:4000/callback"])
+        // A refused push reaches the user agent as the SDK's error.
+        let refusing = BrowserPage(
+            purpose: .signIn, endpoint: URL(string: "https://id.example.com/authorize")!, parameters: [], registeredRedirectURI: "x:/cb",
+            push: { _ throws(GatehouseError) in throw .provider(status: 400, error: "invalid_request", description: nil) })
+        await #expect(throws: GatehouseError.provider(status: 400, error: "invalid_request", description: nil)) {
+            _ = try await refusing.url(redirectURI: "x:/cb")
+        }
     }
 
     @Test("form decoding reads + as a space, percent escapes, empty values, and drops broken pairs")
@@ -96,4 +118,10 @@ struct BrowserSignInTests {
         // Closed once answered: nothing listens on the port any more.
         await #expect(throws: (any Error).self) { _ = try await URLSession.shared.data(from: URL(string: base + "/cb")!) }
     }
+}
+
+/// What a stand-in push endpoint received.
+private actor PushedParameters {
+    var all: [String] = []
+    func keep(_ parameters: [String]) { all = parameters }
 }

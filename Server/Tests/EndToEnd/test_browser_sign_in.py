@@ -51,7 +51,8 @@ def test_sign_in_single_sign_on_and_sign_out_in_chromium(server, chromium, tmp_p
 
     from browser_steps import press
 
-    child = terminal(server, tmp_path, "login", "--browser", "--max-age", "600")
+    # --no-push: the request's parameters in the URL, to check them (pushed requests are below).
+    child = terminal(server, tmp_path, "login", "--browser", "--max-age", "600", "--no-push")
     try:
         url = printed_url(child)
         sent = {key: values[0] for key, values in parse_qs(urlparse(url).query).items()}
@@ -78,10 +79,12 @@ def test_sign_in_single_sign_on_and_sign_out_in_chromium(server, chromium, tmp_p
 
     # The browser is signed in at the server: prompt=none signs the terminal in again without a page, this time with
     # its tokens bound to a key (DPoP) that the authorization request named ahead (dpop_jkt).
+    # Pushed first (RFC 9126, the default when the server offers it): the browser's URL carries only a reference.
     child = terminal(server, tmp_path, "login", "--browser", "--prompt", "none", "--dpop")
     try:
         url = printed_url(child)
-        assert len(parse_qs(urlparse(url).query)["dpop_jkt"][0]) == 43
+        pushed = parse_qs(urlparse(url).query)
+        assert sorted(pushed) == ["client_id", "request_uri"] and pushed["request_uri"][0].startswith("urn:ietf:params:oauth:request_uri:")
         chromium.get(url)
         assert "You are signed in" in chromium.find_element(By.TAG_NAME, "body").text
         child.expect("Signed in as alice")
@@ -104,15 +107,19 @@ def test_sign_in_single_sign_on_and_sign_out_in_chromium(server, chromium, tmp_p
     # So prompt=none is now refused by the server, and the terminal says so.
     child = terminal(server, tmp_path, "login", "--browser", "--prompt", "none")
     try:
-        chromium.get(printed_url(child))
+        url = printed_url(child)
+        chromium.get(url)
         child.expect("refused the sign-in \\(login_required\\)")
     finally:
         assert finish(child) != 0
+    # A pushed request is good once: the same URL again is an error page, not a second sign-in.
+    chromium.get(url)
+    assert "expired or was used already" in chromium.find_element(By.TAG_NAME, "body").text
 
 
 def test_a_forged_answer_at_the_listener_is_refused(server, tmp_path):
     """Another program on the machine calls the terminal's port first, with a code of its own: the state gives it away."""
-    child = terminal(server, tmp_path, "login", "--browser")
+    child = terminal(server, tmp_path, "login", "--browser", "--no-push")
     try:
         sent = parse_qs(urlparse(printed_url(child)).query)
         callback = sent["redirect_uri"][0]
@@ -124,7 +131,7 @@ def test_a_forged_answer_at_the_listener_is_refused(server, tmp_path):
     finally:
         assert finish(child) != 0
     # With the request's own state but another issuer's name (a mix-up), the answer is refused too.
-    child = terminal(server, tmp_path, "login", "--browser")
+    child = terminal(server, tmp_path, "login", "--browser", "--no-push")
     try:
         sent = parse_qs(urlparse(printed_url(child)).query)
         requests.get(sent["redirect_uri"][0], params={"code": "x", "state": sent["state"][0], "iss": "https://attacker.example"},

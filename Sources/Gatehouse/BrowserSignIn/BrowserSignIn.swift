@@ -54,7 +54,13 @@ extension GatehouseClient {
         for (name, value) in options.additionalParameters.sorted(by: { $0.key < $1.key }) where !reserved.contains(name) {
             parameters.append((name, value))
         }
-        let page = BrowserPage(purpose: .signIn, endpoint: endpoint, parameters: parameters, registeredRedirectURI: configuration.redirectURI)
+        var push: (@Sendable ([(name: String, value: String)]) async throws(GatehouseError) -> String)?
+        if options.pushesRequest, metadata.pushedAuthorizationRequestEndpoint != nil {
+            let tokenClient = completion.tokenClient
+            push = { parameters throws(GatehouseError) in try await tokenClient.pushAuthorizationRequest(parameters).requestURI }
+        }
+        let page = BrowserPage(
+            purpose: .signIn, endpoint: endpoint, parameters: parameters, registeredRedirectURI: configuration.redirectURI, push: push)
         let redirect = try await Self.present(page, with: userAgent)
         let code = try Self.code(in: redirect.url, state: state, metadata: metadata)
         configuration.logger.debug("The browser came back with a code")

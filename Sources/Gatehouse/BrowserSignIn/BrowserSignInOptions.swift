@@ -11,6 +11,9 @@ public struct BrowserSignInOptions: Sendable {
     public var maxAge: Int?
     /// Scopes for this sign-in instead of ``GatehouseConfiguration/scopes``.
     public var scopes: [String]?
+    /// Whether to push the request to the provider ahead (RFC 9126) when it offers that, so the browser carries only a
+    /// one-time reference: its parameters can be neither read nor changed on the way. On by default.
+    public var pushesRequest: Bool
     /// More parameters for the authorization request. Those the SDK sets itself (`client_id`, `redirect_uri`,
     /// `state`, `nonce`, `code_challenge`, …) are not overridden.
     public var additionalParameters: [String: String]
@@ -18,7 +21,7 @@ public struct BrowserSignInOptions: Sendable {
     /// Options for a sign-in; by default none beyond the configuration's.
     public init(
         prompt: [String] = [], loginHint: String? = nil, acrValues: [String] = [], maxAge: Int? = nil, scopes: [String]? = nil,
-        additionalParameters: [String: String] = [:]
+        additionalParameters: [String: String] = [:], pushesRequest: Bool = true
     ) {
         self.prompt = prompt
         self.loginHint = loginHint
@@ -26,5 +29,6 @@ public struct BrowserSignInOptions: Sendable {
         self.maxAge = maxAge
         self.scopes = scopes
         self.additionalParameters = additionalParameters
+        self.pushesRequest = pushesRequest
     }
 }

@@ -34,19 +34,36 @@ public struct BrowserPage: Sendable {
     let endpoint: URL
     let parameters: [(name: String, value: String)]
     let redirectParameter: String
+    /// Pushes the parameters to the provider ahead (RFC 9126) and returns the `request_uri` that stands for them.
+    let push: (@Sendable (_ parameters: [(name: String, value: String)]) async throws(GatehouseError) -> String)?
 
-    init(purpose: Purpose, endpoint: URL, parameters: [(name: String, value: String)], registeredRedirectURI: String) {
+    init(
+        purpose: Purpose, endpoint: URL, parameters: [(name: String, value: String)], registeredRedirectURI: String,
+        push: (@Sendable ([(name: String, value: String)]) async throws(GatehouseError) -> String)? = nil
+    ) {
         self.purpose = purpose
         self.endpoint = endpoint
         self.parameters = parameters
         self.registeredRedirectURI = registeredRedirectURI
+        self.push = push
         redirectParameter = purpose == .signIn ? "redirect_uri" : "post_logout_redirect_uri"
     }
 
-    /// The page's URL, asking the provider to send the browser back to `redirectURI`.
-    public func url(redirectURI: String) -> URL {
+    /// The page's URL, asking the provider to send the browser back to `redirectURI`. When the request is pushed
+    /// (RFC 9126), its parameters go to the provider first and the URL carries only `client_id` and `request_uri`.
+    ///
+    /// - Throws: ``GatehouseError`` when the provider refuses the pushed request.
+    public func url(redirectURI: String) async throws(GatehouseError) -> URL {
+        let all = parameters + [(redirectParameter, redirectURI)]
+        guard let push else { return Self.url(endpoint, adding: all) }
+        let reference = try await push(all)
+        let clientID = parameters.first { $0.name == "client_id" }?.value ?? ""
+        return Self.url(endpoint, adding: [("client_id", clientID), ("request_uri", reference)])
+    }
+
+    private static func url(_ endpoint: URL, adding parameters: [(name: String, value: String)]) -> URL {
         var components = URLComponents(url: endpoint, resolvingAgainstBaseURL: false) ?? URLComponents()
-        let query = FormEncoding.encode(parameters.map { ($0.name, $0.value) } + [(redirectParameter, redirectURI)])
+        let query = FormEncoding.encode(parameters.map { ($0.name, $0.value) })
         components.percentEncodedQuery = [components.percentEncodedQuery, query].compactMap { $0 }.joined(separator: "&")
         return components.url ?? endpoint
     }

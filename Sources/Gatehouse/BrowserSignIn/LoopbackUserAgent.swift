@@ -23,7 +23,7 @@ public struct LoopbackUserAgent: BrowserUserAgent {
         let listener = try LoopbackRedirectListener()
         let path = Self.path(of: page.registeredRedirectURI)
         let redirectURI = listener.redirectURI(path: path)
-        try await open(page.url(redirectURI: redirectURI))
+        try await open(try await page.url(redirectURI: redirectURI))
         let message =
             switch page.purpose {
             case .signIn: "You are signed in. You can close this window and go back to the app."

@@ -51,7 +51,7 @@ extension WebAuthenticationSessionBrowser: BrowserUserAgent {
     public nonisolated func present(_ page: BrowserPage) async throws -> BrowserRedirect {
         guard let scheme = page.callbackScheme else { throw ASWebAuthenticationSessionError(.presentationContextInvalid) }
         do {
-            let url = try await start(page.url(redirectURI: page.registeredRedirectURI), callbackScheme: scheme)
+            let url = try await start(try await page.url(redirectURI: page.registeredRedirectURI), callbackScheme: scheme)
             return BrowserRedirect(url: url, redirectURI: page.registeredRedirectURI)
         } catch let error as ASWebAuthenticationSessionError where error.code == .canceledLogin {
             // The person closed the sheet: the SDK reports a cancellation, not a failure.

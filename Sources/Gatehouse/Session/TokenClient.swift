@@ -40,6 +40,22 @@ struct TokenClient: Sendable {
         try await tokenRequest([("grant_type", "urn:ietf:params:oauth:grant-type:device_code"), ("device_code", deviceCode)])
     }
 
+    /// Pushes an authorization request's parameters (RFC 9126 §2), with a DPoP proof when the sign-in has a key, and
+    /// returns the reference the browser is sent with.
+    func pushAuthorizationRequest(_ parameters: [(name: String, value: String)]) async throws(GatehouseError) -> PushedAuthorizationResponse {
+        guard let endpoint = metadata.pushedAuthorizationRequestEndpoint else {
+            throw .discovery(.malformedDocument("the provider offers no pushed_authorization_request_endpoint"))
+        }
+        // `post` names the client itself.
+        let pushed = parameters.filter { $0.name != "client_id" }.map { ($0.name, $0.value) }
+        let (data, response) = try await postWithProof(endpoint, pushed)
+        guard response.statusCode == 201 || response.statusCode == 200 else { throw Self.error(data, response) }
+        guard let answer = try? JSONDecoder().decode(PushedAuthorizationResponse.self, from: data) else {
+            throw .unexpectedResponse(status: response.statusCode)
+        }
+        return answer
+    }
+
     func revoke(_ token: String, hint: String) async throws(GatehouseError) {
         let (data, response) = try await post(metadata.revocationEndpoint, [("token", token), ("token_type_hint", hint)])
         guard response.statusCode == 200 else { throw Self.error(data, response) }
@@ -73,17 +89,23 @@ struct TokenClient: Sendable {
     }
 
     private func tokenRequest(_ parameters: [(String, String)]) async throws(GatehouseError) -> TokenResponse {
-        var (data, response) = try await post(metadata.tokenEndpoint, parameters, proving: true)
-        // RFC 9449 §8: a provider that wants its nonce in proofs says so once; the retry carries it.
-        if response.statusCode == 400, let dpop, await dpop.remember(response),
-            (try? JSONDecoder().decode(OAuthErrorResponse.self, from: data))?.error == "use_dpop_nonce"
-        {
-            (data, response) = try await post(metadata.tokenEndpoint, parameters, proving: true)
-        }
-        if let dpop { await dpop.remember(response) }
+        let (data, response) = try await postWithProof(metadata.tokenEndpoint, parameters)
         guard response.statusCode == 200 else { throw Self.error(data, response) }
         guard let tokens = try? JSONDecoder().decode(TokenResponse.self, from: data) else { throw .unexpectedResponse(status: 200) }
         return tokens
+    }
+
+    /// A POST with a DPoP proof when the session has a key. RFC 9449 §8: a provider that wants its nonce in proofs
+    /// says so once; the retry carries it.
+    private func postWithProof(_ endpoint: String, _ parameters: [(String, String)]) async throws(GatehouseError) -> (Data, HTTPURLResponse) {
+        var (data, response) = try await post(endpoint, parameters, proving: true)
+        if response.statusCode == 400, let dpop, await dpop.remember(response),
+            (try? JSONDecoder().decode(OAuthErrorResponse.self, from: data))?.error == "use_dpop_nonce"
+        {
+            (data, response) = try await post(endpoint, parameters, proving: true)
+        }
+        if let dpop { await dpop.remember(response) }
+        return (data, response)
     }
 
     private func post(_ endpoint: String, _ parameters: [(String, String)], proving: Bool = false) async throws(GatehouseError) -> (Data, HTTPURLResponse) {

@@ -21,6 +21,10 @@ public struct OpenIDProviderMetadata: Codable, Sendable, Equatable {
     public var deviceAuthorizationEndpoint: String?
     /// The algorithms DPoP proofs may be signed with (RFC 9449 §5.1), when the provider accepts them.
     public var dpopSigningAlgValuesSupported: [String]?
+    /// Where a client pushes its authorization request ahead (RFC 9126 §5), if offered.
+    public var pushedAuthorizationRequestEndpoint: String?
+    /// Whether every authorization request must be pushed first (RFC 9126 §5).
+    public var requirePushedAuthorizationRequests: Bool?
     /// The scopes clients may request.
     public var scopesSupported: [String]
     /// The authorization response types: only `code`.
@@ -121,6 +125,8 @@ public struct OpenIDProviderMetadata: Codable, Sendable, Equatable {
         case endSessionEndpoint = "end_session_endpoint"
         case deviceAuthorizationEndpoint = "device_authorization_endpoint"
         case dpopSigningAlgValuesSupported = "dpop_signing_alg_values_supported"
+        case pushedAuthorizationRequestEndpoint = "pushed_authorization_request_endpoint"
+        case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
         case scopesSupported = "scopes_supported"
         case responseTypesSupported = "response_types_supported"
         case responseModesSupported = "response_modes_supported"

@@ -47,6 +47,7 @@ public enum GatehouseApplication {
         DiscoveryController(server: server).addRoutes(to: api)
         TokenController(server: server).addRoutes(to: api)
         DeviceAuthorizationController(server: server).addRoutes(to: api)
+        PushedAuthorizationController(server: server).addRoutes(to: api)
         UserinfoController(server: server).addRoutes(to: api)
         RevocationController(server: server).addRoutes(to: api)
         IntrospectionController(server: server).addRoutes(to: api)

@@ -18,6 +18,7 @@ public final class IdentityServer: Sendable {
     /// Where each user is signed in, for operators.
     public let activeSessions: ActiveSessions
     let codes: AuthorizationCodeStore
+    let pushedRequests: PushedAuthorizationRequestStore
     let tokens: TokenStore
     let flows: FlowStore
     let authenticators: AuthenticatorStore
@@ -93,6 +94,7 @@ public final class IdentityServer: Sendable {
         sessions = BrowserSessionStore(database: database, clock: clock, idleTimeout: configuration.tokens.sessionIdle)
         activeSessions = ActiveSessions(database: database, clock: clock, idleTimeout: configuration.tokens.sessionIdle)
         codes = AuthorizationCodeStore(database: database, clock: clock)
+        pushedRequests = PushedAuthorizationRequestStore(database: database, clock: clock)
         tokens = TokenStore(database: database, clock: clock)
         flows = FlowStore(database: database, clock: clock)
         authenticators = AuthenticatorStore(

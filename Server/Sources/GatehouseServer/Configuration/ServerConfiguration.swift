@@ -268,6 +268,8 @@ public struct TokenLifetimes: Sendable, Codable, Equatable {
     public var sessionIdle: Int64 = 30 * 60
     /// An authorization request waiting for the user to sign in.
     public var authorizationRequest: Int64 = 900
+    /// A pushed authorization request (RFC 9126) waiting for the browser to bring its `request_uri`: a minute.
+    public var pushedRequest: Int64 = 60
     /// A device authorization (RFC 8628) waiting for its user code: 10 minutes.
     public var deviceCode: Int64 = 600
     /// The seconds a device waits between polls of the token endpoint; each poll that comes sooner adds 5 (RFC 8628 §3.5).
@@ -294,6 +296,7 @@ public struct TokenLifetimes: Sendable, Codable, Equatable {
         sessionIdle = try container.decodeIfPresent(Int64.self, forKey: .sessionIdle) ?? defaults.sessionIdle
         authorizationRequest = try container.decodeIfPresent(Int64.self, forKey: .authorizationRequest) ?? defaults.authorizationRequest
         deviceCode = try container.decodeIfPresent(Int64.self, forKey: .deviceCode) ?? defaults.deviceCode
+        pushedRequest = try container.decodeIfPresent(Int64.self, forKey: .pushedRequest) ?? defaults.pushedRequest
         devicePollInterval = try container.decodeIfPresent(Int64.self, forKey: .devicePollInterval) ?? defaults.devicePollInterval
     }
 
@@ -306,6 +309,9 @@ public struct TokenLifetimes: Sendable, Codable, Equatable {
             ("authorization_request", authorizationRequest),
         ] where value < 1 {
             throw ConfigurationError(key: "token_lifetimes.\(name)", "must be at least 1 second.")
+        }
+        guard (5...600).contains(pushedRequest) else {
+            throw ConfigurationError(key: "token_lifetimes.pushed_request", "must be 5 to 600 seconds.")
         }
         guard (5...3600).contains(deviceCode) else {
             throw ConfigurationError(key: "token_lifetimes.device_code", "must be 5 to 3600 seconds.")
@@ -331,6 +337,7 @@ public struct TokenLifetimes: Sendable, Codable, Equatable {
         case sessionIdle = "session_idle"
         case authorizationRequest = "authorization_request"
         case deviceCode = "device_code"
+        case pushedRequest = "pushed_request"
         case devicePollInterval = "device_poll_interval"
     }
 }

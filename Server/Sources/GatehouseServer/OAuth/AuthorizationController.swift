@@ -4,7 +4,7 @@ import Hummingbird
 /// The authorization endpoint (OpenID Connect Core §3.1.2), GET and POST.
 ///
 /// An unknown client or a redirect URI that is not registered exactly gets an error page and never a
-/// redirect. Every other error goes back to the client. With a usable browser session the code is issued
+/// redirect, as does an unknown, expired or used `request_uri` (RFC 9126). Every other error goes back to the client. With a usable browser session the code is issued
 /// at once (single sign-on); otherwise the request is stored and the browser goes to the sign-in page.
 struct AuthorizationController: Sendable {
     let server: IdentityServer
@@ -29,24 +29,34 @@ struct AuthorizationController: Sendable {
         guard let client = try await server.clients.find(id: clientID) else {
             return PageRenderer.error(title: "Unknown application", message: "No application is registered as \"\(clientID)\".")
         }
-        guard let redirectURI = parameters["redirect_uri"], client.allowsRedirect(to: redirectURI),
-            !["client_id", "redirect_uri"].contains(parameters.repeatedName ?? "")
-        else {
-            return PageRenderer.error(
-                title: "Invalid redirect",
-                message: "The redirect URI is missing or is not registered for \(client.name ?? client.id); the sign-in was stopped to protect you."
-            )
-        }
         let responder = AuthorizationResponder(server: server)
-        let state = parameters["state"]
-        func fail(_ error: String, _ description: String) -> Response {
-            responder.failure(redirectURI: redirectURI, state: state, error: error, description: description)
-        }
-
         let validated: AuthorizationRequest
-        switch validate(parameters, client: client, redirectURI: redirectURI) {
-        case .success(let request): validated = request
-        case .failure(let error): return fail(error.code.rawValue, error.description)
+        if let requestURI = parameters["request_uri"] {
+            // RFC 9126 §4: a request pushed ahead, checked then; the other parameters of this one are not used.
+            guard parameters.repeatedName == nil, let pushed = try await server.pushedRequests.take(requestURI, clientID: client.id) else {
+                return PageRenderer.error(
+                    title: "Sign-in request expired",
+                    message: "This sign-in request has expired or was used already. Go back to \(client.name ?? client.id) and start again.")
+            }
+            validated = pushed
+        } else {
+            guard let redirectURI = parameters["redirect_uri"], client.allowsRedirect(to: redirectURI),
+                !["client_id", "redirect_uri"].contains(parameters.repeatedName ?? "")
+            else {
+                return PageRenderer.error(
+                    title: "Invalid redirect",
+                    message:
+                        "The redirect URI is missing or is not registered for \(client.name ?? client.id); the sign-in was stopped to protect you."
+                )
+            }
+            switch validate(parameters, client: client, redirectURI: redirectURI) {
+            case .success(let request): validated = request
+            case .failure(let error):
+                return responder.failure(redirectURI: redirectURI, state: parameters["state"], error: error.code.rawValue, description: error.description)
+            }
+        }
+        func fail(_ error: String, _ description: String) -> Response {
+            responder.failure(redirectURI: validated.redirectURI, state: validated.state, error: error, description: description)
         }
 
         let session = try await usableSession(for: validated, request: request)

@@ -45,6 +45,8 @@ struct DiscoveryController: Sendable {
         metadata.acrValuesSupported = [LoginFlow.passwordACR, LoginFlow.multiFactorACR]
         metadata.deviceAuthorizationEndpoint = issuer + "/device_authorization"
         metadata.dpopSigningAlgValuesSupported = DPoPProofVerifier.algorithms
+        metadata.pushedAuthorizationRequestEndpoint = issuer + "/par"
+        metadata.requirePushedAuthorizationRequests = false
         return metadata
     }
 }

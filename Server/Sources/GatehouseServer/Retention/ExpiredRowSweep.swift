@@ -53,6 +53,7 @@ public struct ExpiredRowSweep: Sendable {
             Rule(table: "app_logins", key: "id", condition: "expires_at <= \(bind: now - 3600)"),
             Rule(table: "device_authorizations", key: "id", condition: "expires_at <= \(bind: now - 3600)"),
             Rule(table: "dpop_proofs", key: "proof_hash", condition: "expires_at <= \(bind: now)"),
+            Rule(table: "pushed_authorization_requests", key: "request_uri_hash", condition: "expires_at <= \(bind: now)"),
             Rule(table: "device_identities", key: "id", condition: "expires_at IS NOT NULL AND expires_at <= \(bind: now)"),
             Rule(
                 table: "attempt_counters", key: "scope, subject_hash",

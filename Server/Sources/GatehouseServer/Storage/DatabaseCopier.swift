@@ -141,6 +141,9 @@ public struct DatabaseCopier: Sendable {
         Table(name: "write_probe", columns: [("node", .text), ("written_at", .integer)]),
         Table(name: "dpop_proofs", columns: [("proof_hash", .text), ("expires_at", .integer)]),
         Table(
+            name: "pushed_authorization_requests",
+            columns: [("request_uri_hash", .text), ("client_id", .text), ("request", .text), ("expires_at", .integer)]),
+        Table(
             name: "device_authorizations",
             columns: [
                 ("id", .text), ("device_code_hash", .text), ("user_code_hash", .text), ("client_id", .text), ("scope", .text),

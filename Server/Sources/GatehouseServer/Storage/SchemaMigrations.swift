@@ -505,5 +505,19 @@ enum SchemaMigrations {
             ]),
         // DPoP authorization code binding (RFC 9449 §10): the key thumbprint the authorization request named.
         Migration(version: 26, name: "DPoP-bound authorization codes", statements: ["ALTER TABLE authorization_codes ADD COLUMN dpop_jkt TEXT"]),
+        // Pushed authorization requests (RFC 9126), until the browser brings their reference.
+        Migration(
+            version: 27, name: "pushed authorization requests",
+            statements: [
+                """
+                CREATE TABLE pushed_authorization_requests (
+                    request_uri_hash TEXT PRIMARY KEY,
+                    client_id TEXT NOT NULL,
+                    request TEXT NOT NULL,
+                    expires_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX pushed_authorization_requests_expiry ON pushed_authorization_requests(expires_at)",
+            ]),
     ]
 }

@@ -38,6 +38,10 @@ struct SignInOptions: ParsableArguments {
             http://127.0.0.1/callback registered (any port matches).
             """)
     var browser = false
+    @Flag(
+        name: .customLong("no-push"),
+        help: "With --browser: put the request's parameters in the browser's URL instead of pushing them to the server first (RFC 9126).")
+    var noPush = false
     @Option(help: "With --browser: prompt values for the server, e.g. login (ask again even when the browser is signed in).")
     var prompt: String?
     @Option(name: .customLong("max-age"), help: "With --browser: the oldest sign-in, in seconds, the browser's session may reuse.")
@@ -161,7 +165,7 @@ extension SignInOptions {
         let client = GatehouseClient(configuration: try configuration(for: profile))
         let options = BrowserSignInOptions(
             prompt: prompt.map { $0.split(separator: " ").map(String.init) } ?? [], loginHint: username, acrValues: acrList ?? [],
-            maxAge: maxAge)
+            maxAge: maxAge, pushesRequest: !noPush)
         let user = try await client.signInWithBrowser(using: terminalUserAgent, options: options)
         guard let claims = await user.claims else { throw CommandError("The provider's answer held no ID token.") }
         return (user, claims)

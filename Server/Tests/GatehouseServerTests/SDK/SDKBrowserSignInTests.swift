@@ -49,7 +49,9 @@ struct SDKBrowserSignInTests {
             defer { browser.shutdown() }
             let visits = LockedList()
 
-            let options = BrowserSignInOptions(loginHint: "sam", maxAge: 600, additionalParameters: ["client_id": "someone-else", "display": "page"])
+            // Not pushed, so the parameters can be read from the page's URL; the sign-ins below push theirs (RFC 9126).
+            let options = BrowserSignInOptions(
+                loginHint: "sam", maxAge: 600, additionalParameters: ["client_id": "someone-else", "display": "page"], pushesRequest: false)
             let user = try await client.signInWithBrowser(using: Self.userAgent(browser, visits: visits), options: options)
             #expect(await user.claims?.preferredUsername == "sam")
             #expect(await user.isDPoPBound)
@@ -80,6 +82,9 @@ struct SDKBrowserSignInTests {
             let silent = try await client.signInWithBrowser(
                 using: Self.userAgent(browser, visits: visits), options: BrowserSignInOptions(prompt: ["none"]))
             #expect(await silent.claims?.subject == user.claims?.subject)
+            let pushedPage = try #require(visits.items.last { $0.contains("/authorize?") }.flatMap { URLComponents(string: $0) })
+            #expect(pushedPage.queryItems?.map(\.name) == ["client_id", "request_uri"])
+            #expect(pushedPage.queryItems?.last?.value?.hasPrefix("urn:ietf:params:oauth:request_uri:") == true)
 
             // Signing out in the browser revokes the tokens and ends the browser's session at the provider.
             let tokens = try #require(await silent.currentTokens)
@@ -124,8 +129,10 @@ struct SDKBrowserSignInTests {
                 // The request's own state and issuer, but a code the provider never issued: the exchange is refused.
                 (answering { "code=made-up&state=\($0)&iss=\(iss)" }, .signedOut),
             ]
+            // Not pushed, so the stand-in can read the request's state from the page's URL.
+            let readable = BrowserSignInOptions(pushesRequest: false)
             for (agent, expected) in cases {
-                await #expect(throws: expected) { _ = try await client.signInWithBrowser(using: agent) }
+                await #expect(throws: expected) { _ = try await client.signInWithBrowser(using: agent, options: readable) }
             }
 
             // The person closed the browser; the browser never came back; the app cancelled the wait.
@@ -157,7 +164,7 @@ struct ForgedAnswer: BrowserUserAgent {
     let query: @Sendable (String) -> String
 
     func present(_ page: BrowserPage) async throws -> BrowserRedirect {
-        let url = page.url(redirectURI: page.registeredRedirectURI)
+        let url = try await page.url(redirectURI: page.registeredRedirectURI)
         let state = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "state" }?.value ?? ""
         return BrowserRedirect(url: URL(string: "http://127.0.0.1:1/callback?" + query(state))!, redirectURI: page.registeredRedirectURI)
     }

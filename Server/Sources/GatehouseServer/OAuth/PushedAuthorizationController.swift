@@ -1,0 +1,49 @@
+import GatehouseProtocol
+import Hummingbird
+
+/// The pushed authorization request endpoint (RFC 9126): a client posts its authorization request's parameters
+/// directly, authenticated as at the token endpoint, and gets a one-time `request_uri` to send the browser with. The
+/// parameters never pass through the browser, where they could be read or changed, and errors come back to the client
+/// as JSON rather than to a redirect URI.
+struct PushedAuthorizationController: Sendable {
+    let server: IdentityServer
+
+    func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
+        router.post("/par") { request, _ in try await push(request) }
+    }
+
+    func push(_ request: Request) async throws -> Response {
+        let parameters = try await FormParameters.body(of: request)
+        let credentials = try ClientAuthenticator.Credentials(of: request, parameters: parameters)
+        let client = try await ClientAuthenticator(clients: server.clients).authenticate(credentials)
+        if parameters["request_uri"] != nil {
+            throw OAuthError.invalidRequest("request_uri cannot be pushed; push the authorization request's parameters themselves.")
+        }
+        guard let redirectURI = parameters["redirect_uri"] else { throw OAuthError.invalidRequest("redirect_uri is missing.") }
+        guard client.allowsRedirect(to: redirectURI) else {
+            throw OAuthError.invalidRequest("The redirect URI is not registered for \(client.id).")
+        }
+        var validated: AuthorizationRequest
+        switch AuthorizationController(server: server).validate(parameters, client: client, redirectURI: redirectURI) {
+        case .success(let request): validated = request
+        case .failure(let error): throw error
+        }
+        // RFC 9449 §10.1: a DPoP proof at this endpoint binds the code to its key, as dpop_jkt does; both must agree.
+        let proofs = DPoPProofCheck(server: server)
+        let proof: DPoPProof?
+        do {
+            proof = try await proofs.proof(of: request, path: "/par")
+        } catch {
+            throw proofs.tokenEndpointError(error)
+        }
+        if let proof {
+            if let named = validated.dpopJKT, named != proof.thumbprint {
+                throw OAuthError(.invalidDPoPProof, "The DPoP proof's key is not the one dpop_jkt names.")
+            }
+            validated.dpopJKT = proof.thumbprint
+        }
+        let lifetime = server.configuration.tokens.pushedRequest
+        let reference = try await server.pushedRequests.push(validated, lifetime: lifetime)
+        return JSONResponse.make(PushedAuthorizationResponse(requestURI: reference, expiresIn: Int(lifetime)), status: .created)
+    }
+}

@@ -86,9 +86,13 @@ def test_a_pushed_request_signs_in_once(nodes):
 
 def test_references_that_are_expired_foreign_or_made_up_are_refused(nodes):
     first, last = nodes[0], nodes[-1]
-    for client_id, reference in [("app", push(first).json()["request_uri"]), ("web", PREFIX + "made-up"), ("web", "https://elsewhere")]:
+    foreign = push(first).json()["request_uri"]
+    for client_id, reference in [("app", foreign), ("web", PREFIX + "made-up"), ("web", "https://elsewhere")]:
         refused = Browser(last).get(authorize_with(last, client_id, reference))
         assert refused.status_code == 400 and "expired or was used already" in refused.text, (client_id, reference)
+    # Another client naming the reference took nothing: the client that pushed it still can use it.
+    still = Browser(first).get(authorize_with(first, "web", foreign))
+    assert still.status_code == 200 and "/login?flow=" in still.url
     stale = push(first).json()["request_uri"]
     time.sleep(6)  # token_lifetimes.pushed_request is 5 seconds here
     expired = Browser(first).get(authorize_with(first, "web", stale))

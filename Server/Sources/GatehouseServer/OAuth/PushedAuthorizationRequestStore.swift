@@ -27,20 +27,20 @@ struct PushedAuthorizationRequestStore: Sendable {
     }
 
     /// The request `requestURI` refers to, taken (it cannot be used again), when `clientID` pushed it and it has not
-    /// expired; `nil` otherwise. The delete decides between two browsers bringing the same reference.
+    /// expired; `nil` otherwise. The delete decides between two browsers bringing the same reference; another client
+    /// naming it takes nothing.
     func take(_ requestURI: String, clientID: String) async throws -> AuthorizationRequest? {
         guard requestURI.hasPrefix(Self.prefix), requestURI.utf8.count <= 256 else { return nil }
         let row = try await database.transaction { sql in
             try await sql.raw(
                 """
-                DELETE FROM pushed_authorization_requests WHERE request_uri_hash = \(bind: TokenDigest.hex(requestURI))
-                RETURNING client_id, request, expires_at
+                DELETE FROM pushed_authorization_requests
+                WHERE request_uri_hash = \(bind: TokenDigest.hex(requestURI)) AND client_id = \(bind: clientID)
+                RETURNING request, expires_at
                 """
             ).first()
         }
-        guard let row, try row.decode(column: "client_id", as: String.self) == clientID,
-            try row.decode(column: "expires_at", as: Int64.self) > clock.now()
-        else { return nil }
+        guard let row, try row.decode(column: "expires_at", as: Int64.self) > clock.now() else { return nil }
         return try JSONDecoder().decode(AuthorizationRequest.self, from: Data(try row.decode(column: "request", as: String.self).utf8))
     }
 }

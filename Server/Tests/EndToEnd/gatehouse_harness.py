@@ -57,6 +57,27 @@ def fresh_postgres_database() -> str:
     return parsed._replace(path="/" + name).geturl()
 
 
+@contextlib.contextmanager
+def balanced_nodes(engine: str, prepare, config: dict | None = None):
+    """One node on SQLite; on PostgreSQL two nodes sharing a fresh database behind one imagined load balancer: the
+    second serves the first's issuer (which DPoP proofs name in `htu`). `prepare` registers users and clients once."""
+    config = config or {}
+    if engine == "postgres":
+        url = fresh_postgres_database()
+        first = Server(database_url=url, owns_database=True, config=config)
+        prepare(first)
+        started = [first, Server(database_url=url, config={**config, "issuer": first.issuer})]
+    else:
+        first = Server(config=config)
+        prepare(first)
+        started = [first]
+    try:
+        yield started
+    finally:
+        for node in reversed(started):
+            node.stop()
+
+
 def drop_postgres_database(url: str) -> None:
     name = urlparse(url).path.lstrip("/")
     subprocess.run(["psql", POSTGRES_URL, "-q", "-c", f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"], capture_output=True, timeout=60)

@@ -17,8 +17,7 @@ import requests
 from joserfc import jwk, jws
 
 from conftest import ENGINES
-from gatehouse_harness import (APP_REDIRECT, PASSWORD, WEB_SECRET, Server, error_of, exchange, fresh_postgres_database, start,
-                               submit)
+from gatehouse_harness import APP_REDIRECT, PASSWORD, WEB_SECRET, Server, balanced_nodes, error_of, exchange, start, submit
 
 # joserfc warns that RFC 9864 deprecates "EdDSA" for "Ed25519"; the server accepts both.
 pytestmark = pytest.mark.filterwarnings("ignore:EdDSA is deprecated")
@@ -65,21 +64,8 @@ def nodes(request):
         node.add_client("app", APP_REDIRECT, public=True)
         node.add_client("svc", "http://127.0.0.1:9/unused", secret=WEB_SECRET, extra=["--scope", "openid", "profile"])
         node.add_client("strict", "http://127.0.0.1:9/unused", secret=WEB_SECRET, extra=["--require-dpop"])
-    if request.param == "postgres":
-        url = fresh_postgres_database()
-        first = Server(database_url=url, owns_database=True)
-        prepare(first)
-        # Behind one load balancer: the second node serves the same issuer, which proofs name in htu.
-        started = [first, Server(database_url=url, config={"issuer": first.issuer})]
-    else:
-        first = Server()
-        prepare(first)
-        started = [first]
-    try:
+    with balanced_nodes(request.param, prepare) as started:
         yield started
-    finally:
-        for node in reversed(started):
-            node.stop()
 
 
 def app_code(node):

@@ -12,7 +12,7 @@ import requests
 
 from conftest import ENGINES
 from gatehouse_harness import (APP_REDIRECT, PASSWORD, RFC7636_CHALLENGE, RFC7636_VERIFIER, WEB_REDIRECT, WEB_SECRET, Browser,
-                               Server, error_of, fresh_postgres_database, redeem, redirect_parameters, verify_id_token)
+                               balanced_nodes, error_of, redeem, redirect_parameters, verify_id_token)
 from test_dpop import Holder
 
 SETTINGS = {"token_lifetimes": {"pushed_request": 5}}
@@ -25,20 +25,8 @@ def nodes(request):
         node.add_user("alice", PASSWORD, name="Alice Example")
         node.add_client("web", WEB_REDIRECT, secret=WEB_SECRET)
         node.add_client("app", APP_REDIRECT, public=True)
-    if request.param == "postgres":
-        url = fresh_postgres_database()
-        first = Server(database_url=url, owns_database=True, config=SETTINGS)
-        prepare(first)
-        started = [first, Server(database_url=url, config={**SETTINGS, "issuer": first.issuer})]
-    else:
-        first = Server(config=SETTINGS)
-        prepare(first)
-        started = [first]
-    try:
+    with balanced_nodes(request.param, prepare, SETTINGS) as started:
         yield started
-    finally:
-        for node in reversed(started):
-            node.stop()
 
 
 def push(node, auth=("web", WEB_SECRET), headers=None, **overrides):

@@ -60,12 +60,13 @@ public actor UserSession {
         let session = try UserSession(
             configuration: configuration, metadata: metadata, tokens: tokens, claims: claims, dpop: dpop, protection: configuration.sessionProtection)
         let directory = AccountDirectory(configuration: configuration)
-        let replaced = try? await directory.session(of: session.subject)
+        // The same person signed in again: their record is replaced, so its refresh token would only linger, unused.
+        // A protected record is left unread (reading it would ask the person for Face ID in the middle of a sign-in).
+        let earlier = try? await directory.accounts().first { $0.subject == session.subject }
+        let replaced = earlier?.protection == .standard ? try? await directory.session(of: session.subject) : nil
         try await session.store(tokens)
-        if let refreshToken = replaced?.tokens.refreshToken, refreshToken != tokens.refreshToken {
-            // The same person signed in again: the record is replaced, so its refresh token would only linger, unused.
-            let previousKey = replaced?.dpopKey.flatMap { try? (configuration.dpop ?? SoftwareDPoPKeys()).restoreKey(from: $0) }
-            let previous = TokenClient(configuration: configuration, metadata: metadata, dpop: previousKey.map(DPoPProofs.init(key:)))
+        if let replaced, let refreshToken = replaced.tokens.refreshToken, refreshToken != tokens.refreshToken {
+            let previous = TokenClient(configuration: configuration, metadata: metadata, dpop: try? Self.proofs(for: replaced, configuration: configuration))
             try? await previous.revoke(refreshToken, hint: "refresh_token")
         }
         let claims = await session.claims
@@ -89,18 +90,20 @@ public actor UserSession {
         _ account: StoredAccount, configuration: GatehouseConfiguration, metadata: OpenIDProviderMetadata
     ) async throws(GatehouseError) -> UserSession? {
         guard let stored = try await AccountDirectory(configuration: configuration).session(of: account.subject) else { return nil }
-        var dpop: DPoPProofs?
-        if let representation = stored.dpopKey {
-            do {
-                // Bound tokens need their key, whether or not this launch asks for DPoP for new sign-ins.
-                dpop = DPoPProofs(key: try (configuration.dpop ?? SoftwareDPoPKeys()).restoreKey(from: representation))
-            } catch {
-                throw .dpopKey(ErrorCause(error))
-            }
-        }
         return try UserSession(
-            configuration: configuration, metadata: metadata, tokens: stored.tokens, claims: nil, dpop: dpop, subject: account.subject,
-            protection: stored.protection)
+            configuration: configuration, metadata: metadata, tokens: stored.tokens, claims: nil,
+            dpop: try proofs(for: stored, configuration: configuration), subject: account.subject, protection: stored.protection)
+    }
+
+    /// The key a stored session's tokens are bound to, if they are: needed whether or not this launch asks for DPoP
+    /// for new sign-ins.
+    private static func proofs(for stored: StoredTokenFormat.Stored, configuration: GatehouseConfiguration) throws(GatehouseError) -> DPoPProofs? {
+        guard let representation = stored.dpopKey else { return nil }
+        do {
+            return DPoPProofs(key: try (configuration.dpop ?? SoftwareDPoPKeys()).restoreKey(from: representation))
+        } catch {
+            throw .dpopKey(ErrorCause(error))
+        }
     }
 
     /// The current tokens, as stored; `nil` after ``logout()`` or ``revoke()``.

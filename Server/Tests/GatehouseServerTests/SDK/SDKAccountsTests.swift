@@ -103,6 +103,11 @@ struct SDKAccountsTests {
             let accounts = try await client.accounts()
             #expect(accounts.map(\.protection) == [.standard, .devicePasscode])
             #expect(try await client.user(for: accounts[1])?.protection == .devicePasscode)
+            // Signing Sam in again replaces his record without reading the protected one (no Face ID mid-sign-in).
+            let reads = await storage.reads(of: key)
+            _ = try await client.login(username: "sam", password: SDKLiveFlowTests.password)
+            #expect(await storage.reads(of: key) == reads)
+            #expect(await storage.protection(of: key) == .biometry)
 
             // Files cannot be guarded by biometrics: the SDK says so and the session stays stored as it was.
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gatehouse-protect-\(UUID().uuidString)")
@@ -123,8 +128,12 @@ struct SDKAccountsTests {
 actor RecordingProtectedStorage: TokenStorage {
     private var items: [String: [UInt8]] = [:]
     private var protections: [String: SessionProtection] = [:]
+    private var readCounts: [String: Int] = [:]
 
-    func read(account: String) async throws -> [UInt8]? { items[account] }
+    func read(account: String) async throws -> [UInt8]? {
+        readCounts[account, default: 0] += 1
+        return items[account]
+    }
     func write(_ bytes: [UInt8], account: String) async throws { try await write(bytes, account: account, protection: .standard) }
     func write(_ bytes: [UInt8], account: String, protection: SessionProtection) async throws {
         items[account] = bytes
@@ -135,4 +144,5 @@ actor RecordingProtectedStorage: TokenStorage {
         protections[account] = nil
     }
     func protection(of account: String) -> SessionProtection? { protections[account] }
+    func reads(of account: String) -> Int { readCounts[account, default: 0] }
 }

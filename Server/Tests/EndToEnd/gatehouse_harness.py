@@ -58,15 +58,16 @@ def fresh_postgres_database() -> str:
 
 
 @contextlib.contextmanager
-def balanced_nodes(engine: str, prepare, config: dict | None = None):
+def balanced_nodes(engine: str, prepare, config: dict | None = None, shared_issuer: bool = True):
     """One node on SQLite; on PostgreSQL two nodes sharing a fresh database behind one imagined load balancer: the
-    second serves the first's issuer (which DPoP proofs name in `htu`). `prepare` registers users and clients once."""
+    second serves the first's issuer (which DPoP proofs name in `htu`), or its own with `shared_issuer=False`.
+    `prepare` registers users and clients once."""
     config = config or {}
     if engine == "postgres":
         url = fresh_postgres_database()
         first = Server(database_url=url, owns_database=True, config=config)
         prepare(first)
-        started = [first, Server(database_url=url, config={**config, "issuer": first.issuer})]
+        started = [first, Server(database_url=url, config={**config, "issuer": first.issuer} if shared_issuer else config)]
     else:
         first = Server(config=config)
         prepare(first)

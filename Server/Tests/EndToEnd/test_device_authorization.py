@@ -14,8 +14,8 @@ import pytest
 import requests
 
 from conftest import ENGINES
-from gatehouse_harness import (PASSWORD, POSTGRES_URL, WEB_REDIRECT, WEB_SECRET, Browser, Server, binary, error_of, forms,
-                               fresh_postgres_database, session_from, verify_id_token)
+from gatehouse_harness import (PASSWORD, WEB_REDIRECT, WEB_SECRET, Browser, Server, balanced_nodes, binary, error_of,
+                               forms, session_from, verify_id_token)
 
 GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 USER_CODE = re.compile(r"^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$")
@@ -35,21 +35,8 @@ def prepare(server):
 @pytest.fixture(scope="module", params=ENGINES)
 def nodes(request):
     """One node on SQLite; on PostgreSQL two nodes sharing the database, as behind a load balancer."""
-    if request.param == "postgres":
-        url = fresh_postgres_database()
-        first = Server(database_url=url, owns_database=True, config=SETTINGS)
-        prepare(first)
-        second = Server(database_url=url, config=SETTINGS)
-        started = [first, second]
-    else:
-        first = Server(config=SETTINGS)
-        prepare(first)
-        started = [first]
-    try:
+    with balanced_nodes(request.param, prepare, SETTINGS, shared_issuer=False) as started:
         yield started
-    finally:
-        for node in reversed(started):
-            node.stop()
 
 
 def start(node, client_id="tv", scope="openid profile offline_access", **extra):

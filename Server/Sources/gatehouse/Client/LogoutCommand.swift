@@ -30,11 +30,7 @@ struct LogoutCommand: AsyncParsableCommand {
         do {
             if browser {
                 let open = !noBrowser
-                try await user.logout(
-                    using: LoopbackUserAgent(timeout: browserTimeout) { url in
-                        Terminal.say("Sign out in your browser at\n\(url.absoluteString)\nWaiting for it to come back…")
-                        if open { LoopbackUserAgent.openInSystemBrowser(url) }
-                    })
+                try await user.logout(using: LoopbackUserAgent(timeout: browserTimeout) { Terminal.showInBrowser($0, "Sign out", open: open) })
             } else {
                 try await user.logout()
             }

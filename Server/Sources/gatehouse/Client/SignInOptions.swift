@@ -150,14 +150,11 @@ extension SignInOptions {
         return configuration
     }
 
-    /// A user agent for the terminal: the URL printed (the person may open it anywhere on this machine) and, unless
-    /// `--no-browser`, opened in the desktop's browser; the answer comes back to a loopback port.
+    /// A user agent for the terminal: the URL printed and, unless `--no-browser`, opened in the desktop's browser; the
+    /// answer comes back to a loopback port.
     var terminalUserAgent: LoopbackUserAgent {
         let open = !noBrowser
-        return LoopbackUserAgent(timeout: browserTimeout) { url in
-            Terminal.say("Continue in your browser at\n\(url.absoluteString)\nWaiting for it to come back…")
-            if open { LoopbackUserAgent.openInSystemBrowser(url) }
-        }
+        return LoopbackUserAgent(timeout: browserTimeout) { Terminal.showInBrowser($0, "Continue", open: open) }
     }
 
     /// The server's own sign-in pages in the browser (authorization code with PKCE), back to a loopback port.
@@ -207,8 +204,7 @@ extension SignInOptions {
         let open = !noBrowser
         let wait = browserTimeout
         let browser = ClosureIdentityProviderBrowser { url, _ in
-            Terminal.say("\(provider.label): continue in your browser at\n\(url.absoluteString)")
-            if open { LoopbackUserAgent.openInSystemBrowser(url) }
+            Terminal.showInBrowser(url, "\(provider.label): continue", open: open)
             return try await callback.wait(
                 timeout: wait, message: "Signed in with the identity provider. You can close this window and go back to the terminal.")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Gatehouse
 
 #if canImport(Glibc)
 import Glibc
@@ -10,6 +11,13 @@ import Darwin
 enum Terminal {
     static func say(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    /// Says where to go on with `url` (printed, so the person may open it anywhere on this machine) and, when `open`,
+    /// opens it in the desktop's browser.
+    static func showInBrowser(_ url: URL, _ prompt: String, open: Bool) {
+        say("\(prompt) in your browser at\n\(url.absoluteString)\nWaiting for it to come back…")
+        if open { LoopbackUserAgent.openInSystemBrowser(url) }
     }
 
     /// Asks for a line; the end of input is an error that says how to run without a terminal.

@@ -286,3 +286,72 @@ def test_sessions_factors_secrets_devices_and_outbox(admin):
     assert outbox.status_code == 200 and all("body" not in message for message in outbox.json()["items"])
     kinds = [event["type"] for event in call(admin, "GET", "/admin/v1/events?limit=500", bearer).json()["items"]]
     assert {"token.revoked", "factor.removed", "client.secret_rotated", "session.ended"} <= set(kinds)
+
+
+@pytest.fixture(scope="module")
+def lasting():
+    """A server with the default token lifetimes (15 minutes), so that nothing in these tests ends by expiring."""
+    server = Server()
+    server.add_client("ops", "https://ops.example/cb", secret=OPS_SECRET, extra=["--scope", "gatehouse:admin"])
+    yield server
+    server.stop()
+
+
+def introspected(server, access_token, auth):
+    """Whether the token is active, as its own client learns by introspection (RFC 7662)."""
+    answer = requests.post(server.issuer + "/introspect", data={"token": access_token}, auth=auth, timeout=10)
+    assert answer.status_code == 200, answer.text
+    return answer.json()["active"]
+
+
+def test_removing_an_admin_scope_or_rotating_the_secret_ends_the_tokens_that_had_it(lasting):
+    bearer = token(lasting, "ops", OPS_SECRET, "gatehouse:admin")
+    created = call(lasting, "POST", "/admin/v1/clients", bearer, json={
+        "id": "robot", "redirect_uris": ["https://robot.example/cb"], "scopes": ["openid", "phone", "gatehouse:admin", "gatehouse:admin:read"]})
+    assert created.status_code == 201, created.text
+    secret = created.json()["client_secret"]
+    robot_admin = token(lasting, "robot", secret, "gatehouse:admin")
+    robot_reader = token(lasting, "robot", secret, "gatehouse:admin:read")
+    robot_phone = token(lasting, "robot", secret, "phone")
+    assert call(lasting, "GET", "/admin/v1/users", robot_admin).status_code == 200
+
+    # gatehouse:admin taken away: the token that carried it stops at once; the others carry scopes the client keeps.
+    read = call(lasting, "GET", "/admin/v1/clients/robot", bearer)
+    changed = call(lasting, "PATCH", "/admin/v1/clients/robot", bearer, headers={"If-Match": read.headers["ETag"]},
+                   json={"scopes": ["openid", "phone", "gatehouse:admin:read"]})
+    assert changed.status_code == 200, changed.text
+    assert call(lasting, "GET", "/admin/v1/users", robot_admin).status_code == 401
+    assert not introspected(lasting, robot_admin, ("robot", secret))
+    assert call(lasting, "GET", "/admin/v1/users", robot_reader).status_code == 200
+    assert introspected(lasting, robot_phone, ("robot", secret))
+
+    # A new secret: every token taken with the old one ends, whatever its scopes.
+    rotated = call(lasting, "POST", "/admin/v1/clients/robot/rotate-secret", bearer)
+    assert rotated.status_code == 200
+    new_secret = rotated.json()["client_secret"]
+    assert call(lasting, "GET", "/admin/v1/users", robot_reader).status_code == 401
+    assert not introspected(lasting, robot_reader, ("robot", new_secret)) and not introspected(lasting, robot_phone, ("robot", new_secret))
+    fresh = token(lasting, "robot", new_secret, "gatehouse:admin:read")
+    assert call(lasting, "GET", "/admin/v1/users", fresh).status_code == 200
+    # The operator's own token, another client's, is untouched throughout.
+    assert call(lasting, "GET", "/admin/v1/users", bearer).status_code == 200
+
+
+def test_an_admin_write_with_a_member_it_does_not_know_is_refused_by_name(lasting):
+    bearer = token(lasting, "ops", OPS_SECRET, "gatehouse:admin")
+    refused = call(lasting, "POST", "/admin/v1/clients", bearer, json={
+        "id": "unknowing", "redirect_uris": ["https://u.example/cb"], "jwks": {"keys": []}, "backchannel_logout_uri": "https://u.example/bc",
+        "bogus_field": 1})
+    assert refused.status_code == 400 and refused.headers["Content-Type"] == "application/problem+json"
+    detail = refused.json()["detail"]
+    assert "backchannel_logout_uri, bogus_field, jwks" in detail, detail
+    assert call(lasting, "GET", "/admin/v1/clients/unknowing", bearer).status_code == 404  # nothing was created
+    for path, body in [("/admin/v1/users", {"username": "ulla", "email": "ulla@example.com", "role": "admin"})]:
+        answer = call(lasting, "POST", path, bearer, json=body)
+        assert answer.status_code == 400 and "role" in answer.json()["detail"], answer.text
+    created = call(lasting, "POST", "/admin/v1/users", bearer, json={"username": "ulla", "email": "ulla@example.com"}).json()
+    read = call(lasting, "GET", f"/admin/v1/users/{created['id']}", bearer)
+    patched = call(lasting, "PATCH", f"/admin/v1/users/{created['id']}", bearer, headers={"If-Match": read.headers["ETag"]},
+                   json={"name": "Ulla", "locale": "de"})
+    assert patched.status_code == 400 and "locale" in patched.json()["detail"]
+    assert call(lasting, "GET", f"/admin/v1/users/{created['id']}", bearer).json().get("name") is None  # nothing changed

@@ -64,6 +64,7 @@ def nodes(request):
         node.add_client("app", APP_REDIRECT, public=True)
         node.add_client("svc", "http://127.0.0.1:9/unused", secret=WEB_SECRET, extra=["--scope", "openid", "profile"])
         node.add_client("strict", "http://127.0.0.1:9/unused", secret=WEB_SECRET, extra=["--require-dpop"])
+        node.add_client("ops", "http://127.0.0.1:9/unused", secret=WEB_SECRET, extra=["--scope", "gatehouse:admin"])
     with balanced_nodes(request.param, prepare) as started:
         yield started
 
@@ -130,6 +131,43 @@ def test_every_allowed_algorithm_binds_the_tokens_and_userinfo_needs_the_key(nod
     assert error_of(token_request(node, refresh, thief.proof("POST", node.issuer + "/token"))) == "invalid_grant"
     rotated = token_request(other, refresh, holder.proof("POST", node.issuer + "/token"))
     assert rotated.status_code == 200 and rotated.json()["token_type"] == "DPoP", rotated.text
+
+
+def test_the_admin_api_takes_a_bound_token_only_with_a_proof_of_its_key(nodes):
+    """The most privileged API checks the binding as userinfo does: a stolen bound admin token is useless alone."""
+    node, other = nodes[0], nodes[-1]
+    holder = Holder()
+    granted = token_request(node, {"grant_type": "client_credentials", "scope": "gatehouse:admin"}, holder.proof("POST", node.issuer + "/token"),
+                            auth=("ops", WEB_SECRET))
+    assert granted.status_code == 200 and granted.json()["token_type"] == "DPoP", granted.text
+    access = granted.json()["access_token"]
+    url = node.issuer + "/admin/v1/users"
+
+    def admin(scheme, proof=None):
+        headers = {"Authorization": f"{scheme} {access}"}
+        if proof:
+            headers["DPoP"] = proof
+        return requests.get(other.issuer + "/admin/v1/users", headers=headers, timeout=10)
+
+    as_bearer = admin("Bearer")
+    assert as_bearer.status_code == 401 and as_bearer.headers["Content-Type"] == "application/problem+json", as_bearer.text
+    assert as_bearer.headers["WWW-Authenticate"].startswith("DPoP ") and 'error="invalid_token"' in as_bearer.headers["WWW-Authenticate"]
+    assert "bound to a DPoP key" in as_bearer.json()["detail"]
+    assert admin("DPoP").status_code == 401  # no proof
+    stolen = admin("DPoP", Holder().proof("GET", url, access))
+    assert stolen.status_code == 401 and 'error="invalid_dpop_proof"' in stolen.headers["WWW-Authenticate"]
+    assert admin("DPoP", holder.proof("GET", url)).status_code == 401  # a proof without ath names no token
+    assert admin("DPoP", holder.proof("POST", url, access)).status_code == 401  # another method
+    proof = holder.proof("GET", url, access)
+    answered = admin("DPoP", proof)
+    assert answered.status_code == 200, answered.text
+    assert admin("DPoP", proof).status_code == 401  # the same proof twice: a replay, on either node
+    # An unbound admin token is a bearer token only.
+    plain = requests.post(node.issuer + "/token", data={"grant_type": "client_credentials", "scope": "gatehouse:admin"}, auth=("ops", WEB_SECRET),
+                          timeout=10).json()["access_token"]
+    assert requests.get(url, headers={"Authorization": f"Bearer {plain}"}, timeout=10).status_code == 200
+    as_dpop = requests.get(url, headers={"Authorization": f"DPoP {plain}", "DPoP": holder.proof("GET", url, plain)}, timeout=10)
+    assert as_dpop.status_code == 401 and "not bound" in as_dpop.json()["detail"]
 
 
 def test_each_check_of_the_proof_refuses_with_invalid_dpop_proof(nodes):
@@ -233,7 +271,7 @@ def test_a_client_that_requires_dpop_gets_no_token_without_a_proof(nodes):
     assert introspected["active"] and introspected["token_type"] == "DPoP"
     assert introspected["cnf"] == {"jkt": holder.thumbprint}
     listed = json.loads(node.cli("clients", "list", "--json").stdout)
-    assert {client["id"]: client["require_dpop"] for client in listed} == {"app": False, "svc": False, "strict": True}
+    assert {client["id"]: client["require_dpop"] for client in listed} == {"app": False, "svc": False, "strict": True, "ops": False}
     # A bearer token from a client that does not bind stays a bearer token.
     plain = token_request(node, {"grant_type": "client_credentials"}, auth=("svc", WEB_SECRET)).json()
     assert plain["token_type"] == "Bearer"

@@ -357,10 +357,16 @@ def test_tampered_and_replayed_state(server, standin):
     authorization = visit.go("spoiled")
     callback = visit.session.get(authorization, allow_redirects=False, timeout=10).headers["Location"]
     tampered = re.sub(r"state=([^&]+)", lambda m: "state=" + m.group(1)[:-4] + "AAAA", callback)
+    before = len(failed_sign_ins(server))
     refused = visit.answer(tampered)
-    assert refused.status_code == 401 and "does not belong to this sign-in" in html.unescape(refused.text)
-    # The real answer was for the sign-in the tampered one used up: refused too.
-    assert visit.answer(callback).status_code == 401
+    assert refused.status_code == 401 and "This answer from Stand-in OIDC does not belong to this sign-in" in html.unescape(refused.text)
+    # The real answer was for the sign-in the tampered one used up: refused too, still naming the provider it went to,
+    # in words that read as a sentence and in the audit trail.
+    again = visit.answer(callback)
+    assert again.status_code == 401 and "This answer from Stand-in OIDC does not belong" in html.unescape(again.text), again.text
+    assert "from The identity provider" not in html.unescape(again.text)
+    events = failed_sign_ins(server)[before:]
+    assert [event["details"].get("provider") for event in events] == ["spoiled", "spoiled"], events
     # A fresh start signs in, and its answer is single use: a replay finds the flow finished.
     visit.page = visit.session.get(visit.session.get(authorize_url(server), timeout=10).url, timeout=10)
     authorization = visit.go("spoiled")
@@ -399,12 +405,27 @@ def test_unlinking_keeps_a_way_to_sign_in(server):
     assert "erin-upstream" not in identities(server, "erin")
 
 
+def failed_sign_ins(server):
+    import json
+    return json.loads(server.cli("events", "--type", "sign_in.failed", "--json", "--limit", "10000").stdout)
+
+
 def test_providers_list_and_check(server):
     listed = server.cli("providers", "list").stdout
     assert "corp" in listed and "/login/idp/callback" in listed
+    # The server runs with `serve --port`, which the configuration does not know: the list says what it assumed…
+    assert "This assumes the issuer http://127.0.0.1:8080 (no issuer is configured)" in listed, listed
+    # …and with the issuer the server really uses, it is exact.
+    exact = server.cli("providers", "list", "--issuer", server.issuer).stdout
+    assert f"Register this redirect URI at each provider: {server.issuer}/login/idp/callback" in exact and "assumes" not in exact
     checked = server.cli("providers", "check", check=False)
     assert checked.returncode == 1
     assert "✓ corp: ready" in checked.stdout and "✓ mock: ready" in checked.stdout and "✗ down:" in checked.stdout
+    # What happened, in plain words: not a transport error's own text.
+    lines = checked.stdout.splitlines()
+    down = lines[lines.index("✗ down:") + 1]
+    assert "/.well-known/openid-configuration: the connection was refused (nothing listens there)" in down, checked.stdout
+    assert "error set" not in checked.stdout and "errno" not in checked.stdout, down
 
 
 def browse_to_loopback(url):

@@ -202,8 +202,13 @@ public struct AdminPasskey: Codable, Sendable {
 }
 
 /// `PATCH /admin/v1/users/{id}/passkeys/{passkey}`: the passkey's new name.
-struct AdminPasskeyChange: Decodable, Sendable {
+struct AdminPasskeyChange: ClosedJSONBody, Sendable {
+    typealias Members = CodingKeys
     var name: String
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case name
+    }
 }
 
 /// A device identity (an authenticator app) as the admin API lists it.

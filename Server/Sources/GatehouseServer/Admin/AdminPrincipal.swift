@@ -8,16 +8,28 @@ struct AdminPrincipal: Sendable {
     /// Whether the token may change things (`gatehouse:admin`), or only read (`gatehouse:admin:read`).
     var canWrite: Bool
 
-    /// The principal of `request`'s bearer token; throws 401 without a usable one, 403 for a token without an admin scope.
+    /// The principal of `request`'s access token; throws 401 without a usable one (a DPoP-bound token without a proof
+    /// of its key among them, checked as every protected endpoint checks it), 403 for a token without an admin scope.
     static func of(_ request: Request, server: IdentityServer) async throws -> AdminPrincipal {
-        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer "),
-            case let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces), !token.isEmpty, token.utf8.count <= 512
-        else { throw AdminProblem.unauthorized }
-        if token.hasPrefix(AdminTokenStore.prefix) {
-            guard let record = try await server.adminTokens.verify(token) else { throw AdminProblem.unauthorized }
+        let presented: PresentedAccessToken
+        do {
+            guard let token = try PresentedAccessToken.of(request), token.token.utf8.count <= 512 else { throw AdminProblem.unauthorized }
+            presented = token
+        } catch let refusal as PresentedAccessToken.Refusal {
+            throw AdminProblem.refused(refusal, server: server)
+        }
+        if presented.token.hasPrefix(AdminTokenStore.prefix) {
+            // Personal admin tokens are bearer tokens: they are never bound to a key.
+            guard presented.scheme == .bearer else { throw AdminProblem.refused(.unboundTokenAsDPoP, server: server) }
+            guard let record = try await server.adminTokens.verify(presented.token) else { throw AdminProblem.unauthorized }
             return AdminPrincipal(actor: "admin-token:\(record.name)", canWrite: !record.readOnly)
         }
-        guard let access = try await server.tokens.activeAccessToken(token) else { throw AdminProblem.unauthorized }
+        guard let access = try await server.tokens.activeAccessToken(presented.token) else { throw AdminProblem.unauthorized }
+        do {
+            _ = try await presented.checkBinding(to: access.jkt, request: request, path: request.uri.path, proofs: DPoPProofCheck(server: server))
+        } catch {
+            throw AdminProblem.refused(error, server: server)
+        }
         // A token that acts for a user is never an admin token, whatever its scopes.
         guard access.userID == nil else { throw AdminProblem.forbiddenScope }
         if access.scopes.contains("gatehouse:admin") { return AdminPrincipal(actor: "client:\(access.clientID)", canWrite: true) }

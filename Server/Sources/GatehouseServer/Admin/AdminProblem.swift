@@ -29,6 +29,19 @@ struct AdminProblem: Error, Sendable {
     static let preconditionFailed = Self(
         status: .preconditionFailed, kind: "precondition-failed", title: "Precondition failed",
         detail: "The resource changed since you read it (its ETag differs); read it again and reapply your change.")
+    /// A token presented otherwise than its binding requires (``PresentedAccessToken``): 401 with the challenge of the
+    /// scheme it must use, and the DPoP nonce when nonces are on.
+    static func refused(_ refusal: PresentedAccessToken.Refusal, server: IdentityServer) -> Self {
+        let oauth = refusal.oauthError(
+            presentedWithDPoP: false, nonce: server.configuration.dpop.requireNonce ? server.dpopNonces.current : nil)
+        var problem = Self(
+            status: .unauthorized, kind: oauth.code.rawValue.replacingOccurrences(of: "_", with: "-"), title: "Unauthorized", detail: oauth.description)
+        let answer = oauth.response()
+        problem.headers[.wwwAuthenticate] = answer.headers[.wwwAuthenticate] ?? unauthorized.headers[.wwwAuthenticate]
+        if let nonce = answer.headers[DPoPProofCheck.nonceHeader] { problem.headers[DPoPProofCheck.nonceHeader] = nonce }
+        return problem
+    }
+
     static func tooManyRequests(retryAfter: Int) -> Self {
         Self(
             status: .tooManyRequests, kind: "rate-limited", title: "Too many requests", detail: "Slow down; try again in \(retryAfter) seconds.",

@@ -55,14 +55,16 @@ public struct AdminUser: Codable, Sendable, Equatable {
 }
 
 /// `POST /admin/v1/users`.
-struct AdminNewUser: Decodable, Sendable {
+struct AdminNewUser: ClosedJSONBody, Sendable {
+    typealias Members = CodingKeys
+
     var username, email: String
     var emailVerified: Bool?
     var name, givenName, familyName: String?
     /// Without one the account has no password until its owner sets one (recovery).
     var password: String?
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case username, email, name, password
         case emailVerified = "email_verified"
         case givenName = "given_name"
@@ -71,14 +73,16 @@ struct AdminNewUser: Decodable, Sendable {
 }
 
 /// `PATCH /admin/v1/users/{id}`: the fields given change, the others stay.
-struct AdminUserChange: Decodable, Sendable {
+struct AdminUserChange: ClosedJSONBody, Sendable {
+    typealias Members = CodingKeys
+
     var email: String?
     var emailVerified: Bool?
     var name, givenName, familyName: String?
     var phoneNumber: String?
     var phoneNumberVerified: Bool?
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case email, name
         case emailVerified = "email_verified"
         case givenName = "given_name"
@@ -131,7 +135,9 @@ public struct AdminClient: Codable, Sendable {
 }
 
 /// `POST /admin/v1/clients`.
-struct AdminNewClient: Decodable, Sendable {
+struct AdminNewClient: ClosedJSONBody, Sendable {
+    typealias Members = CodingKeys
+
     var id: String
     var name: String?
     var redirectURIs: [String]
@@ -142,7 +148,7 @@ struct AdminNewClient: Decodable, Sendable {
     var deviceGrant: Bool?
     var requireDPoP: Bool?
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case id, name, scopes
         case isPublic = "public"
         case redirectURIs = "redirect_uris"
@@ -154,7 +160,9 @@ struct AdminNewClient: Decodable, Sendable {
 }
 
 /// `PATCH /admin/v1/clients/{id}`: the fields to change; absent ones stay.
-struct AdminClientChange: Decodable, Sendable {
+struct AdminClientChange: ClosedJSONBody, Sendable {
+    typealias Members = CodingKeys
+
     var name: String?
     var redirectURIs, postLogoutRedirectURIs, scopes: [String]?
     var idTokenAlgorithm: String?
@@ -162,7 +170,7 @@ struct AdminClientChange: Decodable, Sendable {
     var deviceGrant: Bool?
     var requireDPoP: Bool?
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case name, scopes
         case redirectURIs = "redirect_uris"
         case postLogoutRedirectURIs = "post_logout_redirect_uris"

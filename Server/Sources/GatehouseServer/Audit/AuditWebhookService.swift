@@ -68,7 +68,7 @@ public struct AuditWebhookService: Service {
         request.headers.add(name: "X-Gatehouse-Signature", value: Self.signature(body: body, timestamp: now, secret: webhook.secret))
         request.body = .bytes(ByteBuffer(string: body))
         do {
-            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(Int64(webhook.timeout)))
+            let response = try await OutboundHTTP.execute(request, timeout: .seconds(Int64(webhook.timeout)))
             _ = try? await response.body.collect(upTo: 64 * 1024)
             return (200..<300).contains(Int(response.status.code))
         } catch {

@@ -50,10 +50,13 @@ public struct Client: Sendable, Equatable, Codable {
         Self.matches(uri, registered: postLogoutRedirectURIs)
     }
 
+    /// The ports a loopback redirect may name: 0 is "any port" to the listener, never one it listens on.
+    static let portRange = 1...65_535
+
     private static func matches(_ uri: String, registered: [String]) -> Bool {
         if registered.contains(uri) { return true }
         guard let requested = URLComponents(string: uri), requested.scheme == "http", let host = requested.host,
-            host == "127.0.0.1" || host == "[::1]" || host == "::1", requested.port != nil
+            host == "127.0.0.1" || host == "[::1]" || host == "::1", let port = requested.port, Self.portRange.contains(port)
         else { return false }
         var portless = requested
         portless.port = nil

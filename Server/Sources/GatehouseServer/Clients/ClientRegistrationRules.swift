@@ -29,6 +29,9 @@ public enum ClientRegistrationRules {
         guard url.fragment == nil else {
             throw ConfigurationError("The redirect URI \"\(uri)\" must not contain a fragment (#…).")
         }
+        if let port = URLComponents(string: uri)?.port, !Client.portRange.contains(port) {
+            throw ConfigurationError("The redirect URI \"\(uri)\" names the port \(port); a port is 1 to 65535 (leave a loopback one out to allow any).")
+        }
         switch scheme {
         case "https":
             guard url.host?.isEmpty == false else { throw ConfigurationError("The redirect URI \"\(uri)\" has no host.") }

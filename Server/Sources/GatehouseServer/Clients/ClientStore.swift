@@ -61,9 +61,12 @@ public struct ClientStore: Sendable {
     }
 
     /// Changes a client's settings to `changed`, unless it is no longer `expected` (someone changed it meanwhile):
-    /// then `nil`. Its id, secret and creation time stay.
+    /// then `nil`. Its id, secret and creation time stay. Tokens it holds with a scope it no longer has are revoked
+    /// in the same transaction: an admin token must not outlive the removal of `gatehouse:admin`.
     func update(_ expected: Client, to changed: Client) async throws -> Client? {
-        try await database.transaction { [database] sql in
+        let removed = expected.scopes.filter { !changed.scopes.contains($0) }
+        let now = clock.now()
+        return try await database.transaction { [database] sql in
             try await database.lock(.operatorChanges, in: sql)
             guard let current = try await Self.find(id: expected.id, in: sql), current == expected else { return nil }
             try await sql.raw(
@@ -76,18 +79,40 @@ public struct ClientStore: Sendable {
                 WHERE id = \(bind: current.id)
                 """
             ).run()
+            if !removed.isEmpty { try await Self.revokeTokens(of: current.id, carryingAny: removed, at: now, in: sql) }
             return try await Self.find(id: current.id, in: sql)
         }
     }
 
-    /// Gives the confidential client `id` a new secret (the old one stops working at once); `false` when there is no
-    /// such confidential client.
+    /// Gives the confidential client `id` a new secret (the old one stops working at once) and revokes every token it
+    /// holds, in one transaction: a secret is rotated because it may have leaked, and whoever had it may have taken
+    /// tokens. `false` when there is no such confidential client.
     func replaceSecret(of id: String, with secret: String) async throws -> Bool {
-        try await database.transaction { sql in
-            try await sql.raw(
-                "UPDATE clients SET secret_hash = \(bind: TokenDigest.hex(secret)) WHERE id = \(bind: id) AND secret_hash IS NOT NULL RETURNING id"
-            ).first() != nil
+        let now = clock.now()
+        return try await database.transaction { sql in
+            let replaced =
+                try await sql.raw(
+                    "UPDATE clients SET secret_hash = \(bind: TokenDigest.hex(secret)) WHERE id = \(bind: id) AND secret_hash IS NOT NULL RETURNING id"
+                ).first() != nil
+            if replaced { try await Self.revokeTokens(of: id, carryingAny: nil, at: now, in: sql) }
+            return replaced
         }
+    }
+
+    /// Revokes the access and refresh tokens of client `id` that carry any of `scopes`, or all of them when `scopes` is nil.
+    private static func revokeTokens(of id: String, carryingAny scopes: [String]?, at now: Int64, in sql: any SQLDatabase) async throws {
+        let carrying: SQLQueryString = scopes.map { " AND (" + $0.map(Self.carries).joined(separator: " OR ") + ")" } ?? ""
+        for table in ["access_tokens", "refresh_tokens"] {
+            try await sql.raw(
+                "UPDATE \(unsafeRaw: table) SET revoked_at = \(bind: now) WHERE client_id = \(bind: id) AND revoked_at IS NULL\(carrying)"
+            ).run()
+        }
+    }
+
+    /// The condition that a token's space-separated `scope` column holds `scope` whole (LIKE's wildcards in it escaped).
+    private static func carries(_ scope: String) -> SQLQueryString {
+        let escaped = scope.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+        return "(' ' || scope || ' ') LIKE \(bind: "% " + escaped + " %") ESCAPE '\\'"
     }
 
     /// Deletes a client and revokes everything issued to it. Returns `false` when there is no such client.
@@ -98,8 +123,7 @@ public struct ClientStore: Sendable {
             try await sql.raw("DELETE FROM authorization_codes WHERE client_id = \(bind: id)").run()
             try await sql.raw("DELETE FROM flows WHERE client_id = \(bind: id)").run()
             try await sql.raw("DELETE FROM device_authorizations WHERE client_id = \(bind: id)").run()
-            try await sql.raw("UPDATE access_tokens SET revoked_at = \(bind: now) WHERE client_id = \(bind: id) AND revoked_at IS NULL").run()
-            try await sql.raw("UPDATE refresh_tokens SET revoked_at = \(bind: now) WHERE client_id = \(bind: id) AND revoked_at IS NULL").run()
+            try await Self.revokeTokens(of: id, carryingAny: nil, at: now, in: sql)
             try await sql.raw("DELETE FROM clients WHERE id = \(bind: id)").run()
             return true
         }

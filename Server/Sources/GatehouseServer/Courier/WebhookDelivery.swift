@@ -31,9 +31,9 @@ struct WebhookDelivery: MessageDelivery {
         request.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(payload)))
         let response: HTTPClientResponse
         do {
-            response = try await HTTPClient.shared.execute(request, timeout: .seconds(settings.timeout))
+            response = try await OutboundHTTP.execute(request, timeout: .seconds(settings.timeout))
         } catch {
-            throw DeliveryFailure(description: "The webhook \(settings.url) could not be reached: \(error)")
+            throw DeliveryFailure(description: "The webhook \(OutboundHTTP.printable(settings.url)) could not be reached: \(OutboundHTTP.describe(error)).")
         }
         // Read (and drop) a bounded body so the connection can be reused.
         _ = try? await response.body.collect(upTo: 64 * 1024)

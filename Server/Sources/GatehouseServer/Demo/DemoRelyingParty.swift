@@ -201,7 +201,7 @@ public final class DemoRelyingParty: Sendable {
             ("code_verifier", verifier),
         ])
         request.body = .bytes(ByteBuffer(string: body))
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        let response = try await OutboundHTTP.execute(request, timeout: .seconds(10))
         let data = Data(buffer: try await response.body.collect(upTo: 1 << 20))
         guard response.status == .ok else {
             let error = try? JSONDecoder().decode(OAuthErrorResponse.self, from: data)
@@ -213,7 +213,7 @@ public final class DemoRelyingParty: Sendable {
     private func call(_ path: String, bearer: String? = nil) async throws -> String {
         var request = HTTPClientRequest(url: loopbackBase + path)
         if let bearer { request.headers.add(name: "Authorization", value: "Bearer \(bearer)") }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        let response = try await OutboundHTTP.execute(request, timeout: .seconds(10))
         let text = String(buffer: try await response.body.collect(upTo: 1 << 20))
         guard response.status == .ok else { throw DemoError("\(path) answered HTTP \(response.status.code).") }
         return text

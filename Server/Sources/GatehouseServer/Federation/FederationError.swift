@@ -22,10 +22,12 @@ struct FederationError: Error, Sendable, Equatable {
         Self(reason: .unavailable, message: "\(provider) could not be reached. Try again in a moment, or sign in another way.", detail: detail)
     }
 
-    static func denied(_ provider: String, error: String, description: String?) -> Self {
+    /// The provider refused; `provider` is its name, `nil` when the answer cannot be tied to one.
+    static func denied(_ provider: String?, error: String, description: String?) -> Self {
         let message =
             error == "access_denied"
-            ? "Signing in with \(provider) was cancelled or not allowed." : "\(provider) did not sign you in (\(error)). Try again, or sign in another way."
+            ? "Signing in with \(provider ?? "the identity provider") was cancelled or not allowed."
+            : "\(provider ?? "The identity provider") did not sign you in (\(error)). Try again, or sign in another way."
         return Self(reason: .denied, message: message, detail: "\(error): \(description ?? "")")
     }
 
@@ -37,10 +39,12 @@ struct FederationError: Error, Sendable, Equatable {
         Self(reason: .invalidIdentity, message: "The sign-in from \(provider) could not be verified, so it was refused. Try again.", detail: detail)
     }
 
-    static func invalidState(_ provider: String) -> Self {
+    /// The answer belongs to no sign-in this flow has waiting; `provider` is the name of the one it last went to, if any.
+    static func invalidState(_ provider: String?) -> Self {
         Self(
             reason: .invalidState,
-            message: "This answer from \(provider) does not belong to this sign-in (it was used already, or started in another window). Try again.",
+            message:
+                "This answer from \(provider ?? "the identity provider") does not belong to this sign-in (it was used already, or started in another window). Try again.",
             detail: "state did not match")
     }
 }

@@ -13,7 +13,7 @@ struct UpstreamHTTP: Sendable {
     func json(_ request: HTTPClientRequest, failure: (String) -> FederationError) async throws(FederationError) -> (status: Int, body: [String: Any]) {
         let (status, data) = try await send(request)
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw failure("\(request.url) answered HTTP \(status) with something other than a JSON object")
+            throw failure("\(OutboundHTTP.printable(request.url)) answered HTTP \(status) with something other than a JSON object")
         }
         return (status, object)
     }
@@ -24,11 +24,11 @@ struct UpstreamHTTP: Sendable {
         request.headers.replaceOrAdd(name: "User-Agent", value: "Gatehouse")
         if !request.headers.contains(name: "Accept") { request.headers.add(name: "Accept", value: "application/json") }
         do {
-            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(Int64(provider.timeout)))
+            let response = try await OutboundHTTP.execute(request, timeout: .seconds(Int64(provider.timeout)))
             let body = try await response.body.collect(upTo: Self.maximumBody)
             return (Int(response.status.code), Data(buffer: body))
         } catch {
-            throw .unavailable(provider.name, "\(request.url): \(error)")
+            throw .unavailable(provider.name, "\(OutboundHTTP.printable(request.url)): \(OutboundHTTP.describe(error))")
         }
     }
 

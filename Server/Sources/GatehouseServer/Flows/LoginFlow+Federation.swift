@@ -59,6 +59,7 @@ extension LoginFlow {
             return .failure(error)
         }
         var next = state
+        next.federation.lastProviderID = provider.id
         next.federation.pending = PendingUpstream(
             providerID: provider.id, stateDigest: TokenDigest.hex(secret), nonce: nonce,
             sealedVerifier: try server.authenticators.box.seal(Data(verifier.utf8)))
@@ -71,9 +72,11 @@ extension LoginFlow {
     func prepareUpstream(for state: FlowStore.LoginState, values: [String: FieldValue]) async -> UpstreamAnswer {
         let text = { (key: String) in values[key]?.text }
         guard let pending = state.federation.pending, let provider = server.configuration.identityProvider(pending.providerID) else {
-            // No sign-in is waiting (used already, or it never started): an error the app passed on is shown as it is.
-            if let error = text("error") { return .refused(.denied("The identity provider", error: error, description: text("error_description"))) }
-            return .refused(.invalidState("The identity provider"))
+            // No sign-in is waiting (used already, or it never started): an error the app passed on is shown as it is,
+            // naming the provider this flow last went to, if any.
+            let name = state.federation.lastProviderID.flatMap { server.configuration.identityProvider($0)?.name }
+            if let error = text("error") { return .refused(.denied(name, error: error, description: text("error_description"))) }
+            return .refused(.invalidState(name))
         }
         let parts = (text("state") ?? "").split(separator: ".", maxSplits: 1)
         guard parts.count == 2, String(parts[0]) == state.id, ConstantTime.equals(TokenDigest.hex(String(parts[1])), pending.stateDigest) else {
@@ -104,9 +107,9 @@ extension LoginFlow {
         case .refused(let error):
             server.logger.notice(
                 "Signing in with an identity provider failed", metadata: ["reason": "\(error.reason.rawValue)", "detail": "\(error.detail)"])
-            try await server.audit.record(
-                .signInFailed, client: state.request.clientID,
-                details: ["factor": "fed", "provider": state.federation.pending?.providerID ?? "", "reason": error.reason.rawValue])
+            var details = ["factor": "fed", "reason": error.reason.rawValue]
+            details["provider"] = state.federation.pending?.providerID ?? state.federation.lastProviderID
+            try await server.audit.record(.signInFailed, client: state.request.clientID, details: details)
             if state.federation.pending != nil { try await server.flows.update(id, to: next) }
             let message = FlowMessage(level: .error, text: error.message, code: error.reason.rawValue)
             return .retry(node(for: next, messages: [message]), error.reason == .unavailable ? .upstreamUnavailable : .invalidCredentials)
@@ -309,4 +312,6 @@ struct FederationProgress: Codable, Sendable, Equatable {
     var link: UpstreamProfile?
     /// The account the provider's address named, offered for linking (never shown but by its username).
     var candidateID: String?
+    /// The provider this flow last sent the person to, kept after its answer: a stray second answer names it.
+    var lastProviderID: String?
 }

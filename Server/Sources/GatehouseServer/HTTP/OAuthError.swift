@@ -20,6 +20,8 @@ struct OAuthError: HTTPResponseError, Sendable {
         case requestNotSupported = "request_not_supported"
         case requestURINotSupported = "request_uri_not_supported"
         case serverError = "server_error"
+        /// No route answers the request's path.
+        case notFound = "not_found"
         // The device authorization grant (RFC 8628 §3.5).
         case authorizationPending = "authorization_pending"
         case slowDown = "slow_down"
@@ -52,6 +54,7 @@ struct OAuthError: HTTPResponseError, Sendable {
             case .tooManyAttempts, .resendTooSoon, .tooManyRegistrations: .tooManyRequests
             case .expiredCode, .registrationExpired, .sessionExpired: .gone
             case .invalidState: .conflict
+            case .notFound: .notFound
             case .appNotAllowed: .notAcceptable
             case .appVersionUnsupported: .preconditionFailed
             case .serverError: .internalServerError

@@ -15,9 +15,29 @@ struct RequestIDMiddleware<Context: RemoteAddressRequestContext>: RouterMiddlewa
         }
         let id = forwarded ?? Self.nextID()
         let audit = AuditContext(peer: peer, headers: request.headers, proxies: proxies, userAgent: request.headers[.userAgent], requestID: id)
-        var response = try await AuditContext.$current.withValue(audit) { try await next(request, context) }
+        var response: Response
+        do {
+            response = try await AuditContext.$current.withValue(audit) { try await next(request, context) }
+        } catch {
+            // Rendered here rather than by the server, so that an unknown route or a page's failure carries the
+            // request id and, outside this, the security headers like every other answer.
+            response = Self.response(for: error, request: request, context: context)
+        }
         response.headers[.xRequestID] = id
         return response
+    }
+
+    /// The answer to a request whose handler threw: the error's own response when it has one (an unknown route is
+    /// a JSON 404), else a 500 that says nothing of the error, which is logged by type only.
+    static func response(for error: any Error, request: Request, context: Context) -> Response {
+        if let error = error as? HTTPError, error.status == .notFound, error.body == nil {
+            return OAuthError(.notFound, "There is nothing at \(request.uri.path).").response()
+        }
+        if let error = error as? any HTTPResponseError, let response = try? error.response(from: request, context: context) {
+            return response
+        }
+        context.logger.error("Request failed", metadata: DatabaseFailure.metadata(error))
+        return OAuthError(.serverError, "The server could not complete the request; try again.").response()
     }
 
     static func nextID() -> String { RequestIDs.next() }

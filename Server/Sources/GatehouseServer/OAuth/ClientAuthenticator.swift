@@ -38,6 +38,9 @@ struct ClientAuthenticator: Sendable {
                 throw OAuthError.invalidClient("The client is not identified; send client_id or HTTP Basic credentials.")
             }
             self.clientID = clientID
+            // An empty secret is no secret (RFC 6749 §2.3.1): a public client sending `client_id:` in Basic, as
+            // oidc-agent does, or an empty `client_secret` field identifies itself like one sending its id alone.
+            if secret?.isEmpty == true { secret = nil }
         }
     }
 

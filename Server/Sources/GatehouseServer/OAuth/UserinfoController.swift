@@ -12,18 +12,13 @@ struct UserinfoController: Sendable {
     }
 
     func userinfo(_ request: Request) async throws -> Response {
-        var token: String?
-        var usesDPoP = false
-        if let authorization = request.headers[.authorization] {
-            if let credentials = AuthorizationCredentials.of("DPoP", in: authorization), !credentials.isEmpty {
-                token = credentials
-                usesDPoP = true
-            } else if let credentials = AuthorizationCredentials.of("Bearer", in: authorization), !credentials.isEmpty {
-                token = credentials
-            } else {
-                throw OAuthError.invalidToken("Send the access token as Authorization: Bearer <token> (or DPoP <token> with a proof).")
-            }
+        let presented: PresentedAccessToken?
+        do {
+            presented = try PresentedAccessToken.of(request)
+        } catch {
+            throw refusal(error, presented: nil)
         }
+        var token = presented?.token
         if request.method == .post, request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true {
             let form = try await FormParameters.body(of: request)
             if let formToken = form["access_token"] {
@@ -36,40 +31,23 @@ struct UserinfoController: Sendable {
             response.headers[.wwwAuthenticate] = #"Bearer realm="gatehouse""#
             return response
         }
+        let usesDPoP = presented?.scheme == .dpop
         func refuse(_ code: OAuthError.Code, _ description: String) -> OAuthError {
             var error = OAuthError(code, description)
-            error.dpopChallenge = usesDPoP || code == .invalidDPoPProof || code == .useDPoPNonce
-            if error.dpopChallenge, server.configuration.dpop.requireNonce { error.dpopNonce = server.dpopNonces.current }
+            error.dpopChallenge = usesDPoP
+            if usesDPoP, server.configuration.dpop.requireNonce { error.dpopNonce = server.dpopNonces.current }
             return error
         }
         guard let (record, user) = try await server.tokens.activeAccessTokenWithUser(token) else {
             throw refuse(.invalidToken, "The access token is invalid, expired or revoked.")
         }
-        var nonce: String?
-        switch (usesDPoP, record.jkt) {
-        case (false, nil):
-            break
-        case (false, .some):
-            // RFC 9449 §7.2: a bound token sent as a bearer token is refused, so a stolen one is useless alone.
-            var error = refuse(.invalidToken, "This access token is bound to a DPoP key: send it as Authorization: DPoP with a proof.")
-            error.dpopChallenge = true
-            throw error
-        case (true, nil):
-            throw refuse(.invalidToken, "This access token is not bound to a DPoP key: send it as Authorization: Bearer.")
-        case (true, .some(let jkt)):
-            let proof: DPoPProof?
-            do {
-                proof = try await DPoPProofCheck(server: server).proof(of: request, path: "/userinfo", accessToken: token)
-            } catch .invalidProof(let reason) {
-                throw refuse(.invalidDPoPProof, reason)
-            } catch .nonceRequired(let reason) {
-                throw refuse(.useDPoPNonce, reason)
-            }
-            guard let proof else { throw refuse(.invalidDPoPProof, "A DPoP-bound access token needs a DPoP proof header.") }
-            guard ConstantTime.equals(proof.thumbprint, jkt) else {
-                throw refuse(.invalidDPoPProof, "The DPoP proof is signed by another key than the one the access token is bound to.")
-            }
-            if server.configuration.dpop.requireNonce { nonce = server.dpopNonces.current }
+        let nonce: String?
+        do {
+            // A token in the form body is a bearer token (RFC 6750 §2.2).
+            nonce = try await (presented ?? PresentedAccessToken(token: token, scheme: .bearer))
+                .checkBinding(to: record.jkt, request: request, path: "/userinfo", proofs: DPoPProofCheck(server: server))
+        } catch {
+            throw refusal(error, presented: presented)
         }
         guard record.userID != nil, record.scopes.contains("openid") else {
             throw refuse(.insufficientScope, "The access token was not granted the openid scope.")
@@ -80,5 +58,10 @@ struct UserinfoController: Sendable {
         var response = JSONResponse.make(ScopeClaims.userinfo(for: user, scopes: record.scopes))
         if let nonce { response.headers[DPoPProofCheck.nonceHeader] = nonce }
         return response
+    }
+
+    private func refusal(_ refusal: PresentedAccessToken.Refusal, presented: PresentedAccessToken?) -> OAuthError {
+        refusal.oauthError(
+            presentedWithDPoP: presented?.scheme == .dpop, nonce: server.configuration.dpop.requireNonce ? server.dpopNonces.current : nil)
     }
 }

@@ -53,20 +53,22 @@ public struct PasskeyStore: Sendable {
             attestation: registration.attestation.name, transports: transports, name: name, createdAt: clock.now(), lastUsedAt: nil)
         let transportsJSON = String(decoding: try JSONEncoder().encode(transports), as: UTF8.self)
         try await database.transaction { sql in
-            let credentialID = Base64URL.encode(passkey.credentialID)
-            if try await sql.raw("SELECT id FROM passkeys WHERE credential_id = \(bind: credentialID)").first() != nil {
-                throw DatabaseError.duplicate("A passkey with this credential id")
-            }
-            try await sql.raw(
+            // ON CONFLICT rather than a look first: two registrations of one credential at once (two tabs, two nodes)
+            // both pass a look, and the second insert then breaks the unique index; here it inserts nothing.
+            let inserted = try await sql.raw(
                 """
                 INSERT INTO passkeys (id, user_id, credential_id, public_key, sign_count, aaguid, user_verified, backup_eligible, backed_up,
                                       attestation, transports, name, created_at)
-                VALUES (\(bind: passkey.id), \(bind: userID), \(bind: credentialID), \(bind: Base64URL.encode(passkey.publicKey.encoded)),
+                VALUES (\(bind: passkey.id), \(bind: userID), \(bind: Base64URL.encode(passkey.credentialID)),
+                        \(bind: Base64URL.encode(passkey.publicKey.encoded)),
                         \(bind: Int64(passkey.signCount)), \(bind: passkey.aaguid), \(bind: passkey.userVerified ? 1 : 0),
                         \(bind: passkey.backupEligible ? 1 : 0), \(bind: passkey.backedUp ? 1 : 0), \(bind: passkey.attestation),
                         \(bind: transportsJSON), \(bind: name), \(bind: passkey.createdAt))
+                ON CONFLICT (credential_id) DO NOTHING
+                RETURNING id
                 """
-            ).run()
+            ).first()
+            guard inserted != nil else { throw DatabaseError.duplicate("A passkey with this credential id") }
         }
         return passkey
     }

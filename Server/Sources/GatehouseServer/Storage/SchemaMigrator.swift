@@ -14,7 +14,7 @@ struct SchemaMigrator {
         let migrations = self.migrations
         let now = UnixClock.system.now()
         let database = self.database
-        let applied = try await database.transaction { sql in
+        let (applied, fresh) = try await database.transaction { sql in
             try await database.lock(.migrations, in: sql)
             try await sql.raw(
                 """
@@ -42,10 +42,15 @@ struct SchemaMigrator {
                 ).run()
                 appliedNow.append(migration.version)
             }
-            return appliedNow
+            return (appliedNow, existing.isEmpty)
         }
-        for version in applied {
-            logger.info("Applied database migration", metadata: ["version": "\(version)"])
+        // A fresh database gets the whole schema at once: one line says so; an upgrade lists what it applied.
+        if fresh, let newest = applied.max() {
+            logger.info("Created the database schema", metadata: ["version": "\(newest)"])
+        } else {
+            for migration in migrations where applied.contains(migration.version) {
+                logger.info("Applied database migration", metadata: ["version": "\(migration.version)", "name": "\(migration.name)"])
+            }
         }
         return applied
     }

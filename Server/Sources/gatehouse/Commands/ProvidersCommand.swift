@@ -13,6 +13,8 @@ struct ProvidersCommand: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the configured identity providers and the redirect URI to register at each.")
 
+        @Option(help: "The server's issuer, when the configuration does not name it (serve --issuer or --port).")
+        var issuer: String?
         @OptionGroup var store: StoreOptions
         @OptionGroup var output: OutputOptions
 
@@ -34,7 +36,8 @@ struct ProvidersCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let configuration = try store.configuration()
+            let configuration = try store.configuration(overrides: issuer.map { [.issuer: $0] } ?? [:])
+            try configuration.validate()
             let redirect = configuration.resolvedIssuer + "/login/idp/callback"
             let list = configuration.identityProviders.map {
                 Summary(
@@ -47,6 +50,12 @@ struct ProvidersCommand: AsyncParsableCommand {
             table.rows = list.map { [$0.id, $0.name, $0.kind, $0.issuer ?? "", $0.clientID, $0.newIdentities] }
             print(table.render())
             print("Register this redirect URI at each provider: \(redirect)")
+            if configuration.issuer == nil {
+                // Only the issuer says where the server is reached: `serve --port` or `--issuer` may differ from this.
+                print(
+                    "This assumes the issuer \(configuration.resolvedIssuer) (no issuer is configured); if the server runs with another --issuer or "
+                        + "--port, register ISSUER/login/idp/callback, or run this command with --issuer.")
+            }
         }
     }
 

@@ -135,11 +135,22 @@ struct IdentityProviderTests {
     func loopbackRedirects() {
         let client = Client(
             id: "cli", name: nil, secretHash: nil, redirectURIs: ["http://127.0.0.1/callback", "http://[::1]/cb", "https://app.example/cb"],
-            postLogoutRedirectURIs: [], scopes: ["openid"], idTokenAlgorithm: "RS256", createdAt: 0)
+            postLogoutRedirectURIs: ["http://[::1]/cb"], scopes: ["openid"], idTokenAlgorithm: "RS256", createdAt: 0)
         #expect(client.allowsRedirect(to: "http://127.0.0.1:53123/callback") && client.allowsRedirect(to: "http://[::1]:8000/cb"))
         #expect(client.allowsRedirect(to: "https://app.example/cb"))
         #expect(!client.allowsRedirect(to: "http://127.0.0.1:53123/other") && !client.allowsRedirect(to: "https://app.example:444/cb"))
         #expect(!client.allowsRedirect(to: "http://localhost:53123/callback") && !client.allowsRedirect(to: "http://127.0.0.2:53123/callback"))
         #expect(!client.allowsRedirect(to: "http://127.0.0.1:53123/callback?x=1"))
+        // Only ports a listener can have: 1 to 65535.
+        #expect(client.allowsRedirect(to: "http://127.0.0.1:1/callback") && client.allowsRedirect(to: "http://127.0.0.1:65535/callback"))
+        for port in ["0", "65536", "99999", "-1", "+80"] {
+            #expect(!client.allowsRedirect(to: "http://127.0.0.1:\(port)/callback"), "port \(port)")
+            #expect(!client.allowsPostLogoutRedirect(to: "http://[::1]:\(port)/cb"), "port \(port)")
+        }
+        // Nor may one be registered with such a port.
+        for uri in ["http://127.0.0.1:0/cb", "http://127.0.0.1:99999/cb", "https://app.example:65536/cb"] {
+            #expect(throws: ConfigurationError.self, "\(uri)") { try ClientRegistrationRules.validateRedirectURI(uri) }
+        }
+        #expect((try? ClientRegistrationRules.validateRedirectURI("http://127.0.0.1:65535/cb")) != nil)
     }
 }

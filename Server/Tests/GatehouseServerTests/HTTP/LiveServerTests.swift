@@ -1,5 +1,6 @@
 import Foundation
 import Gatehouse
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
@@ -139,8 +140,16 @@ struct LiveServerTests {
         try await TestServer.withServer { server in
             let application = Application(router: GatehouseApplication.makeRouter(server: server))
             try await application.test(.live) { client in
-                try await client.execute(uri: "/nowhere", method: .get) { response in
-                    #expect(response.status == .notFound)
+                // An unknown route passes the same middleware as a known one: security headers, a request id, a JSON body.
+                for (uri, method) in [("/nowhere", HTTPRequest.Method.get), ("/admin/v1/nothing-here", .post), ("/token/extra", .delete)] {
+                    try await client.execute(uri: uri, method: method) { response in
+                        #expect(response.status == .notFound, "\(uri)")
+                        #expect(
+                            response.headers[.xFrameOptions] == "DENY" && response.headers[HTTPField.Name("X-Content-Type-Options")!] == "nosniff", "\(uri)")
+                        #expect(response.headers[.contentSecurityPolicy]?.contains("frame-ancestors 'none'") == true, "\(uri)")
+                        #expect(response.headers[.xRequestID]?.isEmpty == false, "\(uri)")
+                        #expect(String(buffer: response.body).contains("\"error\":\"not_found\""), "\(uri)")
+                    }
                 }
                 let huge = ByteBuffer(string: "grant_type=client_credentials&pad=" + String(repeating: "a", count: 70_000))
                 try await client.execute(uri: "/token", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"], body: huge) { response in

@@ -68,4 +68,38 @@ struct ClientAuthenticatorTests {
             }
         }
     }
+
+    @Test("an empty secret is no secret: a public client sending `id:` in Basic or an empty client_secret is the client; a confidential one is not")
+    func emptySecretIsNoSecret() async throws {
+        try await TestServer.withServer { server in
+            try await server.clients.create(id: "tv", secret: nil, redirectURIs: ["http://127.0.0.1/cb"], scopes: ["openid"])
+            try await server.clients.create(id: "svc", secret: "a-confidential-secret-0123456789abcdef", redirectURIs: [], scopes: ["api"])
+            let authenticator = ClientAuthenticator(clients: server.clients)
+            func authenticate(_ authorization: String?, form: String) async throws -> Client {
+                var fields = HTTPFields()
+                if let authorization { fields[.authorization] = authorization }
+                let request = Request(
+                    head: HTTPRequest(method: .post, scheme: "http", authority: "127.0.0.1", path: "/token", headerFields: fields),
+                    body: RequestBody(buffer: ByteBuffer()))
+                return try await authenticator.authenticate(request, parameters: FormParameters(encoded: form))
+            }
+            // oidc-agent's way, and the form's: both the same as sending the id alone.
+            #expect(try await authenticate(Self.basic("tv", ""), form: "grant_type=x").id == "tv")
+            #expect(try await authenticate(nil, form: "grant_type=x&client_id=tv&client_secret=").id == "tv")
+            #expect(try await authenticate(nil, form: "grant_type=x&client_id=tv").id == "tv")
+            for (authorization, form) in [(Self.basic("svc", ""), "grant_type=x"), (nil, "grant_type=x&client_id=svc&client_secret=")] {
+                await #expect {
+                    try await authenticate(authorization, form: form)
+                } throws: { error in
+                    (error as? OAuthError)?.code == .invalidClient
+                }
+            }
+            // A public client that sends a secret is still refused: it has none to send.
+            await #expect {
+                try await authenticate(Self.basic("tv", "guess"), form: "grant_type=x")
+            } throws: { error in
+                (error as? OAuthError)?.code == .invalidClient
+            }
+        }
+    }
 }

@@ -33,6 +33,35 @@ struct PasskeyStoreTests {
         }
     }
 
+    @Test(
+        "registrations of one credential at the same moment: one is stored, every other is a duplicate, never a database error", arguments: TestEngine.available
+    )
+    func concurrentRegistrations(engine: TestEngine) async throws {
+        try await TestServer.withServer(engine: engine) { server in
+            let kim = try await FlowJourneyTests.addUser(server, "kim")
+            let lee = try await FlowJourneyTests.addUser(server, "lee")
+            let registration = try Self.registration(.packedES256)
+            let outcomes = await withTaskGroup(of: String.self) { group in
+                for attempt in 0..<12 {
+                    group.addTask {
+                        do {
+                            _ = try await server.passkeys.add(
+                                userID: attempt.isMultiple(of: 2) ? kim.id : lee.id, registration: registration, name: "key \(attempt)", transports: [])
+                            return "stored"
+                        } catch let error as DatabaseError where error.isDuplicate {
+                            return "duplicate"
+                        } catch {
+                            return "failed: \(String(reflecting: error))"
+                        }
+                    }
+                }
+                return await group.reduce(into: [String]()) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0 == "stored" }.count == 1, "\(outcomes)")
+            #expect(outcomes.filter { $0 == "duplicate" }.count == 11, "\(outcomes)")
+        }
+    }
+
     @Test("user handles are 32 random bytes, stable per user, different between users, and lead back to their user", arguments: TestEngine.available)
     func userHandles(engine: TestEngine) async throws {
         try await TestServer.withServer(engine: engine) { server in

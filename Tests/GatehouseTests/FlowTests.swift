@@ -108,6 +108,19 @@ struct FlowTests {
             ])
     }
 
+    @Test("typed text never holds a control character, whatever the field's own rules; a password may")
+    func controlCharacters() {
+        let username = FlowField(key: "username", kind: .text, label: "Username", validation: FieldValidation(maxLength: 256))
+        for typed in ["eve\nsign_in.succeeded alice", "eve\u{1B}[2J", "eve\r", "eve\u{7F}", "eve\u{85}", "eve\t"] {
+            #expect(username.problem(with: .text(typed)) == "Username cannot contain line breaks or other control characters.", "\(typed.debugDescription)")
+        }
+        #expect(username.problem(with: .text("Zoë Ünal-O'Brien 日本")) == nil)
+        let code = FlowField(key: "code", kind: .oneTimeCode, label: "Code")
+        #expect(code.problem(with: .text("12\n3456")) != nil)
+        let password = FlowField(key: "password", kind: .password, label: "Password")
+        #expect(password.problem(with: .text("tab\tinside")) == nil)
+    }
+
     @Test("an error node carries the typed reason and the node to retry; a retry can succeed")
     func errorThenRetry() async throws {
         let provider = MockProvider(firstNode: Self.credentials)

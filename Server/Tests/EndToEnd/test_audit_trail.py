@@ -88,6 +88,43 @@ def test_one_event_per_action_and_no_secret_anywhere(audited):
         assert secret.encode() not in logs, f"a secret ({secret[:4]}…) is in the logs"
 
 
+def test_what_is_typed_as_a_name_never_forges_the_operators_view(audited):
+    server = audited
+    before = len(events(server, "--type", "sign_in.failed"))
+    # A password typed into the username field names no account: the trail keeps only a keyed digest of it.
+    misplaced = "Hunter2-typed-in-the-wrong-field"
+    flow = start(server).json()["flow_id"]
+    assert submit(server, flow, {"username": misplaced, "password": "x"}).json()["node"]["messages"][0]["code"] == "invalid_credentials"
+    assert submit(server, flow, {"username": "ADA", "password": WRONG}).json()["node"]["messages"][0]["code"] == "invalid_credentials"
+    failed = events(server, "--type", "sign_in.failed")[before:]
+    assert "username" not in failed[0]["details"] and len(failed[0]["details"]["username_digest"]) == 16, failed[0]
+    assert failed[1]["details"]["username"] == "ada" and "username_digest" not in failed[1]["details"]  # a real account, named
+    stored = b"".join(path.read_bytes() for path in Path(server.folder.name).iterdir() if path.name.startswith("gatehouse.sqlite"))
+    assert misplaced.lower().encode() not in stored and misplaced.encode() not in stored
+
+    # A name with a line break or an escape sequence is refused at the node, before anything is counted or recorded.
+    for forged in ["eve\n2026-11-26T08:00:00Z  sign_in.succeeded  system  admin", "eve\x1b[2J\x1b[31mroot"]:
+        answer = submit(server, flow, {"username": forged, "password": "x"}).json()
+        assert answer["status"] == "error" and answer["node"]["messages"][0]["code"] == "invalid_value", answer
+        assert "control characters" in answer["node"]["messages"][0]["text"]
+    assert len(events(server, "--type", "sign_in.failed")) == before + 2
+    # Nor can a relying party put one in through login_hint, which the node shows as the typed name.
+    hinted = start(server, login_hint="eve\nsign_in.succeeded")
+    assert hinted.status_code == 400 and "login_hint" in hinted.json()["error_description"], hinted.text
+
+    # A legacy account whose name has them (made before names were checked) is printed escaped in every table.
+    server.add_user("legacy", PASSWORD, email="legacy@example.com")
+    import subprocess
+    subprocess.run(["sqlite3", server.database, "UPDATE users SET username = 'old' || char(10) || 'forged line' || char(27) || '[31m' "
+                                                 "WHERE username = 'legacy'"], check=True, timeout=30)
+    listed = server.cli("users", "list").stdout
+    assert "old\\nforged line\\u{1B}[31m" in listed and "\x1b" not in listed and "\nforged" not in listed, listed
+    legacy = next(user for user in json.loads(server.cli("users", "list", "--json").stdout) if user["username"].startswith("old"))
+    server.cli("users", "delete", legacy["username"])
+    table = server.cli("events", "--type", "account.deleted").stdout
+    assert "username=old\\nforged line\\u{1B}[31m" in table and "\x1b" not in table and len(table.splitlines()) == 2, table
+
+
 def test_every_response_has_a_request_id_and_a_strangers_is_replaced(audited):
     first = requests.get(audited.issuer + "/health/live", timeout=10)
     second = requests.get(audited.issuer + "/health/live", headers={"X-Request-Id": "forged-id"}, timeout=10)

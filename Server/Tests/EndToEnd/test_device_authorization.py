@@ -139,6 +139,31 @@ def test_an_independent_client_following_rfc_8628_gets_tokens(nodes):
     assert any(event["client_id"] == "tv" for event in events), events
 
 
+def test_a_public_client_sending_basic_with_an_empty_secret_as_oidc_agent_does(nodes):
+    """oidc-agent authenticates a public client with HTTP Basic `client_id:` and an empty secret (RFC 6749 §2.3.1 form
+    encodes both parts); that is the client identifying itself, as a bare client_id is, on every request of the flow."""
+    first, last = nodes[0], nodes[-1]
+    empty_secret = ("tv", "")
+    started = requests.post(first.issuer + "/device_authorization", data={"scope": "openid profile"}, auth=empty_secret, timeout=10)
+    assert started.status_code == 200, started.text
+    codes = started.json()
+    pending = requests.post(last.issuer + "/token", data={"grant_type": GRANT, "device_code": codes["device_code"]}, auth=empty_secret,
+                            timeout=10)
+    assert error_of(pending) == "authorization_pending", pending.text
+    browser = Browser(last)
+    confirmation = browser.submit_login(enter_code(browser, last, codes["user_code"]), "bob", PASSWORD)
+    assert answer(browser, confirmation, "allow").status_code == 200
+    time.sleep(1)
+    granted = requests.post(first.issuer + "/token", data={"grant_type": GRANT, "device_code": codes["device_code"]}, auth=empty_secret,
+                            timeout=10)
+    assert granted.status_code == 200 and granted.json()["access_token"], granted.text
+    # The form's empty client_secret is the same thing; a secret a public client cannot have is still refused.
+    assert requests.post(first.issuer + "/device_authorization", data={"client_id": "tv", "client_secret": "", "scope": "openid"},
+                         timeout=10).status_code == 200
+    guessed = requests.post(first.issuer + "/device_authorization", data={"scope": "openid"}, auth=("tv", "guess"), timeout=10)
+    assert guessed.status_code == 401 and error_of(guessed) == "invalid_client"
+
+
 def test_a_signed_in_browser_goes_straight_to_the_confirmation_and_can_deny(nodes):
     node = nodes[-1]
     browser = Browser(node)

@@ -20,6 +20,11 @@ extension FlowField {
             return nil
         default:
             guard case .text(let text) = value else { return message }
+            // Typed text never holds a line break, an escape or another control character: a name with one could
+            // forge lines in logs and tables. Passwords are secrets never shown; passkey answers are JSON.
+            if ![.password, .passkeyCreate, .passkeyGet].contains(kind), text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+                return "\(label) cannot contain line breaks or other control characters."
+            }
             let rules = validation ?? FieldValidation()
             let broken =
                 (rules.minLength.map { text.count < $0 } ?? false)

@@ -40,13 +40,16 @@ struct PasswordAuthenticator: Sendable {
         username: String, password: String, source: ClientAddress = .unknown, devices: [DeviceCookie.Claim] = [], clientID: String? = nil
     ) async throws -> Outcome {
         let name = username.trimmingCharacters(in: .whitespaces)
-        let typed = String(name.lowercased().prefix(64))
+        guard !name.isEmpty, !password.isEmpty, password.utf8.count <= 1024 else {
+            try await audit.record(.signInFailed, client: clientID, details: ["factor": "password", "reason": "invalid_credentials"])
+            return .invalidCredentials
+        }
+        let user = try await users.find(username: name)
+        let typed = typedName(name, naming: user)
         func refused(_ outcome: Outcome, _ reason: String, user: User? = nil) async throws -> Outcome {
-            try await audit.record(.signInFailed, user: user?.id, client: clientID, details: ["factor": "password", "reason": reason, "username": typed])
+            try await audit.record(.signInFailed, user: user?.id, client: clientID, details: typed.merging(["factor": "password", "reason": reason]) { $1 })
             return outcome
         }
-        guard !name.isEmpty, !password.isEmpty, password.utf8.count <= 1024 else { return try await refused(.invalidCredentials, "invalid_credentials") }
-        let user = try await users.find(username: name)
         let account: AttemptLimiter.Counter
         if let device = devices.naming(user?.id) {
             account = limiter.counter("password:device", subject: device.nonce, limit: accountLimit)
@@ -70,7 +73,7 @@ struct PasswordAuthenticator: Sendable {
                 logger.notice("Too many wrong passwords: blocked", metadata: ["limit": "\(block.scope)", "until": "\(block.until)"])
                 try await audit.record(
                     .accountLockedOut, user: user?.id,
-                    details: ["factor": "password", "limit": "\(block.scope)", "until": "\(block.until)", "username": typed])
+                    details: typed.merging(["factor": "password", "limit": "\(block.scope)", "until": "\(block.until)"]) { $1 })
             }
             return .invalidCredentials
         }
@@ -88,6 +91,14 @@ struct PasswordAuthenticator: Sendable {
     /// recovery code, a new account), or an operator unlocked it.
     func forgetFailures(of username: String) async throws {
         try await limiter.clear(nameCounter(username.trimmingCharacters(in: .whitespaces)))
+    }
+
+    /// How the audit trail names what was typed as the account name: the username when it names an account; otherwise
+    /// only a digest keyed under the server secret (the same for the same name, so attempts on one name can be told
+    /// apart from a spray), since what was typed there is sometimes a password typed into the wrong field.
+    private func typedName(_ name: String, naming user: User?) -> [String: String] {
+        if let user { return ["username": user.username] }
+        return ["username_digest": String(nameCounter(name).subjectHash.prefix(16))]
     }
 
     private func nameCounter(_ name: String) -> AttemptLimiter.Counter {

@@ -136,6 +136,10 @@ struct AuthorizationController: Sendable {
                 return .failure(.invalidRequest("\(name) is longer than \(limit) bytes."))
             }
         }
+        // The hint is shown as the typed username: it may not carry what a typed one may not.
+        if let hint = parameters["login_hint"], hint.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            return .failure(.invalidRequest("login_hint cannot contain line breaks or other control characters."))
+        }
         return .success(
             AuthorizationRequest(
                 clientID: client.id, redirectURI: redirectURI, scopes: scopes, state: parameters["state"], nonce: parameters["nonce"],

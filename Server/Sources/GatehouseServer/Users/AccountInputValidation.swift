@@ -22,6 +22,7 @@ public enum AccountInputValidation {
         let valid =
             email.count <= 254 && parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".")
             && !parts[1].hasPrefix(".") && !parts[1].hasSuffix(".") && !email.contains(where: { $0.isWhitespace })
+            && !email.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         guard valid else {
             throw ConfigurationError("The email address \"\(email)\" is not valid.")
         }

@@ -84,6 +84,51 @@ def drop_postgres_database(url: str) -> None:
     subprocess.run(["psql", POSTGRES_URL, "-q", "-c", f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"], capture_output=True, timeout=60)
 
 
+class PostgresInstance:
+    """A PostgreSQL server of a test's own (initdb in a temporary folder, loopback only, as a non-root user), which the
+    test may stop and start again: what the shared test server must not be made to do."""
+
+    def __init__(self):
+        import glob
+        bins = sorted(glob.glob("/usr/lib/postgresql/*/bin"))
+        if not bins:
+            raise RuntimeError("no PostgreSQL server is installed (apt-get install postgresql)")
+        self.bin = bins[-1]
+        self.folder = tempfile.mkdtemp(prefix="gatehouse-pg-")
+        os.chmod(self.folder, 0o755)
+        self.run_as = []
+        if os.getuid() == 0:
+            user = "postgres"
+            if subprocess.run(["id", "-u", user], capture_output=True).returncode != 0:
+                user = "nobody"
+            subprocess.run(["chown", user, self.folder], check=True)
+            self.run_as = ["runuser", "-u", user, "--"]
+        self.port = free_port()
+        self._run("initdb", "-D", self.folder + "/data", "-U", "gatehouse", "--auth=trust", "-E", "UTF8", "--no-instructions")
+        self.start()
+        self.url = f"postgres://gatehouse@127.0.0.1:{self.port}/postgres?sslmode=disable"
+
+    def _run(self, tool: str, *args: str) -> None:
+        subprocess.run([*self.run_as, f"{self.bin}/{tool}", *args], check=True, capture_output=True, timeout=120)
+
+    def start(self) -> None:
+        self._run("pg_ctl", "-D", self.folder + "/data", "-l", self.folder + "/server.log", "-w", "-t", "60",
+                  "-o", f"-h 127.0.0.1 -p {self.port} -k {self.folder} -c fsync=off -c max_connections=200", "start")
+
+    def stop(self) -> None:
+        self._run("pg_ctl", "-D", self.folder + "/data", "-m", "fast", "-w", "stop")
+
+    def create_database(self) -> str:
+        name = "gatehouse_" + os.urandom(6).hex()
+        subprocess.run(["psql", self.url, "-q", "-c", f"CREATE DATABASE {name}"], check=True, capture_output=True, timeout=60)
+        return urlparse(self.url)._replace(path="/" + name).geturl()
+
+    def destroy(self) -> None:
+        with contextlib.suppress(subprocess.SubprocessError):
+            self.stop()
+        subprocess.run(["rm", "-rf", self.folder], check=False)
+
+
 class Server:
     """One `gatehouse serve` process with its own database: a SQLite file in a temporary folder, or a
     PostgreSQL database URL (several servers may share one, as nodes behind a load balancer)."""

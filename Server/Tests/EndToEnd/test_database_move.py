@@ -1,5 +1,8 @@
 """An operator moves from SQLite to PostgreSQL with `gatehouse copy` without losing users, clients, keys or tokens."""
 import json
+import subprocess
+import threading
+import time
 
 import pytest
 import requests
@@ -7,9 +10,11 @@ import requests
 from conftest import PASSWORD, WEB_REDIRECT, WEB_SECRET
 from gatehouse_harness import POSTGRES_URL, authorize_url, Browser, drop_postgres_database, free_port, fresh_postgres_database, gatehouse, redeem, redirect_parameters, refresh, Server
 
-pytestmark = pytest.mark.skipif(not POSTGRES_URL, reason="PostgreSQL is not available: set GATEHOUSE_TEST_POSTGRES_URL (scripts/with-postgres does)")
+needs_postgres = pytest.mark.skipif(not POSTGRES_URL, reason="PostgreSQL is not available: set GATEHOUSE_TEST_POSTGRES_URL (scripts/with-postgres does)")
+OPS_SECRET = "ops-client-secret-0123456789-abcdefghijklmnop"
 
 
+@needs_postgres
 def test_copy_sqlite_to_postgres_and_keep_going():
     old = Server()
     url = fresh_postgres_database()
@@ -45,6 +50,7 @@ def test_copy_sqlite_to_postgres_and_keep_going():
         drop_postgres_database(url)
 
 
+@needs_postgres
 def test_a_node_with_another_secret_refuses_to_start():
     url = fresh_postgres_database()
     first = Server(database_url=url)
@@ -56,3 +62,50 @@ def test_a_node_with_another_secret_refuses_to_start():
     finally:
         first.stop()
         drop_postgres_database(url)
+
+
+def count(database, query):
+    return int(subprocess.run(["sqlite3", database, query], check=True, capture_output=True, text=True, timeout=30).stdout.strip())
+
+
+def test_a_copy_of_a_live_database_is_one_moment_of_it(tmp_path):
+    """The server keeps creating accounts (each with its audit event, in one transaction) while `gatehouse copy` runs
+    three times: every copy succeeds, and each holds exactly as many accounts as account-created events — one moment of
+    the source, not tables read at different times."""
+    server = Server()
+    stop = threading.Event()
+    try:
+        server.add_client("ops", "https://ops.example/cb", secret=OPS_SECRET, extra=["--scope", "gatehouse:admin"])
+        bearer = requests.post(server.issuer + "/token", data={"grant_type": "client_credentials", "scope": "gatehouse:admin"},
+                               auth=("ops", OPS_SECRET), timeout=10).json()["access_token"]
+        created = []
+
+        def keep_creating(prefix):
+            session = requests.Session()
+            for number in range(5000):
+                if stop.is_set():
+                    return
+                answer = session.post(server.issuer + "/admin/v1/users", headers={"Authorization": f"Bearer {bearer}"},
+                                      json={"username": f"{prefix}{number}", "email": f"{prefix}{number}@example.com"}, timeout=10)
+                assert answer.status_code == 201, answer.text
+                created.append(number)
+
+        writers = [threading.Thread(target=keep_creating, args=(prefix,)) for prefix in ("a", "b")]
+        for writer in writers:
+            writer.start()
+        while len(created) < 20:
+            time.sleep(0.05)
+        for attempt in range(3):
+            target = str(tmp_path / f"copy-{attempt}.sqlite")
+            before = len(created)
+            copied = gatehouse("copy", "--from", server.database, "--to", target)
+            assert "Copied." in copied.stdout
+            users = count(target, "SELECT COUNT(*) FROM users")
+            assert users == count(target, "SELECT COUNT(*) FROM audit_events WHERE type = 'account.created'"), copied.stdout
+            assert users >= before
+        assert len(created) > before, "the server was not written to during the copies"
+    finally:
+        stop.set()
+        for writer in writers:
+            writer.join(timeout=30)
+        server.stop()

@@ -18,8 +18,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from browser_steps import click_and_wait, press, sign_out, signed_in
-from gatehouse_harness import (APP_REDIRECT, PASSWORD, binary, RFC7636_VERIFIER, WEB_REDIRECT, WEB_SECRET, Server, authorize_url, exchange,
-                               free_port, latest_code, redeem, start, submit, verify_id_token)
+from gatehouse_harness import (APP_REDIRECT, PASSWORD, binary, RFC7636_VERIFIER, WEB_REDIRECT, WEB_SECRET, Server, authorize_url, begin,
+                               exchange, free_port, latest_code, redeem, start, submit, verify_id_token)
 from upstream_standin import StandIn
 
 CORP_SECRET = "corp-downstream-secret-0123456789abcdef"
@@ -100,7 +100,7 @@ def server(corp, mock_op, standin, client_key):
          "client_secret": StandIn.CLIENT_SECRET, "trust_mfa": True},
         {"id": "down", "name": "Nowhere", "issuer": f"http://127.0.0.1:{free_port()}", "client_id": "x", "client_secret": "y", "timeout": 2},
     ]
-    downstream = Server(config={"identity_providers": providers})
+    downstream = Server(config={"identity_providers": providers, "registration": {"enabled": True, "verify_email": True}})
     downstream.add_client("web", WEB_REDIRECT, secret=WEB_SECRET)
     downstream.add_client("app", APP_REDIRECT, public=True)
     # The terminal client receives a provider's answer on a loopback port (RFC 8252): any port matches this one.
@@ -312,6 +312,42 @@ def test_a_claimed_address_never_reaches_its_account(server, mock_op, provider_i
     assert visit.form_submit("submit", username="victim", password="guessed password").status_code == 401
     assert "no linked identities" in server.cli("users", "identities", "victim").stdout
     assert users(server).keys() == before.keys()
+
+
+def test_an_unproven_address_does_not_keep_its_owner_out(server, mock_op):
+    """Through the provider not trusted for addresses anyone can make an account carrying any address. It stays
+    unproven, and whoever proves it — a code to it, or a provider trusted for it — claims it: the owner registers, or
+    signs up through the trusted provider, and the squatter's account keeps everything but the address."""
+    for sub, email in [("squatter-1", "first-owner@example.net"), ("squatter-2", "second-owner@example.net")]:
+        set_mock_user(mock_op, sub, email=email, email_verified=True, preferred_username=sub)
+        Visit(server).via_mock("untrusted", sub)
+    squatters = users(server)
+    assert squatters["squatter-1"]["email"] == "first-owner@example.net" and not squatters["squatter-1"]["email_verified"]
+
+    # The first address's owner registers with it: a code comes to it (not a notice that it has an account), proves it.
+    flow = begin(server, "registration")["flow_id"]
+    answer = submit(server, flow, {"given_name": "First", "family_name": "Owner", "email": "first-owner@example.net", "username": "first-owner",
+                                   "new_password": "a long and unusual passphrase 11"}).json()
+    assert answer["node"]["id"] == "register.verify_email", answer
+    done = submit(server, flow, {"code": latest_code(server, "first-owner@example.net")}).json()
+    assert done["status"] == "success", done
+
+    # The second's owner signs up through the provider trusted for addresses: a new account, not a link to the squatter's.
+    set_mock_user(mock_op, "second-owner", email="second-owner@example.net", email_verified=True, preferred_username="second-owner")
+    visit = Visit(server)
+    visit.via_mock("mock", "second-owner")
+    assert visit.node != "login.idp.link"
+    signed_in = signed_in_claims(server, visit.code())
+
+    after = users(server)
+    assert after["first-owner"]["email"] == "first-owner@example.net" and after["first-owner"]["email_verified"]
+    assert signed_in["sub"] == after["second-owner"]["id"] and after["second-owner"]["email_verified"]
+    for squatter in ["squatter-1", "squatter-2"]:
+        assert after[squatter]["email"].endswith("@released.invalid") and not after[squatter]["email_verified"], after[squatter]
+    import json
+    claimed = json.loads(server.cli("events", "--type", "account.updated", "--json", "--limit", "10000").stdout)
+    assert sorted(event["details"]["email.before"] for event in claimed if event["details"].get("by") == "address_claimed") == [
+        "first-owner@example.net", "second-owner@example.net"]
 
 
 def test_an_apps_flow_resumes_through_its_redirect_uri(server, mock_op):

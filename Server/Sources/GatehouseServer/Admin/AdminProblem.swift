@@ -83,6 +83,12 @@ struct AdminProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return AdminProblem.badRequest("The JSON body does not match the schema in /admin/v1/openapi.json.").response
         } catch let error as ConfigurationError {
             return AdminProblem.badRequest(error.description).response
+        } catch where OAuthError.unavailable(error) != nil {
+            let unavailable = OAuthError.unavailable(error)!
+            return AdminProblem(
+                status: .serviceUnavailable, kind: "unavailable", title: "Service unavailable", detail: unavailable.description,
+                headers: [.retryAfter: String(unavailable.retryAfter ?? 2)]
+            ).response
         } catch {
             logger.error("Admin endpoint failed", metadata: DatabaseFailure.metadata(error))
             return AdminProblem(status: .internalServerError, kind: "server-error", title: "Server error", detail: "The server could not complete the request.")

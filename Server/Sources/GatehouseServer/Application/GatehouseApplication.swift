@@ -16,6 +16,7 @@ public enum GatehouseApplication {
         if server.configuration.tracing.otlpEndpoint != nil { router.add(middleware: RequestTracingMiddleware(proxies: server.configuration.trustedProxies)) }
         router.add(middleware: SecurityHeadersMiddleware(https: server.configuration.issuerIsHTTPS))
         router.add(middleware: RequestIDMiddleware(proxies: server.configuration.trustedProxies))
+        router.add(middleware: CallerPresenceMiddleware())
         // HTTP requests by route and status, with their durations, when metrics are on (nothing per request otherwise).
         if server.configuration.metrics.port != nil { router.add(middleware: HTTPMetricsMiddleware()) }
         router.get("/") { _, _ in Redirect.to(demo == nil ? "/.well-known/openid-configuration" : "/demo") }

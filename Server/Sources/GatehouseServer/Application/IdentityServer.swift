@@ -55,7 +55,8 @@ public final class IdentityServer: Sendable {
         try PackageResources.requireAll()
         let secret = try ServerSecret.resolve(configured: configuration.secret, filePath: configuration.resolvedSecretFile, logger: logger)
         let database = try await DatabaseOpener.open(
-            configuration.database, logger: logger, sqliteSynchronous: configuration.sqliteSynchronous, postgresConnections: configuration.postgresConnections)
+            configuration.database, logger: logger, sqliteSynchronous: configuration.sqliteSynchronous, postgresConnections: configuration.postgresConnections,
+            wait: .seconds(configuration.databaseWait))
         do {
             let hasher = PasswordHasher(parameters: configuration.passwordHashing, maxConcurrentHashes: configuration.maxConcurrentHashes)
             let decoyHash = try await hasher.hash(SecureRandom.token())
@@ -95,7 +96,7 @@ public final class IdentityServer: Sendable {
         activeSessions = ActiveSessions(database: database, clock: clock, idleTimeout: configuration.tokens.sessionIdle)
         codes = AuthorizationCodeStore(database: database, clock: clock)
         pushedRequests = PushedAuthorizationRequestStore(database: database, clock: clock)
-        tokens = TokenStore(database: database, clock: clock)
+        tokens = TokenStore(database: database, clock: clock, successors: SecretBox(serverSecret: secret.bytes, purpose: TokenStore.successorsPurpose))
         flows = FlowStore(database: database, clock: clock)
         authenticators = AuthenticatorStore(
             database: database, clock: clock,

@@ -70,6 +70,10 @@ public struct ServerConfiguration: Sendable, Decodable {
     /// The most connections a node opens to PostgreSQL. Every node's, added up, must stay below the server's
     /// `max_connections` (100 by default).
     public var postgresConnections = 32
+    /// How long a request waits for the database — a PostgreSQL connection, or its turn at SQLite's writer — before it
+    /// is answered 503 with `Retry-After` (seconds): while PostgreSQL is unreachable, requests fail fast instead of
+    /// piling up and running after their clients gave up.
+    public var databaseWait: Int64 = 5
 
     /// The defaults: a working server on loopback with SQLite in the current folder.
     public init() {}
@@ -113,6 +117,7 @@ public struct ServerConfiguration: Sendable, Decodable {
         try file.update(&demo, .demo)
         try file.update(&sqliteSynchronous, .sqliteSynchronous)
         try file.update(&postgresConnections, .postgresConnections)
+        try file.update(&databaseWait, .databaseWait)
         if let text = try file.decodeIfPresent(String.self, forKey: .logLevel) {
             try ServerSetting.logLevel.apply(text, to: &self, from: "The configuration file's log_level")
         }
@@ -139,6 +144,7 @@ public struct ServerConfiguration: Sendable, Decodable {
         case logLevel = "log_level"
         case sqliteSynchronous = "sqlite_synchronous"
         case postgresConnections = "postgres_connections"
+        case databaseWait = "database_wait"
         case trustedProxies = "trusted_proxies"
     }
 
@@ -200,6 +206,9 @@ public struct ServerConfiguration: Sendable, Decodable {
         try housekeeping.validate()
         guard (2...1_000).contains(postgresConnections) else {
             throw ConfigurationError(key: "postgres_connections", "must be between 2 and 1000.")
+        }
+        guard (1...300).contains(databaseWait) else {
+            throw ConfigurationError(key: "database_wait", "must be 1 to 300 seconds.")
         }
         try trustedProxies.validate()
         try signOn.validate("sign_on")
@@ -274,6 +283,9 @@ public struct TokenLifetimes: Sendable, Codable, Equatable {
     public var deviceCode: Int64 = 600
     /// The seconds a device waits between polls of the token endpoint; each poll that comes sooner adds 5 (RFC 8628 §3.5).
     public var devicePollInterval: Int64 = 5
+    /// How long after a refresh token's rotation its client may present it again and get the same successor (the answer
+    /// was lost on the way) instead of the family's revocation: 30 seconds; 0 turns retries into replays.
+    public var refreshReuseGrace: Int64 = 30
 
     /// The longest an access token may live: one day. A revoked token family is remembered this long when only
     /// its access tokens could still be in use (see `GrantRevocations`).
@@ -298,6 +310,7 @@ public struct TokenLifetimes: Sendable, Codable, Equatable {
         deviceCode = try container.decodeIfPresent(Int64.self, forKey: .deviceCode) ?? defaults.deviceCode
         pushedRequest = try container.decodeIfPresent(Int64.self, forKey: .pushedRequest) ?? defaults.pushedRequest
         devicePollInterval = try container.decodeIfPresent(Int64.self, forKey: .devicePollInterval) ?? defaults.devicePollInterval
+        refreshReuseGrace = try container.decodeIfPresent(Int64.self, forKey: .refreshReuseGrace) ?? defaults.refreshReuseGrace
     }
 
     func validate() throws {
@@ -319,6 +332,9 @@ public struct TokenLifetimes: Sendable, Codable, Equatable {
         guard (1...60).contains(devicePollInterval) else {
             throw ConfigurationError(key: "token_lifetimes.device_poll_interval", "must be 1 to 60 seconds.")
         }
+        guard (0...300).contains(refreshReuseGrace) else {
+            throw ConfigurationError(key: "token_lifetimes.refresh_reuse_grace", "must be 0 to 300 seconds.")
+        }
         guard accessToken <= Self.maximumAccessToken else {
             throw ConfigurationError(
                 key: "token_lifetimes.access_token", "must be at most \(Self.maximumAccessToken) seconds (one day); use refresh tokens for longer access.")
@@ -339,5 +355,6 @@ public struct TokenLifetimes: Sendable, Codable, Equatable {
         case deviceCode = "device_code"
         case pushedRequest = "pushed_request"
         case devicePollInterval = "device_poll_interval"
+        case refreshReuseGrace = "refresh_reuse_grace"
     }
 }

@@ -13,8 +13,9 @@ extension AuthenticatorController {
         guard EmailAddress.bare(email) == email else { throw OAuthError.invalidRequest("Enter a valid email address.") }
         try await countRegistration(of: email)
         let deviceName = body.deviceName?.trimmingCharacters(in: .whitespacesAndNewlines).prefix(100)
-        // Whether or not an account has this address, the answer is the same; only a real account gets the email.
-        let user = try await server.users.find(usernameOrEmail: email).flatMap { $0.email == email && !$0.isLocked ? $0 : nil }
+        // Whether or not an account has this address, the answer is the same; only a real account gets the email, and only
+        // one that proved the address (an unproven one may be anyone's, and is given up to whoever proves it).
+        let user = try await server.users.find(usernameOrEmail: email).flatMap { $0.email == email && $0.emailVerified && !$0.isLocked ? $0 : nil }
         let started = try await server.deviceIdentities.start(
             email: email, userID: user?.id, deviceName: deviceName.map(String.init), sealedOPRFKey: try server.pinKeys.makeKey(),
             lifetime: policy.registrationLifetime

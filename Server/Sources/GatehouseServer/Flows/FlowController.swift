@@ -76,6 +76,9 @@ struct FlowController: Sendable {
             return JSONResponse.make(
                 FlowResponse(status: .failure, failure: OAuthErrorResponse(error: "too_many_attempts", errorDescription: message)),
                 status: .tooManyRequests)
+        case .refused(let error, let description):
+            return JSONResponse.make(
+                FlowResponse(status: .failure, failure: OAuthErrorResponse(error: error, errorDescription: description)), status: .forbidden)
         case .authenticated(let user, let state):
             server.logger.info("User signed in through a native flow", metadata: ["user": "\(user.id)", "client": "\(state.request.clientID)"])
             guard let code = submitted.signedIn else { throw FlowEngineError.signInNotRecorded }

@@ -11,6 +11,8 @@ extension LoginFlow {
         static let waiting = "Waiting for approval in the app."
         static let aborted = "The sign-in was cancelled in the app. Show a new code to try again."
         static let expired = "This code has expired. Show a new code and scan it again."
+        static let notEnough =
+            "Your authenticator app alone is not enough to sign in here. Sign in with your password; you may be asked for a second factor."
     }
 
     /// What the QR code carries: the service URL, `#`, the access code.
@@ -89,12 +91,32 @@ extension LoginFlow {
                 let user = try await server.users.find(id: userID)
             else { return again(AppLoginMessages.expired, level: .error, code: "app_login_expired", .notApproved) }
             guard !user.isLocked else { return again(LoginMessages.locked, level: .error, code: "locked", .locked) }
-            var signedIn = state
-            signedIn.username = user.username
-            // Possession of the device's key, unlocked by a PIN the server checked: two factors (RFC 8176 `swk`, `pin`).
-            signedIn.account = FlowStore.ProvenAccount(userID: user.id, methods: ["swk", "pin"], passwordSettled: true)
-            signedIn.journey = .signIn(appLogin: nil)
-            return try await complete(id, state: signedIn, user: user)
+            return try await afterApproval(id, state: state, user: user, returnStep: pending.returnStep)
         }
+    }
+
+    /// The app approved for `user`. Its key unlocked by a PIN the server checked (RFC 8176 `swk`, `pin`) counts as one
+    /// factor here: the app was bound to the account by a code sent to its address, so it proves no more than the
+    /// mailbox (NIST SP 800-63B §6.1.2.1: a binding grants no more than what it took). The sign-on policy and a
+    /// request for the multi-factor `acr` ask for the rest, never by email again; when nothing else can give it, the
+    /// person signs in with their password instead.
+    private func afterApproval(_ id: String, state: FlowStore.LoginState, user: User, returnStep: FlowStep) async throws -> Outcome {
+        var signedIn = state
+        signedIn.journey = .signIn(appLogin: nil)
+        let account = FlowStore.ProvenAccount(userID: user.id, methods: ["swk", "pin"], passwordSettled: true)
+        let plan = try await secondFactorPlan(for: state.request, user: user, proven: .email)
+        guard let plan, plan.factors.isEmpty else {
+            return try await afterFirstFactor(id, state: signedIn, user: user, account: account, plan: .some(plan))
+        }
+        // Nothing but the mailbox again: an offer to set a factor up is skipped; a requirement sends the person to the password.
+        if plan.offerEnrollment { return try await afterFirstFactor(id, state: signedIn, user: user, account: account, plan: .some(nil)) }
+        var password = state
+        password.step = returnStep
+        password.journey = .signIn(appLogin: nil)
+        password.username = user.username
+        try await server.flows.update(id, to: password)
+        server.logger.info("QR sign-in needs more than the app", metadata: ["user": "\(user.id)"])
+        return .retry(
+            node(for: password, messages: [FlowMessage(level: .error, text: AppLoginMessages.notEnough, code: "app_login_insufficient")]), .notApproved)
     }
 }

@@ -123,9 +123,13 @@ extension LoginFlow {
             server.logger.info("Signed in with an identity provider", metadata: ["user": "\(user.id)", "provider": "\(provider.id)"])
             return try await afterUpstream(id, state: next, user: user, profile: profile, provider: provider)
         }
-        // A new identity. An address the provider vouches for that an account already has: that account, once proven.
+        // A new identity. An address the provider vouches for that an account already has: that account, once proven —
+        // unless the account never proved the address either: then the provider's proof claims it for a new account.
         if let email = profile.email, profile.emailVerified, let owner = try await server.users.find(usernameOrEmail: email) {
-            return try await startLinking(id, state: next, profile: profile, candidate: owner, provider: provider)
+            guard !owner.emailVerified, provider.newIdentities == .create else {
+                return try await startLinking(id, state: next, profile: profile, candidate: owner.emailVerified ? owner : nil, provider: provider)
+            }
+            try await claimProvenEmail(email, clientID: state.request.clientID)
         }
         guard provider.newIdentities == .create else {
             return try await startLinking(id, state: next, profile: profile, candidate: nil, provider: provider)

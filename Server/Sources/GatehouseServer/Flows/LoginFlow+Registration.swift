@@ -146,7 +146,8 @@ extension LoginFlow {
         // Usernames are public names, so saying one is taken reveals little; emails are not: a taken email is
         // handled below exactly like a free one, and its owner gets a notice instead of a code.
         if try await server.users.find(username: username) != nil { return again("That username is taken; choose another.", field: "username") }
-        let emailTaken = try await server.users.emailIsTaken(profile.email)
+        // An address no one proved does not keep its owner out: with verification on, the code proves it and claims it.
+        let emailTaken = try await server.users.emailIsTaken(profile.email, unproven: !server.configuration.registration.verifyEmail)
         guard let hash = passwords.newPasswordHash else { throw FlowEngineError.passwordNotPrepared }
         next.journey = .registration(
             pending: PendingRegistration(
@@ -164,6 +165,15 @@ extension LoginFlow {
         next.step = FlowStep.verifyEmail
         try await server.flows.update(id, to: next)
         return .next(node(for: next))
+    }
+
+    /// Someone just proved `email` (a code to it, or a provider trusted for addresses): an account holding it without
+    /// having proved it gives it up, so that its owner is not kept out by whoever typed it first.
+    func claimProvenEmail(_ email: String, clientID: String) async throws {
+        guard let holder = try await server.users.releaseUnprovenEmail(email) else { return }
+        server.logger.notice("An unproven address was claimed by someone who proved it", metadata: ["user": "\(holder.id)"])
+        try await server.audit.record(
+            .accountUpdated, user: holder.id, client: clientID, details: ["email.before": email, "email.after": holder.email, "by": "address_claimed"])
     }
 
     /// After the email (or phone) is confirmed: confirm the phone next if one was given, else create the account.
@@ -189,7 +199,8 @@ extension LoginFlow {
         do {
             // Recoverable: a duplicate sends the person back to the form, and the submission still commits.
             user = try await TransactionScope.recoverable {
-                try await server.users.create(
+                if pending.emailVerified { try await claimProvenEmail(pending.profile.email, clientID: state.request.clientID) }
+                return try await server.users.create(
                     username: pending.username, profile: pending.profile, passwordHash: hash,
                     emailVerified: pending.emailVerified, phoneVerified: pending.phoneVerified)
             }

@@ -25,16 +25,18 @@ extension LoginFlow {
     }
 
     /// `account` proved one factor (a password, another identity provider): ask for a second factor when policy or the
-    /// request wants one, else finish.
-    func afterFirstFactor(_ id: String, state: FlowStore.LoginState, user: User, account: FlowStore.ProvenAccount) async throws -> Outcome {
+    /// request wants one, else finish. `plan` is the second factor the caller already worked out, if it did.
+    func afterFirstFactor(
+        _ id: String, state: FlowStore.LoginState, user: User, account: FlowStore.ProvenAccount, plan given: SecondFactorPlan?? = nil
+    ) async throws -> Outcome {
         var next = state
         next.username = user.username
         next.account = account
         // Changing two-step verification asks for a second factor whatever the client's policy.
         let changing = if case .enrollment = state.journey { true } else { false }
-        guard let plan = try await secondFactorPlan(for: state.request, user: user, stepUp: changing) else {
-            return try await complete(id, state: next, user: user)
-        }
+        let planned: SecondFactorPlan?
+        if let given { planned = given } else { planned = try await secondFactorPlan(for: state.request, user: user, stepUp: changing) }
+        guard let plan = planned else { return try await complete(id, state: next, user: user) }
         if plan.factors.isEmpty {
             // Nothing to challenge: set one up (or, when only offered, answer "Not now").
             if let refused = try await startEnrollment(id, state: &next, user: user, optional: plan.offerEnrollment) { return refused }
@@ -68,7 +70,12 @@ extension LoginFlow {
     /// recovery codes, a phone number, the email address) decide `if_enrolled`; a verified email or phone adds a
     /// delivered code as a choice when the policy allows it. An enrolled phone's chosen way comes before the other. The store is read only when the answer depends on it, so a password sign-in under
     /// the default policy costs no extra query.
-    func secondFactorPlan(for request: AuthorizationRequest, user: User, stepUp forced: Bool = false) async throws -> SecondFactorPlan? {
+    ///
+    /// `proven` is a factor the sign-in's first step already amounts to (an app bound by a code to the address
+    /// proves the mailbox): it is not offered again as the second.
+    func secondFactorPlan(
+        for request: AuthorizationRequest, user: User, stepUp forced: Bool = false, proven: SecondFactor? = nil
+    ) async throws -> SecondFactorPlan? {
         let policy = server.configuration.signOnPolicy(for: request.clientID)
         let stepUp = forced || request.acrValues?.contains(Self.multiFactorACR) == true
         if policy.secondFactor == .off && !stepUp { return nil }
@@ -82,6 +89,7 @@ extension LoginFlow {
         for phone in [SecondFactor.sms, .voice] where policy.factors.contains(phone) && user.phoneVerified && user.phoneNumber != nil {
             available.insert(phone)
         }
+        if let proven { available.remove(proven) }
         var ordered = SecondFactor.allCases.filter(available.contains)
         if let voice = ordered.firstIndex(of: .voice), let sms = ordered.firstIndex(of: .sms), enrolled.first(where: \.usesPhone) == .voice {
             ordered.swapAt(sms, voice)

@@ -135,6 +135,19 @@ struct LoginFlow: Sendable {
         case superseded
         /// The flow cannot go on (too many wrong codes) and has ended; the user starts again.
         case failed(String)
+        /// The flow has ended without a sign-in the application may have: its client hears `error` (an OAuth or
+        /// OpenID Connect error code such as `unmet_authentication_requirements`).
+        case refused(error: String, description: String)
+    }
+
+    /// OpenID Connect's error for a sign-in that cannot meet the requested `acr_values`.
+    static let unmetRequirements = "unmet_authentication_requirements"
+
+    /// Whether a sign-in with `methods` leaves `request`'s `acr_values` unmet: it asks for the multi-factor `acr` only
+    /// (not the password one too, which any sign-in meets), and `methods` has no second factor.
+    static func leavesUnmet(_ request: AuthorizationRequest, methods: [String]) -> Bool {
+        guard let requested = request.acrValues, requested.contains(multiFactorACR), !requested.contains(passwordACR) else { return false }
+        return !methods.contains("mfa")
     }
 
     /// Where a submission led, and what the caller did in the same transaction when it signed someone in.
@@ -249,6 +262,16 @@ struct LoginFlow: Sendable {
         }
         if case .enrollment(done: false) = state.journey {
             return try await beginEnrollment(id, state: state, user: user)
+        }
+        if Self.leavesUnmet(state.request, methods: state.methods) {
+            // Asked for a second factor (acr_values) and signed in without one on a path that had none to give: refused,
+            // never handed over as the weaker sign-in.
+            guard try await server.flows.finish(id, at: state.version) else { throw FlowStore.Superseded() }
+            try await server.audit.record(
+                .signInFailed, user: user.id, client: state.request.clientID,
+                details: ["reason": Self.unmetRequirements, "methods": state.methods.joined(separator: " ")])
+            return .refused(
+                error: Self.unmetRequirements, description: "The sign-in could not give the authentication the application asked for (acr_values).")
         }
         guard try await server.flows.finish(id, at: state.version) else { throw FlowStore.Superseded() }
         let finished = try await linkWaitingIdentity(state)

@@ -22,6 +22,8 @@ struct OAuthError: HTTPResponseError, Sendable {
         case serverError = "server_error"
         /// No route answers the request's path.
         case notFound = "not_found"
+        /// The database could not be reached in time (RFC 6749 §4.1.2.1's code): retry after `Retry-After`.
+        case temporarilyUnavailable = "temporarily_unavailable"
         // The device authorization grant (RFC 8628 §3.5).
         case authorizationPending = "authorization_pending"
         case slowDown = "slow_down"
@@ -55,6 +57,7 @@ struct OAuthError: HTTPResponseError, Sendable {
             case .expiredCode, .registrationExpired, .sessionExpired: .gone
             case .invalidState: .conflict
             case .notFound: .notFound
+            case .temporarilyUnavailable: .serviceUnavailable
             case .appNotAllowed: .notAcceptable
             case .appVersionUnsupported: .preconditionFailed
             case .serverError: .internalServerError
@@ -73,6 +76,8 @@ struct OAuthError: HTTPResponseError, Sendable {
     var attemptsRemaining: Int?
     /// A nonce for the client's next DPoP proof, sent as `DPoP-Nonce` (RFC 9449 §8).
     var dpopNonce: String?
+    /// Seconds to wait before trying again, sent as `Retry-After`.
+    var retryAfter: Int?
     /// On a resource request made with DPoP, the challenge names the DPoP scheme and its algorithms (RFC 9449 §7.1)
     /// instead of Bearer, and a 401 answers every refused proof or token.
     var dpopChallenge = false
@@ -94,11 +99,21 @@ struct OAuthError: HTTPResponseError, Sendable {
     static func invalidClient(_ description: String) -> OAuthError { .init(.invalidClient, description) }
     static func invalidToken(_ description: String) -> OAuthError { .init(.invalidToken, description) }
 
+    /// The answer to work the database could not take (``DatabaseError/unavailable(waited:)``, or its caller gone):
+    /// 503 with `Retry-After`, so a client retries shortly instead of waiting or giving up; `nil` for other errors.
+    static func unavailable(_ error: any Error) -> OAuthError? {
+        guard let error = error as? DatabaseError, error.isUnavailable || error.isCallerGone else { return nil }
+        var unavailable = OAuthError(.temporarilyUnavailable, error.isCallerGone ? "The request was abandoned." : error.description)
+        unavailable.retryAfter = 2
+        return unavailable
+    }
+
     func response() -> Response {
         var response = JSONResponse.make(
             OAuthErrorResponse(error: code.rawValue, errorDescription: description, attemptsRemaining: attemptsRemaining),
             status: status)
         if let dpopNonce { response.headers[DPoPProofCheck.nonceHeader] = dpopNonce }
+        if let retryAfter { response.headers[.retryAfter] = String(retryAfter) }
         if dpopChallenge {
             if [.invalidToken, .invalidDPoPProof, .useDPoPNonce].contains(code) { response.status = .unauthorized }
             let algorithms = DPoPProofVerifier.algorithms.joined(separator: " ")

@@ -16,6 +16,10 @@ struct OAuthErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as HTTPError {
             return OAuthError(.invalidRequest, error.body ?? "The request could not be read.", status: error.status).response()
         } catch {
+            if let unavailable = OAuthError.unavailable(error) {
+                logger.notice("Endpoint answered 503: the database did not answer in time", metadata: DatabaseFailure.metadata(error))
+                return unavailable.response()
+            }
             logger.error("Endpoint failed", metadata: DatabaseFailure.metadata(error))
             return OAuthError(.serverError, "The server could not complete the request; try again.").response()
         }

@@ -36,6 +36,10 @@ struct RequestIDMiddleware<Context: RemoteAddressRequestContext>: RouterMiddlewa
         if let error = error as? any HTTPResponseError, let response = try? error.response(from: request, context: context) {
             return response
         }
+        if let unavailable = OAuthError.unavailable(error) {
+            context.logger.notice("Request answered 503: the database did not answer in time", metadata: DatabaseFailure.metadata(error))
+            return unavailable.response()
+        }
         context.logger.error("Request failed", metadata: DatabaseFailure.metadata(error))
         return OAuthError(.serverError, "The server could not complete the request; try again.").response()
     }

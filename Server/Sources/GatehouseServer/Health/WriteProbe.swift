@@ -1,13 +1,27 @@
 import Foundation
+import SQLKit
 import Synchronization
 
-/// Whether this node can commit: a one-row write (this node's row in `write_probe`) at most every ``interval``, its
-/// outcome reused between probes. A full disk or a read-only database leaves reads working, so readiness that only
-/// read would keep sending sign-ins to a node where every one of them fails.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Whether this node can commit, checked at most every ``interval`` and the outcome reused between probes. A full disk
+/// or a read-only database leaves reads working, so readiness that only read would keep sending sign-ins to a node
+/// where every one of them fails.
+///
+/// A small write can still fit where a sign-in's does not (an update in place, a page with room), so three things
+/// say "cannot commit": the probe's own insert of a new row failing, a real write that failed for a full disk within
+/// the last interval, and — for SQLite — less than ``minimumFreeSpace`` left on the disk that holds the database.
 final class WriteProbe: Sendable {
     /// The least time between two probes' writes.
     let interval: Duration
+    /// Below this much free space on the database's disk, SQLite writes may fail any moment.
+    static let minimumFreeSpace: UInt64 = 1 << 20
     private let node = "node-" + SecureRandom.token(byteCount: 8)
+    private let writes = Atomic<Int>(0)
     private let last = Mutex<(at: ContinuousClock.Instant, failure: String?)?>(nil)
 
     init(interval: Duration = .seconds(5)) {
@@ -18,23 +32,39 @@ final class WriteProbe: Sendable {
     func failure(in server: IdentityServer) async -> String? {
         let now = ContinuousClock.now
         if let last = last.withLock({ $0 }), now - last.at < interval { return last.failure }
-        let failure: String?
-        do {
-            let node = node
-            let writtenAt = server.clock.now()
-            try await server.database.transaction { sql in
-                try await sql.raw(
-                    """
-                    INSERT INTO write_probe (node, written_at) VALUES (\(bind: node), \(bind: writtenAt))
-                    ON CONFLICT (node) DO UPDATE SET written_at = excluded.written_at
-                    """
-                ).run()
-            }
-            failure = nil
-        } catch {
-            failure = DatabaseFailure.reason(of: error) ?? String(reflecting: type(of: error))
-        }
+        let failure = await check(server, at: now)
         last.withLock { $0 = (now, failure) }
         return failure
+    }
+
+    private func check(_ server: IdentityServer, at now: ContinuousClock.Instant) async -> String? {
+        if let full = (server.database as? ScopedDatabase)?.lastFullDiskFailure, now - full < interval {
+            return "a write failed for a full disk \(full.duration(to: now).components.seconds) s ago"
+        }
+        if case .sqlite(let path) = server.configuration.database, path != ":memory:", let free = Self.freeSpace(nextTo: path),
+            free < Self.minimumFreeSpace
+        {
+            return "the disk holding \(path) has \(free) bytes free"
+        }
+        // A new row each time, like a token's insert, and this node's earlier ones removed in the same transaction.
+        let key = node + "-" + String(writes.add(1, ordering: .relaxed).newValue)
+        let writtenAt = server.clock.now()
+        do {
+            try await server.database.transaction { [node] sql in
+                try await sql.raw("INSERT INTO write_probe (node, written_at) VALUES (\(bind: key), \(bind: writtenAt))").run()
+                try await sql.raw("DELETE FROM write_probe WHERE node LIKE \(bind: node + "-%") AND node <> \(bind: key)").run()
+            }
+            return nil
+        } catch {
+            return DatabaseFailure.reason(of: error) ?? String(reflecting: type(of: error))
+        }
+    }
+
+    /// The bytes an unprivileged process may still write on the file system of the folder holding `path`.
+    static func freeSpace(nextTo path: String) -> UInt64? {
+        var info = statvfs()
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        guard statvfs(folder, &info) == 0 else { return nil }
+        return UInt64(info.f_bavail) * UInt64(info.f_frsize)
     }
 }

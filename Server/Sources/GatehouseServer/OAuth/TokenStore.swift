@@ -1,3 +1,4 @@
+import Foundation
 import SQLKit
 
 /// Opaque access and refresh tokens, stored as SHA-256 digests. A token is active while unexpired, unrevoked,
@@ -5,6 +6,11 @@ import SQLKit
 struct TokenStore: Sendable {
     let database: any Database
     let clock: UnixClock
+    /// Seals each refresh token's successor into the row of the token it replaced, so that a client retrying a
+    /// rotation whose answer it never received gets the same successor again (``TokenLifetimes/refreshReuseGrace``).
+    let successors: SecretBox
+
+    static let successorsPurpose = "refresh token successors v1"
 
     /// An access token as the resource endpoints see it.
     struct AccessTokenRecord: Sendable, Equatable {
@@ -78,14 +84,22 @@ struct TokenStore: Sendable {
     ) async throws -> RefreshOutcome {
         let digest = TokenDigest.storageKey(token)
         let now = clock.now()
-        let rotation = Rotation(digest: digest, clientID: clientID, lifetimes: lifetimes, minted: minted, now: now)
+        let rotation = Rotation(digest: digest, clientID: clientID, lifetimes: lifetimes, minted: minted, now: now, successor: try sealedSuccessor(minted, lifetimes))
         guard let used = try await rotation.stepByStep(in: sql) else {
             let earlier = try await sql.raw(
                 """
-                SELECT grant_id, user_id, used_at FROM refresh_tokens WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID)
+                SELECT grant_id, user_id, used_at, revoked_at, successor FROM refresh_tokens WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID)
                 """
             ).first()
-            if let earlier, try earlier.decode(column: "used_at", as: Int64?.self) != nil {
+            if let earlier, let usedAt = try earlier.decode(column: "used_at", as: Int64?.self) {
+                if try earlier.decode(column: "revoked_at", as: Int64?.self) == nil, now - usedAt <= lifetimes.refreshReuseGrace,
+                    let sealed = try earlier.decode(column: "successor", as: String?.self)
+                {
+                    switch try await answerAgain(sealed, clientID: clientID, narrowedScopes: narrowedScopes, lifetimes: lifetimes, minted: minted, now: now, in: sql) {
+                    case .some(let outcome): return outcome
+                    case .none: break
+                    }
+                }
                 try await GrantRevocations.revoke(try earlier.decode(column: "grant_id", as: String.self), extent: .everyToken, at: now, in: sql)
                 return .replayed(userID: try earlier.decode(column: "user_id", as: String?.self))
             }
@@ -107,6 +121,38 @@ struct TokenStore: Sendable {
         return .rotated(grant, minted.issued, user: try await UserStore.find(id: grant.userID, in: sql))
     }
 
+    /// The successor `minted` issues, sealed for the row of the token it replaces; `nil` when retries get no grace.
+    private func sealedSuccessor(_ minted: MintedTokens, _ lifetimes: TokenLifetimes) throws -> String? {
+        guard lifetimes.refreshReuseGrace > 0, let refresh = minted.issued.refreshToken else { return nil }
+        return try successors.seal(Data(refresh.utf8))
+    }
+
+    /// A refresh token used moments ago presented again by its client: when the successor it was answered with is
+    /// still unused — the client never received that answer (a timeout, a connection lost, a database that blinked)
+    /// — the same successor is answered again with a new access token, and the family lives on (as Auth0's and Okta's
+    /// reuse intervals do). `nil` when the successor was used, or is bound to another key: then it is a replay. An
+    /// `invalid` outcome when the retry asks for other scopes than the successor has: refused, nothing revoked.
+    private func answerAgain(
+        _ sealed: String, clientID: String, narrowedScopes: [String]?, lifetimes: TokenLifetimes, minted: MintedTokens, now: Int64, in sql: any SQLDatabase
+    ) async throws -> RefreshOutcome? {
+        guard let opened = try? successors.open(sealed) else { return nil }
+        let successor = String(decoding: opened, as: UTF8.self)
+        guard
+            let row = try await sql.raw(
+                """
+                SELECT * FROM refresh_tokens
+                WHERE token_hash = \(bind: TokenDigest.storageKey(successor)) AND client_id = \(bind: clientID) AND used_at IS NULL AND revoked_at IS NULL
+                  AND expires_at > \(bind: now) AND (jkt IS NULL OR jkt = \(bind: minted.key)) AND \(GrantRevocations.familyIsActive("refresh_tokens"))
+                """
+            ).first()
+        else { return nil }
+        let grant = try Self.decodeGrant(row)
+        if let narrowedScopes, Set(narrowedScopes) != Set(grant.scopes) { return .invalid }
+        let again = MintedTokens(withRefreshToken: false, boundTo: minted.key)
+        _ = try await Self.insert(again, for: grant, lifetimes: lifetimes, now: now, in: sql)
+        return .rotated(grant, IssuedTokens(accessToken: again.issued.accessToken, refreshToken: successor), user: try await UserStore.find(id: grant.userID, in: sql))
+    }
+
     /// The common refresh — an unused, active token, no narrower scope — as the one statement closing an
     /// ``Database/autocommit(_:)`` body, where the engine does that in one statement (PostgreSQL). `nil` when it
     /// does not, or when the token is not such a token: then ``refresh(_:clientID:narrowedScopes:lifetimes:minted:in:)``
@@ -116,7 +162,9 @@ struct TokenStore: Sendable {
     ) async throws -> RefreshOutcome? {
         guard database.engine == .postgresql else { return nil }
         let now = clock.now()
-        let rotation = Rotation(digest: TokenDigest.storageKey(token), clientID: clientID, lifetimes: lifetimes, minted: minted, now: now)
+        let rotation = Rotation(
+            digest: TokenDigest.storageKey(token), clientID: clientID, lifetimes: lifetimes, minted: minted, now: now,
+            successor: try sealedSuccessor(minted, lifetimes))
         guard let used = try await rotation.inOneStatement(in: sql) else { return nil }
         return .rotated(used.grant, minted.issued, user: used.user)
     }
@@ -128,6 +176,8 @@ struct TokenStore: Sendable {
         let lifetimes: TokenLifetimes
         let minted: MintedTokens
         let now: Int64
+        /// The new refresh token, sealed, kept with the used one for retries.
+        let successor: String?
 
         /// The token as it was when marked used.
         struct Used {
@@ -141,7 +191,7 @@ struct TokenStore: Sendable {
         func stepByStep(in sql: any SQLDatabase) async throws -> Used? {
             let row = try await sql.raw(
                 """
-                UPDATE refresh_tokens SET used_at = \(bind: now)
+                UPDATE refresh_tokens SET used_at = \(bind: now), successor = \(bind: successor)
                 WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID) AND used_at IS NULL AND revoked_at IS NULL
                   AND (jkt IS NULL OR jkt = \(bind: minted.key)) AND \(GrantRevocations.familyIsActive("refresh_tokens"))
                 RETURNING *
@@ -158,7 +208,7 @@ struct TokenStore: Sendable {
             let row = try await sql.raw(
                 """
                 WITH used AS (
-                    UPDATE refresh_tokens SET used_at = \(bind: now)
+                    UPDATE refresh_tokens SET used_at = \(bind: now), successor = \(bind: successor)
                     WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID) AND used_at IS NULL AND revoked_at IS NULL
                       AND expires_at > \(bind: now) AND (jkt IS NULL OR jkt = \(bind: minted.key))
                       AND \(GrantRevocations.familyIsActive("refresh_tokens"))

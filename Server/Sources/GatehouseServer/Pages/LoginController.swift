@@ -95,6 +95,12 @@ struct LoginController: Sendable {
             return PageRenderer.error(title: "Sign-in expired", message: LoginMessages.hostedExpired)
         case .failed(let message):
             return PageRenderer.error(title: "Sign-in stopped", message: message + " Go back to the application to try again.", status: .tooManyRequests)
+        case .refused(let error, let description):
+            guard state.request.deviceAuthorizationID == nil else {
+                return PageRenderer.error(title: "Sign-in refused", message: description + " Go back to the device to try again.", status: .forbidden)
+            }
+            return AuthorizationResponder(server: server).failure(
+                redirectURI: state.request.redirectURI, state: state.request.state, error: error, description: description, afterPost: true)
         case .authenticated(let user, let state):
             guard var response = submitted.signedIn else { throw FlowEngineError.signInNotRecorded }
             server.logger.info("User signed in", metadata: ["user": "\(user.id)", "client": "\(state.request.clientID)"])

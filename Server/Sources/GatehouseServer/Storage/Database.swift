@@ -9,6 +9,11 @@ public protocol Database: Sendable {
     /// Runs `body` outside a transaction; each statement sees the latest committed data.
     func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
 
+    /// Runs `body`, which only reads, in one read-only transaction: every statement sees the database as it was when the
+    /// first one began, whatever commits meanwhile (a copy of a live database, say). SQLite reads a WAL snapshot on a
+    /// reader; PostgreSQL runs `REPEATABLE READ READ ONLY`. Writers are not held up.
+    func snapshot<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+
     /// Runs `body` in one transaction: either everything it writes is committed or nothing is.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
 

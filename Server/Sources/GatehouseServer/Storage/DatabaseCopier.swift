@@ -60,7 +60,7 @@ public struct DatabaseCopier: Sendable {
             columns: [
                 ("token_hash", .text), ("grant_id", .text), ("client_id", .text), ("user_id", .text),
                 ("scope", .text), ("auth_time", .integer), ("amr", .text), ("created_at", .integer),
-                ("expires_at", .integer), ("used_at", .integer), ("revoked_at", .integer), ("jkt", .text),
+                ("expires_at", .integer), ("used_at", .integer), ("revoked_at", .integer), ("jkt", .text), ("successor", .text),
             ]),
         Table(
             name: "flows",
@@ -160,26 +160,33 @@ public struct DatabaseCopier: Sendable {
         self.target = target
     }
 
-    /// Copies every row in one target transaction. Refuses a target that already holds users, clients or keys.
+    /// Copies every row in one target transaction, read in one snapshot of the source: a server may keep writing to it
+    /// meanwhile (the copy is of the moment it began, every token with its user). Refuses a target that already holds
+    /// users, clients or keys.
     /// - Returns: the number of rows copied per table, in copy order.
     public func copy() async throws -> [(table: String, rows: Int)] {
-        var snapshot: [(Table, [[any Encodable & Sendable]])] = []
-        for table in Self.tables {
-            let columns = table.columns.map(\.name).joined(separator: ", ")
-            let rows = try await source.read { sql in
-                try await sql.raw("SELECT \(unsafeRaw: columns) FROM \(unsafeRaw: table.name)").all()
+        let snapshot = try await source.snapshot { sql in
+            var read: [(Table, [SendableRow])] = []
+            for table in Self.tables {
+                let columns = table.columns.map(\.name).joined(separator: ", ")
+                let rows = try await sql.raw("SELECT \(unsafeRaw: columns) FROM \(unsafeRaw: table.name)").all()
+                read.append(
+                    (
+                        table,
+                        try rows.map { row in
+                            SendableRow(
+                                values: try table.columns.map { column -> any Encodable & Sendable in
+                                    switch column.type {
+                                    case .text: try row.decode(column: column.name, as: String?.self)
+                                    case .integer: try row.decode(column: column.name, as: Int64?.self)
+                                    }
+                                })
+                        }
+                    ))
             }
-            let values: [[any Encodable & Sendable]] = try rows.map { row in
-                try table.columns.map { column -> any Encodable & Sendable in
-                    switch column.type {
-                    case .text: try row.decode(column: column.name, as: String?.self)
-                    case .integer: try row.decode(column: column.name, as: Int64?.self)
-                    }
-                }
-            }
-            snapshot.append((table, values))
+            return read
         }
-        let prepared = snapshot.map { table, rows in (table.name, table.columns.map(\.name), rows.map { SendableRow(values: $0) }) }
+        let prepared = snapshot.map { table, rows in (table.name, table.columns.map(\.name), rows) }
         try await target.transaction { sql in
             for name in ["users", "clients", "signing_keys"] {
                 if try await sql.raw("SELECT 1 AS present FROM \(unsafeRaw: name)").first() != nil {

@@ -9,6 +9,8 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable, Equatable
         case notFound(String)
         case corrupt(String)
         case closed
+        case unavailable(waited: Duration)
+        case callerGone
     }
 
     let code: Code
@@ -21,6 +23,20 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable, Equatable
     static func notFound(_ what: String) -> DatabaseError { .init(code: .notFound(what)) }
     static func corrupt(_ what: String) -> DatabaseError { .init(code: .corrupt(what)) }
     static let closed = DatabaseError(code: .closed)
+    /// No connection (PostgreSQL) or turn at the writer (SQLite) came within `waited`: the database is unreachable or
+    /// overloaded. Answered as 503 with `Retry-After`, so the caller retries instead of waiting without end.
+    static func unavailable(waited: Duration) -> DatabaseError { .init(code: .unavailable(waited: waited)) }
+    /// The request the work was for has gone (its connection closed) before the work committed: nothing was written.
+    static let callerGone = DatabaseError(code: .callerGone)
+
+    /// Whether the database could not be reached in time (``unavailable(waited:)``).
+    public var isUnavailable: Bool {
+        if case .unavailable = code { return true }
+        return false
+    }
+
+    /// Whether the work was dropped because its caller had gone (``callerGone``).
+    public var isCallerGone: Bool { code == .callerGone }
 
     /// Whether the error is a unique-key violation, e.g. a username that already exists.
     public var isDuplicate: Bool {
@@ -44,6 +60,10 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable, Equatable
             "The database holds a value it cannot read: \(what)."
         case .closed:
             "The database was closed; the server is shutting down."
+        case .unavailable(let waited):
+            "The database did not answer within \(waited.components.seconds) seconds; try again in a moment."
+        case .callerGone:
+            "The request's connection closed before its work committed; nothing was written."
         case .newerSchema(let version):
             "The database schema is at version \(version), newer than this Gatehouse knows; upgrade Gatehouse."
         }

@@ -9,6 +9,7 @@ import SQLiteNIO
 enum DatabaseFailure {
     static func reason(of error: any Error) -> String? {
         if let error = error as? SQLiteError { return "SQLite: \(error.reason) (\(error.message))" }
+        if let error = error as? SQLiteStatementError { return error.description }
         if let error = error as? PSQLError {
             if let state = error.serverInfo?[.sqlState] {
                 return "PostgreSQL \(state): \(error.serverInfo?[.message] ?? "")"
@@ -17,6 +18,14 @@ enum DatabaseFailure {
         }
         if let error = error as? DatabaseError { return error.description }
         return nil
+    }
+
+    /// Whether `error` says the disk (or the database) is full: SQLite's `SQLITE_FULL`, PostgreSQL's `53100`.
+    static func isFull(_ error: any Error) -> Bool {
+        if let error = error as? SQLiteStatementError { return error.isFull }
+        if let error = error as? SQLiteError { return error.reason == .full }
+        if let error = error as? PSQLError { return error.serverInfo?[.sqlState] == "53100" }
+        return false
     }
 
     /// Log metadata for `error`: its type, and the database's reason when it is a database's error.

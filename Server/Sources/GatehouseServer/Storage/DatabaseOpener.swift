@@ -4,14 +4,17 @@ import Logging
 public enum DatabaseOpener {
     /// Opens `location` and runs every migration it does not have yet (unless `migrate` is false). A PostgreSQL pool
     /// opens up to `postgresConnections` connections.
+    /// `wait` bounds how long work waits for a connection (PostgreSQL) or the writer (SQLite); `nil` waits as long as it takes
+    /// (the CLI).
     public static func open(
         _ location: DatabaseLocation, logger: Logger, migrate: Bool = true, sqliteSynchronous: SQLiteSynchronous = .normal,
-        postgresConnections: Int = 32
+        postgresConnections: Int = 32, wait: Duration? = nil
     ) async throws -> any Database {
         let database: any Database =
             switch location {
-            case .postgres(let url): try await PostgresStoreDatabase.open(url: url, logger: logger, maximumConnections: postgresConnections)
-            case .sqlite(let path): try await SQLiteStoreDatabase.open(path: path, logger: logger, synchronous: sqliteSynchronous)
+            case .postgres(let url):
+                try await PostgresStoreDatabase.open(url: url, logger: logger, maximumConnections: postgresConnections, connectionWait: wait)
+            case .sqlite(let path): try await SQLiteStoreDatabase.open(path: path, logger: logger, synchronous: sqliteSynchronous, writerWait: wait)
             }
         guard migrate else { return database }
         do {

@@ -519,5 +519,8 @@ enum SchemaMigrations {
                 """,
                 "CREATE INDEX pushed_authorization_requests_expiry ON pushed_authorization_requests(expires_at)",
             ]),
+        // A used refresh token keeps its successor, sealed under the server secret: a client retrying a rotation whose
+        // answer it never received gets the same successor again instead of a revoked family.
+        Migration(version: 28, name: "refresh token successors", statements: ["ALTER TABLE refresh_tokens ADD COLUMN successor TEXT"]),
     ]
 }

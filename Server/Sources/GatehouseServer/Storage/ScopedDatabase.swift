@@ -19,7 +19,12 @@ final class ScopedDatabase: Database {
     private struct Counts {
         var roundTrips = RoundTrips()
         var underWay = UnderWay()
+        var lastFull: ContinuousClock.Instant?
     }
+
+    /// When a write last failed because the disk (or database) was full, if one did: readiness reports it, since a
+    /// probe's own small write may still fit where a sign-in's does not.
+    var lastFullDiskFailure: ContinuousClock.Instant? { counts.withLockedValue { $0.lastFull } }
 
     /// The reads and transactions that went to the database itself (joined ones are not counted): what a request
     /// costs the database, and what the tests hold the flow engine to.
@@ -61,6 +66,17 @@ final class ScopedDatabase: Database {
         return try await Traces.span("db read", kind: .client, attributes: spanAttributes) { try await base.read(body) }
     }
 
+    /// Inside a transaction, part of it (it sees one state too); otherwise the engine's snapshot, counted as a read.
+    func snapshot<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        if let scope = TransactionScope.joinable(of: self) { return try await body(scope.sql) }
+        counts.withLockedValue {
+            $0.roundTrips.reads += 1
+            $0.underWay.reads += 1
+        }
+        defer { counts.withLockedValue { $0.underWay.reads -= 1 } }
+        return try await Traces.span("db read", kind: .client, attributes: spanAttributes) { try await base.snapshot(body) }
+    }
+
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         if let scope = TransactionScope.joinable(of: self) {
             do {
@@ -75,7 +91,8 @@ final class ScopedDatabase: Database {
         // committed hands back its after-commit work.
         // The engines may run the body on another task: the request's audit context goes along explicitly.
         let audit = AuditContext.current
-        let (value, afterCommit) = try await counted { try await self.committed(body, database: database, audit: audit) }
+        let gone = CallerPresence.isGone
+        let (value, afterCommit) = try await counted { try await self.committed(body, database: database, audit: audit, callerGone: gone) }
         for work in afterCommit { work() }
         return value
     }
@@ -83,7 +100,14 @@ final class ScopedDatabase: Database {
     /// Inside a transaction, part of it; otherwise the engine's own autocommitted statement, counted as a transaction.
     func autocommit<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         if TransactionScope.joinable(of: self) != nil { return try await transaction(body) }
-        return try await counted { try await self.base.autocommit(body) }
+        let gone = CallerPresence.isGone
+        return try await counted {
+            // Its one write commits as it runs: the caller must still be there before it starts.
+            try await self.base.autocommit { sql in
+                if gone?() == true { throw DatabaseError.callerGone }
+                return try await body(sql)
+            }
+        }
     }
 
     /// `work`, a write that reaches the database, counted and timed as a transaction and traced as one.
@@ -95,12 +119,18 @@ final class ScopedDatabase: Database {
         defer { counts.withLockedValue { $0.underWay.transactions -= 1 } }
         let started = DispatchTime.now().uptimeNanoseconds
         defer { GatehouseMetrics.transaction(nanoseconds: Int64(DispatchTime.now().uptimeNanoseconds - started)) }
-        return try await Traces.span("db transaction", kind: .client, attributes: spanAttributes) { try await work() }
+        do {
+            return try await Traces.span("db transaction", kind: .client, attributes: spanAttributes) { try await work() }
+        } catch where DatabaseFailure.isFull(error) {
+            counts.withLockedValue { $0.lastFull = .now }
+            throw error
+        }
     }
 
     /// Runs `body` in a transaction of the engine's, returning its value and the work to do once it committed.
     private func committed<T: Sendable>(
-        _ body: @escaping @Sendable (any SQLDatabase) async throws -> T, database: ObjectIdentifier, audit: AuditContext
+        _ body: @escaping @Sendable (any SQLDatabase) async throws -> T, database: ObjectIdentifier, audit: AuditContext,
+        callerGone: (@Sendable () -> Bool)?
     ) async throws -> (T, [@Sendable () -> Void]) {
         try await base.transaction { sql in
             let scope = TransactionScope(sql: sql, database: database)
@@ -110,6 +140,8 @@ final class ScopedDatabase: Database {
                 }
                 // A joined part failed and its caller went on: its writes may be half done, so nothing commits.
                 if let failure = scope.failure { throw failure }
+                // Nobody waits for the result any more: rolled back rather than done for no one.
+                if callerGone?() == true { throw DatabaseError.callerGone }
                 return (value, scope.close())
             } catch {
                 _ = scope.close()

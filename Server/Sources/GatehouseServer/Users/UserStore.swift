@@ -115,12 +115,37 @@ public struct UserStore: Sendable {
         }
     }
 
-    /// Whether `email` belongs to an account.
-    func emailIsTaken(_ email: String) async throws -> Bool {
+    /// Whether `email` belongs to an account: to one that proved it (a code to it, or a provider trusted for it), or
+    /// with `unproven` also to one that did not.
+    func emailIsTaken(_ email: String, unproven: Bool = true) async throws -> Bool {
         let key = email.lowercased()
         return try await database.read { sql in
-            try await sql.raw("SELECT id FROM users WHERE email = \(bind: key)").first() != nil
+            let proven: SQLQueryString = unproven ? "" : " AND email_verified = 1"
+            return try await sql.raw("SELECT id FROM users WHERE email = \(bind: key)\(proven)").first() != nil
         }
+    }
+
+    /// Takes `email` away from the account that holds it without having proved it, for someone who just proved it: an
+    /// address no one proved must not keep its owner out (anyone can make an account through a provider not trusted
+    /// for addresses, carrying any address). That account keeps everything else, under an address that reaches no one.
+    /// Returns the account it was taken from, if any, with its address as it is now.
+    func releaseUnprovenEmail(_ email: String) async throws -> User? {
+        let key = email.lowercased()
+        let now = clock.now()
+        return try await database.transaction { sql in
+            guard let holder = try await sql.raw("SELECT * FROM users WHERE email = \(bind: key) AND email_verified = 0").first().map(Self.decode)
+            else { return nil }
+            try await sql.raw(
+                "UPDATE users SET email = \(bind: Self.releasedEmail(of: holder.id)), updated_at = \(bind: now) WHERE id = \(bind: holder.id)"
+            ).run()
+            return try await Self.find(id: holder.id, in: sql)
+        }
+    }
+
+    /// The address an account is left with when its unproven one is claimed: unique, and in a domain that never
+    /// receives mail (RFC 6761 `.invalid`).
+    static func releasedEmail(of userID: String) -> String {
+        "\(userID)@released.invalid"
     }
 
     /// Sets a new password chosen by the user: it restarts the password's age and signs the account out

@@ -79,6 +79,66 @@ struct GrantRevocationTests {
         }
     }
 
+    @Test(
+        "a rotation whose answer was lost: the same token again within the grace gets the same successor and keeps the family",
+        arguments: TestEngine.available, [false, true])
+    func retriedRotation(engine: TestEngine, inOneStatement: Bool) async throws {
+        let now = NIOLockedValueBox<Int64>(1_900_000_000)
+        try await TestServer.withServer(engine: engine, clock: UnixClock { now.withLockedValue { $0 } }) { server in
+            let lifetimes = server.configuration.tokens
+            #expect(lifetimes.refreshReuseGrace == 30)
+            let grant = try await makeGrant(server)
+            let first = try #require(try await server.tokens.issue(for: grant, withRefreshToken: true, lifetimes: lifetimes).refreshToken)
+            // The rotation commits; its answer never reaches the client (PostgreSQL's one statement, or step by step).
+            let lost: TokenStore.IssuedTokens
+            if inOneStatement, engine == .postgres {
+                let rotated = try await server.database.autocommit { sql in
+                    try await server.tokens.rotateInOneStatement(first, clientID: "web", lifetimes: lifetimes, minted: .init(withRefreshToken: true), in: sql)
+                }
+                guard case .rotated(_, let tokens, _) = rotated else { throw RotationFailed() }
+                lost = tokens
+            } else {
+                lost = try await rotate(first, server)
+            }
+            now.withLockedValue { $0 += 20 }
+            // The client retries with the token it still holds: the same successor, a new access token, nothing revoked.
+            let retried = try await rotate(first, server)
+            #expect(retried.refreshToken == lost.refreshToken && retried.accessToken != lost.accessToken)
+            #expect(try await server.tokens.activeAccessToken(retried.accessToken) != nil)
+            #expect(try await retention(of: grant.id, at: now.withLockedValue { $0 }, server) == nil)
+            // Asking for other scopes than the successor has is refused, and revokes nothing either.
+            let narrowed = try await server.tokens.refresh(first, clientID: "web", narrowedScopes: ["openid"], lifetimes: lifetimes)
+            #expect({ if case .invalid = narrowed { true } else { false } }())
+            // Another client presenting it learns nothing and changes nothing.
+            let foreign = try await server.tokens.refresh(first, clientID: "other", narrowedScopes: nil, lifetimes: lifetimes)
+            #expect({ if case .invalid = foreign { true } else { false } }())
+            // The client uses the successor: from then on the old token is a replay, and revokes the family.
+            let third = try await rotate(try #require(retried.refreshToken), server)
+            let replay = try await server.tokens.refresh(first, clientID: "web", narrowedScopes: nil, lifetimes: lifetimes)
+            #expect({ if case .replayed = replay { true } else { false } }())
+            #expect(try await server.tokens.activeRefreshToken(try #require(third.refreshToken)) == nil)
+        }
+    }
+
+    @Test("past the grace, or with the grace off, a used token presented again is a replay", arguments: TestEngine.available)
+    func retryAfterTheGrace(engine: TestEngine) async throws {
+        let now = NIOLockedValueBox<Int64>(1_900_000_000)
+        try await TestServer.withServer(engine: engine, clock: UnixClock { now.withLockedValue { $0 } }) { server in
+            var lifetimes = server.configuration.tokens
+            for grace in [Int64(30), 0] {
+                lifetimes.refreshReuseGrace = grace
+                let grant = try await makeGrant(server, username: "grace\(grace)")
+                let first = try #require(try await server.tokens.issue(for: grant, withRefreshToken: true, lifetimes: lifetimes).refreshToken)
+                guard case .rotated(_, let lost, _) = try await server.tokens.refresh(first, clientID: "web", narrowedScopes: nil, lifetimes: lifetimes)
+                else { throw RotationFailed() }
+                now.withLockedValue { $0 += grace == 0 ? 1 : grace + 1 }
+                let late = try await server.tokens.refresh(first, clientID: "web", narrowedScopes: nil, lifetimes: lifetimes)
+                #expect({ if case .replayed = late { true } else { false } }(), "grace \(grace)")
+                #expect(try await server.tokens.activeRefreshToken(try #require(lost.refreshToken)) == nil, "grace \(grace)")
+            }
+        }
+    }
+
     @Test("a replayed authorization code revokes the tokens issued from it", arguments: TestEngine.available)
     func codeReplay(engine: TestEngine) async throws {
         try await TestServer.withServer(engine: engine) { server in

@@ -213,7 +213,7 @@ struct PasskeyFlowTests {
             #expect(Base64URL.decode(handle).map(Array.init) == (try await server.passkeys.userHandle(for: kim.id)) && handle != kim.id)
             #expect((creation["pubKeyCredParams"] as? [[String: Any]])?.compactMap { $0["alg"] as? Int } == [-8, -7, -257])
             let authenticator = SoftwarePasskey(origin: Self.origin)
-            let done = try await flow.submit(["credential": .text(try await authenticator.createPasskey(optionsJSON: options)), "name": " Laptop\n"])
+            let done = try await flow.submit(["credential": .text(try await authenticator.createPasskey(optionsJSON: options)), "name": "  Laptop "])
             #expect(done.signedIn?.methods == ["pwd", "hwk", "mfa"])
             let stored = try await server.passkeys.list(userID: kim.id)
             #expect(stored.map(\.name) == ["Laptop"] && stored.first?.attestation == "none" && stored.first?.transports == ["internal"])

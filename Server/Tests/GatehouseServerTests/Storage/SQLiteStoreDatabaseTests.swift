@@ -154,6 +154,8 @@ struct SQLiteStoreDatabaseTests {
                 }
             }
             #expect(duplicate?.description.contains("UNIQUE constraint failed: notes.id") == true)
+            // The log says it with SQLite's result code and its name, not the error's type alone.
+            #expect(DatabaseFailure.reason(of: try #require(duplicate)) == "SQLite error 1555 (constraint failed): UNIQUE constraint failed: notes.id")
         }
     }
 

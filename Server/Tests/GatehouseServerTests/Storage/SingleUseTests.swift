@@ -137,7 +137,7 @@ struct DatabaseCopierTests {
             #expect(counts.first { $0.table == "users" }?.rows == 1)
             #expect(counts.first { $0.table == "signing_keys" }?.rows == 2)
             #expect(try await UserStore(database: empty).find(username: "kim") == user)
-            #expect(try await TokenStore(database: empty, clock: .system).activeAccessToken(tokens.accessToken)?.userID == user.id)
+            #expect(try await TokenStore(database: empty, clock: .system, successors: SecretBox(serverSecret: Array(repeating: 1, count: 32), purpose: TokenStore.successorsPurpose)).activeAccessToken(tokens.accessToken)?.userID == user.id)
             try await empty.close()
         }
     }

@@ -42,7 +42,7 @@ extension LoginFlow.Outcome {
     var nodeID: String? {
         switch self {
         case .next(let node), .retry(let node, _): node.id
-        case .authenticated, .gone, .failed, .superseded: nil
+        case .authenticated, .gone, .failed, .superseded, .refused: nil
         }
     }
 
@@ -50,7 +50,7 @@ extension LoginFlow.Outcome {
     var messageCode: String? {
         switch self {
         case .next(let node), .retry(let node, _): node.messages.first?.code
-        case .authenticated, .gone, .failed, .superseded: nil
+        case .authenticated, .gone, .failed, .superseded, .refused: nil
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import PostgresKit
 import PostgresNIO
 import SQLKit
@@ -13,16 +14,20 @@ final class PostgresStoreDatabase: Database {
     private let runner: Task<Void, Never>
     private let logger: Logger
     private let statements = PreparedStatementNames()
+    /// How long work waits for a pooled connection before it fails as ``DatabaseError/unavailable(waited:)``; `nil` waits
+    /// as long as it takes. The pool itself would wait without end while PostgreSQL is unreachable.
+    private let connectionWait: Duration?
 
-    private init(client: PostgresClient, runner: Task<Void, Never>, logger: Logger) {
+    private init(client: PostgresClient, runner: Task<Void, Never>, logger: Logger, connectionWait: Duration?) {
         self.client = client
         self.runner = runner
         self.logger = logger
+        self.connectionWait = connectionWait
     }
 
     /// Connects to `url` (`postgres://user:password@host:port/database?sslmode=disable|prefer|require`)
     /// and checks that the server answers. The pool opens up to `maximumConnections` connections as work needs them.
-    static func open(url: String, logger: Logger, maximumConnections: Int = 32) async throws -> PostgresStoreDatabase {
+    static func open(url: String, logger: Logger, maximumConnections: Int = 32, connectionWait: Duration? = nil) async throws -> PostgresStoreDatabase {
         let printable = DatabaseLocation.redactingCredentials(url)
         let location = try PostgresLocation(url: url, printable: printable)
         // The pool retries refused connections forever; one direct connection first turns
@@ -35,7 +40,7 @@ final class PostgresStoreDatabase: Database {
         }
         let client = PostgresClient(configuration: location.clientConfiguration(maximumConnections: maximumConnections), backgroundLogger: logger)
         let runner = Task { await client.run() }
-        return PostgresStoreDatabase(client: client, runner: runner, logger: logger)
+        return PostgresStoreDatabase(client: client, runner: runner, logger: logger, connectionWait: connectionWait)
     }
 
     /// PostgreSQL's own message when there is one (wrong password, unknown database), else the error.
@@ -49,8 +54,8 @@ final class PostgresStoreDatabase: Database {
     }
 
     func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        let run = { [client, statements] in
-            try await client.withConnection { connection in
+        let run = { [statements] in
+            try await self.leased { connection in
                 try await body(PreparedStatementSQLDatabase(connection: connection, names: statements))
             }
         }
@@ -62,13 +67,29 @@ final class PostgresStoreDatabase: Database {
         }
     }
 
+    func snapshot<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await leased { [logger, statements] connection in
+            try await connection.query("START TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
+            do {
+                let value = try await body(PreparedStatementSQLDatabase(connection: connection, names: statements))
+                try await connection.query("COMMIT", logger: logger)
+                return value
+            } catch {
+                _ = try? await connection.query("ROLLBACK", logger: logger)
+                throw error
+            }
+        }
+    }
+
     /// Runs `body` in a transaction; one that PostgreSQL aborts as a deadlock victim or a serialization
     /// failure (two nodes revoking the same token family at once, say) is run again, a few times at most.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await retrying { [client, logger, statements] in
+        try await retrying { [logger, statements] in
             do {
-                return try await client.withTransaction(logger: logger) { connection in
-                    try await body(PreparedStatementSQLDatabase(connection: connection, names: statements))
+                return try await self.leased { connection in
+                    try await connection.withTransaction(logger: logger) { connection in
+                        try await body(PreparedStatementSQLDatabase(connection: connection, names: statements))
+                    }
                 }
             } catch let error as PostgresTransactionError {
                 // Surface the caller's own error (e.g. an OAuth error that rolled the transaction back).
@@ -82,10 +103,58 @@ final class PostgresStoreDatabase: Database {
     /// Runs `body` on a pooled connection outside a transaction: its closing statement commits by itself. Run again
     /// when PostgreSQL aborted that statement as a deadlock victim or serialization failure (nothing was written).
     func autocommit<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await retrying { [client, statements] in
-            try await client.withConnection { connection in
+        try await retrying { [statements] in
+            try await self.leased { connection in
                 try await body(PreparedStatementSQLDatabase(connection: connection, names: statements))
             }
+        }
+    }
+
+    /// Where a lease with a deadline stands: waiting for a connection, given one in time, or given up.
+    private enum Lease { case waiting, leased, abandoned }
+
+    /// Runs `body` on a pooled connection, waiting at most ``connectionWait`` for one: past it the lease is cancelled
+    /// and the work fails as ``DatabaseError/unavailable(waited:)`` without running. Once `body` has its connection it
+    /// runs to its end, however long.
+    private func leased<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        guard let wait = connectionWait else { return try await client.withConnection { try await body($0) } }
+        let lease = NIOLockedValueBox(Lease.waiting)
+        return try await withThrowingTaskGroup(of: T?.self) { [client] group in
+            group.addTask {
+                do {
+                    return try await client.withConnection { connection in
+                        let mine = lease.withLockedValue { state in
+                            guard state == .waiting else { return false }
+                            state = .leased
+                            return true
+                        }
+                        guard mine else { throw DatabaseError.unavailable(waited: wait) }
+                        return try await body(connection)
+                    }
+                } catch {
+                    // No connection at all (the pool stopped trying to connect), or the one it had was lost on the way:
+                    // the database is out of reach, as when the wait runs out.
+                    if lease.withLockedValue({ $0 }) != .leased || Self.isConnectionLoss(error) { throw DatabaseError.unavailable(waited: wait) }
+                    throw error
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: wait)
+                let abandoned = lease.withLockedValue { state in
+                    guard state == .waiting else { return false }
+                    state = .abandoned
+                    return true
+                }
+                if abandoned { throw DatabaseError.unavailable(waited: wait) }
+                return nil
+            }
+            while let finished = try await group.next() {
+                if let value = finished {
+                    group.cancelAll()
+                    return value
+                }
+            }
+            throw DatabaseError.unavailable(waited: wait)
         }
     }
 
@@ -103,6 +172,16 @@ final class PostgresStoreDatabase: Database {
     }
 
     static let maximumAttempts = 5
+
+    /// Whether `error` is the connection to PostgreSQL breaking (the server stopped, the network went) rather than a
+    /// statement failing.
+    static func isConnectionLoss(_ error: any Error) -> Bool {
+        guard let error = error as? PSQLError else { return false }
+        if [.serverClosedConnection, .connectionError, .uncleanShutdown].contains(error.code) { return true }
+        // The server shutting down or starting (57P01–57P03) and connection exceptions (class 08) say the same.
+        guard let state = error.serverInfo?[.sqlState] else { return false }
+        return ["57P01", "57P02", "57P03"].contains(state) || state.hasPrefix("08")
+    }
 
     /// Deadlock victims (40P01) and serialization failures (40001) succeed when simply tried again, as does a
     /// transaction whose prepared statement broke (it is prepared afresh; see ``PreparedStatementSQLDatabase``).

@@ -9,7 +9,13 @@ struct SQLiteStatementError: Error, CustomStringConvertible, Sendable {
     /// Another connection (usually another process) holds the lock this statement needs.
     var isBusy: Bool { code & 0xFF == SQLITE_BUSY }
 
+    /// Whether the disk or the database is full (`SQLITE_FULL`): writes fail until space is made.
+    var isFull: Bool { code & 0xFF == SQLITE_FULL }
+
+    /// SQLite's name for the result code, e.g. "database or disk is full".
+    var codeName: String { String(cString: sqlite_nio_sqlite3_errstr(code)) }
+
     var description: String {
-        "SQLite error \(code): \(message)"
+        "SQLite error \(code) (\(codeName)): \(message)"
     }
 }

@@ -25,20 +25,23 @@ final class SQLiteStoreDatabase: Database {
 
     private var isInMemory: Bool { path == ":memory:" }
 
-    private init(path: String, writer: SQLiteConnectionHandle, logger: Logger) {
+    private init(path: String, writer: SQLiteConnectionHandle, logger: Logger, writerWait: Duration?) {
         self.path = path
         self.writer = writer
         self.logger = logger
         let checkpointer = path == ":memory:" ? nil : SQLiteCheckpointer(path: path)
         self.checkpointer = checkpointer
-        writes = SQLiteWriteQueue(sql: SQLiteHandleDatabase(handle: writer, logger: logger)) {
+        writes = SQLiteWriteQueue(sql: SQLiteHandleDatabase(handle: writer, logger: logger), wait: writerWait) {
             try await Self.beginImmediate(on: writer)
         } committed: {
             checkpointer?.committed()
         }
     }
 
-    static func open(path: String, logger: Logger, synchronous: SQLiteSynchronous = .normal) async throws -> SQLiteStoreDatabase {
+    /// Opens the file at `path` (created when missing). A write waits at most `writerWait` for its turn at the writer.
+    static func open(
+        path: String, logger: Logger, synchronous: SQLiteSynchronous = .normal, writerWait: Duration? = nil
+    ) async throws -> SQLiteStoreDatabase {
         if path != ":memory:" {
             let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
             guard FileManager.default.fileExists(atPath: folder) else {
@@ -65,7 +68,7 @@ final class SQLiteStoreDatabase: Database {
                 try writer.execute(pragma, [])
             }
             writer.setBusyTimeout(milliseconds: 0)
-            return SQLiteStoreDatabase(path: path, writer: writer, logger: logger)
+            return SQLiteStoreDatabase(path: path, writer: writer, logger: logger, writerWait: writerWait)
         } catch {
             throw DatabaseError.cannotOpen(path: path, reason: "\(error)")
         }
@@ -80,6 +83,22 @@ final class SQLiteStoreDatabase: Database {
 
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         try await writes.transaction(body)
+    }
+
+    /// A read transaction on a reader: its first read fixes the WAL snapshot every later statement sees.
+    func snapshot<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        if isInMemory { return try await writes.transaction(body) }
+        let reader = try takeReader()
+        defer { returnReader(reader) }
+        try reader.execute("BEGIN", [])
+        do {
+            let value = try await body(SQLiteHandleDatabase(handle: reader, logger: logger))
+            try reader.execute("COMMIT", [])
+            return value
+        } catch {
+            try? reader.execute("ROLLBACK", [])
+            throw error
+        }
     }
 
     var engine: DatabaseEngine { .sqlite }

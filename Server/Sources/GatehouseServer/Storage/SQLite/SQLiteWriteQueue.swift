@@ -14,6 +14,28 @@ final class SQLiteWriteQueue: Sendable {
     private final class Job: Sendable {
         let body: @Sendable (any SQLDatabase) async throws -> any Sendable
         private let state = NIOLockedValueBox(JobState.queued)
+        /// Whether the writer took the job, or its caller gave up waiting first: whichever comes first wins.
+        private let turn = NIOLockedValueBox(Turn.waiting)
+
+        enum Turn { case waiting, taken, abandoned }
+
+        /// The writer takes the job; `false` when its caller has given up on it.
+        func take() -> Bool {
+            turn.withLockedValue { turn in
+                guard turn == .waiting else { return false }
+                turn = .taken
+                return true
+            }
+        }
+
+        /// The caller gives up waiting; `false` when the writer took the job already (it runs to its end).
+        func abandon() -> Bool {
+            turn.withLockedValue { turn in
+                guard turn == .waiting else { return false }
+                turn = .abandoned
+                return true
+            }
+        }
 
         private enum JobState {
             case queued
@@ -64,12 +86,19 @@ final class SQLiteWriteQueue: Sendable {
     private let committed: @Sendable () -> Void
     private let thread = SQLiteWriterThread()
     private let writer = NIOLockedValueBox<Task<Void, Never>?>(nil)
+    /// How long a caller waits for the writer to take its body before it fails as ``DatabaseError/unavailable(waited:)``.
+    private let wait: Duration?
 
     /// - Parameters:
+    ///   - wait: how long a body may wait for its turn; `nil` waits as long as it takes.
     ///   - begin: starts a write transaction on `sql`'s connection (waiting for other processes as needed).
     ///   - committed: called after each commit.
-    init(sql: SQLiteHandleDatabase, begin: @escaping @Sendable () async throws -> Void, committed: @escaping @Sendable () -> Void = {}) {
+    init(
+        sql: SQLiteHandleDatabase, wait: Duration? = nil, begin: @escaping @Sendable () async throws -> Void,
+        committed: @escaping @Sendable () -> Void = {}
+    ) {
         self.sql = sql
+        self.wait = wait
         self.begin = begin
         self.committed = committed
         let writer = Task(executorPreference: thread) { [self] in await runWriter() }
@@ -87,6 +116,13 @@ final class SQLiteWriteQueue: Sendable {
         }
         guard accepted else { throw DatabaseError.closed }
         idleWriter?.resume()
+        // Past the wait, a body the writer has not taken is given up: it never runs, and its caller hears at once.
+        let deadline = wait.map { wait in
+            thread.loop.scheduleTask(in: .nanoseconds(Int64(wait.components.seconds) * 1_000_000_000 + wait.components.attoseconds / 1_000_000_000)) {
+                if job.abandon() { job.finish(.failure(DatabaseError.unavailable(waited: wait))) }
+            }
+        }
+        defer { deadline?.cancel() }
         // The body produced a T; the queue only carried it type-erased.
         guard let value = try await job.result().get() as? T else { preconditionFailure("a job's result has its body's type") }
         return value
@@ -107,8 +143,11 @@ final class SQLiteWriteQueue: Sendable {
     /// The writer task: runs whatever is queued as one batch, again and again, parking when the queue is empty.
     private func runWriter() async {
         while true {
-            let batch = await nextBatch()
-            guard !batch.isEmpty else { return }
+            let queued = await nextBatch()
+            guard !queued.isEmpty else { return }
+            // Those whose callers gave up waiting are dropped: nobody would hear what they did.
+            let batch = queued.filter { $0.take() }
+            guard !batch.isEmpty else { continue }
             let results = await run(batch)
             for (job, result) in zip(batch, results) { job.finish(result) }
         }

@@ -1,0 +1,144 @@
+"""PostgreSQL stops for 20 seconds under refresh load on two nodes, then starts again. While it is away, requests past
+the wait limit (`database_wait`) answer 503 with Retry-After at once instead of piling up, and `/health/ready` says
+503 within a second; when it is back, both nodes are ready within seconds, no refresh token a client was given is lost,
+and no client that retried a refresh whose answer it never had is treated as a replay (its sign-in is not revoked).
+The database is a PostgreSQL server of this test's own, which it stops and starts."""
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+import requests
+
+from gatehouse_harness import APP_REDIRECT, PASSWORD, PostgresInstance, Server, exchange, start, submit
+
+WAIT = 2  # database_wait, seconds
+CLIENT_TIMEOUT = 4  # what the load's clients wait for an answer before retrying
+USERS = 24
+
+
+@pytest.fixture(scope="module")
+def postgres():
+    try:
+        instance = PostgresInstance()
+    except (RuntimeError, OSError) as error:
+        pytest.skip(f"PostgreSQL cannot be started here: {error}")
+    yield instance
+    instance.destroy()
+
+
+def sign_in(node, username):
+    flow = start(node).json()
+    done = submit(node, flow["flow_id"], {"username": username, "password": PASSWORD}).json()
+    tokens = exchange(node, done["authorization"]["code"]).json()
+    return tokens["refresh_token"]
+
+
+class Client:
+    """One signed-in app refreshing as fast as it is answered, alternating nodes: a 200 gives it its next refresh token
+    (acknowledged); a 503, a timeout or a lost connection makes it send the same token again, as any app would."""
+
+    def __init__(self, nodes, refresh_token):
+        self.nodes = nodes
+        self.token = refresh_token
+        self.acknowledged = 0
+        self.refused: list[str] = []
+        self.answers: list[tuple[float, float, int]] = []  # (when, seconds taken, status; 0 for no answer)
+
+    def run(self, stop: threading.Event):
+        session = requests.Session()
+        turn = 0
+        while not stop.is_set():
+            node = self.nodes[turn % len(self.nodes)]
+            turn += 1
+            began = time.monotonic()
+            try:
+                answer = session.post(node.issuer + "/token", data={"grant_type": "refresh_token", "refresh_token": self.token,
+                                                                    "client_id": "app"}, timeout=CLIENT_TIMEOUT)
+                status = answer.status_code
+            except requests.RequestException:
+                answer, status = None, 0
+                session = requests.Session()
+            self.answers.append((began, time.monotonic() - began, status))
+            if status == 200:
+                self.token = answer.json()["refresh_token"]
+                self.acknowledged += 1
+            elif status == 400:
+                self.refused.append(answer.text)
+                return
+            else:
+                time.sleep(0.2)
+            time.sleep(0.05)
+
+
+def test_a_twenty_second_outage_signs_nobody_out(postgres):
+    url = postgres.create_database()
+    config = {"database_wait": WAIT, "secret": "outage-test-shared-secret-0123456789abcdef"}
+    nodes = [Server(database_url=url, config=config)]
+    nodes.append(Server(database_url=url, config={**config, "issuer": nodes[0].issuer}))
+    stop = threading.Event()
+    threads = []
+    try:
+        nodes[0].add_client("app", APP_REDIRECT, public=True)
+        for number in range(USERS):
+            nodes[0].add_user(f"user{number}", PASSWORD)
+        clients = [Client(nodes, sign_in(nodes[0], f"user{number}")) for number in range(USERS)]
+        threads = [threading.Thread(target=client.run, args=(stop,)) for client in clients]
+        for thread in threads:
+            thread.start()
+        time.sleep(3)
+
+        postgres.stop()
+        stopped = time.monotonic()
+        readiness = []
+        while time.monotonic() - stopped < 20:
+            for node in nodes:
+                began = time.monotonic()
+                try:
+                    status = requests.get(node.issuer + "/health/ready", timeout=5).status_code
+                except requests.RequestException:
+                    status = 0
+                readiness.append((time.monotonic() - stopped, time.monotonic() - began, status))
+            time.sleep(0.5)
+        postgres.start()
+        restarted = time.monotonic()
+        ready_again = {}
+        while len(ready_again) < len(nodes) and time.monotonic() - restarted < 30:
+            for index, node in enumerate(nodes):
+                if index not in ready_again and requests.get(node.issuer + "/health/ready", timeout=5).status_code == 200:
+                    ready_again[index] = time.monotonic() - restarted
+            time.sleep(0.2)
+        time.sleep(5)  # the load goes on against the database that came back
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(timeout=30)
+
+    try:
+        # During the outage readiness said 503, each answer within a second (the first second may still have seen it up).
+        during = [entry for entry in readiness if entry[0] > 1]
+        assert during and all(status == 503 for _, _, status in during), during
+        assert max(taken for _, taken, _ in during) < 1.5, during
+        assert sorted(ready_again) == [0, 1] and max(ready_again.values()) < 15, ready_again
+
+        # Refreshes during the outage answered 503 at the wait limit, never hung for the outage's length.
+        answers = [answer for client in clients for answer in client.answers]
+        outage = [answer for answer in answers if stopped + 1 < answer[0] < restarted - 1]
+        assert outage and {status for _, _, status in outage} <= {503, 0}, {status for _, _, status in outage}
+        assert max(taken for _, taken, _ in outage) < WAIT + 1.5, max(taken for _, taken, _ in outage)
+        assert sum(status == 503 for _, _, status in outage) > len(outage) / 2
+        # Never a server error: a connection lost mid-transaction is the database being away too.
+        assert {status for _, _, status in answers} <= {200, 503, 0}, {status for _, _, status in answers}
+
+        # Nobody was signed out: no refresh was refused as a replay, every client refreshed after the outage, and the
+        # last token each was given still works.
+        assert not [client.refused for client in clients if client.refused], [client.refused for client in clients if client.refused]
+        assert all(any(status == 200 and when > restarted for when, _, status in client.answers) for client in clients)
+        for client in clients:
+            final = requests.post(nodes[0].issuer + "/token", data={"grant_type": "refresh_token", "refresh_token": client.token,
+                                                                    "client_id": "app"}, timeout=10)
+            assert final.status_code == 200, final.text
+    finally:
+        for node in nodes:
+            node.stop()

@@ -1,0 +1,91 @@
+import Foundation
+import NIOConcurrencyHelpers
+import SQLKit
+import Testing
+
+@testable import GatehouseServer
+
+/// Work the database cannot take in time fails at once instead of waiting without end; work whose caller has gone is
+/// not committed.
+@Suite("Waiting for the database")
+struct DatabaseWaitTests {
+    /// The engine's database with `wait` as its bound, the `probe` table made, and the writer or pool's one free
+    /// connection held by a transaction that sleeps for `held`.
+    private static func withBusyDatabase(
+        _ engine: TestEngine, wait: Duration, held: Duration, _ body: (any Database) async throws -> Void
+    ) async throws {
+        try await TestServer.withServer(engine: engine) { server in
+            let location = server.configuration.database
+            // A second handle on the same database, small and bounded: two PostgreSQL connections, or SQLite's one writer.
+            let bounded = DatabaseOpener.joinable(
+                try await DatabaseOpener.open(location, logger: TestServer.logger, migrate: false, postgresConnections: 2, wait: wait))
+            try await bounded.transaction { sql in try await sql.raw("CREATE TABLE probe (name TEXT PRIMARY KEY)").run() }
+            let holders = (0..<(engine == .postgres ? 2 : 1)).map { _ in
+                Task { try await bounded.transaction { _ in try await Task.sleep(for: held) } }
+            }
+            try await Task.sleep(for: .milliseconds(200))  // the holders have their connections
+            do {
+                try await body(bounded)
+            } catch {
+                for holder in holders { _ = try? await holder.value }
+                try? await bounded.close()
+                throw error
+            }
+            for holder in holders { _ = try? await holder.value }
+            try await bounded.close()
+        }
+    }
+
+    @Test("past the wait, a write that found no connection (or no turn at the writer) fails as unavailable, and never runs", arguments: TestEngine.available)
+    func boundedWait(engine: TestEngine) async throws {
+        try await Self.withBusyDatabase(engine, wait: .milliseconds(500), held: .seconds(3)) { database in
+            let ran = NIOLockedValueBox(false)
+            let started = ContinuousClock.now
+            await #expect {
+                try await database.transaction { sql in
+                    ran.withLockedValue { $0 = true }
+                    try await sql.raw("INSERT INTO probe (name) VALUES ('late')").run()
+                }
+            } throws: { error in
+                (error as? DatabaseError)?.isUnavailable == true
+            }
+            let waited = ContinuousClock.now - started
+            #expect(waited >= .milliseconds(450) && waited < .seconds(2), "\(waited)")
+            try await Task.sleep(for: .seconds(3))  // the holders are done: the given-up write must not run late
+            #expect(!ran.withLockedValue { $0 })
+            let rows = try await database.read { sql in try await sql.raw("SELECT name FROM probe").all() }
+            #expect(rows.isEmpty)
+            // Once a connection is free, work runs as usual.
+            try await database.transaction { sql in try await sql.raw("INSERT INTO probe (name) VALUES ('later')").run() }
+        }
+    }
+
+    @Test("work whose caller has gone rolls back instead of committing, in a transaction and in an autocommitted statement", arguments: TestEngine.available)
+    func callerGone(engine: TestEngine) async throws {
+        try await TestServer.withServer(engine: engine) { server in
+            let database = server.database
+            try await database.transaction { sql in try await sql.raw("CREATE TABLE probe (name TEXT PRIMARY KEY)").run() }
+            let gone = NIOLockedValueBox(false)
+            try await CallerPresence.$isGone.withValue({ gone.withLockedValue { $0 } }) {
+                try await database.transaction { sql in try await sql.raw("INSERT INTO probe (name) VALUES ('present')").run() }
+                await #expect {
+                    try await database.transaction { sql in
+                        try await sql.raw("INSERT INTO probe (name) VALUES ('abandoned')").run()
+                        gone.withLockedValue { $0 = true }  // the client closes its connection while the work runs
+                    }
+                } throws: { error in
+                    (error as? DatabaseError)?.isCallerGone == true
+                }
+                await #expect {
+                    try await database.autocommit { sql in try await sql.raw("INSERT INTO probe (name) VALUES ('alone')").run() }
+                } throws: { error in
+                    (error as? DatabaseError)?.isCallerGone == true
+                }
+            }
+            let names = try await database.read { sql in
+                try await sql.raw("SELECT name FROM probe ORDER BY name").all().map { try $0.decode(column: "name", as: String.self) }
+            }
+            #expect(names == ["present"])
+        }
+    }
+}

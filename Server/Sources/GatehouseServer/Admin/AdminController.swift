@@ -353,10 +353,8 @@ struct AdminController: Sendable {
 
     private func rotateKeys(actor: String) async throws -> Response {
         let publishFor = max(server.configuration.tokens.idToken, server.configuration.tokens.accessToken) + 300
-        let created = try await server.database.transaction { [server] _ in
-            let created = try await server.keyStore.rotate(secret: server.secret, publishFor: publishFor)
+        let created = try await server.keyStore.rotate(secret: server.secret, publishFor: publishFor) { [server] created in
             try await server.audit.record(.keysRotated, details: ["kids": created.map(\.kid).joined(separator: " ")])
-            return created
         }
         let fresh = Set(created.map(\.kid))
         return JSONResponse.make(AdminPage(items: try await keys().filter { fresh.contains($0.kid) }))

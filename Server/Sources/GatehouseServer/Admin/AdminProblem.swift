@@ -83,7 +83,7 @@ struct AdminProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return AdminProblem.badRequest("The JSON body does not match the schema in /admin/v1/openapi.json.").response
         } catch let error as ConfigurationError {
             return AdminProblem.badRequest(error.description).response
-        } catch where OAuthError.unavailable(error) != nil {
+        } catch  where OAuthError.unavailable(error) != nil {
             let unavailable = OAuthError.unavailable(error)!
             return AdminProblem(
                 status: .serviceUnavailable, kind: "unavailable", title: "Service unavailable", detail: unavailable.description,

@@ -39,9 +39,16 @@ public struct SigningKeyStore: Sendable {
     }
 
     /// Retires the active keys and creates new ones. Retired keys stay published for `publishFor` seconds,
-    /// the longest lifetime of a token they signed; keys whose publication ended are deleted.
+    /// the longest lifetime of a token they signed; keys whose publication ended are deleted. `recording` runs in the
+    /// same transaction (the change's audit event).
+    ///
+    /// The keys are generated before the transaction: RSA key generation takes a tenth of a second or more, and inside
+    /// a transaction it would hold SQLite's writer — every other write of the server — as long.
     /// - Returns: the new active keys.
-    public func rotate(secret: ServerSecret, publishFor: Int64) async throws -> [SigningKeyRecord] {
+    public func rotate(
+        secret: ServerSecret, publishFor: Int64, recording: @escaping @Sendable ([SigningKeyRecord]) async throws -> Void = { _ in }
+    ) async throws -> [SigningKeyRecord] {
+        assert(!TransactionScope.isHoldingWriter, "Keys are generated before the rotation's transaction, never inside another one.")
         let box = SecretBox(serverSecret: secret.bytes, purpose: SecretBox.signingKeysPurpose)
         let now = clock.now()
         let records = try SigningKeyFactory.algorithms.map { try SigningKeyFactory.generate(algorithm: $0, box: box, now: now) }
@@ -55,6 +62,7 @@ public struct SigningKeyStore: Sendable {
                 """
             ).run()
             for record in records { try await Self.insert(record, in: sql) }
+            try await recording(records)
         }
         return records
     }

@@ -84,7 +84,8 @@ struct TokenStore: Sendable {
     ) async throws -> RefreshOutcome {
         let digest = TokenDigest.storageKey(token)
         let now = clock.now()
-        let rotation = Rotation(digest: digest, clientID: clientID, lifetimes: lifetimes, minted: minted, now: now, successor: try sealedSuccessor(minted, lifetimes))
+        let rotation = Rotation(
+            digest: digest, clientID: clientID, lifetimes: lifetimes, minted: minted, now: now, successor: try sealedSuccessor(minted, lifetimes))
         guard let used = try await rotation.stepByStep(in: sql) else {
             let earlier = try await sql.raw(
                 """
@@ -95,7 +96,9 @@ struct TokenStore: Sendable {
                 if try earlier.decode(column: "revoked_at", as: Int64?.self) == nil, now - usedAt <= lifetimes.refreshReuseGrace,
                     let sealed = try earlier.decode(column: "successor", as: String?.self)
                 {
-                    switch try await answerAgain(sealed, clientID: clientID, narrowedScopes: narrowedScopes, lifetimes: lifetimes, minted: minted, now: now, in: sql) {
+                    switch try await answerAgain(
+                        sealed, clientID: clientID, narrowedScopes: narrowedScopes, lifetimes: lifetimes, minted: minted, now: now, in: sql)
+                    {
                     case .some(let outcome): return outcome
                     case .none: break
                     }
@@ -150,7 +153,8 @@ struct TokenStore: Sendable {
         if let narrowedScopes, Set(narrowedScopes) != Set(grant.scopes) { return .invalid }
         let again = MintedTokens(withRefreshToken: false, boundTo: minted.key)
         _ = try await Self.insert(again, for: grant, lifetimes: lifetimes, now: now, in: sql)
-        return .rotated(grant, IssuedTokens(accessToken: again.issued.accessToken, refreshToken: successor), user: try await UserStore.find(id: grant.userID, in: sql))
+        return .rotated(
+            grant, IssuedTokens(accessToken: again.issued.accessToken, refreshToken: successor), user: try await UserStore.find(id: grant.userID, in: sql))
     }
 
     /// The common refresh — an unused, active token, no narrower scope — as the one statement closing an

@@ -121,7 +121,7 @@ final class ScopedDatabase: Database {
         defer { GatehouseMetrics.transaction(nanoseconds: Int64(DispatchTime.now().uptimeNanoseconds - started)) }
         do {
             return try await Traces.span("db transaction", kind: .client, attributes: spanAttributes) { try await work() }
-        } catch where DatabaseFailure.isFull(error) {
+        } catch  where DatabaseFailure.isFull(error) {
             counts.withLockedValue { $0.lastFull = .now }
             throw error
         }

@@ -76,10 +76,8 @@ struct KeysCommand: AsyncParsableCommand {
             let keys = try await store.withDatabase { configuration, database in
                 let secret = try ServerSecret.resolve(configured: configuration.secret, filePath: configuration.resolvedSecretFile, logger: .quiet)
                 let publishFor = max(configuration.tokens.idToken, configuration.tokens.accessToken) + 300
-                return try await database.transaction { _ in
-                    let keys = try await SigningKeyStore(database: database).rotate(secret: secret, publishFor: publishFor)
+                return try await SigningKeyStore(database: database).rotate(secret: secret, publishFor: publishFor) { keys in
                     try await OperatorAudit.record(.keysRotated, details: ["kids": keys.map(\.kid).joined(separator: " ")], in: database)
-                    return keys
                 }
             }
             if output.json { return try JSONOutput.print(keys.map { Summary(AdminKey($0)) }) }

@@ -65,7 +65,8 @@ struct ExpiredRowSweepTests {
             #expect(try await server.sessions.find(id: session.id) != nil)
             let messages = try await server.courier.queue.list(limit: 10).map(\.id)
             #expect(messages.contains(pending) && !messages.contains(delivered) && messages.count == 2)
-            // The live family still refreshes; its used token, presented again, still revokes it.
+            // The live family still refreshes; its used token, presented again (past the reuse grace), still revokes it.
+            advance(lifetimes.refreshReuseGrace + 1)
             guard
                 case .replayed = try await server.tokens.refresh(
                     try #require(live.refreshToken), clientID: "web", narrowedScopes: nil, lifetimes: lifetimes)

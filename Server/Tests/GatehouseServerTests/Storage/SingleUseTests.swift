@@ -41,31 +41,53 @@ struct SingleUseTests {
         }
     }
 
-    @Test("of concurrent refreshes with one token exactly one rotates, and the replay revokes the family", arguments: TestEngine.available)
+    /// Ten refreshes with one token at once, with `lifetimes`; the tokens each got, `nil` for a refusal.
+    private func concurrentRefreshes(_ token: String, _ server: IdentityServer, lifetimes: TokenLifetimes) async throws -> [TokenStore.IssuedTokens?] {
+        try await withThrowingTaskGroup(of: TokenStore.IssuedTokens?.self) { group in
+            for _ in 0..<10 {
+                group.addTask {
+                    if case .rotated(_, let tokens, _) = try await server.tokens.refresh(token, clientID: "web", narrowedScopes: nil, lifetimes: lifetimes) {
+                        return tokens
+                    }
+                    return nil
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+    }
+
+    @Test(
+        "of concurrent refreshes with one token exactly one rotates, and without a reuse grace the replay revokes the family", arguments: TestEngine.available)
     func concurrentRefresh(engine: TestEngine) async throws {
         try await TestServer.withServer(engine: engine) { server in
+            var lifetimes = server.configuration.tokens
+            lifetimes.refreshReuseGrace = 0
             let grant = try await makeUserAndGrant(server)
-            let first = try await server.tokens.issue(for: grant, withRefreshToken: true, lifetimes: server.configuration.tokens)
-            let refreshToken = try #require(first.refreshToken)
-            let outcomes = try await withThrowingTaskGroup(of: TokenStore.IssuedTokens?.self) { group in
-                for _ in 0..<10 {
-                    group.addTask {
-                        if case .rotated(_, let tokens, _) = try await server.tokens.refresh(
-                            refreshToken, clientID: "web", narrowedScopes: nil, lifetimes: server.configuration.tokens)
-                        {
-                            return tokens
-                        }
-                        return nil
-                    }
-                }
-                return try await group.reduce(into: []) { $0.append($1) }
-            }
-            let winners = outcomes.compactMap { $0 }
+            let first = try await server.tokens.issue(for: grant, withRefreshToken: true, lifetimes: lifetimes)
+            let winners = try await concurrentRefreshes(try #require(first.refreshToken), server, lifetimes: lifetimes).compactMap { $0 }
             #expect(winners.count == 1)
             // The replays revoked the whole family, the winner's new tokens included.
             #expect(try await server.tokens.activeAccessToken(winners[0].accessToken) == nil)
             #expect(try await server.tokens.activeRefreshToken(try #require(winners[0].refreshToken)) == nil)
             #expect(try await server.tokens.activeAccessToken(first.accessToken) == nil)
+        }
+    }
+
+    @Test("of concurrent refreshes with one token within the reuse grace, one rotates and every other gets the same successor", arguments: TestEngine.available)
+    func concurrentRefreshWithinTheGrace(engine: TestEngine) async throws {
+        try await TestServer.withServer(engine: engine) { server in
+            let lifetimes = server.configuration.tokens
+            let grant = try await makeUserAndGrant(server)
+            let first = try await server.tokens.issue(for: grant, withRefreshToken: true, lifetimes: lifetimes)
+            let answers = try await concurrentRefreshes(try #require(first.refreshToken), server, lifetimes: lifetimes)
+            let successors = Set(answers.map { $0?.refreshToken })
+            #expect(successors.count == 1 && successors.first! != nil, "\(successors)")
+            // One family, alive: the successor is its newest token.
+            #expect(try await server.tokens.activeRefreshToken(try #require(successors.first!)) != nil)
+            let rows = try await server.database.read { sql in
+                try await sql.raw("SELECT COUNT(*) AS n FROM refresh_tokens WHERE grant_id = \(bind: grant.id)").first()?.decode(column: "n", as: Int.self)
+            }
+            #expect(rows == 2)
         }
     }
 
@@ -137,7 +159,10 @@ struct DatabaseCopierTests {
             #expect(counts.first { $0.table == "users" }?.rows == 1)
             #expect(counts.first { $0.table == "signing_keys" }?.rows == 2)
             #expect(try await UserStore(database: empty).find(username: "kim") == user)
-            #expect(try await TokenStore(database: empty, clock: .system, successors: SecretBox(serverSecret: Array(repeating: 1, count: 32), purpose: TokenStore.successorsPurpose)).activeAccessToken(tokens.accessToken)?.userID == user.id)
+            #expect(
+                try await TokenStore(
+                    database: empty, clock: .system, successors: SecretBox(serverSecret: Array(repeating: 1, count: 32), purpose: TokenStore.successorsPurpose)
+                ).activeAccessToken(tokens.accessToken)?.userID == user.id)
             try await empty.close()
         }
     }

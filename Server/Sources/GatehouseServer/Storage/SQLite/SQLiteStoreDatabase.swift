@@ -35,6 +35,11 @@ final class SQLiteStoreDatabase: Database {
             try await Self.beginImmediate(on: writer)
         } committed: {
             checkpointer?.committed()
+        } slow: { held, bodies in
+            // Every other write waited this long: worth an operator's look (a CLI holding the lock, a slow disk).
+            logger.warning(
+                "A write transaction held SQLite's writer for \(Int(held / .milliseconds(1))) ms",
+                metadata: ["bodies": "\(bodies)"])
         }
     }
 

@@ -88,6 +88,10 @@ final class SQLiteWriteQueue: Sendable {
     private let writer = NIOLockedValueBox<Task<Void, Never>?>(nil)
     /// How long a caller waits for the writer to take its body before it fails as ``DatabaseError/unavailable(waited:)``.
     private let wait: Duration?
+    /// Told of every batch that held the writer longer than ``slowBatch``: how long, and how many bodies it ran.
+    private let slow: @Sendable (Duration, Int) -> Void
+    /// A batch's commonly a millisecond; one that held the writer this long kept every other write waiting.
+    static let slowBatch: Duration = .seconds(1)
 
     /// - Parameters:
     ///   - wait: how long a body may wait for its turn; `nil` waits as long as it takes.
@@ -95,10 +99,11 @@ final class SQLiteWriteQueue: Sendable {
     ///   - committed: called after each commit.
     init(
         sql: SQLiteHandleDatabase, wait: Duration? = nil, begin: @escaping @Sendable () async throws -> Void,
-        committed: @escaping @Sendable () -> Void = {}
+        committed: @escaping @Sendable () -> Void = {}, slow: @escaping @Sendable (Duration, Int) -> Void = { _, _ in }
     ) {
         self.sql = sql
         self.wait = wait
+        self.slow = slow
         self.begin = begin
         self.committed = committed
         let writer = Task(executorPreference: thread) { [self] in await runWriter() }
@@ -148,7 +153,10 @@ final class SQLiteWriteQueue: Sendable {
             // Those whose callers gave up waiting are dropped: nobody would hear what they did.
             let batch = queued.filter { $0.take() }
             guard !batch.isEmpty else { continue }
+            let started = ContinuousClock.now
             let results = await run(batch)
+            let held = ContinuousClock.now - started
+            if held > Self.slowBatch { slow(held, batch.count) }
             for (job, result) in zip(batch, results) { job.finish(result) }
         }
     }

@@ -51,7 +51,9 @@ def test_one_event_per_action_and_no_secret_anywhere(audited):
     first = tokens["refresh_token"]
     rotated = requests.post(server.issuer + "/token", data={"grant_type": "refresh_token", "refresh_token": first, "client_id": "app"},
                             timeout=10).json()
-    secrets += [rotated["access_token"], rotated["refresh_token"]]
+    newest = requests.post(server.issuer + "/token", data={"grant_type": "refresh_token", "refresh_token": rotated["refresh_token"],
+                                                           "client_id": "app"}, timeout=10).json()
+    secrets += [rotated["access_token"], rotated["refresh_token"], newest["access_token"], newest["refresh_token"]]
     reused = requests.post(server.issuer + "/token", data={"grant_type": "refresh_token", "refresh_token": first, "client_id": "app"},
                            timeout=10)
     assert reused.status_code == 400 and reused.json()["error"] == "invalid_grant"

@@ -51,7 +51,7 @@ public final class Courier: Sendable {
         }
         logger.info("Queued a message", metadata: ["message": "\(id)", "channel": "\(channel.rawValue)", "template": "\(template.rawValue)"])
         // Queued in a flow submission's transaction, the message exists for the delivery pass only once that commits.
-        TransactionScope.afterCommit(of: queue.database) { Task { await self.deliverDue() } }
+        TransactionScope.afterCommit(of: queue.database) { Task { await CallerPresence.unattended { await self.deliverDue() } } }
     }
 
     /// Delivers every message that is due. Safe to call at any time from anywhere: a call during a pass

@@ -46,7 +46,7 @@ final class AppLoginWatcher: Sendable {
             return stream
         }
         continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.watches.removeValue(forKey: id) } }
-        if startPoller { Task { await self.poll() } }
+        if startPoller { Task { await CallerPresence.unattended { await self.poll() } } }
         return stream
     }
 

@@ -48,7 +48,8 @@ struct HealthController: Sendable {
                 }
                 if first { continuation.resume(returning: value) }
             }
-            let worker = Task { answer(await work()) }
+            // The probe's write is shared by later probes: it must not roll back because one caller left early.
+            let worker = Task { answer(await CallerPresence.unattended { await work() }) }
             Task {
                 try? await Task.sleep(for: limit)
                 answer(nil)

@@ -5,4 +5,11 @@
 public enum CallerPresence {
     /// Answers whether the running request's caller has gone; `nil` outside a request (the CLI, background services).
     @TaskLocal public static var isGone: (@Sendable () -> Bool)?
+
+    /// Runs `work` as no request's: background work a request starts (a task inherits its task-local values) goes on
+    /// whether or not the request's client is still there — a message queued by a sign-in is delivered after the
+    /// answer went out and the connection closed.
+    public static func unattended<T>(_ work: () async throws -> T) async rethrows -> T {
+        try await $isGone.withValue(nil) { try await work() }
+    }
 }

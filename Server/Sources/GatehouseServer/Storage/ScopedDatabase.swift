@@ -58,23 +58,23 @@ final class ScopedDatabase: Database {
 
     func read<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         if let scope = TransactionScope.joinable(of: self) { return try await body(scope.sql) }
-        counts.withLockedValue {
-            $0.roundTrips.reads += 1
-            $0.underWay.reads += 1
-        }
-        defer { counts.withLockedValue { $0.underWay.reads -= 1 } }
-        return try await Traces.span("db read", kind: .client, attributes: spanAttributes) { try await base.read(body) }
+        return try await countedRead { try await self.base.read(body) }
     }
 
     /// Inside a transaction, part of it (it sees one state too); otherwise the engine's snapshot, counted as a read.
     func snapshot<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         if let scope = TransactionScope.joinable(of: self) { return try await body(scope.sql) }
+        return try await countedRead { try await self.base.snapshot(body) }
+    }
+
+    /// `work`, a read that reaches the database, counted and traced as one.
+    private func countedRead<T: Sendable>(_ work: @Sendable () async throws -> T) async throws -> T {
         counts.withLockedValue {
             $0.roundTrips.reads += 1
             $0.underWay.reads += 1
         }
         defer { counts.withLockedValue { $0.underWay.reads -= 1 } }
-        return try await Traces.span("db read", kind: .client, attributes: spanAttributes) { try await base.snapshot(body) }
+        return try await Traces.span("db read", kind: .client, attributes: spanAttributes) { try await work() }
     }
 
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {

@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT / "Server" / "Tests" / "EndToEnd"))
 from gatehouse_harness import POSTGRES_URL, Server, fresh_postgres_database  # noqa: E402
 
 SECRET = "stall-bench-client-secret-0123456789abcdefghij"
-PASSWORD = "stall benchmark passphrase 1"
+PASSWORD = "stall measuring passphrase 1"
 
 
 def percentile(values: list[float], fraction: float) -> float:

@@ -74,6 +74,7 @@ def test_a_copy_of_a_live_database_is_one_moment_of_it(tmp_path):
     the source, not tables read at different times."""
     server = Server()
     stop = threading.Event()
+    writers: list[threading.Thread] = []
     try:
         server.add_client("ops", "https://ops.example/cb", secret=OPS_SECRET, extra=["--scope", "gatehouse:admin"])
         bearer = requests.post(server.issuer + "/token", data={"grant_type": "client_credentials", "scope": "gatehouse:admin"},
@@ -90,7 +91,7 @@ def test_a_copy_of_a_live_database_is_one_moment_of_it(tmp_path):
                 assert answer.status_code == 201, answer.text
                 created.append(number)
 
-        writers = [threading.Thread(target=keep_creating, args=(prefix,)) for prefix in ("a", "b")]
+        writers.extend(threading.Thread(target=keep_creating, args=(prefix,)) for prefix in ("a", "b"))
         for writer in writers:
             writer.start()
         while len(created) < 20:

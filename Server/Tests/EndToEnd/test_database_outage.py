@@ -75,16 +75,17 @@ class Client:
 def test_a_twenty_second_outage_signs_nobody_out(postgres):
     url = postgres.create_database()
     config = {"database_wait": WAIT, "secret": "outage-test-shared-secret-0123456789abcdef"}
-    nodes = [Server(database_url=url, config=config)]
-    nodes.append(Server(database_url=url, config={**config, "issuer": nodes[0].issuer}))
+    nodes: list[Server] = []
     stop = threading.Event()
-    threads = []
+    threads: list[threading.Thread] = []
     try:
+        nodes.append(Server(database_url=url, config=config))
+        nodes.append(Server(database_url=url, config={**config, "issuer": nodes[0].issuer}))
         nodes[0].add_client("app", APP_REDIRECT, public=True)
         for number in range(USERS):
             nodes[0].add_user(f"user{number}", PASSWORD)
         clients = [Client(nodes, sign_in(nodes[0], f"user{number}")) for number in range(USERS)]
-        threads = [threading.Thread(target=client.run, args=(stop,)) for client in clients]
+        threads.extend(threading.Thread(target=client.run, args=(stop,)) for client in clients)
         for thread in threads:
             thread.start()
         time.sleep(3)
@@ -110,12 +111,10 @@ def test_a_twenty_second_outage_signs_nobody_out(postgres):
                     ready_again[index] = time.monotonic() - restarted
             time.sleep(0.2)
         time.sleep(5)  # the load goes on against the database that came back
-    finally:
         stop.set()
         for thread in threads:
             thread.join(timeout=30)
 
-    try:
         # During the outage readiness said 503, each answer within a second (the first second may still have seen it up).
         during = [entry for entry in readiness if entry[0] > 1]
         assert during and all(status == 503 for _, _, status in during), during
@@ -140,5 +139,8 @@ def test_a_twenty_second_outage_signs_nobody_out(postgres):
                                                                     "client_id": "app"}, timeout=10)
             assert final.status_code == 200, final.text
     finally:
+        stop.set()
+        for thread in threads:
+            thread.join(timeout=30)
         for node in nodes:
             node.stop()

@@ -56,6 +56,20 @@ def test_the_qr_pages_benchmark_runs():
     assert "SQLite, 5 open QR pages: server CPU" in run.stdout
 
 
+def test_the_stall_benchmark_runs_every_phase(tmp_path):
+    """The stall benchmark's smoke run: each phase for a second, against the same build twice (``--against``)."""
+    output = tmp_path / "stalls.json"
+    run = subprocess.run([sys.executable, str(ROOT.parent / "Benchmarks" / "Load" / "stalls.py"), "--seconds", "1", "--threads", "2",
+                          "--against", binary(), "--json", str(output)],
+                         capture_output=True, text=True, timeout=600, env=dict(os.environ, GATEHOUSE_BINARY=binary()))
+    assert run.returncode == 0, run.stdout + run.stderr
+    figures = json.loads(output.read_text())
+    phases = {"quiet", "key rotations (admin API)", "operator CLI writes", "password sign-ins"}
+    assert set(figures) == {"baseline", "this build"} and all(set(build) == phases for build in figures.values())
+    assert all(phase["count"] > 0 and phase["errors"] == 0 for build in figures.values() for phase in build.values())
+    assert "worst grant latency, this build / baseline" in run.stdout
+
+
 def loadbench(*arguments: str, timeout: float = 900) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(ROOT.parent / "Benchmarks" / "Load" / "loadbench.py"), "--seconds", "1", "--connections", "4",
                            "--users", "40", "--totp-users", "4", "--log-n", "10", *arguments],

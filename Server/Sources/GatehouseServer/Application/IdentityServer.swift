@@ -96,7 +96,7 @@ public final class IdentityServer: Sendable {
         activeSessions = ActiveSessions(database: database, clock: clock, idleTimeout: configuration.tokens.sessionIdle)
         codes = AuthorizationCodeStore(database: database, clock: clock)
         pushedRequests = PushedAuthorizationRequestStore(database: database, clock: clock)
-        tokens = TokenStore(database: database, clock: clock, successors: SecretBox(serverSecret: secret.bytes, purpose: TokenStore.successorsPurpose))
+        tokens = TokenStore(database: database, clock: clock, secret: secret)
         flows = FlowStore(database: database, clock: clock)
         authenticators = AuthenticatorStore(
             database: database, clock: clock,

@@ -34,12 +34,17 @@ enum SecureRandom {
     /// prefix, newer tokens sort after older ones, so each insert lands on the last page of the table's index
     /// instead of a random one. The prefix tells nothing beyond when the token was issued.
     static func orderedToken() -> String {
+        orderedPrefix() + token()
+    }
+
+    /// An ordered token's prefix: the issue time in microseconds, 16 hex digits, strictly increasing within the process.
+    static func orderedPrefix() -> String {
         let time = lastIssueTime.withLockedValue { last in
             last = max(last + 1, UInt64(Date().timeIntervalSince1970 * 1_000_000))
             return last
         }
         let digits = String(time, radix: 16)
-        return String(repeating: "0", count: orderedPrefixLength - digits.count) + digits + token()
+        return String(repeating: "0", count: orderedPrefixLength - digits.count) + digits
     }
 
     private static let lastIssueTime = NIOLockedValueBox<UInt64>(0)

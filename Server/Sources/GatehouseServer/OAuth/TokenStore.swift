@@ -1,4 +1,6 @@
+import Crypto
 import Foundation
+import GatehouseProtocol
 import SQLKit
 
 /// Opaque access and refresh tokens, stored as SHA-256 digests. A token is active while unexpired, unrevoked,
@@ -6,11 +8,26 @@ import SQLKit
 struct TokenStore: Sendable {
     let database: any Database
     let clock: UnixClock
-    /// Seals each refresh token's successor into the row of the token it replaced, so that a client retrying a
-    /// rotation whose answer it never received gets the same successor again (``TokenLifetimes/refreshReuseGrace``).
-    let successors: SecretBox
+    /// The key each refresh token's successor is worked out with (``successor(of:prefix:)``), so that a client
+    /// retrying a rotation whose answer it never received gets the same successor again
+    /// (``TokenLifetimes/refreshReuseGrace``) without the successor itself being stored anywhere.
+    let successors: SymmetricKey
 
     static let successorsPurpose = "refresh token successors v1"
+
+    init(database: any Database, clock: UnixClock, secret: ServerSecret) {
+        self.database = database
+        self.clock = clock
+        successors = SymmetricKey(data: SecretBox(serverSecret: secret.bytes, purpose: Self.successorsPurpose).derivedBytes("successor"))
+    }
+
+    /// The refresh token that succeeds `token`, issued with the ordered `prefix` (``SecureRandom/orderedPrefix()``,
+    /// kept in the used token's row): the prefix, then a digest of `token` keyed under the server secret — 256 bits no
+    /// one can work out without both, and the same however often the server works it out.
+    func successor(of token: String, prefix: String) -> String {
+        let digest = HMAC<SHA256>.authenticationCode(for: Data(("successor|" + token).utf8), using: successors)
+        return prefix + Base64URL.encode(Data(digest))
+    }
 
     /// An access token as the resource endpoints see it.
     struct AccessTokenRecord: Sendable, Equatable {
@@ -84,24 +101,25 @@ struct TokenStore: Sendable {
     ) async throws -> RefreshOutcome {
         let digest = TokenDigest.storageKey(token)
         let now = clock.now()
-        let rotation = Rotation(
-            digest: digest, clientID: clientID, lifetimes: lifetimes, minted: minted, now: now, successor: try sealedSuccessor(minted, lifetimes))
+        let prefix = SecureRandom.orderedPrefix()
+        let minted = minted.withRefreshToken(successor(of: token, prefix: prefix))
+        let rotation = Rotation(digest: digest, clientID: clientID, lifetimes: lifetimes, minted: minted, successorPrefix: prefix, now: now)
         guard let used = try await rotation.stepByStep(in: sql) else {
             let earlier = try await sql.raw(
                 """
-                SELECT grant_id, user_id, used_at, revoked_at, successor FROM refresh_tokens WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID)
+                SELECT grant_id, user_id, used_at, revoked_at, successor_prefix FROM refresh_tokens
+                WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID)
                 """
             ).first()
             if let earlier, let usedAt = try earlier.decode(column: "used_at", as: Int64?.self) {
-                if try earlier.decode(column: "revoked_at", as: Int64?.self) == nil, now - usedAt <= lifetimes.refreshReuseGrace,
-                    let sealed = try earlier.decode(column: "successor", as: String?.self)
+                if lifetimes.refreshReuseGrace > 0, now - usedAt <= lifetimes.refreshReuseGrace,
+                    try earlier.decode(column: "revoked_at", as: Int64?.self) == nil,
+                    let successorPrefix = try earlier.decode(column: "successor_prefix", as: String?.self),
+                    let retried = try await answerAgain(
+                        successor(of: token, prefix: successorPrefix), clientID: clientID, narrowedScopes: narrowedScopes, lifetimes: lifetimes,
+                        minted: minted, now: now, in: sql)
                 {
-                    switch try await answerAgain(
-                        sealed, clientID: clientID, narrowedScopes: narrowedScopes, lifetimes: lifetimes, minted: minted, now: now, in: sql)
-                    {
-                    case .some(let outcome): return outcome
-                    case .none: break
-                    }
+                    return retried
                 }
                 try await GrantRevocations.revoke(try earlier.decode(column: "grant_id", as: String.self), extent: .everyToken, at: now, in: sql)
                 return .replayed(userID: try earlier.decode(column: "user_id", as: String?.self))
@@ -124,22 +142,15 @@ struct TokenStore: Sendable {
         return .rotated(grant, minted.issued, user: try await UserStore.find(id: grant.userID, in: sql))
     }
 
-    /// The successor `minted` issues, sealed for the row of the token it replaces; `nil` when retries get no grace.
-    private func sealedSuccessor(_ minted: MintedTokens, _ lifetimes: TokenLifetimes) throws -> String? {
-        guard lifetimes.refreshReuseGrace > 0, let refresh = minted.issued.refreshToken else { return nil }
-        return try successors.seal(Data(refresh.utf8))
-    }
-
-    /// A refresh token used moments ago presented again by its client: when the successor it was answered with is
-    /// still unused — the client never received that answer (a timeout, a connection lost, a database that blinked)
-    /// — the same successor is answered again with a new access token, and the family lives on (as Auth0's and Okta's
-    /// reuse intervals do). `nil` when the successor was used, or is bound to another key: then it is a replay. An
-    /// `invalid` outcome when the retry asks for other scopes than the successor has: refused, nothing revoked.
+    /// A refresh token used moments ago presented again by its client: when its `successor` is still unused — the
+    /// client never received the answer that carried it (a timeout, a connection lost, a database that blinked) — the
+    /// same successor is answered again with a new access token, and the family lives on (as Auth0's and Okta's reuse
+    /// intervals do). `nil` when the successor was used, or is bound to another key: then it is a replay. An `invalid`
+    /// outcome when the retry asks for other scopes than the successor has: refused, nothing revoked.
     private func answerAgain(
-        _ sealed: String, clientID: String, narrowedScopes: [String]?, lifetimes: TokenLifetimes, minted: MintedTokens, now: Int64, in sql: any SQLDatabase
+        _ successor: String, clientID: String, narrowedScopes: [String]?, lifetimes: TokenLifetimes, minted: MintedTokens, now: Int64,
+        in sql: any SQLDatabase
     ) async throws -> RefreshOutcome? {
-        guard let opened = try? successors.open(sealed) else { return nil }
-        let successor = String(decoding: opened, as: UTF8.self)
         guard
             let row = try await sql.raw(
                 """
@@ -166,11 +177,12 @@ struct TokenStore: Sendable {
     ) async throws -> RefreshOutcome? {
         guard database.engine == .postgresql else { return nil }
         let now = clock.now()
+        let prefix = SecureRandom.orderedPrefix()
         let rotation = Rotation(
-            digest: TokenDigest.storageKey(token), clientID: clientID, lifetimes: lifetimes, minted: minted, now: now,
-            successor: try sealedSuccessor(minted, lifetimes))
+            digest: TokenDigest.storageKey(token), clientID: clientID, lifetimes: lifetimes,
+            minted: minted.withRefreshToken(successor(of: token, prefix: prefix)), successorPrefix: prefix, now: now)
         guard let used = try await rotation.inOneStatement(in: sql) else { return nil }
-        return .rotated(used.grant, minted.issued, user: used.user)
+        return .rotated(used.grant, rotation.minted.issued, user: used.user)
     }
 
     /// One refresh token's rotation: marking it used, and issuing its successors.
@@ -179,9 +191,9 @@ struct TokenStore: Sendable {
         let clientID: String
         let lifetimes: TokenLifetimes
         let minted: MintedTokens
+        /// The successor's ordered prefix, kept with the used token so that a retry can work the successor out again.
+        let successorPrefix: String
         let now: Int64
-        /// The new refresh token, sealed, kept with the used one for retries.
-        let successor: String?
 
         /// The token as it was when marked used.
         struct Used {
@@ -195,7 +207,7 @@ struct TokenStore: Sendable {
         func stepByStep(in sql: any SQLDatabase) async throws -> Used? {
             let row = try await sql.raw(
                 """
-                UPDATE refresh_tokens SET used_at = \(bind: now), successor = \(bind: successor)
+                UPDATE refresh_tokens SET used_at = \(bind: now), successor_prefix = \(bind: successorPrefix)
                 WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID) AND used_at IS NULL AND revoked_at IS NULL
                   AND (jkt IS NULL OR jkt = \(bind: minted.key)) AND \(GrantRevocations.familyIsActive("refresh_tokens"))
                 RETURNING *
@@ -212,7 +224,7 @@ struct TokenStore: Sendable {
             let row = try await sql.raw(
                 """
                 WITH used AS (
-                    UPDATE refresh_tokens SET used_at = \(bind: now), successor = \(bind: successor)
+                    UPDATE refresh_tokens SET used_at = \(bind: now), successor_prefix = \(bind: successorPrefix)
                     WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID) AND used_at IS NULL AND revoked_at IS NULL
                       AND expires_at > \(bind: now) AND (jkt IS NULL OR jkt = \(bind: minted.key))
                       AND \(GrantRevocations.familyIsActive("refresh_tokens"))
@@ -329,9 +341,9 @@ struct TokenStore: Sendable {
     /// New tokens and the digests stored for them, made before the write transaction: its writer is the one
     /// resource every token request waits for in turn.
     struct MintedTokens: Sendable {
-        let issued: IssuedTokens
+        private(set) var issued: IssuedTokens
         let accessDigest: String
-        let refreshDigest: String?
+        private(set) var refreshDigest: String?
         /// The thumbprint of the DPoP key the access token is bound to (RFC 9449), `nil` for bearer tokens. A refresh
         /// presents it too: a bound refresh token is used only with its key.
         let key: String?
@@ -345,6 +357,15 @@ struct TokenStore: Sendable {
             refreshDigest = issued.refreshToken.map(TokenDigest.storageKey)
             self.key = key
             refreshKey = bindingRefreshToken ? key : nil
+        }
+
+        /// These tokens with `refreshToken` as their refresh token: a rotation's successor, worked out from the token
+        /// it replaces (``TokenStore/successor(of:prefix:)``).
+        func withRefreshToken(_ refreshToken: String) -> MintedTokens {
+            var minted = self
+            minted.issued.refreshToken = refreshToken
+            minted.refreshDigest = TokenDigest.storageKey(refreshToken)
+            return minted
         }
 
         /// These tokens as `client` gets them: its refresh token bound to the key only when it is a public client.

@@ -60,7 +60,7 @@ public struct DatabaseCopier: Sendable {
             columns: [
                 ("token_hash", .text), ("grant_id", .text), ("client_id", .text), ("user_id", .text),
                 ("scope", .text), ("auth_time", .integer), ("amr", .text), ("created_at", .integer),
-                ("expires_at", .integer), ("used_at", .integer), ("revoked_at", .integer), ("jkt", .text), ("successor", .text),
+                ("expires_at", .integer), ("used_at", .integer), ("revoked_at", .integer), ("jkt", .text), ("successor_prefix", .text),
             ]),
         Table(
             name: "flows",

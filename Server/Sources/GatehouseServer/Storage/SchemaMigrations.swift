@@ -519,8 +519,9 @@ enum SchemaMigrations {
                 """,
                 "CREATE INDEX pushed_authorization_requests_expiry ON pushed_authorization_requests(expires_at)",
             ]),
-        // A used refresh token keeps its successor, sealed under the server secret: a client retrying a rotation whose
-        // answer it never received gets the same successor again instead of a revoked family.
-        Migration(version: 28, name: "refresh token successors", statements: ["ALTER TABLE refresh_tokens ADD COLUMN successor TEXT"]),
+        // A used refresh token keeps its successor's ordered prefix (the successor's issue time, not a secret), from
+        // which and a keyed digest of the token the successor is worked out again: a client retrying a rotation whose
+        // answer it never received gets the same successor instead of a revoked family.
+        Migration(version: 28, name: "refresh token successors", statements: ["ALTER TABLE refresh_tokens ADD COLUMN successor_prefix TEXT"]),
     ]
 }

@@ -91,8 +91,8 @@ final class ScopedDatabase: Database {
         // committed hands back its after-commit work.
         // The engines may run the body on another task: the request's audit context goes along explicitly.
         let audit = AuditContext.current
-        let gone = CallerPresence.isGone
-        let (value, afterCommit) = try await counted { try await self.committed(body, database: database, audit: audit, callerGone: gone) }
+        let caller = CallerPresence.current
+        let (value, afterCommit) = try await counted { try await self.committed(body, database: database, audit: audit, caller: caller) }
         for work in afterCommit { work() }
         return value
     }
@@ -100,11 +100,11 @@ final class ScopedDatabase: Database {
     /// Inside a transaction, part of it; otherwise the engine's own autocommitted statement, counted as a transaction.
     func autocommit<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         if TransactionScope.joinable(of: self) != nil { return try await transaction(body) }
-        let gone = CallerPresence.isGone
+        let caller = CallerPresence.current
         return try await counted {
             // Its one write commits as it runs: the caller must still be there before it starts.
             try await self.base.autocommit { sql in
-                if gone?() == true { throw DatabaseError.callerGone }
+                if caller?.isGone == true { throw DatabaseError.callerGone }
                 return try await body(sql)
             }
         }
@@ -130,7 +130,7 @@ final class ScopedDatabase: Database {
     /// Runs `body` in a transaction of the engine's, returning its value and the work to do once it committed.
     private func committed<T: Sendable>(
         _ body: @escaping @Sendable (any SQLDatabase) async throws -> T, database: ObjectIdentifier, audit: AuditContext,
-        callerGone: (@Sendable () -> Bool)?
+        caller: CallerPresence?
     ) async throws -> (T, [@Sendable () -> Void]) {
         try await base.transaction { sql in
             let scope = TransactionScope(sql: sql, database: database)
@@ -141,7 +141,7 @@ final class ScopedDatabase: Database {
                 // A joined part failed and its caller went on: its writes may be half done, so nothing commits.
                 if let failure = scope.failure { throw failure }
                 // Nobody waits for the result any more: rolled back rather than done for no one.
-                if callerGone?() == true { throw DatabaseError.callerGone }
+                if caller?.isGone == true { throw DatabaseError.callerGone }
                 return (value, scope.close())
             } catch {
                 _ = scope.close()

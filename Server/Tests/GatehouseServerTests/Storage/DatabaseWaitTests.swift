@@ -66,7 +66,7 @@ struct DatabaseWaitTests {
             let database = server.database
             try await database.transaction { sql in try await sql.raw("CREATE TABLE probe (name TEXT PRIMARY KEY)").run() }
             let gone = NIOLockedValueBox(false)
-            try await CallerPresence.$isGone.withValue({ gone.withLockedValue { $0 } }) {
+            try await CallerPresence.$current.withValue(CallerPresence { gone.withLockedValue { $0 } }) {
                 try await database.transaction { sql in try await sql.raw("INSERT INTO probe (name) VALUES ('present')").run() }
                 await #expect {
                     try await database.transaction { sql in

@@ -160,9 +160,7 @@ struct DatabaseCopierTests {
             #expect(counts.first { $0.table == "signing_keys" }?.rows == 2)
             #expect(try await UserStore(database: empty).find(username: "kim") == user)
             #expect(
-                try await TokenStore(
-                    database: empty, clock: .system, successors: SecretBox(serverSecret: Array(repeating: 1, count: 32), purpose: TokenStore.successorsPurpose)
-                ).activeAccessToken(tokens.accessToken)?.userID == user.id)
+                try await TokenStore(database: empty, clock: .system, secret: source.secret).activeAccessToken(tokens.accessToken)?.userID == user.id)
             try await empty.close()
         }
     }

@@ -1,4 +1,6 @@
 import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
 import SQLKit
 
 /// Runs write transactions on SQLite's one writer connection, several per commit when they queue up.
@@ -13,6 +15,8 @@ import SQLKit
 final class SQLiteWriteQueue: Sendable {
     private final class Job: Sendable {
         let body: @Sendable (any SQLDatabase) async throws -> any Sendable
+        /// When its caller queued it: a job waiting longer than the queue's `wait` is given up.
+        let queuedAt = ContinuousClock.now
         private let state = NIOLockedValueBox(JobState.queued)
         /// Whether the writer took the job, or its caller gave up waiting first: whichever comes first wins.
         private let turn = NIOLockedValueBox(Turn.waiting)
@@ -88,6 +92,9 @@ final class SQLiteWriteQueue: Sendable {
     private let writer = NIOLockedValueBox<Task<Void, Never>?>(nil)
     /// How long a caller waits for the writer to take its body before it fails as ``DatabaseError/unavailable(waited:)``.
     private let wait: Duration?
+    /// Gives up the jobs that waited too long, a few times per `wait`: one timer for the queue rather than one per job,
+    /// which cost the writer's loop a timer to set and cancel for every transaction.
+    private let watchdog = NIOLockedValueBox<RepeatedTask?>(nil)
     /// Told of every batch that held the writer longer than ``slowBatch``: how long, and how many bodies it ran.
     private let slow: @Sendable (Duration, Int) -> Void
     /// A batch's commonly a millisecond; one that held the writer this long kept every other write waiting.
@@ -108,6 +115,27 @@ final class SQLiteWriteQueue: Sendable {
         self.committed = committed
         let writer = Task(executorPreference: thread) { [self] in await runWriter() }
         self.writer.withLockedValue { $0 = writer }
+        if let wait {
+            let every = TimeAmount.nanoseconds(
+                max(Int64(wait.components.seconds) * 1_000_000_000 + wait.components.attoseconds / 1_000_000_000, 40_000_000) / 4)
+            let task = MultiThreadedEventLoopGroup.singleton.next().scheduleRepeatedTask(initialDelay: every, delay: every) { [weak self] _ in
+                self?.abandonOverdue(after: wait)
+            }
+            watchdog.withLockedValue { $0 = task }
+        }
+    }
+
+    /// Fails the queued jobs that have waited longer than `wait` for the writer: their callers hear at once, and the
+    /// writer never runs them.
+    private func abandonOverdue(after wait: Duration) {
+        let now = ContinuousClock.now
+        let overdue = queue.withLockedValue { queue -> [Job] in
+            guard let first = queue.jobs.first, now - first.queuedAt > wait else { return [] }
+            let late = queue.jobs.filter { now - $0.queuedAt > wait }
+            queue.jobs.removeAll { now - $0.queuedAt > wait }
+            return late
+        }
+        for job in overdue where job.abandon() { job.finish(.failure(DatabaseError.unavailable(waited: wait))) }
     }
 
     /// Runs `body` in a transaction: everything it writes is committed before it returns, or nothing is.
@@ -121,13 +149,6 @@ final class SQLiteWriteQueue: Sendable {
         }
         guard accepted else { throw DatabaseError.closed }
         idleWriter?.resume()
-        // Past the wait, a body the writer has not taken is given up: it never runs, and its caller hears at once.
-        let deadline = wait.map { wait in
-            thread.loop.scheduleTask(in: .nanoseconds(Int64(wait.components.seconds) * 1_000_000_000 + wait.components.attoseconds / 1_000_000_000)) {
-                if job.abandon() { job.finish(.failure(DatabaseError.unavailable(waited: wait))) }
-            }
-        }
-        defer { deadline?.cancel() }
         // The body produced a T; the queue only carried it type-erased.
         guard let value = try await job.result().get() as? T else { preconditionFailure("a job's result has its body's type") }
         return value
@@ -135,6 +156,7 @@ final class SQLiteWriteQueue: Sendable {
 
     /// Finishes the queued transactions, then ends the writer task and its thread; later transactions fail.
     func close() async {
+        watchdog.withLockedValue { $0 }?.cancel()
         let idleWriter = queue.withLockedValue { queue -> CheckedContinuation<Void, Never>? in
             queue.isClosed = true
             defer { queue.idleWriter = nil }

@@ -9,8 +9,7 @@ import NIOPosix
 /// idle for milliseconds between batches, more than half the time.
 final class SQLiteWriterThread: TaskExecutor {
     private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    /// The thread's event loop, which also keeps the write queue's deadlines.
-    let loop: any EventLoop
+    private let loop: any EventLoop
 
     init() {
         loop = group.next()

@@ -218,6 +218,13 @@ def test_the_cli_against_a_remote_server(admin, tmp_path):
     assert "alice has no passkeys." in gatehouse("users", "passkeys", "alice", *remote, env=environment).stdout
     gone = gatehouse("users", "passkeys", "alice", "--remove", "none", *remote, env=environment, check=False)
     assert gone.returncode != 0 and "no passkey none" in gone.stderr
+    # Ids are base64url, so one may begin with '-': it is still the option's value, not another option.
+    dashed = gatehouse("users", "passkeys", "alice", "--remove", "-Abc_1", *remote, env=environment, check=False)
+    assert dashed.returncode != 0 and "no passkey -Abc_1" in dashed.stderr, dashed.stderr
+    dashed = gatehouse("users", "sessions", "alice", "--revoke", "-Abc_1", *remote, env=environment, check=False)
+    assert dashed.returncode != 0 and "no live grant -Abc_1" in dashed.stderr, dashed.stderr
+    dashed = admin.cli("users", "sessions", "alice", "--end", "-Abc_1", check=False)
+    assert dashed.returncode != 0 and "no browser session -Abc_1" in dashed.stderr, dashed.stderr
     # Where alice is signed in: the same listing from the database and through the API; a grant revoked remotely.
     redeem(admin, get_code(admin))
     local_listing = json.loads(admin.cli("users", "sessions", "alice", "--json").stdout)

@@ -14,11 +14,11 @@ extension UsersCommand {
 
         @Argument(help: "The user's name.")
         var username: String
-        @Option(help: "Rename the passkey with this id (use with --to).")
+        @Option(parsing: .unconditional, help: "Rename the passkey with this id (use with --to).")
         var rename: String?
         @Option(help: "The new name.")
         var to: String?
-        @Option(help: "Remove the passkey with this id.")
+        @Option(parsing: .unconditional, help: "Remove the passkey with this id.")
         var remove: String?
         @OptionGroup var store: StoreOptions
         @OptionGroup var output: OutputOptions

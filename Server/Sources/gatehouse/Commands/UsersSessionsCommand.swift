@@ -14,9 +14,9 @@ extension UsersCommand {
 
         @Argument(help: "The user's name.")
         var username: String
-        @Option(help: "End the browser session with this id.")
+        @Option(parsing: .unconditional, help: "End the browser session with this id.")
         var end: String?
-        @Option(help: "Revoke the grant with this id (every token of its family).")
+        @Option(parsing: .unconditional, help: "Revoke the grant with this id (every token of its family).")
         var revoke: String?
         @OptionGroup var store: StoreOptions
         @OptionGroup var output: OutputOptions

@@ -176,8 +176,13 @@ final class PostgresStoreDatabase: Database {
     /// Whether `error` is the connection to PostgreSQL breaking (the server stopped, the network went) rather than a
     /// statement failing.
     static func isConnectionLoss(_ error: any Error) -> Bool {
+        if let error = error as? PostgresTransactionError {
+            // BEGIN, the body or COMMIT lost the connection; a failed ROLLBACK after the body's own error says nothing more.
+            return [error.beginError, error.closureError, error.commitError].contains { $0.map(isConnectionLoss) ?? false }
+        }
         guard let error = error as? PSQLError else { return false }
-        if [.serverClosedConnection, .connectionError, .uncleanShutdown].contains(error.code) { return true }
+        // The pool closes its connections itself when the server goes (clientClosedConnection) as well as when it hears.
+        if [.serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown].contains(error.code) { return true }
         // The server shutting down or starting (57P01–57P03) and connection exceptions (class 08) say the same.
         guard let state = error.serverInfo?[.sqlState] else { return false }
         return ["57P01", "57P02", "57P03"].contains(state) || state.hasPrefix("08")

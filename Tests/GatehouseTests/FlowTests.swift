@@ -4,6 +4,10 @@ import Testing
 
 @testable import Gatehouse
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 @Suite("Flows in the SDK (mock transport)")
 struct FlowTests {
     static let credentials = FlowNode(
@@ -188,6 +192,15 @@ struct FlowTests {
         guard case .network(let cause) = offline.cause else { Issue.record("expected a network error"); return }
         #expect((cause.underlyingError as? URLError)?.code == .cannotConnectToHost)
         #expect(offline.cause.description.contains("could not be reached"))
+        // A request cancelled under it (URLSession's -999 when the app cancels the task) is a cancellation, not a fault.
+        struct CancelledRequests: HTTPTransport {
+            func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) { throw URLError(.cancelled) }
+        }
+        let cancelled = GatehouseClient(
+            configuration: GatehouseConfiguration(
+                issuer: URL(string: MockProvider.issuer)!, clientID: "app", redirectURI: "com.example.app:/cb", transport: CancelledRequests()))
+        guard case .failure(let stopped) = await cancelled.start() else { Issue.record("expected a failure node"); return }
+        #expect(stopped.cause == .cancelled)
 
         let otp = MockProvider(firstNode: Self.everyKind)
         await #expect(throws: GatehouseError.unsupportedStep("profile.details")) {

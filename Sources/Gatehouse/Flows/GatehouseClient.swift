@@ -30,7 +30,7 @@ public final class GatehouseClient: Sendable {
         } catch let error as DiscoveryError {
             throw .discovery(error)
         } catch {
-            throw .network(ProviderRequest.cause(of: error))
+            throw ProviderRequest.failure(error)
         }
         await metadataCache.store(metadata)
         return metadata

@@ -17,7 +17,7 @@ extension IDTokenValidator {
         } catch let error as GatehouseError {
             throw error
         } catch {
-            throw .network(ProviderRequest.cause(of: error))
+            throw ProviderRequest.failure(error)
         }
     }
 }

@@ -17,7 +17,7 @@ struct ProviderRequest: Sendable {
         return request
     }
 
-    /// Sends `request`; a transport failure becomes ``GatehouseError/network(_:)``.
+    /// Sends `request`; a transport failure becomes ``GatehouseError/network(_:)`` (or ``GatehouseError/cancelled``).
     func send(_ request: URLRequest) async throws(GatehouseError) -> (Data, HTTPURLResponse) {
         do {
             return try await configuration.providerTransport.send(request)
@@ -25,7 +25,7 @@ struct ProviderRequest: Sendable {
             throw error
         } catch {
             configuration.logger.debug("Request to the provider failed", metadata: ["url": "\(request.url?.absoluteString ?? "")", "error": "\(error)"])
-            throw .network(Self.cause(of: error))
+            throw Self.failure(error)
         }
     }
 
@@ -40,6 +40,14 @@ struct ProviderRequest: Sendable {
             throw .unexpectedResponse(status: 0)
         }
         return try await send(request)
+    }
+
+    /// What a transport error means to the app: ``GatehouseError/cancelled`` when the request was cancelled (the app
+    /// cancelled the waiting task; URLSession says so as URL error -999), else ``GatehouseError/network(_:)``.
+    static func failure(_ error: any Error) -> GatehouseError {
+        if error is CancellationError { return .cancelled }
+        if let error = error as? URLError, error.code == .cancelled { return .cancelled }
+        return .network(cause(of: error))
     }
 
     /// A short, secret-free reason for a transport error.

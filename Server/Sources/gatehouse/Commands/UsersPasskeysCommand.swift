@@ -14,6 +14,7 @@ extension UsersCommand {
 
         @Argument(help: "The user's name.")
         var username: String
+        // Ids are base64url and may begin with '-': the word after the option is its value, whatever it looks like.
         @Option(parsing: .unconditional, help: "Rename the passkey with this id (use with --to).")
         var rename: String?
         @Option(help: "The new name.")

@@ -14,6 +14,7 @@ extension UsersCommand {
 
         @Argument(help: "The user's name.")
         var username: String
+        // Ids are base64url and may begin with '-': the word after the option is its value, whatever it looks like.
         @Option(parsing: .unconditional, help: "End the browser session with this id.")
         var end: String?
         @Option(parsing: .unconditional, help: "Revoke the grant with this id (every token of its family).")

@@ -61,11 +61,18 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable, Equatable
         case .closed:
             "The database was closed; the server is shutting down."
         case .unavailable(let waited):
-            "The database did not answer within \(waited.components.seconds) seconds; try again in a moment."
+            "The database did not answer within \(Self.spoken(waited)); try again in a moment."
         case .callerGone:
             "The request's connection closed before its work committed; nothing was written."
         case .newerSchema(let version):
             "The database schema is at version \(version), newer than this Gatehouse knows; upgrade Gatehouse."
         }
+    }
+
+    /// `5 seconds`, `1 second`, `500 ms`: a wait as an operator reads it (a bound under a second is not "0 seconds").
+    static func spoken(_ wait: Duration) -> String {
+        let milliseconds = wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000
+        guard milliseconds % 1000 != 0 else { return milliseconds == 1000 ? "1 second" : "\(milliseconds / 1000) seconds" }
+        return "\(milliseconds) ms"
     }
 }

@@ -1,7 +1,10 @@
 """Starts real `gatehouse` processes on loopback and drives them like a browser and an operator would."""
 from __future__ import annotations
 
+import base64
 import contextlib
+import hashlib
+import html
 import json
 import os
 import re
@@ -9,12 +12,13 @@ import socket
 import subprocess
 import tempfile
 import time
+import uuid
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urljoin, urlparse
 
 import requests
-from joserfc import jwt
+from joserfc import jwk, jws, jwt
 from joserfc.jwk import KeySet
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -531,3 +535,48 @@ def latest_code(server, to, after=0):
 
 def authenticator(home, *args, stdin=None, check=True):
     return gatehouse("authenticator", *args, "--home", str(home), stdin=stdin, check=check)
+
+
+# DPoP proofs (RFC 9449), made with joserfc: used by the DPoP and pushed-request modules.
+DPOP_ALGORITHMS = ["ES256", "EdDSA", "Ed25519", "PS256", "RS256"]
+
+
+def b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+class DPoPHolder:
+    """A client's DPoP key and the proofs it makes (RFC 9449 §4.2), signed by joserfc."""
+
+    def __init__(self, algorithm="ES256"):
+        self.algorithm = algorithm
+        self.key = {"ES256": lambda: jwk.ECKey.generate_key("P-256"), "EdDSA": lambda: jwk.OKPKey.generate_key("Ed25519"),
+                    "Ed25519": lambda: jwk.OKPKey.generate_key("Ed25519"),
+                    "PS256": lambda: jwk.RSAKey.generate_key(2048), "RS256": lambda: jwk.RSAKey.generate_key(2048)}[algorithm]()
+
+    @property
+    def thumbprint(self) -> str:
+        return self.key.thumbprint()
+
+    def proof(self, method, url, access_token=None, nonce=None, header=None, claims=None, key=None, algorithm=None):
+        body = {"jti": str(uuid.uuid4()), "htm": method, "htu": url, "iat": int(time.time())}
+        if access_token:
+            body["ath"] = b64url(hashlib.sha256(access_token.encode()).digest())
+        if nonce:
+            body["nonce"] = nonce
+        body.update(claims or {})
+        protected = {"typ": "dpop+jwt", "alg": algorithm or self.algorithm, "jwk": self.key.as_dict(private=False)}
+        protected.update(header or {})
+        return jws.serialize_compact(protected, json.dumps(body).encode(), key or self.key, algorithms=DPOP_ALGORITHMS + ["HS256"])
+
+
+def show_qr_code(server, browser: Browser):
+    """Opens the demo, signs in with the app: returns the page showing the QR code, its flow id and its payload."""
+    page = browser.get(server.issuer + "/demo/login")
+    assert page.status_code == 200 and "Sign in with the app" in page.text, page.text
+    form = forms(page.text)[0]
+    shown = browser.post(urljoin(page.url, form["action"]), dict(form["inputs"], action="app"))
+    assert shown.status_code == 200 and 'data-node="login.app"' in shown.text, shown.text
+    assert "<svg" in shown.text
+    code = CODE_PATTERN.search(html.unescape(shown.text)).group(1)
+    return shown, forms(shown.text)[0]["inputs"]["flow"], f"{server.issuer}/authenticator#{code}"

@@ -3,8 +3,6 @@ independent of Gatehouse's: tokens bound to the proof's key on every grant, a bo
 and each check of §4.3 refused with the right error — replayed jti, wrong htm or htu, stale iat, a private key in
 the header, alg none, HS256, another key's proof, no proof — plus the nonce flow and a client that requires DPoP.
 On PostgreSQL a second node shares the database: a proof replayed to it is refused too."""
-import base64
-import hashlib
 import json
 import time
 import uuid
@@ -14,47 +12,16 @@ from urllib.parse import urlencode, urlparse
 
 import pytest
 import requests
-from joserfc import jwk, jws
+from joserfc import jwk
 
 from conftest import ENGINES
-from gatehouse_harness import APP_REDIRECT, PASSWORD, WEB_SECRET, Server, balanced_nodes, error_of, exchange, start, submit
+from gatehouse_harness import (APP_REDIRECT, DPOP_ALGORITHMS, PASSWORD, WEB_SECRET, DPoPHolder, Server, b64url, balanced_nodes, error_of,
+                               start, submit)
 
 # joserfc warns that RFC 9864 deprecates "EdDSA" for "Ed25519"; the server accepts both.
 pytestmark = pytest.mark.filterwarnings("ignore:EdDSA is deprecated")
-ALGORITHMS = ["ES256", "EdDSA", "Ed25519", "PS256", "RS256"]
-
-
-def b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-class Holder:
-    """A client's DPoP key and the proofs it makes (RFC 9449 §4.2), signed by joserfc."""
-
-    def __init__(self, algorithm="ES256"):
-        self.algorithm = algorithm
-        self.key = {"ES256": lambda: jwk.ECKey.generate_key("P-256"), "EdDSA": lambda: jwk.OKPKey.generate_key("Ed25519"),
-                    "Ed25519": lambda: jwk.OKPKey.generate_key("Ed25519"),
-                    "PS256": lambda: jwk.RSAKey.generate_key(2048), "RS256": lambda: jwk.RSAKey.generate_key(2048)}[algorithm]()
-
-    @property
-    def thumbprint(self) -> str:
-        return self.key.thumbprint()
-
-    def proof(self, method, url, access_token=None, nonce=None, header=None, claims=None, key=None, algorithm=None):
-        body = {"jti": str(uuid.uuid4()), "htm": method, "htu": url, "iat": int(time.time())}
-        if access_token:
-            body["ath"] = b64(hashlib.sha256(access_token.encode()).digest())
-        if nonce:
-            body["nonce"] = nonce
-        body.update(claims or {})
-        protected = {"typ": "dpop+jwt", "alg": algorithm or self.algorithm, "jwk": self.key.as_dict(private=False)}
-        protected.update(header or {})
-        return jws.serialize_compact(protected, json.dumps(body).encode(), key or self.key, algorithms=ALGORITHMS + ["HS256"])
-
-
 def unsigned(protected: dict, claims: dict, signature: bytes = b"") -> str:
-    return ".".join([b64(json.dumps(protected).encode()), b64(json.dumps(claims).encode()), b64(signature)])
+    return ".".join([b64url(json.dumps(protected).encode()), b64url(json.dumps(claims).encode()), b64url(signature)])
 
 
 @pytest.fixture(scope="module", params=ENGINES)
@@ -95,12 +62,12 @@ def userinfo(node, token, proof=None, scheme="DPoP"):
     return requests.get(node.issuer + "/userinfo", headers=headers, timeout=10)
 
 
-@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("algorithm", DPOP_ALGORITHMS)
 def test_every_allowed_algorithm_binds_the_tokens_and_userinfo_needs_the_key(nodes, algorithm):
     node, other = nodes[0], nodes[-1]
     discovery = requests.get(node.issuer + "/.well-known/openid-configuration", timeout=10).json()
-    assert sorted(discovery["dpop_signing_alg_values_supported"]) == sorted(ALGORITHMS)
-    holder = Holder(algorithm)
+    assert sorted(discovery["dpop_signing_alg_values_supported"]) == sorted(DPOP_ALGORITHMS)
+    holder = DPoPHolder(algorithm)
     tokens = bound_tokens(node, holder)
     assert tokens["token_type"] == "DPoP" and tokens["refresh_token"]
 
@@ -120,7 +87,7 @@ def test_every_allowed_algorithm_binds_the_tokens_and_userinfo_needs_the_key(nod
     assert as_bearer.headers["WWW-Authenticate"].startswith("DPoP ") and 'algs="' in as_bearer.headers["WWW-Authenticate"]
     no_proof = userinfo(other, tokens["access_token"])
     assert no_proof.status_code == 401 and error_of(no_proof) == "invalid_dpop_proof"
-    thief = Holder("ES256")
+    thief = DPoPHolder("ES256")
     stolen = userinfo(other, tokens["access_token"], thief.proof("GET", url, tokens["access_token"]))
     assert stolen.status_code == 401 and error_of(stolen) == "invalid_dpop_proof"
     assert 'error="invalid_dpop_proof"' in stolen.headers["WWW-Authenticate"]
@@ -136,7 +103,7 @@ def test_every_allowed_algorithm_binds_the_tokens_and_userinfo_needs_the_key(nod
 def test_the_admin_api_takes_a_bound_token_only_with_a_proof_of_its_key(nodes):
     """The most privileged API checks the binding as userinfo does: a stolen bound admin token is useless alone."""
     node, other = nodes[0], nodes[-1]
-    holder = Holder()
+    holder = DPoPHolder()
     granted = token_request(node, {"grant_type": "client_credentials", "scope": "gatehouse:admin"}, holder.proof("POST", node.issuer + "/token"),
                             auth=("ops", WEB_SECRET))
     assert granted.status_code == 200 and granted.json()["token_type"] == "DPoP", granted.text
@@ -154,7 +121,7 @@ def test_the_admin_api_takes_a_bound_token_only_with_a_proof_of_its_key(nodes):
     assert as_bearer.headers["WWW-Authenticate"].startswith("DPoP ") and 'error="invalid_token"' in as_bearer.headers["WWW-Authenticate"]
     assert "bound to a DPoP key" in as_bearer.json()["detail"]
     assert admin("DPoP").status_code == 401  # no proof
-    stolen = admin("DPoP", Holder().proof("GET", url, access))
+    stolen = admin("DPoP", DPoPHolder().proof("GET", url, access))
     assert stolen.status_code == 401 and 'error="invalid_dpop_proof"' in stolen.headers["WWW-Authenticate"]
     assert admin("DPoP", holder.proof("GET", url)).status_code == 401  # a proof without ath names no token
     assert admin("DPoP", holder.proof("POST", url, access)).status_code == 401  # another method
@@ -172,7 +139,7 @@ def test_the_admin_api_takes_a_bound_token_only_with_a_proof_of_its_key(nodes):
 
 def test_each_check_of_the_proof_refuses_with_invalid_dpop_proof(nodes):
     node, other = nodes[0], nodes[-1]
-    holder = Holder()
+    holder = DPoPHolder()
     token_url = node.issuer + "/token"
 
     def refused(proof, expected="invalid_dpop_proof", to=node):
@@ -205,7 +172,7 @@ def test_each_check_of_the_proof_refuses_with_invalid_dpop_proof(nodes):
     hs256 = holder.proof("POST", token_url, algorithm="HS256", key=secret, header={"jwk": secret.as_dict(private=False)})
     assert "alg" in refused(hs256)
     # Signed by another key than the one in the header.
-    assert "signature" in refused(holder.proof("POST", token_url, key=Holder().key))
+    assert "signature" in refused(holder.proof("POST", token_url, key=DPoPHolder().key))
     assert "not a signed JWT" in refused("not-a-jwt")
     # Two DPoP headers (requests cannot send a header twice; http.client can).
     connection = http.client.HTTPConnection(urlparse(node.issuer).hostname, urlparse(node.issuer).port, timeout=10)
@@ -225,7 +192,7 @@ def test_a_code_bound_by_dpop_jkt_goes_only_to_a_proof_by_that_key(nodes):
     """RFC 9449 §10: the authorization request names the key's thumbprint; the code it ends with is redeemed only with
     a proof by that key — another key's proof or none is refused, and the code is spent either way."""
     first, last = nodes[0], nodes[-1]
-    holder, thief = Holder(), Holder()
+    holder, thief = DPoPHolder(), DPoPHolder()
     data = {"grant_type": "authorization_code", "client_id": "app", "redirect_uri": APP_REDIRECT,
             "code_verifier": "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"}
 
@@ -262,7 +229,7 @@ def test_a_client_that_requires_dpop_gets_no_token_without_a_proof(nodes):
     node = nodes[0]
     without = token_request(node, {"grant_type": "client_credentials"}, auth=("strict", WEB_SECRET))
     assert without.status_code == 400 and error_of(without) == "invalid_dpop_proof"
-    holder = Holder("EdDSA")
+    holder = DPoPHolder("EdDSA")
     bound = token_request(node, {"grant_type": "client_credentials"}, holder.proof("POST", node.issuer + "/token"),
                           auth=("strict", WEB_SECRET))
     assert bound.status_code == 200 and bound.json()["token_type"] == "DPoP"
@@ -287,7 +254,7 @@ def test_the_rfc_9449_example_key_has_the_rfc_thumbprint(nodes):
     # The RFC's private key is not published; a proof signed by another key but naming this one is refused, and the
     # thumbprint the server computes for a key it accepts matches joserfc's (above); here joserfc's for the example.
     assert jwk.ECKey.import_key(example).thumbprint() == "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I"
-    holder = Holder()
+    holder = DPoPHolder()
     token_url = node.issuer + "/token"
     forged = holder.proof("POST", token_url, header={"jwk": example})
     response = token_request(node, {"grant_type": "client_credentials"}, forged, auth=("svc", WEB_SECRET))
@@ -299,7 +266,7 @@ def test_the_nonce_flow(tmp_path):
     try:
         node.add_user("alice", PASSWORD)
         node.add_client("app", APP_REDIRECT, public=True)
-        holder = Holder()
+        holder = DPoPHolder()
         token_url = node.issuer + "/token"
         data = {"grant_type": "authorization_code", "code": app_code(node), "client_id": "app", "redirect_uri": APP_REDIRECT,
                 "code_verifier": "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"}

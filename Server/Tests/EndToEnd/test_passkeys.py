@@ -10,7 +10,7 @@ import sqlite3
 import pytest
 
 from conftest import APP_REDIRECT, WEB_REDIRECT, WEB_SECRET
-from gatehouse_harness import (PASSWORD, Browser, Server, authorize_url, exchange, forms, gatehouse, redeem, start, submit,
+from gatehouse_harness import (PASSWORD, b64url, Browser, Server, authorize_url, exchange, forms, gatehouse, redeem, start, submit,
                                verify_id_token)
 
 selenium = pytest.importorskip("selenium", reason="selenium is not installed (pip install selenium)")
@@ -155,10 +155,6 @@ def test_without_javascript_the_passkey_part_and_button_stay_hidden(passkeys):
 # The flow API, with an authenticator written here (Python's cryptography and cbor2) and py_webauthn, an independent
 # relying party, verifying the same credentials.
 
-def b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
 def unb64(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
@@ -185,8 +181,8 @@ class PythonAuthenticator:
         data = (hashlib.sha256(options["rp"]["id"].encode()).digest() + bytes([0x45]) + self.counter.to_bytes(4, "big") + bytes(16)
                 + len(self.credential_id).to_bytes(2, "big") + self.credential_id + key)
         attestation = cbor2.dumps({"fmt": "none", "attStmt": {}, "authData": data})
-        return {"id": b64(self.credential_id), "rawId": b64(self.credential_id), "type": "public-key", "clientExtensionResults": {},
-                "response": {"clientDataJSON": b64(self.client_data("webauthn.create", options)), "attestationObject": b64(attestation),
+        return {"id": b64url(self.credential_id), "rawId": b64url(self.credential_id), "type": "public-key", "clientExtensionResults": {},
+                "response": {"clientDataJSON": b64url(self.client_data("webauthn.create", options)), "attestationObject": b64url(attestation),
                              "transports": ["usb"]}}
 
     def get(self, options):
@@ -196,9 +192,9 @@ class PythonAuthenticator:
         data = hashlib.sha256(options["rpId"].encode()).digest() + bytes([0x05]) + self.counter.to_bytes(4, "big")
         client_data = self.client_data("webauthn.get", options)
         signature = self.key.sign(data + hashlib.sha256(client_data).digest(), ec.ECDSA(hashes.SHA256()))
-        return {"id": b64(self.credential_id), "rawId": b64(self.credential_id), "type": "public-key", "clientExtensionResults": {},
-                "response": {"clientDataJSON": b64(client_data), "authenticatorData": b64(data), "signature": b64(signature),
-                             "userHandle": b64(self.user_handle)}}
+        return {"id": b64url(self.credential_id), "rawId": b64url(self.credential_id), "type": "public-key", "clientExtensionResults": {},
+                "response": {"clientDataJSON": b64url(client_data), "authenticatorData": b64url(data), "signature": b64url(signature),
+                             "userHandle": b64url(self.user_handle)}}
 
 
 def passkey_options(answer):
@@ -220,7 +216,7 @@ def test_py_webauthn_verifies_the_same_credentials_and_agrees_with_what_gatehous
 
     # A truncated CBOR attestation object is a malformed request: 400 with an RFC 6749-style body; the flow goes on.
     broken = authenticator.create(options)
-    broken["response"]["attestationObject"] = b64(b"\xa3\x63fmt")
+    broken["response"]["attestationObject"] = b64url(b"\xa3\x63fmt")
     refused = submit(passkeys, flow_id, {"credential": json.dumps(broken)})
     assert refused.status_code == 400 and refused.json()["error"] == "invalid_request" and "CBOR" in refused.json()["error_description"]
 
@@ -233,7 +229,7 @@ def test_py_webauthn_verifies_the_same_credentials_and_agrees_with_what_gatehous
     with sqlite3.connect(passkeys.database) as database:
         row = database.execute(
             "SELECT credential_id, public_key, sign_count, aaguid, backed_up, user_verified FROM passkeys WHERE name = 'Python key'").fetchone()
-    assert row[0] == b64(verified.credential_id) and unb64(row[1]) == verified.credential_public_key
+    assert row[0] == b64url(verified.credential_id) and unb64(row[1]) == verified.credential_public_key
     assert row[2] == verified.sign_count and row[3] == verified.aaguid.replace("-", "") and bool(row[4]) == verified.credential_backed_up
     assert row[5] == 1 and verified.user_verified
 

@@ -11,9 +11,8 @@ import pytest
 import requests
 
 from conftest import ENGINES
-from gatehouse_harness import (APP_REDIRECT, PASSWORD, RFC7636_CHALLENGE, RFC7636_VERIFIER, WEB_REDIRECT, WEB_SECRET, Browser,
+from gatehouse_harness import (APP_REDIRECT, DPoPHolder, PASSWORD, RFC7636_CHALLENGE, RFC7636_VERIFIER, WEB_REDIRECT, WEB_SECRET, Browser,
                                balanced_nodes, error_of, redeem, redirect_parameters, verify_id_token)
-from test_dpop import Holder
 
 SETTINGS = {"token_lifetimes": {"pushed_request": 5}}
 PREFIX = "urn:ietf:params:oauth:request_uri:"
@@ -105,7 +104,7 @@ def test_bad_pushes_are_json_errors(nodes):
 
 def test_dpop_at_the_push_binds_the_code(nodes):
     first, last = nodes[0], nodes[-1]
-    holder, other = Holder(), Holder()
+    holder, other = DPoPHolder(), DPoPHolder()
     url = first.issuer + "/par"
     mismatch = push(first, auth=None, client_id="app", redirect_uri=APP_REDIRECT, dpop_jkt=other.thumbprint,
                     headers={"DPoP": holder.proof("POST", url)})

@@ -15,7 +15,7 @@ from urllib.parse import urljoin
 import pytest
 import requests
 
-from gatehouse_harness import CODE_PATTERN, authenticator, Browser, forms, latest_code, outbox, Server
+from gatehouse_harness import CODE_PATTERN, authenticator, Browser, forms, latest_code, outbox, Server, show_qr_code
 
 EMAIL = "demo@example.com"
 PIN = "2468"
@@ -41,18 +41,6 @@ def register(server, home, pin=PIN, email=EMAIL) -> str:
     result = authenticator(home, "set-pin", identity, "--pin-stdin", stdin=pin + "\n")
     assert f"Registered {identity} for demo" in result.stdout
     return identity
-
-
-def show_qr_code(server, browser: Browser):
-    """Opens the demo, signs in with the app: returns the page showing the QR code, its flow id and its payload."""
-    page = browser.get(server.issuer + "/demo/login")
-    assert page.status_code == 200 and "Sign in with the app" in page.text, page.text
-    form = forms(page.text)[0]
-    shown = browser.post(urljoin(page.url, form["action"]), dict(form["inputs"], action="app"))
-    assert shown.status_code == 200 and 'data-node="login.app"' in shown.text, shown.text
-    assert "<svg" in shown.text
-    code = CODE_PATTERN.search(html.unescape(shown.text)).group(1)
-    return shown, forms(shown.text)[0]["inputs"]["flow"], f"{server.issuer}/authenticator#{code}"
 
 
 def check(server, browser: Browser, shown):

@@ -9,8 +9,7 @@ import time
 
 import requests
 
-from gatehouse_harness import Browser, Server
-from test_qr_login import show_qr_code
+from gatehouse_harness import Browser, Server, show_qr_code
 
 
 def test_open_status_streams_end_and_the_node_stops_within_seconds():

@@ -77,14 +77,14 @@ extension DeviceAuthenticator {
     public func signIn(with identityID: String, pin: String, client: GatehouseClient) async throws -> UserSession {
         let record = try await identity(identityID)
         let start = await client.start()
-        guard case .continue(let first) = start, let appAction = first.submits.first(where: { $0.id == "app" }) else {
+        guard case .continue(let first) = start, let appAction = first.submit(.app) else {
             if case .failure(let failure) = start { throw failure.cause }
             throw GatehouseError.unsupportedStep("sign in with the app is not offered to this app")
         }
         guard case .continue(let shown) = await first.next(appAction),
             let content = shown.node.fields.first(where: { $0.kind == .qrCode })?.defaultValue,
-            let check = shown.submits.first(where: { $0.id == "check" })
-        else { throw GatehouseError.unsupportedStep("login.app") }
+            let check = shown.submit(.check)
+        else { throw GatehouseError.unsupportedStep(FlowStep.appLogin.rawValue) }
         let payload = try QRLoginPayload(parsing: content)
         let request = try await begin(payload, identityID: record.id)
         try await approve(request, pin: pin)

@@ -17,6 +17,8 @@ public struct ContinueNode: Sendable, Identifiable {
 
     /// Stable identifier of the step, e.g. `login.password`.
     public var id: String { node.id }
+    /// The step, when it is one this version of the SDK knows (`FlowStep`); a newer server's step is `nil`.
+    public var step: FlowStep? { node.step }
     /// The node's title, such as "Sign in".
     public var name: String { node.name }
     /// One sentence saying what the node asks for, to show under the title.
@@ -53,6 +55,11 @@ public struct ContinueNode: Sendable, Identifiable {
         collectors.compactMap { if case .submit(let submit) = $0 { submit } else { nil } }
     }
 
+    /// The submit action `id`, when the node offers it (e.g. `.resend`, `.skip`).
+    public func submit(_ id: FlowActionID) -> SubmitCollector? {
+        submits.first { $0.id == id.rawValue }
+    }
+
     /// The links to other flows this node offers.
     public var links: [FlowLinkCollector] {
         collectors.compactMap { if case .flowLink(let link) = $0 { link } else { nil } }
@@ -60,7 +67,7 @@ public struct ContinueNode: Sendable, Identifiable {
 
     /// Checks the values on the device, then submits them with the main action and returns the next node.
     public func next() async -> Node {
-        await next(action: submit?.id ?? "submit", validate: true)
+        await next(action: submit?.id ?? FlowActionID.submit.rawValue, validate: true)
     }
 
     /// Submits with a particular submit action; only the node's main action checks the values first.
@@ -87,7 +94,7 @@ public struct ContinueNode: Sendable, Identifiable {
             let message = FlowMessage(level: .error, text: "Signing in with \(provider.label) was cancelled.", code: "idp_cancelled")
             return .error(ErrorNode(messages: [message], error: .invalidInput([message]), retry: self))
         }
-        return await context.submit(action: IdpCollector.callbackAction, values: Self.callbackValues(of: returned))
+        return await context.submit(action: FlowActionID.identityProviderCallback.rawValue, values: Self.callbackValues(of: returned))
     }
 
     /// The query parameters of the browser's return that the server reads.

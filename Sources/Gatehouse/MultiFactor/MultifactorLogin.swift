@@ -135,16 +135,13 @@ public struct MultifactorLogin: Sendable {
     public func loginWithPasskey() async throws -> UserSession {
         guard let passkeys else { throw GatehouseError.unsupportedStep("a passkey sign-in needs a PasskeyProvider") }
         guard case .continue(var step) = await client.start(.login), let passkey = Self.passkey(in: step),
-            let action = step.submits.first(where: { $0.id == Self.passkeyAction })
+            let action = step.submit(.passkey)
         else {
             throw GatehouseError.unsupportedStep("passkey sign-in is not offered by this client's sign-on policy")
         }
         step[passkey.key] = try await passkeys.usePasskey(optionsJSON: passkey.optionsJSON)
         return try await drive(from: await step.next(action), values: [:])
     }
-
-    /// The sign-in node's action that signs in with a passkey.
-    private static let passkeyAction = "passkey"
 
     private static func passkey(in step: ContinueNode) -> PasskeyCollector? {
         step.collectors.lazy.compactMap { if case .passkey(let passkey) = $0 { passkey } else { nil } }.first
@@ -246,7 +243,7 @@ public struct MultifactorLogin: Sendable {
         // A passkey step (the sign-in node's passkey is for ``loginWithPasskey()``, not here): the provider answers.
         if let passkey = Self.passkey(in: step), step.status != .signIn, step.status != .lockedOut {
             guard let passkeys else {
-                guard let other = step.submits.first(where: { $0.id == "choose" }) else { throw GatehouseError.unsupportedStep(step.id) }
+                guard let other = step.submit(.choose) else { throw GatehouseError.unsupportedStep(step.id) }
                 return await step.next(other)
             }
             step[passkey.key] =
@@ -262,7 +259,7 @@ public struct MultifactorLogin: Sendable {
             if choice.key == Self.enrollmentChoiceKey { throw GatehouseError.unsupportedStep(step.id) }
             // Without a provider a passkey cannot be made or used here: it is not offered.
             let options = choice.options.map { SecondFactorKind(rawValue: $0.value) }.filter { passkeys != nil || $0 != .passkey }
-            let skip = step.submits.first { $0.id == "skip" }
+            let skip = step.submit(.skip)
             let question: Step =
                 if step.status == .mfaEnrollmentRequired {
                     .chooseEnrollment(factors: options, optional: skip != nil)
@@ -292,20 +289,20 @@ public struct MultifactorLogin: Sendable {
             return await step.next()
         }
         if fields.contains(where: { $0.field.kind == .oneTimeCode || $0.key == "code" }) {
-            let answer = try await stepHandler(.verifyCode(factor: Self.factor(of: step.id, channel: channel), problem: problem))
+            let answer = try await stepHandler(.verifyCode(factor: Self.factor(of: step, channel: channel), problem: problem))
             switch answer {
             case .code(let code):
                 step["code"] = code
                 return await step.next()
             case .chooseAnother, .resend, .skip, .useOtherMethod:
-                let wanted: [String] =
+                let wanted: [FlowActionID] =
                     switch answer {
-                    case .resend: ["resend"]
-                    case .skip: ["skip"]
-                    case .useOtherMethod: ["other_method"]
-                    default: ["choose", "change"]
+                    case .resend: [.resend]
+                    case .skip: [.skip]
+                    case .useOtherMethod: [.otherMethod]
+                    default: [.choose, .change]
                     }
-                guard let action = wanted.lazy.compactMap({ id in step.submits.first { $0.id == id } }).first else {
+                guard let action = wanted.lazy.compactMap(step.submit).first else {
                     throw GatehouseError.unsupportedStep(step.id)
                 }
                 let next = await step.next(action)
@@ -328,7 +325,7 @@ public struct MultifactorLogin: Sendable {
                 step[field.key] = password
                 return await step.next()
             case .skip:
-                guard let skip = step.submits.first(where: { $0.id == "skip" }) else { throw GatehouseError.unsupportedStep(step.id) }
+                guard let skip = step.submit(.skip) else { throw GatehouseError.unsupportedStep(step.id) }
                 return await step.next(skip)
             default:
                 throw GatehouseError.unsupportedStep(step.id)
@@ -360,7 +357,7 @@ public struct MultifactorLogin: Sendable {
             step[field] = text
             return await step.next()
         case .chooseAnother:
-            guard let back = step.submits.first(where: { $0.id == "choose" }) else { throw GatehouseError.unsupportedStep(step.id) }
+            guard let back = step.submit(.choose) else { throw GatehouseError.unsupportedStep(step.id) }
             return await step.next(back)
         default:
             throw GatehouseError.unsupportedStep(step.id)
@@ -375,14 +372,18 @@ public struct MultifactorLogin: Sendable {
             || ([.mfaChallenge, .mfaEnrollment].contains(status) && [.passkeyCreate, .passkeyGet].contains(field.field.kind))
     }
 
-    /// Which factor a code node is for, from its id (`mfa.totp`, `register.verify_email`, …).
-    private static func factor(of nodeID: String, channel: SecondFactorKind?) -> SecondFactorKind {
-        switch nodeID {
-        case "register.verify_email", "unlock.code", "mfa.enroll.email_code": .email
-        case "register.verify_phone": .sms
-        case "mfa.enroll.phone_code": channel ?? .sms
-        case "recovery.code": channel ?? .email
-        default: SecondFactorKind(rawValue: String(nodeID.split(separator: ".").last ?? ""))
+    /// Which factor a code node is for, from its step (`mfa.totp`, `register.verify_email`, …); a step this version
+    /// does not know is named by the last part of its id.
+    private static func factor(of step: ContinueNode, channel: SecondFactorKind?) -> SecondFactorKind {
+        switch step.step {
+        case .verifyEmail, .unlockCode, .enrollEmailCode, .emailCode: .email
+        case .verifyPhone, .smsCode: .sms
+        case .voiceCode: .voice
+        case .enrollPhoneCode: channel ?? .sms
+        case .resetCode: channel ?? .email
+        case .totp, .enrollTOTP: .totp
+        case .recoveryCode: .recoveryCode
+        default: SecondFactorKind(rawValue: String(step.id.split(separator: ".").last ?? ""))
         }
     }
 }

@@ -37,6 +37,12 @@ public struct FlowNode: Codable, Sendable, Equatable {
     /// The node's category, when it is one this version knows.
     public var knownCategory: FlowCategory? { FlowCategory(rawValue: category) }
 
+    /// The node's step, when it is one this version knows.
+    public var step: FlowStep? { FlowStep(rawValue: id) }
+
+    /// The node's action with the id `id`, if it offers one.
+    public func action(_ id: FlowActionID) -> FlowAction? { actions.first { $0.id == id.rawValue } }
+
     /// The first submit action: it submits the node's values, which are checked first. Other submit actions
     /// (resend a code, use another method, skip) go on without checking the fields.
     public var primaryAction: FlowAction? { actions.first { $0.kind == .submit } }
@@ -191,6 +197,15 @@ public struct FlowAction: Codable, Sendable, Equatable {
         self.url = url
         self.icon = icon
     }
+
+    /// An action of a known id; `flow` only for links.
+    public init(id: FlowActionID, kind: Kind, label: String, flow: String? = nil) {
+        self.init(id: id.rawValue, kind: kind, label: label, flow: flow)
+    }
+
+    /// The action's id, when it is one this version knows (sign-in with another identity provider is not: its id
+    /// names the provider).
+    public var knownID: FlowActionID? { FlowActionID(rawValue: id) }
 
     enum CodingKeys: String, CodingKey {
         case id, label, flow, url, icon

@@ -149,11 +149,16 @@ public struct FlowSubmission: Codable, Sendable, Equatable {
     public var deviceTokens: [String]?
 
     /// A submission of `values` with `action`, presenting the device tokens kept from earlier sign-ins.
-    public init(clientID: String, action: String = "submit", values: [String: FieldValue], deviceTokens: [String]? = nil) {
+    public init(clientID: String, action: String = FlowActionID.submit.rawValue, values: [String: FieldValue], deviceTokens: [String]? = nil) {
         self.clientID = clientID
         self.action = action
         self.values = values
         self.deviceTokens = deviceTokens
+    }
+
+    /// A submission of `values` with the action `action`.
+    public init(clientID: String, action: FlowActionID, values: [String: FieldValue], deviceTokens: [String]? = nil) {
+        self.init(clientID: clientID, action: action.rawValue, values: values, deviceTokens: deviceTokens)
     }
 
     enum CodingKeys: String, CodingKey {

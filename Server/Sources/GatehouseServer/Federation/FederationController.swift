@@ -77,7 +77,8 @@ struct FederationController: Sendable {
             var values: [String: FieldValue] = [:]
             for (key, value) in answer { if let value { values[key] = .text(value) } }
             return try await LoginController(server: server).run(
-                flowID, state: located.state, binding: binding, action: LoginFlow.callbackAction, values: values, request: request, source: source)
+                flowID, state: located.state, binding: binding, action: FlowActionID.identityProviderCallback.rawValue, values: values, request: request,
+                source: source)
         }
     }
 

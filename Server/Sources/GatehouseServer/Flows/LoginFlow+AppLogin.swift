@@ -5,7 +5,7 @@ import GatehouseProtocol
 /// authenticator app approves it with its PIN (``AuthenticatorController``), and the next submission of this
 /// node (the page's script sends it when the live status changes) finishes the sign-in.
 extension LoginFlow {
-    static let appLoginAction = FlowAction(id: "app", kind: .submit, label: "Sign in with the app")
+    static let appLoginAction = FlowAction(id: .app, kind: .submit, label: "Sign in with the app")
 
     enum AppLoginMessages {
         static let waiting = "Waiting for approval in the app."
@@ -21,7 +21,7 @@ extension LoginFlow {
     }
 
     func appLoginNode(for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode? {
-        guard state.step == FlowStep.appLogin, case .signIn(let pending?) = state.journey,
+        guard case .signIn(let pending?) = state.journey,
             let code = try? server.appLogins.box.open(pending.sealedAccessCode)
         else { return nil }
         let accessCode = String(decoding: code, as: UTF8.self)
@@ -35,9 +35,9 @@ extension LoginFlow {
                 FlowField(key: "access_code", kind: .label, label: "Can't scan? Enter this code in the app: \(accessCode)", defaultValue: accessCode),
             ],
             actions: [
-                FlowAction(id: "check", kind: .submit, label: "Continue after approving"),
-                FlowAction(id: "new_code", kind: .submit, label: "Show a new code"),
-                FlowAction(id: "password", kind: .submit, label: "Sign in with a password instead"),
+                FlowAction(id: .check, kind: .submit, label: "Continue after approving"),
+                FlowAction(id: .newCode, kind: .submit, label: "Show a new code"),
+                FlowAction(id: .password, kind: .submit, label: "Sign in with a password instead"),
             ],
             messages: messages
         )
@@ -62,12 +62,12 @@ extension LoginFlow {
         return .next(node(for: next))
     }
 
-    func advanceAppLogin(_ id: String, state: FlowStore.LoginState, action: String) async throws -> Outcome {
+    func advanceAppLogin(_ id: String, state: FlowStore.LoginState, action: FlowActionID) async throws -> Outcome {
         guard case .signIn(let pending?) = state.journey else { return .gone }
         switch action {
-        case "new_code":
+        case .newCode:
             return try await startAppLogin(id, state: state)
-        case "password":
+        case .password:
             var next = state
             next.step = pending.returnStep
             next.journey = .signIn(appLogin: nil)

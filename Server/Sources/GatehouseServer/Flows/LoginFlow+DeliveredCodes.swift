@@ -13,7 +13,7 @@ extension LoginFlow {
 
     var codeField: FlowField { Self.deliveredCodeField(digits: server.configuration.oneTimeCodes.digits) }
 
-    static let resendAction = FlowAction(id: "resend", kind: .submit, label: "Send a new code")
+    static let resendAction = FlowAction(id: .resend, kind: .submit, label: "Send a new code")
 
     /// Issues a code for this flow and sends it to `destination`; `nil` when it went out, else the outcome to answer
     /// with (asked again too soon: `state`'s node with a message; no guesses left: the flow ends). Without a

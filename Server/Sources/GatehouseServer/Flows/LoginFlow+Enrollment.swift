@@ -71,8 +71,7 @@ extension LoginFlow {
     }
 
     /// The node that asks what to change.
-    func enrollmentNode(for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode? {
-        guard state.step == FlowStep.enrollChoose else { return nil }
+    func enrollmentNode(for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode {
         let enrolled = state.secondFactor.factors
         let choices = enrollmentChoices(for: state, enrolled: enrolled)
         let choice = FlowField(
@@ -88,7 +87,7 @@ extension LoginFlow {
         return FlowNode(
             id: FlowStep.enrollChoose.rawValue, name: "Two-step verification",
             description: "You're signed in as \(state.username ?? "you"). \(summary)",
-            category: .mfaEnrollment, fields: [choice], actions: [FlowAction(id: "submit", kind: .submit, label: "Continue")],
+            category: .mfaEnrollment, fields: [choice], actions: [FlowAction(id: .submit, kind: .submit, label: "Continue")],
             messages: messages)
     }
 

@@ -85,7 +85,7 @@ extension LoginFlow {
 
     /// A submission on a step of setting up a second factor, for `user` (who proved to be signing in).
     func advanceFactorEnrollment(
-        _ id: String, state: FlowStore.LoginState, action: String, values: [String: FieldValue], user: User
+        _ id: String, state: FlowStore.LoginState, action: FlowActionID, values: [String: FieldValue], user: User
     ) async throws -> Outcome {
         var next = state
         let text = { (key: String) in values[key]?.text.trimmingCharacters(in: .whitespaces) ?? "" }
@@ -93,7 +93,7 @@ extension LoginFlow {
             .retry(node(for: state, messages: [FlowMessage(level: .error, text: message, field: field, code: "invalid_value")]), .invalidInput)
         }
         switch (state.step, action) {
-        case (.enrollOffer, "skip"), (.enrollPasskey, "skip"):
+        case (.enrollOffer, .skip), (.enrollPasskey, .skip):
             guard state.secondFactor.enrollmentOptional else { throw OAuthError.invalidRequest("Setting up a second factor is required here.") }
             try await server.users.declineEnrollment(userID: user.id)
             server.logger.info("Second factor offer declined", metadata: ["user": "\(user.id)"])
@@ -103,7 +103,7 @@ extension LoginFlow {
                 throw OAuthError.invalidRequest("Choose one of the offered factors.")
             }
             if let refused = try await startEnrolling(factor, id: id, state: &next, user: user) { return refused }
-        case (_, "choose"):
+        case (_, .choose):
             next.secondFactor.enrolling = nil
             if case .enrollment = state.journey {
                 next.step = .enrollChoose
@@ -128,17 +128,17 @@ extension LoginFlow {
                 return again("Your username is your email address, so it cannot change here.", field: "email")
             }
             if let refused = try await sendEnrollmentCode(id, state: &next, to: address, on: .email) { return refused }
-        case (.enrollPasskey, "submit"):
+        case (.enrollPasskey, .submit):
             return try await registerPasskey(id, state: state, values: values, user: user)
-        case (.enrollPhoneCode, "change"):
+        case (.enrollPhoneCode, .change):
             next.secondFactor.enrolling?.address = nil
             next.step = .enrollPhone
-        case (.enrollEmailCode, "change"):
+        case (.enrollEmailCode, .change):
             next.step = .enrollEmail
-        case (.enrollPhoneCode, "resend"), (.enrollEmailCode, "resend"):
+        case (.enrollPhoneCode, .resend), (.enrollEmailCode, .resend):
             guard let pending = state.secondFactor.enrolling, let address = pending.address else { return .gone }
             return try await resend(id, state: state, purpose: .enrollFactor, channel: pending.channel, to: address, template: .verificationCode)
-        case (.enrollPhoneCode, "other_method"):
+        case (.enrollPhoneCode, .otherMethod):
             guard let pending = state.secondFactor.enrolling, let address = pending.address,
                 let other = Self.otherPhoneMethod(pending.channel, among: phoneMethods(for: state))
             else {
@@ -203,15 +203,15 @@ extension LoginFlow {
         return methods.contains(other) ? other : nil
     }
 
-    /// The node of a step of setting up a second factor, or `nil` for other steps.
-    func factorEnrollmentNode(for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode? {
+    /// The node of a step of setting up a phone or an email address for codes.
+    func factorEnrollmentNode(_ step: StepFamily.FactorEnrollment, for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode {
         let clientName = state.clientName ?? state.request.clientID
         let pending = state.secondFactor.enrolling
-        let back = [FlowAction(id: "choose", kind: .submit, label: "Set up something else")]
+        let back = [FlowAction(id: .choose, kind: .submit, label: "Set up something else")]
         let canChooseAgain: Bool =
             if case .enrollment = state.journey { true } else { offeredFactors(for: state).count > 1 || state.secondFactor.enrollmentOptional }
         let backIfAny = canChooseAgain ? back : []
-        switch state.step {
+        switch step {
         case .enrollOffer:
             let offered = offeredFactors(for: state)
             let methods = phoneMethods(for: state)
@@ -219,11 +219,11 @@ extension LoginFlow {
                 key: "factor", kind: .singleChoice, label: "Set up",
                 options: offered.map { FieldOption(value: $0.rawValue, label: $0 == .phone ? Self.phoneLabel(methods) : $0.label) },
                 defaultValue: offered.first?.rawValue)
-            let later = state.secondFactor.enrollmentOptional ? [FlowAction(id: "skip", kind: .submit, label: "Not now")] : []
+            let later = state.secondFactor.enrollmentOptional ? [FlowAction(id: .skip, kind: .submit, label: "Not now")] : []
             return FlowNode(
                 id: FlowStep.enrollOffer.rawValue, name: "Protect your account",
                 description: "Add a second step to signing in to \(clientName), so that a stolen password alone cannot open your account.",
-                category: .mfaEnrollmentRequired, fields: [choice], actions: [FlowAction(id: "submit", kind: .submit, label: "Set up")] + later,
+                category: .mfaEnrollmentRequired, fields: [choice], actions: [FlowAction(id: .submit, kind: .submit, label: "Set up")] + later,
                 messages: messages)
         case .enrollMethod:
             let choice = FlowField(
@@ -233,7 +233,7 @@ extension LoginFlow {
             return FlowNode(
                 id: FlowStep.enrollMethod.rawValue, name: "How should we reach you?",
                 description: "Choose how your phone gets a code when you sign in. You can ask for the other way each time.",
-                category: .mfaEnrollment, fields: [choice], actions: [FlowAction(id: "submit", kind: .submit, label: "Continue")] + backIfAny,
+                category: .mfaEnrollment, fields: [choice], actions: [FlowAction(id: .submit, kind: .submit, label: "Continue")] + backIfAny,
                 messages: messages)
         case .enrollPhone:
             let number = FlowField(
@@ -243,19 +243,19 @@ extension LoginFlow {
             return FlowNode(
                 id: FlowStep.enrollPhone.rawValue, name: "Add your phone number",
                 description: "Enter the number with its country code. \(how)",
-                category: .mfaEnrollment, fields: [number], actions: [FlowAction(id: "submit", kind: .submit, label: "Send the code")] + backIfAny,
+                category: .mfaEnrollment, fields: [number], actions: [FlowAction(id: .submit, kind: .submit, label: "Send the code")] + backIfAny,
                 messages: messages)
         case .enrollPhoneCode:
             let voice = pending?.channel == .voice
             let number = pending?.address ?? "your phone"
             var actions = [
-                FlowAction(id: "submit", kind: .submit, label: "Verify"),
-                FlowAction(id: "resend", kind: .submit, label: voice ? "Call again" : "Send a new code"),
+                FlowAction(id: .submit, kind: .submit, label: "Verify"),
+                FlowAction(id: .resend, kind: .submit, label: voice ? "Call again" : "Send a new code"),
             ]
             if let method = pending?.channel, let other = Self.otherPhoneMethod(method, among: phoneMethods(for: state)) {
-                actions.append(FlowAction(id: "other_method", kind: .submit, label: other == .voice ? "Call me instead" : "Text me instead"))
+                actions.append(FlowAction(id: .otherMethod, kind: .submit, label: other == .voice ? "Call me instead" : "Text me instead"))
             }
-            actions.append(FlowAction(id: "change", kind: .submit, label: "Use a different number"))
+            actions.append(FlowAction(id: .change, kind: .submit, label: "Use a different number"))
             return FlowNode(
                 id: FlowStep.enrollPhoneCode.rawValue, name: voice ? "Enter the code you hear" : "Enter the code we sent you",
                 description: voice
@@ -268,7 +268,7 @@ extension LoginFlow {
             return FlowNode(
                 id: FlowStep.enrollEmail.rawValue, name: "Confirm your email address",
                 description: "Codes for signing in will go to this address. We'll send a code to confirm it.",
-                category: .mfaEnrollment, fields: [address], actions: [FlowAction(id: "submit", kind: .submit, label: "Send the code")] + backIfAny,
+                category: .mfaEnrollment, fields: [address], actions: [FlowAction(id: .submit, kind: .submit, label: "Send the code")] + backIfAny,
                 messages: messages)
         case .enrollEmailCode:
             return FlowNode(
@@ -276,11 +276,9 @@ extension LoginFlow {
                 description: "We sent a code to \(pending?.address ?? "your email address"). Enter it to get sign-in codes there.",
                 category: .mfaEnrollment, fields: [codeField],
                 actions: [
-                    FlowAction(id: "submit", kind: .submit, label: "Verify"), Self.resendAction,
-                    FlowAction(id: "change", kind: .submit, label: "Use a different address"),
+                    FlowAction(id: .submit, kind: .submit, label: "Verify"), Self.resendAction,
+                    FlowAction(id: .change, kind: .submit, label: "Use a different address"),
                 ], messages: messages)
-        default:
-            return nil
         }
     }
 

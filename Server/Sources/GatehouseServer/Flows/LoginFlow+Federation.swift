@@ -8,11 +8,6 @@ import GatehouseProtocol
 /// from the provider's claims, or, when the address already has one (or the provider only links), waits on
 /// `login.idp.link` until the person proves that account.
 extension LoginFlow {
-    /// The action that hands a provider's answer to the flow.
-    static let callbackAction = "idp_callback"
-    /// The prefix of the providers' action ids: `idp:github`.
-    static let providerActionPrefix = "idp:"
-
     /// The answer of a provider, worked out before the submission's transaction (it takes requests to the provider).
     enum UpstreamAnswer: Sendable {
         case profile(UpstreamProfile)
@@ -30,7 +25,7 @@ extension LoginFlow {
         }
         return server.configuration.identityProviders.map { provider in
             FlowAction(
-                id: Self.providerActionPrefix + provider.id, kind: .idp, label: "\(verb) with \(provider.name)",
+                id: FlowActionID.identityProviderPrefix + provider.id, kind: .idp, label: "\(verb) with \(provider.name)",
                 url: server.url("/flows/\(id)/idp/\(provider.id)"), icon: provider.icon)
         }
     }
@@ -45,7 +40,7 @@ extension LoginFlow {
     /// Starts signing in with `providerID` from the flow `id`: keeps a new `state`, `nonce` and verifier in the flow
     /// and returns the provider's URL to send the browser to. `nil` when the flow's node does not offer the provider.
     func startUpstream(_ id: String, state: FlowStore.LoginState, providerID: String) async throws -> Result<String, FederationError>? {
-        guard identityProviderActions(for: state).contains(where: { $0.id == Self.providerActionPrefix + providerID }),
+        guard identityProviderActions(for: state).contains(where: { $0.id == FlowActionID.identityProviderPrefix + providerID }),
             let provider = server.configuration.identityProvider(providerID)
         else { return nil }
         let secret = SecureRandom.token()
@@ -204,11 +199,11 @@ extension LoginFlow {
         return .next(node(for: next))
     }
 
-    /// The linking steps' nodes, or `nil` for other steps.
-    func federationNode(for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode? {
+    /// The linking steps' nodes.
+    func federationNode(_ step: StepFamily.Linking, for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode {
         let providerName = state.federation.link.flatMap { server.configuration.identityProvider($0.providerID)?.name } ?? "the other provider"
-        let cancel = FlowAction(id: "cancel", kind: .submit, label: "Cancel")
-        switch state.step {
+        let cancel = FlowAction(id: .cancel, kind: .submit, label: "Cancel")
+        switch step {
         case .linkAccount:
             var username = Self.usernameField
             username.defaultValue = state.username
@@ -217,32 +212,30 @@ extension LoginFlow {
                 known
                 ? "An account with your \(providerName) email address exists. Sign in to it once to link \(providerName) to it."
                 : "Sign in to your account once to link \(providerName) to it."
-            let code = known ? [FlowAction(id: "email_code", kind: .submit, label: "Email me a code instead")] : []
+            let code = known ? [FlowAction(id: .emailCode, kind: .submit, label: "Email me a code instead")] : []
             return FlowNode(
                 id: FlowStep.linkAccount.rawValue, name: "Link your \(providerName) account", description: description, category: .signIn,
-                fields: [username, Self.passwordField], actions: [FlowAction(id: "submit", kind: .submit, label: "Sign in and link")] + code + [cancel],
+                fields: [username, Self.passwordField], actions: [FlowAction(id: .submit, kind: .submit, label: "Sign in and link")] + code + [cancel],
                 messages: messages)
         case .linkCode:
             return FlowNode(
                 id: FlowStep.linkCode.rawValue, name: "Check your email",
                 description: "Enter the code we sent to \(state.secondFactor.sentTo ?? "your email address") to link \(providerName) to your account.",
                 category: .verification, fields: [codeField],
-                actions: [FlowAction(id: "submit", kind: .submit, label: "Link"), Self.resendAction, cancel], messages: messages)
-        default:
-            return nil
+                actions: [FlowAction(id: .submit, kind: .submit, label: "Link"), Self.resendAction, cancel], messages: messages)
         }
     }
 
     /// A submission on the linking steps.
-    func advanceLinking(_ id: String, state: FlowStore.LoginState, action: String, values: [String: FieldValue]) async throws -> Outcome {
-        if action == "cancel" {
+    func advanceLinking(_ id: String, state: FlowStore.LoginState, action: FlowActionID, values: [String: FieldValue]) async throws -> Outcome {
+        if action == .cancel {
             let back = state.backToSignIn(username: nil)
             try await server.flows.update(id, to: back)
             return .next(node(for: back))
         }
         let candidate: User? = if let candidateID = state.federation.candidateID { try await server.users.find(id: candidateID) } else { nil }
         switch (state.step, action) {
-        case (.linkAccount, "email_code"), (.linkCode, "resend"):
+        case (.linkAccount, .emailCode), (.linkCode, .resend):
             guard let candidate, candidate.emailVerified else { return .next(node(for: state)) }
             if let refused = try await sendCode(
                 id, state: state, purpose: .linkIdentity, channel: .email, to: candidate.email, template: .signInCode, resend: state.step == .linkCode)

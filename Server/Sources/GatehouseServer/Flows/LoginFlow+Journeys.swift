@@ -4,20 +4,20 @@ import GatehouseProtocol
 /// to unlocking a locked-out account, and to signing in with the app.
 extension LoginFlow {
     /// The sign-in node's other actions: "Forgot your password?", "Create an account", and unlocking.
-    func switchJourney(_ id: String, state: FlowStore.LoginState, action: String) async throws -> Outcome? {
+    func switchJourney(_ id: String, state: FlowStore.LoginState, action: FlowActionID) async throws -> Outcome? {
         var next = state
         switch action {
-        case "recover":
+        case .recover:
             next.journey = Journey(.recovery)
             next.step = FlowStep.recoveryIdentify
             next.lockedOut = false
-        case "register":
+        case .register:
             next.journey = Journey(.registration)
             next.step = FlowStep.register
             next.username = nil
-        case "unlock":
+        case .unlock:
             return try await startUnlock(id, state: state)
-        case Self.appLoginAction.id:
+        case .app:
             guard case .signIn = state.journey else { return nil }
             return try await startAppLogin(id, state: state)
         default:

@@ -159,7 +159,6 @@ extension LoginFlow {
 
     static let credentialKey = "credential"
     /// The sign-in node's action that signs in with a passkey instead of the password.
-    static let passkeyAction = "passkey"
 
     /// Offers a passkey on the sign-in node when the client's policy lets one sign in alone: a challenge for any
     /// passkey of this relying party (the person is not known yet, so none is named).
@@ -207,11 +206,11 @@ extension LoginFlow {
         return name.isEmpty ? "Passkey" : String(name.prefix(64))
     }
 
-    /// The node of a passkey step, or `nil` for other steps.
-    func passkeyNode(for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode? {
+    /// The node of a passkey step.
+    func passkeyNode(_ step: StepFamily.Passkey, for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode {
         let clientName = state.clientName ?? state.request.clientID
         let options = state.secondFactor.passkey?.options ?? "{}"
-        switch state.step {
+        switch step {
         case .enrollPasskey:
             let fields = [
                 FlowField(
@@ -221,24 +220,22 @@ extension LoginFlow {
                     key: "name", kind: .text, label: "Name this passkey", required: false, validation: FieldValidation(maxLength: 64), defaultValue: "Passkey"),
             ]
             // Offered (after registration, or when a policy only offers a second factor): "Not now" too.
-            let later = state.secondFactor.enrollmentOptional ? [FlowAction(id: "skip", kind: .submit, label: "Not now")] : []
+            let later = state.secondFactor.enrollmentOptional ? [FlowAction(id: .skip, kind: .submit, label: "Not now")] : []
             let canChooseAgain: Bool =
                 if case .enrollment = state.journey { true } else { offeredFactors(for: state).count > 1 }
-            let back = later + (canChooseAgain ? [FlowAction(id: "choose", kind: .submit, label: "Set up something else")] : [])
+            let back = later + (canChooseAgain ? [FlowAction(id: .choose, kind: .submit, label: "Set up something else")] : [])
             return FlowNode(
                 id: FlowStep.enrollPasskey.rawValue, name: "Create a passkey",
                 description: "Sign in to \(clientName) with your fingerprint, face or screen lock instead of a code.",
-                category: .mfaEnrollment, fields: fields, actions: [FlowAction(id: "submit", kind: .submit, label: "Create passkey")] + back,
+                category: .mfaEnrollment, fields: fields, actions: [FlowAction(id: .submit, kind: .submit, label: "Create passkey")] + back,
                 messages: messages)
         case .passkey:
-            let another = state.secondFactor.factors.count > 1 ? [FlowAction(id: "choose", kind: .submit, label: "Use another method")] : []
+            let another = state.secondFactor.factors.count > 1 ? [FlowAction(id: .choose, kind: .submit, label: "Use another method")] : []
             return FlowNode(
                 id: FlowStep.passkey.rawValue, name: "Use your passkey", description: "Confirm it's you signing in to \(clientName) with your passkey.",
                 category: .mfaChallenge,
                 fields: [FlowField(key: Self.credentialKey, kind: .passkeyGet, label: "Use your passkey.", defaultValue: options)],
-                actions: [FlowAction(id: "submit", kind: .submit, label: "Use passkey")] + another, messages: messages)
-        default:
-            return nil
+                actions: [FlowAction(id: .submit, kind: .submit, label: "Use passkey")] + another, messages: messages)
         }
     }
 }

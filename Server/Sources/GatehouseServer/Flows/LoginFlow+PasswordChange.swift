@@ -27,38 +27,36 @@ extension LoginFlow {
     }
 
     /// The password nodes.
-    func passwordNode(for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode? {
-        let change = FlowAction(id: "submit", kind: .submit, label: "Change password")
-        switch state.step {
-        case FlowStep.passwordExpired:
+    func passwordNode(_ step: StepFamily.Password, for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode {
+        let change = FlowAction(id: .submit, kind: .submit, label: "Change password")
+        switch step {
+        case .passwordExpired:
             return FlowNode(
                 id: FlowStep.passwordExpired.rawValue, name: "Your password has expired",
                 description: "Choose a new password to continue. Use a passphrase you don't use anywhere else.",
                 category: .passwordExpired, fields: [newPasswordField], actions: [change], messages: messages)
-        case FlowStep.passwordWarning:
+        case .passwordWarning:
             return FlowNode(
                 id: FlowStep.passwordWarning.rawValue, name: "Your password expires soon",
                 description: "Change it now, or skip and be asked again next time.",
                 category: .passwordWarning, fields: [newPasswordField],
-                actions: [change, FlowAction(id: "skip", kind: .submit, label: "Not now")], messages: messages)
-        case FlowStep.recoveryPassword:
+                actions: [change, FlowAction(id: .skip, kind: .submit, label: "Not now")], messages: messages)
+        case .recoveryPassword:
             return FlowNode(
                 id: FlowStep.recoveryPassword.rawValue, name: "Choose a new password",
                 description: "It's you: choose the new password for \(state.username ?? "your account"). You will be signed out everywhere else.",
                 category: .recovery, fields: [newPasswordField], actions: [change], messages: messages)
-        default:
-            return nil
         }
     }
 
     /// A submission on a password node; `state.account` is set.
-    func advancePassword(_ id: String, state: FlowStore.LoginState, action: String, values: [String: FieldValue]) async throws -> Outcome {
+    func advancePassword(_ id: String, state: FlowStore.LoginState, action: FlowActionID, values: [String: FieldValue]) async throws -> Outcome {
         guard let userID = state.account?.userID, let user = try await server.users.find(id: userID) else {
             _ = try await server.flows.finish(id)
             return .gone
         }
         var next = state
-        if action == "skip", state.step == FlowStep.passwordWarning {
+        if action == .skip, state.step == FlowStep.passwordWarning {
             next.account?.passwordSettled = true
             return try await complete(id, state: next, user: user)
         }

@@ -10,53 +10,51 @@ extension LoginFlow {
         autocomplete: "username")
 
     /// The recovery and unlock nodes.
-    func recoveryNode(for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode? {
-        let back = FlowAction(id: "cancel", kind: .link, label: "Back to sign in", flow: FlowKind.login.rawValue)
-        switch state.step {
-        case FlowStep.recoveryIdentify:
+    func recoveryNode(_ step: StepFamily.Recovery, for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode {
+        let back = FlowAction(id: .cancel, kind: .link, label: "Back to sign in", flow: FlowKind.login.rawValue)
+        switch step {
+        case .recoveryIdentify:
             var field = Self.identifierField
             field.defaultValue = state.username
             return FlowNode(
                 id: FlowStep.recoveryIdentify.rawValue, name: "Reset your password",
                 description: "Enter your username or email address. We'll send you a code to reset your password.",
-                category: .recovery, fields: [field], actions: [FlowAction(id: "submit", kind: .submit, label: "Continue"), back],
+                category: .recovery, fields: [field], actions: [FlowAction(id: .submit, kind: .submit, label: "Continue"), back],
                 messages: messages)
-        case FlowStep.recoveryChoose:
+        case .recoveryChoose:
             let options = [MessageChannel.email, .sms].map { FieldOption(value: $0.rawValue, label: $0 == .email ? "Email" : "Text message (SMS)") }
             return FlowNode(
                 id: FlowStep.recoveryChoose.rawValue, name: "Where should we send the code?",
                 description: "Choose where to receive the code for \(state.username ?? "your account").", category: .recovery,
                 fields: [FlowField(key: "method", kind: .singleChoice, label: "Send the code by", options: options, defaultValue: "email")],
-                actions: [FlowAction(id: "submit", kind: .submit, label: "Send code"), back], messages: messages)
-        case FlowStep.resetCode:
+                actions: [FlowAction(id: .submit, kind: .submit, label: "Send code"), back], messages: messages)
+        case .resetCode:
             let place = state.recoveryChannel == .sms ? "the phone number" : "the email address"
             return FlowNode(
                 id: FlowStep.resetCode.rawValue, name: "Enter the code",
                 description: "If \(state.username ?? "this account") has \(place) on file, we sent a code to it. Enter it here.",
                 category: .recovery, fields: [codeField],
                 actions: [
-                    FlowAction(id: "submit", kind: .submit, label: "Verify"), Self.resendAction,
-                    FlowAction(id: "choose", kind: .submit, label: "Send it another way"),
+                    FlowAction(id: .submit, kind: .submit, label: "Verify"), Self.resendAction,
+                    FlowAction(id: .choose, kind: .submit, label: "Send it another way"),
                 ], messages: messages)
-        case FlowStep.unlockCode:
+        case .unlockCode:
             return FlowNode(
                 id: FlowStep.unlockCode.rawValue, name: "Unlock your account",
                 description: "If \(state.username ?? "this account") has an email address on file, we sent an unlock code to it. Enter it here.",
                 category: .lockedOut, fields: [codeField],
-                actions: [FlowAction(id: "submit", kind: .submit, label: "Unlock"), Self.resendAction, back], messages: messages)
-        default:
-            return nil
+                actions: [FlowAction(id: .submit, kind: .submit, label: "Unlock"), Self.resendAction, back], messages: messages)
         }
     }
 
     /// A submission on a recovery or unlock node.
-    func advanceRecovery(_ id: String, state: FlowStore.LoginState, action: String, values: [String: FieldValue]) async throws -> Outcome {
+    func advanceRecovery(_ id: String, state: FlowStore.LoginState, action: FlowActionID, values: [String: FieldValue]) async throws -> Outcome {
         var next = state
         var candidate: User?
         if let id = state.candidateID { candidate = try await server.users.find(id: id) }
         let code = values["code"]?.text ?? ""
         switch (state.step, action) {
-        case (_, "cancel"):
+        case (_, .cancel):
             next = state.backToSignIn(username: state.username)
         case (FlowStep.recoveryIdentify, _):
             let identifier = values["username"]?.text.trimmingCharacters(in: .whitespaces) ?? ""
@@ -65,8 +63,8 @@ extension LoginFlow {
             next.username = identifier
             next.journey = .recovery(candidateID: user?.id, channel: nil)
             next.step = FlowStep.recoveryChoose
-        case (FlowStep.recoveryChoose, _), (FlowStep.resetCode, "choose"):
-            guard action != "choose" else {
+        case (FlowStep.recoveryChoose, _), (FlowStep.resetCode, .choose):
+            guard action != .choose else {
                 next.step = FlowStep.recoveryChoose
                 break
             }
@@ -81,7 +79,7 @@ extension LoginFlow {
             }
             next.journey = .recovery(candidateID: state.candidateID, channel: channel)
             next.step = FlowStep.resetCode
-        case (FlowStep.resetCode, "resend"):
+        case (FlowStep.resetCode, .resend):
             let channel = state.recoveryChannel ?? .email
             return try await resend(
                 id, state: state, purpose: .recovery, channel: channel, to: Self.destination(of: candidate, on: channel),
@@ -109,7 +107,7 @@ extension LoginFlow {
                     next.step = FlowStep.chooseFactor
                 }
             }
-        case (FlowStep.unlockCode, "resend"):
+        case (FlowStep.unlockCode, .resend):
             return try await resend(id, state: state, purpose: .unlock, channel: .email, to: Self.destination(of: candidate, on: .email), template: .unlockCode)
         case (FlowStep.unlockCode, _):
             switch try await checkCode(id, state: state, purpose: .unlock, code: code, owner: candidate) {

@@ -39,11 +39,11 @@ extension LoginFlow {
     }
 
     /// The registration nodes.
-    func registrationNode(for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode? {
-        let back = FlowAction(id: "cancel", kind: .link, label: "I already have an account", flow: FlowKind.login.rawValue)
+    func registrationNode(_ step: StepFamily.Registration, for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode {
+        let back = FlowAction(id: .cancel, kind: .link, label: "I already have an account", flow: FlowKind.login.rawValue)
         let pending = state.pendingRegistration
-        switch state.step {
-        case FlowStep.register:
+        switch step {
+        case .register:
             var fields = registrationFields
             if let pending {
                 let known = [
@@ -56,44 +56,42 @@ extension LoginFlow {
                 id: FlowStep.register.rawValue, name: "Create your account",
                 description: "Create an account to continue to \(state.clientName ?? state.request.clientID).",
                 category: .registration, fields: fields,
-                actions: [FlowAction(id: "submit", kind: .submit, label: "Create account")] + identityProviderActions(for: state) + [back], messages: messages)
-        case FlowStep.verifyEmail:
+                actions: [FlowAction(id: .submit, kind: .submit, label: "Create account")] + identityProviderActions(for: state) + [back], messages: messages)
+        case .verifyEmail:
             return FlowNode(
                 id: FlowStep.verifyEmail.rawValue, name: "Confirm your email",
                 description: "We sent a code to \(pending?.profile.email ?? "your email address"). Enter it to create your account.",
                 category: .verification, fields: [codeField],
-                actions: [FlowAction(id: "submit", kind: .submit, label: "Confirm"), Self.resendAction], messages: messages)
-        case FlowStep.verifyPhone:
+                actions: [FlowAction(id: .submit, kind: .submit, label: "Confirm"), Self.resendAction], messages: messages)
+        case .verifyPhone:
             return FlowNode(
                 id: FlowStep.verifyPhone.rawValue, name: "Confirm your mobile number",
                 description: "We sent a code by text message to \(pending?.profile.phoneNumber ?? "your phone").",
                 category: .verification, fields: [codeField],
                 actions: [
-                    FlowAction(id: "submit", kind: .submit, label: "Confirm"), Self.resendAction,
-                    FlowAction(id: "skip", kind: .submit, label: "Skip; don't keep the number"),
+                    FlowAction(id: .submit, kind: .submit, label: "Confirm"), Self.resendAction,
+                    FlowAction(id: .skip, kind: .submit, label: "Skip; don't keep the number"),
                 ], messages: messages)
-        default:
-            return nil
         }
     }
 
     /// A submission on a registration node.
-    func advanceRegistration(_ id: String, state: FlowStore.LoginState, action: String, values: [String: FieldValue]) async throws -> Outcome {
+    func advanceRegistration(_ id: String, state: FlowStore.LoginState, action: FlowActionID, values: [String: FieldValue]) async throws -> Outcome {
         var next = state
         switch (state.step, action) {
-        case (_, "cancel"):
+        case (_, .cancel):
             next = state.backToSignIn(username: nil)
         case (FlowStep.register, _):
             return try await register(id, state: state, values: values)
-        case (FlowStep.verifyEmail, "resend"):
+        case (FlowStep.verifyEmail, .resend):
             guard let pending = state.pendingRegistration else { return .gone }
             return try await resend(
                 id, state: state, purpose: .verifyEmail, channel: .email, to: pending.profile.email,
                 template: pending.emailTaken ? .accountExists : .verificationCode)
-        case (FlowStep.verifyPhone, "resend"):
+        case (FlowStep.verifyPhone, .resend):
             guard let phone = state.pendingRegistration?.profile.phoneNumber else { return .gone }
             return try await resend(id, state: state, purpose: .verifyPhone, channel: .sms, to: phone, template: .verificationCode)
-        case (FlowStep.verifyPhone, "skip"):
+        case (FlowStep.verifyPhone, .skip):
             next.updateRegistration { $0.profile.phoneNumber = nil }
             return try await createAccount(id, state: next)
         case (FlowStep.verifyEmail, _), (FlowStep.verifyPhone, _):

@@ -128,7 +128,7 @@ extension LoginFlow {
     }
 
     /// A submission on a second-factor node; `state.userID` is set.
-    func advanceSecondFactor(_ id: String, state: FlowStore.LoginState, action: String, values: [String: FieldValue]) async throws -> Outcome {
+    func advanceSecondFactor(_ id: String, state: FlowStore.LoginState, action: FlowActionID, values: [String: FieldValue]) async throws -> Outcome {
         guard let userID = state.account?.userID, let user = try await server.users.find(id: userID) else {
             _ = try await server.flows.finish(id)
             return .gone
@@ -141,18 +141,18 @@ extension LoginFlow {
         case (.enrollOffer, _), (.enrollMethod, _), (.enrollPhone, _), (.enrollPhoneCode, _), (.enrollEmail, _), (.enrollEmailCode, _),
             (.enrollPasskey, _):
             return try await advanceFactorEnrollment(id, state: state, action: action, values: values, user: user)
-        case (_, "choose"):
+        case (_, .choose):
             next.step = FlowStep.chooseFactor
         case (FlowStep.chooseFactor, _):
             guard let factor = values["factor"].flatMap({ SecondFactor(rawValue: $0.text) }), state.secondFactor.factors.contains(factor) else {
                 throw OAuthError.invalidRequest("Choose one of the offered factors.")
             }
             if let refused = try await challenge(id, state: &next, factor: factor, user: user) { return refused }
-        case (FlowStep.smsCode, "other_method"), (FlowStep.voiceCode, "other_method"):
+        case (FlowStep.smsCode, .otherMethod), (FlowStep.voiceCode, .otherMethod):
             let other: SecondFactor = state.step == .smsCode ? .voice : .sms
             guard state.secondFactor.factors.contains(other) else { throw OAuthError.invalidRequest("There is no other way to send this code.") }
             if let refused = try await challenge(id, state: &next, factor: other, user: user, resend: true) { return refused }
-        case (FlowStep.emailCode, "resend"), (FlowStep.smsCode, "resend"), (FlowStep.voiceCode, "resend"):
+        case (FlowStep.emailCode, .resend), (FlowStep.smsCode, .resend), (FlowStep.voiceCode, .resend):
             let channel = Self.deliveredChannel(at: state.step)
             return try await resend(
                 id, state: state, purpose: .secondFactor, channel: channel,
@@ -289,50 +289,50 @@ extension LoginFlow {
         return OneTimePassword(secret: Array(secret))
     }
 
-    /// The second-factor node `state` is at, or `nil` for the password steps.
-    func secondFactorNode(for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode? {
+    /// The second-factor node `state` is at.
+    func secondFactorNode(_ step: StepFamily.SecondFactor, for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode {
         let clientName = state.clientName ?? state.request.clientID
         let factors = state.secondFactor.factors
-        let verify = FlowAction(id: "submit", kind: .submit, label: "Verify")
-        let another = factors.count > 1 ? [FlowAction(id: "choose", kind: .submit, label: "Use another method")] : []
-        switch state.step {
-        case FlowStep.chooseFactor:
+        let verify = FlowAction(id: .submit, kind: .submit, label: "Verify")
+        let another = factors.count > 1 ? [FlowAction(id: .choose, kind: .submit, label: "Use another method")] : []
+        switch step {
+        case .chooseFactor:
             let choice = FlowField(
                 key: "factor", kind: .singleChoice, label: "Verify with",
                 options: factors.map { FieldOption(value: $0.rawValue, label: $0.label) }, defaultValue: factors.first?.rawValue)
             return FlowNode(
                 id: FlowStep.chooseFactor.rawValue, name: "Verify it's you", description: "Choose how to confirm that it's you signing in to \(clientName).",
-                category: .mfaRequired, fields: [choice], actions: [FlowAction(id: "submit", kind: .submit, label: "Continue")],
+                category: .mfaRequired, fields: [choice], actions: [FlowAction(id: .submit, kind: .submit, label: "Continue")],
                 messages: messages)
-        case FlowStep.totp:
+        case .totp:
             return FlowNode(
                 id: FlowStep.totp.rawValue, name: "Enter your verification code",
                 description: "Enter the 6-digit code your authenticator app shows for \(server.serviceName).",
                 category: .mfaChallenge, fields: [Self.totpCodeField], actions: [verify] + another, messages: messages)
-        case FlowStep.emailCode:
+        case .emailCode:
             let place = state.secondFactor.sentTo ?? "your email address"
             return FlowNode(
                 id: state.step.rawValue, name: "Enter the code we sent you", description: "We sent a code to \(place). Enter it to sign in to \(clientName).",
                 category: .mfaChallenge, fields: [codeField], actions: [verify, Self.resendAction] + another, messages: messages)
-        case FlowStep.smsCode:
+        case .smsCode:
             let place = state.secondFactor.sentTo ?? "your phone"
-            let call = factors.contains(.voice) ? [FlowAction(id: "other_method", kind: .submit, label: "Call me instead")] : []
+            let call = factors.contains(.voice) ? [FlowAction(id: .otherMethod, kind: .submit, label: "Call me instead")] : []
             return FlowNode(
                 id: state.step.rawValue, name: "Enter the code we sent you", description: "We sent a code to \(place). Enter it to sign in to \(clientName).",
                 category: .mfaChallenge, fields: [codeField], actions: [verify, Self.resendAction] + call + another, messages: messages)
-        case FlowStep.voiceCode:
+        case .voiceCode:
             let place = state.secondFactor.sentTo ?? "your phone"
-            let text = factors.contains(.sms) ? [FlowAction(id: "other_method", kind: .submit, label: "Text me instead")] : []
+            let text = factors.contains(.sms) ? [FlowAction(id: .otherMethod, kind: .submit, label: "Text me instead")] : []
             return FlowNode(
                 id: FlowStep.voiceCode.rawValue, name: "Enter the code you hear",
                 description: "We're calling \(place) to read out a code. Enter it to sign in to \(clientName).",
                 category: .mfaChallenge, fields: [codeField],
-                actions: [verify, FlowAction(id: "resend", kind: .submit, label: "Call again")] + text + another, messages: messages)
-        case FlowStep.recoveryCode:
+                actions: [verify, FlowAction(id: .resend, kind: .submit, label: "Call again")] + text + another, messages: messages)
+        case .recoveryCode:
             return FlowNode(
                 id: FlowStep.recoveryCode.rawValue, name: "Enter a recovery code", description: "Each of the recovery codes you saved signs you in once.",
                 category: .mfaChallenge, fields: [Self.recoveryCodeField], actions: [verify] + another, messages: messages)
-        case FlowStep.enrollTOTP:
+        case .enrollTOTP:
             let generator = pendingTOTP(state) ?? OneTimePassword(secret: [])
             let key = Base32.encode(generator.secret)
             let grouped = stride(from: 0, to: key.count, by: 4).map { String(key.dropFirst($0).prefix(4)) }.joined(separator: " ")
@@ -352,16 +352,14 @@ extension LoginFlow {
             return FlowNode(
                 id: FlowStep.enrollTOTP.rawValue, name: "Set up two-step verification", description: why,
                 category: .mfaEnrollment, fields: fields, actions: [verify], messages: messages)
-        case FlowStep.recoveryCodes:
+        case .recoveryCodes:
             let codes =
                 state.secondFactor.recoveryCodesToShow.flatMap { try? server.authenticators.box.open($0) }.map { String(decoding: $0, as: UTF8.self) } ?? ""
             return FlowNode(
                 id: FlowStep.recoveryCodes.rawValue, name: "Save your recovery codes",
                 description: "If you lose your authenticator, each of these codes signs you in once. Keep them somewhere safe; they are shown only now.",
                 category: .mfaEnrollment, fields: [FlowField(key: "recovery_codes", kind: .label, label: codes, required: false)],
-                actions: [FlowAction(id: "submit", kind: .submit, label: "I have saved them")], messages: messages)
-        default:
-            return nil
+                actions: [FlowAction(id: .submit, kind: .submit, label: "I have saved them")], messages: messages)
         }
     }
 

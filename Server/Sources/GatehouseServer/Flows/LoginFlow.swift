@@ -47,39 +47,40 @@ struct LoginFlow: Sendable {
 
     /// The node `state` is at, with `messages`: one exhaustive switch, so a new step cannot be left without a node.
     func node(for state: FlowStore.LoginState, messages: [FlowMessage] = []) -> FlowNode {
-        let family: FlowNode? =
-            switch state.step {
-            case .credentials, .identify, .password: nil
-            case .chooseFactor, .totp, .recoveryCode, .enrollTOTP, .recoveryCodes, .emailCode, .smsCode, .voiceCode:
-                secondFactorNode(for: state, messages: messages)
-            case .passkey, .enrollPasskey: passkeyNode(for: state, messages: messages)
-            case .enrollOffer, .enrollMethod, .enrollPhone, .enrollPhoneCode, .enrollEmail, .enrollEmailCode:
-                factorEnrollmentNode(for: state, messages: messages)
-            case .register, .verifyEmail, .verifyPhone: registrationNode(for: state, messages: messages)
-            case .recoveryIdentify, .recoveryChoose, .resetCode, .unlockCode: recoveryNode(for: state, messages: messages)
-            case .recoveryPassword, .passwordWarning, .passwordExpired: passwordNode(for: state, messages: messages)
-            case .enrollChoose: enrollmentNode(for: state, messages: messages)
-            case .appLogin: appLoginNode(for: state, messages: messages)
-            case .linkAccount, .linkCode: federationNode(for: state, messages: messages)
+        let node =
+            switch state.step.family {
+            case .signIn(let step): signInNode(step, for: state, messages: messages)
+            case .secondFactor(let step): secondFactorNode(step, for: state, messages: messages)
+            case .passkey(let step): passkeyNode(step, for: state, messages: messages)
+            case .factorEnrollment(let step): factorEnrollmentNode(step, for: state, messages: messages)
+            case .registration(let step): registrationNode(step, for: state, messages: messages)
+            case .recovery(let step): recoveryNode(step, for: state, messages: messages)
+            case .password(let step): passwordNode(step, for: state, messages: messages)
+            case .linking(let step): federationNode(step, for: state, messages: messages)
+            case .enrollmentChoice: enrollmentNode(for: state, messages: messages)
+            // Without a pending code (a flow stored by an older version), the app's node is the sign-in it came from.
+            case .appLogin: appLoginNode(for: state, messages: messages) ?? signInNode(.credentials, for: state, messages: messages)
             }
-        return family ?? signInNode(for: state, messages: messages)
+        // What the OpenAPI document promises per step (`FlowStep.actions`); the debug builds the tests run check it.
+        assert(node.step.map { step in node.actions.allSatisfy { step.offers($0.id) } } == true, "\(node.id) offers an action its step does not list")
+        return node
     }
 
     /// The sign-in node: username and password together, or one after the other.
-    private func signInNode(for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode {
+    private func signInNode(_ step: StepFamily.SignIn, for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode {
         let clientName = state.clientName ?? state.request.clientID
         var usernameField = Self.usernameField
         usernameField.defaultValue = state.username
         // Locked out after too many failures: the same node, with a way out by email code.
         let locked = state.lockedOut
         let category: FlowCategory = locked ? .lockedOut : .signIn
-        let unlock = locked ? [FlowAction(id: "unlock", kind: .submit, label: "Unlock with a code sent by email")] : []
-        var links = [FlowAction(id: "recover", kind: .link, label: "Forgot your password?", flow: FlowKind.recovery.rawValue)]
+        let unlock = locked ? [FlowAction(id: .unlock, kind: .submit, label: "Unlock with a code sent by email")] : []
+        var links = [FlowAction(id: .recover, kind: .link, label: "Forgot your password?", flow: FlowKind.recovery.rawValue)]
         if case .signIn = state.journey, server.configuration.signOnPolicy(for: state.request.clientID).appLogin {
             links.insert(Self.appLoginAction, at: 0)
         }
         if server.configuration.registration.enabled {
-            links.append(FlowAction(id: "register", kind: .link, label: "Create an account", flow: FlowKind.registration.rawValue))
+            links.append(FlowAction(id: .register, kind: .link, label: "Create an account", flow: FlowKind.registration.rawValue))
         }
         // A passkey may sign in instead: a button, and the browser's saved passkeys offered in the username field.
         let passkey = state.secondFactor.passkey.map { ceremony in
@@ -88,19 +89,19 @@ struct LoginFlow: Sendable {
         if passkey != nil { usernameField.autocomplete = "username webauthn" }
         // Offered where the passkey field is: the first node (not the password node of identify-first).
         let passkeyAction =
-            passkey == nil || locked || state.step == .password ? [] : [FlowAction(id: Self.passkeyAction, kind: .submit, label: "Sign in with a passkey")]
+            passkey == nil || locked || step == .password ? [] : [FlowAction(id: .passkey, kind: .submit, label: "Sign in with a passkey")]
         let providers = identityProviderActions(for: state)
-        let submit = { (label: String) in [FlowAction(id: "submit", kind: .submit, label: label)] + passkeyAction + unlock + providers + links }
-        switch state.step {
-        case FlowStep.identify:
+        let submit = { (label: String) in [FlowAction(id: .submit, kind: .submit, label: label)] + passkeyAction + unlock + providers + links }
+        switch step {
+        case .identify:
             return FlowNode(
                 id: FlowStep.identify.rawValue, name: "Sign in", description: "Enter your username to continue to \(clientName).",
                 category: .signIn, fields: [usernameField] + (passkey.map { [$0] } ?? []), actions: submit("Next"), messages: messages)
-        case FlowStep.password:
+        case .password:
             return FlowNode(
                 id: FlowStep.password.rawValue, name: "Enter your password", description: "Signing in as \(state.username ?? "") to \(clientName).",
                 category: category, fields: [Self.passwordField], actions: submit("Sign in"), messages: messages)
-        default:
+        case .credentials:
             let purpose =
                 if case .enrollment = state.journey { "Sign in to change your two-step verification." } else { "Sign in to continue to \(clientName)." }
             return FlowNode(
@@ -168,11 +169,13 @@ struct LoginFlow: Sendable {
     ) async throws -> Submitted<SignedIn> {
         let current = node(for: state)
         // A provider's answer may come back to whichever node the flow is at.
-        let isCallback = action == Self.callbackAction
-        guard isCallback || current.actions.contains(where: { $0.id == action && $0.kind != .idp }) else {
+        // The node offers only actions of known ids besides its identity providers, which are links, not submissions.
+        let isCallback = action == FlowActionID.identityProviderCallback.rawValue
+        guard let action = FlowActionID(rawValue: action), isCallback || current.actions.contains(where: { $0.id == action.rawValue && $0.kind != .idp })
+        else {
             throw OAuthError.invalidRequest("The node \(current.id) has no action \(action).")
         }
-        let problems = action == current.primaryAction?.id ? current.problems(in: values) : []
+        let problems = action.rawValue == current.primaryAction?.id ? current.problems(in: values) : []
         guard problems.isEmpty else {
             var retried = state
             if [FlowStep.identify, FlowStep.credentials].contains(state.step) { retried.username = values["username"]?.text }
@@ -198,8 +201,8 @@ struct LoginFlow: Sendable {
     }
 
     /// Hands a submission to the handler of its step: one exhaustive switch, so a new step is a new case here.
-    private func dispatch(_ id: String, state: FlowStore.LoginState, action: String, values: [String: FieldValue]) async throws -> Outcome {
-        if action == Self.callbackAction { return try await advanceUpstream(id, state: state) }
+    private func dispatch(_ id: String, state: FlowStore.LoginState, action: FlowActionID, values: [String: FieldValue]) async throws -> Outcome {
+        if action == .identityProviderCallback { return try await advanceUpstream(id, state: state) }
         switch state.step {
         case .credentials, .identify, .password:
             return try await advanceSignIn(id, state: state, action: action, values: values)
@@ -222,9 +225,9 @@ struct LoginFlow: Sendable {
     }
 
     /// A submission on the sign-in node: the password, or one of its links (recovery, registration, unlocking, the app).
-    private func advanceSignIn(_ id: String, state: FlowStore.LoginState, action: String, values: [String: FieldValue]) async throws -> Outcome {
+    private func advanceSignIn(_ id: String, state: FlowStore.LoginState, action: FlowActionID, values: [String: FieldValue]) async throws -> Outcome {
         if let outcome = try await switchJourney(id, state: state, action: action) { return outcome }
-        if action == Self.passkeyAction { return try await signInWithPasskey(id, state: state, values: values) }
+        if action == .passkey { return try await signInWithPasskey(id, state: state, values: values) }
         if state.step == FlowStep.identify {
             // Always go on to the password, whether the account exists or not: no enumeration.
             var next = state

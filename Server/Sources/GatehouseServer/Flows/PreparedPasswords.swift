@@ -17,8 +17,8 @@ struct PreparedPasswords: Sendable {
 
 extension LoginFlow {
     /// Does the password work the submission of `values` with `action` at `state` needs (see ``PreparedPasswords``).
-    func preparePasswords(for state: FlowStore.LoginState, action: String, values: [String: FieldValue]) async throws -> PreparedPasswords {
-        guard action == "submit" else { return .none }
+    func preparePasswords(for state: FlowStore.LoginState, action: FlowActionID, values: [String: FieldValue]) async throws -> PreparedPasswords {
+        guard action == .submit else { return .none }
         var prepared = PreparedPasswords.none
         switch state.step {
         case .credentials, .password, .linkAccount:

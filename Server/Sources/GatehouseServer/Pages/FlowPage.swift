@@ -23,7 +23,7 @@ enum FlowPage {
         }
         let usesPasskey = node.fields.contains { $0.kind == .passkeyCreate || $0.kind == .passkeyGet }
         // The sign-in node has a passkey action beside the password; a passkey step's own button is its main action.
-        let passkeyButton = node.actions.contains { $0.id == LoginFlow.passkeyAction } ? LoginFlow.passkeyAction : node.primaryAction?.id
+        let passkeyButton = node.action(.passkey)?.id ?? node.primaryAction?.id
         let buttons = node.actions.map { action in
             // Another identity provider: a plain link to its start, which works without JavaScript.
             if action.kind == .idp, let url = action.url {

@@ -51,7 +51,7 @@ struct LoginController: Sendable {
             return PageRenderer.error(title: "Sign-in expired", message: LoginMessages.hostedExpired, status: .forbidden)
         }
         let node = LoginFlow(server: server).node(for: state)
-        let action = form["action"] ?? node.actions.first { $0.kind == .submit }?.id ?? "submit"
+        let action = form["action"] ?? node.primaryAction?.id ?? FlowActionID.submit.rawValue
         return try await run(id, state: state, binding: binding, action: action, values: FlowPage.values(of: node, in: form), request: request, source: source)
     }
 

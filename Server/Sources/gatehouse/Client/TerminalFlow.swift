@@ -64,7 +64,7 @@ struct TerminalFlow {
             // A passkey lives in a browser, an OS or a security key the terminal cannot reach: take another way when
             // the node offers one.
             Terminal.say("This step needs a passkey, which the terminal cannot use.")
-            guard let other = step.submits.first(where: { ["choose", "skip", "change"].contains($0.id) }) else {
+            guard let other = [FlowActionID.choose, .skip, .change].lazy.compactMap(step.submit).first else {
                 throw CommandError("Signing in here needs a passkey; use the sign-in page in a browser, or an app.")
             }
             Terminal.say("Taking another way: \(other.label).")

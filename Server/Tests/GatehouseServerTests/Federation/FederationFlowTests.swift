@@ -44,9 +44,9 @@ struct FederationFlowTests {
     func strayAnswers() async throws {
         try await TestServer.withServer(configure: Self.configure) { server in
             let (flow, _) = try await FlowDriver.start(server)
-            let stray = try await flow.submit(["code": .text("c"), "state": .text("\(flow.id).guess")], action: LoginFlow.callbackAction)
+            let stray = try await flow.submit(["code": .text("c"), "state": .text("\(flow.id).guess")], action: FlowActionID.identityProviderCallback.rawValue)
             #expect(stray.nodeID == FlowStep.credentials.rawValue && stray.messageCode == "idp_invalid_state")
-            let passedOn = try await flow.submit(["error": .text("temporarily_unavailable")], action: LoginFlow.callbackAction)
+            let passedOn = try await flow.submit(["error": .text("temporarily_unavailable")], action: FlowActionID.identityProviderCallback.rawValue)
             #expect(passedOn.nodeID == FlowStep.credentials.rawValue && passedOn.messageCode == "idp_denied")
             #expect(try await flow.step() == .credentials)
         }

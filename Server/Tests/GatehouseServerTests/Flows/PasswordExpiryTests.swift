@@ -1,3 +1,4 @@
+import GatehouseProtocol
 import Testing
 
 @testable import GatehouseServer

@@ -63,30 +63,58 @@ enum TestServer {
 
     /// Runs `body` with an identity server listening on a loopback port, its issuer being that address (or
     /// `hostName` and the port: passkeys need `localhost`, a domain, where browsers refuse `127.0.0.1`).
+    ///
+    /// The port is free when chosen but the issuer must name it before the server starts, so another socket can take
+    /// it in between (the tests run in parallel, and every connection they open takes a port of the same range): a
+    /// server that cannot listen is started again on another port, and never left waiting for a start that failed.
     static func withLiveServer<T: Sendable>(
         engine: TestEngine = .sqlite, clock: UnixClock = .system, hostName: String? = nil, configure: (inout ServerConfiguration) -> Void = { _ in },
         _ body: (IdentityServer, URL) async throws -> T
     ) async throws -> T {
-        let port = try await freePort()
-        return try await withServer(
-            engine: engine, clock: clock,
-            configure: {
-                configure(&$0)
-                $0.port = port
-                $0.issuer = hostName.map { "http://\($0):\(port)" }
+        var attempt = 1
+        while true {
+            let port = try await freePort()
+            do {
+                return try await withServer(
+                    engine: engine, clock: clock,
+                    configure: {
+                        configure(&$0)
+                        $0.port = port
+                        $0.issuer = hostName.map { "http://\($0):\(port)" }
+                    }
+                ) { server in
+                    let running = AsyncStream<Int>.makeStream()
+                    let application = try GatehouseApplication.make(server: server, logger: logger) { port in running.continuation.yield(port) }
+                    let task = Task {
+                        // A server that stops, or never starts, ends the stream: the wait below cannot outlive it.
+                        defer { running.continuation.finish() }
+                        try await application.run()
+                    }
+                    var iterator = running.stream.makeAsyncIterator()
+                    guard await iterator.next() != nil else {
+                        let failure: (any Error)? = if case .failure(let error) = await task.result { error } else { nil }
+                        throw ListenFailure(port: port, underlying: failure)
+                    }
+                    defer { task.cancel() }
+                    let result = try await body(server, URL(string: server.issuer)!)
+                    task.cancel()
+                    _ = try? await task.value
+                    return result
+                }
+            } catch let failure as ListenFailure where attempt < 5 {
+                logger.warning(
+                    "The live server could not listen; trying another port",
+                    metadata: ["port": "\(failure.port)", "error": "\(failure.underlying.map { "\($0)" } ?? "none")"])
+                attempt += 1
             }
-        ) { server in
-            let running = AsyncStream<Int>.makeStream()
-            let application = try GatehouseApplication.make(server: server, logger: logger) { port in running.continuation.yield(port) }
-            let task = Task { try await application.run() }
-            var iterator = running.stream.makeAsyncIterator()
-            _ = await iterator.next()
-            defer { task.cancel() }
-            let result = try await body(server, URL(string: server.issuer)!)
-            task.cancel()
-            _ = try? await task.value
-            return result
         }
+    }
+
+    /// A live server that stopped before it listened, usually because its port was taken after it was chosen.
+    struct ListenFailure: Error, CustomStringConvertible {
+        let port: Int
+        let underlying: (any Error)?
+        var description: String { "The live server did not start listening on port \(port): \(underlying.map { "\($0)" } ?? "it stopped first")" }
     }
 
     /// A TCP port that was free a moment ago.

@@ -10,7 +10,10 @@ public struct IdpCollector: Sendable {
     /// The action's id (`idp:` and the provider's id).
     public var id: String { action.id }
     /// The provider's id in the server's configuration, such as `github`.
-    public var providerID: String { id.hasPrefix(Self.prefix) ? String(id.dropFirst(Self.prefix.count)) : id }
+    public var providerID: String {
+        let prefix = FlowActionID.identityProviderPrefix
+        return id.hasPrefix(prefix) ? String(id.dropFirst(prefix.count)) : id
+    }
     /// The button's text, such as "Sign in with GitHub".
     public var label: String { action.label }
     /// The page to open in a browser.
@@ -26,9 +29,6 @@ public struct IdpCollector: Sendable {
         return try await browser.authorize(url, callbackScheme: callbackScheme)
     }
 
-    static let prefix = "idp:"
-    /// The action that hands the browser's return to the flow.
-    static let callbackAction = "idp_callback"
     /// The query parameters of the return that the server reads.
     static let callbackParameters = ["code", "state", "error", "error_description", "iss"]
 }

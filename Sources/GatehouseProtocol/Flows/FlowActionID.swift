@@ -1,0 +1,43 @@
+/// What a node's action is (``FlowAction/id``) and what a submission names (``FlowSubmission/action``). Which of
+/// them a step may offer is ``FlowStep/actions``; sign-in with another identity provider is an action whose id is
+/// ``identityProviderPrefix`` and the provider's id.
+public enum FlowActionID: String, Codable, Sendable, CaseIterable {
+    /// Submits the node's fields (the primary action).
+    case submit
+    /// Goes on without doing what the node offers ("Not now").
+    case skip
+    /// Sends (or reads out) the code again.
+    case resend
+    /// Goes back to choosing a method: another second factor, another way to get a code, something else to set up.
+    case choose
+    /// Gets the code the other way: a call instead of a text message, or the reverse.
+    case otherMethod = "other_method"
+    /// Uses a different phone number or email address.
+    case change
+    /// Unlocks an account locked by wrong passwords with a code sent by email.
+    case unlock
+    /// Stops what the node is for and goes back to signing in.
+    case cancel
+    /// A link to the recovery flow ("Forgot your password?").
+    case recover
+    /// A link to the registration flow ("Create an account").
+    case register
+    /// Signs in with the authenticator app instead (a QR code to scan).
+    case app
+    /// Checks whether the authenticator app has approved the sign-in.
+    case check
+    /// Shows a new QR code for the authenticator app.
+    case newCode = "new_code"
+    /// Goes back from the authenticator app's QR code to the password.
+    case password
+    /// Links another provider's identity with a code sent by email instead of the password.
+    case emailCode = "email_code"
+    /// Signs in with a passkey instead of the username and password.
+    case passkey
+    /// Hands another identity provider's answer (the query parameters the browser came back with) to the flow; it is
+    /// submitted, never offered.
+    case identityProviderCallback = "idp_callback"
+
+    /// The beginning of the id of an action that signs in with another identity provider: `idp:` and the provider's id.
+    public static let identityProviderPrefix = "idp:"
+}

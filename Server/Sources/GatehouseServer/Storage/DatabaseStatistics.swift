@@ -15,7 +15,7 @@ public struct DatabaseStatistics: Sendable, Encodable {
         public var bytes: Int64?
     }
 
-    /// Every table Gatehouse keeps, in the copier's order.
+    /// Every table Gatehouse keeps, in the copier's order (a table after those it references).
     public var tables: [Table]
     /// The whole database's size in bytes.
     public var totalBytes: Int64?
@@ -28,12 +28,13 @@ public struct DatabaseStatistics: Sendable, Encodable {
     /// The columns that say when a row was made, in the order they are looked for.
     static let timeColumns = ["created_at", "occurred_at", "last_attempt_at", "revoked_at", "updated_at"]
 
-    /// The figures of every table Gatehouse keeps (the ones ``DatabaseCopier`` knows), read from `database`.
+    /// The figures of every table Gatehouse keeps (as its schema lists them), read from `database`.
     public static func gather(from database: any Database, location: DatabaseLocation) async throws -> DatabaseStatistics {
         let postgres = if case .postgres = location { true } else { false }
+        let engine = database.engine
         return try await database.read { sql in
             var tables: [Table] = []
-            for table in DatabaseCopier.tables {
+            for table in try await SchemaCatalog.read(sql, engine: engine).tables {
                 let names = Set(table.columns.map(\.name))
                 let time = timeColumns.first(where: names.contains)
                 let row = try await sql.raw(

@@ -124,21 +124,47 @@ struct SingleUseTests {
 
 @Suite("Copying between databases")
 struct DatabaseCopierTests {
-    @Test("the copier knows every table and column of the schema")
-    func layoutMatchesSchema() async throws {
-        try await TestServer.withServer { server in
-            let tables = try await server.database.read { sql in
-                try await sql.raw("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'gatehouse_migrations'")
-                    .all().map { try $0.decode(column: "name", as: String.self) }
-            }
-            #expect(Set(tables) == Set(DatabaseCopier.tables.map(\.name)))
-            for table in DatabaseCopier.tables {
-                let columns = try await server.database.read { sql in
-                    try await sql.raw("SELECT name FROM pragma_table_info(\(bind: table.name))").all().map { try $0.decode(column: "name", as: String.self) }
-                }
-                #expect(Set(columns) == Set(table.columns.map(\.name)), "\(table.name)")
-            }
+    @Test("the schema reads alike from both engines: the same tables, columns and types, each table after those it references")
+    func catalogMatchesAcrossEngines() async throws {
+        var catalogs: [SchemaCatalog] = []
+        for engine in TestEngine.available {
+            catalogs.append(
+                try await TestServer.withServer(engine: engine) { server in
+                    let engine = server.database.engine
+                    return try await server.database.read { sql in try await SchemaCatalog.read(sql, engine: engine) }
+                })
         }
+        for catalog in catalogs {
+            let names = catalog.tables.map(\.name)
+            #expect(names.count == Set(names).count)
+            #expect(!names.contains("gatehouse_migrations"), "the migrator's bookkeeping is not copied")
+            #expect(Set(["users", "clients", "signing_keys", "refresh_tokens", "passkeys", "device_authorizations"]).isSubset(of: names))
+            for (index, table) in catalog.tables.enumerated() {
+                #expect(!table.columns.isEmpty, "\(table.name)")
+                for referenced in table.references where referenced != table.name {
+                    #expect((names.firstIndex(of: referenced) ?? .max) < index, "\(table.name) comes after \(referenced)")
+                }
+            }
+            #expect(catalog.table("passkeys")?.references == ["users"])
+            #expect(catalog.table("users")?.columns.first { $0.name == "email_verified" }?.type == .integer)
+            #expect(catalog.table("users")?.columns.first { $0.name == "username" }?.type == .text)
+        }
+        if let sqlite = catalogs.first, let postgres = catalogs.dropFirst().first {
+            func layout(_ catalog: SchemaCatalog) -> [String: [String: SchemaCatalog.ColumnType]] {
+                Dictionary(
+                    uniqueKeysWithValues: catalog.tables.map { table in (table.name, Dictionary(uniqueKeysWithValues: table.columns.map { ($0.name, $0.type) }))
+                    })
+            }
+            #expect(layout(sqlite) == layout(postgres))
+        }
+    }
+
+    @Test("a table rebuilt after the tables that reference it is still copied before them")
+    func orderFollowsReferences() {
+        let table = { (name: String, references: [String]) in SchemaCatalog.Table(name: name, columns: [.init(name: "id", type: .text)], references: references)
+        }
+        let ordered = SchemaCatalog.ordered([table("passkeys", ["users"]), table("clients", []), table("users", ["users"]), table("audit", [])])
+        #expect(ordered.map(\.name) == ["clients", "users", "passkeys", "audit"])
     }
 
     @Test("a copy carries users, clients, keys and tokens, and refuses a target that holds data")

@@ -108,3 +108,10 @@ public struct AuditLog: Sendable {
             details: (try? JSONDecoder().decode([String: String].self, from: Data(details.utf8))) ?? [:])
     }
 }
+
+extension AuditLog {
+    /// An event older than the policy's `retentionDays`.
+    static func retention(at now: Int64, retentionDays: Int) -> RetentionRule {
+        RetentionRule(table: "audit_events", key: "id", condition: "occurred_at < \(bind: now - Int64(retentionDays) * RetentionRule.day)")
+    }
+}

@@ -185,3 +185,15 @@ struct AttemptLimiter: Sendable {
         ).run()
     }
 }
+
+extension AttemptLimiter {
+    /// A counter with no attempt for this long is forgotten (its escalation too).
+    static let quietCounterDays: Int64 = 30
+
+    /// A quiet counter that blocks nothing.
+    static func retention(at now: Int64) -> RetentionRule {
+        RetentionRule(
+            table: "attempt_counters", key: "scope, subject_hash",
+            condition: "last_attempt_at <= \(bind: now - quietCounterDays * RetentionRule.day) AND blocked_until <= \(bind: now)")
+    }
+}

@@ -160,3 +160,10 @@ struct OneTimeCodeStore: Sendable {
         return Hex.encode(HMAC<SHA256>.authenticationCode(for: Data("\(flowHash)|\(purpose.rawValue)|\(code)".utf8), using: key))
     }
 }
+
+extension OneTimeCodeStore {
+    /// A code keeps a day past expiry for its attempt history.
+    static func retention(at now: Int64) -> RetentionRule {
+        RetentionRule(table: "one_time_codes", key: "id", condition: "expires_at <= \(bind: now - RetentionRule.day)")
+    }
+}

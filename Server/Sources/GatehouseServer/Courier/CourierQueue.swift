@@ -167,3 +167,15 @@ extension String {
         count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }
+
+extension CourierQueue {
+    /// Messages sent or failed are kept this long for operators (`gatehouse outbox`).
+    static let deliveredMessageDays: Int64 = 14
+
+    /// A message sent or failed, older than ``deliveredMessageDays``.
+    static func retention(at now: Int64) -> RetentionRule {
+        RetentionRule(
+            table: "courier_messages", key: "id",
+            condition: "status IN ('sent', 'failed') AND created_at <= \(bind: now - deliveredMessageDays * RetentionRule.day)")
+    }
+}

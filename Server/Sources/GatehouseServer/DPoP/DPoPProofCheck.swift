@@ -59,3 +59,10 @@ struct DPoPProofCheck: Sendable {
         return refusal
     }
 }
+
+extension DPoPProofCheck {
+    /// A proof's `jti` is remembered until the proof would be too old anyway.
+    static func retention(at now: Int64) -> RetentionRule {
+        RetentionRule(table: "dpop_proofs", key: "proof_hash", condition: "expires_at <= \(bind: now)")
+    }
+}

@@ -194,3 +194,10 @@ struct AppLoginStore: Sendable {
         }
     }
 }
+
+extension AppLoginStore {
+    /// A QR sign-in keeps an hour past expiry, so whoever still polls it is told it expired.
+    static func retention(at now: Int64) -> RetentionRule {
+        RetentionRule(table: "app_logins", key: "id", condition: "expires_at <= \(bind: now - RetentionRule.hour)")
+    }
+}

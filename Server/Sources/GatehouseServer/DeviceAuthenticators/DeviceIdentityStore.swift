@@ -154,3 +154,10 @@ public struct DeviceIdentityStore: Sendable {
         )
     }
 }
+
+extension DeviceIdentityStore {
+    /// A pending registration that expired (active identities have no expiry).
+    static func retention(at now: Int64) -> RetentionRule {
+        RetentionRule(table: "device_identities", key: "id", condition: "expires_at IS NOT NULL AND expires_at <= \(bind: now)")
+    }
+}

@@ -200,3 +200,10 @@ struct DeviceAuthorizationStore: Sendable {
             expiresAt: try row.decode(column: "expires_at", as: Int64.self))
     }
 }
+
+extension DeviceAuthorizationStore {
+    /// An authorization keeps an hour past expiry, so a device still polling hears `expired_token`.
+    static func retention(at now: Int64) -> RetentionRule {
+        RetentionRule(table: "device_authorizations", key: "id", condition: "expires_at <= \(bind: now - RetentionRule.hour)")
+    }
+}

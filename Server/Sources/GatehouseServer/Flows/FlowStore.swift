@@ -127,3 +127,10 @@ struct FlowStore: Sendable {
         }
     }
 }
+
+extension FlowStore {
+    /// A flow nothing can continue once it has expired.
+    static func retention(at now: Int64) -> RetentionRule {
+        RetentionRule(table: "flows", key: "id_hash", condition: "expires_at <= \(bind: now)")
+    }
+}

@@ -68,3 +68,10 @@ final class WriteProbe: Sendable {
         return UInt64(info.f_bavail) * UInt64(info.f_frsize)
     }
 }
+
+extension WriteProbe {
+    /// The probe row of a node gone for a day.
+    static func retention(at now: Int64) -> RetentionRule {
+        RetentionRule(table: "write_probe", key: "node", condition: "written_at <= \(bind: now - RetentionRule.day)")
+    }
+}

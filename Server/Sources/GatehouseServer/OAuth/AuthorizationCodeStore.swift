@@ -83,3 +83,10 @@ struct AuthorizationCodeStore: Sendable {
         }
     }
 }
+
+extension AuthorizationCodeStore {
+    /// A code lingers past expiry for `replayWindow` seconds: presenting a used one again revokes what it issued.
+    static func retention(at now: Int64, replayWindow: Int64) -> RetentionRule {
+        RetentionRule(table: "authorization_codes", key: "code_hash", condition: "expires_at <= \(bind: now - replayWindow)")
+    }
+}

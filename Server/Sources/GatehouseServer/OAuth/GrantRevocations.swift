@@ -41,3 +41,10 @@ enum GrantRevocations {
         ).run()
     }
 }
+
+extension GrantRevocations {
+    /// A revocation is kept until no token of its family can still be valid.
+    static func retention(at now: Int64) -> RetentionRule {
+        RetentionRule(table: "revoked_grants", key: "grant_id", condition: "expires_at <= \(bind: now)")
+    }
+}

@@ -44,3 +44,10 @@ struct PushedAuthorizationRequestStore: Sendable {
         return try JSONDecoder().decode(AuthorizationRequest.self, from: Data(try row.decode(column: "request", as: String.self).utf8))
     }
 }
+
+extension PushedAuthorizationRequestStore {
+    /// A pushed request nothing can use once it has expired.
+    static func retention(at now: Int64) -> RetentionRule {
+        RetentionRule(table: "pushed_authorization_requests", key: "request_uri_hash", condition: "expires_at <= \(bind: now)")
+    }
+}

@@ -409,3 +409,14 @@ struct TokenStore: Sendable {
         )
     }
 }
+
+extension TokenStore {
+    /// Expired access tokens go at once; a used refresh token is kept until it expires: presenting it again until then
+    /// revokes its family.
+    static func retention(at now: Int64) -> [RetentionRule] {
+        [
+            RetentionRule(table: "access_tokens", key: "token_hash", condition: "expires_at <= \(bind: now)"),
+            RetentionRule(table: "refresh_tokens", key: "token_hash", condition: "expires_at <= \(bind: now)"),
+        ]
+    }
+}

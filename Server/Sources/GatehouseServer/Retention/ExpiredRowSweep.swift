@@ -21,49 +21,24 @@ public struct ExpiredRowSweep: Sendable {
         self.batchSize = batchSize
     }
 
-    /// Courier messages sent or failed are kept this long for operators (`gatehouse outbox`).
-    static let deliveredMessageDays: Int64 = 14
-    /// An attempt counter with no attempt for this long is forgotten (its escalation too).
-    static let quietCounterDays: Int64 = 30
-
-    /// One table's rule: which rows may go, and the columns that name a row.
-    struct Rule: Sendable {
-        let table: String
-        let key: String
-        let condition: SQLQueryString
-    }
-
-    /// The rules at `now`. An authorization code lingers past expiry (`housekeeping.replay_window`): presenting a used
-    /// one again revokes what it issued. One-time codes keep a day for their attempt history; QR sign-ins and device
-    /// authorizations an hour, so whoever still polls them is told they expired.
-    func rules(at now: Int64) -> [Rule] {
-        let day: Int64 = 86_400
-        let idle = configuration.tokens.sessionIdle
-        let replayWindow = configuration.housekeeping.replayWindow
-        let auditCutoff = now - Int64(configuration.audit.retentionDays) * day
-        return [
-            Rule(table: "flows", key: "id_hash", condition: "expires_at <= \(bind: now)"),
-            Rule(table: "authorization_codes", key: "code_hash", condition: "expires_at <= \(bind: now - replayWindow)"),
-            Rule(table: "browser_sessions", key: "id_hash", condition: "expires_at <= \(bind: now) OR last_seen_at <= \(bind: now - idle)"),
-            Rule(table: "access_tokens", key: "token_hash", condition: "expires_at <= \(bind: now)"),
-            // A used refresh token is kept until it expires: presenting it again until then revokes its family.
-            Rule(table: "refresh_tokens", key: "token_hash", condition: "expires_at <= \(bind: now)"),
-            Rule(table: "revoked_grants", key: "grant_id", condition: "expires_at <= \(bind: now)"),
-            Rule(table: "one_time_codes", key: "id", condition: "expires_at <= \(bind: now - day)"),
-            Rule(table: "app_logins", key: "id", condition: "expires_at <= \(bind: now - 3600)"),
-            Rule(table: "device_authorizations", key: "id", condition: "expires_at <= \(bind: now - 3600)"),
-            Rule(table: "dpop_proofs", key: "proof_hash", condition: "expires_at <= \(bind: now)"),
-            Rule(table: "pushed_authorization_requests", key: "request_uri_hash", condition: "expires_at <= \(bind: now)"),
-            Rule(table: "device_identities", key: "id", condition: "expires_at IS NOT NULL AND expires_at <= \(bind: now)"),
-            Rule(
-                table: "attempt_counters", key: "scope, subject_hash",
-                condition: "last_attempt_at <= \(bind: now - Self.quietCounterDays * day) AND blocked_until <= \(bind: now)"),
-            Rule(
-                table: "courier_messages", key: "id",
-                condition: "status IN ('sent', 'failed') AND created_at <= \(bind: now - Self.deliveredMessageDays * day)"),
-            Rule(table: "audit_events", key: "id", condition: "occurred_at < \(bind: auditCutoff)"),
-            // A node gone for a day.
-            Rule(table: "write_probe", key: "node", condition: "written_at <= \(bind: now - day)"),
+    /// The rules at `now`, as each table's store declares them.
+    func rules(at now: Int64) -> [RetentionRule] {
+        [
+            FlowStore.retention(at: now),
+            AuthorizationCodeStore.retention(at: now, replayWindow: configuration.housekeeping.replayWindow),
+            BrowserSessionStore.retention(at: now, idle: configuration.tokens.sessionIdle),
+        ] + TokenStore.retention(at: now) + [
+            GrantRevocations.retention(at: now),
+            OneTimeCodeStore.retention(at: now),
+            AppLoginStore.retention(at: now),
+            DeviceAuthorizationStore.retention(at: now),
+            DPoPProofCheck.retention(at: now),
+            PushedAuthorizationRequestStore.retention(at: now),
+            DeviceIdentityStore.retention(at: now),
+            AttemptLimiter.retention(at: now),
+            CourierQueue.retention(at: now),
+            AuditLog.retention(at: now, retentionDays: configuration.audit.retentionDays),
+            WriteProbe.retention(at: now),
         ]
     }
 
@@ -102,7 +77,7 @@ public struct ExpiredRowSweep: Sendable {
     }
 
     /// Deletes up to ``batchSize`` rows of `rule`'s table; `nil` when another node holds the sweep.
-    func batch(_ rule: Rule) async throws -> Int? {
+    func batch(_ rule: RetentionRule) async throws -> Int? {
         let limit = batchSize
         return try await database.transaction { [database] sql in
             guard try await database.tryLock(.expiredRowSweep, in: sql) else { return nil }

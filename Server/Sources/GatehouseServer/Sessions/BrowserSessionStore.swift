@@ -65,3 +65,10 @@ struct BrowserSessionStore: Sendable {
         }
     }
 }
+
+extension BrowserSessionStore {
+    /// A session past its lifetime, or unused for `idle` seconds.
+    static func retention(at now: Int64, idle: Int64) -> RetentionRule {
+        RetentionRule(table: "browser_sessions", key: "id_hash", condition: "expires_at <= \(bind: now) OR last_seen_at <= \(bind: now - idle)")
+    }
+}

@@ -14,6 +14,27 @@ struct ExpiredRowSweepTests {
         }
     }
 
+    @Test("every table whose rows expire has a rule from its store, and every rule names a table and key of the schema")
+    func everyExpiringTableIsSwept() async throws {
+        try await TestServer.withServer { server in
+            let engine = server.database.engine
+            let catalog = try await server.database.read { sql in try await SchemaCatalog.read(sql, engine: engine) }
+            let rules = ExpiredRowSweep(database: server.database, configuration: server.configuration).rules(at: 1_000_000)
+            #expect(Set(rules.map(\.table)).count == rules.count, "one rule per table")
+            for rule in rules {
+                let columns = Set(catalog.table(rule.table)?.columns.map(\.name) ?? [])
+                #expect(!columns.isEmpty, "\(rule.table) is a table")
+                for key in rule.key.split(separator: ",") {
+                    #expect(columns.contains(key.trimmingCharacters(in: .whitespaces)), "\(rule.table) has \(key)")
+                }
+            }
+            // Admin tokens stay listed after they expire, for the operator to see and revoke; they are few.
+            let kept: Set = ["admin_tokens"]
+            let expiring = catalog.tables.filter { $0.columns.contains { $0.name == "expires_at" } }.map(\.name)
+            #expect(Set(expiring).subtracting(kept).isSubset(of: Set(rules.map(\.table))))
+        }
+    }
+
     @Test("deletes what expired, keeps what lives, in batches", arguments: TestEngine.available)
     func sweep(engine: TestEngine) async throws {
         let (clock, advance) = UnixClock.manual()

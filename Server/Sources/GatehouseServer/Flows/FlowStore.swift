@@ -93,21 +93,21 @@ struct FlowStore: Sendable {
     /// Counts one code check against the flow before it happens, in one conditional statement: however many
     /// submissions arrive at once, at most `limit` codes are checked without a right one in between.
     /// - Returns: the checks counted so far including this one, or `nil` when the limit is used up (or the flow is gone).
-    func takeGuess(_ id: String, limit: Int) async throws -> Int? {
+    func takeCodeCheck(_ id: String, limit: Int) async throws -> Int? {
         try await database.transaction { sql in
             try await sql.raw(
                 """
-                UPDATE flows SET code_guesses = code_guesses + 1
-                WHERE id_hash = \(bind: TokenDigest.hex(id)) AND code_guesses < \(bind: limit) RETURNING code_guesses
+                UPDATE flows SET code_checks = code_checks + 1
+                WHERE id_hash = \(bind: TokenDigest.hex(id)) AND code_checks < \(bind: limit) RETURNING code_checks
                 """
-            ).first().map { try $0.decode(column: "code_guesses", as: Int.self) }
+            ).first().map { try $0.decode(column: "code_checks", as: Int.self) }
         }
     }
 
     /// A right code: the flow's count of code checks starts again for its next code.
-    func clearGuesses(_ id: String) async throws {
+    func clearCodeChecks(_ id: String) async throws {
         try await database.transaction { sql in
-            try await sql.raw("UPDATE flows SET code_guesses = 0 WHERE id_hash = \(bind: TokenDigest.hex(id))").run()
+            try await sql.raw("UPDATE flows SET code_checks = 0 WHERE id_hash = \(bind: TokenDigest.hex(id))").run()
         }
     }
 

@@ -51,7 +51,7 @@ extension LoginFlow {
     /// Checks a code for `purpose`; wrong guesses count against the code, the flow, the account (or address) and the
     /// client address. `owner` is told when the account's limit is reached.
     func checkCode(_ id: String, state: FlowStore.LoginState, purpose: OneTimeCodeStore.Purpose, code: String, owner: User? = nil) async throws -> CodeResult {
-        guard let guess = try await takeGuess(id, state: state) else { return .refused(try await guessesUsedUp(id)) }
+        guard let guess = try await takeCodeCheck(id, state: state) else { return .refused(try await guessesUsedUp(id)) }
         let checked = try await limitedGuess(purpose, state: state, owner: owner) { () async throws -> (OneTimeCodeStore.Check, GuessVerdict) in
             let check = try await server.oneTimeCodes.verify(flowID: id, purpose: purpose, code: code)
             return switch check {
@@ -67,7 +67,7 @@ extension LoginFlow {
         }
         switch check {
         case .accepted(let channel):
-            try await server.flows.clearGuesses(id)
+            try await server.flows.clearCodeChecks(id)
             return .accepted(channel)
         case .rejected(let remaining) where remaining <= 0:
             _ = try await server.flows.finish(id)

@@ -3,7 +3,7 @@ import GatehouseProtocol
 
 /// Every code a flow checks (delivered codes, TOTP, recovery codes) is counted per account (or, before there is an
 /// account, per address or identifier as typed) and per client address by the ``AttemptLimiter``, across flows and
-/// nodes; the flow's own count (``takeGuess(_:state:)``) only ends one flow early.
+/// nodes; the flow's own count (``takeCodeCheck(_:state:)``) only ends one flow early.
 extension LoginFlow {
     /// What a checked guess was.
     enum GuessVerdict: Sendable {

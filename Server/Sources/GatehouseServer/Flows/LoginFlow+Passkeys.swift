@@ -75,7 +75,7 @@ extension LoginFlow {
     /// An assertion sent on ``FlowStep/passkey``: verified with one of `user`'s passkeys, used once.
     func usePasskey(_ id: String, state: FlowStore.LoginState, values: [String: FieldValue], user: User) async throws -> Outcome {
         guard let ceremony = state.secondFactor.passkey, let party = relyingParty else { return .gone }
-        guard let guess = try await takeGuess(id, state: state) else { return try await guessesUsedUp(id) }
+        guard let guess = try await takeCodeCheck(id, state: state) else { return try await guessesUsedUp(id) }
         let passkey: Passkey
         let assertion: RelyingParty.Assertion
         do {
@@ -84,7 +84,7 @@ extension LoginFlow {
         } catch let error as WebAuthnError {
             return try await passkeyRefused(id, state: state, user: user, error: error, guess: guess)
         }
-        try await server.flows.clearGuesses(id)
+        try await server.flows.clearCodeChecks(id)
         var next = state
         next.secondFactor.passkey = nil
         return try await complete(id, state: next.adding(methods: passkey.methodReferences(userVerified: assertion.userVerified)), user: user)
@@ -175,7 +175,7 @@ extension LoginFlow {
         guard let ceremony = state.secondFactor.passkey, let party = relyingParty else {
             throw OAuthError.invalidRequest("This sign-in does not offer passkeys.")
         }
-        guard let guess = try await takeGuess(id, state: state) else { return try await guessesUsedUp(id) }
+        guard let guess = try await takeCodeCheck(id, state: state) else { return try await guessesUsedUp(id) }
         let passkey: Passkey
         let user: User
         do {
@@ -190,7 +190,7 @@ extension LoginFlow {
             return try await passkeyRefused(id, state: state, user: nil, error: error, guess: guess)
         }
         if user.isLocked { return .retry(node(for: state, messages: [FlowMessage(level: .error, text: LoginMessages.locked, code: "locked")]), .locked) }
-        try await server.flows.clearGuesses(id)
+        try await server.flows.clearCodeChecks(id)
         var next = state
         next.username = user.username
         next.secondFactor.passkey = nil

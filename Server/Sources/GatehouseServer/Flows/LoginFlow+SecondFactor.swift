@@ -167,7 +167,7 @@ extension LoginFlow {
                 return try await enrollAfterProof(on: channel, id: id, state: next, user: user)
             }
         case (FlowStep.totp, _):
-            guard let guess = try await takeGuess(id, state: state) else { return try await guessesUsedUp(id) }
+            guard let guess = try await takeCodeCheck(id, state: state) else { return try await guessesUsedUp(id) }
             let checked = try await limitedGuess(.secondFactor, state: state, owner: user) { () async throws -> (AuthenticatorStore.CodeCheck, GuessVerdict) in
                 let result = try await server.authenticators.verifyTOTP(userID: user.id, code: code)
                 return (result, result == .accepted ? .correct : .wrong)
@@ -175,13 +175,13 @@ extension LoginFlow {
             guard case .checked(let result) = checked else { return Self.refusal(of: checked) }
             switch result {
             case .accepted:
-                try await server.flows.clearGuesses(id)
+                try await server.flows.clearCodeChecks(id)
                 return try await complete(id, state: next.adding(.totp), user: user)
             case .replayed: return try await wrongCode(id, state: state, message: LoginMessages.replayedCode, guess: guess)
             case .rejected: return try await wrongCode(id, state: state, message: LoginMessages.invalidCode, guess: guess)
             }
         case (FlowStep.recoveryCode, _):
-            guard let guess = try await takeGuess(id, state: state) else { return try await guessesUsedUp(id) }
+            guard let guess = try await takeCodeCheck(id, state: state) else { return try await guessesUsedUp(id) }
             let checked = try await limitedGuess(.secondFactor, state: state, owner: user) { () async throws -> (Bool, GuessVerdict) in
                 let redeemed = try await server.authenticators.redeemRecoveryCode(userID: user.id, code: code)
                 return (redeemed, redeemed ? .correct : .wrong)
@@ -190,20 +190,20 @@ extension LoginFlow {
             guard redeemed else {
                 return try await wrongCode(id, state: state, message: "The recovery code is incorrect or was already used.", guess: guess)
             }
-            try await server.flows.clearGuesses(id)
+            try await server.flows.clearCodeChecks(id)
             try await server.audit.record(.recoveryCodeUsed, user: user.id, client: state.request.clientID)
             return try await complete(id, state: next.adding(.recoveryCode), user: user)
         case (.passkey, _):
             return try await usePasskey(id, state: state, values: values, user: user)
         case (FlowStep.enrollTOTP, _):
             guard let generator = pendingTOTP(state) else { return .gone }
-            guard let guess = try await takeGuess(id, state: state) else { return try await guessesUsedUp(id) }
+            guard let guess = try await takeCodeCheck(id, state: state) else { return try await guessesUsedUp(id) }
             guard let step = generator.matchingStep(for: code, at: server.clock.now()) else {
                 return try await wrongCode(
                     id, state: state, message: "The code is incorrect. Check that your device's clock is right, then try the next code.",
                     guess: guess)
             }
-            try await server.flows.clearGuesses(id)
+            try await server.flows.clearCodeChecks(id)
             let replacing = if case .enrollment = state.journey { true } else { false }
             try await server.authenticators.addTOTP(userID: user.id, generator, usedStep: step, replacing: replacing)
             let codes = try await server.authenticators.replaceRecoveryCodes(userID: user.id, endingSessions: false)
@@ -227,10 +227,10 @@ extension LoginFlow {
         return .next(node(for: next))
     }
 
-    /// Counts one code check against the flow before the code is looked at (see ``FlowStore/takeGuess(_:limit:)``):
+    /// Counts one code check against the flow before the code is looked at (see ``FlowStore/takeCodeCheck(_:limit:)``):
     /// `nil` when the policy's limit of wrong codes in a row is used up, or the flow is gone.
-    func takeGuess(_ id: String, state: FlowStore.LoginState) async throws -> Int? {
-        try await server.flows.takeGuess(id, limit: server.configuration.signOnPolicy(for: state.request.clientID).maxCodeAttempts)
+    func takeCodeCheck(_ id: String, state: FlowStore.LoginState) async throws -> Int? {
+        try await server.flows.takeCodeCheck(id, limit: server.configuration.signOnPolicy(for: state.request.clientID).maxCodeAttempts)
     }
 
     /// No guess was left: the flow ends (or had already ended, finished by another submission).

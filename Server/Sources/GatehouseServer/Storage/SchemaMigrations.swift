@@ -523,5 +523,8 @@ enum SchemaMigrations {
         // which and a keyed digest of the token the successor is worked out again: a client retrying a rotation whose
         // answer it never received gets the same successor instead of a revoked family.
         Migration(version: 28, name: "refresh token successors", statements: ["ALTER TABLE refresh_tokens ADD COLUMN successor_prefix TEXT"]),
+        // A flow's own count of code checks (bounded by max_code_attempts) had the name of the configuration's limit per
+        // account across flows (code_guesses): two different counters, now two names.
+        Migration(version: 29, name: "flow code checks", statements: ["ALTER TABLE flows RENAME COLUMN code_guesses TO code_checks"]),
     ]
 }

@@ -73,7 +73,7 @@ struct FlowTransactionTests {
             // The flow is where it was, with no code check counted, and the same code is not taken for a replay.
             #expect(try await flow.step() == .totp)
             let guesses = try await server.database.read { sql in
-                try await sql.raw("SELECT code_guesses FROM flows").first()?.decode(column: "code_guesses", as: Int.self)
+                try await sql.raw("SELECT code_checks FROM flows").first()?.decode(column: "code_checks", as: Int.self)
             }
             #expect(guesses == 0)
             #expect(try await flow.submit(["code": .text(code)]).signedIn?.methods == ["pwd", "otp", "mfa"])
@@ -89,7 +89,7 @@ struct FlowTransactionTests {
             let after = try Self.roundTrips(server)
             #expect(after.transactions - before.transactions == 1)
             let guesses = try await server.database.read { sql in
-                try await sql.raw("SELECT code_guesses FROM flows").first()?.decode(column: "code_guesses", as: Int.self)
+                try await sql.raw("SELECT code_checks FROM flows").first()?.decode(column: "code_checks", as: Int.self)
             }
             #expect(guesses == 1)
         }

@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+/// The maps a newcomer reads first — the README's "Repository layout" and the server's DocC overview — name every
+/// target and every folder there is, and no folder that is gone.
+@Suite("Repository layout")
+struct RepositoryLayoutTests {
+    /// The repository's root: this file is `Server/Tests/GatehouseServerTests/Documentation/…`.
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The folders directly in `path` (relative to the root), leaving out DocC catalogs.
+    static func folders(in path: String) throws -> Set<String> {
+        let url = root.appendingPathComponent(path)
+        let names = try FileManager.default.contentsOfDirectory(atPath: url.path)
+        return Set(
+            names.filter { name in
+                var isFolder: ObjCBool = false
+                return !name.hasSuffix(".docc") && FileManager.default.fileExists(atPath: url.appendingPathComponent(name).path, isDirectory: &isFolder)
+                    && isFolder.boolValue
+            })
+    }
+
+    /// The README's layout block: each top-level path with the folders listed under it.
+    static func readmeLayout() throws -> [String: Set<String>] {
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.components(separatedBy: "## Repository layout").dropFirst().first)
+        let block = try #require(section.components(separatedBy: "```").dropFirst().first)
+        var layout: [String: Set<String>] = [:]
+        var current: String?
+        for line in block.split(separator: "\n", omittingEmptySubsequences: true) {
+            let word = line.split(separator: " ").first.map(String.init) ?? ""
+            if !line.hasPrefix(" ") {
+                current = word
+                layout[word, default: []] = layout[word, default: []]
+            } else if line.hasPrefix("    "), !line.hasPrefix("     "), word.hasSuffix("/"), let current {
+                layout[current, default: []].insert(String(word.dropLast()))
+            }
+        }
+        return layout
+    }
+
+    @Test("the README lists every target, and every folder of the libraries and the tool")
+    func readmeListsEveryFolder() throws {
+        let layout = try Self.readmeLayout()
+        for parent in ["Sources", "Server/Sources"] {
+            for target in try Self.folders(in: parent) {
+                #expect(layout["\(parent)/\(target)/"] != nil, "the README names \(parent)/\(target)/")
+            }
+        }
+        for library in ["Sources/GatehouseProtocol", "Sources/Gatehouse", "Server/Sources/GatehouseServer", "Server/Sources/gatehouse"] {
+            #expect(layout["\(library)/"] == (try Self.folders(in: library)), "the README lists the folders of \(library)/ as they are")
+        }
+    }
+
+    @Test("the server's DocC overview names every folder of the server library")
+    func doccListsEveryFolder() throws {
+        let overview = try String(
+            contentsOf: Self.root.appendingPathComponent("Server/Sources/GatehouseServer/GatehouseServer.docc/GatehouseServer.md"), encoding: .utf8)
+        let named = Set(
+            overview.split(separator: "\n").compactMap { line -> String? in
+                guard line.hasPrefix("- `"), let end = line.dropFirst(3).firstIndex(of: "`") else { return nil }
+                let name = line[line.index(line.startIndex, offsetBy: 3)..<end]
+                return name.hasSuffix("/") ? String(name.dropLast()) : nil
+            })
+        #expect(named == (try Self.folders(in: "Server/Sources/GatehouseServer")))
+    }
+}

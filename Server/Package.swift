@@ -30,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        // Templates for the hosted pages: values HTML-escaped by default.
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
         // OTLP over HTTP only: the gRPC exporter would add gRPC to every build.
         .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
@@ -67,9 +69,11 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Instrumentation", package: "swift-distributed-tracing"),
                 .product(name: "OTel", package: "swift-otel"),
+                .product(name: "Mustache", package: "swift-mustache"),
             ],
             resources: [
                 .copy("Resources/common-passwords.txt"), .copy("Resources/openapi.json"), .copy("Resources/admin-openapi.json"), .copy("Resources/assets"),
+                .copy("Resources/templates"),
             ]
         ),
         .executableTarget(

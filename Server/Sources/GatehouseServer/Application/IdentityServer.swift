@@ -53,6 +53,7 @@ public final class IdentityServer: Sendable {
     /// Opens the database, migrates it, resolves the server secret and makes sure signing keys exist.
     public static func start(configuration: ServerConfiguration, logger: Logger, clock: UnixClock = .system) async throws -> IdentityServer {
         try PackageResources.requireAll()
+        try Templates.requireAll()
         let secret = try ServerSecret.resolve(configured: configuration.secret, filePath: configuration.resolvedSecretFile, logger: logger)
         let database = try await DatabaseOpener.open(
             configuration.database, logger: logger, sqliteSynchronous: configuration.sqliteSynchronous, postgresConnections: configuration.postgresConnections,

@@ -12,18 +12,9 @@ struct DeviceConfirmationPage: Sendable {
             guard let id = query["identity"], let code = query["code"], let identity = try await server.deviceIdentities.find(id: id),
                 identity.state == .registrationStarted
             else { return Self.expired }
-            let name = identity.deviceName.map { " (\(HTML.escape($0)))" } ?? ""
-            let body = """
-                <h1>Confirm your new device</h1>
-                <p class="hint">An authenticator app\(name) asks to sign in to \(HTML.escape(server.serviceName)) as \(HTML.escape(identity.email)).
-                Confirm only if you are setting it up right now.</p>
-                <form method="post" action="/authenticator/confirm">
-                <input type="hidden" name="identity" value="\(HTML.escape(id))">
-                <input type="hidden" name="code" value="\(HTML.escape(code))">
-                <button type="submit">Confirm this device</button>
-                </form>
-                """
-            return PageRenderer.page(title: "Confirm your new device", body: body)
+            var values: [String: Any] = ["serviceName": server.serviceName, "email": identity.email, "identity": id, "code": code]
+            if let name = identity.deviceName { values["deviceName"] = name }
+            return PageRenderer.page(title: "Confirm your new device", template: "device-confirm", values)
         }
         router.post("/authenticator/confirm") { request, context in
             guard let form = try? await FormParameters.body(of: request), let id = form["identity"], let code = form["code"],
@@ -34,12 +25,7 @@ struct DeviceConfirmationPage: Sendable {
             } catch let error as OAuthError {
                 return PageRenderer.error(title: "Device not confirmed", message: error.description + " Start the registration again in the app.")
             }
-            return PageRenderer.page(
-                title: "Device confirmed",
-                body: """
-                    <h1>Device confirmed</h1>
-                    <p class="hint">Go back to the app to choose your PIN.</p>
-                    """)
+            return PageRenderer.page(title: "Device confirmed", template: "device-confirmed", [:])
         }
     }
 

@@ -123,15 +123,7 @@ public final class DemoRelyingParty: Sendable {
     }
 
     private func home() -> Response {
-        PageRenderer.page(
-            title: "Demo application",
-            body: """
-                <h1>Demo application</h1>
-                <p>This page is a separate application that signs in through Gatehouse with the authorization code flow and PKCE,
-                like any web application would.</p>
-                <p class="hint">Sign in as <strong>\(Self.username)</strong> with the password printed when the server started.</p>
-                <a class="button" href="/demo/login" id="sign-in">Sign in with Gatehouse</a>
-                """)
+        PageRenderer.page(title: "Demo application", template: "demo-home", ["username": Self.username])
     }
 
     private struct Transaction: Codable {
@@ -246,17 +238,11 @@ public final class DemoRelyingParty: Sendable {
                 ("id_token_hint", idToken), ("post_logout_redirect_uri", homeURI), ("state", SecureRandom.token(byteCount: 8)),
             ])
         return PageRenderer.page(
-            title: "Signed in",
-            body: """
-                <h1>Signed in as \(HTML.escape(claims.preferredUsername ?? claims.sub))</h1>
-                <p class="hint">The ID token's signature was verified with the server's JWKS; issuer, audience, expiry and nonce match.
-                \(refreshed ? "A refresh token was issued too." : "")</p>
-                <h2>ID token claims</h2>
-                <pre id="id-token-claims">\(HTML.escape(claimsJSON))</pre>
-                <h2>Userinfo</h2>
-                <pre id="userinfo">\(HTML.escape(prettyUserinfo))</pre>
-                <a class="button" href="\(HTML.escape(logout))" id="sign-out">Sign out</a>
-                """)
+            title: "Signed in", template: "demo-signed-in",
+            [
+                "name": claims.preferredUsername ?? claims.sub, "refreshed": refreshed, "claims": claimsJSON, "userinfo": prettyUserinfo,
+                "logout": logout,
+            ])
     }
 }
 

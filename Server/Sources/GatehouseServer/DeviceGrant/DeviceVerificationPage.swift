@@ -34,22 +34,9 @@ struct DeviceVerificationPage: Sendable {
         let query = FormParameters(encoded: request.uri.query ?? "")
         let prefilled = code ?? query["user_code"].map { String($0.prefix(16)) } ?? ""
         let binding = binding(of: request)
-        let alert = error.map { #"<p class="error" role="alert" id="code-error">\#(HTML.escape($0))</p>"# } ?? ""
-        let described = error == nil ? "" : #" aria-invalid="true" aria-describedby="code-error""#
-        var response = PageRenderer.page(
-            title: "Sign in on a device",
-            body: """
-                <h1>Sign in on a device</h1>
-                <p class="hint">Enter the code your TV, console or terminal shows.</p>
-                \(alert)
-                <form method="post" action="\(Self.path)">
-                <input type="hidden" name="csrf_token" value="\(HTML.escape(binding))">
-                <label for="user_code">Code</label>
-                <input type="text" id="user_code" name="user_code" value="\(HTML.escape(prefilled))" required maxlength="16"
-                 autocomplete="off" autocapitalize="characters" spellcheck="false" placeholder="BCDF-GHJK"\(described)>
-                <button type="submit">Continue</button>
-                </form>
-                """, status: status)
+        var values: [String: Any] = ["action": Self.path, "csrfToken": binding, "code": prefilled]
+        if let error { values["error"] = error }
+        var response = PageRenderer.page(title: "Sign in on a device", template: "device-code", values, status: status)
         response.headers.append(bindingCookie(binding))
         return response
     }
@@ -100,23 +87,12 @@ struct DeviceVerificationPage: Sendable {
         let user = try await server.users.find(id: session.userID)
         let application = client?.name ?? pending.clientID
         let binding = binding(of: request)
-        let asks = pending.scopes.map { "<li>\(HTML.escape(Self.describe(scope: $0)))</li>" }.joined()
         var response = PageRenderer.page(
-            title: "Sign in on \(application)?",
-            body: """
-                <h1>Sign in on “\(HTML.escape(application))”?</h1>
-                <p>You are signed in as <strong>\(HTML.escape(user?.username ?? ""))</strong>. \(HTML.escape(application)) asks to:</p>
-                <ul>\(asks)</ul>
-                <p class="hint">Allow only if you started this on a device in front of you and it shows the code you entered.
-                Never enter a code someone sent you.</p>
-                <form method="post" action="\(Self.path)/confirm">
-                <input type="hidden" name="csrf_token" value="\(HTML.escape(binding))">
-                <input type="hidden" name="id" value="\(HTML.escape(pending.id))">
-                <button type="submit" name="decision" value="allow">Allow</button>
-                <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
-                <button type="submit" name="decision" value="switch" class="link">Use another account</button>
-                </form>
-                """)
+            title: "Sign in on \(application)?", template: "device-consent",
+            [
+                "application": application, "username": user?.username ?? "", "asks": pending.scopes.map(Self.describe(scope:)),
+                "action": "\(Self.path)/confirm", "csrfToken": binding, "id": pending.id,
+            ])
         response.headers.append(bindingCookie(binding))
         return response
     }
@@ -150,18 +126,8 @@ struct DeviceVerificationPage: Sendable {
         guard answered else { return Self.expired }
         let application = try await server.clients.find(id: pending.clientID)?.name ?? pending.clientID
         return approved
-            ? PageRenderer.page(
-                title: "Device signed in",
-                body: """
-                    <h1>You're signed in on “\(HTML.escape(application))”</h1>
-                    <p>Go back to your device; it continues on its own. You can close this page.</p>
-                    """)
-            : PageRenderer.page(
-                title: "Sign-in denied",
-                body: """
-                    <h1>Sign-in denied</h1>
-                    <p>“\(HTML.escape(application))” was not signed in. If you did not start this, you need not do anything else.</p>
-                    """)
+            ? PageRenderer.page(title: "Device signed in", template: "device-approved", ["application": application])
+            : PageRenderer.page(title: "Sign-in denied", template: "device-denied", ["application": application])
     }
 
     // MARK: - Helpers

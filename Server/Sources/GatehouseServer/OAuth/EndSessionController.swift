@@ -61,7 +61,7 @@ struct EndSessionController: Sendable {
         if let redirectURI {
             response = Redirect.to(Redirect.url(redirectURI, adding: [("state", parameters["state"])]), afterPost: request.method == .post)
         } else {
-            response = PageRenderer.page(title: "Signed out", body: "<h1>You are signed out</h1><p>You can close this window.</p>")
+            response = PageRenderer.page(title: "Signed out", template: "signed-out", [:])
         }
         response.headers.append(server.cookies.clearCookie(server.cookies.sessionName))
         response.headers.append(server.cookies.clearCookie(server.cookies.logoutName))
@@ -75,23 +75,10 @@ struct EndSessionController: Sendable {
 
     private func confirmationPage(parameters: FormParameters, clientID: String?, request: Request) -> Response {
         let token = server.cookies.value(server.cookies.logoutName, in: request) ?? SecureRandom.token()
-        var hidden = #"<input type="hidden" name="csrf_token" value="\#(HTML.escape(token))">"#
-        for name in ["post_logout_redirect_uri", "state"] {
-            if let value = parameters[name] {
-                hidden += #"<input type="hidden" name="\#(name)" value="\#(HTML.escape(value))">"#
-            }
-        }
-        if let clientID { hidden += #"<input type="hidden" name="client_id" value="\#(HTML.escape(clientID))">"# }
-        var response = PageRenderer.page(
-            title: "Sign out",
-            body: """
-                <h1>Sign out?</h1>
-                <p>Do you want to sign out of Gatehouse on this browser?</p>
-                <form method="post" action="/logout">
-                \(hidden)
-                <button type="submit" name="confirm" value="yes">Sign out</button>
-                </form>
-                """)
+        // What the request named goes back with the confirmation.
+        var hidden = ["post_logout_redirect_uri", "state"].compactMap { name in parameters[name].map { ["name": name, "value": $0] } }
+        if let clientID { hidden.append(["name": "client_id", "value": clientID]) }
+        var response = PageRenderer.page(title: "Sign out", template: "sign-out", ["csrfToken": token, "hidden": hidden])
         response.headers.append(server.cookies.setCookie(server.cookies.logoutName, token, maxAge: 900))
         return response
     }

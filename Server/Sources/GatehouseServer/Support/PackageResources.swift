@@ -6,8 +6,8 @@ import Foundation
 enum PackageResources {
     static let folderName = "GatehouseServer_GatehouseServer.resources"
 
-    /// Every resource the server reads: the common-password list, the flow API's OpenAPI document, and the hosted
-    /// pages' stylesheet and script.
+    /// Every resource the server reads by name: the common-password list, the flow API's OpenAPI document, the hosted
+    /// pages' stylesheet and scripts. The templates are read as a folder (``texts(under:withExtension:)``).
     static let names = ["common-passwords.txt", "openapi.json", "admin-openapi.json", "assets/gatehouse.css", "assets/app-login.js", "assets/passkey.js"]
 
     /// Every resource, read once, at first use.
@@ -26,6 +26,21 @@ enum PackageResources {
     /// The text of `name`, one of ``names``; empty if the resources were not found (``requireAll()`` ran at start).
     static func contents(_ name: String) -> String {
         (try? loaded.get())?[name] ?? ""
+    }
+
+    /// Every file under the resource folder `folder` whose name ends in `.extension`, by its path inside `folder` without
+    /// the extension (`messages/sign_in_code`), read from disk now.
+    static func texts(under folder: String, withExtension fileExtension: String) throws(Missing) -> [String: String] {
+        let folders = candidates.map { $0.appendingPathComponent(folder) }
+        guard let root = folders.first(where: { FileManager.default.fileExists(atPath: $0.path) }),
+            let paths = FileManager.default.subpaths(atPath: root.path)
+        else { throw Missing(name: folder, searched: folders.map(\.path)) }
+        var texts: [String: String] = [:]
+        for path in paths.sorted() where path.hasSuffix("." + fileExtension) {
+            guard let data = FileManager.default.contents(atPath: root.appendingPathComponent(path).path) else { continue }
+            texts[String(path.dropLast(fileExtension.count + 1))] = String(decoding: data, as: UTF8.self)
+        }
+        return texts
     }
 
     /// A resource could not be read.

@@ -202,6 +202,25 @@ def test_the_cli_against_a_remote_server(admin, tmp_path):
     assert "admin-token:remote-cli" in events
     gatehouse("users", "delete", "remo", *remote, env=environment)
 
+    # Clients: the same operations as on the database, through the API; what the API does not offer is refused.
+    made = json.loads(gatehouse("clients", "add", "remote-app", "--redirect-uri", "https://remote.example/cb", "--generate-secret", "--json",
+                                *remote, env=environment).stdout)
+    assert made["client"]["id"] == "remote-app" and made["client"]["type"] == "confidential" and len(made["client_secret"]) >= 32
+    local_clients = {client["id"]: client for client in json.loads(admin.cli("clients", "list", "--json").stdout)}
+    remote_clients = {client["id"]: client for client in json.loads(gatehouse("clients", "list", "--json", *remote, env=environment).stdout)}
+    assert local_clients == remote_clients and "remote-app" in remote_clients
+    given = gatehouse("clients", "add", "given-secret", "--redirect-uri", "https://remote.example/cb", "--secret-stdin", *remote,
+                      stdin="a" * 40, env=environment, check=False)
+    assert given.returncode != 0 and "generates the secret" in given.stderr
+    taken = gatehouse("clients", "add", "remote-app", "--redirect-uri", "https://remote.example/cb", "--public", *remote, env=environment,
+                      check=False)
+    assert taken.returncode != 0 and "already exists" in taken.stderr
+    assert "Deleted client remote-app" in gatehouse("clients", "delete", "remote-app", *remote, env=environment).stdout
+    gone = gatehouse("clients", "delete", "remote-app", *remote, env=environment, check=False)
+    assert gone.returncode != 0 and "There is no client" in gone.stderr
+    created = json.loads(gatehouse("events", "--type", "client.created", "--json", *remote, env=environment).stdout)
+    assert any(event["client_id"] == "remote-app" and event["actor"] == "admin-token:remote-cli" for event in created), created
+
     # Devices, the outbox (without bodies: they hold codes), linked identities and passkeys the same way.
     flow = begin(admin, "recovery")
     submit(admin, flow["flow_id"], {"username": "alice"})

@@ -43,7 +43,7 @@ struct AdminController: Sendable {
         }
         // Clients.
         api.get("/clients") { request, context in
-            try await read(request, context) { JSONResponse.make(AdminPage(items: try await server.clients.list().map(AdminClient.init))) }
+            try await read(request, context) { JSONResponse.make(AdminPage(items: try await operations().clients())) }
         }
         api.post("/clients") { request, context in try await write(request, context) { try await createClient(request, actor: $0) } }
         api.get("/clients/:id") { request, context in
@@ -59,7 +59,9 @@ struct AdminController: Sendable {
             try await write(request, context) { try await deleteClient(try context.parameters.require("id"), actor: $0) }
         }
         // Signing keys.
-        api.get("/keys") { request, context in try await read(request, context) { JSONResponse.make(AdminPage(items: try await keys())) } }
+        api.get("/keys") { request, context in
+            try await read(request, context) { JSONResponse.make(AdminPage(items: try await operations().signingKeys())) }
+        }
         api.post("/keys/rotate") { request, context in try await write(request, context) { try await rotateKeys(actor: $0) } }
         // The audit trail.
         api.get("/events") { request, context in try await read(request, context) { try await events(request) } }
@@ -128,29 +130,13 @@ struct AdminController: Sendable {
 
     private func createUser(_ request: Request, actor: String) async throws -> Response {
         let body = try await JSONRequest.decode(AdminNewUser.self, from: request)
-        try AccountInputValidation.validateUsername(body.username, email: body.email)
-        try AccountInputValidation.validateEmail(body.email)
-        var hash = User.noPassword
-        if let password = body.password {
-            if let problem = server.configuration.passwords.problem(with: password, username: body.username, email: body.email) {
-                throw AdminProblem.badRequest("The password is not accepted: \(problem)")
-            }
-            hash = try await server.hasher.hash(password)
-        }
-        let profile = UserProfile(email: body.email, name: body.name, givenName: body.givenName, familyName: body.familyName)
-        do {
-            let user = try await server.database.transaction { [server, hash] _ in
-                let user = try await server.users.create(
-                    username: body.username, profile: profile, passwordHash: hash, emailVerified: body.emailVerified ?? false, phoneVerified: false)
-                try await server.audit.record(.accountCreated, user: user.id, details: ["by": "admin_api"])
-                return user
-            }
-            var response = userResponse(user, status: .created)
-            response.headers[.location] = "/admin/v1/users/\(user.id)"
-            return response
-        } catch let error as DatabaseError where error.isDuplicate {
-            throw AdminProblem.conflict(error.description)
-        }
+        let created = try await operations(actor).createUser(
+            NewAccount(
+                username: body.username, email: body.email, emailVerified: body.emailVerified ?? false, name: body.name, givenName: body.givenName,
+                familyName: body.familyName, password: body.password))
+        var response = userResponse(try await user(created.id), status: .created)
+        response.headers[.location] = "/admin/v1/users/\(created.id)"
+        return response
     }
 
     private func updateUser(_ id: String, _ request: Request, actor: String) async throws -> Response {
@@ -219,73 +205,51 @@ struct AdminController: Sendable {
     }
 
     private func deleteUser(_ id: String, actor: String) async throws -> Response {
-        let user = try await user(id)
-        try await server.database.transaction { [server] _ in
-            guard try await server.users.delete(username: user.username) else { throw AdminProblem.notFound("There is no user with the id \(id).") }
-            try await server.audit.record(.accountDeleted, user: user.id, details: ["username": user.username])
-        }
+        try await operations(actor).deleteUser(id: id)
         return Response(status: .noContent)
     }
 
     private func setLocked(_ id: String, _ locked: Bool, actor: String) async throws -> Response {
-        let user = try await user(id)
-        try await server.database.transaction { [server] _ in
-            guard try await server.users.setLocked(username: user.username, locked) else { throw AdminProblem.notFound("There is no user with the id \(id).") }
-            try await server.audit.record(locked ? .accountLocked : .accountUnlocked, user: user.id, details: ["by": "admin_api"])
-        }
-        // Unlocking also lifts the pauses after wrong passwords or codes, as the CLI's does.
-        if !locked { try await AccountPauses(database: server.database, secret: server.secret).lift(for: user) }
+        try await operations(actor).setLocked(userID: id, locked)
         return userResponse(try await self.user(id))
     }
 
     private func requirePasswordChange(_ id: String, actor: String) async throws -> Response {
-        let user = try await user(id)
-        try await server.database.transaction { [server] _ in
-            _ = try await server.users.requirePasswordChange(username: user.username)
-            try await server.audit.record(.passwordChangeRequired, user: user.id)
-        }
+        try await operations(actor).requirePasswordChange(userID: id)
         return Response(status: .noContent)
     }
 
     // MARK: Clients
 
+    /// The admin operations on the server's database, on behalf of `actor`.
+    private func operations(_ actor: String? = nil) -> DatabaseAdminOperations {
+        let secret = server.secret
+        let hasher = server.hasher
+        let settings = AdminSettings(
+            secret: { secret }, passwords: server.configuration.passwords, hashPassword: { try await hasher.hash($0) },
+            lifetimes: server.configuration.tokens, origin: "admin_api")
+        return DatabaseAdminOperations(database: server.database, clock: server.clock, settings: settings, actor: actor)
+    }
+
     private func createClient(_ request: Request, actor: String) async throws -> Response {
         let body = try await JSONRequest.decode(AdminNewClient.self, from: request)
-        try ClientRegistrationRules.validateClientID(body.id)
-        guard !body.redirectURIs.isEmpty || body.isPublic != true || body.deviceGrant == true else {
-            throw AdminProblem.badRequest("A public client needs at least one redirect URI (or the device grant).")
-        }
-        for uri in body.redirectURIs + (body.postLogoutRedirectURIs ?? []) { try ClientRegistrationRules.validateRedirectURI(uri) }
-        let scopes = body.scopes ?? ClientRegistrationRules.defaultScopes
-        try ClientRegistrationRules.validateScopes(scopes)
-        let algorithm = body.idTokenAlgorithm ?? "RS256"
-        try ClientRegistrationRules.validateAlgorithm(algorithm)
-        let secret = body.isPublic == true ? nil : Base64URL.encode(SecureRandom.bytes(32))
-        do {
-            let client = try await server.database.transaction { [server] _ in
-                let client = try await server.clients.create(
-                    id: body.id, name: body.name, secret: secret, redirectURIs: body.redirectURIs,
-                    postLogoutRedirectURIs: body.postLogoutRedirectURIs ?? [], scopes: scopes, idTokenAlgorithm: algorithm,
-                    allowDeviceGrant: body.deviceGrant ?? false, requireDPoP: body.requireDPoP ?? false)
-                try await server.audit.record(
-                    .clientCreated, client: client.id, details: ["public": "\(client.isPublic)", "scopes": scopes.joined(separator: " ")])
-                return client
+        let created = try await operations(actor).createClient(
+            ClientRegistration(
+                id: body.id, name: body.name, redirectURIs: body.redirectURIs, postLogoutRedirectURIs: body.postLogoutRedirectURIs ?? [],
+                scopes: body.scopes, isPublic: body.isPublic == true, idTokenAlgorithm: body.idTokenAlgorithm ?? "RS256",
+                deviceGrant: body.deviceGrant ?? false, requireDPoP: body.requireDPoP ?? false))
+        struct Created: Encodable {
+            var client: AdminClient
+            var clientSecret: String?
+            enum CodingKeys: String, CodingKey {
+                case client
+                case clientSecret = "client_secret"
             }
-            struct Created: Encodable {
-                var client: AdminClient
-                var clientSecret: String?
-                enum CodingKeys: String, CodingKey {
-                    case client
-                    case clientSecret = "client_secret"
-                }
-            }
-            var response = JSONResponse.make(Created(client: AdminClient(client), clientSecret: secret), status: .created)
-            response.headers[.location] = "/admin/v1/clients/\(client.id)"
-            response.headers[.cacheControl] = "no-store"
-            return response
-        } catch let error as DatabaseError where error.isDuplicate {
-            throw AdminProblem.conflict("A client with the id \(body.id) already exists.")
         }
+        var response = JSONResponse.make(Created(client: created.client, clientSecret: created.generatedSecret), status: .created)
+        response.headers[.location] = "/admin/v1/clients/\(created.client.id)"
+        response.headers[.cacheControl] = "no-store"
+        return response
     }
 
     private func client(_ id: String) async throws -> Client {
@@ -338,26 +302,14 @@ struct AdminController: Sendable {
     }
 
     private func deleteClient(_ id: String, actor: String) async throws -> Response {
-        try await server.database.transaction { [server] _ in
-            guard try await server.clients.delete(id: id) else { throw AdminProblem.notFound("There is no client \(id).") }
-            try await server.audit.record(.clientDeleted, client: id)
-        }
+        try await operations(actor).deleteClient(id)
         return Response(status: .noContent)
     }
 
     // MARK: Keys and events
 
-    private func keys() async throws -> [AdminKey] {
-        try await server.keyStore.all().map(AdminKey.init)
-    }
-
     private func rotateKeys(actor: String) async throws -> Response {
-        let publishFor = max(server.configuration.tokens.idToken, server.configuration.tokens.accessToken) + 300
-        let created = try await server.keyStore.rotate(secret: server.secret, publishFor: publishFor) { [server] created in
-            try await server.audit.record(.keysRotated, details: ["kids": created.map(\.kid).joined(separator: " ")])
-        }
-        let fresh = Set(created.map(\.kid))
-        return JSONResponse.make(AdminPage(items: try await keys().filter { fresh.contains($0.kid) }))
+        JSONResponse.make(AdminPage(items: try await operations(actor).rotateSigningKeys()))
     }
 
     private func events(_ request: Request) async throws -> Response {

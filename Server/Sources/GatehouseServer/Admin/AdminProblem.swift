@@ -5,13 +5,16 @@ import Logging
 
 /// An admin API error as RFC 9457 problem details (`application/problem+json`): a stable `type`, a `title`, the
 /// status, and a `detail` saying what to change.
-struct AdminProblem: Error, Sendable {
+struct AdminProblem: Error, Sendable, CustomStringConvertible {
     var status: HTTPResponse.Status
     /// The last part of the type URI (`/admin/v1/problems/not-found`).
     var kind: String
     var title: String
     var detail: String
     var headers: HTTPFields = [:]
+
+    /// What to change, for whoever reads the error outside HTTP (the command-line tool on a local database).
+    var description: String { detail }
 
     static func badRequest(_ detail: String) -> Self { Self(status: .badRequest, kind: "invalid-request", title: "Invalid request", detail: detail) }
     static func notFound(_ detail: String) -> Self { Self(status: .notFound, kind: "not-found", title: "Not found", detail: detail) }

@@ -103,76 +103,30 @@ struct ClientsCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            if let remote = try store.remote() { return try await addRemotely(remote) }
             var secret: String?
             if secretStdin {
                 secret = try readSecretFromStandardInput("client secret")
                 do { try ClientRegistrationRules.validateSecret(secret!) } catch let error as ConfigurationError { throw CommandError(error.description) }
-            } else if generateSecret {
-                // 256 bits from the system CSPRNG (UInt8.random's default generator).
-                secret = Base64URL.encode((0..<32).map { _ in UInt8.random(in: .min ... .max) })
             }
-            let requestedScopes = scopes.flatMap { $0.split(separator: " ").map(String.init) }
-            let client = try await store.withDatabase { _, database in
-                do {
-                    return try await database.transaction { [self, secret] _ in
-                        let client = try await ClientStore(database: database).create(
-                            id: clientID, name: name, secret: secret, redirectURIs: redirectURIs, postLogoutRedirectURIs: postLogoutRedirectURIs,
-                            scopes: requestedScopes.isEmpty ? ClientRegistrationRules.defaultScopes : requestedScopes, idTokenAlgorithm: idTokenAlg,
-                            requirePKCE: !allowWithoutPKCE, allowDeviceGrant: deviceGrant,
-                            requireDPoP: requireDPoP
-                        )
-                        try await OperatorAudit.record(
-                            .clientCreated, client: client.id,
-                            details: ["public": "\(client.isPublic)", "scopes": client.scopes.joined(separator: " ")], in: database)
-                        return client
-                    }
-                } catch let error as DatabaseError where error.isDuplicate {
-                    throw CommandError("A client with the id \(clientID) already exists.")
-                }
-            }
+            let requested = scopes.flatMap { $0.split(separator: " ").map(String.init) }
+            let registration = ClientRegistration(
+                id: clientID, name: name, redirectURIs: redirectURIs, postLogoutRedirectURIs: postLogoutRedirectURIs,
+                scopes: requested.isEmpty ? nil : requested, isPublic: `public`, secret: secret, idTokenAlgorithm: idTokenAlg,
+                requirePKCE: !allowWithoutPKCE, deviceGrant: deviceGrant, requireDPoP: requireDPoP)
+            let created = try await store.withOperations { try await $0.createClient(registration) }
             if output.json {
                 struct Created: Encodable {
                     var client: Summary
                     var clientSecret: String?
                     enum CodingKeys: String, CodingKey { case client; case clientSecret = "client_secret" }
                 }
-                try JSONOutput.print(Created(client: Summary(AdminClient(client)), clientSecret: generateSecret ? secret : nil))
+                try JSONOutput.print(Created(client: Summary(created.client), clientSecret: created.generatedSecret))
             } else {
-                print("Added \(client.isPublic ? "public" : "confidential") client \(client.id).")
-                if generateSecret, let secret {
+                print("Added \(created.client.isPublic ? "public" : "confidential") client \(created.client.id).")
+                if let secret = created.generatedSecret {
                     print("Client secret (shown once, store it now): \(secret)")
                 }
             }
-        }
-
-        /// The same registration through the admin API: the server generates a confidential client's secret.
-        private func addRemotely(_ remote: RemoteAdmin) async throws {
-            if secretStdin { throw CommandError("With --server the server generates the secret: use --generate-secret.") }
-            if allowWithoutPKCE { throw CommandError("--allow-without-pkce is not offered through the admin API.") }
-            struct NewClient: Encodable {
-                var id: String
-                var name: String?
-                var redirect_uris, post_logout_redirect_uris, scopes: [String]
-                var `public`: Bool
-                var id_token_alg: String
-                var device_grant: Bool
-                var require_dpop: Bool
-            }
-            struct Created: Decodable {
-                var client: AdminClient
-                var client_secret: String?
-            }
-            let requested = scopes.flatMap { $0.split(separator: " ").map(String.init) }
-            let created = try await remote.send(
-                "POST", "/admin/v1/clients",
-                body: NewClient(
-                    id: clientID, name: name, redirect_uris: redirectURIs, post_logout_redirect_uris: postLogoutRedirectURIs,
-                    scopes: requested.isEmpty ? ClientRegistrationRules.defaultScopes : requested, public: `public`, id_token_alg: idTokenAlg,
-                    device_grant: deviceGrant, require_dpop: requireDPoP),
-                as: Created.self)
-            print("Added \(created.client.isPublic ? "public" : "confidential") client \(created.client.id).")
-            if let secret = created.client_secret { print("Client secret (shown once, store it now): \(secret)") }
         }
     }
 
@@ -182,12 +136,7 @@ struct ClientsCommand: AsyncParsableCommand {
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            let clients: [Summary]
-            if let remote = try store.remote() {
-                clients = try await remote.send("GET", "/admin/v1/clients", as: RemoteAdmin.Page<AdminClient>.self).items.map { Summary($0) }
-            } else {
-                clients = try await store.withDatabase { _, database in try await ClientStore(database: database).list() }.map { Summary(AdminClient($0)) }
-            }
+            let clients = try await store.withOperations { try await $0.clients() }.map(Summary.init)
             if output.json { return try JSONOutput.print(clients) }
             guard !clients.isEmpty else { return print("No clients yet. Add one with `gatehouse clients add`.") }
             var table = TextTable(headers: ["CLIENT ID", "TYPE", "PKCE", "DEVICE", "DPOP", "ALG", "SCOPES", "REDIRECT URIS"])
@@ -209,18 +158,7 @@ struct ClientsCommand: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            if let remote = try store.remote() {
-                try await remote.send("DELETE", "/admin/v1/clients/\(clientID)")
-                return print("Deleted client \(clientID); its tokens are revoked.")
-            }
-            let deleted = try await store.withDatabase { _, database in
-                try await database.transaction { [clientID] _ in
-                    guard try await ClientStore(database: database).delete(id: clientID) else { return false }
-                    try await OperatorAudit.record(.clientDeleted, client: clientID, in: database)
-                    return true
-                }
-            }
-            guard deleted else { throw CommandError("There is no client with the id \(clientID).") }
+            try await store.withOperations { try await $0.deleteClient(clientID) }
             print("Deleted client \(clientID); its tokens are revoked.")
         }
     }

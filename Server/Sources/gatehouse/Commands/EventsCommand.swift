@@ -55,39 +55,14 @@ struct EventsCommand: AsyncParsableCommand {
         var filter = AuditLog.Filter(
             types: types.isEmpty ? nil : types.compactMap(AuditEventType.init(rawValue:)), clientID: client,
             since: since.flatMap(Self.time), until: until.flatMap(Self.time))
-        if let remote = try store.remote() {
-            guard types.count <= 1 else { throw CommandError("With --server, give at most one --type.") }
-            if let user { filter.userID = try await remote.user(named: user).id }
-            try await show { [filter] after in
-                var query = ["limit=\(limit)"]
-                if let type = filter.types?.first { query.append("type=\(type.rawValue)") }
-                if let user = filter.userID { query.append("user_id=\(user)") }
-                if let client = filter.clientID { query.append("client_id=\(Self.encoded(client))") }
-                if let since = filter.since { query.append("since=\(since)") }
-                if let until = filter.until { query.append("until=\(until)") }
-                if let after { query.append("cursor=\(Self.encoded(after))") }
-                return try await remote.send("GET", "/admin/v1/events?" + query.joined(separator: "&"), as: RemoteAdmin.Page<AuditEvent>.self).items
-            }
-            return
-        }
-        try await store.withDatabase { _, database in
-            if let user {
-                guard let found = try await UserStore(database: database).find(username: user) else {
-                    throw CommandError("There is no user named \(user.lowercased()).")
-                }
-                filter.userID = found.id
-            }
-            let log = AuditLog(database: database)
+        try await store.withOperations { operations in
+            if let user { filter.userID = try await operations.user(named: user).id }
             try await show { [filter, limit] after in
                 var page = filter
                 page.after = after
-                return try await log.events(page, limit: limit)
+                return try await operations.events(page, limit: limit)
             }
         }
-    }
-
-    private static func encoded(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
     }
 
     /// Prints the first page from `fetch` (events after a cursor), then, with `--follow`, each new page every second.

@@ -39,12 +39,7 @@ struct KeysCommand: AsyncParsableCommand {
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            let keys: [Summary]
-            if let remote = try store.remote() {
-                keys = try await remote.send("GET", "/admin/v1/keys", as: RemoteAdmin.Page<AdminKey>.self).items.map { Summary($0) }
-            } else {
-                keys = try await store.withDatabase { _, database in try await SigningKeyStore(database: database).all() }.map { Summary(AdminKey($0)) }
-            }
+            let keys = try await store.withOperations { try await $0.signingKeys() }.map(Summary.init)
             if output.json { return try JSONOutput.print(keys) }
             guard !keys.isEmpty else { return print("No signing keys yet; `gatehouse serve` creates them on first start.") }
             var table = TextTable(headers: ["KID", "ALG", "STATUS", "CREATED", "PUBLISHED UNTIL"])
@@ -67,20 +62,8 @@ struct KeysCommand: AsyncParsableCommand {
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            if let remote = try store.remote() {
-                let keys = try await remote.send("POST", "/admin/v1/keys/rotate", as: RemoteAdmin.Page<AdminKey>.self).items.map { Summary($0) }
-                if output.json { return try JSONOutput.print(keys) }
-                for key in keys { print("New active \(key.algorithm) key \(key.kid).") }
-                return print("Previous keys stay published until the tokens they signed expire.")
-            }
-            let keys = try await store.withDatabase { configuration, database in
-                let secret = try ServerSecret.resolve(configured: configuration.secret, filePath: configuration.resolvedSecretFile, logger: .quiet)
-                let publishFor = max(configuration.tokens.idToken, configuration.tokens.accessToken) + 300
-                return try await SigningKeyStore(database: database).rotate(secret: secret, publishFor: publishFor) { keys in
-                    try await OperatorAudit.record(.keysRotated, details: ["kids": keys.map(\.kid).joined(separator: " ")], in: database)
-                }
-            }
-            if output.json { return try JSONOutput.print(keys.map { Summary(AdminKey($0)) }) }
+            let keys = try await store.withOperations { try await $0.rotateSigningKeys() }.map(Summary.init)
+            if output.json { return try JSONOutput.print(keys) }
             for key in keys { print("New active \(key.algorithm) key \(key.kid).") }
             print("Previous keys stay published until the tokens they signed expire.")
         }

@@ -63,30 +63,10 @@ struct UsersCommand: AsyncParsableCommand {
 
         func run() async throws {
             let password = try readSecretFromStandardInput("password")
-            if let remote = try store.remote() {
-                struct NewUser: Encodable { var username, email, password: String; var name: String? }
-                let user = try await remote.send(
-                    "POST", "/admin/v1/users", body: NewUser(username: username, email: email, password: password, name: name), as: AdminUser.self)
-                return output.json ? try JSONOutput.print(Summary(user)) : print("Added user \(user.username) (\(user.id)).")
-            }
-            let user = try await store.withDatabase { configuration, database in
-                if let problem = configuration.passwords.problem(with: password, username: username, email: email) {
-                    throw CommandError("The password is not accepted: \(problem)")
-                }
-                let users = UserStore(database: database)
-                if try await users.find(username: username) != nil {
-                    throw CommandError("A user named \(username.lowercased()) already exists.")
-                }
-                let hasher = PasswordHasher(parameters: configuration.passwordHashing, maxConcurrentHashes: 1)
-                let hash = try await hasher.hash(password)
-                try await hasher.shutdown()
-                return try await database.transaction { [username, email, name] _ in
-                    let user = try await users.create(username: username, email: email, name: name, passwordHash: hash)
-                    try await OperatorAudit.record(.accountCreated, user: user.id, details: ["by": "operator"], in: database)
-                    return user
-                }
-            }
-            if output.json { try JSONOutput.print(Summary(AdminUser(user))) } else { print("Added user \(user.username) (\(user.id)).") }
+            // An operator vouches for the address they type.
+            let account = NewAccount(username: username, email: email, emailVerified: true, name: name, password: password)
+            let user = try await store.withOperations { try await $0.createUser(account) }
+            if output.json { try JSONOutput.print(Summary(user)) } else { print("Added user \(user.username) (\(user.id)).") }
         }
     }
 
@@ -96,12 +76,7 @@ struct UsersCommand: AsyncParsableCommand {
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            let users: [Summary]
-            if let remote = try store.remote() {
-                users = try await remote.users().map { Summary($0) }
-            } else {
-                users = try await store.withDatabase { _, database in try await UserStore(database: database).list() }.map { Summary(AdminUser($0)) }
-            }
+            let users = try await store.withOperations { try await $0.users() }.map(Summary.init)
             if output.json { return try JSONOutput.print(users) }
             guard !users.isEmpty else { return print("No users yet. Add one with `gatehouse users add`.") }
             var table = TextTable(headers: ["USERNAME", "EMAIL", "NAME", "STATUS", "ID"])
@@ -127,15 +102,8 @@ struct UsersCommand: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
+            // Also lifts pauses after wrong passwords or codes: an operator who unlocks means "let them in now".
             try await UsersCommand.setLocked(username, false, store: store)
-            // Also lifts pauses after wrong passwords or codes: an operator who unlocks means "let them in now" (the API's unlock does too).
-            if store.server == nil {
-                try await store.withDatabase { configuration, database in
-                    guard let user = try await UserStore(database: database).find(username: username) else { return }
-                    let secret = try ServerSecret.resolve(configured: configuration.secret, filePath: configuration.resolvedSecretFile, logger: .quiet)
-                    try await AccountPauses(database: database, secret: secret).lift(for: user)
-                }
-            }
             print("Unlocked \(username.lowercased()), and forgot its wrong passwords and codes.")
         }
     }
@@ -146,19 +114,9 @@ struct UsersCommand: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            if let remote = try store.remote() {
-                try await remote.send("POST", "/admin/v1/users/\(try await remote.user(named: username).id)/require-password-change")
-                return print("\(username.lowercased()) must choose a new password at the next sign-in.")
+            try await store.withOperations { operations in
+                try await operations.requirePasswordChange(userID: try await operations.user(named: username).id)
             }
-            let found = try await store.withDatabase { _, database in
-                try await database.transaction { [username] _ in
-                    let users = UserStore(database: database)
-                    guard let user = try await users.find(username: username), try await users.requirePasswordChange(username: username) else { return false }
-                    try await OperatorAudit.record(.passwordChangeRequired, user: user.id, in: database)
-                    return true
-                }
-            }
-            guard found else { throw CommandError("There is no user named \(username.lowercased()).") }
             print("\(username.lowercased()) must choose a new password at the next sign-in.")
         }
     }
@@ -169,38 +127,12 @@ struct UsersCommand: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            if let remote = try store.remote() {
-                try await remote.send("DELETE", "/admin/v1/users/\(try await remote.user(named: username).id)")
-                return print("Deleted \(username.lowercased()).")
-            }
-            let deleted = try await store.withDatabase { _, database in
-                try await database.transaction { [username] _ in
-                    let users = UserStore(database: database)
-                    guard let user = try await users.find(username: username), try await users.delete(username: username) else { return false }
-                    // The event outlives the account: its id and name stay in the trail.
-                    try await OperatorAudit.record(.accountDeleted, user: user.id, details: ["username": user.username], in: database)
-                    return true
-                }
-            }
-            guard deleted else { throw CommandError("There is no user named \(username.lowercased()).") }
+            try await store.withOperations { operations in try await operations.deleteUser(id: try await operations.user(named: username).id) }
             print("Deleted \(username.lowercased()).")
         }
     }
 
     static func setLocked(_ username: String, _ locked: Bool, store: StoreOptions) async throws {
-        if let remote = try store.remote() {
-            let id = try await remote.user(named: username).id
-            try await remote.send("POST", "/admin/v1/users/\(id)/\(locked ? "lock" : "unlock")", as: AdminUser.self)
-            return
-        }
-        let found = try await store.withDatabase { _, database in
-            try await database.transaction { _ in
-                let users = UserStore(database: database)
-                guard let user = try await users.find(username: username), try await users.setLocked(username: username, locked) else { return false }
-                try await OperatorAudit.record(locked ? .accountLocked : .accountUnlocked, user: user.id, details: ["by": "operator"], in: database)
-                return true
-            }
-        }
-        guard found else { throw CommandError("There is no user named \(username.lowercased()).") }
+        try await store.withOperations { operations in try await operations.setLocked(userID: try await operations.user(named: username).id, locked) }
     }
 }

@@ -1,0 +1,145 @@
+import GatehouseProtocol
+
+/// The admin operations on a database: each change and its audit event in one transaction, with `actor` (an admin
+/// token, a client, or the operator at the command line) as who did it, or the running request's when `nil`.
+public struct DatabaseAdminOperations: AdminOperations {
+    let database: any Database
+    let clients: ClientStore
+    let audit: AuditLog
+    let users: UserStore
+    let keys: SigningKeyStore
+    let settings: AdminSettings
+    let actor: String?
+
+    /// Operations on `database` with `settings`, on behalf of `actor`, at `clock`'s time.
+    public init(database: any Database, clock: UnixClock = .system, settings: AdminSettings, actor: String? = nil) {
+        self.database = database
+        clients = ClientStore(database: database, clock: clock)
+        audit = AuditLog(database: database, clock: clock)
+        users = UserStore(database: database, clock: clock)
+        keys = SigningKeyStore(database: database, clock: clock)
+        self.settings = settings
+        self.actor = actor
+    }
+
+    public func user(named username: String) async throws -> AdminUser {
+        guard let user = try await users.find(username: username) else { throw AdminProblem.notFound("There is no user named \(username.lowercased()).") }
+        return AdminUser(user)
+    }
+
+    /// The user `id`.
+    func user(id: String) async throws -> User {
+        guard let user = try await users.find(id: id) else { throw AdminProblem.notFound("There is no user with the id \(id).") }
+        return user
+    }
+
+    public func users() async throws -> [AdminUser] {
+        try await users.list().map(AdminUser.init)
+    }
+
+    public func createUser(_ account: NewAccount) async throws -> AdminUser {
+        try AccountInputValidation.validateUsername(account.username, email: account.email)
+        try AccountInputValidation.validateEmail(account.email)
+        var hash = User.noPassword
+        if let password = account.password {
+            if let problem = settings.passwords.problem(with: password, username: account.username, email: account.email) {
+                throw AdminProblem.badRequest("The password is not accepted: \(problem)")
+            }
+            hash = try await settings.hashPassword(password)
+        }
+        let profile = UserProfile(email: account.email, name: account.name, givenName: account.givenName, familyName: account.familyName)
+        do {
+            let user = try await database.transaction { [users, audit, actor, settings, hash] _ in
+                let user = try await users.create(
+                    username: account.username, profile: profile, passwordHash: hash, emailVerified: account.emailVerified, phoneVerified: false)
+                try await audit.record(.accountCreated, user: user.id, actor: actor, details: ["by": settings.origin])
+                return user
+            }
+            return AdminUser(user)
+        } catch let error as DatabaseError where error.isDuplicate {
+            throw AdminProblem.conflict(error.description)
+        }
+    }
+
+    public func deleteUser(id: String) async throws {
+        let user = try await user(id: id)
+        try await database.transaction { [users, audit, actor] _ in
+            guard try await users.delete(username: user.username) else { throw AdminProblem.notFound("There is no user with the id \(id).") }
+            // The event outlives the account: its id and name stay in the trail.
+            try await audit.record(.accountDeleted, user: user.id, actor: actor, details: ["username": user.username])
+        }
+    }
+
+    public func setLocked(userID: String, _ locked: Bool) async throws {
+        let user = try await user(id: userID)
+        try await database.transaction { [users, audit, actor, settings] _ in
+            guard try await users.setLocked(username: user.username, locked) else { throw AdminProblem.notFound("There is no user with the id \(userID).") }
+            try await audit.record(locked ? .accountLocked : .accountUnlocked, user: user.id, actor: actor, details: ["by": settings.origin])
+        }
+        // An operator who unlocks means "let them in now": the pauses after wrong passwords or codes go too.
+        if !locked { try await AccountPauses(database: database, secret: try settings.secret()).lift(for: user) }
+    }
+
+    public func requirePasswordChange(userID: String) async throws {
+        let user = try await user(id: userID)
+        try await database.transaction { [users, audit, actor] _ in
+            guard try await users.requirePasswordChange(username: user.username) else { throw AdminProblem.notFound("There is no user with the id \(userID).") }
+            try await audit.record(.passwordChangeRequired, user: user.id, actor: actor)
+        }
+    }
+
+    public func clients() async throws -> [AdminClient] {
+        try await clients.list().map(AdminClient.init)
+    }
+
+    public func createClient(_ registration: ClientRegistration) async throws -> CreatedClient {
+        try ClientRegistrationRules.validateClientID(registration.id)
+        guard !registration.redirectURIs.isEmpty || !registration.isPublic || registration.deviceGrant else {
+            throw AdminProblem.badRequest("A public client needs at least one redirect URI (or the device grant).")
+        }
+        for uri in registration.redirectURIs + registration.postLogoutRedirectURIs { try ClientRegistrationRules.validateRedirectURI(uri) }
+        let scopes = registration.scopes ?? ClientRegistrationRules.defaultScopes
+        try ClientRegistrationRules.validateScopes(scopes)
+        try ClientRegistrationRules.validateAlgorithm(registration.idTokenAlgorithm)
+        if let secret = registration.secret { try ClientRegistrationRules.validateSecret(secret) }
+        // 256 bits from the system's generator, for a confidential client without a secret of the operator's.
+        let generated = registration.isPublic || registration.secret != nil ? nil : Base64URL.encode(SecureRandom.bytes(32))
+        let secret = registration.isPublic ? nil : registration.secret ?? generated
+        do {
+            let client = try await database.transaction { [clients, audit, actor] _ in
+                let client = try await clients.create(
+                    id: registration.id, name: registration.name, secret: secret, redirectURIs: registration.redirectURIs,
+                    postLogoutRedirectURIs: registration.postLogoutRedirectURIs, scopes: scopes, idTokenAlgorithm: registration.idTokenAlgorithm,
+                    requirePKCE: registration.requirePKCE, allowDeviceGrant: registration.deviceGrant, requireDPoP: registration.requireDPoP)
+                try await audit.record(
+                    .clientCreated, client: client.id, actor: actor, details: ["public": "\(client.isPublic)", "scopes": scopes.joined(separator: " ")])
+                return client
+            }
+            return CreatedClient(client: AdminClient(client), generatedSecret: generated)
+        } catch let error as DatabaseError where error.isDuplicate {
+            throw AdminProblem.conflict("A client with the id \(registration.id) already exists.")
+        }
+    }
+
+    public func deleteClient(_ id: String) async throws {
+        try await database.transaction { [clients, audit, actor] _ in
+            guard try await clients.delete(id: id) else { throw AdminProblem.notFound("There is no client with the id \(id).") }
+            try await audit.record(.clientDeleted, client: id, actor: actor)
+        }
+    }
+
+    public func signingKeys() async throws -> [AdminKey] {
+        try await keys.all().map(AdminKey.init)
+    }
+
+    public func rotateSigningKeys() async throws -> [AdminKey] {
+        let created = try await keys.rotate(secret: try settings.secret(), publishFor: settings.publishFor) { [audit, actor] created in
+            try await audit.record(.keysRotated, actor: actor, details: ["kids": created.map(\.kid).joined(separator: " ")])
+        }
+        return created.map(AdminKey.init)
+    }
+
+    public func events(_ filter: AuditLog.Filter, limit: Int) async throws -> [AuditEvent] {
+        try await audit.events(filter, limit: limit)
+    }
+}

@@ -1,0 +1,109 @@
+import GatehouseServer
+
+/// The admin operations through a running server's admin API: the same operations as on the database, for an operator
+/// who is not on the server's machine. What the API does not offer is refused here, saying what to do instead.
+extension RemoteAdmin: AdminOperations {
+    // `user(named:)` and `users()` are RemoteAdmin's own searches.
+
+    func createUser(_ account: NewAccount) async throws -> AdminUser {
+        struct NewUser: Encodable {
+            var username, email: String
+            var email_verified: Bool
+            var name, given_name, family_name, password: String?
+        }
+        return try await send(
+            "POST", "/admin/v1/users",
+            body: NewUser(
+                username: account.username, email: account.email, email_verified: account.emailVerified, name: account.name,
+                given_name: account.givenName, family_name: account.familyName, password: account.password),
+            as: AdminUser.self)
+    }
+
+    func deleteUser(id: String) async throws {
+        try await send("DELETE", "/admin/v1/users/\(Self.escaped(id))")
+    }
+
+    func setLocked(userID: String, _ locked: Bool) async throws {
+        try await send("POST", "/admin/v1/users/\(Self.escaped(userID))/\(locked ? "lock" : "unlock")", as: AdminUser.self)
+    }
+
+    func requirePasswordChange(userID: String) async throws {
+        try await send("POST", "/admin/v1/users/\(Self.escaped(userID))/require-password-change")
+    }
+
+    func clients() async throws -> [AdminClient] {
+        try await send("GET", "/admin/v1/clients", as: Page<AdminClient>.self).items
+    }
+
+    func createClient(_ registration: ClientRegistration) async throws -> CreatedClient {
+        if registration.secret != nil { throw CommandError("With --server the server generates the secret: use --generate-secret.") }
+        if !registration.requirePKCE { throw CommandError("--allow-without-pkce is not offered through the admin API.") }
+        struct NewClient: Encodable {
+            var id: String
+            var name: String?
+            var redirect_uris, post_logout_redirect_uris: [String]
+            var scopes: [String]?
+            var `public`: Bool
+            var id_token_alg: String
+            var device_grant: Bool
+            var require_dpop: Bool
+        }
+        struct Created: Decodable {
+            var client: AdminClient
+            var client_secret: String?
+        }
+        let created = try await send(
+            "POST", "/admin/v1/clients",
+            body: NewClient(
+                id: registration.id, name: registration.name, redirect_uris: registration.redirectURIs,
+                post_logout_redirect_uris: registration.postLogoutRedirectURIs, scopes: registration.scopes, public: registration.isPublic,
+                id_token_alg: registration.idTokenAlgorithm, device_grant: registration.deviceGrant, require_dpop: registration.requireDPoP),
+            as: Created.self)
+        return CreatedClient(client: created.client, generatedSecret: created.client_secret)
+    }
+
+    func deleteClient(_ id: String) async throws {
+        try await send("DELETE", "/admin/v1/clients/\(Self.escaped(id))")
+    }
+
+    func signingKeys() async throws -> [AdminKey] {
+        try await send("GET", "/admin/v1/keys", as: Page<AdminKey>.self).items
+    }
+
+    func rotateSigningKeys() async throws -> [AdminKey] {
+        try await send("POST", "/admin/v1/keys/rotate", as: Page<AdminKey>.self).items
+    }
+
+    func events(_ filter: AuditLog.Filter, limit: Int) async throws -> [AuditEvent] {
+        guard (filter.types?.count ?? 0) <= 1 else { throw CommandError("With --server, give at most one --type.") }
+        var query = ["limit=\(limit)"]
+        if let type = filter.types?.first { query.append("type=\(type.rawValue)") }
+        if let user = filter.userID { query.append("user_id=\(Self.escaped(user))") }
+        if let client = filter.clientID { query.append("client_id=\(Self.escaped(client))") }
+        if let since = filter.since { query.append("since=\(since)") }
+        if let until = filter.until { query.append("until=\(until)") }
+        if let after = filter.after { query.append("cursor=\(Self.escaped(after))") }
+        return try await send("GET", "/admin/v1/events?" + query.joined(separator: "&"), as: Page<AuditEvent>.self).items
+    }
+}
+
+extension StoreOptions {
+    /// Runs `body` with the admin operations: through the admin API with `--server`, else on the database (opened and
+    /// closed around it), as the operator at this terminal.
+    func withOperations<T>(_ body: (any AdminOperations) async throws -> T) async throws -> T {
+        if let remote = try remote() { return try await body(remote) }
+        return try await withDatabase { configuration, database in
+            let settings = AdminSettings(
+                // Read (or made) only by an operation that needs it: rotating keys, unlocking.
+                secret: { try ServerSecret.resolve(configured: configuration.secret, filePath: configuration.resolvedSecretFile, logger: .quiet) },
+                passwords: configuration.passwords,
+                hashPassword: { password in
+                    let hasher = PasswordHasher(parameters: configuration.passwordHashing, maxConcurrentHashes: 1)
+                    let hash = try await hasher.hash(password)
+                    try await hasher.shutdown()
+                    return hash
+                }, lifetimes: configuration.tokens, origin: "operator")
+            return try await body(DatabaseAdminOperations(database: database, settings: settings, actor: OperatorAudit.actor))
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import Testing
+
+@testable import GatehouseServer
+
+/// The admin operations on a database, the ones the admin API and the tool on the server's machine both run: each
+/// change with its audit event, naming who made it.
+@Suite("Admin operations on the database")
+struct AdminOperationsTests {
+    private func operations(_ server: IdentityServer) -> DatabaseAdminOperations {
+        let secret = server.secret
+        let hasher = server.hasher
+        let settings = AdminSettings(
+            secret: { secret }, passwords: server.configuration.passwords, hashPassword: { try await hasher.hash($0) },
+            lifetimes: server.configuration.tokens, origin: "operator")
+        return DatabaseAdminOperations(database: server.database, clock: server.clock, settings: settings, actor: "operator:kim")
+    }
+
+    @Test("clients: a generated secret shown once, a given one kept, a taken id refused, a delete recorded", arguments: TestEngine.available)
+    func clients(engine: TestEngine) async throws {
+        try await TestServer.withServer(engine: engine) { server in
+            let operations = operations(server)
+            let generated = try await operations.createClient(ClientRegistration(id: "shop", redirectURIs: ["https://shop.example/cb"]))
+            let secret = try #require(generated.generatedSecret)
+            #expect(secret.count >= 43 && !generated.client.isPublic)
+            #expect(try await server.clients.find(id: "shop")?.secretHash == TokenDigest.hex(secret))
+            let given = String(repeating: "g", count: 40)
+            let chosen = try await operations.createClient(
+                ClientRegistration(id: "legacy", redirectURIs: ["https://legacy.example/cb"], secret: given, requirePKCE: false))
+            #expect(chosen.generatedSecret == nil && chosen.client.requirePKCE == false)
+            #expect(try await server.clients.find(id: "legacy")?.secretHash == TokenDigest.hex(given))
+            let app = try await operations.createClient(ClientRegistration(id: "app", redirectURIs: ["com.example.app:/cb"], isPublic: true))
+            #expect(app.generatedSecret == nil && app.client.isPublic)
+            await #expect(throws: AdminProblem.self) {
+                try await operations.createClient(ClientRegistration(id: "shop", redirectURIs: ["https://other.example/cb"]))
+            }
+            await #expect(throws: ConfigurationError.self) {
+                try await operations.createClient(ClientRegistration(id: "bad", redirectURIs: ["http://plain.example/cb"]))
+            }
+            #expect(try await operations.clients().map(\.id).sorted() == ["app", "legacy", "shop"])
+            try await operations.deleteClient("shop")
+            await #expect(throws: AdminProblem.self) { try await operations.deleteClient("shop") }
+            let events = try await server.audit.events(.init(types: [.clientCreated, .clientDeleted], clientID: "shop"), limit: 10)
+            #expect(events.map(\.type) == [.clientCreated, .clientDeleted])
+            #expect(events.allSatisfy { $0.actor == "operator:kim" })
+        }
+    }
+
+    @Test("users: a password held to the policy, a taken name refused, lock and unlock, deletion, each recorded", arguments: TestEngine.available)
+    func users(engine: TestEngine) async throws {
+        try await TestServer.withServer(engine: engine) { server in
+            let operations = operations(server)
+            await #expect(throws: AdminProblem.self) {
+                try await operations.createUser(NewAccount(username: "ann", email: "ann@example.com", emailVerified: true, password: "password"))
+            }
+            let ann = try await operations.createUser(
+                NewAccount(username: "Ann", email: "ann@example.com", emailVerified: true, name: "Ann", password: "a long and unusual passphrase 9"))
+            #expect(ann.username == "ann" && ann.emailVerified && ann.hasPassword)
+            #expect(try await operations.user(named: "ANN").id == ann.id)
+            await #expect(throws: AdminProblem.self) {
+                try await operations.createUser(NewAccount(username: "ann", email: "other@example.com", emailVerified: false))
+            }
+            try await operations.setLocked(userID: ann.id, true)
+            #expect(try await operations.users().first { $0.id == ann.id }?.locked == true)
+            try await operations.setLocked(userID: ann.id, false)
+            try await operations.requirePasswordChange(userID: ann.id)
+            try await operations.deleteUser(id: ann.id)
+            await #expect(throws: AdminProblem.self) { try await operations.user(named: "ann") }
+            await #expect(throws: AdminProblem.self) { try await operations.deleteUser(id: ann.id) }
+            let events = try await server.audit.events(.init(userID: ann.id), limit: 10)
+            #expect(events.map(\.type) == [.accountCreated, .accountLocked, .accountUnlocked, .passwordChangeRequired, .accountDeleted])
+            #expect(events.allSatisfy { $0.actor == "operator:kim" })
+            #expect(events.first?.details["by"] == "operator")
+        }
+    }
+
+    @Test("keys: a rotation makes new active keys of every algorithm and retires the old ones, once recorded")
+    func keys() async throws {
+        try await TestServer.withServer { server in
+            let operations = operations(server)
+            let before = try await operations.signingKeys()
+            let created = try await operations.rotateSigningKeys()
+            #expect(created.allSatisfy(\.active) && Set(created.map(\.algorithm)) == Set(before.map(\.algorithm)))
+            let after = try await operations.signingKeys()
+            #expect(after.filter(\.active).map(\.kid).sorted() == created.map(\.kid).sorted())
+            #expect(Set(before.map(\.kid)).isSubset(of: Set(after.filter { !$0.active }.map(\.kid))))
+            let rotations = try await server.audit.events(.init(types: [.keysRotated]), limit: 10)
+            #expect(rotations.count == 1 && rotations.first?.actor == "operator:kim")
+        }
+    }
+}

@@ -232,7 +232,7 @@ def test_the_cli_against_a_remote_server(admin, tmp_path):
     assert "shown only on the server's machine" in gatehouse("outbox", *remote, env=environment).stdout
     assert "No device identities." in gatehouse("devices", "list", *remote, env=environment).stdout
     unknown = gatehouse("devices", "unblock", "none", *remote, env=environment, check=False)
-    assert unknown.returncode != 0 and "There is no blocked device identity none" in unknown.stderr
+    assert unknown.returncode != 0 and "There is no registered device identity none" in unknown.stderr
     assert "alice has no linked identities." in gatehouse("users", "identities", "alice", *remote, env=environment).stdout
     assert "alice has no passkeys." in gatehouse("users", "passkeys", "alice", *remote, env=environment).stdout
     gone = gatehouse("users", "passkeys", "alice", "--remove", "none", *remote, env=environment, check=False)

@@ -9,30 +9,20 @@ extension AdminController {
     func addAccountRoutes<Context: RequestContext>(to api: RouterGroup<Context>) {
         api.get("/users/:id/passkeys") { request, context in
             try await read(request, context) {
-                let user = try await user(try context.parameters.require("id"))
-                return JSONResponse.make(AdminPage(items: try await server.passkeys.list(userID: user.id).map(AdminPasskey.init)))
+                JSONResponse.make(AdminPage(items: try await operations().passkeys(of: try context.parameters.require("id"))))
             }
         }
         api.patch("/users/:id/passkeys/:passkey") { request, context in
-            try await write(request, context) { _ in
-                let user = try await user(try context.parameters.require("id"))
-                let id = try context.parameters.require("passkey")
-                let name = try await JSONRequest.decode(AdminPasskeyChange.self, from: request).name.trimmingCharacters(in: .whitespaces)
-                guard !name.isEmpty else { throw AdminProblem.badRequest("name must not be empty.") }
-                guard try await server.passkeys.rename(id, of: user.id, to: String(name.prefix(64))),
-                    let renamed = try await server.passkeys.list(userID: user.id).first(where: { $0.id == id })
-                else { throw AdminProblem.notFound("The user has no passkey \(id).") }
-                return JSONResponse.make(AdminPasskey(renamed))
+            try await write(request, context) { actor in
+                let name = try await JSONRequest.decode(AdminPasskeyChange.self, from: request).name
+                return JSONResponse.make(
+                    try await operations(actor).renamePasskey(
+                        try context.parameters.require("passkey"), of: try context.parameters.require("id"), to: name))
             }
         }
         api.delete("/users/:id/passkeys/:passkey") { request, context in
-            try await write(request, context) { _ in
-                let user = try await user(try context.parameters.require("id"))
-                let passkey = try context.parameters.require("passkey")
-                try await server.database.transaction { [server] _ in
-                    guard try await server.passkeys.remove(passkey, of: user.id) else { throw AdminProblem.notFound("The user has no passkey \(passkey).") }
-                    try await server.audit.record(.factorRemoved, user: user.id, details: ["factor": "passkey", "passkey": passkey])
-                }
+            try await write(request, context) { actor in
+                try await operations(actor).removePasskey(try context.parameters.require("passkey"), of: try context.parameters.require("id"))
                 return Response(status: .noContent)
             }
         }
@@ -62,56 +52,28 @@ extension AdminController {
         // Where the user is signed in, to end one place at a time.
         api.get("/users/:id/sessions") { request, context in
             try await read(request, context) {
-                let user = try await user(try context.parameters.require("id"))
-                return JSONResponse.make(AdminPage(items: try await server.activeSessions.browserSessions(of: user.id)))
+                JSONResponse.make(AdminPage(items: try await operations().browserSessions(of: try context.parameters.require("id"))))
             }
         }
         api.delete("/users/:id/sessions/:session") { request, context in
-            try await write(request, context) { _ in
-                let user = try await user(try context.parameters.require("id"))
-                let session = try context.parameters.require("session")
-                try await server.database.transaction { [server] _ in
-                    guard try await server.activeSessions.endBrowserSession(session, of: user.id) else {
-                        throw AdminProblem.notFound("The user has no browser session \(session).")
-                    }
-                    try await server.audit.record(.sessionEnded, user: user.id, details: ["session": session])
-                }
+            try await write(request, context) { actor in
+                try await operations(actor).endBrowserSession(try context.parameters.require("session"), of: try context.parameters.require("id"))
                 return Response(status: .noContent)
             }
         }
         api.get("/users/:id/grants") { request, context in
-            try await read(request, context) {
-                let user = try await user(try context.parameters.require("id"))
-                return JSONResponse.make(AdminPage(items: try await server.activeSessions.grants(of: user.id)))
-            }
+            try await read(request, context) { JSONResponse.make(AdminPage(items: try await operations().grants(of: try context.parameters.require("id")))) }
         }
         api.delete("/users/:id/grants/:grant") { request, context in
-            try await write(request, context) { _ in
-                let user = try await user(try context.parameters.require("id"))
-                let grant = try context.parameters.require("grant")
-                try await server.database.transaction { [server] _ in
-                    guard let client = try await server.activeSessions.revokeGrant(grant, of: user.id) else {
-                        throw AdminProblem.notFound("The user has no live grant \(grant).")
-                    }
-                    try await server.audit.record(.tokenRevoked, user: user.id, client: client, details: ["grant": grant])
-                }
+            try await write(request, context) { actor in
+                _ = try await operations(actor).revokeGrant(try context.parameters.require("grant"), of: try context.parameters.require("id"))
                 return Response(status: .noContent)
             }
         }
         api.delete("/users/:id/identities/:provider") { request, context in
-            try await write(request, context) { _ in
-                let user = try await user(try context.parameters.require("id"))
-                let provider = try context.parameters.require("provider")
-                let outcome = try await server.database.transaction { [server] _ in
-                    let outcome = try await server.federatedIdentities.unlink(userID: user.id, providerID: provider)
-                    if outcome == .unlinked { try await server.audit.record(.identityUnlinked, user: user.id, details: ["provider": provider]) }
-                    return outcome
-                }
-                switch outcome {
-                case .unlinked: return Response(status: .noContent)
-                case .notLinked: throw AdminProblem.notFound("The user has no identity at \(provider).")
-                case .lastWayToSignIn: throw AdminProblem.conflict("\(provider) is the account's only way to sign in; it stays linked.")
-                }
+            try await write(request, context) { actor in
+                try await operations(actor).unlinkIdentity(at: try context.parameters.require("provider"), of: try context.parameters.require("id"))
+                return Response(status: .noContent)
             }
         }
         api.post("/clients/:id/rotate-secret") { request, context in
@@ -130,28 +92,17 @@ extension AdminController {
             }
         }
         api.get("/devices") { request, context in
-            try await read(request, context) {
-                let limit = server.configuration.authenticator.maxPINAttempts
-                return JSONResponse.make(AdminPage(items: try await server.deviceIdentities.list().map { AdminDevice($0, limit: limit) }))
-            }
+            try await read(request, context) { JSONResponse.make(AdminPage(items: try await operations().devices(of: nil))) }
         }
         api.post("/devices/:id/unblock") { request, context in
-            try await write(request, context) { _ in
-                let id = try context.parameters.require("id")
-                try await server.database.transaction { [server] _ in
-                    guard try await server.deviceIdentities.unblock(id) else { throw AdminProblem.notFound("There is no blocked device identity \(id).") }
-                    try await server.audit.record(.deviceIdentityUnblocked, details: ["identity": id])
-                }
+            try await write(request, context) { actor in
+                try await operations(actor).unblockDevice(try context.parameters.require("id"))
                 return Response(status: .noContent)
             }
         }
         api.delete("/devices/:id") { request, context in
-            try await write(request, context) { _ in
-                let id = try context.parameters.require("id")
-                try await server.database.transaction { [server] _ in
-                    guard try await server.deviceIdentities.delete(id) else { throw AdminProblem.notFound("There is no device identity \(id).") }
-                    try await server.audit.record(.deviceIdentityDeleted, details: ["identity": id])
-                }
+            try await write(request, context) { actor in
+                try await operations(actor).deleteDevice(try context.parameters.require("id"))
                 return Response(status: .noContent)
             }
         }
@@ -159,8 +110,8 @@ extension AdminController {
         api.get("/outbox") { request, context in
             try await read(request, context) {
                 let query = FormParameters(encoded: request.uri.query ?? "")
-                let messages = try await server.courier.queue.list(recipient: query["to"], limit: try Self.limit(query["limit"]))
-                return JSONResponse.make(AdminPage(items: messages.map(AdminMessage.init)))
+                let messages = try await operations().outbox(to: query["to"], limit: try Self.limit(query["limit"]))
+                return JSONResponse.make(AdminPage(items: messages.map(\.message)))
             }
         }
     }

@@ -37,8 +37,7 @@ struct AdminController: Sendable {
         }
         api.get("/users/:id/identities") { request, context in
             try await read(request, context) {
-                let user = try await user(try context.parameters.require("id"))
-                return JSONResponse.make(AdminPage(items: try await server.federatedIdentities.identities(of: user.id)))
+                JSONResponse.make(AdminPage(items: try await operations().identities(of: try context.parameters.require("id"))))
             }
         }
         // Clients.
@@ -222,12 +221,12 @@ struct AdminController: Sendable {
     // MARK: Clients
 
     /// The admin operations on the server's database, on behalf of `actor`.
-    private func operations(_ actor: String? = nil) -> DatabaseAdminOperations {
+    func operations(_ actor: String? = nil) -> DatabaseAdminOperations {
         let secret = server.secret
         let hasher = server.hasher
         let settings = AdminSettings(
             secret: { secret }, passwords: server.configuration.passwords, hashPassword: { try await hasher.hash($0) },
-            lifetimes: server.configuration.tokens, origin: "admin_api")
+            lifetimes: server.configuration.tokens, maxPINAttempts: server.configuration.authenticator.maxPINAttempts, origin: "admin_api")
         return DatabaseAdminOperations(database: server.database, clock: server.clock, settings: settings, actor: actor)
     }
 

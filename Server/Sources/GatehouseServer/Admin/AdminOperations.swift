@@ -5,6 +5,8 @@
 public protocol AdminOperations: Sendable {
     /// The user whose username is `username` (compared without case).
     func user(named username: String) async throws -> AdminUser
+    /// The user `id`.
+    func user(id: String) async throws -> AdminUser
     /// Every user.
     func users() async throws -> [AdminUser]
     /// Creates an account; its password, when given, must pass the password policy.
@@ -32,6 +34,54 @@ public protocol AdminOperations: Sendable {
 
     /// Up to `limit` audit events that match `filter`, oldest first, after its cursor.
     func events(_ filter: AuditLog.Filter, limit: Int) async throws -> [AuditEvent]
+
+    /// The user's passkeys.
+    func passkeys(of userID: String) async throws -> [AdminPasskey]
+    /// Renames the user's passkey `id` (to at most 64 characters).
+    /// - Returns: the passkey as renamed.
+    @discardableResult
+    func renamePasskey(_ id: String, of userID: String, to name: String) async throws -> AdminPasskey
+    /// Removes the user's passkey `id`: it signs in no more.
+    func removePasskey(_ id: String, of userID: String) async throws
+
+    /// The identities at other providers linked to the user.
+    func identities(of userID: String) async throws -> [FederatedIdentity]
+    /// Unlinks the user's identity at `provider`, unless it is their only way to sign in.
+    func unlinkIdentity(at provider: String, of userID: String) async throws
+
+    /// The browsers where the user is signed in.
+    func browserSessions(of userID: String) async throws -> [ActiveSessions.BrowserSessionSummary]
+    /// The user's live grants (token families), one per client sign-in.
+    func grants(of userID: String) async throws -> [ActiveSessions.Grant]
+    /// Ends the user's browser session `id`.
+    func endBrowserSession(_ id: String, of userID: String) async throws
+    /// Revokes the user's grant `id`, every token of its family.
+    /// - Returns: the client the grant was for.
+    func revokeGrant(_ id: String, of userID: String) async throws -> String
+
+    /// The authenticator apps' device identities, of one user or of all, newest first.
+    func devices(of userID: String?) async throws -> [AdminDevice]
+    /// Unblocks a device identity after too many wrong PINs: its count starts again.
+    func unblockDevice(_ id: String) async throws
+    /// Removes a device identity; its app must register again.
+    func deleteDevice(_ id: String) async throws
+
+    /// Up to `limit` of the courier's messages, to `recipient` or to anyone, newest first.
+    func outbox(to recipient: String?, limit: Int) async throws -> [OutboxMessage]
+}
+
+/// A message the courier sent or is sending, with its subject and body only on the server's machine: they hold codes,
+/// so the admin API never sends them.
+public struct OutboxMessage: Sendable {
+    public var message: AdminMessage
+    /// The subject and body, `nil` through the admin API.
+    public var subject, body: String?
+
+    public init(message: AdminMessage, subject: String?, body: String?) {
+        self.message = message
+        self.subject = subject
+        self.body = body
+    }
 }
 
 /// What the operations need of the server beyond its database: its secret (which seals signing keys and keys the
@@ -45,17 +95,23 @@ public struct AdminSettings: Sendable {
     public var hashPassword: @Sendable (String) async throws -> String
     /// Seconds a retired signing key stays in the JWKS: the longest a token it signed may live, and five minutes.
     public var publishFor: Int64
+    /// Seconds of disuse after which a browser session ends.
+    public var sessionIdle: Int64
+    /// Wrong PINs after which a device identity is blocked.
+    public var maxPINAttempts: Int
     /// What the audit trail says an account was made or locked through (`by`): `admin_api` or `operator`.
     public var origin: String
 
     public init(
         secret: @escaping @Sendable () throws -> ServerSecret, passwords: PasswordPolicy, hashPassword: @escaping @Sendable (String) async throws -> String,
-        lifetimes: TokenLifetimes, origin: String
+        lifetimes: TokenLifetimes, maxPINAttempts: Int, origin: String
     ) {
         self.secret = secret
         self.passwords = passwords
         self.hashPassword = hashPassword
         publishFor = max(lifetimes.idToken, lifetimes.accessToken) + 300
+        sessionIdle = lifetimes.sessionIdle
+        self.maxPINAttempts = maxPINAttempts
         self.origin = origin
     }
 }

@@ -8,6 +8,10 @@ public struct DatabaseAdminOperations: AdminOperations {
     let audit: AuditLog
     let users: UserStore
     let keys: SigningKeyStore
+    let passkeys: PasskeyStore
+    let identities: FederatedIdentityStore
+    let sessions: ActiveSessions
+    let devices: DeviceIdentityStore
     let settings: AdminSettings
     let actor: String?
 
@@ -18,6 +22,10 @@ public struct DatabaseAdminOperations: AdminOperations {
         audit = AuditLog(database: database, clock: clock)
         users = UserStore(database: database, clock: clock)
         keys = SigningKeyStore(database: database, clock: clock)
+        passkeys = PasskeyStore(database: database, clock: clock)
+        identities = FederatedIdentityStore(database: database, clock: clock)
+        sessions = ActiveSessions(database: database, clock: clock, idleTimeout: settings.sessionIdle)
+        devices = DeviceIdentityStore(database: database, clock: clock)
         self.settings = settings
         self.actor = actor
     }
@@ -28,9 +36,13 @@ public struct DatabaseAdminOperations: AdminOperations {
     }
 
     /// The user `id`.
-    func user(id: String) async throws -> User {
+    func account(_ id: String) async throws -> User {
         guard let user = try await users.find(id: id) else { throw AdminProblem.notFound("There is no user with the id \(id).") }
         return user
+    }
+
+    public func user(id: String) async throws -> AdminUser {
+        AdminUser(try await account(id))
     }
 
     public func users() async throws -> [AdminUser] {
@@ -62,7 +74,7 @@ public struct DatabaseAdminOperations: AdminOperations {
     }
 
     public func deleteUser(id: String) async throws {
-        let user = try await user(id: id)
+        let user = try await account(id)
         try await database.transaction { [users, audit, actor] _ in
             guard try await users.delete(username: user.username) else { throw AdminProblem.notFound("There is no user with the id \(id).") }
             // The event outlives the account: its id and name stay in the trail.
@@ -71,7 +83,7 @@ public struct DatabaseAdminOperations: AdminOperations {
     }
 
     public func setLocked(userID: String, _ locked: Bool) async throws {
-        let user = try await user(id: userID)
+        let user = try await account(userID)
         try await database.transaction { [users, audit, actor, settings] _ in
             guard try await users.setLocked(username: user.username, locked) else { throw AdminProblem.notFound("There is no user with the id \(userID).") }
             try await audit.record(locked ? .accountLocked : .accountUnlocked, user: user.id, actor: actor, details: ["by": settings.origin])
@@ -81,7 +93,7 @@ public struct DatabaseAdminOperations: AdminOperations {
     }
 
     public func requirePasswordChange(userID: String) async throws {
-        let user = try await user(id: userID)
+        let user = try await account(userID)
         try await database.transaction { [users, audit, actor] _ in
             guard try await users.requirePasswordChange(username: user.username) else { throw AdminProblem.notFound("There is no user with the id \(userID).") }
             try await audit.record(.passwordChangeRequired, user: user.id, actor: actor)
@@ -141,5 +153,110 @@ public struct DatabaseAdminOperations: AdminOperations {
 
     public func events(_ filter: AuditLog.Filter, limit: Int) async throws -> [AuditEvent] {
         try await audit.events(filter, limit: limit)
+    }
+
+    public func passkeys(of userID: String) async throws -> [AdminPasskey] {
+        try await passkeys.list(userID: try await account(userID).id).map(AdminPasskey.init)
+    }
+
+    @discardableResult
+    public func renamePasskey(_ id: String, of userID: String, to name: String) async throws -> AdminPasskey {
+        let user = try await account(userID)
+        let name = name.trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty else { throw AdminProblem.badRequest("name must not be empty.") }
+        guard try await passkeys.rename(id, of: user.id, to: String(name.prefix(64))),
+            let renamed = try await passkeys.list(userID: user.id).first(where: { $0.id == id })
+        else { throw AdminProblem.notFound("\(user.username) has no passkey \(id).") }
+        return AdminPasskey(renamed)
+    }
+
+    public func removePasskey(_ id: String, of userID: String) async throws {
+        let user = try await account(userID)
+        try await database.transaction { [passkeys, audit, actor] _ in
+            guard try await passkeys.remove(id, of: user.id) else { throw AdminProblem.notFound("\(user.username) has no passkey \(id).") }
+            try await audit.record(.factorRemoved, user: user.id, actor: actor, details: ["factor": "passkey", "passkey": id])
+        }
+    }
+
+    public func identities(of userID: String) async throws -> [FederatedIdentity] {
+        try await identities.identities(of: try await account(userID).id)
+    }
+
+    public func unlinkIdentity(at provider: String, of userID: String) async throws {
+        let user = try await account(userID)
+        let outcome = try await database.transaction { [identities, audit, actor] _ in
+            let outcome = try await identities.unlink(userID: user.id, providerID: provider)
+            if outcome == .unlinked { try await audit.record(.identityUnlinked, user: user.id, actor: actor, details: ["provider": provider]) }
+            return outcome
+        }
+        switch outcome {
+        case .unlinked: return
+        case .notLinked: throw AdminProblem.notFound("\(user.username) has no identity at \(provider).")
+        case .lastWayToSignIn:
+            throw AdminProblem.conflict("\(provider) is \(user.username)'s only way to sign in: set a password (recovery) or link another first.")
+        }
+    }
+
+    public func browserSessions(of userID: String) async throws -> [ActiveSessions.BrowserSessionSummary] {
+        try await sessions.browserSessions(of: try await account(userID).id)
+    }
+
+    public func grants(of userID: String) async throws -> [ActiveSessions.Grant] {
+        try await sessions.grants(of: try await account(userID).id)
+    }
+
+    public func endBrowserSession(_ id: String, of userID: String) async throws {
+        let user = try await account(userID)
+        try await database.transaction { [sessions, audit, actor] _ in
+            guard try await sessions.endBrowserSession(id, of: user.id) else {
+                throw AdminProblem.notFound("\(user.username) has no browser session \(id).")
+            }
+            try await audit.record(.sessionEnded, user: user.id, actor: actor, details: ["session": id])
+        }
+    }
+
+    public func revokeGrant(_ id: String, of userID: String) async throws -> String {
+        let user = try await account(userID)
+        return try await database.transaction { [sessions, audit, actor] _ in
+            guard let client = try await sessions.revokeGrant(id, of: user.id) else { throw AdminProblem.notFound("\(user.username) has no live grant \(id).") }
+            try await audit.record(.tokenRevoked, user: user.id, client: client, actor: actor, details: ["grant": id])
+            return client
+        }
+    }
+
+    public func devices(of userID: String?) async throws -> [AdminDevice] {
+        let limit = settings.maxPINAttempts
+        return try await devices.list(userID: userID).map { AdminDevice($0, limit: limit) }
+    }
+
+    public func unblockDevice(_ id: String) async throws {
+        try await database.transaction { [devices, audit, actor] _ in
+            guard try await devices.unblock(id) else { throw AdminProblem.notFound("There is no registered device identity \(id).") }
+            try await audit.record(.deviceIdentityUnblocked, actor: actor, details: ["identity": id])
+        }
+    }
+
+    public func deleteDevice(_ id: String) async throws {
+        try await database.transaction { [devices, audit, actor] _ in
+            guard try await devices.delete(id) else { throw AdminProblem.notFound("There is no device identity \(id).") }
+            try await audit.record(.deviceIdentityDeleted, actor: actor, details: ["identity": id])
+        }
+    }
+
+    public func outbox(to recipient: String?, limit: Int) async throws -> [OutboxMessage] {
+        do {
+            let queue = CourierQueue(database: database, secret: try settings.secret())
+            return try await queue.list(recipient: recipient, limit: limit).map {
+                OutboxMessage(message: AdminMessage($0), subject: $0.subject, body: $0.body)
+            }
+        } catch {
+            throw OutboxUnreadable(reason: "\(error)")
+        }
+    }
+
+    /// The messages could not be opened: another server's database, or another secret.
+    struct OutboxUnreadable: Error, CustomStringConvertible {
+        let reason: String
+        var description: String { "Cannot read the outbox: \(reason). Is this the server's database and server secret?" }
     }
 }

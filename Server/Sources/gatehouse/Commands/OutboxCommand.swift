@@ -31,21 +31,10 @@ struct OutboxCommand: AsyncParsableCommand {
         var createdAt: Int64
         var sentAt: Int64?
 
-        init(_ message: CourierMessage) {
-            id = message.id
-            channel = message.channel.rawValue
-            to = message.recipient
-            template = message.template
-            subject = message.subject
-            body = message.body
-            status = message.status.rawValue
-            attempts = message.attempts
-            lastError = message.lastError
-            createdAt = message.createdAt
-            sentAt = message.sentAt
-        }
-
-        init(_ message: AdminMessage) {
+        init(_ outboxMessage: OutboxMessage) {
+            let message = outboxMessage.message
+            subject = outboxMessage.subject
+            body = outboxMessage.body
             id = message.id
             channel = message.channel
             to = message.recipient
@@ -70,35 +59,24 @@ struct OutboxCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        if let remote = try store.remote() { return try await listRemotely(remote) }
-        let messages = try await store.withDatabase { configuration, database in
-            let secret = try ServerSecret.resolve(configured: configuration.secret, filePath: configuration.resolvedSecretFile, logger: .quiet)
-            do {
-                return try await CourierQueue(database: database, secret: secret).list(recipient: to, limit: limit)
-            } catch {
-                throw CommandError("Cannot read the outbox: \(error). Is this the server's database and server secret?")
-            }
-        }
+        let messages = try await store.withOperations { try await $0.outbox(to: to, limit: limit) }
         if output.json { return try JSONOutput.print(messages.map(Entry.init)) }
         guard !messages.isEmpty else { return print(to.map { "No messages to \($0)." } ?? "The outbox is empty.") }
+        guard messages.allSatisfy({ $0.body != nil }) else { return printWithoutBodies(messages.map(\.message)) }
         let time = ISO8601DateFormatter()
-        for message in messages {
+        for entry in messages {
+            let message = entry.message
             print(
-                "\(time.string(from: Date(timeIntervalSince1970: TimeInterval(message.createdAt))))  \(message.channel.rawValue) to \(message.recipient)  [\(message.status.rawValue), \(message.attempts) attempt\(message.attempts == 1 ? "" : "s")]"
+                "\(time.string(from: Date(timeIntervalSince1970: TimeInterval(message.createdAt))))  \(message.channel) to \(message.recipient)  [\(message.status), \(message.attempts) attempt\(message.attempts == 1 ? "" : "s")]"
             )
             if let error = message.lastError { print("  last error: \(error)") }
-            if message.channel == MessageChannel.email { print("  Subject: \(message.subject)") }
-            print("  \(message.body)\n")
+            if message.channel == MessageChannel.email.rawValue { print("  Subject: \(entry.subject ?? "")") }
+            print("  \(entry.body ?? "")\n")
         }
     }
 
-    /// Through the admin API, which never sends bodies (they hold codes): where, what and how each message went.
-    private func listRemotely(_ remote: RemoteAdmin) async throws {
-        let recipient = to.map { "&to=" + RemoteAdmin.escaped($0) } ?? ""
-        let messages = try await remote.send("GET", "/admin/v1/outbox?limit=\(min(limit, 500))\(recipient)", as: RemoteAdmin.Page<AdminMessage>.self)
-            .items
-        if output.json { return try JSONOutput.print(messages.map(Entry.init)) }
-        guard !messages.isEmpty else { return print(to.map { "No messages to \($0)." } ?? "The outbox is empty.") }
+    /// Where, what and how each message went, as the admin API tells it: it never sends bodies (they hold codes).
+    private func printWithoutBodies(_ messages: [AdminMessage]) {
         var table = TextTable(headers: ["CREATED", "CHANNEL", "TO", "TEMPLATE", "STATUS", "ATTEMPTS", "LAST ERROR"])
         table.rows = messages.map {
             [Timestamp.format($0.createdAt), $0.channel, $0.recipient, $0.template, $0.status, "\($0.attempts)", $0.lastError ?? ""]

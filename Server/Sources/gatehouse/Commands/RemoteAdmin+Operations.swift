@@ -19,6 +19,10 @@ extension RemoteAdmin: AdminOperations {
             as: AdminUser.self)
     }
 
+    func user(id: String) async throws -> AdminUser {
+        try await send("GET", "/admin/v1/users/\(Self.escaped(id))", as: AdminUser.self)
+    }
+
     func deleteUser(id: String) async throws {
         try await send("DELETE", "/admin/v1/users/\(Self.escaped(id))")
     }
@@ -85,6 +89,68 @@ extension RemoteAdmin: AdminOperations {
         if let after = filter.after { query.append("cursor=\(Self.escaped(after))") }
         return try await send("GET", "/admin/v1/events?" + query.joined(separator: "&"), as: Page<AuditEvent>.self).items
     }
+
+    func passkeys(of userID: String) async throws -> [AdminPasskey] {
+        try await send("GET", "/admin/v1/users/\(Self.escaped(userID))/passkeys", as: Page<AdminPasskey>.self).items
+    }
+
+    @discardableResult
+    func renamePasskey(_ id: String, of userID: String, to name: String) async throws -> AdminPasskey {
+        struct Change: Encodable { var name: String }
+        return try await send(
+            "PATCH", "/admin/v1/users/\(Self.escaped(userID))/passkeys/\(Self.escaped(id))", body: Change(name: name), as: AdminPasskey.self)
+    }
+
+    func removePasskey(_ id: String, of userID: String) async throws {
+        try await send("DELETE", "/admin/v1/users/\(Self.escaped(userID))/passkeys/\(Self.escaped(id))")
+    }
+
+    func identities(of userID: String) async throws -> [FederatedIdentity] {
+        try await send("GET", "/admin/v1/users/\(Self.escaped(userID))/identities", as: Page<FederatedIdentity>.self).items
+    }
+
+    func unlinkIdentity(at provider: String, of userID: String) async throws {
+        try await send("DELETE", "/admin/v1/users/\(Self.escaped(userID))/identities/\(Self.escaped(provider))")
+    }
+
+    func browserSessions(of userID: String) async throws -> [ActiveSessions.BrowserSessionSummary] {
+        try await send("GET", "/admin/v1/users/\(Self.escaped(userID))/sessions", as: Page<ActiveSessions.BrowserSessionSummary>.self).items
+    }
+
+    func grants(of userID: String) async throws -> [ActiveSessions.Grant] {
+        try await send("GET", "/admin/v1/users/\(Self.escaped(userID))/grants", as: Page<ActiveSessions.Grant>.self).items
+    }
+
+    func endBrowserSession(_ id: String, of userID: String) async throws {
+        try await send("DELETE", "/admin/v1/users/\(Self.escaped(userID))/sessions/\(Self.escaped(id))")
+    }
+
+    func revokeGrant(_ id: String, of userID: String) async throws -> String {
+        // The API answers 204; the grant's client is read first, for the same report as on the database.
+        let client = try await grants(of: userID).first { $0.id == id }?.clientID
+        try await send("DELETE", "/admin/v1/users/\(Self.escaped(userID))/grants/\(Self.escaped(id))")
+        return client ?? "its client"
+    }
+
+    func devices(of userID: String?) async throws -> [AdminDevice] {
+        let all = try await send("GET", "/admin/v1/devices", as: Page<AdminDevice>.self).items
+        return all.filter { userID == nil || $0.userID == userID }
+    }
+
+    func unblockDevice(_ id: String) async throws {
+        try await send("POST", "/admin/v1/devices/\(Self.escaped(id))/unblock")
+    }
+
+    func deleteDevice(_ id: String) async throws {
+        try await send("DELETE", "/admin/v1/devices/\(Self.escaped(id))")
+    }
+
+    func outbox(to recipient: String?, limit: Int) async throws -> [OutboxMessage] {
+        let to = recipient.map { "&to=" + Self.escaped($0) } ?? ""
+        return try await send("GET", "/admin/v1/outbox?limit=\(min(limit, 500))\(to)", as: Page<AdminMessage>.self).items.map {
+            OutboxMessage(message: $0, subject: nil, body: nil)
+        }
+    }
 }
 
 extension StoreOptions {
@@ -102,7 +168,7 @@ extension StoreOptions {
                     let hash = try await hasher.hash(password)
                     try await hasher.shutdown()
                     return hash
-                }, lifetimes: configuration.tokens, origin: "operator")
+                }, lifetimes: configuration.tokens, maxPINAttempts: configuration.authenticator.maxPINAttempts, origin: "operator")
             return try await body(DatabaseAdminOperations(database: database, settings: settings, actor: OperatorAudit.actor))
         }
     }

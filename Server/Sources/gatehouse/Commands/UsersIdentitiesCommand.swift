@@ -21,35 +21,13 @@ extension UsersCommand {
 
         func run() async throws {
             let name = username.lowercased()
-            if let remote = try store.remote() {
-                let user = try await remote.user(named: name)
+            let message: String? = try await store.withOperations { operations in
+                let user = try await operations.user(named: name)
                 if let provider = unlink {
-                    try await remote.send("DELETE", "/admin/v1/users/\(user.id)/identities/\(RemoteAdmin.escaped(provider))")
-                    return print("Unlinked \(name)'s \(provider) identity.")
+                    try await operations.unlinkIdentity(at: provider, of: user.id)
+                    return "Unlinked \(name)'s \(provider) identity."
                 }
-                let list = try await remote.send("GET", "/admin/v1/users/\(user.id)/identities", as: RemoteAdmin.Page<FederatedIdentity>.self).items
-                if output.json { return try JSONOutput.print(list) }
-                return print(Self.table(list, name: name, hasPassword: nil))
-            }
-            let message: String? = try await store.withDatabase { _, database in
-                guard let user = try await UserStore(database: database).find(username: name) else { throw CommandError("There is no user named \(name).") }
-                let identities = FederatedIdentityStore(database: database)
-                if let provider = unlink {
-                    let outcome = try await database.transaction { _ in
-                        let outcome = try await identities.unlink(userID: user.id, providerID: provider)
-                        if outcome == .unlinked {
-                            try await OperatorAudit.record(.identityUnlinked, user: user.id, details: ["provider": provider], in: database)
-                        }
-                        return outcome
-                    }
-                    switch outcome {
-                    case .unlinked: return "Unlinked \(name)'s \(provider) identity."
-                    case .notLinked: throw CommandError("\(name) has no identity at \(provider).")
-                    case .lastWayToSignIn:
-                        throw CommandError("\(provider) is \(name)'s only way to sign in: set a password (reset-password) or link another first.")
-                    }
-                }
-                let list = try await identities.identities(of: user.id)
+                let list = try await operations.identities(of: user.id)
                 if output.json {
                     try JSONOutput.print(list)
                     return nil
@@ -59,10 +37,10 @@ extension UsersCommand {
             if let message { print(message) }
         }
 
-        /// The identities as a table, with a note when the account has no password (`nil`: not known here).
-        private static func table(_ list: [FederatedIdentity], name: String, hasPassword: Bool?) -> String {
+        /// The identities as a table, with a note when the account has no password.
+        private static func table(_ list: [FederatedIdentity], name: String, hasPassword: Bool) -> String {
             // An account another provider made has no password until its owner sets one (by recovery).
-            let passwordNote = hasPassword == false ? "\n\(name) has no password: signing in takes a linked identity or a passkey." : ""
+            let passwordNote = !hasPassword ? "\n\(name) has no password: signing in takes a linked identity or a passkey." : ""
             guard !list.isEmpty else { return "\(name) has no linked identities." + passwordNote }
             var table = TextTable(headers: ["PROVIDER", "SUBJECT", "EMAIL", "LINKED", "LAST USED"])
             table.rows = list.map { [$0.providerID, $0.subject, $0.email ?? "", Timestamp.format($0.createdAt), Timestamp.format($0.lastUsedAt)] }

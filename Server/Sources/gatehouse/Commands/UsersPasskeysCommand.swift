@@ -46,29 +46,20 @@ extension UsersCommand {
 
         func run() async throws {
             let name = username.lowercased()
-            if let remote = try store.remote() { return try await runRemotely(remote, name: name) }
-            let message: String? = try await store.withDatabase { _, database in
-                guard let user = try await UserStore(database: database).find(username: name) else { throw CommandError("There is no user named \(name).") }
-                let passkeys = PasskeyStore(database: database)
+            let message: String? = try await store.withOperations { operations in
+                let user = try await operations.user(named: name)
                 if let id = rename, let newName = to?.trimmingCharacters(in: .whitespaces) {
-                    guard try await passkeys.rename(id, of: user.id, to: String(newName.prefix(64))) else {
-                        throw CommandError("\(name) has no passkey \(id).")
-                    }
+                    try await operations.renamePasskey(id, of: user.id, to: newName)
                     return "Renamed passkey \(id) of \(name) to \(newName)."
                 }
                 if let id = remove {
-                    let removed = try await database.transaction { _ in
-                        guard try await passkeys.remove(id, of: user.id) else { return false }
-                        try await OperatorAudit.record(.factorRemoved, user: user.id, details: ["factor": "passkey", "passkey": id], in: database)
-                        return true
-                    }
-                    guard removed else { throw CommandError("\(name) has no passkey \(id).") }
+                    try await operations.removePasskey(id, of: user.id)
                     return "Removed passkey \(id) of \(name); it signs in no more."
                 }
-                let list = try await passkeys.list(userID: user.id).map { passkey in
+                let list = try await operations.passkeys(of: user.id).map {
                     Summary(
-                        id: passkey.id, name: passkey.name, attestation: passkey.attestation, aaguid: passkey.aaguid, synced: passkey.backupEligible,
-                        userVerified: passkey.userVerified, createdAt: passkey.createdAt, lastUsedAt: passkey.lastUsedAt)
+                        id: $0.id, name: $0.name, attestation: $0.attestation, aaguid: $0.aaguid, synced: $0.synced, userVerified: $0.userVerified,
+                        createdAt: $0.createdAt, lastUsedAt: $0.lastUsedAt)
                 }
                 if output.json {
                     try JSONOutput.print(list)
@@ -77,28 +68,6 @@ extension UsersCommand {
                 return Self.table(list, name: name)
             }
             if let message { print(message) }
-        }
-
-        /// The same through the admin API.
-        private func runRemotely(_ remote: RemoteAdmin, name: String) async throws {
-            let user = try await remote.user(named: name)
-            if let id = rename, let newName = to?.trimmingCharacters(in: .whitespaces) {
-                struct Change: Encodable { var name: String }
-                try await remote.send(
-                    "PATCH", "/admin/v1/users/\(user.id)/passkeys/\(RemoteAdmin.escaped(id))", body: Change(name: newName), as: AdminPasskey.self)
-                return print("Renamed passkey \(id) of \(name) to \(newName).")
-            }
-            if let id = remove {
-                try await remote.send("DELETE", "/admin/v1/users/\(user.id)/passkeys/\(RemoteAdmin.escaped(id))")
-                return print("Removed passkey \(id) of \(name); it signs in no more.")
-            }
-            let list = try await remote.send("GET", "/admin/v1/users/\(user.id)/passkeys", as: RemoteAdmin.Page<AdminPasskey>.self).items.map {
-                Summary(
-                    id: $0.id, name: $0.name, attestation: $0.attestation, aaguid: $0.aaguid, synced: $0.synced, userVerified: $0.userVerified,
-                    createdAt: $0.createdAt, lastUsedAt: $0.lastUsedAt)
-            }
-            if output.json { return try JSONOutput.print(list) }
-            print(Self.table(list, name: name))
         }
 
         private static func table(_ list: [Summary], name: String) -> String {

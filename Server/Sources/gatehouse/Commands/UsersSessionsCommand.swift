@@ -34,29 +34,17 @@ extension UsersCommand {
 
         func run() async throws {
             let name = username.lowercased()
-            if let remote = try store.remote() { return try await runRemotely(remote, name: name) }
-            let message: String? = try await store.withDatabase { configuration, database in
-                guard let user = try await UserStore(database: database).find(username: name) else { throw CommandError("There is no user named \(name).") }
-                let active = ActiveSessions(database: database, idleTimeout: configuration.tokens.sessionIdle)
+            let message: String? = try await store.withOperations { operations in
+                let user = try await operations.user(named: name)
                 if let session = end {
-                    let ended = try await database.transaction { _ in
-                        guard try await active.endBrowserSession(session, of: user.id) else { return false }
-                        try await OperatorAudit.record(.sessionEnded, user: user.id, details: ["session": session], in: database)
-                        return true
-                    }
-                    guard ended else { throw CommandError("\(name) has no browser session \(session).") }
+                    try await operations.endBrowserSession(session, of: user.id)
                     return "Ended \(name)'s browser session \(session)."
                 }
                 if let grant = revoke {
-                    let client = try await database.transaction { _ in
-                        guard let client = try await active.revokeGrant(grant, of: user.id) else { return String?.none }
-                        try await OperatorAudit.record(.tokenRevoked, user: user.id, client: client, details: ["grant": grant], in: database)
-                        return client
-                    }
-                    guard let client else { throw CommandError("\(name) has no live grant \(grant).") }
+                    let client = try await operations.revokeGrant(grant, of: user.id)
                     return "Revoked \(name)'s grant \(grant) at \(client); its tokens work no more."
                 }
-                let listing = Listing(sessions: try await active.browserSessions(of: user.id), grants: try await active.grants(of: user.id))
+                let listing = Listing(sessions: try await operations.browserSessions(of: user.id), grants: try await operations.grants(of: user.id))
                 if output.json {
                     try JSONOutput.print(listing)
                     return nil
@@ -64,25 +52,6 @@ extension UsersCommand {
                 return Self.table(listing, name: name)
             }
             if let message { print(message) }
-        }
-
-        /// The same through the admin API.
-        private func runRemotely(_ remote: RemoteAdmin, name: String) async throws {
-            let user = try await remote.user(named: name)
-            if let session = end {
-                try await remote.send("DELETE", "/admin/v1/users/\(user.id)/sessions/\(RemoteAdmin.escaped(session))")
-                return print("Ended \(name)'s browser session \(session).")
-            }
-            if let grant = revoke {
-                try await remote.send("DELETE", "/admin/v1/users/\(user.id)/grants/\(RemoteAdmin.escaped(grant))")
-                return print("Revoked \(name)'s grant \(grant); its tokens work no more.")
-            }
-            let listing = Listing(
-                sessions: try await remote.send("GET", "/admin/v1/users/\(user.id)/sessions", as: RemoteAdmin.Page<ActiveSessions.BrowserSessionSummary>.self)
-                    .items,
-                grants: try await remote.send("GET", "/admin/v1/users/\(user.id)/grants", as: RemoteAdmin.Page<ActiveSessions.Grant>.self).items)
-            if output.json { return try JSONOutput.print(listing) }
-            print(Self.table(listing, name: name))
         }
 
         private static func table(_ listing: Listing, name: String) -> String {

@@ -11,7 +11,7 @@ struct AdminOperationsTests {
         let hasher = server.hasher
         let settings = AdminSettings(
             secret: { secret }, passwords: server.configuration.passwords, hashPassword: { try await hasher.hash($0) },
-            lifetimes: server.configuration.tokens, origin: "operator")
+            lifetimes: server.configuration.tokens, maxPINAttempts: server.configuration.authenticator.maxPINAttempts, origin: "operator")
         return DatabaseAdminOperations(database: server.database, clock: server.clock, settings: settings, actor: "operator:kim")
     }
 

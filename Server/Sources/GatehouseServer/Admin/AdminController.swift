@@ -102,9 +102,9 @@ struct AdminController: Sendable {
         return user
     }
 
-    private func userResponse(_ user: User, status: HTTPResponse.Status = .ok) -> Response {
-        var response = JSONResponse.make(AdminUser(user), status: status)
-        response.headers[.eTag] = AdminUser.eTag(of: user)
+    private func userResponse(_ user: AdminUser, status: HTTPResponse.Status = .ok) -> Response {
+        var response = JSONResponse.make(user, status: status)
+        response.headers[.eTag] = AdminETag.of(user)
         return response
     }
 
@@ -124,7 +124,7 @@ struct AdminController: Sendable {
     }
 
     private func showUser(_ id: String) async throws -> Response {
-        userResponse(try await user(id))
+        userResponse(AdminUser(try await user(id)))
     }
 
     private func createUser(_ request: Request, actor: String) async throws -> Response {
@@ -133,7 +133,7 @@ struct AdminController: Sendable {
             NewAccount(
                 username: body.username, email: body.email, emailVerified: body.emailVerified ?? false, name: body.name, givenName: body.givenName,
                 familyName: body.familyName, password: body.password))
-        var response = userResponse(try await user(created.id), status: .created)
+        var response = userResponse(created, status: .created)
         response.headers[.location] = "/admin/v1/users/\(created.id)"
         return response
     }
@@ -173,7 +173,7 @@ struct AdminController: Sendable {
                 if !differences.isEmpty { try await server.audit.record(.accountUpdated, user: current.id, details: differences) }
                 return updated
             }
-            return userResponse(updated)
+            return userResponse(AdminUser(updated))
         } catch let error as DatabaseError where error.isDuplicate {
             throw AdminProblem.conflict(error.description)
         }
@@ -210,7 +210,7 @@ struct AdminController: Sendable {
 
     private func setLocked(_ id: String, _ locked: Bool, actor: String) async throws -> Response {
         try await operations(actor).setLocked(userID: id, locked)
-        return userResponse(try await self.user(id))
+        return userResponse(AdminUser(try await self.user(id)))
     }
 
     private func requirePasswordChange(_ id: String, actor: String) async throws -> Response {

@@ -73,10 +73,12 @@ public protocol AdminOperations: Sendable {
 /// A message the courier sent or is sending, with its subject and body only on the server's machine: they hold codes,
 /// so the admin API never sends them.
 public struct OutboxMessage: Sendable {
+    /// Where, what and how the message went.
     public var message: AdminMessage
     /// The subject and body, `nil` through the admin API.
     public var subject, body: String?
 
+    /// A message, with its subject and body where they may be shown.
     public init(message: AdminMessage, subject: String?, body: String?) {
         self.message = message
         self.subject = subject
@@ -102,6 +104,8 @@ public struct AdminSettings: Sendable {
     /// What the audit trail says an account was made or locked through (`by`): `admin_api` or `operator`.
     public var origin: String
 
+    /// Settings from the server's `secret`, password rules and hashing, token `lifetimes` and PIN limit; `origin` names
+    /// the way in for the audit trail.
     public init(
         secret: @escaping @Sendable () throws -> ServerSecret, passwords: PasswordPolicy, hashPassword: @escaping @Sendable (String) async throws -> String,
         lifetimes: TokenLifetimes, maxPINAttempts: Int, origin: String
@@ -118,13 +122,18 @@ public struct AdminSettings: Sendable {
 
 /// An account to create (``AdminOperations/createUser(_:)``).
 public struct NewAccount: Sendable, Equatable {
+    /// The username (compared without case).
     public var username: String
+    /// The email address.
     public var email: String
+    /// Whether the address counts as proven (an operator typing it vouches for it).
     public var emailVerified: Bool
+    /// The person's full, given and family names.
     public var name, givenName, familyName: String?
     /// Without one the account has no password until its owner sets one (recovery).
     public var password: String?
 
+    /// An account of `username` at `email`, without a password unless one is given.
     public init(
         username: String, email: String, emailVerified: Bool, name: String? = nil, givenName: String? = nil, familyName: String? = nil,
         password: String? = nil
@@ -141,9 +150,13 @@ public struct NewAccount: Sendable, Equatable {
 
 /// A client to register (``AdminOperations/createClient(_:)``).
 public struct ClientRegistration: Sendable, Equatable {
+    /// The client id.
     public var id: String
+    /// The name shown on the sign-in page.
     public var name: String?
+    /// The redirect URIs, matched exactly.
     public var redirectURIs: [String]
+    /// The redirect URIs allowed after sign-out.
     public var postLogoutRedirectURIs: [String]
     /// The scopes it may ask for; `nil` for the default ones.
     public var scopes: [String]?
@@ -151,6 +164,7 @@ public struct ClientRegistration: Sendable, Equatable {
     public var isPublic: Bool
     /// A confidential client's secret, chosen by the operator; `nil` to have one generated.
     public var secret: String?
+    /// The ID token's signing algorithm: RS256 or ES256.
     public var idTokenAlgorithm: String
     /// Whether the client must send PKCE; only a confidential client may be exempted.
     public var requirePKCE: Bool
@@ -181,9 +195,12 @@ public struct ClientRegistration: Sendable, Equatable {
 
 /// A registered client, with its secret when the server generated it (shown this once).
 public struct CreatedClient: Sendable {
+    /// The client as registered.
     public var client: AdminClient
+    /// The secret the server generated, shown this once; `nil` for a public client or one with a given secret.
     public var generatedSecret: String?
 
+    /// A registered client and its generated secret.
     public init(client: AdminClient, generatedSecret: String?) {
         self.client = client
         self.generatedSecret = generatedSecret

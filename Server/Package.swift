@@ -40,9 +40,59 @@ let package = Package(
         .target(name: "QRCode"),
         // A CBOR reader with hard limits (and a small writer), for WebAuthn's attestation objects and COSE keys.
         .target(name: "CBOR"),
+        // The ground floor: the database engines and their transactions, the schema, cryptographic primitives,
+        // templates and resources. It names nothing above it; what it observes goes to swift-metrics and
+        // swift-distributed-tracing directly.
+        .target(
+            name: "GatehouseFoundation",
+            dependencies: [
+                .product(name: "GatehouseProtocol", package: "Gatehouse"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Mustache", package: "swift-mustache"),
+            ]
+        ),
+        // What an identity server keeps, checks and sends, without HTTP routes or the server object: records and their
+        // stores (users, clients, tokens, codes, passkeys, the audit trail), policies, verifiers (WebAuthn, one-time
+        // passwords, DPoP proofs), attempt limits, the courier's queue and deliveries, other identity providers.
+        .target(
+            name: "GatehouseDomain",
+            dependencies: [
+                "GatehouseFoundation",
+                "CBOR",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "GatehouseProtocol", package: "Gatehouse"),
+                // The SDK's ID token validator, for ID tokens from other identity providers.
+                .product(name: "Gatehouse", package: "Gatehouse"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
+            ]
+        ),
         .target(
             name: "GatehouseServer",
             dependencies: [
+                "GatehouseDomain",
+                "GatehouseFoundation",
                 "QRCode",
                 "CBOR",
                 .product(name: "X509", package: "swift-certificates"),
@@ -79,6 +129,8 @@ let package = Package(
         .executableTarget(
             name: "gatehouse",
             dependencies: [
+                "GatehouseDomain",
+                "GatehouseFoundation",
                 "GatehouseServer",
                 "QRCode",
                 .product(name: "Gatehouse", package: "Gatehouse"),
@@ -94,6 +146,8 @@ let package = Package(
         .testTarget(
             name: "GatehouseServerTests",
             dependencies: [
+                "GatehouseDomain",
+                "GatehouseFoundation",
                 "GatehouseServer",
                 "CBOR",
                 .product(name: "Gatehouse", package: "Gatehouse"),

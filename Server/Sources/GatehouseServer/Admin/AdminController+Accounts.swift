@@ -1,4 +1,6 @@
 import Foundation
+import GatehouseDomain
+import GatehouseFoundation
 import GatehouseProtocol
 import HTTPTypes
 import Hummingbird

@@ -1,3 +1,6 @@
+import GatehouseDomain
+import GatehouseFoundation
+
 /// What an operator can do to a Gatehouse server, each operation written once with its audit record. The admin API's
 /// routes and the `gatehouse` tool on the server's machine run ``DatabaseAdminOperations``; the tool elsewhere
 /// (`--server URL`) runs the same operations through the admin API, with an HTTP client that conforms too. Adding an

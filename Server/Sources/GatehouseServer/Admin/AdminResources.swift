@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GatehouseDomain
 import GatehouseProtocol
 
 /// Strong entity tags over what the API shows of a resource (its JSON with sorted keys): any visible change changes

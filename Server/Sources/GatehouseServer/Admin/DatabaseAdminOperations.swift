@@ -1,3 +1,5 @@
+import GatehouseDomain
+import GatehouseFoundation
 import GatehouseProtocol
 
 /// The admin operations on a database: each change and its audit event in one transaction, with `actor` (an admin

@@ -1,3 +1,4 @@
+import GatehouseFoundation
 import HTTPTypes
 import Hummingbird
 import Logging

@@ -1,4 +1,6 @@
 import Foundation
+import GatehouseDomain
+import GatehouseFoundation
 import Logging
 
 /// Everything the routes need, built once at start: configuration, stores, keys and the password hasher.
@@ -83,7 +85,7 @@ public final class IdentityServer: Sendable {
         self.configuration = configuration
         self.issuer = configuration.resolvedIssuer
         // Stores' transactions join the one a flow submission runs in (see ``TransactionScope``).
-        let database = ScopedDatabase(database)
+        let database = ScopedDatabase(database, carrying: AuditContext.self)
         self.database = database
         self.clock = clock
         self.logger = logger
@@ -147,8 +149,4 @@ public final class IdentityServer: Sendable {
 
     /// An absolute URL on this server.
     func url(_ path: String) -> String { issuer + path }
-}
-
-extension SecretBox {
-    static let signingKeysPurpose = "signing keys v1"
 }

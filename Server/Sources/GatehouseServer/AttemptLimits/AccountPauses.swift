@@ -1,4 +1,6 @@
 import Foundation
+import GatehouseDomain
+import GatehouseFoundation
 
 /// The pauses wrong guesses put on one account, for an operator to lift (`gatehouse users unlock`): wrong passwords
 /// typed for its name, and wrong codes for its second factor, password reset and unlock.

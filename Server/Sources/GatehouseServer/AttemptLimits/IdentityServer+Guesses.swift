@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseDomain
 
 /// The limits every code check shares, in flows and in device registration alike.
 extension IdentityServer {

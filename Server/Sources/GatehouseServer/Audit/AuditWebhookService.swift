@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Crypto
 import Foundation
+import GatehouseDomain
 import NIOCore
 import SQLKit
 import ServiceLifecycle

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GatehouseDomain
 import GatehouseProtocol
 import Hummingbird
 

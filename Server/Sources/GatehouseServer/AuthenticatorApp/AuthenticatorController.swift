@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseDomain
 import GatehouseProtocol
 import HTTPTypes
 import Hummingbird

@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseFoundation
 
 /// The JSON configuration file: it decodes straight into ``ServerConfiguration``, whose defaults fill what it leaves out.
 enum ConfigurationFile {

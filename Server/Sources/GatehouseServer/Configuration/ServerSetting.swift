@@ -1,4 +1,6 @@
 import Foundation
+import GatehouseDomain
+import GatehouseFoundation
 import Logging
 
 /// A setting the environment (`GATEHOUSE_` and its name) and the command line can give, over the configuration

@@ -1,3 +1,4 @@
+import GatehouseDomain
 import GatehouseProtocol
 import Hummingbird
 

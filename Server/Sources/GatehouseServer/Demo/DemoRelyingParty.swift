@@ -1,5 +1,7 @@
 import AsyncHTTPClient
 import Foundation
+import GatehouseDomain
+import GatehouseFoundation
 import GatehouseProtocol
 import Hummingbird
 import JWTKit

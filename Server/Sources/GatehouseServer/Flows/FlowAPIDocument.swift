@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseFoundation
 import Hummingbird
 
 /// The OpenAPI 3.1 description of the flow API (the resource `openapi.json`), served at `/openapi.json` with the

@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseDomain
 import GatehouseProtocol
 
 /// "Sign in with the app": the node shows a QR code with the service URL and a fresh access code; an

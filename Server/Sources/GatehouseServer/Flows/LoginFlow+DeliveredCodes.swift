@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseDomain
 import GatehouseProtocol
 
 /// Codes sent by email or SMS, for every step that uses one: a second factor, confirming an address at

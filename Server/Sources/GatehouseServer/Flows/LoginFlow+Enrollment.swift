@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseDomain
 import GatehouseProtocol
 
 /// Managing two-step verification outside a sign-in (`POST /flows/enrollment`): the person signs in with the

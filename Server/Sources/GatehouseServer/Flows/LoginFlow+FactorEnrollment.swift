@@ -1,4 +1,6 @@
 import Foundation
+import GatehouseDomain
+import GatehouseFoundation
 import GatehouseProtocol
 
 /// Setting up a second factor inside a flow, when a sign-in requires or offers one, or in the enrollment journey:

@@ -1,4 +1,6 @@
 import Foundation
+import GatehouseDomain
+import GatehouseFoundation
 import GatehouseProtocol
 
 /// Signing in with another identity provider. The sign-in and registration nodes offer each configured provider as
@@ -290,25 +292,4 @@ extension LoginFlow {
         if !account.methods.contains("fed") { linked.account?.methods.insert("fed", at: 0) }
         return linked
     }
-}
-
-/// A sign-in sent to another provider, waiting for its answer.
-struct PendingUpstream: Codable, Sendable, Equatable {
-    var providerID: String
-    /// The digest of the `state` secret (the flow id is the part before the dot).
-    var stateDigest: String
-    var nonce: String
-    /// The PKCE verifier, sealed under the server secret.
-    var sealedVerifier: String
-}
-
-/// Signing in with another provider: the sign-in sent there, and an identity waiting to be linked.
-struct FederationProgress: Codable, Sendable, Equatable {
-    var pending: PendingUpstream?
-    /// The identity to link once the person proves an account.
-    var link: UpstreamProfile?
-    /// The account the provider's address named, offered for linking (never shown but by its username).
-    var candidateID: String?
-    /// The provider this flow last sent the person to, kept after its answer: a stray second answer names it.
-    var lastProviderID: String?
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseDomain
 import GatehouseProtocol
 
 /// Every code a flow checks (delivered codes, TOTP, recovery codes) is counted per account (or, before there is an

@@ -1,3 +1,4 @@
+import GatehouseDomain
 import GatehouseProtocol
 
 /// Routes between the journeys one flow can take: from the sign-in node to registration or recovery (links),

@@ -1,4 +1,6 @@
 import Foundation
+import GatehouseDomain
+import GatehouseFoundation
 import GatehouseProtocol
 
 /// Passkeys in a flow: set one up (a WebAuthn registration) and use one as a second factor (an assertion). The flow

@@ -1,3 +1,4 @@
+import GatehouseDomain
 import GatehouseProtocol
 
 /// Setting a new password inside a flow: after a recovery code, and when the password has expired (a forced

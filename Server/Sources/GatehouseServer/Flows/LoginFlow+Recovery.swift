@@ -1,3 +1,4 @@
+import GatehouseDomain
 import GatehouseProtocol
 
 /// Password recovery (identify → choose email or SMS → code → any enrolled second factor → new password) and

@@ -1,4 +1,6 @@
 import Foundation
+import GatehouseDomain
+import GatehouseFoundation
 import GatehouseProtocol
 
 /// Self-service registration: profile and password, then the email confirmed by code (and the phone, when

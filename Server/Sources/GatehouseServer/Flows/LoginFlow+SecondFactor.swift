@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseDomain
 import GatehouseProtocol
 
 /// The second-factor steps of the login flow: choose a factor, enter its code, or enroll TOTP when policy

@@ -1,3 +1,4 @@
+import GatehouseDomain
 import GatehouseProtocol
 
 /// The login flow: its nodes, and what each submission leads to. One definition serves both renderings,

@@ -1,3 +1,4 @@
+import GatehouseDomain
 import GatehouseProtocol
 
 /// The password work of a submission, done before its database transaction: a password hash takes tens of

@@ -1,3 +1,5 @@
+import GatehouseFoundation
+
 /// How long a connection may take over each part of its life, and how many may be open
 /// (`connections` in the configuration file). Without these a few thousand idle or slow
 /// connections (slowloris) would use up the server's file descriptors and lock everyone else out.

@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseDomain
 import Hummingbird
 
 /// Reads JSON request bodies, answering a wrong content type with 415 and a body that does not decode with an

@@ -1,3 +1,5 @@
+import GatehouseDomain
+import GatehouseFoundation
 import HTTPTypes
 import Hummingbird
 import NIOConcurrencyHelpers

@@ -1,3 +1,4 @@
+import GatehouseFoundation
 import Hummingbird
 import NIOConcurrencyHelpers
 import SQLKit

@@ -1,3 +1,5 @@
+import GatehouseFoundation
+
 /// Prometheus metrics (`metrics` in the configuration file): served at `/metrics` on a listener of their own, never
 /// on the public one, and off until a port is given.
 public struct MetricsPolicy: Sendable, Codable, Equatable {

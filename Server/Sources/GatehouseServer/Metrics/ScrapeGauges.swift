@@ -1,3 +1,4 @@
+import GatehouseFoundation
 import Metrics
 
 /// Gauges of the server's state, set just before each scrape rather than on every change, so the hot paths pay

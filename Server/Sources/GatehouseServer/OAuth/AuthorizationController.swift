@@ -1,3 +1,5 @@
+import GatehouseDomain
+import GatehouseFoundation
 import GatehouseProtocol
 import Hummingbird
 

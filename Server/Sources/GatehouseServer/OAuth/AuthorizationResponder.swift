@@ -1,3 +1,5 @@
+import GatehouseDomain
+import GatehouseFoundation
 import Hummingbird
 
 /// Ends an authorization request: issues the code and sends the browser back to the client with

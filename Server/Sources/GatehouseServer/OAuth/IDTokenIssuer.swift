@@ -1,3 +1,5 @@
+import GatehouseDomain
+
 /// Mints signed ID tokens for a grant.
 struct IDTokenIssuer: Sendable {
     let server: IdentityServer

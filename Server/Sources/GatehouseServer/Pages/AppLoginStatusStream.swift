@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseDomain
 import HTTPTypes
 import Hummingbird
 import NIOCore

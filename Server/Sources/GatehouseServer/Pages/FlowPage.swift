@@ -1,3 +1,4 @@
+import GatehouseFoundation
 import GatehouseProtocol
 import HTTPTypes
 import Hummingbird

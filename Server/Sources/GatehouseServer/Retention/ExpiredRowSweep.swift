@@ -1,3 +1,5 @@
+import GatehouseDomain
+import GatehouseFoundation
 import SQLKit
 
 /// Deletes rows nothing can use any more — expired flows, codes, sessions, tokens, revocation records, QR sign-ins,

@@ -1,3 +1,4 @@
+import GatehouseFoundation
 import Logging
 import OTel
 import ServiceLifecycle

@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseFoundation
 
 /// Distributed tracing (`tracing` in the configuration file): spans for requests, database work and password hashes,
 /// exported by OTLP/HTTP to a collector. Off until an endpoint is given; a `traceparent` header from the caller

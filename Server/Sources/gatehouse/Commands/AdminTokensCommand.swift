@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GatehouseDomain
 import GatehouseServer
 
 /// `gatehouse admin-tokens`: personal tokens for the admin API, for scripts and operators without a client.

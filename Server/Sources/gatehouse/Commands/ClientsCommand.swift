@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import GatehouseDomain
+import GatehouseFoundation
 import GatehouseProtocol
 import GatehouseServer
 

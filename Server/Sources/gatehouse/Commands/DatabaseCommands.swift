@@ -1,4 +1,5 @@
 import ArgumentParser
+import GatehouseFoundation
 import GatehouseServer
 import Logging
 

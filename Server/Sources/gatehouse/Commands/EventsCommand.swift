@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GatehouseDomain
 import GatehouseServer
 
 /// `gatehouse events`: the audit trail, filtered, as a table, JSON, or JSON lines for export; `--follow` keeps printing.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GatehouseFoundation
 import GatehouseServer
 
 /// `gatehouse hash-rate`: how many password hashes this machine computes per second at the configured parameters.

@@ -1,4 +1,6 @@
 import Foundation
+import GatehouseDomain
+import GatehouseFoundation
 import GatehouseServer
 
 /// What an operator does from the command line goes into the audit trail, in the transaction of the change, with

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GatehouseDomain
 import GatehouseServer
 
 /// `gatehouse outbox`: the messages the courier queued, newest first — with the development outbox, the

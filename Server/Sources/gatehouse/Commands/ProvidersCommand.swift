@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GatehouseDomain
 import GatehouseServer
 
 /// `gatehouse providers`: the other identity providers people may sign in with, as configured.

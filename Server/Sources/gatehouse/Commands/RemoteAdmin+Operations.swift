@@ -1,3 +1,5 @@
+import GatehouseDomain
+import GatehouseFoundation
 import GatehouseServer
 
 /// The admin operations through a running server's admin API: the same operations as on the database, for an operator

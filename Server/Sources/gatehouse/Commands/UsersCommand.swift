@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GatehouseDomain
 import GatehouseServer
 
 /// `gatehouse users …`: manage the people who can sign in.

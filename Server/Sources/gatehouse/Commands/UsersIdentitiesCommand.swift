@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GatehouseDomain
 import GatehouseServer
 
 extension UsersCommand {

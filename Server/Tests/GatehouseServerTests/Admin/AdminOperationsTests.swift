@@ -1,5 +1,6 @@
 import Testing
 
+@testable import GatehouseFoundation
 @testable import GatehouseServer
 
 /// The admin operations on a database, the ones the admin API and the tool on the server's machine both run: each

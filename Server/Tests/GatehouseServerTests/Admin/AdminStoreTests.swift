@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import GatehouseDomain
+@testable import GatehouseFoundation
 @testable import GatehouseServer
 
 /// What the admin API relies on, on both engines: user search by prefix (wildcards in the text are literal), updates

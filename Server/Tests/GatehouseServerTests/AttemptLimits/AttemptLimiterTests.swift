@@ -1,5 +1,7 @@
 import Testing
 
+@testable import GatehouseDomain
+@testable import GatehouseFoundation
 @testable import GatehouseServer
 
 @Suite("Attempt limits across flows and nodes")

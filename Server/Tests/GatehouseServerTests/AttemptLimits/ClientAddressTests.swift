@@ -1,6 +1,7 @@
 import NIOCore
 import Testing
 
+@testable import GatehouseDomain
 @testable import GatehouseServer
 
 @Suite("Client addresses as the per-source limits count them")

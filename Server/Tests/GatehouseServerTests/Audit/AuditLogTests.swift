@@ -2,6 +2,8 @@ import Foundation
 import GatehouseProtocol
 import Testing
 
+@testable import GatehouseDomain
+@testable import GatehouseFoundation
 @testable import GatehouseServer
 
 /// The audit trail on both engines: events go with the change they describe or not at all, carry the request's

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import GatehouseDomain
+@testable import GatehouseFoundation
 @testable import GatehouseServer
 
 /// The QR pages' shared poller, on both engines: a hundred open pages cost one read per round, not one each, and a

@@ -6,6 +6,8 @@ import GatehouseProtocol
 import SQLKit
 import Testing
 
+@testable import GatehouseDomain
+@testable import GatehouseFoundation
 @testable import GatehouseServer
 
 /// The SDK's device authenticator against a live server: registration, QR sign-in sessions, the PIN's

@@ -1,5 +1,7 @@
 import Testing
 
+@testable import GatehouseDomain
+@testable import GatehouseFoundation
 @testable import GatehouseServer
 
 @Suite("Codes sent by email or SMS")

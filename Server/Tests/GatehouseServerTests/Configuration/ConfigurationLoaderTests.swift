@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import GatehouseDomain
+@testable import GatehouseFoundation
 @testable import GatehouseServer
 
 @Suite("Configuration")

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import GatehouseDomain
+@testable import GatehouseFoundation
 @testable import GatehouseServer
 
 /// The README is where operators look settings up: every key the configuration file takes is written there, and

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import GatehouseDomain
+@testable import GatehouseFoundation
 @testable import GatehouseServer
 
 /// The device authorization grant's state (RFC 8628), on both engines: user codes from the 20-letter alphabet, typed in

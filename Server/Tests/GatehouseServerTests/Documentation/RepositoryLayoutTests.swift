@@ -48,21 +48,25 @@ struct RepositoryLayoutTests {
                 #expect(layout["\(parent)/\(target)/"] != nil, "the README names \(parent)/\(target)/")
             }
         }
-        for library in ["Sources/GatehouseProtocol", "Sources/Gatehouse", "Server/Sources/GatehouseServer", "Server/Sources/gatehouse"] {
+        for library in [
+            "Sources/GatehouseProtocol", "Sources/Gatehouse", "Server/Sources/GatehouseFoundation", "Server/Sources/GatehouseDomain",
+            "Server/Sources/GatehouseServer",
+            "Server/Sources/gatehouse",
+        ] {
             #expect(layout["\(library)/"] == (try Self.folders(in: library)), "the README lists the folders of \(library)/ as they are")
         }
     }
 
-    @Test("the server's DocC overview names every folder of the server library")
-    func doccListsEveryFolder() throws {
+    @Test("each server library's DocC overview names every folder of the library", arguments: ["GatehouseFoundation", "GatehouseDomain", "GatehouseServer"])
+    func doccListsEveryFolder(library: String) throws {
         let overview = try String(
-            contentsOf: Self.root.appendingPathComponent("Server/Sources/GatehouseServer/GatehouseServer.docc/GatehouseServer.md"), encoding: .utf8)
+            contentsOf: Self.root.appendingPathComponent("Server/Sources/\(library)/\(library).docc/\(library).md"), encoding: .utf8)
         let named = Set(
             overview.split(separator: "\n").compactMap { line -> String? in
                 guard line.hasPrefix("- `"), let end = line.dropFirst(3).firstIndex(of: "`") else { return nil }
                 let name = line[line.index(line.startIndex, offsetBy: 3)..<end]
                 return name.hasSuffix("/") ? String(name.dropLast()) : nil
             })
-        #expect(named == (try Self.folders(in: "Server/Sources/GatehouseServer")))
+        #expect(named == (try Self.folders(in: "Server/Sources/\(library)")))
     }
 }

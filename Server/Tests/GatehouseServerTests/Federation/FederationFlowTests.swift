@@ -2,6 +2,7 @@ import Foundation
 import GatehouseProtocol
 import Testing
 
+@testable import GatehouseDomain
 @testable import GatehouseServer
 
 /// Where the flow offers other identity providers, and what it does with an answer that does not belong to it.

@@ -4,6 +4,8 @@ import GatehouseProtocol
 import JWTKit
 import Testing
 
+@testable import GatehouseDomain
+@testable import GatehouseFoundation
 @testable import GatehouseServer
 
 /// The `identity_providers` configuration, its presets and checks; mapping a provider's claims to a profile; the JWTs

@@ -2,6 +2,8 @@ import Foundation
 import GatehouseProtocol
 import Testing
 
+@testable import GatehouseDomain
+@testable import GatehouseFoundation
 @testable import GatehouseServer
 
 /// Setting up a phone number or an email address as a second factor inside a flow: the factor, the way a phone gets

@@ -3,6 +3,7 @@ import Gatehouse
 import GatehouseProtocol
 import Testing
 
+@testable import GatehouseDomain
 @testable import GatehouseServer
 
 /// The categories the flow engine's nodes carry, read from the engine itself (one node per step, and the sign-in

@@ -2,6 +2,7 @@ import Foundation
 import GatehouseProtocol
 import Testing
 
+@testable import GatehouseDomain
 @testable import GatehouseServer
 
 /// Two submissions of one step at once — a double tap, two tabs, a retried request — must not both move the flow on.

@@ -2,6 +2,8 @@ import Foundation
 import GatehouseProtocol
 import Testing
 
+@testable import GatehouseDomain
+@testable import GatehouseFoundation
 @testable import GatehouseServer
 
 /// Each journey of the flow engine, driven in-process from its first node to its end: the behaviour the engine's

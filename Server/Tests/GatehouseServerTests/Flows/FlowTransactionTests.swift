@@ -2,6 +2,8 @@ import Foundation
 import GatehouseProtocol
 import Testing
 
+@testable import GatehouseDomain
+@testable import GatehouseFoundation
 @testable import GatehouseServer
 
 /// A submission is one database transaction: its guesses, code checks, the finish and the caller's authorization

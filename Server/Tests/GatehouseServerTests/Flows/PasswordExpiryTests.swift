@@ -1,6 +1,8 @@
 import GatehouseProtocol
 import Testing
 
+@testable import GatehouseDomain
+@testable import GatehouseFoundation
 @testable import GatehouseServer
 
 @Suite("Password expiry")

@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
+@testable import GatehouseDomain
 @testable import GatehouseServer
 
 @Suite("Live server over loopback")
@@ -23,7 +24,7 @@ struct LiveServerTests {
                 keys: RemoteKeySet(url: try #require(URL(string: metadata.jwksURI))))
             for algorithm in ["RS256", "ES256"] {
                 let now = server.clock.now()
-                let claims = GatehouseServer.IDTokenClaims(
+                let claims = GatehouseDomain.IDTokenClaims(
                     iss: metadata.issuer, sub: "user-1", aud: "app", exp: now + 60, iat: now,
                     authTime: now, nonce: "n-\(algorithm)", azp: "app", amr: ["pwd"])
                 let token = try await server.keys.sign(claims, algorithm: algorithm)

@@ -3,6 +3,8 @@ import HTTPTypes
 import NIOCore
 import Testing
 
+@testable import GatehouseDomain
+@testable import GatehouseFoundation
 @testable import GatehouseServer
 
 @Suite("Client addresses behind trusted proxies")

@@ -3,6 +3,8 @@ import GatehouseProtocol
 import JWTKit
 import Testing
 
+@testable import GatehouseDomain
+@testable import GatehouseFoundation
 @testable import GatehouseServer
 
 @Suite("Signing keys")

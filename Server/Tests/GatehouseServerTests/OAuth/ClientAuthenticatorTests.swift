@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import Testing
 
+@testable import GatehouseDomain
 @testable import GatehouseServer
 
 @Suite("Client authentication at the token endpoint")

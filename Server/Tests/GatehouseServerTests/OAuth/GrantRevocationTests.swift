@@ -3,6 +3,8 @@ import NIOConcurrencyHelpers
 import SQLKit
 import Testing
 
+@testable import GatehouseDomain
+@testable import GatehouseFoundation
 @testable import GatehouseServer
 
 @Suite("Revoked token families")

@@ -2,6 +2,8 @@ import Foundation
 import SQLKit
 import Testing
 
+@testable import GatehouseDomain
+@testable import GatehouseFoundation
 @testable import GatehouseServer
 
 @Suite("Ordered access and refresh tokens")

@@ -1,6 +1,8 @@
 import GatehouseProtocol
 import Testing
 
+@testable import GatehouseDomain
+@testable import GatehouseFoundation
 @testable import GatehouseServer
 
 /// The hosted pages come from templates: every one parses, and what a page shows of a node is escaped by the

@@ -2,6 +2,7 @@ import Foundation
 import GatehouseProtocol
 import Testing
 
+@testable import GatehouseDomain
 @testable import GatehouseServer
 
 /// Passkeys in the flow engine, driven in-process with a software authenticator: set up during sign-in, used as the

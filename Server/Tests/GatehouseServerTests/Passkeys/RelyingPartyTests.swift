@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import Testing
 
+@testable import GatehouseDomain
 @testable import GatehouseServer
 
 /// The WebAuthn ceremonies' checks (Level 3 §7.1, §7.2) against the spec's test vectors, and each check failing

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import GatehouseFoundation
 @testable import GatehouseServer
 
 /// The `webauthn` section: the relying party derived from the issuer, and the settings a browser would refuse.

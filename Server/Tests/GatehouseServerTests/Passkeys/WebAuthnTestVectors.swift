@@ -1,5 +1,6 @@
 import Testing
 
+@testable import GatehouseDomain
 @testable import GatehouseServer
 
 /// The test vectors of WebAuthn Level 3, §16 ("Test Vectors"): a registration and an authentication for each

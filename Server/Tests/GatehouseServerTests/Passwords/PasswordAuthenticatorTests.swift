@@ -1,5 +1,6 @@
 import Testing
 
+@testable import GatehouseFoundation
 @testable import GatehouseServer
 
 @Suite("Password sign-in")

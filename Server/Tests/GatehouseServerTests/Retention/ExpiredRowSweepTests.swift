@@ -2,6 +2,8 @@ import Foundation
 import SQLKit
 import Testing
 
+@testable import GatehouseDomain
+@testable import GatehouseFoundation
 @testable import GatehouseServer
 
 /// The background sweep on both engines: only what has expired goes (a live refresh token family, an unexpired flow,

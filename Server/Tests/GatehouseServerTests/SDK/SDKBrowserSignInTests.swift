@@ -3,6 +3,7 @@ import Gatehouse
 import GatehouseProtocol
 import Testing
 
+@testable import GatehouseDomain
 @testable import GatehouseServer
 
 /// The SDK's browser sign-in against a live server: the real loopback listener on 127.0.0.1 (RFC 8252 §7.3), with a

@@ -3,6 +3,8 @@ import Gatehouse
 import GatehouseProtocol
 import Testing
 
+@testable import GatehouseDomain
+@testable import GatehouseFoundation
 @testable import GatehouseServer
 
 /// The SDK's multi-factor helper setting up a phone number or an email address against a live server: the steps it

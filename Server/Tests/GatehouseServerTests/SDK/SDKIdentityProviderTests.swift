@@ -5,6 +5,7 @@ import GatehouseProtocol
 import NIOCore
 import Testing
 
+@testable import GatehouseDomain
 @testable import GatehouseServer
 
 /// An app signing in with another identity provider through the SDK: a second live Gatehouse is the provider, and a

@@ -2,6 +2,8 @@ import Foundation
 import Gatehouse
 import Testing
 
+@testable import GatehouseDomain
+@testable import GatehouseFoundation
 @testable import GatehouseServer
 
 /// The SDK driving real flows on a server listening on loopback: the same app code whatever steps the

@@ -3,6 +3,7 @@ import Gatehouse
 import GatehouseProtocol
 import Testing
 
+@testable import GatehouseDomain
 @testable import GatehouseServer
 
 /// The SDK's multi-factor helper against a live server that requires a second factor: the step handler

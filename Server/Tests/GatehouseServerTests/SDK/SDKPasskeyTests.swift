@@ -3,6 +3,7 @@ import Gatehouse
 import GatehouseProtocol
 import Testing
 
+@testable import GatehouseDomain
 @testable import GatehouseServer
 
 /// The SDK's multi-factor helper with passkeys against a live server on localhost, the passkeys made and used by the

@@ -3,6 +3,7 @@ import Gatehouse
 import GatehouseProtocol
 import Testing
 
+@testable import GatehouseDomain
 @testable import GatehouseServer
 
 /// Step-up with the SDK against a live server whose policy asks for no second factor: a password sign-in's session

@@ -1,6 +1,7 @@
 import GatehouseProtocol
 import Testing
 
+@testable import GatehouseDomain
 @testable import GatehouseServer
 
 @Suite("One-time passwords (RFC 4226, RFC 6238)")

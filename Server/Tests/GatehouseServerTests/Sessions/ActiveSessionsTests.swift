@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import GatehouseDomain
+@testable import GatehouseFoundation
 @testable import GatehouseServer
 
 /// Where a user is signed in, on both engines: live browser sessions and token grants are listed (a rotated family

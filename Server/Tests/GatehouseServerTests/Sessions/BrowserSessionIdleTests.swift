@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import GatehouseFoundation
 @testable import GatehouseServer
 
 @Suite("Browser sessions end when unused")

@@ -3,6 +3,7 @@ import NIOConcurrencyHelpers
 import SQLKit
 import Testing
 
+@testable import GatehouseFoundation
 @testable import GatehouseServer
 
 /// Work the database cannot take in time fails at once instead of waiting without end; work whose caller has gone is

@@ -2,6 +2,7 @@ import Foundation
 import SQLKit
 import Testing
 
+@testable import GatehouseFoundation
 @testable import GatehouseServer
 
 /// PostgreSQL runs the stores' queries as prepared statements: planned once per connection, the values bound as

@@ -2,6 +2,7 @@ import SQLiteKit
 import SQLiteNIO
 import Testing
 
+@testable import GatehouseFoundation
 @testable import GatehouseServer
 
 @Suite("SQLite binds")

@@ -3,6 +3,7 @@ import Logging
 import SQLKit
 import Testing
 
+@testable import GatehouseFoundation
 @testable import GatehouseServer
 
 @Suite("The embedded SQLite engine")

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Testing
 
+@testable import GatehouseFoundation
 @testable import GatehouseServer
 
 @Suite("Schema migrations")

@@ -2,6 +2,7 @@ import NIOConcurrencyHelpers
 import SQLKit
 import Testing
 
+@testable import GatehouseFoundation
 @testable import GatehouseServer
 
 /// Transactions that join the one their task runs in: all-or-nothing together, a recoverable part undone on its own.

@@ -2,6 +2,7 @@ import Foundation
 import GatehouseProtocol
 import Testing
 
+@testable import GatehouseDomain
 @testable import GatehouseServer
 
 /// Drives one flow in-process the way an app does: reads the flow, submits values to the node it is at, and

@@ -2,6 +2,7 @@ import Foundation
 import PostgresNIO
 import Testing
 
+@testable import GatehouseFoundation
 @testable import GatehouseServer
 
 /// The database engines the store tests run against: SQLite always, PostgreSQL when

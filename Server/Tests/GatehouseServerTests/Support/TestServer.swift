@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOPosix
 
+@testable import GatehouseFoundation
 @testable import GatehouseServer
 
 /// Helpers that give each test its own database in a temporary folder.

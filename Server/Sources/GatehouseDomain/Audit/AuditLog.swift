@@ -1,0 +1,118 @@
+import Foundation
+import GatehouseFoundation
+import NIOConcurrencyHelpers
+import SQLKit
+
+/// The audit trail in the database. An event is written in the transaction of the change it describes (the stores'
+/// transactions join the running one), so a change that rolls back leaves no event, and an event never describes a
+/// change that did not happen.
+public struct AuditLog: Sendable {
+    package let database: any Database
+    package let clock: UnixClock
+
+    /// The trail in `database`.
+    public init(database: any Database, clock: UnixClock = .system) {
+        self.database = database
+        self.clock = clock
+    }
+
+    /// Records an event of `type` about `userID`, with the running request's address, user agent and request id.
+    /// `details` must never hold a secret.
+    public func record(
+        _ type: AuditEventType, user userID: String? = nil, client clientID: String? = nil, actor: String? = nil, details: [String: String] = [:]
+    ) async throws {
+        let context = AuditContext.current
+        let now = clock.now()
+        let event = AuditEvent(
+            id: Self.eventID(at: now), type: type, occurredAt: now, actor: actor ?? context.actor ?? userID.map { "user:\($0)" } ?? "system",
+            userID: userID, clientID: clientID, address: context.address, userAgent: context.userAgent.map { String($0.prefix(256)) },
+            requestID: context.requestID, details: details)
+        let encoded = String(decoding: try JSONEncoder().encode(event.details), as: UTF8.self)
+        try await database.transaction { sql in
+            try await sql.raw(
+                """
+                INSERT INTO audit_events (id, type, occurred_at, actor, user_id, client_id, address, user_agent, request_id, details)
+                VALUES (\(bind: event.id), \(bind: event.type.rawValue), \(bind: event.occurredAt), \(bind: event.actor), \(bind: event.userID),
+                        \(bind: event.clientID), \(bind: event.address), \(bind: event.userAgent), \(bind: event.requestID), \(bind: encoded))
+                """
+            ).run()
+        }
+        // Counted once the event is committed: inside a transaction, after it commits; else now.
+        TransactionScope.afterCommit(of: database) { GatehouseMetrics.record(event) }
+    }
+
+    /// A time-ordered id: the event's second, then a microsecond count that only goes up in this process (so events
+    /// of one request keep their order), then random (so two nodes never collide).
+    package static func eventID(at second: Int64) -> String {
+        let now = Int64(Date().timeIntervalSince1970 * 1_000_000)
+        let tick = sequence.withLockedValue { last in
+            last = max(last + 1, now)
+            return last
+        }
+        return String(format: "%011lld-%016lld-", second, tick) + SecureRandom.token().prefix(8)
+    }
+
+    private static let sequence = NIOLockedValueBox<Int64>(0)
+
+    /// Which events a query wants; every part left `nil` matches all.
+    public struct Filter: Sendable {
+        public var types: [AuditEventType]?
+        public var userID: String?
+        public var clientID: String?
+        public var since: Int64?
+        public var until: Int64?
+        /// Only events after this id (the last one of the previous page), oldest first.
+        public var after: String?
+
+        public init(
+            types: [AuditEventType]? = nil, userID: String? = nil, clientID: String? = nil, since: Int64? = nil, until: Int64? = nil, after: String? = nil
+        ) {
+            self.types = types
+            self.userID = userID
+            self.clientID = clientID
+            self.since = since
+            self.until = until
+            self.after = after
+        }
+    }
+
+    /// Up to `limit` events matching `filter`, oldest first.
+    public func events(_ filter: Filter, limit: Int) async throws -> [AuditEvent] {
+        var conditions: [SQLQueryString] = []
+        if let types = filter.types, !types.isEmpty {
+            conditions.append("type IN (\(unsafeRaw: types.map { "'\($0.rawValue)'" }.joined(separator: ", ")))")
+        }
+        if let user = filter.userID { conditions.append("user_id = \(bind: user)") }
+        if let client = filter.clientID { conditions.append("client_id = \(bind: client)") }
+        if let since = filter.since { conditions.append("occurred_at >= \(bind: since)") }
+        if let until = filter.until { conditions.append("occurred_at < \(bind: until)") }
+        if let after = filter.after { conditions.append("id > \(bind: after)") }
+        var query: SQLQueryString = "SELECT * FROM audit_events"
+        for (index, condition) in conditions.enumerated() { query = query + (index == 0 ? " WHERE " : " AND ") + condition }
+        query = query + " ORDER BY id LIMIT \(bind: max(1, min(limit, 10_000)))"
+        let statement = query
+        return try await database.read { sql in
+            // An event of a type this version does not know (written by a newer one) is left out.
+            try await sql.raw(statement).all().compactMap(Self.decode)
+        }
+    }
+
+    package static func decode(_ row: any SQLRow) throws -> AuditEvent? {
+        let details = try row.decode(column: "details", as: String.self)
+        guard let type = AuditEventType(rawValue: try row.decode(column: "type", as: String.self)) else { return nil }
+        return AuditEvent(
+            id: try row.decode(column: "id", as: String.self), type: type,
+            occurredAt: try row.decode(column: "occurred_at", as: Int64.self), actor: try row.decode(column: "actor", as: String.self),
+            userID: try row.decode(column: "user_id", as: String?.self), clientID: try row.decode(column: "client_id", as: String?.self),
+            address: try row.decode(column: "address", as: String?.self), userAgent: try row.decode(column: "user_agent", as: String?.self),
+            requestID: try row.decode(column: "request_id", as: String?.self),
+            details: (try? JSONDecoder().decode([String: String].self, from: Data(details.utf8))) ?? [:])
+    }
+}
+
+extension AuditLog {
+    /// An event older than the policy's `retentionDays`.
+    package static func retention(at now: Int64, retentionDays: Int) -> RetentionRule {
+        RetentionRule(table: "audit_events", key: "id", condition: "occurred_at < \(bind: now - Int64(retentionDays) * RetentionRule.day)")
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+
+/// An application registered to sign users in (an OAuth 2.0 client / OpenID Connect relying party).
+public struct Client: Sendable, Equatable, Codable {
+    public var id: String
+    public var name: String?
+    /// SHA-256 of the secret, for confidential clients; `nil` for public clients (apps that cannot keep a secret).
+    public var secretHash: String?
+    /// Redirect URIs, matched by exact string (loopback IP ones on any port, ``allowsRedirect(to:)``).
+    public var redirectURIs: [String]
+    public var postLogoutRedirectURIs: [String]
+    /// Scopes the client may request.
+    public var scopes: [String]
+    /// `RS256` (default) or `ES256`, the client's `id_token_signed_response_alg`.
+    public var idTokenAlgorithm: String
+    public var createdAt: Int64
+    /// Whether an authorization request must carry a PKCE challenge: always for public clients, and by default
+    /// for confidential ones too (RFC 9700 §2.1.1); `false` only for a legacy confidential client that cannot send one.
+    public var requiresPKCE = true
+    /// Whether the client may use the device authorization grant (RFC 8628): off unless the operator allows it, since
+    /// a user code is a sign-in that can be started anywhere and handed to someone else to approve.
+    public var allowsDeviceGrant = false
+    /// Whether every token request must carry a DPoP proof (RFC 9449), so the client's tokens are always bound to its key.
+    public var requiresDPoP = false
+
+    public var isPublic: Bool { secretHash == nil }
+
+    package enum CodingKeys: String, CodingKey {
+        case id, name, scopes
+        case secretHash = "secret_hash"
+        case redirectURIs = "redirect_uris"
+        case postLogoutRedirectURIs = "post_logout_redirect_uris"
+        case idTokenAlgorithm = "id_token_signed_response_alg"
+        case createdAt = "created_at"
+        case requiresPKCE = "require_pkce"
+        case allowsDeviceGrant = "device_grant"
+        case requiresDPoP = "require_dpop"
+    }
+
+    /// Whether `uri` is one of the client's redirect URIs: exactly, or, for a registered loopback IP URI
+    /// (`http://127.0.0.1/callback`, `http://[::1]/callback`), with any port, as RFC 8252 §7.3 asks of servers for
+    /// native apps that listen on a port the system gives them.
+    public func allowsRedirect(to uri: String) -> Bool {
+        Self.matches(uri, registered: redirectURIs)
+    }
+
+    /// Whether `uri` is one of the client's post-logout redirect URIs, matched like ``allowsRedirect(to:)``: a native
+    /// app signing out in the browser listens on a new port each time too.
+    public func allowsPostLogoutRedirect(to uri: String) -> Bool {
+        Self.matches(uri, registered: postLogoutRedirectURIs)
+    }
+
+    /// The ports a loopback redirect may name: 0 is "any port" to the listener, never one it listens on.
+    package static let portRange = 1...65_535
+
+    private static func matches(_ uri: String, registered: [String]) -> Bool {
+        if registered.contains(uri) { return true }
+        guard let requested = URLComponents(string: uri), requested.scheme == "http", let host = requested.host,
+            host == "127.0.0.1" || host == "[::1]" || host == "::1", let port = requested.port, Self.portRange.contains(port)
+        else { return false }
+        var portless = requested
+        portless.port = nil
+        guard let bare = portless.string else { return false }
+        return registered.contains(bare)
+    }
+
+    package init(
+        id: String, name: String? = nil, secretHash: String? = nil, redirectURIs: [String], postLogoutRedirectURIs: [String], scopes: [String],
+        idTokenAlgorithm: String, createdAt: Int64, requiresPKCE: Bool = true, allowsDeviceGrant: Bool = false, requiresDPoP: Bool = false
+    ) {
+        self.id = id
+        self.name = name
+        self.secretHash = secretHash
+        self.redirectURIs = redirectURIs
+        self.postLogoutRedirectURIs = postLogoutRedirectURIs
+        self.scopes = scopes
+        self.idTokenAlgorithm = idTokenAlgorithm
+        self.createdAt = createdAt
+        self.requiresPKCE = requiresPKCE
+        self.allowsDeviceGrant = allowsDeviceGrant
+        self.requiresDPoP = requiresDPoP
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import GatehouseFoundation
+
+/// What a client registration must satisfy before it is stored.
+public enum ClientRegistrationRules {
+    /// Scopes Gatehouse knows.
+    public static let knownScopes = userScopes + adminScopes
+    /// The scopes of tokens that act for a user, as discovery lists them.
+    public static let userScopes = ["openid", "profile", "email", "phone", "offline_access"]
+    /// The admin API's scopes: granted only to a client acting for itself (client credentials), never through a user.
+    public static let adminScopes = ["gatehouse:admin", "gatehouse:admin:read"]
+    public static let defaultScopes = ["openid", "profile", "email", "offline_access"]
+    public static let idTokenAlgorithms = ["RS256", "ES256"]
+    /// A supplied client secret must be long enough that a fast hash is safe storage.
+    public static let minimumSecretLength = 32
+
+    public static func validateClientID(_ id: String) throws {
+        let allowed = id.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }
+        guard (1...128).contains(id.count), allowed else {
+            throw ConfigurationError("The client id \"\(id)\" is not valid: use 1 to 128 letters, digits, '.', '_' or '-'.")
+        }
+    }
+
+    /// An absolute URI without a fragment (RFC 6749 §3.1.2); `http` only for loopback hosts.
+    /// Custom schemes (`com.example.app:/callback`) are allowed for native apps.
+    public static func validateRedirectURI(_ uri: String) throws {
+        guard let url = URL(string: uri), let scheme = url.scheme?.lowercased(), !uri.contains(where: { $0.isWhitespace }) else {
+            throw ConfigurationError("The redirect URI \"\(uri)\" is not an absolute URI.")
+        }
+        guard url.fragment == nil else {
+            throw ConfigurationError("The redirect URI \"\(uri)\" must not contain a fragment (#…).")
+        }
+        if let port = URLComponents(string: uri)?.port, !Client.portRange.contains(port) {
+            throw ConfigurationError("The redirect URI \"\(uri)\" names the port \(port); a port is 1 to 65535 (leave a loopback one out to allow any).")
+        }
+        switch scheme {
+        case "https":
+            guard url.host?.isEmpty == false else { throw ConfigurationError("The redirect URI \"\(uri)\" has no host.") }
+        case "http":
+            guard let host = url.host, LoopbackHost.contains(host) else {
+                throw ConfigurationError("The redirect URI \"\(uri)\" uses plain http on a non-loopback host; use https.")
+            }
+        case "javascript", "data", "file", "vbscript":
+            throw ConfigurationError("The redirect URI \"\(uri)\" uses the forbidden scheme \(scheme).")
+        default:
+            guard scheme.contains(".") else {
+                throw ConfigurationError(
+                    "The redirect URI \"\(uri)\" uses the scheme \(scheme); native apps must use a reverse-domain scheme such as com.example.app.")
+            }
+        }
+    }
+
+    public static func validateScopes(_ scopes: [String]) throws {
+        if let unknown = scopes.first(where: { !knownScopes.contains($0) }) {
+            throw ConfigurationError("Unknown scope \"\(unknown)\"; known scopes are \(knownScopes.joined(separator: ", ")).")
+        }
+    }
+
+    public static func validateSecret(_ secret: String) throws {
+        guard secret.count >= minimumSecretLength else {
+            throw ConfigurationError("The client secret must be at least \(minimumSecretLength) characters; omit it to have one generated.")
+        }
+    }
+
+    public static func validateAlgorithm(_ algorithm: String) throws {
+        guard idTokenAlgorithms.contains(algorithm) else {
+            throw ConfigurationError("The ID token algorithm must be one of \(idTokenAlgorithms.joined(separator: ", ")), not \(algorithm).")
+        }
+    }
+}

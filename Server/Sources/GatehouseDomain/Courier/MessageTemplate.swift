@@ -1,0 +1,53 @@
+import Foundation
+import GatehouseFoundation
+
+/// The texts Gatehouse sends. Short enough for one SMS; the code comes first so phones can offer to fill it in.
+package enum MessageTemplate: String, Sendable, CaseIterable {
+    case signInCode = "sign_in_code"
+    case verificationCode = "verification_code"
+    case recoveryCode = "recovery_code"
+    case unlockCode = "unlock_code"
+    /// Sent instead of a verification code when someone tries to register with an address that has an account.
+    case accountExists = "account_exists"
+    /// Told after the account's authenticator app was replaced, so its owner notices a change they did not make.
+    case authenticatorChanged = "authenticator_changed"
+    /// Told after new recovery codes replaced the old ones.
+    case recoveryCodesChanged = "recovery_codes_changed"
+    /// Told, at the old number and the email address, after another phone number took over the account's codes.
+    case phoneChanged = "phone_changed"
+    /// Told, at the old address, after another email address became the account's.
+    case emailChanged = "email_changed"
+    /// Told after a passkey was added to the account.
+    case passkeyAdded = "passkey_added"
+    /// Confirms a new authenticator app's device identity with a code typed into the app.
+    case deviceCode = "device_code"
+    /// Confirms a new authenticator app's device identity with a link (passed as the code).
+    case deviceLink = "device_link"
+    /// Told when wrong codes or passwords blocked a journey of the account for a while (the code is the journey's name).
+    case guessesBlocked = "guesses_blocked"
+
+    /// Warnings to the account's owner about something that happened to it. They are counted against their own
+    /// hourly budget, apart from codes, which anyone who knows an address can have sent to it.
+    package static let securityNotices: [MessageTemplate] = [
+        .authenticatorChanged, .recoveryCodesChanged, .phoneChanged, .emailChanged, .passkeyAdded, .guessesBlocked,
+    ]
+
+    package var isSecurityNotice: Bool { Self.securityNotices.contains(self) }
+
+    /// The subject and body for `code` on `channel`: for a call, the text a voice gateway reads out, with the code
+    /// spoken digit by digit, twice.
+    package func render(code: String, minutes: Int64, service: String, on channel: MessageChannel) -> (subject: String, body: String) {
+        let text = render(code: code, minutes: minutes, service: service)
+        guard channel == .voice, !code.isEmpty else { return text }
+        let spoken = code.filter { !$0.isWhitespace }.map(String.init).joined(separator: ", ")
+        return (text.subject, text.body.replacingOccurrences(of: code, with: spoken) + " Again, your code is: \(spoken).")
+    }
+
+    /// The subject and body for `code` (empty for the notices: ``accountExists`` and the changes), valid for `minutes`,
+    /// from `service`: the template `messages/<raw value>`, whose first line is the subject and the rest the body.
+    package func render(code: String, minutes: Int64, service: String) -> (subject: String, body: String) {
+        let text = Templates.render("messages/\(rawValue)", ["code": code, "minutes": minutes, "service": service])
+        let lines = text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)
+        return (String(lines.first ?? ""), lines.count > 1 ? String(lines[1]).trimmingCharacters(in: .whitespacesAndNewlines) : "")
+    }
+}

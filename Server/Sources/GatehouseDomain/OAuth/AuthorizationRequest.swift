@@ -1,0 +1,42 @@
+/// A validated authorization request (OpenID Connect Core §3.1.2.1), waiting for the user or ready for a code; or the
+/// sign-in a `/device` page asked for.
+package struct AuthorizationRequest: Sendable, Equatable, Codable {
+    package var clientID: String
+    package var redirectURI: String
+    package var scopes: [String]
+    package var state: String?
+    package var nonce: String?
+    /// The S256 PKCE challenge, when the client sent one.
+    package var codeChallenge: String?
+    /// `prompt` values: `none`, `login`, `consent`, `select_account`, `create`.
+    package var prompts: Set<String>
+    package var maxAge: Int64?
+    package var loginHint: String?
+    /// Requested authentication context classes (`acr_values`), most preferred first.
+    package var acrValues: [String]?
+    /// The DPoP key the code will be bound to (`dpop_jkt`, RFC 9449 §10): its RFC 7638 thumbprint.
+    package var dpopJKT: String? = nil
+    /// Set when the sign-in is for a device's user code (RFC 8628): it ends on the `/device` page's confirmation
+    /// instead of with a code for `redirectURI`.
+    package var deviceAuthorizationID: String? = nil
+
+    package var scope: String { scopes.joined(separator: " ") }
+
+    package init(
+        clientID: String, redirectURI: String, scopes: [String], state: String? = nil, nonce: String? = nil, codeChallenge: String? = nil, prompts: Set<String>,
+        maxAge: Int64? = nil, loginHint: String? = nil, acrValues: [String]? = nil, dpopJKT: String? = nil, deviceAuthorizationID: String? = nil
+    ) {
+        self.clientID = clientID
+        self.redirectURI = redirectURI
+        self.scopes = scopes
+        self.state = state
+        self.nonce = nonce
+        self.codeChallenge = codeChallenge
+        self.prompts = prompts
+        self.maxAge = maxAge
+        self.loginHint = loginHint
+        self.acrValues = acrValues
+        self.dpopJKT = dpopJKT
+        self.deviceAuthorizationID = deviceAuthorizationID
+    }
+}

@@ -1,0 +1,423 @@
+import Crypto
+import Foundation
+import GatehouseFoundation
+import GatehouseProtocol
+import SQLKit
+
+/// Opaque access and refresh tokens, stored as SHA-256 digests. A token is active while unexpired, unrevoked,
+/// and its family's grant is not in ``GrantRevocations``.
+package struct TokenStore: Sendable {
+    package let database: any Database
+    package let clock: UnixClock
+    /// The key each refresh token's successor is worked out with (``successor(of:prefix:)``), so that a client
+    /// retrying a rotation whose answer it never received gets the same successor again
+    /// (``TokenLifetimes/refreshReuseGrace``) without the successor itself being stored anywhere.
+    package let successors: SymmetricKey
+
+    package static let successorsPurpose = "refresh token successors v1"
+
+    package init(database: any Database, clock: UnixClock, secret: ServerSecret) {
+        self.database = database
+        self.clock = clock
+        successors = SymmetricKey(data: SecretBox(serverSecret: secret.bytes, purpose: Self.successorsPurpose).derivedBytes("successor"))
+    }
+
+    /// The refresh token that succeeds `token`, issued with the ordered `prefix` (``SecureRandom/orderedPrefix()``,
+    /// kept in the used token's row): the prefix, then a digest of `token` keyed under the server secret — 256 bits no
+    /// one can work out without both, and the same however often the server works it out.
+    package func successor(of token: String, prefix: String) -> String {
+        let digest = HMAC<SHA256>.authenticationCode(for: Data(("successor|" + token).utf8), using: successors)
+        return prefix + Base64URL.encode(Data(digest))
+    }
+
+    /// An access token as the resource endpoints see it.
+    package struct AccessTokenRecord: Sendable, Equatable {
+        package var clientID: String
+        /// `nil` for client-credentials tokens, which act for the client itself.
+        package var userID: String?
+        package var scopes: [String]
+        package var issuedAt: Int64
+        package var expiresAt: Int64
+        /// The thumbprint of the key the token is bound to (RFC 9449 `cnf.jkt`), `nil` for a bearer token.
+        package var jkt: String? = nil
+    }
+
+    /// A refresh token's details, for introspection.
+    package struct RefreshTokenRecord: Sendable, Equatable {
+        package var grant: Grant
+        package var issuedAt: Int64
+        package var expiresAt: Int64
+    }
+
+    /// Tokens minted together.
+    package struct IssuedTokens: Sendable {
+        package var accessToken: String
+        package var refreshToken: String?
+    }
+
+    package enum RefreshOutcome: Sendable {
+        /// The new tokens, and the grant's user as of the rotation (`nil` when since deleted).
+        case rotated(Grant, IssuedTokens, user: User?)
+        /// The refresh token had been used before; its whole family (of `userID`'s sign-in) is now revoked.
+        case replayed(userID: String?)
+        /// Unknown, expired, revoked, or issued to another client.
+        case invalid
+    }
+
+    /// Issues an access token (and a refresh token when `withRefreshToken`) for a grant, bound as `minted` says when given.
+    package func issue(for grant: Grant, withRefreshToken: Bool, lifetimes: TokenLifetimes, minted given: MintedTokens? = nil) async throws -> IssuedTokens {
+        let now = clock.now()
+        let minted = given ?? MintedTokens(withRefreshToken: withRefreshToken)
+        return try await database.transaction { sql in
+            try await Self.insert(minted, for: grant, lifetimes: lifetimes, now: now, in: sql)
+        }
+    }
+
+    /// Issues `minted`'s access token to a client acting on its own behalf (client credentials), inside a
+    /// transaction already open (the token endpoint authenticates the client in it).
+    package func issueClientToken(clientID: String, scopes: [String], lifetime: Int64, minted: MintedTokens, in sql: any SQLDatabase) async throws -> String {
+        let now = clock.now()
+        try await sql.raw(
+            """
+            INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at, jkt)
+            VALUES (\(bind: minted.accessDigest), NULL, \(bind: clientID), NULL, \(bind: scopes.joined(separator: " ")),
+                    \(bind: now), \(bind: now + lifetime), \(bind: minted.key))
+            """
+        ).run()
+        return minted.issued.accessToken
+    }
+
+    /// Uses a refresh token once: marks it used and issues its successor in the same transaction, which also reads
+    /// the grant's user. A used token presented again revokes the family (RFC 9700 §4.14.2).
+    package func refresh(_ token: String, clientID: String, narrowedScopes: [String]?, lifetimes: TokenLifetimes) async throws -> RefreshOutcome {
+        let minted = MintedTokens(withRefreshToken: true)
+        return try await database.transaction { sql in
+            try await refresh(token, clientID: clientID, narrowedScopes: narrowedScopes, lifetimes: lifetimes, minted: minted, in: sql)
+        }
+    }
+
+    /// ``refresh(_:clientID:narrowedScopes:lifetimes:)`` inside a transaction already open, issuing `minted`.
+    package func refresh(
+        _ token: String, clientID: String, narrowedScopes: [String]?, lifetimes: TokenLifetimes, minted: MintedTokens, in sql: any SQLDatabase
+    ) async throws -> RefreshOutcome {
+        let digest = TokenDigest.storageKey(token)
+        let now = clock.now()
+        let prefix = SecureRandom.orderedPrefix()
+        let minted = minted.withRefreshToken(successor(of: token, prefix: prefix))
+        let rotation = Rotation(digest: digest, clientID: clientID, lifetimes: lifetimes, minted: minted, successorPrefix: prefix, now: now)
+        guard let used = try await rotation.stepByStep(in: sql) else {
+            let earlier = try await sql.raw(
+                """
+                SELECT grant_id, user_id, used_at, revoked_at, successor_prefix FROM refresh_tokens
+                WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID)
+                """
+            ).first()
+            if let earlier, let usedAt = try earlier.decode(column: "used_at", as: Int64?.self) {
+                if lifetimes.refreshReuseGrace > 0, now - usedAt <= lifetimes.refreshReuseGrace,
+                    try earlier.decode(column: "revoked_at", as: Int64?.self) == nil,
+                    let successorPrefix = try earlier.decode(column: "successor_prefix", as: String?.self),
+                    let retried = try await answerAgain(
+                        successor(of: token, prefix: successorPrefix), clientID: clientID, narrowedScopes: narrowedScopes, lifetimes: lifetimes,
+                        minted: minted, now: now, in: sql)
+                {
+                    return retried
+                }
+                try await GrantRevocations.revoke(try earlier.decode(column: "grant_id", as: String.self), extent: .everyToken, at: now, in: sql)
+                return .replayed(userID: try earlier.decode(column: "user_id", as: String?.self))
+            }
+            return .invalid
+        }
+        // An expired token is marked used but issues nothing.
+        guard used.expiresAt > now else { return .invalid }
+        var grant = used.grant
+        if let narrowedScopes {
+            // Throwing rolls the transaction back, so the refresh token stays usable and nothing is issued.
+            if let extra = narrowedScopes.first(where: { !grant.scopes.contains($0) }) {
+                throw OAuthError.invalidScope("The scope \(extra) was not granted originally.")
+            }
+            grant.scopes = narrowedScopes
+        }
+        _ = try await Self.insert(minted, for: grant, lifetimes: lifetimes, now: now, in: sql)
+        // Read here rather than afterwards on a read connection: the writer's page cache stays warm, while a
+        // read connection starts each read after a commit with an empty one.
+        return .rotated(grant, minted.issued, user: try await UserStore.find(id: grant.userID, in: sql))
+    }
+
+    /// A refresh token used moments ago presented again by its client: when its `successor` is still unused — the
+    /// client never received the answer that carried it (a timeout, a connection lost, a database that blinked) — the
+    /// same successor is answered again with a new access token, and the family lives on (as Auth0's and Okta's reuse
+    /// intervals do). `nil` when the successor was used, or is bound to another key: then it is a replay. An `invalid`
+    /// outcome when the retry asks for other scopes than the successor has: refused, nothing revoked.
+    private func answerAgain(
+        _ successor: String, clientID: String, narrowedScopes: [String]?, lifetimes: TokenLifetimes, minted: MintedTokens, now: Int64,
+        in sql: any SQLDatabase
+    ) async throws -> RefreshOutcome? {
+        guard
+            let row = try await sql.raw(
+                """
+                SELECT * FROM refresh_tokens
+                WHERE token_hash = \(bind: TokenDigest.storageKey(successor)) AND client_id = \(bind: clientID) AND used_at IS NULL AND revoked_at IS NULL
+                  AND expires_at > \(bind: now) AND (jkt IS NULL OR jkt = \(bind: minted.key)) AND \(GrantRevocations.familyIsActive("refresh_tokens"))
+                """
+            ).first()
+        else { return nil }
+        let grant = try Self.decodeGrant(row)
+        if let narrowedScopes, Set(narrowedScopes) != Set(grant.scopes) { return .invalid }
+        let again = MintedTokens(withRefreshToken: false, boundTo: minted.key)
+        _ = try await Self.insert(again, for: grant, lifetimes: lifetimes, now: now, in: sql)
+        return .rotated(
+            grant, IssuedTokens(accessToken: again.issued.accessToken, refreshToken: successor), user: try await UserStore.find(id: grant.userID, in: sql))
+    }
+
+    /// The common refresh — an unused, active token, no narrower scope — as the one statement closing an
+    /// ``Database/autocommit(_:)`` body, where the engine does that in one statement (PostgreSQL). `nil` when it
+    /// does not, or when the token is not such a token: then ``refresh(_:clientID:narrowedScopes:lifetimes:minted:in:)``
+    /// in a transaction says why (expired, replayed, unknown), having marked nothing.
+    package func rotateInOneStatement(
+        _ token: String, clientID: String, lifetimes: TokenLifetimes, minted: MintedTokens, in sql: any SQLDatabase
+    ) async throws -> RefreshOutcome? {
+        guard database.engine == .postgresql else { return nil }
+        let now = clock.now()
+        let prefix = SecureRandom.orderedPrefix()
+        let rotation = Rotation(
+            digest: TokenDigest.storageKey(token), clientID: clientID, lifetimes: lifetimes,
+            minted: minted.withRefreshToken(successor(of: token, prefix: prefix)), successorPrefix: prefix, now: now)
+        guard let used = try await rotation.inOneStatement(in: sql) else { return nil }
+        return .rotated(used.grant, rotation.minted.issued, user: used.user)
+    }
+
+    /// One refresh token's rotation: marking it used, and issuing its successors.
+    private struct Rotation {
+        let digest: String
+        let clientID: String
+        let lifetimes: TokenLifetimes
+        let minted: MintedTokens
+        /// The successor's ordered prefix, kept with the used token so that a retry can work the successor out again.
+        let successorPrefix: String
+        let now: Int64
+
+        /// The token as it was when marked used.
+        struct Used {
+            var grant: Grant
+            var expiresAt: Int64
+            /// The grant's user, when read with the rotation.
+            var user: User?
+        }
+
+        /// Marks the token used; the caller inserts the new tokens. `nil` when the token is not an unused, active one.
+        func stepByStep(in sql: any SQLDatabase) async throws -> Used? {
+            let row = try await sql.raw(
+                """
+                UPDATE refresh_tokens SET used_at = \(bind: now), successor_prefix = \(bind: successorPrefix)
+                WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID) AND used_at IS NULL AND revoked_at IS NULL
+                  AND (jkt IS NULL OR jkt = \(bind: minted.key)) AND \(GrantRevocations.familyIsActive("refresh_tokens"))
+                RETURNING *
+                """
+            ).first()
+            guard let row else { return nil }
+            return Used(grant: try TokenStore.decodeGrant(row), expiresAt: try row.decode(column: "expires_at", as: Int64.self))
+        }
+
+        /// Marks the token used, inserts the new tokens and reads the user, in one PostgreSQL statement
+        /// (data-modifying CTEs); `nil`, having changed nothing, unless the token is unused, active and unexpired.
+        func inOneStatement(in sql: any SQLDatabase) async throws -> Used? {
+            guard let refreshDigest = minted.refreshDigest else { return nil }
+            let row = try await sql.raw(
+                """
+                WITH used AS (
+                    UPDATE refresh_tokens SET used_at = \(bind: now), successor_prefix = \(bind: successorPrefix)
+                    WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID) AND used_at IS NULL AND revoked_at IS NULL
+                      AND expires_at > \(bind: now) AND (jkt IS NULL OR jkt = \(bind: minted.key))
+                      AND \(GrantRevocations.familyIsActive("refresh_tokens"))
+                    RETURNING grant_id, client_id, user_id, scope, auth_time, amr, expires_at
+                ), access AS (
+                    INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at, jkt)
+                    SELECT \(bind: minted.accessDigest), grant_id, client_id, user_id, scope, \(bind: now), \(bind: now + lifetimes.accessToken),
+                           \(bind: minted.key)
+                    FROM used
+                ), refresh AS (
+                    INSERT INTO refresh_tokens (token_hash, grant_id, client_id, user_id, scope, auth_time, amr, created_at, expires_at, jkt)
+                    SELECT \(bind: refreshDigest), grant_id, client_id, user_id, scope, auth_time, amr, \(bind: now), \(bind: now + lifetimes.refreshToken),
+                           \(bind: minted.refreshKey)
+                    FROM used
+                )
+                SELECT used.grant_id, used.client_id, used.user_id, used.scope, used.auth_time, used.amr, used.expires_at AS token_expires_at, u.*
+                FROM used LEFT JOIN users u ON u.id = used.user_id
+                """
+            ).first()
+            guard let row else { return nil }
+            let user = try row.decode(column: "id", as: String?.self) == nil ? nil : try UserStore.decode(row)
+            return Used(
+                grant: try TokenStore.decodeGrant(row), expiresAt: try row.decode(column: "token_expires_at", as: Int64.self), user: user)
+        }
+    }
+
+    /// The active access token, or `nil` when unknown, expired or revoked.
+    package func activeAccessToken(_ token: String) async throws -> AccessTokenRecord? {
+        try await activeAccessTokenWithUser(token)?.token
+    }
+
+    /// The active access token together with its user (`nil` for a client's own token, or a user since
+    /// deleted), in one query: the userinfo endpoint's whole read.
+    package func activeAccessTokenWithUser(_ token: String) async throws -> (token: AccessTokenRecord, user: User?)? {
+        let now = clock.now()
+        let row = try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT t.client_id AS token_client_id, t.user_id AS token_user_id, t.scope AS token_scope,
+                       t.created_at AS token_created_at, t.expires_at AS token_expires_at, t.jkt AS token_jkt, u.*
+                FROM access_tokens t LEFT JOIN users u ON u.id = t.user_id
+                WHERE t.token_hash = \(bind: TokenDigest.storageKey(token)) AND t.revoked_at IS NULL AND t.expires_at > \(bind: now)
+                  AND \(GrantRevocations.familyIsActive("t"))
+                """
+            ).first()
+        }
+        guard let row else { return nil }
+        let record = AccessTokenRecord(
+            clientID: try row.decode(column: "token_client_id", as: String.self),
+            userID: try row.decode(column: "token_user_id", as: String?.self),
+            scopes: try row.decode(column: "token_scope", as: String.self).split(separator: " ").map(String.init),
+            issuedAt: try row.decode(column: "token_created_at", as: Int64.self),
+            expiresAt: try row.decode(column: "token_expires_at", as: Int64.self),
+            jkt: try row.decode(column: "token_jkt", as: String?.self)
+        )
+        let user = try row.decode(column: "id", as: String?.self) == nil ? nil : try UserStore.decode(row)
+        return (record, user)
+    }
+
+    /// The active (unused, unrevoked, unexpired) refresh token, or `nil`.
+    package func activeRefreshToken(_ token: String) async throws -> RefreshTokenRecord? {
+        let now = clock.now()
+        let row = try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT * FROM refresh_tokens WHERE token_hash = \(bind: TokenDigest.storageKey(token))
+                AND used_at IS NULL AND revoked_at IS NULL AND expires_at > \(bind: now) AND \(GrantRevocations.familyIsActive("refresh_tokens"))
+                """
+            ).first()
+        }
+        guard let row else { return nil }
+        return RefreshTokenRecord(
+            grant: try Self.decodeGrant(row),
+            issuedAt: try row.decode(column: "created_at", as: Int64.self),
+            expiresAt: try row.decode(column: "expires_at", as: Int64.self)
+        )
+    }
+
+    /// Revokes a token presented by `clientID` (RFC 7009). A refresh token takes its whole family with it.
+    /// Tokens of other clients and unknown tokens are left alone; the endpoint answers 200 either way.
+    package func revoke(_ token: String, clientID: String) async throws {
+        let digest = TokenDigest.storageKey(token)
+        let now = clock.now()
+        try await database.transaction { sql in
+            // The family's newest refresh token, revoked itself, leaves only access tokens to outlive; an older
+            // one leaves the newest unknown.
+            if let newest = try await sql.raw(
+                """
+                UPDATE refresh_tokens SET revoked_at = \(bind: now)
+                WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID) AND used_at IS NULL AND revoked_at IS NULL
+                RETURNING grant_id
+                """
+            ).first() {
+                try await GrantRevocations.revoke(try newest.decode(column: "grant_id", as: String.self), extent: .accessTokens, at: now, in: sql)
+                return
+            }
+            if let older = try await sql.raw(
+                """
+                SELECT grant_id FROM refresh_tokens WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID)
+                """
+            ).first() {
+                try await GrantRevocations.revoke(try older.decode(column: "grant_id", as: String.self), extent: .everyToken, at: now, in: sql)
+                return
+            }
+            try await sql.raw(
+                """
+                UPDATE access_tokens SET revoked_at = \(bind: now)
+                WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID) AND revoked_at IS NULL
+                """
+            ).run()
+        }
+    }
+
+    /// New tokens and the digests stored for them, made before the write transaction: its writer is the one
+    /// resource every token request waits for in turn.
+    package struct MintedTokens: Sendable {
+        package private(set) var issued: IssuedTokens
+        package let accessDigest: String
+        package private(set) var refreshDigest: String?
+        /// The thumbprint of the DPoP key the access token is bound to (RFC 9449), `nil` for bearer tokens. A refresh
+        /// presents it too: a bound refresh token is used only with its key.
+        package let key: String?
+        /// The key the refresh token is bound to: a public client's (a confidential client's refresh tokens are bound
+        /// by its authentication instead, RFC 9449 §5).
+        package private(set) var refreshKey: String?
+
+        package init(withRefreshToken: Bool, boundTo key: String? = nil, bindingRefreshToken: Bool = false) {
+            issued = IssuedTokens(accessToken: SecureRandom.orderedToken(), refreshToken: withRefreshToken ? SecureRandom.orderedToken() : nil)
+            accessDigest = TokenDigest.storageKey(issued.accessToken)
+            refreshDigest = issued.refreshToken.map(TokenDigest.storageKey)
+            self.key = key
+            refreshKey = bindingRefreshToken ? key : nil
+        }
+
+        /// These tokens with `refreshToken` as their refresh token: a rotation's successor, worked out from the token
+        /// it replaces (``TokenStore/successor(of:prefix:)``).
+        package func withRefreshToken(_ refreshToken: String) -> MintedTokens {
+            var minted = self
+            minted.issued.refreshToken = refreshToken
+            minted.refreshDigest = TokenDigest.storageKey(refreshToken)
+            return minted
+        }
+
+        /// These tokens as `client` gets them: its refresh token bound to the key only when it is a public client.
+        package func issued(to client: Client) -> MintedTokens {
+            var minted = self
+            if !client.isPublic { minted.refreshKey = nil }
+            return minted
+        }
+    }
+
+    private static func insert(
+        _ minted: MintedTokens, for grant: Grant, lifetimes: TokenLifetimes, now: Int64, in sql: any SQLDatabase
+    ) async throws -> IssuedTokens {
+        try await sql.raw(
+            """
+            INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at, jkt)
+            VALUES (\(bind: minted.accessDigest), \(bind: grant.id), \(bind: grant.clientID), \(bind: grant.userID),
+                    \(bind: grant.scope), \(bind: now), \(bind: now + lifetimes.accessToken), \(bind: minted.key))
+            """
+        ).run()
+        guard let refreshDigest = minted.refreshDigest else { return minted.issued }
+        try await sql.raw(
+            """
+            INSERT INTO refresh_tokens (token_hash, grant_id, client_id, user_id, scope, auth_time, amr, created_at, expires_at, jkt)
+            VALUES (\(bind: refreshDigest), \(bind: grant.id), \(bind: grant.clientID), \(bind: grant.userID),
+                    \(bind: grant.scope), \(bind: grant.authTime), \(bind: grant.methods.joined(separator: " ")), \(bind: now),
+                    \(bind: now + lifetimes.refreshToken), \(bind: minted.refreshKey))
+            """
+        ).run()
+        return minted.issued
+    }
+
+    fileprivate static func decodeGrant(_ row: any SQLRow) throws -> Grant {
+        Grant(
+            id: try row.decode(column: "grant_id", as: String.self),
+            clientID: try row.decode(column: "client_id", as: String.self),
+            userID: try row.decode(column: "user_id", as: String.self),
+            scopes: try row.decode(column: "scope", as: String.self).split(separator: " ").map(String.init),
+            authTime: try row.decode(column: "auth_time", as: Int64.self),
+            methods: try row.decode(column: "amr", as: String.self).split(separator: " ").map(String.init)
+        )
+    }
+}
+
+extension TokenStore {
+    /// Expired access tokens go at once; a used refresh token is kept until it expires: presenting it again until then
+    /// revokes its family.
+    package static func retention(at now: Int64) -> [RetentionRule] {
+        [
+            RetentionRule(table: "access_tokens", key: "token_hash", condition: "expires_at <= \(bind: now)"),
+            RetentionRule(table: "refresh_tokens", key: "token_hash", condition: "expires_at <= \(bind: now)"),
+        ]
+    }
+}

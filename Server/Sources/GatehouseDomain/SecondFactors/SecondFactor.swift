@@ -1,0 +1,57 @@
+/// A way to prove who you are after the password.
+public enum SecondFactor: String, Sendable, Codable, CaseIterable {
+    /// A passkey (WebAuthn): the device's screen lock, a phone nearby, or a security key.
+    case passkey
+    /// A time-based code from an authenticator app (RFC 6238).
+    case totp
+    /// A one-time code sent to the verified email address.
+    case email
+    /// A one-time code sent by text message to the verified phone number.
+    case sms
+    /// A one-time code read out in a phone call to the verified phone number.
+    case voice
+    /// One of the single-use codes handed out when TOTP was enrolled; a fallback, never enrolled on its own.
+    case recoveryCode = "recovery_code"
+
+    /// How the choice reads on a node.
+    package var label: String {
+        switch self {
+        case .passkey: "Passkey"
+        case .totp: "Authenticator app"
+        case .email: "Code sent by email"
+        case .sms: "Code sent by text message"
+        case .voice: "Code read out in a phone call"
+        case .recoveryCode: "Recovery code"
+        }
+    }
+
+    /// The ID token's `amr` value (RFC 8176) for this factor.
+    package var methodReference: String {
+        switch self {
+        // RFC 8176: proof of possession of a hardware-secured key; a synced passkey says `swk` instead (see
+        // ``Passkey/methodReferences(userVerified:)``).
+        case .passkey: "hwk"
+        case .totp, .recoveryCode, .email: "otp"
+        case .sms: "sms"
+        // RFC 8176: confirmation by telephone call.
+        case .voice: "tel"
+        }
+    }
+
+    /// The channel a code for this factor is sent on, if it is sent.
+    package var channel: MessageChannel? {
+        switch self {
+        case .email: .email
+        case .sms: .sms
+        case .voice: .voice
+        case .passkey, .totp, .recoveryCode: nil
+        }
+    }
+
+    /// Factors a user can enroll during sign-in: a passkey, an authenticator app, a phone number (by text message or
+    /// call), or the email address.
+    package static let enrollable: [SecondFactor] = [.passkey, .totp, .email, .sms, .voice]
+
+    /// Whether codes for this factor go to the account's phone number.
+    package var usesPhone: Bool { self == .sms || self == .voice }
+}

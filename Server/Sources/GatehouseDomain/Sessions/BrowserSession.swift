@@ -1,0 +1,9 @@
+/// A browser's sign-in session at Gatehouse (single sign-on across clients).
+package struct BrowserSession: Sendable, Equatable {
+    package var userID: String
+    /// When the user last entered credentials (the ID token's `auth_time`).
+    package var authTime: Int64
+    /// Authentication methods used (the ID token's `amr`), e.g. `["pwd"]`.
+    package var methods: [String]
+    package var expiresAt: Int64
+}

@@ -35,7 +35,10 @@ public enum GatehouseApplication {
                 return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
             }
         }
-        HealthController(server: server).addRoutes(to: router)
+        HealthController(
+            database: server.database, keys: server.keys,
+            probe: WriteProbe(database: server.database, location: server.configuration.database, clock: server.clock), logger: server.logger
+        ).addRoutes(to: router)
         // Pages a browser sees answer their own errors as pages.
         AuthorizationController(server: server).addRoutes(to: router)
         LoginController(server: server).addRoutes(to: router)

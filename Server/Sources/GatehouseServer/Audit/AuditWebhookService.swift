@@ -2,6 +2,8 @@ import AsyncHTTPClient
 import Crypto
 import Foundation
 import GatehouseDomain
+import GatehouseFoundation
+import Logging
 import NIOCore
 import SQLKit
 import ServiceLifecycle
@@ -10,12 +12,19 @@ import ServiceLifecycle
 /// one, as JSON lines, signed; a refused or failed POST waits (10 s, doubling, at most an hour) and is sent again.
 /// Delivery is in order and at least once: the receiver drops an event it saw by its `id`.
 public struct AuditWebhookService: Service {
-    let server: IdentityServer
+    let database: any Database
+    let audit: AuditLog
+    let clock: UnixClock
+    let logger: Logger
     let webhook: AuditWebhook
     let interval: Duration
 
-    public init(server: IdentityServer, webhook: AuditWebhook, interval: Duration = .seconds(1)) {
-        self.server = server
+    /// A service that sends `audit`'s events to `webhook`, keeping its progress in `database`.
+    public init(database: any Database, audit: AuditLog, clock: UnixClock, logger: Logger, webhook: AuditWebhook, interval: Duration = .seconds(1)) {
+        self.database = database
+        self.audit = audit
+        self.clock = clock
+        self.logger = logger
         self.webhook = webhook
         self.interval = interval
     }
@@ -26,7 +35,7 @@ public struct AuditWebhookService: Service {
                 do {
                     try await deliverDue()
                 } catch {
-                    server.logger.warning("Audit webhook delivery failed", metadata: ["error": "\(error)"])
+                    logger.warning("Audit webhook delivery failed", metadata: ["error": "\(error)"])
                 }
                 try await Task.sleep(for: interval)
             }
@@ -35,18 +44,18 @@ public struct AuditWebhookService: Service {
 
     /// Sends the next batch when one is waiting and no retry delay is running.
     func deliverDue() async throws {
-        let now = server.clock.now()
-        let state = try await server.database.read { sql in
+        let now = clock.now()
+        let state = try await database.read { sql in
             try await sql.raw("SELECT last_event_id, failures, next_attempt_at FROM audit_delivery WHERE id = 1").first()
         }
         let last = try state?.decode(column: "last_event_id", as: String?.self)
         let failures = try state?.decode(column: "failures", as: Int.self) ?? 0
         guard try (state?.decode(column: "next_attempt_at", as: Int64.self) ?? 0) <= now else { return }
-        let events = try await server.audit.events(AuditLog.Filter(after: last), limit: webhook.batchSize)
+        let events = try await audit.events(AuditLog.Filter(after: last), limit: webhook.batchSize)
         guard let newest = events.last else { return }
         let delivered = await post(events, at: now)
         let delay = delivered ? 0 : min(Int64(10) << min(failures, 12), 3600)
-        try await server.database.transaction { sql in
+        try await database.transaction { sql in
             try await sql.raw("DELETE FROM audit_delivery WHERE id = 1").run()
             try await sql.raw(
                 """

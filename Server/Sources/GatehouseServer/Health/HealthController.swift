@@ -1,5 +1,6 @@
 import GatehouseFoundation
 import Hummingbird
+import Logging
 import NIOConcurrencyHelpers
 import SQLKit
 
@@ -7,29 +8,32 @@ import SQLKit
 /// and orchestrators. Readiness answers within ``readinessLimit`` whatever the database does: a probe that hung for
 /// the length of an outage would keep a load balancer sending requests to a node that cannot serve them.
 struct HealthController: Sendable {
-    let server: IdentityServer
-    let probe = WriteProbe()
+    let database: any Database
+    /// The signing keys, which must load for the node to sign anything.
+    let keys: SigningKeyRing
+    let probe: WriteProbe
+    let logger: Logger
     static let readinessLimit: Duration = .seconds(1)
 
     func addRoutes(to router: Router<some RequestContext>) {
         router.get("/health/live") { _, _ in JSONResponse.make(HealthStatus.ok) }
         router.get("/health/ready") { _, _ in
-            let failure = await Self.within(Self.readinessLimit) { [server, probe] () -> String? in
+            let failure = await Self.within(Self.readinessLimit) { [database, keys, probe] () -> String? in
                 do {
-                    _ = try await server.database.read { sql in try await sql.raw("SELECT 1 AS ok").first() }
-                    _ = try await server.keys.publicKeySet()
+                    _ = try await database.read { sql in try await sql.raw("SELECT 1 AS ok").first() }
+                    _ = try await keys.publicKeySet()
                 } catch {
                     return "the database cannot be read (\(DatabaseFailure.reason(of: error) ?? String(reflecting: type(of: error))))"
                 }
-                return await probe.failure(in: server).map { "the database takes no writes (\($0))" }
+                return await probe.failure().map { "the database takes no writes (\($0))" }
             }
             switch failure {
             case .some(nil):
                 return JSONResponse.make(HealthStatus.ok)
             case .some(let reason?):
-                server.logger.error("Readiness check failed", metadata: ["reason": "\(reason)"])
+                logger.error("Readiness check failed", metadata: ["reason": "\(reason)"])
             case nil:
-                server.logger.error("Readiness check failed: the database did not answer within a second")
+                logger.error("Readiness check failed: the database did not answer within a second")
             }
             var response = JSONResponse.make(HealthStatus.unavailable, status: .serviceUnavailable)
             response.headers[.retryAfter] = "1"

@@ -21,37 +21,43 @@ final class WriteProbe: Sendable {
     let interval: Duration
     /// Below this much free space on the database's disk, SQLite writes may fail any moment.
     static let minimumFreeSpace: UInt64 = 1 << 20
+    private let database: any Database
+    /// The SQLite database file, whose disk's free space is checked; `nil` for PostgreSQL.
+    private let sqlitePath: String?
+    private let clock: UnixClock
     private let node = "node-" + SecureRandom.token(byteCount: 8)
     private let writes = Atomic<Int>(0)
     private let last = Mutex<(at: ContinuousClock.Instant, failure: String?)?>(nil)
 
-    init(interval: Duration = .seconds(5)) {
+    /// A probe of `database` (stored at `location`), writing `clock`'s time at most every `interval`.
+    init(database: any Database, location: DatabaseLocation, clock: UnixClock, interval: Duration = .seconds(5)) {
+        self.database = database
+        if case .sqlite(let path) = location, path != ":memory:" { sqlitePath = path } else { sqlitePath = nil }
+        self.clock = clock
         self.interval = interval
     }
 
     /// `nil` when the node can commit, or why it cannot (the database's own reason, ``DatabaseFailure``).
-    func failure(in server: IdentityServer) async -> String? {
+    func failure() async -> String? {
         let now = ContinuousClock.now
         if let last = last.withLock({ $0 }), now - last.at < interval { return last.failure }
-        let failure = await check(server, at: now)
+        let failure = await check(at: now)
         last.withLock { $0 = (now, failure) }
         return failure
     }
 
-    private func check(_ server: IdentityServer, at now: ContinuousClock.Instant) async -> String? {
-        if let full = (server.database as? ScopedDatabase)?.lastFullDiskFailure, now - full < interval {
+    private func check(at now: ContinuousClock.Instant) async -> String? {
+        if let full = (database as? ScopedDatabase)?.lastFullDiskFailure, now - full < interval {
             return "a write failed for a full disk \(full.duration(to: now).components.seconds) s ago"
         }
-        if case .sqlite(let path) = server.configuration.database, path != ":memory:", let free = Self.freeSpace(nextTo: path),
-            free < Self.minimumFreeSpace
-        {
+        if let path = sqlitePath, let free = Self.freeSpace(nextTo: path), free < Self.minimumFreeSpace {
             return "the disk holding \(path) has \(free) bytes free"
         }
         // A new row each time, like a token's insert, and this node's earlier ones removed in the same transaction.
         let key = node + "-" + String(writes.add(1, ordering: .relaxed).newValue)
-        let writtenAt = server.clock.now()
+        let writtenAt = clock.now()
         do {
-            try await server.database.transaction { [node] sql in
+            try await database.transaction { [node] sql in
                 try await sql.raw("INSERT INTO write_probe (node, written_at) VALUES (\(bind: key), \(bind: writtenAt))").run()
                 try await sql.raw("DELETE FROM write_probe WHERE node LIKE \(bind: node + "-%") AND node <> \(bind: key)").run()
             }

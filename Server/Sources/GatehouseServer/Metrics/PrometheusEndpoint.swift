@@ -72,11 +72,10 @@ public enum PrometheusEndpoint {
         return lines.joined(separator: "\n")
     }
 
-    /// The metrics listener, as a service to run beside the server.
-    public static func application(registry: PrometheusCollectorRegistry, server: IdentityServer, logger: Logger) -> some Service {
+    /// The metrics listener, as a service to run beside the server: `registry`'s metrics on `policy`'s address, with
+    /// `gauges` set just before each scrape.
+    static func application(registry: PrometheusCollectorRegistry, policy: MetricsPolicy, gauges: ScrapeGauges, logger: Logger) -> some Service {
         let router = Router()
-        let gauges = ScrapeGauges(server: server)
-        let policy = server.configuration.metrics
         router.get("/metrics") { _, _ in
             await gauges.refresh()
             var buffer = [UInt8]()

@@ -10,16 +10,25 @@ import SQLKit
 public struct ExpiredRowSweep: Sendable {
     let database: any Database
     let clock: UnixClock
-    let configuration: ServerConfiguration
+    /// How long a redeemed authorization code is kept to recognize its replay, in seconds.
+    let replayWindow: Int64
+    /// How long a browser session lives without use, in seconds.
+    let sessionIdle: Int64
+    /// How many days audit events are kept.
+    let auditRetentionDays: Int
     /// Rows deleted per transaction.
     let batchSize: Int
 
-    /// A sweep of `database` by `configuration`'s lifetimes and retention, at `clock`'s time, `batchSize` rows per
-    /// transaction.
-    public init(database: any Database, clock: UnixClock = .system, configuration: ServerConfiguration, batchSize: Int = 500) {
+    /// A sweep of `database` at `clock`'s time, `batchSize` rows per transaction, keeping redeemed codes for
+    /// `replayWindow` seconds, idle sessions for `sessionIdle` seconds and audit events for `auditRetentionDays`.
+    public init(
+        database: any Database, clock: UnixClock = .system, replayWindow: Int64, sessionIdle: Int64, auditRetentionDays: Int, batchSize: Int = 500
+    ) {
         self.database = database
         self.clock = clock
-        self.configuration = configuration
+        self.replayWindow = replayWindow
+        self.sessionIdle = sessionIdle
+        self.auditRetentionDays = auditRetentionDays
         self.batchSize = batchSize
     }
 
@@ -27,8 +36,8 @@ public struct ExpiredRowSweep: Sendable {
     func rules(at now: Int64) -> [RetentionRule] {
         [
             FlowStore.retention(at: now),
-            AuthorizationCodeStore.retention(at: now, replayWindow: configuration.housekeeping.replayWindow),
-            BrowserSessionStore.retention(at: now, idle: configuration.tokens.sessionIdle),
+            AuthorizationCodeStore.retention(at: now, replayWindow: replayWindow),
+            BrowserSessionStore.retention(at: now, idle: sessionIdle),
         ] + TokenStore.retention(at: now) + [
             GrantRevocations.retention(at: now),
             OneTimeCodeStore.retention(at: now),
@@ -39,7 +48,7 @@ public struct ExpiredRowSweep: Sendable {
             DeviceIdentityStore.retention(at: now),
             AttemptLimiter.retention(at: now),
             CourierQueue.retention(at: now),
-            AuditLog.retention(at: now, retentionDays: configuration.audit.retentionDays),
+            AuditLog.retention(at: now, retentionDays: auditRetentionDays),
             WriteProbe.retention(at: now),
         ]
     }

@@ -6,16 +6,19 @@ import ServiceLifecycle
 /// `housekeeping.interval`; a pass that stopped at its batch limit is followed by the next one a second later, so a
 /// busy server's sweep keeps up. Rows deleted are counted in `gatehouse_swept_rows_total` by table.
 public struct ExpiredRowSweepService: Service {
-    let server: IdentityServer
+    let sweep: ExpiredRowSweep
+    /// Seconds between passes.
+    let interval: Int64
+    let logger: Logger
 
-    /// A service that sweeps `server`'s database as its configuration's `housekeeping` says.
-    public init(server: IdentityServer) {
-        self.server = server
+    /// A service that runs `sweep` every `interval` seconds, logging what it deleted to `logger`.
+    public init(sweep: ExpiredRowSweep, interval: Int64, logger: Logger) {
+        self.sweep = sweep
+        self.interval = interval
+        self.logger = logger
     }
 
     public func run() async throws {
-        let sweep = ExpiredRowSweep(database: server.database, clock: server.clock, configuration: server.configuration)
-        let interval = server.configuration.housekeeping.interval
         try? await cancelWhenGracefulShutdown {
             // Not at the very start: nodes started together need not all try at once.
             try await Task.sleep(for: .seconds(min(Int64.random(in: 5...30), interval)))
@@ -27,12 +30,12 @@ public struct ExpiredRowSweepService: Service {
                         Counter(label: "gatehouse_swept_rows_total", dimensions: [("table", table)]).increment(by: count)
                     }
                     if outcome.total > 0 {
-                        server.logger.info(
+                        logger.info(
                             "Swept expired rows", metadata: ["count": "\(outcome.total)", "tables": "\(outcome.deleted.keys.sorted().joined(separator: ","))"])
                     }
                     if outcome.unfinished { pause = .seconds(1) }
                 } catch {
-                    server.logger.warning("Sweeping expired rows failed", metadata: ["error": "\(error)"])
+                    logger.warning("Sweeping expired rows failed", metadata: ["error": "\(error)"])
                 }
                 try await Task.sleep(for: pause)
             }

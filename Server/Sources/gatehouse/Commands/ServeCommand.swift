@@ -65,10 +65,10 @@ struct ServeCommand: AsyncParsableCommand {
         // trail's webhook, when one is.
         var sideServices: [any Service] = []
         if let registry {
-            sideServices.append(PrometheusEndpoint.application(registry: registry, server: server, logger: logger))
+            sideServices.append(server.metricsService(registry: registry, logger: logger))
             FileHandle.standardOutput.write(Data("  Metrics:   http://\(configuration.metrics.host):\(configuration.metrics.port ?? 0)/metrics\n".utf8))
         }
-        if let webhook = configuration.audit.webhook { sideServices.append(AuditWebhookService(server: server, webhook: webhook)) }
+        if let webhook = configuration.audit.webhook { sideServices.append(server.auditWebhookService(webhook)) }
         if let tracing { sideServices.append(tracing.service) }
         // Last, so the first to hear of a shutdown: open streams end before the server waits for its responses.
         sideServices.append(ShutdownHook { server.endOpenStreams() })
@@ -78,7 +78,7 @@ struct ServeCommand: AsyncParsableCommand {
                 configuration: .init(
                     services: [
                         .init(service: application), .init(service: CourierService(courier: server.courier)),
-                        .init(service: ExpiredRowSweepService(server: server)),
+                        .init(service: server.housekeepingService()),
                     ] + sideServices.map { .init(service: $0) },
                     gracefulShutdownSignals: [.sigterm, .sigint], logger: logger
                 ))

@@ -1,0 +1,37 @@
+import GatehouseDomain
+import GatehouseFoundation
+import Logging
+import Prometheus
+import ServiceLifecycle
+
+/// The services that run beside the HTTP server, each given what it uses from the configuration read at start and
+/// the server's parts: here, where the application is put together, and nowhere else.
+extension IdentityServer {
+    /// Housekeeping: expired rows swept every `housekeeping.interval`.
+    public func housekeepingService() -> ExpiredRowSweepService {
+        ExpiredRowSweepService(
+            sweep: ExpiredRowSweep(database: database, clock: clock, configuration: configuration), interval: configuration.housekeeping.interval,
+            logger: logger)
+    }
+
+    /// The audit trail sent to `webhook`.
+    public func auditWebhookService(_ webhook: AuditWebhook) -> AuditWebhookService {
+        AuditWebhookService(database: database, audit: audit, clock: clock, logger: logger, webhook: webhook)
+    }
+
+    /// The metrics listener on `metrics.host` and `metrics.port`, exposing `registry`.
+    public func metricsService(registry: PrometheusCollectorRegistry, logger: Logger) -> some Service {
+        let gauges = ScrapeGauges(database: database, hasher: hasher, courierQueue: courier.queue, clock: clock, logger: self.logger)
+        return PrometheusEndpoint.application(registry: registry, policy: configuration.metrics, gauges: gauges, logger: logger)
+    }
+}
+
+extension ExpiredRowSweep {
+    /// The sweep `configuration` asks for: redeemed codes kept for `housekeeping.replay_window`, idle sessions for
+    /// `token_lifetimes.session_idle`, audit events for `audit.retention_days`.
+    public init(database: any Database, clock: UnixClock = .system, configuration: ServerConfiguration, batchSize: Int = 500) {
+        self.init(
+            database: database, clock: clock, replayWindow: configuration.housekeeping.replayWindow, sessionIdle: configuration.tokens.sessionIdle,
+            auditRetentionDays: configuration.audit.retentionDays, batchSize: batchSize)
+    }
+}

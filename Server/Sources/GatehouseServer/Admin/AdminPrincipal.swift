@@ -18,19 +18,19 @@ struct AdminPrincipal: Sendable {
             guard let token = try PresentedAccessToken.of(request), token.token.utf8.count <= 512 else { throw AdminProblem.unauthorized }
             presented = token
         } catch let refusal as PresentedAccessToken.Refusal {
-            throw AdminProblem.refused(refusal, server: server)
+            throw AdminProblem.refused(refusal, nonce: server.dpopProofs.nonces?.current)
         }
         if presented.token.hasPrefix(AdminTokenStore.prefix) {
             // Personal admin tokens are bearer tokens: they are never bound to a key.
-            guard presented.scheme == .bearer else { throw AdminProblem.refused(.unboundTokenAsDPoP, server: server) }
+            guard presented.scheme == .bearer else { throw AdminProblem.refused(.unboundTokenAsDPoP, nonce: server.dpopProofs.nonces?.current) }
             guard let record = try await server.adminTokens.verify(presented.token) else { throw AdminProblem.unauthorized }
             return AdminPrincipal(actor: "admin-token:\(record.name)", canWrite: !record.readOnly)
         }
         guard let access = try await server.tokens.activeAccessToken(presented.token) else { throw AdminProblem.unauthorized }
         do {
-            _ = try await presented.checkBinding(to: access.jkt, request: request, path: request.uri.path, proofs: DPoPProofCheck(server: server))
+            _ = try await presented.checkBinding(to: access.jkt, request: request, path: request.uri.path, proofs: server.dpopProofs)
         } catch {
-            throw AdminProblem.refused(error, server: server)
+            throw AdminProblem.refused(error, nonce: server.dpopProofs.nonces?.current)
         }
         // A token that acts for a user is never an admin token, whatever its scopes.
         guard access.userID == nil else { throw AdminProblem.forbiddenScope }

@@ -35,10 +35,9 @@ struct AdminProblem: Error, Sendable, CustomStringConvertible {
         status: .preconditionFailed, kind: "precondition-failed", title: "Precondition failed",
         detail: "The resource changed since you read it (its ETag differs); read it again and reapply your change.")
     /// A token presented otherwise than its binding requires (``PresentedAccessToken``): 401 with the challenge of the
-    /// scheme it must use, and the DPoP nonce when nonces are on.
-    static func refused(_ refusal: PresentedAccessToken.Refusal, server: IdentityServer) -> Self {
-        let oauth = refusal.oauthError(
-            presentedWithDPoP: false, nonce: server.configuration.dpop.requireNonce ? server.dpopNonces.current : nil)
+    /// scheme it must use, and `nonce`, the DPoP nonce, when nonces are on.
+    static func refused(_ refusal: PresentedAccessToken.Refusal, nonce: String?) -> Self {
+        let oauth = refusal.oauthError(presentedWithDPoP: false, nonce: nonce)
         var problem = Self(
             status: .unauthorized, kind: oauth.code.rawValue.replacingOccurrences(of: "_", with: "-"), title: "Unauthorized", detail: oauth.description)
         let answer = oauth.response()

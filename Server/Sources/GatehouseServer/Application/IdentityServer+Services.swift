@@ -26,6 +26,14 @@ extension IdentityServer {
     }
 }
 
+extension IdentityServer {
+    /// The check of requests' DPoP proofs: recorded in this database, against this issuer, with nonces when
+    /// `dpop.require_nonce` is on.
+    var dpopProofs: DPoPProofCheck {
+        DPoPProofCheck(database: database, clock: clock, issuer: issuer, nonces: configuration.dpop.requireNonce ? dpopNonces : nil)
+    }
+}
+
 extension ExpiredRowSweep {
     /// The sweep `configuration` asks for: redeemed codes kept for `housekeeping.replay_window`, idle sessions for
     /// `token_lifetimes.session_idle`, audit events for `audit.retention_days`.

@@ -7,14 +7,9 @@ extension IdentityServer {
     /// before there is one) and the client address's across every subject.
     func codeGuessCounters(_ purpose: OneTimeCodeStore.Purpose, subject: String, source: ClientAddress) -> [AttemptLimiter.Counter] {
         [
-            Self.codeCounter(purpose, subject: subject, in: guesses, limit: configuration.codeGuesses),
+            guesses.codeCounter(purpose, subject: subject, limit: configuration.codeGuesses),
             guesses.counter("source", subject: source.subject, limit: configuration.sourceThrottling),
         ]
-    }
-
-    /// The counter of wrong codes for `purpose` on `subject` (`user:ID`, `name:…`, `email:…`).
-    static func codeCounter(_ purpose: OneTimeCodeStore.Purpose, subject: String, in limiter: AttemptLimiter, limit: AttemptLimit) -> AttemptLimiter.Counter {
-        limiter.counter("code:" + purpose.rawValue, subject: subject, limit: limit)
     }
 
     /// Logs each block a wrong code started, and tells the account's `owner` of a block on their account by a

@@ -9,7 +9,13 @@ import SQLKit
 /// nonce when `dpop.require_nonce` is on, and single use — each proof's `jti` is recorded for its key until the proof
 /// would be too old anyway, in the database, so a proof replayed to another node is refused too.
 struct DPoPProofCheck: Sendable {
-    let server: IdentityServer
+    /// Where each proof's `jti` is recorded.
+    let database: any Database
+    let clock: UnixClock
+    /// The server's issuer: a proof's `htu` is the issuer and the request's path.
+    let issuer: String
+    /// The nonces proofs must carry, when `dpop.require_nonce` is on; `nil` when it is off.
+    let nonces: DPoPNonces?
 
     static let header = HTTPField.Name("DPoP")!
     static let nonceHeader = HTTPField.Name("DPoP-Nonce")!
@@ -19,9 +25,9 @@ struct DPoPProofCheck: Sendable {
         let values = request.headers[values: Self.header]
         guard !values.isEmpty else { return nil }
         guard values.count == 1 else { throw .invalidProof("Send exactly one DPoP header.") }
-        let verifier = DPoPProofVerifier(clock: server.clock)
-        let proof = try verifier.verify(values[0], method: request.method.rawValue, uri: server.issuer + path, accessToken: accessToken)
-        if server.configuration.dpop.requireNonce, !server.dpopNonces.accepts(proof.nonce) {
+        let verifier = DPoPProofVerifier(clock: clock)
+        let proof = try verifier.verify(values[0], method: request.method.rawValue, uri: issuer + path, accessToken: accessToken)
+        if let nonces, !nonces.accepts(proof.nonce) {
             throw .nonceRequired("The DPoP proof must carry the nonce in this response's DPoP-Nonce header.")
         }
         let first: Bool
@@ -39,7 +45,7 @@ struct DPoPProofCheck: Sendable {
         let digest = TokenDigest.hex(proof.thumbprint + "|" + proof.jti)
         // Kept past the proof's whole acceptable age, so the replay check outlives the iat check.
         let expiresAt = proof.issuedAt + DPoPProofVerifier.maximumAge + DPoPProofVerifier.futureLeeway + 1
-        return try await server.database.autocommit { sql in
+        return try await database.autocommit { sql in
             try await sql.raw(
                 """
                 INSERT INTO dpop_proofs (proof_hash, expires_at) VALUES (\(bind: digest), \(bind: expiresAt))
@@ -57,7 +63,7 @@ struct DPoPProofCheck: Sendable {
             case .invalidProof(let reason): OAuthError(.invalidDPoPProof, reason)
             case .nonceRequired(let reason): OAuthError(.useDPoPNonce, reason)
             }
-        if server.configuration.dpop.requireNonce { refusal.dpopNonce = server.dpopNonces.current }
+        if let nonces { refusal.dpopNonce = nonces.current }
         return refusal
     }
 }

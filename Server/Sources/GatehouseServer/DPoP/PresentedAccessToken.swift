@@ -74,7 +74,7 @@ struct PresentedAccessToken: Sendable {
             guard ConstantTime.equals(proof.thumbprint, jkt) else {
                 throw .invalidProof("The DPoP proof is signed by another key than the one the access token is bound to.")
             }
-            return proofs.server.configuration.dpop.requireNonce ? proofs.server.dpopNonces.current : nil
+            return proofs.nonces?.current
         }
     }
 }

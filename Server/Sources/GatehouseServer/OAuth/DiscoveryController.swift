@@ -4,15 +4,16 @@ import Hummingbird
 
 /// Discovery (`/.well-known/openid-configuration`) and the JWKS.
 struct DiscoveryController: Sendable {
-    let server: IdentityServer
+    let issuer: String
+    let keys: SigningKeyRing
 
     func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
         // The metadata never changes while the server runs: encoded once.
-        let metadata = JSONResponse.encode(Self.metadata(issuer: server.issuer))
+        let metadata = JSONResponse.encode(Self.metadata(issuer: issuer))
         router.get("/.well-known/openid-configuration") { _, _ in JSONResponse.data(metadata, cacheable: true) }
         router.get("/jwks") { _, _ in
             // Short caching: clients must see a rotated key soon.
-            var response = JSONResponse.data(try await server.keys.publicKeySetDocument(), cacheable: true)
+            var response = JSONResponse.data(try await keys.publicKeySetDocument(), cacheable: true)
             response.headers[.cacheControl] = "public, max-age=60"
             return response
         }

@@ -4,7 +4,10 @@ import Hummingbird
 
 /// Token introspection (RFC 7662) for confidential clients, about tokens issued to themselves.
 struct IntrospectionController: Sendable {
-    let server: IdentityServer
+    let issuer: String
+    let clients: ClientStore
+    let tokens: TokenStore
+    let users: UserStore
 
     func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
         router.post("/introspect") { request, _ in try await introspect(request) }
@@ -12,28 +15,28 @@ struct IntrospectionController: Sendable {
 
     func introspect(_ request: Request) async throws -> Response {
         let parameters = try await FormParameters.body(of: request)
-        let client = try await ClientAuthenticator(clients: server.clients).authenticate(request, parameters: parameters)
+        let client = try await ClientAuthenticator(clients: clients).authenticate(request, parameters: parameters)
         guard !client.isPublic else {
             throw OAuthError.invalidClient("Introspection requires a confidential client.")
         }
         guard let token = parameters["token"] else { throw OAuthError.invalidRequest("token is missing.") }
-        if let access = try await server.tokens.activeAccessToken(token), access.clientID == client.id {
+        if let access = try await tokens.activeAccessToken(token), access.clientID == client.id {
             var user: User?
-            if let userID = access.userID { user = try await server.users.find(id: userID) }
+            if let userID = access.userID { user = try await users.find(id: userID) }
             var introspection = IntrospectionResponse(
                 active: true, scope: access.scopes.joined(separator: " "), clientID: access.clientID, username: user?.username,
                 tokenType: access.jkt == nil ? "Bearer" : "DPoP", expiresAt: Int(access.expiresAt), issuedAt: Int(access.issuedAt),
-                subject: access.userID ?? access.clientID, audience: access.clientID, issuer: server.issuer)
+                subject: access.userID ?? access.clientID, audience: access.clientID, issuer: issuer)
             introspection.confirmation = access.jkt.map(IntrospectionResponse.Confirmation.init(jkt:))
             return JSONResponse.make(introspection)
         }
-        if let refresh = try await server.tokens.activeRefreshToken(token), refresh.grant.clientID == client.id {
-            let user = try await server.users.find(id: refresh.grant.userID)
+        if let refresh = try await tokens.activeRefreshToken(token), refresh.grant.clientID == client.id {
+            let user = try await users.find(id: refresh.grant.userID)
             return JSONResponse.make(
                 IntrospectionResponse(
                     active: true, scope: refresh.grant.scope, clientID: client.id, username: user?.username, tokenType: "refresh_token",
                     expiresAt: Int(refresh.expiresAt), issuedAt: Int(refresh.issuedAt), subject: refresh.grant.userID,
-                    audience: client.id, issuer: server.issuer
+                    audience: client.id, issuer: issuer
                 ))
         }
         return JSONResponse.make(IntrospectionResponse.inactive)

@@ -30,7 +30,7 @@ struct PushedAuthorizationController: Sendable {
         case .failure(let error): throw error
         }
         // RFC 9449 §10.1: a DPoP proof at this endpoint binds the code to its key, as dpop_jkt does; both must agree.
-        let proofs = DPoPProofCheck(server: server)
+        let proofs = server.dpopProofs
         let proof: DPoPProof?
         do {
             proof = try await proofs.proof(of: request, path: "/par")

@@ -4,7 +4,8 @@ import Hummingbird
 
 /// Token revocation (RFC 7009). Answers 200 for unknown tokens too, so it reveals nothing.
 struct RevocationController: Sendable {
-    let server: IdentityServer
+    let clients: ClientStore
+    let tokens: TokenStore
 
     func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
         router.post("/revoke") { request, _ in try await revoke(request) }
@@ -12,9 +13,9 @@ struct RevocationController: Sendable {
 
     func revoke(_ request: Request) async throws -> Response {
         let parameters = try await FormParameters.body(of: request)
-        let client = try await ClientAuthenticator(clients: server.clients).authenticate(request, parameters: parameters)
+        let client = try await ClientAuthenticator(clients: clients).authenticate(request, parameters: parameters)
         guard let token = parameters["token"] else { throw OAuthError.invalidRequest("token is missing.") }
-        try await server.tokens.revoke(token, clientID: client.id)
+        try await tokens.revoke(token, clientID: client.id)
         var headers = HTTPFields()
         headers[.cacheControl] = "no-store"
         return Response(status: .ok, headers: headers)

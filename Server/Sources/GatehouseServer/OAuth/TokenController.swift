@@ -5,6 +5,15 @@ import Hummingbird
 /// The token endpoint (RFC 6749 §3.2): authorization_code, refresh_token, client_credentials and device_code (RFC 8628) grants.
 struct TokenController: Sendable {
     let server: IdentityServer
+    /// Made once: every token response with `openid` uses it.
+    let idTokens: IDTokenIssuer
+    let proofs: DPoPProofCheck
+
+    init(server: IdentityServer) {
+        self.server = server
+        idTokens = IDTokenIssuer(issuer: server.issuer, lifetime: server.configuration.tokens.idToken, keys: server.keys, clock: server.clock)
+        proofs = server.dpopProofs
+    }
 
     func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
         router.post("/token") { request, _ in try await token(request) }
@@ -16,7 +25,6 @@ struct TokenController: Sendable {
             throw OAuthError.invalidRequest("The parameter \(repeated) appears more than once.")
         }
         let credentials = try ClientAuthenticator.Credentials(of: request, parameters: parameters)
-        let proofs = DPoPProofCheck(server: server)
         let proof: DPoPProof?
         do {
             proof = try await proofs.proof(of: request, path: "/token")
@@ -24,7 +32,7 @@ struct TokenController: Sendable {
             throw proofs.tokenEndpointError(error)
         }
         var response = try await grant(parameters, credentials: credentials, proof: proof)
-        if proof != nil, server.configuration.dpop.requireNonce { response.headers[DPoPProofCheck.nonceHeader] = server.dpopNonces.current }
+        if proof != nil, let nonces = proofs.nonces { response.headers[DPoPProofCheck.nonceHeader] = nonces.current }
         return response
     }
 
@@ -130,7 +138,7 @@ struct TokenController: Sendable {
     ) async throws -> Response {
         let idToken =
             grant.scopes.contains("openid")
-            ? try await IDTokenIssuer(server: server).issue(for: grant, user: user, client: client, nonce: nonce)
+            ? try await idTokens.issue(for: grant, user: user, client: client, nonce: nonce)
             : nil
         return JSONResponse.make(
             TokenResponse(

@@ -46,7 +46,7 @@ struct UserinfoController: Sendable {
         do {
             // A token in the form body is a bearer token (RFC 6750 §2.2).
             nonce = try await (presented ?? PresentedAccessToken(token: token, scheme: .bearer))
-                .checkBinding(to: record.jkt, request: request, path: "/userinfo", proofs: DPoPProofCheck(server: server))
+                .checkBinding(to: record.jkt, request: request, path: "/userinfo", proofs: server.dpopProofs)
         } catch {
             throw refusal(error, presented: presented)
         }

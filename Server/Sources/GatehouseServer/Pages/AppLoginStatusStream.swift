@@ -11,17 +11,20 @@ import NIOCore
 /// when the node stops: then with a short `retry`, so the browser's EventSource reconnects (to another node) at once,
 /// and the page submits the node once the status is final.
 struct AppLoginStatusStream: Sendable {
-    let server: IdentityServer
+    /// The QR sign-ins whose pages are open on this node, polled together.
+    let watcher: AppLoginWatcher
+    /// How long a QR code's access code lives, in seconds (`authenticator.access_code_lifetime`).
+    let accessCodeLifetime: Int64
 
     func response(sessionID: String, flowID: String) -> Response {
-        let server = server
+        let watcher = watcher
         // Bounded: the code's lifetime plus the approval's grace, then the stream ends whatever it saw.
-        let maximumPolls = Int(server.configuration.authenticator.accessCodeLifetime + 150) * 2
+        let maximumPolls = Int(accessCodeLifetime + 150) * 2
         let body = ResponseBody { writer in
             try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
             var last: AppLoginStore.Status?
             var polls = 0
-            for await status in server.appLoginWatcher.watch(sessionID: sessionID, flowID: flowID) {
+            for await status in watcher.watch(sessionID: sessionID, flowID: flowID) {
                 polls += 1
                 if status != last {
                     try await writer.write(ByteBuffer(string: "event: status\ndata: {\"status\":\"\(status.rawValue)\"}\n\n"))

@@ -33,7 +33,8 @@ struct LoginController: Sendable {
         else {
             return PageRenderer.error(title: "Sign-in expired", message: LoginMessages.hostedExpired, status: .notFound)
         }
-        return AppLoginStatusStream(server: server).response(sessionID: pending.sessionID, flowID: id)
+        return AppLoginStatusStream(watcher: server.appLoginWatcher, accessCodeLifetime: server.configuration.authenticator.accessCodeLifetime).response(
+            sessionID: pending.sessionID, flowID: id)
     }
 
     func submit(_ request: Request, source: ClientAddress) async throws -> Response {

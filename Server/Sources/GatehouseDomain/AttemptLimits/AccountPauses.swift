@@ -1,5 +1,4 @@
 import Foundation
-import GatehouseDomain
 import GatehouseFoundation
 
 /// The pauses wrong guesses put on one account, for an operator to lift (`gatehouse users unlock`): wrong passwords
@@ -19,7 +18,7 @@ public struct AccountPauses: Sendable {
         let subjects = ["user:" + user.id, "name:" + user.username.lowercased()]
         var counters = [PasswordAuthenticator.nameCounter(user.username, in: limiter, limit: .passwords)]
         for purpose in purposes {
-            counters += subjects.map { IdentityServer.codeCounter(purpose, subject: $0, in: limiter, limit: .codes) }
+            counters += subjects.map { limiter.codeCounter(purpose, subject: $0, limit: .codes) }
         }
         for counter in counters { try await limiter.clear(counter) }
     }

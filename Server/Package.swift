@@ -88,10 +88,27 @@ let package = Package(
                 .product(name: "Instrumentation", package: "swift-distributed-tracing"),
             ]
         ),
+        // What runs on the domain, without HTTP: the sign-in flows' engine, housekeeping's sweep of expired rows, and the
+        // signing keys' ring.
+        .target(
+            name: "GatehouseEngines",
+            dependencies: [
+                "GatehouseDomain",
+                "GatehouseFoundation",
+                .product(name: "GatehouseProtocol", package: "Gatehouse"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .target(
             name: "GatehouseServer",
             dependencies: [
                 "GatehouseDomain",
+                "GatehouseEngines",
                 "GatehouseFoundation",
                 "QRCode",
                 "CBOR",
@@ -130,6 +147,7 @@ let package = Package(
             name: "gatehouse",
             dependencies: [
                 "GatehouseDomain",
+                "GatehouseEngines",
                 "GatehouseFoundation",
                 "GatehouseServer",
                 "QRCode",
@@ -147,6 +165,7 @@ let package = Package(
             name: "GatehouseServerTests",
             dependencies: [
                 "GatehouseDomain",
+                "GatehouseEngines",
                 "GatehouseFoundation",
                 "GatehouseServer",
                 "CBOR",

@@ -6,13 +6,4 @@ public enum MessageChannel: String, Sendable, Codable, CaseIterable {
     case sms
     /// A phone call to an E.164 phone number that reads the code aloud, through a voice gateway behind a webhook.
     case voice
-
-    /// The factor a code on this channel proves.
-    package var factor: SecondFactor {
-        switch self {
-        case .email: .email
-        case .sms: .sms
-        case .voice: .voice
-        }
-    }
 }

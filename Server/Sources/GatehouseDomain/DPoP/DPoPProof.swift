@@ -4,7 +4,7 @@ import GatehouseFoundation
 import GatehouseProtocol
 
 /// A DPoP proof (RFC 9449 §4) whose signature, type, algorithm, key, method, URI, age and access-token hash were
-/// checked by ``DPoPProofVerifier``; single use and the nonce are checked by ``DPoPProofCheck``.
+/// checked by ``DPoPProofVerifier``; single use by ``DPoPProofLog``, and the nonce by the server's proof check.
 package struct DPoPProof: Sendable, Equatable {
     /// The SHA-256 thumbprint of the proof's public key (RFC 7638): what bound tokens carry as `cnf.jkt`.
     package var thumbprint: String

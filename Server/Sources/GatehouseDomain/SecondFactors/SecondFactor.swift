@@ -55,3 +55,14 @@ public enum SecondFactor: String, Sendable, Codable, CaseIterable {
     /// Whether codes for this factor go to the account's phone number.
     package var usesPhone: Bool { self == .sms || self == .voice }
 }
+
+extension MessageChannel {
+    /// The factor a code on this channel proves.
+    package var factor: SecondFactor {
+        switch self {
+        case .email: .email
+        case .sms: .sms
+        case .voice: .voice
+        }
+    }
+}

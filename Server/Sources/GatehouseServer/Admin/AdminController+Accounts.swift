@@ -32,9 +32,9 @@ extension AdminController {
         api.delete("/users/:id/factors") { request, context in
             try await write(request, context) { _ in
                 let user = try await user(try context.parameters.require("id"))
-                try await server.database.transaction { [server] _ in
-                    try await server.authenticators.removeAll(userID: user.id)
-                    try await server.audit.record(.factorRemoved, user: user.id, details: ["factor": "all"])
+                try await database.transaction { [authenticators, audit] _ in
+                    try await authenticators.removeAll(userID: user.id)
+                    try await audit.record(.factorRemoved, user: user.id, details: ["factor": "all"])
                 }
                 return Response(status: .noContent)
             }
@@ -43,10 +43,10 @@ extension AdminController {
         api.delete("/users/:id/sessions") { request, context in
             try await write(request, context) { _ in
                 let user = try await user(try context.parameters.require("id"))
-                let now = server.clock.now()
-                try await server.database.transaction { [server] sql in
+                let now = clock.now()
+                try await database.transaction { [audit] sql in
                     try await UserStore.endEverything(for: user.id, at: now, in: sql)
-                    try await server.audit.record(.tokenRevoked, user: user.id, details: ["scope": "all sessions and tokens"])
+                    try await audit.record(.tokenRevoked, user: user.id, details: ["scope": "all sessions and tokens"])
                 }
                 return Response(status: .noContent)
             }
@@ -82,11 +82,11 @@ extension AdminController {
             try await write(request, context) { _ in
                 let id = try context.parameters.require("id")
                 let secret = Base64URL.encode(SecureRandom.bytes(32))
-                try await server.database.transaction { [server] _ in
-                    guard try await server.clients.replaceSecret(of: id, with: secret) else {
+                try await database.transaction { [clients, audit] _ in
+                    guard try await clients.replaceSecret(of: id, with: secret) else {
                         throw AdminProblem.notFound("There is no confidential client \(id).")
                     }
-                    try await server.audit.record(.clientSecretRotated, client: id)
+                    try await audit.record(.clientSecretRotated, client: id)
                 }
                 var response = JSONResponse.make(AdminRotatedSecret(clientSecret: secret))
                 response.headers[.cacheControl] = "no-store"

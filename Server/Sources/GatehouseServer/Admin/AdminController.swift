@@ -4,13 +4,32 @@ import GatehouseFoundation
 import GatehouseProtocol
 import HTTPTypes
 import Hummingbird
+import Logging
 
 /// The admin REST API under `/admin/v1` (described by `/openapi/admin.json`): users, clients, signing keys and the
 /// audit trail, for automation. Every route needs a bearer token (``AdminPrincipal``); reading needs
 /// `gatehouse:admin:read`, changing `gatehouse:admin`. Every change is audited with the caller as actor, in the
 /// transaction of the change. Errors are RFC 9457 problem details.
 struct AdminController: Sendable {
-    let server: IdentityServer
+    let users: UserStore
+    let clients: ClientStore
+    let authenticators: AuthenticatorStore
+    let audit: AuditLog
+    /// Where a change and its audit event commit together.
+    let database: any Database
+    /// Personal admin tokens.
+    let adminTokens: AdminTokenStore
+    /// Access tokens of clients acting for themselves with an admin scope.
+    let tokens: TokenStore
+    /// Checks the proofs of DPoP-bound admin tokens.
+    let proofs: DPoPProofCheck
+    let rateLimiter: AdminRateLimiter
+    /// What the admin operations need of the configuration: password policy, lifetimes, the secret.
+    let settings: AdminSettings
+    /// The reverse proxies whose word on the client's address is believed.
+    let proxies: TrustedProxies
+    let clock: UnixClock
+    let logger: Logger
 
     func addRoutes<Context: RequestContext>(to router: Router<Context>) {
         router.get("/openapi/admin.json") { _, _ in
@@ -18,7 +37,7 @@ struct AdminController: Sendable {
             response.headers[.contentType] = "application/json"
             return response
         }
-        let api = router.group("/admin/v1").add(middleware: AdminProblemMiddleware(logger: server.logger))
+        let api = router.group("/admin/v1").add(middleware: AdminProblemMiddleware(logger: logger))
         // Users.
         api.get("/users") { request, context in try await read(request, context) { try await listUsers(request) } }
         api.post("/users") { request, context in try await write(request, context) { try await createUser(request, actor: $0) } }
@@ -72,14 +91,14 @@ struct AdminController: Sendable {
     // MARK: Authorization
 
     private func principal(_ request: Request, _ context: some RequestContext) async throws -> AdminPrincipal {
-        let source = server.clientAddress(of: request, context: context)
+        let source = ClientAddress(of: request, context: context, trusting: proxies)
         do {
-            let principal = try await AdminPrincipal.of(request, server: server)
-            try await server.adminRateLimiter.admit(principal.actor)
+            let principal = try await AdminPrincipal.of(request, adminTokens: adminTokens, tokens: tokens, proofs: proofs)
+            try await rateLimiter.admit(principal.actor)
             return principal
         } catch let problem as AdminProblem where problem.status == .unauthorized {
             // Guessing tokens is slowed per client address.
-            try await server.adminRateLimiter.admit("unauthorized:" + source.subject)
+            try await rateLimiter.admit("unauthorized:" + source.subject)
             throw problem
         }
     }
@@ -100,7 +119,7 @@ struct AdminController: Sendable {
     // MARK: Users
 
     func user(_ id: String) async throws -> User {
-        guard let user = try await server.users.find(id: id) else { throw AdminProblem.notFound("There is no user with the id \(id).") }
+        guard let user = try await users.find(id: id) else { throw AdminProblem.notFound("There is no user with the id \(id).") }
         return user
     }
 
@@ -120,7 +139,7 @@ struct AdminController: Sendable {
             case "active": false
             case let other?: throw AdminProblem.badRequest("status must be active or locked, not \(other).")
             }
-        let users = try await server.users.search(text: query["q"], locked: locked, after: query["cursor"], limit: limit + 1)
+        let users = try await self.users.search(text: query["q"], locked: locked, after: query["cursor"], limit: limit + 1)
         let page = Array(users.prefix(limit))
         return JSONResponse.make(AdminPage(items: page.map(AdminUser.init), nextCursor: users.count > limit ? page.last?.username : nil))
     }
@@ -170,9 +189,9 @@ struct AdminController: Sendable {
         if let verified = change.phoneNumberVerified { changed.phoneVerified = verified && changed.phoneNumber != nil }
         let differences = Self.differences(AdminUser(current), AdminUser(changed))
         do {
-            let updated = try await server.database.transaction { [server, changed] _ in
-                guard let updated = try await server.users.update(current, to: changed) else { throw AdminProblem.preconditionFailed }
-                if !differences.isEmpty { try await server.audit.record(.accountUpdated, user: current.id, details: differences) }
+            let updated = try await database.transaction { [users, audit, changed] _ in
+                guard let updated = try await users.update(current, to: changed) else { throw AdminProblem.preconditionFailed }
+                if !differences.isEmpty { try await audit.record(.accountUpdated, user: current.id, details: differences) }
                 return updated
             }
             return userResponse(AdminUser(updated))
@@ -224,12 +243,7 @@ struct AdminController: Sendable {
 
     /// The admin operations on the server's database, on behalf of `actor`.
     func operations(_ actor: String? = nil) -> DatabaseAdminOperations {
-        let secret = server.secret
-        let hasher = server.hasher
-        let settings = AdminSettings(
-            secret: { secret }, passwords: server.configuration.passwords, hashPassword: { try await hasher.hash($0) },
-            lifetimes: server.configuration.tokens, maxPINAttempts: server.configuration.authenticator.maxPINAttempts, origin: "admin_api")
-        return DatabaseAdminOperations(database: server.database, clock: server.clock, settings: settings, actor: actor)
+        DatabaseAdminOperations(database: database, clock: clock, settings: settings, actor: actor)
     }
 
     private func createClient(_ request: Request, actor: String) async throws -> Response {
@@ -254,7 +268,7 @@ struct AdminController: Sendable {
     }
 
     private func client(_ id: String) async throws -> Client {
-        guard let client = try await server.clients.find(id: id) else { throw AdminProblem.notFound("There is no client \(id).") }
+        guard let client = try await clients.find(id: id) else { throw AdminProblem.notFound("There is no client \(id).") }
         return client
     }
 
@@ -294,9 +308,9 @@ struct AdminController: Sendable {
             changed.requiresDPoP = requireDPoP
         }
         let differences = Self.differences(AdminClient(current), AdminClient(changed))
-        let updated = try await server.database.transaction { [server, changed] _ in
-            guard let updated = try await server.clients.update(current, to: changed) else { throw AdminProblem.preconditionFailed }
-            if !differences.isEmpty { try await server.audit.record(.clientUpdated, client: id, details: differences) }
+        let updated = try await database.transaction { [clients, audit, changed] _ in
+            guard let updated = try await clients.update(current, to: changed) else { throw AdminProblem.preconditionFailed }
+            if !differences.isEmpty { try await audit.record(.clientUpdated, client: id, details: differences) }
             return updated
         }
         return clientResponse(updated)
@@ -328,7 +342,7 @@ struct AdminController: Sendable {
         }
         let filter = AuditLog.Filter(
             types: types, userID: query["user_id"], clientID: query["client_id"], since: try time("since"), until: try time("until"), after: query["cursor"])
-        let events = try await server.audit.events(filter, limit: limit + 1)
+        let events = try await audit.events(filter, limit: limit + 1)
         let page = Array(events.prefix(limit))
         return JSONResponse.make(AdminPage(items: page, nextCursor: events.count > limit ? page.last?.id : nil))
     }

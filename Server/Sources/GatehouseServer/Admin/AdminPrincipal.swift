@@ -12,25 +12,29 @@ struct AdminPrincipal: Sendable {
 
     /// The principal of `request`'s access token; throws 401 without a usable one (a DPoP-bound token without a proof
     /// of its key among them, checked as every protected endpoint checks it), 403 for a token without an admin scope.
-    static func of(_ request: Request, server: IdentityServer) async throws -> AdminPrincipal {
+    static func of(
+        _ request: Request, adminTokens: AdminTokenStore, tokens: TokenStore, proofs: DPoPProofCheck
+    ) async throws -> AdminPrincipal {
+        // A refusal of a DPoP proof carries a fresh nonce when nonces are on.
+        func refused(_ refusal: PresentedAccessToken.Refusal) -> AdminProblem { AdminProblem.refused(refusal, nonce: proofs.nonces?.current) }
         let presented: PresentedAccessToken
         do {
             guard let token = try PresentedAccessToken.of(request), token.token.utf8.count <= 512 else { throw AdminProblem.unauthorized }
             presented = token
         } catch let refusal as PresentedAccessToken.Refusal {
-            throw AdminProblem.refused(refusal, nonce: server.dpopProofs.nonces?.current)
+            throw refused(refusal)
         }
         if presented.token.hasPrefix(AdminTokenStore.prefix) {
             // Personal admin tokens are bearer tokens: they are never bound to a key.
-            guard presented.scheme == .bearer else { throw AdminProblem.refused(.unboundTokenAsDPoP, nonce: server.dpopProofs.nonces?.current) }
-            guard let record = try await server.adminTokens.verify(presented.token) else { throw AdminProblem.unauthorized }
+            guard presented.scheme == .bearer else { throw refused(.unboundTokenAsDPoP) }
+            guard let record = try await adminTokens.verify(presented.token) else { throw AdminProblem.unauthorized }
             return AdminPrincipal(actor: "admin-token:\(record.name)", canWrite: !record.readOnly)
         }
-        guard let access = try await server.tokens.activeAccessToken(presented.token) else { throw AdminProblem.unauthorized }
+        guard let access = try await tokens.activeAccessToken(presented.token) else { throw AdminProblem.unauthorized }
         do {
-            _ = try await presented.checkBinding(to: access.jkt, request: request, path: request.uri.path, proofs: server.dpopProofs)
+            _ = try await presented.checkBinding(to: access.jkt, request: request, path: request.uri.path, proofs: proofs)
         } catch {
-            throw AdminProblem.refused(error, nonce: server.dpopProofs.nonces?.current)
+            throw refused(error)
         }
         // A token that acts for a user is never an admin token, whatever its scopes.
         guard access.userID == nil else { throw AdminProblem.forbiddenScope }

@@ -42,7 +42,7 @@ struct AdminProblem: Error, Sendable, CustomStringConvertible {
             status: .unauthorized, kind: oauth.code.rawValue.replacingOccurrences(of: "_", with: "-"), title: "Unauthorized", detail: oauth.description)
         let answer = oauth.response()
         problem.headers[.wwwAuthenticate] = answer.headers[.wwwAuthenticate] ?? unauthorized.headers[.wwwAuthenticate]
-        if let nonce = answer.headers[DPoPProofCheck.nonceHeader] { problem.headers[DPoPProofCheck.nonceHeader] = nonce }
+        if let nonce = answer.headers[.dpopNonce] { problem.headers[.dpopNonce] = nonce }
         return problem
     }
 

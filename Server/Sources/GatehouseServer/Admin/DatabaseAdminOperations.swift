@@ -1,4 +1,5 @@
 import GatehouseDomain
+import GatehouseEngines
 import GatehouseFoundation
 import GatehouseProtocol
 

@@ -1,4 +1,5 @@
 import GatehouseDomain
+import GatehouseEngines
 import GatehouseFoundation
 import Logging
 import Prometheus
@@ -23,14 +24,6 @@ extension IdentityServer {
     public func metricsService(registry: PrometheusCollectorRegistry, logger: Logger) -> some Service {
         let gauges = ScrapeGauges(database: database, hasher: hasher, courierQueue: courier.queue, clock: clock, logger: self.logger)
         return PrometheusEndpoint.application(registry: registry, policy: configuration.metrics, gauges: gauges, logger: logger)
-    }
-}
-
-extension IdentityServer {
-    /// The check of requests' DPoP proofs: recorded in this database, against this issuer, with nonces when
-    /// `dpop.require_nonce` is on.
-    var dpopProofs: DPoPProofCheck {
-        DPoPProofCheck(database: database, clock: clock, issuer: issuer, nonces: configuration.dpop.requireNonce ? dpopNonces : nil)
     }
 }
 

@@ -1,9 +1,13 @@
 import Foundation
 import GatehouseDomain
+import GatehouseEngines
 import GatehouseFoundation
 import Logging
 
-/// Everything the routes need, built once at start: configuration, stores, keys and the password hasher.
+/// Where the application is put together: the configuration is read, the database opened, and every store, key ring
+/// and policy value made once at start; the parts the routes are made of receive from here what they use
+/// (`IdentityServer+Parts.swift`, `IdentityServer+Services.swift`). Nothing outside `Application/` holds the server or
+/// reads from it: each part's initializer is the list of what it touches.
 public final class IdentityServer: Sendable {
     public let configuration: ServerConfiguration
     public let issuer: String
@@ -51,6 +55,10 @@ public final class IdentityServer: Sendable {
     let guesses: AttemptLimiter
     let deviceCookies: DeviceCookie
     let cookies: CookieSettings
+    /// Wrong codes counted per subject and per source, with the notices of blocks.
+    let codeGuesses: CodeGuesses
+    /// The sign-in flows' engine, shared by the hosted pages, the flow API and the device grant's confirmation.
+    let loginFlow: LoginFlow
 
     /// Opens the database, migrates it, resolves the server secret and makes sure signing keys exist.
     public static func start(configuration: ServerConfiguration, logger: Logger, clock: UnixClock = .system) async throws -> IdentityServer {
@@ -131,6 +139,14 @@ public final class IdentityServer: Sendable {
             decoyHash: decoyHash, logger: logger, audit: audit
         )
         cookies = CookieSettings(secure: configuration.issuerIsHTTPS)
+        codeGuesses = CodeGuesses(
+            limiter: guesses, perSubject: configuration.codeGuesses, perSource: configuration.sourceThrottling, audit: audit, courier: courier,
+            clock: clock, logger: logger, serviceName: configuration.serviceName)
+        loginFlow = LoginFlow(
+            flows: flows, users: users, authenticators: authenticators, passkeys: passkeys, federatedIdentities: federatedIdentities,
+            appLogins: appLogins, oneTimeCodes: oneTimeCodes, audit: audit, authenticator: authenticator, hasher: hasher,
+            codeGuesses: codeGuesses, courier: courier, deviceCookies: deviceCookies, upstreams: upstreams, federatedTokens: federatedTokens,
+            database: database, clock: clock, logger: logger, settings: configuration.flowSettings)
     }
 
     var signingKeyBox: SecretBox { SecretBox(serverSecret: secret.bytes, purpose: SecretBox.signingKeysPurpose) }
@@ -140,13 +156,4 @@ public final class IdentityServer: Sendable {
         try? await hasher.shutdown()
         try? await database.close()
     }
-
-    /// How messages and authenticator apps name this server: its host (and port).
-    var serviceName: String {
-        guard let url = URL(string: issuer), let host = url.host else { return "Gatehouse" }
-        return url.port.map { "\(host):\($0)" } ?? host
-    }
-
-    /// An absolute URL on this server.
-    func url(_ path: String) -> String { issuer + path }
 }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GatehouseDomain
+import GatehouseEngines
 import GatehouseProtocol
 import Hummingbird
 
@@ -16,13 +17,13 @@ extension AuthenticatorController {
         let deviceName = body.deviceName?.trimmingCharacters(in: .whitespacesAndNewlines).prefix(100)
         // Whether or not an account has this address, the answer is the same; only a real account gets the email, and only
         // one that proved the address (an unproven one may be anyone's, and is given up to whoever proves it).
-        let user = try await server.users.find(usernameOrEmail: email).flatMap { $0.email == email && $0.emailVerified && !$0.isLocked ? $0 : nil }
-        let started = try await server.deviceIdentities.start(
-            email: email, userID: user?.id, deviceName: deviceName.map(String.init), sealedOPRFKey: try server.pinKeys.makeKey(),
+        let user = try await users.find(usernameOrEmail: email).flatMap { $0.email == email && $0.emailVerified && !$0.isLocked ? $0 : nil }
+        let started = try await deviceIdentities.start(
+            email: email, userID: user?.id, deviceName: deviceName.map(String.init), sealedOPRFKey: try pinKeys.makeKey(),
             lifetime: policy.registrationLifetime
         )
         try await sendVerification(identityID: started.id, email: email, exists: user != nil, resend: false)
-        server.logger.info("Device registration started", metadata: ["identity": "\(started.id)"])
+        logger.info("Device registration started", metadata: ["identity": "\(started.id)"])
         return JSONResponse.make(
             DeviceRegistrationStarted(
                 identityID: started.id, deviceSecret: started.secret,
@@ -39,20 +40,20 @@ extension AuthenticatorController {
 
     /// Issues a fresh code (the previous one stops working) and emails it, as a code or inside a link.
     private func sendVerification(identityID: String, email: String, exists: Bool, resend: Bool) async throws {
-        switch try await server.oneTimeCodes.issue(flowID: identityID, purpose: .verifyDevice, channel: .email, resend: resend) {
+        switch try await oneTimeCodes.issue(flowID: identityID, purpose: .verifyDevice, channel: .email, resend: resend) {
         case .wait(let seconds):
             throw OAuthError(.resendTooSoon, "A code was sent a moment ago. You can ask for another in \(seconds) seconds.")
         case .exhausted:
             throw OAuthError(.registrationExpired, "Too many wrong codes; start the registration again.")
         case .code(let code):
             guard exists else { return }
-            let lifetime = server.configuration.oneTimeCodes.lifetime
+            let lifetime = codeLifetime
             switch policy.verification {
             case .code:
-                try await server.courier.send(.deviceCode, code: code, to: email, on: .email, service: server.serviceName, codeLifetime: lifetime)
+                try await courier.send(.deviceCode, code: code, to: email, on: .email, service: serverName, codeLifetime: lifetime)
             case .link:
-                let link = Redirect.url(server.url("/authenticator/confirm"), adding: [("identity", identityID), ("code", code)])
-                try await server.courier.send(.deviceLink, code: link, to: email, on: .email, service: server.serviceName, codeLifetime: lifetime)
+                let link = Redirect.url(url("/authenticator/confirm"), adding: [("identity", identityID), ("code", code)])
+                try await courier.send(.deviceLink, code: link, to: email, on: .email, service: serverName, codeLifetime: lifetime)
             }
         }
     }
@@ -61,13 +62,13 @@ extension AuthenticatorController {
     /// answer either way), so nobody can keep codes coming to an address, nor guess across many registrations.
     private func countRegistration(of email: String) async throws {
         let limit = AttemptLimit(maxFailures: policy.registrationsPerHour, window: 3600, cooldown: 3600, maxCooldown: 3600)
-        switch try await server.guesses.admit([server.guesses.counter("device_registration", subject: "email:" + email, limit: limit)]) {
+        switch try await guesses.admit([guesses.counter("device_registration", subject: "email:" + email, limit: limit)]) {
         case .blocked(let until, _):
-            let minutes = server.guesses.minutesLeft(until: until)
+            let minutes = guesses.minutesLeft(until: until)
             throw OAuthError(.tooManyRegistrations, "Too many devices were registered with this address recently. Try again in \(minutes) minutes.")
         case .admitted(let ticket):
             // A registration is never given back: each one counts for the hour.
-            try await server.guesses.settle(ticket, correct: false)
+            try await guesses.settle(ticket, correct: false)
         }
     }
 
@@ -85,24 +86,21 @@ extension AuthenticatorController {
     /// Each guess is counted per registration, per email address across registrations, and per client address.
     func confirm(_ identity: DeviceIdentity, code: String, source: ClientAddress) async throws {
         let ticket: AttemptLimiter.Ticket
-        switch try await server.guesses.admit(server.codeGuessCounters(.verifyDevice, subject: "email:" + identity.email, source: source)) {
+        switch try await codeGuesses.admit(.verifyDevice, subject: "email:" + identity.email, source: source) {
         case .blocked(let until, _):
-            throw OAuthError(.tooManyAttempts, LoginMessages.guessesBlocked(minutes: server.guesses.minutesLeft(until: until)))
+            throw OAuthError(.tooManyAttempts, LoginMessages.guessesBlocked(minutes: codeGuesses.minutesLeft(until: until)))
         case .admitted(let admitted):
             ticket = admitted
         }
-        let check = try await server.oneTimeCodes.verify(flowID: identity.id, purpose: .verifyDevice, code: code)
-        if case .rejected = check {
-            let settled = try await server.guesses.settle(ticket, correct: false)
-            let owner: User? = if let userID = identity.userID { try await server.users.find(id: userID) } else { nil }
-            try await server.report(settled, of: .verifyDevice, to: owner)
-        } else {
-            try await server.guesses.settle(ticket, correct: true)
+        let check = try await oneTimeCodes.verify(flowID: identity.id, purpose: .verifyDevice, code: code)
+        let rejected = if case .rejected = check { true } else { false }
+        try await codeGuesses.settle(ticket, correct: !rejected, of: .verifyDevice) {
+            if let userID = identity.userID { try await users.find(id: userID) } else { nil }
         }
         switch check {
         case .accepted:
-            guard try await server.deviceIdentities.markVerified(identity.id) else { throw Self.wrongState("The email is confirmed already.") }
-            server.logger.info("Device identity confirmed", metadata: ["identity": "\(identity.id)"])
+            guard try await deviceIdentities.markVerified(identity.id) else { throw Self.wrongState("The email is confirmed already.") }
+            logger.info("Device identity confirmed", metadata: ["identity": "\(identity.id)"])
         case .rejected(let remaining) where remaining > 0:
             throw OAuthError(.invalidCode, LoginMessages.invalidCode, attemptsRemaining: remaining)
         case .expired:
@@ -126,25 +124,25 @@ extension AuthenticatorController {
         guard let bytes = Base64URL.decode(body.publicKey), (try? P256.Signing.PublicKey(x963Representation: bytes)) != nil else {
             throw OAuthError.invalidRequest("public_key must be an uncompressed P-256 public key (x9.63), base64url.")
         }
-        let activated = try await server.database.transaction { [server] _ in
-            guard try await server.deviceIdentities.activate(identity.id, publicKey: body.publicKey) else { return false }
-            try await server.audit.record(.deviceIdentityRegistered, user: identity.userID, details: ["identity": identity.id])
+        let activated = try await database.transaction { [deviceIdentities, audit] _ in
+            guard try await deviceIdentities.activate(identity.id, publicKey: body.publicKey) else { return false }
+            try await audit.record(.deviceIdentityRegistered, user: identity.userID, details: ["identity": identity.id])
             return true
         }
         guard activated else { throw Self.wrongState("Confirm the email before setting the PIN.") }
-        server.logger.info("Device identity registered", metadata: ["identity": "\(identity.id)"])
+        logger.info("Device identity registered", metadata: ["identity": "\(identity.id)"])
         var registered = identity
         registered.state = .registered
         registered.pinFailures = 0
         var answer = try status(of: registered)
-        if let userID = identity.userID { answer.username = try await server.users.find(id: userID)?.username }
+        if let userID = identity.userID { answer.username = try await users.find(id: userID)?.username }
         return JSONResponse.make(answer)
     }
 
     /// The server's OPRF evaluation of a blinded PIN; a malformed element is the client's error.
     func evaluate(_ blindedElement: String, for identity: DeviceIdentity) throws -> String {
         do {
-            return try server.pinKeys.evaluate(blindedElement, sealed: identity.sealedOPRFKey)
+            return try pinKeys.evaluate(blindedElement, sealed: identity.sealedOPRFKey)
         } catch PINKeyring.Failure.invalidElement {
             throw OAuthError.invalidRequest("blinded_element must be an RFC 9497 serialized P-384 element, base64url.")
         }

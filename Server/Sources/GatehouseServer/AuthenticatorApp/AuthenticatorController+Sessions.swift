@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GatehouseDomain
+import GatehouseEngines
 import GatehouseProtocol
 import Hummingbird
 
@@ -10,20 +11,20 @@ extension AuthenticatorController {
     func claimSession(_ request: Request) async throws -> Response {
         let identity = try await registeredDevice(request)
         let body = try await JSONRequest.decode(AuthenticatorSessionRequest.self, from: request)
-        guard let userID = identity.userID, let user = try await server.users.find(id: userID), !user.isLocked else {
+        guard let userID = identity.userID, let user = try await users.find(id: userID), !user.isLocked else {
             throw OAuthError.locked
         }
         guard
-            let claimed = try await server.appLogins.claim(
+            let claimed = try await appLogins.claim(
                 accessCode: body.accessCode.trimmingCharacters(in: .whitespaces),
                 identityID: identity.id, userID: userID)
         else { throw OAuthError.sessionExpired }
-        server.logger.info("QR sign-in claimed", metadata: ["identity": "\(identity.id)"])
+        logger.info("QR sign-in claimed", metadata: ["identity": "\(identity.id)"])
         return JSONResponse.make(
             AuthenticatorSession(
                 sessionID: claimed.id, serviceName: serviceName,
                 clientName: claimed.clientName, username: user.username,
-                expiresIn: max(0, claimed.expiresAt - server.clock.now()),
+                expiresIn: max(0, claimed.expiresAt - clock.now()),
                 requesterAddress: claimed.requester.address, requesterUserAgent: claimed.requester.userAgent,
                 requestedAt: claimed.createdAt))
     }
@@ -31,20 +32,20 @@ extension AuthenticatorController {
     func evaluatePIN(_ request: Request, sessionID: String) async throws -> Response {
         let identity = try await registeredDevice(request)
         let body = try await JSONRequest.decode(PINEvaluationRequest.self, from: request)
-        guard let challenge = try await server.appLogins.newChallenge(sessionID, identityID: identity.id) else { throw OAuthError.sessionExpired }
+        guard let challenge = try await appLogins.newChallenge(sessionID, identityID: identity.id) else { throw OAuthError.sessionExpired }
         // Counted before evaluating: the device can tell a right PIN from the evaluation alone, so every evaluation is a guess.
         let limit = policy.maxPINAttempts
-        let taken = try await server.database.transaction { [server] _ in
-            let failures = try await server.deviceIdentities.takePINAttempt(identity.id, limit: limit)
+        let taken = try await database.transaction { [deviceIdentities, audit] _ in
+            let failures = try await deviceIdentities.takePINAttempt(identity.id, limit: limit)
             // The last attempt the limit allows: unless its signature proves the PIN, the identity is blocked from now on.
             if failures == limit {
-                try await server.audit.record(
+                try await audit.record(
                     .deviceIdentityBlocked, user: identity.userID, details: ["identity": identity.id, "wrong_pins": String(limit)])
             }
             return failures
         }
         guard let failures = taken else {
-            server.logger.warning("PIN refused: device identity blocked", metadata: ["identity": "\(identity.id)"])
+            logger.warning("PIN refused: device identity blocked", metadata: ["identity": "\(identity.id)"])
             throw Self.blocked()
         }
         let evaluation = try evaluate(body.blindedElement, for: identity)
@@ -54,34 +55,34 @@ extension AuthenticatorController {
     func approve(_ request: Request, sessionID: String) async throws -> Response {
         let identity = try await device(request)
         let body = try await JSONRequest.decode(AuthenticatorApproval.self, from: request)
-        guard let challenge = try await server.appLogins.challenge(sessionID, identityID: identity.id) else { throw OAuthError.sessionExpired }
+        guard let challenge = try await appLogins.challenge(sessionID, identityID: identity.id) else { throw OAuthError.sessionExpired }
         guard let key = identity.publicKey.flatMap(Base64URL.decode).flatMap({ try? P256.Signing.PublicKey(x963Representation: $0) }),
             let signatureBytes = Base64URL.decode(body.signature),
             let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes),
             key.isValidSignature(signature, for: PINProtocol.approvalMessage(sessionID: sessionID, challenge: challenge))
         else {
             let remaining = max(0, policy.maxPINAttempts - identity.pinFailures)
-            server.logger.warning("Wrong PIN signature", metadata: ["identity": "\(identity.id)"])
+            logger.warning("Wrong PIN signature", metadata: ["identity": "\(identity.id)"])
             throw OAuthError(.wrongPIN, "The PIN is incorrect.", attemptsRemaining: remaining)
         }
         let limit = policy.maxPINAttempts
-        let approved = try await server.database.transaction { [server] _ in
-            guard try await server.appLogins.approve(sessionID, identityID: identity.id, challenge: challenge, grace: 120) else { return false }
+        let approved = try await database.transaction { [appLogins, audit] _ in
+            guard try await appLogins.approve(sessionID, identityID: identity.id, challenge: challenge, grace: 120) else { return false }
             // The limit's last attempt blocked the identity (and was recorded so); its right PIN lifts the block.
             if identity.pinFailures >= limit {
-                try await server.audit.record(.deviceIdentityUnblocked, user: identity.userID, details: ["identity": identity.id, "by": "right_pin"])
+                try await audit.record(.deviceIdentityUnblocked, user: identity.userID, details: ["identity": identity.id, "by": "right_pin"])
             }
             return true
         }
         guard approved else { throw OAuthError.sessionExpired }
-        server.logger.info("QR sign-in approved", metadata: ["identity": "\(identity.id)"])
+        logger.info("QR sign-in approved", metadata: ["identity": "\(identity.id)"])
         return JSONResponse.make(AuthenticatorSessionStatus(status: AppLoginStore.Status.approved.rawValue))
     }
 
     func abort(_ request: Request, sessionID: String) async throws -> Response {
         let identity = try await device(request)
-        guard try await server.appLogins.abort(sessionID, identityID: identity.id) else { throw OAuthError.sessionExpired }
-        server.logger.info("QR sign-in cancelled in the app", metadata: ["identity": "\(identity.id)"])
+        guard try await appLogins.abort(sessionID, identityID: identity.id) else { throw OAuthError.sessionExpired }
+        logger.info("QR sign-in cancelled in the app", metadata: ["identity": "\(identity.id)"])
         return JSONResponse.make(AuthenticatorSessionStatus(status: AppLoginStore.Status.aborted.rawValue))
     }
 

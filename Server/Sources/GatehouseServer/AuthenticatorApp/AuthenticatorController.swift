@@ -1,8 +1,11 @@
 import Foundation
 import GatehouseDomain
+import GatehouseEngines
+import GatehouseFoundation
 import GatehouseProtocol
 import HTTPTypes
 import Hummingbird
+import Logging
 
 /// The authenticator app's API under `/authenticator`: the service description, device registration
 /// (`AuthenticatorController+Registration.swift`) and approving QR sign-ins (`AuthenticatorController+Sessions.swift`).
@@ -10,11 +13,37 @@ import Hummingbird
 /// Every request names the app in the `Gatehouse-App` header: an app this service does not allow gets 406, one
 /// older than the minimum version 412. Requests for an identity carry its device secret as a bearer token.
 struct AuthenticatorController: Sendable {
-    let server: IdentityServer
+    let users: UserStore
+    let deviceIdentities: DeviceIdentityStore
+    let appLogins: AppLoginStore
+    let oneTimeCodes: OneTimeCodeStore
+    let audit: AuditLog
+    /// Where a state change and its audit event commit together.
+    let database: any Database
+    let courier: Courier
+    /// Counts device registrations per address.
+    let guesses: AttemptLimiter
+    /// Counts wrong confirmation codes, with the other code checks.
+    let codeGuesses: CodeGuesses
+    /// Evaluates PINs blindly (OPRF) with each identity's sealed key.
+    let pinKeys: PINKeyring
+    let policy: AuthenticatorPolicy
+    /// Seconds a confirmation code lives (`one_time_codes.lifetime`).
+    let codeLifetime: Int64
+    /// The server's base URL, named in the service description.
+    let issuer: String
+    /// How messages name this server (its host), in emails sent to confirm a device.
+    let serverName: String
+    /// The reverse proxies whose word on the client's address is believed.
+    let proxies: TrustedProxies
+    let clock: UnixClock
+    let logger: Logger
 
-    var policy: AuthenticatorPolicy { server.configuration.authenticator }
     /// How apps name this service: the configured name, else the server's host.
-    var serviceName: String { policy.serviceName ?? server.serviceName }
+    var serviceName: String { policy.serviceName ?? serverName }
+
+    /// An absolute URL on this server.
+    func url(_ path: String) -> String { issuer + path }
     private static let appHeader = HTTPField.Name(PINProtocol.appHeader)!
 
     /// Adds the routes of the authenticator protocol; each checks first that the request names an allowed app.
@@ -22,11 +51,11 @@ struct AuthenticatorController: Sendable {
         let router = api.group().add(middleware: AppCheck<Context>(controller: self))
         router.get("/authenticator") { request, _ in try describe() }
         router.post("/authenticator/registration") { request, context in
-            try await startRegistration(request, source: server.clientAddress(of: request, context: context))
+            try await startRegistration(request, source: ClientAddress(of: request, context: context, trusting: proxies))
         }
         router.post("/authenticator/registration/resend") { request, _ in try await resendVerification(request) }
         router.post("/authenticator/registration/verification") { request, context in
-            try await verify(request, source: server.clientAddress(of: request, context: context))
+            try await verify(request, source: ClientAddress(of: request, context: context, trusting: proxies))
         }
         router.post("/authenticator/registration/pin-evaluation") { request, _ in try await evaluateNewPIN(request) }
         router.post("/authenticator/registration/activation") { request, _ in try await activate(request) }
@@ -62,18 +91,18 @@ struct AuthenticatorController: Sendable {
     func describe() throws -> Response {
         JSONResponse.make(
             AuthenticatorServiceDescription(
-                serviceName: serviceName, logoURL: policy.logoURL, issuer: server.issuer, pinLength: policy.pinLength,
+                serviceName: serviceName, logoURL: policy.logoURL, issuer: issuer, pinLength: policy.pinLength,
                 verificationMethods: [policy.verification.rawValue], minimumAppVersion: policy.minimumAppVersion,
                 endpoints: AuthenticatorEndpoints(
-                    registration: server.url("/authenticator/registration"), identity: server.url("/authenticator/identity"),
-                    sessions: server.url("/authenticator/sessions"))
+                    registration: url("/authenticator/registration"), identity: url("/authenticator/identity"),
+                    sessions: url("/authenticator/sessions"))
             ))
     }
 
     /// The identity whose device secret the request carries as `Authorization: Bearer`.
     func device(_ request: Request) async throws -> DeviceIdentity {
         guard let secret = AuthorizationCredentials.of("Bearer", in: request.headers), !secret.isEmpty,
-            let identity = try await server.deviceIdentities.find(secret: secret)
+            let identity = try await deviceIdentities.find(secret: secret)
         else {
             throw OAuthError(.invalidDevice, "This device identity is unknown or its registration expired; register it again.")
         }
@@ -85,7 +114,7 @@ struct AuthenticatorController: Sendable {
         let hasKey = identity.state != .registrationStarted
         return DeviceIdentityStatus(
             state: identity.state(limit: policy.maxPINAttempts).rawValue,
-            oprfPublicKey: hasKey ? try server.pinKeys.publicKey(sealed: identity.sealedOPRFKey) : nil,
+            oprfPublicKey: hasKey ? try pinKeys.publicKey(sealed: identity.sealedOPRFKey) : nil,
             username: nil, attemptsRemaining: identity.state == .registered ? max(0, policy.maxPINAttempts - identity.pinFailures) : nil
         )
     }
@@ -94,15 +123,15 @@ struct AuthenticatorController: Sendable {
         let identity = try await device(request)
         var answer = try status(of: identity)
         if identity.state != .registrationStarted, let userID = identity.userID {
-            answer.username = try await server.users.find(id: userID)?.username
+            answer.username = try await users.find(id: userID)?.username
         }
         return JSONResponse.make(answer)
     }
 
     func deleteIdentity(_ request: Request) async throws -> Response {
         let identity = try await device(request)
-        _ = try await server.deviceIdentities.delete(identity.id)
-        server.logger.info("Device identity deleted by its device", metadata: ["identity": "\(identity.id)"])
+        _ = try await deviceIdentities.delete(identity.id)
+        logger.info("Device identity deleted by its device", metadata: ["identity": "\(identity.id)"])
         return Response(status: .noContent)
     }
 

@@ -242,6 +242,20 @@ public struct ServerConfiguration: Sendable, Decodable {
         ]
     }
 
+    /// How messages and authenticator apps name this server: its issuer's host (and port).
+    var serviceName: String {
+        guard let url = URL(string: resolvedIssuer), let host = url.host else { return "Gatehouse" }
+        return url.port.map { "\(host):\($0)" } ?? host
+    }
+
+    /// What the sign-in flows need of this configuration.
+    var flowSettings: FlowSettings {
+        FlowSettings(
+            issuer: resolvedIssuer, serviceName: serviceName, loginSteps: loginSteps, signOn: signOn, clientSignOn: clientSignOn,
+            registration: registration, passwords: passwords, oneTimeCodes: oneTimeCodes, webAuthn: webAuthn, identityProviders: identityProviders,
+            authenticator: authenticator, lifetime: tokens.authorizationRequest)
+    }
+
     /// The identity provider configured as `id`.
     public func identityProvider(_ id: String) -> IdentityProvider? {
         identityProviders.first { $0.id == id }

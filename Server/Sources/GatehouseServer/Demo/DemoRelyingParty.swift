@@ -41,7 +41,13 @@ public final class DemoRelyingParty: Sendable {
     public static let username = "demo"
     public static let scope = "openid profile email offline_access"
 
-    let server: IdentityServer
+    /// The identity server's issuer, which the demo signs in with.
+    let issuer: String
+    let cookies: CookieSettings
+    let clock: UnixClock
+    /// Where the server listens, for the demo's own calls to the token endpoint.
+    let host: String
+    let port: Int
     let clientSecret: String
     private let box: SecretBox
     private let boundPort = NIOLockedValueBox<Int?>(nil)
@@ -49,49 +55,57 @@ public final class DemoRelyingParty: Sendable {
     /// The demo user's password.
     public let password: String
 
-    var redirectURI: String { server.url("/demo/callback") }
-    var homeURI: String { server.url("/demo") }
+    var redirectURI: String { url("/demo/callback") }
+    var homeURI: String { url("/demo") }
+
+    /// An absolute URL on the identity server.
+    func url(_ path: String) -> String { issuer + path }
 
     /// Creates (or refreshes) the demo client and the demo user.
     ///
     /// The demo password is derived from the server secret, so every node sharing a database and a secret
     /// prints the same one. The client keeps the redirect URIs other nodes registered, so each node's demo works.
-    public static func prepare(server: IdentityServer) async throws -> DemoRelyingParty {
-        let box = SecretBox(serverSecret: server.secret.bytes, purpose: "demo relying party v1")
+    static func prepare(
+        clients: ClientStore, users: UserStore, hasher: PasswordHasher, secret serverSecret: ServerSecret, issuer: String, cookies: CookieSettings,
+        clock: UnixClock, host: String, port: Int
+    ) async throws -> DemoRelyingParty {
+        let box = SecretBox(serverSecret: serverSecret.bytes, purpose: "demo relying party v1")
         let secret = box.derivedToken("demo client secret")
-        let demo = DemoRelyingParty(server: server, box: box, clientSecret: secret, password: Self.readablePassword(from: box))
-        let existing = try await server.clients.find(id: clientID)
+        let demo = DemoRelyingParty(
+            issuer: issuer, cookies: cookies, clock: clock, host: host, port: port, box: box, clientSecret: secret,
+            password: Self.readablePassword(from: box))
+        let existing = try await clients.find(id: clientID)
         func merged(_ uri: String, _ earlier: [String]?) -> [String] {
             let known = earlier ?? []
             return known.contains(uri) ? known : known + [uri]
         }
-        try await server.clients.upsert(
+        try await clients.upsert(
             Client(
                 id: clientID, name: "Gatehouse demo", secretHash: TokenDigest.hex(secret),
                 redirectURIs: merged(demo.redirectURI, existing?.redirectURIs),
                 postLogoutRedirectURIs: merged(demo.homeURI, existing?.postLogoutRedirectURIs),
-                scopes: ClientRegistrationRules.defaultScopes, idTokenAlgorithm: "RS256", createdAt: existing?.createdAt ?? server.clock.now()
+                scopes: ClientRegistrationRules.defaultScopes, idTokenAlgorithm: "RS256", createdAt: existing?.createdAt ?? clock.now()
             ))
         // The terminal client (`gatehouse login`) is a public client: PKCE instead of a secret.
-        let cli = try await server.clients.find(id: cliClientID)
-        try await server.clients.upsert(
+        let cli = try await clients.find(id: cliClientID)
+        try await clients.upsert(
             Client(
                 id: cliClientID, name: "Gatehouse command line", secretHash: nil, redirectURIs: [cliRedirectURI, cliLoopbackRedirectURI],
                 postLogoutRedirectURIs: [cliLoopbackRedirectURI],
-                scopes: ClientRegistrationRules.defaultScopes, idTokenAlgorithm: "RS256", createdAt: cli?.createdAt ?? server.clock.now(),
+                scopes: ClientRegistrationRules.defaultScopes, idTokenAlgorithm: "RS256", createdAt: cli?.createdAt ?? clock.now(),
                 allowsDeviceGrant: true
             ))
-        let user = try await server.users.find(username: username)
-        if let user, try await server.hasher.verify(demo.password, against: user.passwordHash) {
-            _ = try await server.users.setLocked(username: username, false)
+        let user = try await users.find(username: username)
+        if let user, try await hasher.verify(demo.password, against: user.passwordHash) {
+            _ = try await users.setLocked(username: username, false)
         } else if let user {
-            try await server.users.updatePasswordHash(userID: user.id, to: try await server.hasher.hash(demo.password))
-            _ = try await server.users.setLocked(username: username, false)
+            try await users.updatePasswordHash(userID: user.id, to: try await hasher.hash(demo.password))
+            _ = try await users.setLocked(username: username, false)
         } else {
             do {
-                try await server.users.create(
+                try await users.create(
                     username: username, email: "demo@example.com", name: "Demo User",
-                    passwordHash: try await server.hasher.hash(demo.password))
+                    passwordHash: try await hasher.hash(demo.password))
             } catch let error as DatabaseError where error.isDuplicate {
                 // Another node created it a moment ago, with the same derived password.
             }
@@ -106,8 +120,14 @@ public final class DemoRelyingParty: Sendable {
         return stride(from: 0, to: 12, by: 4).map { String(characters[$0..<$0 + 4]) }.joined(separator: "-")
     }
 
-    private init(server: IdentityServer, box: SecretBox, clientSecret: String, password: String) {
-        self.server = server
+    private init(
+        issuer: String, cookies: CookieSettings, clock: UnixClock, host: String, port: Int, box: SecretBox, clientSecret: String, password: String
+    ) {
+        self.issuer = issuer
+        self.cookies = cookies
+        self.clock = clock
+        self.host = host
+        self.port = port
         self.box = box
         self.clientSecret = clientSecret
         self.password = password
@@ -138,27 +158,27 @@ public final class DemoRelyingParty: Sendable {
         let transaction = Transaction(state: SecureRandom.token(byteCount: 16), nonce: SecureRandom.token(byteCount: 16), verifier: PKCE.makeVerifier())
         let sealed = try box.seal(try JSONEncoder().encode(transaction))
         let location = Redirect.url(
-            server.url("/authorize"),
+            url("/authorize"),
             adding: [
                 ("response_type", "code"), ("client_id", Self.clientID), ("redirect_uri", redirectURI), ("scope", Self.scope),
                 ("state", transaction.state), ("nonce", transaction.nonce),
                 ("code_challenge", PKCE.challenge(for: transaction.verifier)), ("code_challenge_method", PKCE.method),
             ])
         var response = Redirect.to(location)
-        response.headers.append(server.cookies.setCookie(server.cookies.demoName, FormEncoding.encode(sealed), maxAge: 900))
+        response.headers.append(cookies.setCookie(cookies.demoName, FormEncoding.encode(sealed), maxAge: 900))
         return response
     }
 
     private func callback(_ request: Request) async -> Response {
         let parameters = FormParameters(encoded: request.uri.query ?? "")
         do {
-            guard let cookie = server.cookies.value(server.cookies.demoName, in: request)?.removingPercentEncoding,
+            guard let cookie = cookies.value(cookies.demoName, in: request)?.removingPercentEncoding,
                 let transaction = try? JSONDecoder().decode(Transaction.self, from: try box.open(cookie))
             else { throw DemoError("The demo's sign-in state is missing; start again.") }
             guard let state = parameters["state"], ConstantTime.equals(state, transaction.state) else {
                 throw DemoError("The state does not match this browser's sign-in; start again.")
             }
-            guard parameters["iss"] == server.issuer else { throw DemoError("The response came from an unexpected issuer.") }
+            guard parameters["iss"] == issuer else { throw DemoError("The response came from an unexpected issuer.") }
             if let error = parameters["error"] {
                 throw DemoError("Sign-in failed: \(error) — \(parameters["error_description"] ?? "")")
             }
@@ -168,7 +188,7 @@ public final class DemoRelyingParty: Sendable {
             let claims = try await verify(idToken: idToken, nonce: transaction.nonce)
             let userinfo = try await call("/userinfo", bearer: tokens.accessToken)
             var response = results(claims: claims, userinfo: userinfo, idToken: idToken, refreshed: tokens.refreshToken != nil)
-            response.headers.append(server.cookies.clearCookie(server.cookies.demoName))
+            response.headers.append(cookies.clearCookie(cookies.demoName))
             return response
         } catch let error as DemoError {
             return PageRenderer.error(title: "Demo sign-in failed", message: error.message)
@@ -178,8 +198,7 @@ public final class DemoRelyingParty: Sendable {
     }
 
     private var loopbackBase: String {
-        let port = boundPort.withLockedValue { $0 } ?? server.configuration.port
-        let host = server.configuration.host
+        let port = boundPort.withLockedValue { $0 } ?? port
         let loopback = host == "0.0.0.0" ? "127.0.0.1" : (host == "::" ? "::1" : host)
         return loopback.contains(":") ? "http://[\(loopback)]:\(port)" : "http://\(loopback):\(port)"
     }
@@ -218,8 +237,8 @@ public final class DemoRelyingParty: Sendable {
         let keys = JWTKeyCollection()
         try await keys.add(jwksJSON: try await call("/jwks"))
         let claims = try await keys.verify(idToken, as: IDTokenClaims.self)
-        let now = server.clock.now()
-        guard claims.iss == server.issuer else { throw DemoError("The ID token's issuer is wrong.") }
+        let now = clock.now()
+        guard claims.iss == issuer else { throw DemoError("The ID token's issuer is wrong.") }
         guard claims.aud == Self.clientID else { throw DemoError("The ID token is not meant for the demo.") }
         guard claims.exp > now else { throw DemoError("The ID token has expired.") }
         guard claims.nonce == nonce else { throw DemoError("The ID token's nonce does not match.") }
@@ -235,7 +254,7 @@ public final class DemoRelyingParty: Sendable {
             .flatMap { try? JSONSerialization.data(withJSONObject: $0, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]) }
             .map { String(decoding: $0, as: UTF8.self) } ?? userinfo
         let logout = Redirect.url(
-            server.url("/logout"),
+            url("/logout"),
             adding: [
                 ("id_token_hint", idToken), ("post_logout_redirect_uri", homeURI), ("state", SecureRandom.token(byteCount: 8)),
             ])

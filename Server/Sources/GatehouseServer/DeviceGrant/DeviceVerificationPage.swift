@@ -1,8 +1,10 @@
 import GatehouseDomain
+import GatehouseEngines
 import GatehouseFoundation
 import GatehouseProtocol
 import HTTPTypes
 import Hummingbird
+import Logging
 
 /// The `/device` page (RFC 8628 §3.3): the person types the code a TV or a terminal shows, signs in with the usual
 /// flow (every factor the client's policy asks for), and allows or denies the device on a confirmation that names
@@ -12,7 +14,26 @@ import Hummingbird
 /// from that address (`source_throttling`), before the code is looked up. The forms carry the browser's sign-in
 /// binding as their CSRF token, as the sign-in page does.
 struct DeviceVerificationPage: Sendable {
-    let server: IdentityServer
+    let clients: ClientStore
+    let users: UserStore
+    let deviceAuthorizations: DeviceAuthorizationStore
+    let singleSignOn: SingleSignOn
+    let loginFlow: LoginFlow
+    let audit: AuditLog
+    /// Where an answer and its audit event commit together.
+    let database: any Database
+    /// Counts wrong user codes per client address.
+    let guesses: AttemptLimiter
+    /// Wrong user codes per client address (`code_guesses`).
+    let userCodeLimit: AttemptLimit
+    /// Wrong passwords and codes per client address across everything (`source_throttling`).
+    let sourceLimit: AttemptLimit
+    let cookies: CookieSettings
+    /// The reverse proxies whose word on the client's address is believed.
+    let proxies: TrustedProxies
+    /// Seconds the sign-in's binding cookie lives (`token_lifetimes.authorization_request`).
+    let flowLifetime: Int64
+    let logger: Logger
 
     static let path = "/device"
 
@@ -22,7 +43,7 @@ struct DeviceVerificationPage: Sendable {
     func addRoutes(to router: Router<some RequestContext>) {
         router.get("/device") { request, _ in entryForm(request) }
         router.post("/device") { request, context in
-            try await enter(request, source: server.clientAddress(of: request, context: context))
+            try await enter(request, source: ClientAddress(of: request, context: context, trusting: proxies))
         }
         router.get("/device/confirm") { request, _ in try await showConfirmation(request) }
         router.post("/device/confirm") { request, _ in try await confirm(request) }
@@ -50,23 +71,23 @@ struct DeviceVerificationPage: Sendable {
         }
         let typed = form["user_code"] ?? ""
         let counters = [
-            server.guesses.counter("user_code", subject: source.subject, limit: server.configuration.codeGuesses),
-            server.guesses.counter("source", subject: source.subject, limit: server.configuration.sourceThrottling),
+            guesses.counter("user_code", subject: source.subject, limit: userCodeLimit),
+            guesses.counter("source", subject: source.subject, limit: sourceLimit),
         ]
         let ticket: AttemptLimiter.Ticket
-        switch try await server.guesses.admit(counters) {
+        switch try await guesses.admit(counters) {
         case .blocked(let until, _):
-            let minutes = server.guesses.minutesLeft(until: until)
+            let minutes = guesses.minutesLeft(until: until)
             return entryForm(
                 request, code: typed, error: "Too many wrong codes from your network. Try again in \(minutes) minute\(minutes == 1 ? "" : "s").",
                 status: .tooManyRequests)
         case .admitted(let admitted):
             ticket = admitted
         }
-        let pending = try await server.deviceAuthorizations.find(userCode: typed)
-        let settled = try await server.guesses.settle(ticket, correct: pending != nil)
+        let pending = try await deviceAuthorizations.find(userCode: typed)
+        let settled = try await guesses.settle(ticket, correct: pending != nil)
         for block in settled.blocked {
-            server.logger.notice("Too many wrong device codes: blocked", metadata: ["limit": "\(block.scope)", "until": "\(block.until)"])
+            logger.notice("Too many wrong device codes: blocked", metadata: ["limit": "\(block.scope)", "until": "\(block.until)"])
         }
         guard let pending else {
             return entryForm(
@@ -80,13 +101,13 @@ struct DeviceVerificationPage: Sendable {
 
     func showConfirmation(_ request: Request) async throws -> Response {
         let query = FormParameters(encoded: request.uri.query ?? "")
-        guard let id = query["id"], let pending = try await server.deviceAuthorizations.find(id: id) else { return Self.expired }
+        guard let id = query["id"], let pending = try await deviceAuthorizations.find(id: id) else { return Self.expired }
         let authorization = signInRequest(for: pending, forceSignIn: false)
-        guard let session = try await AuthorizationController(server: server).usableSession(for: authorization, request: request) else {
+        guard let session = try await singleSignOn.usableSession(for: authorization, request: request) else {
             return try await signIn(to: pending, request: request, binding: binding(of: request), forceSignIn: false)
         }
-        let client = try await server.clients.find(id: pending.clientID)
-        let user = try await server.users.find(id: session.userID)
+        let client = try await clients.find(id: pending.clientID)
+        let user = try await users.find(id: session.userID)
         let application = client?.name ?? pending.clientID
         let binding = binding(of: request)
         var response = PageRenderer.page(
@@ -104,29 +125,29 @@ struct DeviceVerificationPage: Sendable {
         guard let form = try? await FormParameters.body(of: request), let binding = checkedBinding(form, request) else {
             return PageRenderer.error(title: "Page expired", message: "The form expired. Enter the code again.", status: .forbidden)
         }
-        guard let id = form["id"], let pending = try await server.deviceAuthorizations.find(id: id) else { return Self.expired }
+        guard let id = form["id"], let pending = try await deviceAuthorizations.find(id: id) else { return Self.expired }
         let decision = form["decision"]
         if decision == "switch" { return try await signIn(to: pending, request: request, binding: binding, forceSignIn: true) }
         guard decision == "allow" || decision == "deny" else {
             return try await proceed(to: pending, request: request, binding: binding)
         }
         let authorization = signInRequest(for: pending, forceSignIn: false)
-        guard let session = try await AuthorizationController(server: server).usableSession(for: authorization, request: request) else {
+        guard let session = try await singleSignOn.usableSession(for: authorization, request: request) else {
             return try await signIn(to: pending, request: request, binding: binding, forceSignIn: false)
         }
         let approved = decision == "allow"
-        let answered = try await server.database.transaction { [server] _ in
+        let answered = try await database.transaction { [deviceAuthorizations, audit] _ in
             guard
-                try await server.deviceAuthorizations.answer(
+                try await deviceAuthorizations.answer(
                     pending.id, approved: approved, userID: session.userID, authTime: session.authTime, methods: session.methods)
             else { return false }
-            try await server.audit.record(
+            try await audit.record(
                 approved ? .deviceAuthorizationApproved : .deviceAuthorizationDenied, user: session.userID, client: pending.clientID,
                 actor: "user:\(session.userID)", details: ["scope": pending.scopes.joined(separator: " ")])
             return true
         }
         guard answered else { return Self.expired }
-        let application = try await server.clients.find(id: pending.clientID)?.name ?? pending.clientID
+        let application = try await clients.find(id: pending.clientID)?.name ?? pending.clientID
         return approved
             ? PageRenderer.page(title: "Device signed in", template: "device-approved", ["application": application])
             : PageRenderer.page(title: "Sign-in denied", template: "device-denied", ["application": application])
@@ -137,7 +158,7 @@ struct DeviceVerificationPage: Sendable {
     /// Straight to the confirmation when this browser's session will do; otherwise the sign-in flow, which comes back to it.
     private func proceed(to pending: DeviceAuthorizationStore.Pending, request: Request, binding: String) async throws -> Response {
         let authorization = signInRequest(for: pending, forceSignIn: false)
-        if try await AuthorizationController(server: server).usableSession(for: authorization, request: request) != nil {
+        if try await singleSignOn.usableSession(for: authorization, request: request) != nil {
             return Redirect.to(Self.confirmationPath(pending.id), afterPost: request.method == .post)
         }
         return try await signIn(to: pending, request: request, binding: binding, forceSignIn: false)
@@ -148,8 +169,8 @@ struct DeviceVerificationPage: Sendable {
         to pending: DeviceAuthorizationStore.Pending, request: Request, binding: String, forceSignIn: Bool
     ) async throws -> Response {
         let authorization = signInRequest(for: pending, forceSignIn: forceSignIn)
-        let client = try await server.clients.find(id: pending.clientID)
-        let flow = try await LoginFlow(server: server).begin(
+        let client = try await clients.find(id: pending.clientID)
+        let flow = try await loginFlow.begin(
             authorization, kind: .login, clientName: client?.name ?? pending.clientID, owner: .browser(binding: binding))
         var response = Redirect.to("/login?flow=\(flow.id)", afterPost: request.method == .post)
         response.headers.append(bindingCookie(binding))
@@ -164,19 +185,19 @@ struct DeviceVerificationPage: Sendable {
     }
 
     private func binding(of request: Request) -> String {
-        server.cookies.value(server.cookies.loginName, in: request) ?? SecureRandom.token()
+        cookies.value(cookies.loginName, in: request) ?? SecureRandom.token()
     }
 
     /// The browser's binding, when the form carries the same one (CSRF).
     private func checkedBinding(_ form: FormParameters, _ request: Request) -> String? {
-        guard let binding = server.cookies.value(server.cookies.loginName, in: request), let token = form["csrf_token"],
+        guard let binding = cookies.value(cookies.loginName, in: request), let token = form["csrf_token"],
             ConstantTime.equals(token, binding)
         else { return nil }
         return binding
     }
 
     private func bindingCookie(_ binding: String) -> HTTPField {
-        server.cookies.setCookie(server.cookies.loginName, binding, maxAge: server.configuration.tokens.authorizationRequest)
+        cookies.setCookie(cookies.loginName, binding, maxAge: flowLifetime)
     }
 
     private static var expired: Response {

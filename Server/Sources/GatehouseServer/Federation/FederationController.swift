@@ -1,5 +1,6 @@
 import Foundation
 import GatehouseDomain
+import GatehouseEngines
 import GatehouseFoundation
 import GatehouseProtocol
 import HTTPTypes
@@ -10,17 +11,23 @@ import Hummingbird
 /// hosted page's flow goes on here, in the browser that holds its cookie; an app's flow is handed back to the app's
 /// redirect URI with the answer's parameters, and the app submits them (`idp_callback`) with its own client id.
 struct FederationController: Sendable {
-    let server: IdentityServer
+    let flows: FlowStore
+    let loginFlow: LoginFlow
+    /// Where a hosted page's flow goes on once the provider answered.
+    let login: LoginController
+    let cookies: CookieSettings
+    /// The reverse proxies whose word on the client's address is believed.
+    let proxies: TrustedProxies
 
     func addRoutes(to router: Router<some RequestContext>) {
         router.get("/flows/:flow/idp/:provider") { request, context in
             try await start(
                 request, flowID: context.parameters.get("flow") ?? "", providerID: context.parameters.get("provider") ?? "",
-                source: server.clientAddress(of: request, context: context))
+                source: ClientAddress(of: request, context: context, trusting: proxies))
         }
         router.get("/login/idp/callback") { request, context in
             try await callback(
-                request, parameters: FormParameters(encoded: request.uri.query ?? ""), source: server.clientAddress(of: request, context: context))
+                request, parameters: FormParameters(encoded: request.uri.query ?? ""), source: ClientAddress(of: request, context: context, trusting: proxies))
         }
         // `response_mode=form_post` (Apple): a cross-site POST carries no SameSite=Lax cookie, so the answer is sent on
         // as a GET of the same URL, which the browser makes with the cookie.
@@ -37,10 +44,10 @@ struct FederationController: Sendable {
     static let answerParameters = ["code", "state", "error", "error_description", "iss"]
 
     func start(_ request: Request, flowID: String, providerID: String, source: ClientAddress) async throws -> Response {
-        guard let located = try await server.flows.locate(flowID), let binding = browserBinding(of: located, in: request) else {
+        guard let located = try await flows.locate(flowID), let binding = browserBinding(of: located, in: request) else {
             return PageRenderer.error(title: "Sign-in expired", message: LoginMessages.hostedExpired)
         }
-        let flow = LoginFlow(server: server, source: source)
+        let flow = loginFlow.submitted(from: source)
         let started: Result<String, FederationError>?
         do {
             started = try await flow.startUpstream(flowID, state: located.state, providerID: providerID)
@@ -66,7 +73,7 @@ struct FederationController: Sendable {
     func callback(_ request: Request, parameters: FormParameters, source: ClientAddress) async throws -> Response {
         let expired = PageRenderer.error(title: "Sign-in expired", message: LoginMessages.hostedExpired)
         guard let state = parameters["state"], let flowID = state.split(separator: ".", maxSplits: 1).first.map(String.init),
-            let located = try await server.flows.locate(flowID)
+            let located = try await flows.locate(flowID)
         else { return expired }
         let answer = Self.answerParameters.map { ($0, parameters[$0]) }
         switch browserBinding(of: located, in: request) {
@@ -78,32 +85,32 @@ struct FederationController: Sendable {
         case .browser(let binding):
             var values: [String: FieldValue] = [:]
             for (key, value) in answer { if let value { values[key] = .text(value) } }
-            return try await LoginController(server: server).run(
+            return try await login.run(
                 flowID, state: located.state, binding: binding, action: FlowActionID.identityProviderCallback.rawValue, values: values, request: request,
                 source: source)
         }
     }
 
     /// Who continues a located flow: an app, or this browser (by its cookie); `nil` when the flow is another browser's.
-    private enum Binding {
+    private enum Holder {
         case app
         case browser(String)
     }
 
-    private func browserBinding(of located: (state: FlowStore.LoginState, browserBindingHash: String?), in request: Request) -> Binding? {
+    private func browserBinding(of located: (state: FlowStore.LoginState, browserBindingHash: String?), in request: Request) -> Holder? {
         guard let hash = located.browserBindingHash else { return .app }
-        guard let binding = server.cookies.value(server.cookies.loginName, in: request), ConstantTime.equals(TokenDigest.hex(binding), hash) else {
+        guard let binding = cookies.value(cookies.loginName, in: request), ConstantTime.equals(TokenDigest.hex(binding), hash) else {
             return nil
         }
         return .browser(binding)
     }
 
-    private func again(_ flowID: String, binding: Binding, state: FlowStore.LoginState) -> Response {
+    private func again(_ flowID: String, binding: Holder, state: FlowStore.LoginState) -> Response {
         guard case .browser = binding else { return PageRenderer.error(title: "Try again", message: LoginMessages.superseded, status: .conflict) }
         return Redirect.to("/login?flow=\(flowID)")
     }
 
-    private func page(_ flowID: String, binding: Binding, node: FlowNode, status: HTTPResponse.Status) -> Response {
+    private func page(_ flowID: String, binding: Holder, node: FlowNode, status: HTTPResponse.Status) -> Response {
         guard case .browser(let token) = binding else { return PageRenderer.error(title: node.name, message: node.messages.first?.text ?? "", status: status) }
         return FlowPage.render(node, flowID: flowID, csrfToken: token, action: "/login", status: status)
     }

@@ -1,13 +1,26 @@
 import Foundation
 import GatehouseDomain
+import GatehouseEngines
+import GatehouseFoundation
 import GatehouseProtocol
 import HTTPTypes
 import Hummingbird
+import Logging
 
 /// The native flow API: an app starts a login flow with the parameters of an authorization request,
 /// submits node after node as JSON, and receives an authorization code to exchange with its PKCE verifier.
 struct FlowController: Sendable {
-    let server: IdentityServer
+    let clients: ClientStore
+    let flows: FlowStore
+    let loginFlow: LoginFlow
+    let responder: AuthorizationResponder
+    let deviceCookies: DeviceCookie
+    /// The reverse proxies whose word on the client's address is believed.
+    let proxies: TrustedProxies
+    let clock: UnixClock
+    let logger: Logger
+    /// Sent as `iss` with the authorization code.
+    let issuer: String
 
     func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
         for kind in FlowKind.allCases {
@@ -22,7 +35,7 @@ struct FlowController: Sendable {
 
     func start(_ request: Request, kind: FlowKind, context: some RequestContext) async throws -> Response {
         let body = try await JSONRequest.decode(FlowStartRequest.self, from: request)
-        guard let client = try await server.clients.find(id: body.clientID) else {
+        guard let client = try await clients.find(id: body.clientID) else {
             throw OAuthError.invalidRequest("No client is registered as \(body.clientID).")
         }
         guard client.allowsRedirect(to: body.redirectURI) else {
@@ -39,28 +52,27 @@ struct FlowController: Sendable {
             ("acr_values", body.acrValues), ("prompt", body.prompt), ("max_age", body.maxAge.map(String.init)), ("dpop_jkt", body.dpopJKT),
         ])
         let validated: AuthorizationRequest
-        switch AuthorizationController(server: server).validate(parameters, client: client, redirectURI: body.redirectURI) {
+        switch AuthorizationController.validate(parameters, client: client, redirectURI: body.redirectURI) {
         case .success(let request): validated = request
         case .failure(let error): throw error
         }
-        let started = try await LoginFlow(server: server).begin(validated, kind: kind, clientName: client.name ?? client.id, owner: .client(client.id))
+        let started = try await loginFlow.begin(validated, kind: kind, clientName: client.name ?? client.id, owner: .client(client.id))
         return JSONResponse.make(FlowResponse(status: .continue, flowID: started.id, node: started.node))
     }
 
     func submit(_ request: Request, flowID: String, context: some RequestContext) async throws -> Response {
         let submission = try await JSONRequest.decode(FlowSubmission.self, from: request)
-        guard let state = try await server.flows.find(flowID, owner: .client(submission.clientID)) else { return Self.expired }
+        guard let state = try await flows.find(flowID, owner: .client(submission.clientID)) else { return Self.expired }
         let presented = submission.deviceTokens ?? []
         guard presented.count <= DeviceCookie.maximumPresented, presented.allSatisfy({ $0.utf8.count <= DeviceCookie.maximumLength }) else {
             throw OAuthError.invalidRequest("Send at most \(DeviceCookie.maximumPresented) device tokens of at most \(DeviceCookie.maximumLength) bytes each.")
         }
-        let devices = server.deviceCookies.verify(all: presented)
-        let flow = LoginFlow(
-            server: server, source: server.clientAddress(of: request, context: context), devices: devices, userAgent: request.headers[.userAgent])
+        let devices = deviceCookies.verify(all: presented)
+        let flow = loginFlow.submitted(
+            from: ClientAddress(of: request, context: context, trusting: proxies), devices: devices, userAgent: request.headers[.userAgent])
         // The authorization code is issued in the submission's transaction: a sign-in and its code commit together.
-        let submitted = try await flow.submit(flowID, state: state, action: submission.action, values: submission.values) { [server] user, state in
-            try await AuthorizationResponder(server: server).issueCode(
-                for: state.request, userID: user.id, authTime: server.clock.now(), methods: state.methods)
+        let submitted = try await flow.submit(flowID, state: state, action: submission.action, values: submission.values) { [responder, clock] user, state in
+            try await responder.issueCode(for: state.request, userID: user.id, authTime: clock.now(), methods: state.methods)
         }
         switch submitted.outcome {
         case .next(let node):
@@ -70,7 +82,7 @@ struct FlowController: Sendable {
         case .gone:
             return Self.expired
         case .superseded:
-            guard let now = try await server.flows.find(flowID, owner: .client(submission.clientID)) else { return Self.expired }
+            guard let now = try await flows.find(flowID, owner: .client(submission.clientID)) else { return Self.expired }
             let message = FlowMessage(level: .error, text: LoginMessages.superseded, code: "already_answered")
             return JSONResponse.make(FlowResponse(status: .error, flowID: flowID, node: flow.node(for: now, messages: [message])))
         case .failed(let message):
@@ -81,15 +93,15 @@ struct FlowController: Sendable {
             return JSONResponse.make(
                 FlowResponse(status: .failure, failure: OAuthErrorResponse(error: error, errorDescription: description)), status: .forbidden)
         case .authenticated(let user, let state):
-            server.logger.info("User signed in through a native flow", metadata: ["user": "\(user.id)", "client": "\(state.request.clientID)"])
+            logger.info("User signed in through a native flow", metadata: ["user": "\(user.id)", "client": "\(state.request.clientID)"])
             guard let code = submitted.signedIn else { throw FlowEngineError.signInNotRecorded }
             // Like a browser's device cookie: this app now knows the account.
-            let deviceToken = devices.naming(user.id) == nil ? server.deviceCookies.issue(userID: user.id) : nil
+            let deviceToken = devices.naming(user.id) == nil ? deviceCookies.issue(userID: user.id) : nil
             return JSONResponse.make(
                 FlowResponse(
                     status: .success,
                     authorization: FlowAuthorization(
-                        code: code, state: state.request.state, issuer: server.issuer, redirectURI: state.request.redirectURI, deviceToken: deviceToken
+                        code: code, state: state.request.state, issuer: issuer, redirectURI: state.request.redirectURI, deviceToken: deviceToken
                     )))
         }
     }

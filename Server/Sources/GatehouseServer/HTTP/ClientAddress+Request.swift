@@ -14,10 +14,3 @@ extension ClientAddress {
         self.init(peer.map { proxies.client(behind: $0, headers: request.headers) })
     }
 }
-
-extension IdentityServer {
-    /// Where `request` comes from, believing the configured reverse proxies (``TrustedProxies``).
-    func clientAddress(of request: Request, context: some RequestContext) -> ClientAddress {
-        ClientAddress(of: request, context: context, trusting: configuration.trustedProxies)
-    }
-}

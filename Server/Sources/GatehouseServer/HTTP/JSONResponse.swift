@@ -5,12 +5,6 @@ import Hummingbird
 
 /// JSON responses with the headers OAuth requires for anything that may carry a secret.
 enum JSONResponse {
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
-
     static func make(_ value: some Encodable, status: HTTPResponse.Status = .ok, cacheable: Bool = false) -> Response {
         data(encode(value), status: status, cacheable: cacheable)
     }
@@ -21,9 +15,7 @@ enum JSONResponse {
     }
 
     /// The body ``make(_:status:cacheable:)`` sends, for documents encoded once and sent many times.
-    static func encode(_ value: some Encodable) -> Data {
-        (try? encoder.encode(value)) ?? Data(#"{"error":"server_error"}"#.utf8)
-    }
+    static func encode(_ value: some Encodable) -> Data { JSONDocument.encode(value) }
 
     /// Already encoded JSON; only public documents may be `cacheable`.
     static func data(_ data: Data, status: HTTPResponse.Status = .ok, cacheable: Bool = false) -> Response {

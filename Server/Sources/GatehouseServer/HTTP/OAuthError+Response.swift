@@ -9,7 +9,7 @@ extension OAuthError: HTTPResponseError {
         var response = JSONResponse.make(
             OAuthErrorResponse(error: code.rawValue, errorDescription: description, attemptsRemaining: attemptsRemaining),
             status: status)
-        if let dpopNonce { response.headers[DPoPProofCheck.nonceHeader] = dpopNonce }
+        if let dpopNonce { response.headers[.dpopNonce] = dpopNonce }
         if let retryAfter { response.headers[.retryAfter] = String(retryAfter) }
         if dpopChallenge {
             if [.invalidToken, .invalidDPoPProof, .useDPoPNonce].contains(code) { response.status = .unauthorized }

@@ -1,3 +1,4 @@
+import GatehouseEngines
 import GatehouseFoundation
 import Hummingbird
 import Logging

@@ -1,4 +1,5 @@
 import GatehouseDomain
+import GatehouseEngines
 import GatehouseFoundation
 import GatehouseProtocol
 import Hummingbird
@@ -9,7 +10,16 @@ import Hummingbird
 /// redirect, as does an unknown, expired or used `request_uri` (RFC 9126). Every other error goes back to the client. With a usable browser session the code is issued
 /// at once (single sign-on); otherwise the request is stored and the browser goes to the sign-in page.
 struct AuthorizationController: Sendable {
-    let server: IdentityServer
+    let clients: ClientStore
+    let pushedRequests: PushedAuthorizationRequestStore
+    let singleSignOn: SingleSignOn
+    let loginFlow: LoginFlow
+    let responder: AuthorizationResponder
+    let cookies: CookieSettings
+    /// Whether `prompt=create` starts registration (`registration.enabled`).
+    let registrationEnabled: Bool
+    /// Seconds the sign-in page's binding cookie lives (`token_lifetimes.authorization_request`).
+    let flowLifetime: Int64
     /// `create` starts registration (OpenID Connect "Initiating User Registration").
     static let supportedPrompts: Set<String> = ["none", "login", "consent", "select_account", "create"]
 
@@ -28,14 +38,13 @@ struct AuthorizationController: Sendable {
         guard let clientID = parameters["client_id"] else {
             return PageRenderer.error(title: "Invalid request", message: "The request names no client (client_id is missing).")
         }
-        guard let client = try await server.clients.find(id: clientID) else {
+        guard let client = try await clients.find(id: clientID) else {
             return PageRenderer.error(title: "Unknown application", message: "No application is registered as \"\(clientID)\".")
         }
-        let responder = AuthorizationResponder(server: server)
         let validated: AuthorizationRequest
         if let requestURI = parameters["request_uri"] {
             // RFC 9126 §4: a request pushed ahead, checked then; the other parameters of this one are not used.
-            guard parameters.repeatedName == nil, let pushed = try await server.pushedRequests.take(requestURI, clientID: client.id) else {
+            guard parameters.repeatedName == nil, let pushed = try await pushedRequests.take(requestURI, clientID: client.id) else {
                 return PageRenderer.error(
                     title: "Sign-in request expired",
                     message: "This sign-in request has expired or was used already. Go back to \(client.name ?? client.id) and start again.")
@@ -51,7 +60,7 @@ struct AuthorizationController: Sendable {
                         "The redirect URI is missing or is not registered for \(client.name ?? client.id); the sign-in was stopped to protect you."
                 )
             }
-            switch validate(parameters, client: client, redirectURI: redirectURI) {
+            switch Self.validate(parameters, client: client, redirectURI: redirectURI) {
             case .success(let request): validated = request
             case .failure(let error):
                 return responder.failure(redirectURI: redirectURI, state: parameters["state"], error: error.code.rawValue, description: error.description)
@@ -61,28 +70,28 @@ struct AuthorizationController: Sendable {
             responder.failure(redirectURI: validated.redirectURI, state: validated.state, error: error, description: description)
         }
 
-        let session = try await usableSession(for: validated, request: request)
+        let session = try await singleSignOn.usableSession(for: validated, request: request)
         if validated.prompts.contains("none") {
             guard let session else { return fail("login_required", "The user is not signed in.") }
             return try await responder.success(for: validated, userID: session.userID, authTime: session.authTime, methods: session.methods, afterPost: false)
         }
-        let registering = validated.prompts.contains("create") && server.configuration.registration.enabled
+        let registering = validated.prompts.contains("create") && registrationEnabled
         if let session, !registering {
             return try await responder.success(for: validated, userID: session.userID, authTime: session.authTime, methods: session.methods, afterPost: false)
         }
 
         // Sign in on the hosted page: a login flow bound to this browser by a secret in a cookie.
-        let binding = server.cookies.value(server.cookies.loginName, in: request) ?? SecureRandom.token()
-        let flow = try await LoginFlow(server: server).begin(
+        let binding = cookies.value(cookies.loginName, in: request) ?? SecureRandom.token()
+        let flow = try await loginFlow.begin(
             validated, kind: registering ? .registration : .login, clientName: client.name ?? client.id,
             owner: .browser(binding: binding))
         var response = Redirect.to("/login?flow=\(flow.id)")
-        response.headers.append(server.cookies.setCookie(server.cookies.loginName, binding, maxAge: server.configuration.tokens.authorizationRequest))
+        response.headers.append(cookies.setCookie(cookies.loginName, binding, maxAge: flowLifetime))
         return response
     }
 
     /// Checks everything after client and redirect URI; errors here are reported to the client.
-    func validate(_ parameters: FormParameters, client: Client, redirectURI: String) -> Result<AuthorizationRequest, OAuthError> {
+    static func validate(_ parameters: FormParameters, client: Client, redirectURI: String) -> Result<AuthorizationRequest, OAuthError> {
         if let repeated = parameters.repeatedName {
             return .failure(.invalidRequest("The parameter \(repeated) appears more than once."))
         }
@@ -163,23 +172,5 @@ struct AuthorizationController: Sendable {
             return .invalidScope("The client may not request the scope \(forbidden).")
         }
         return nil
-    }
-
-    /// The browser's session if it may be used for this request: not forced away by `prompt=login`,
-    /// young enough for `max_age`, and its user still exists and is not locked.
-    func usableSession(for authorization: AuthorizationRequest, request: Request) async throws -> BrowserSession? {
-        guard !authorization.prompts.contains("login"),
-            let id = server.cookies.value(server.cookies.sessionName, in: request),
-            let session = try await server.sessions.find(id: id)
-        else { return nil }
-        // max_age=0 always asks again: whole seconds would otherwise let a sign-in of this same second count as fresh.
-        if let maxAge = authorization.maxAge, maxAge == 0 || server.clock.now() - session.authTime > maxAge { return nil }
-        guard let user = try await server.users.find(id: session.userID), !user.isLocked else { return nil }
-        // A session signed in with the password alone does not satisfy a client or request that needs a
-        // second factor: the user signs in again, this time with both (step-up).
-        if !session.methods.contains("mfa"), try await LoginFlow(server: server).secondFactorPlan(for: authorization, user: user) != nil {
-            return nil
-        }
-        return session
     }
 }

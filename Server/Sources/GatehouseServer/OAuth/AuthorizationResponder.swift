@@ -5,11 +5,15 @@ import Hummingbird
 /// Ends an authorization request: issues the code and sends the browser back to the client with
 /// `code`, `state` and `iss` (RFC 9207), or with an error.
 struct AuthorizationResponder: Sendable {
-    let server: IdentityServer
+    let codes: AuthorizationCodeStore
+    /// Sent as `iss` with every answer.
+    let issuer: String
+    /// Seconds an authorization code lives (`token_lifetimes.authorization_code`).
+    let codeLifetime: Int64
 
     func success(for request: AuthorizationRequest, userID: String, authTime: Int64, methods: [String], afterPost: Bool) async throws -> Response {
         let code = try await issueCode(for: request, userID: userID, authTime: authTime, methods: methods)
-        let location = Redirect.url(request.redirectURI, adding: [("code", code), ("state", request.state), ("iss", server.issuer)])
+        let location = Redirect.url(request.redirectURI, adding: [("code", code), ("state", request.state), ("iss", issuer)])
         return Redirect.to(location, afterPost: afterPost)
     }
 
@@ -18,10 +22,10 @@ struct AuthorizationResponder: Sendable {
         let grant = Grant(
             id: SecureRandom.token(byteCount: 16), clientID: request.clientID, userID: userID, scopes: request.scopes,
             authTime: authTime, methods: methods)
-        return try await server.codes.issue(
+        return try await codes.issue(
             for: grant,
             binding: .init(redirectURI: request.redirectURI, nonce: request.nonce, codeChallenge: request.codeChallenge, dpopJKT: request.dpopJKT),
-            lifetime: server.configuration.tokens.authorizationCode
+            lifetime: codeLifetime
         )
     }
 
@@ -30,7 +34,7 @@ struct AuthorizationResponder: Sendable {
         let location = Redirect.url(
             redirectURI,
             adding: [
-                ("error", error), ("error_description", description), ("state", state), ("iss", server.issuer),
+                ("error", error), ("error_description", description), ("state", state), ("iss", issuer),
             ])
         return Redirect.to(location, afterPost: afterPost)
     }

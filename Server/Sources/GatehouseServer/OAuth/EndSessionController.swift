@@ -1,4 +1,5 @@
 import GatehouseDomain
+import GatehouseEngines
 import GatehouseFoundation
 import GatehouseProtocol
 import Hummingbird
@@ -11,7 +12,13 @@ import Hummingbird
 /// back. `post_logout_redirect_uri` must be registered for the client (exactly, or a loopback one on any port), or
 /// the user stays on Gatehouse's page.
 struct EndSessionController: Sendable {
-    let server: IdentityServer
+    let clients: ClientStore
+    let sessions: BrowserSessionStore
+    /// Verifies `id_token_hint`.
+    let keys: SigningKeyRing
+    /// What `id_token_hint` must name as its issuer.
+    let issuer: String
+    let cookies: CookieSettings
 
     func addRoutes(to router: Router<some RequestContext>) {
         router.get("/logout") { request, _ in try await endSession(request) }
@@ -28,18 +35,18 @@ struct EndSessionController: Sendable {
         var clientID = parameters["client_id"]
         var hintedUser: String?
         if let hint = parameters["id_token_hint"] {
-            guard let claims = try? await server.keys.verify(hint, as: IDTokenClaims.self), claims.iss == server.issuer else {
+            guard let claims = try? await keys.verify(hint, as: IDTokenClaims.self), claims.iss == issuer else {
                 return PageRenderer.error(title: "Invalid sign-out request", message: "The id_token_hint was not issued by this server.")
             }
             if let clientID, clientID != claims.aud {
                 return PageRenderer.error(title: "Invalid sign-out request", message: "client_id does not match the id_token_hint.")
             }
             clientID = claims.aud
-            if try await server.clients.find(id: claims.aud) != nil { hintedUser = claims.sub }
+            if try await clients.find(id: claims.aud) != nil { hintedUser = claims.sub }
         }
         let redirectURI = parameters["post_logout_redirect_uri"]
         if let redirectURI {
-            guard let clientID, let client = try await server.clients.find(id: clientID),
+            guard let clientID, let client = try await clients.find(id: clientID),
                 client.allowsPostLogoutRedirect(to: redirectURI)
             else {
                 return PageRenderer.error(
@@ -48,8 +55,8 @@ struct EndSessionController: Sendable {
             }
         }
 
-        let sessionID = server.cookies.value(server.cookies.sessionName, in: request)
-        let session = if let sessionID { try await server.sessions.find(id: sessionID) } else { BrowserSession?.none }
+        let sessionID = cookies.value(cookies.sessionName, in: request)
+        let session = if let sessionID { try await sessions.find(id: sessionID) } else { BrowserSession?.none }
         let hintNamesThisBrowser = hintedUser != nil && hintedUser == session?.userID
         let confirmed = request.method == .post && parameters["confirm"] == "yes" && csrfIsValid(parameters, request)
         guard hintNamesThisBrowser || confirmed || (session == nil && hintedUser != nil) else {
@@ -57,7 +64,7 @@ struct EndSessionController: Sendable {
         }
 
         if let sessionID {
-            try await server.sessions.end(id: sessionID)
+            try await sessions.end(id: sessionID)
         }
         var response: Response
         if let redirectURI {
@@ -65,23 +72,23 @@ struct EndSessionController: Sendable {
         } else {
             response = PageRenderer.page(title: "Signed out", template: "signed-out", [:])
         }
-        response.headers.append(server.cookies.clearCookie(server.cookies.sessionName))
-        response.headers.append(server.cookies.clearCookie(server.cookies.logoutName))
+        response.headers.append(cookies.clearCookie(cookies.sessionName))
+        response.headers.append(cookies.clearCookie(cookies.logoutName))
         return response
     }
 
     private func csrfIsValid(_ parameters: FormParameters, _ request: Request) -> Bool {
-        guard let cookie = server.cookies.value(server.cookies.logoutName, in: request), let token = parameters["csrf_token"] else { return false }
+        guard let cookie = cookies.value(cookies.logoutName, in: request), let token = parameters["csrf_token"] else { return false }
         return ConstantTime.equals(cookie, token)
     }
 
     private func confirmationPage(parameters: FormParameters, clientID: String?, request: Request) -> Response {
-        let token = server.cookies.value(server.cookies.logoutName, in: request) ?? SecureRandom.token()
+        let token = cookies.value(cookies.logoutName, in: request) ?? SecureRandom.token()
         // What the request named goes back with the confirmation.
         var hidden = ["post_logout_redirect_uri", "state"].compactMap { name in parameters[name].map { ["name": name, "value": $0] } }
         if let clientID { hidden.append(["name": "client_id", "value": clientID]) }
         var response = PageRenderer.page(title: "Sign out", template: "sign-out", ["csrfToken": token, "hidden": hidden])
-        response.headers.append(server.cookies.setCookie(server.cookies.logoutName, token, maxAge: 900))
+        response.headers.append(cookies.setCookie(cookies.logoutName, token, maxAge: 900))
         return response
     }
 }

@@ -7,7 +7,11 @@ import Hummingbird
 /// parameters never pass through the browser, where they could be read or changed, and errors come back to the client
 /// as JSON rather than to a redirect URI.
 struct PushedAuthorizationController: Sendable {
-    let server: IdentityServer
+    let clients: ClientStore
+    let pushedRequests: PushedAuthorizationRequestStore
+    let dpopProofs: DPoPProofCheck
+    /// Seconds a pushed request may wait for the browser (`token_lifetimes.pushed_request`).
+    let lifetime: Int64
 
     func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
         router.post("/par") { request, _ in try await push(request) }
@@ -16,7 +20,7 @@ struct PushedAuthorizationController: Sendable {
     func push(_ request: Request) async throws -> Response {
         let parameters = try await FormParameters.body(of: request)
         let credentials = try ClientAuthenticator.Credentials(of: request, parameters: parameters)
-        let client = try await ClientAuthenticator(clients: server.clients).authenticate(credentials)
+        let client = try await ClientAuthenticator(clients: clients).authenticate(credentials)
         if parameters["request_uri"] != nil {
             throw OAuthError.invalidRequest("request_uri cannot be pushed; push the authorization request's parameters themselves.")
         }
@@ -25,12 +29,12 @@ struct PushedAuthorizationController: Sendable {
             throw OAuthError.invalidRequest("The redirect URI is not registered for \(client.id).")
         }
         var validated: AuthorizationRequest
-        switch AuthorizationController(server: server).validate(parameters, client: client, redirectURI: redirectURI) {
+        switch AuthorizationController.validate(parameters, client: client, redirectURI: redirectURI) {
         case .success(let request): validated = request
         case .failure(let error): throw error
         }
         // RFC 9449 §10.1: a DPoP proof at this endpoint binds the code to its key, as dpop_jkt does; both must agree.
-        let proofs = server.dpopProofs
+        let proofs = dpopProofs
         let proof: DPoPProof?
         do {
             proof = try await proofs.proof(of: request, path: "/par")
@@ -43,8 +47,7 @@ struct PushedAuthorizationController: Sendable {
             }
             validated.dpopJKT = proof.thumbprint
         }
-        let lifetime = server.configuration.tokens.pushedRequest
-        let reference = try await server.pushedRequests.push(validated, lifetime: lifetime)
+        let reference = try await pushedRequests.push(validated, lifetime: lifetime)
         return JSONResponse.make(PushedAuthorizationResponse(requestURI: reference, expiresIn: Int(lifetime)), status: .created)
     }
 }

@@ -1,19 +1,25 @@
 import GatehouseDomain
+import GatehouseFoundation
 import GatehouseProtocol
 import Hummingbird
+import Logging
 
 /// The token endpoint (RFC 6749 §3.2): authorization_code, refresh_token, client_credentials and device_code (RFC 8628) grants.
 struct TokenController: Sendable {
-    let server: IdentityServer
+    let clients: ClientStore
+    let codes: AuthorizationCodeStore
+    let tokens: TokenStore
+    let users: UserStore
+    let deviceAuthorizations: DeviceAuthorizationStore
+    let audit: AuditLog
+    /// Where a redemption and its audit event commit together.
+    let database: any Database
     /// Made once: every token response with `openid` uses it.
     let idTokens: IDTokenIssuer
     let proofs: DPoPProofCheck
-
-    init(server: IdentityServer) {
-        self.server = server
-        idTokens = IDTokenIssuer(issuer: server.issuer, lifetime: server.configuration.tokens.idToken, keys: server.keys, clock: server.clock)
-        proofs = server.dpopProofs
-    }
+    /// How long what this endpoint issues lives (`token_lifetimes`).
+    let lifetimes: TokenLifetimes
+    let logger: Logger
 
     func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
         router.post("/token") { request, _ in try await token(request) }
@@ -32,7 +38,7 @@ struct TokenController: Sendable {
             throw proofs.tokenEndpointError(error)
         }
         var response = try await grant(parameters, credentials: credentials, proof: proof)
-        if proof != nil, let nonces = proofs.nonces { response.headers[DPoPProofCheck.nonceHeader] = nonces.current }
+        if proof != nil, let nonces = proofs.nonces { response.headers[.dpopNonce] = nonces.current }
         return response
     }
 
@@ -62,7 +68,7 @@ struct TokenController: Sendable {
     }
 
     private func authenticate(_ credentials: ClientAuthenticator.Credentials) async throws -> Client {
-        try await ClientAuthenticator(clients: server.clients).authenticate(credentials)
+        try await ClientAuthenticator(clients: clients).authenticate(credentials)
     }
 
     /// The tokens to mint for `client`: bound to the proof's key when there is one, its refresh token too when it is a
@@ -82,11 +88,11 @@ struct TokenController: Sendable {
         }
         let grant: Grant
         let binding: AuthorizationCodeStore.Binding
-        let redemption = try await server.database.transaction { [server] _ in
-            let redemption = try await server.codes.redeem(code, clientID: client.id)
+        let redemption = try await database.transaction { [codes, audit] _ in
+            let redemption = try await codes.redeem(code, clientID: client.id)
             // The revocation of what the code issued and its event commit together.
             if case .replayed = redemption {
-                try await server.audit.record(.authorizationCodeReplayed, client: client.id, actor: "client:\(client.id)")
+                try await audit.record(.authorizationCodeReplayed, client: client.id, actor: "client:\(client.id)")
             }
             return redemption
         }
@@ -94,7 +100,7 @@ struct TokenController: Sendable {
         case .invalid:
             throw OAuthError.invalidGrant("The authorization code is invalid, expired, or was issued to another client.")
         case .replayed:
-            server.logger.warning("Authorization code replayed; revoked the tokens issued from it", metadata: ["client": "\(client.id)"])
+            logger.warning("Authorization code replayed; revoked the tokens issued from it", metadata: ["client": "\(client.id)"])
             throw OAuthError.invalidGrant("The authorization code was already used; the tokens issued from it have been revoked.")
         case .redeemed(let redeemedGrant, let redeemedBinding):
             grant = redeemedGrant
@@ -126,8 +132,8 @@ struct TokenController: Sendable {
         }
         let user = try await activeUser(grant.userID)
         let withRefreshToken = grant.scopes.contains("offline_access")
-        let tokens = try await server.tokens.issue(
-            for: grant, withRefreshToken: withRefreshToken, lifetimes: server.configuration.tokens,
+        let tokens = try await self.tokens.issue(
+            for: grant, withRefreshToken: withRefreshToken, lifetimes: lifetimes,
             minted: Self.minted(withRefreshToken: withRefreshToken, for: client, proof: proof))
         return try await response(for: grant, user: user, tokens: tokens, client: client, nonce: binding.nonce, bound: proof != nil)
     }
@@ -142,7 +148,7 @@ struct TokenController: Sendable {
             : nil
         return JSONResponse.make(
             TokenResponse(
-                accessToken: tokens.accessToken, tokenType: bound ? "DPoP" : "Bearer", expiresIn: Int(server.configuration.tokens.accessToken),
+                accessToken: tokens.accessToken, tokenType: bound ? "DPoP" : "Bearer", expiresIn: Int(lifetimes.accessToken),
                 refreshToken: tokens.refreshToken, idToken: idToken, scope: grant.scope
             ))
     }
@@ -154,13 +160,12 @@ struct TokenController: Sendable {
         }
         let requested = parameters["scope"].map { $0.split(separator: " ").map(String.init) }
         let minted = TokenStore.MintedTokens(withRefreshToken: true, boundTo: proof?.thumbprint, bindingRefreshToken: true)
-        let lifetimes = server.configuration.tokens
         // The common case in one statement where the engine can (PostgreSQL: two round trips instead of seven).
-        if requested == nil, server.database.engine == .postgresql {
-            let rotated = try await server.database.autocommit { [server] sql in
+        if requested == nil, database.engine == .postgresql {
+            let rotated = try await database.autocommit { [tokens] sql in
                 let client = try await ClientAuthenticator.authenticate(credentials, in: sql)
                 try Self.requireProof(from: client, proof)
-                return try await server.tokens.rotateInOneStatement(
+                return try await tokens.rotateInOneStatement(
                     token, clientID: client.id, lifetimes: lifetimes, minted: minted.issued(to: client), in: sql
                 ).map { (client, $0) }
             }
@@ -168,15 +173,15 @@ struct TokenController: Sendable {
                 return try await response(for: grant, user: try Self.active(user), tokens: tokens, client: client, nonce: nil, bound: proof != nil)
             }
         }
-        let (client, outcome) = try await server.database.transaction { [server] sql in
+        let (client, outcome) = try await database.transaction { [tokens, audit, lifetimes] sql in
             let client = try await ClientAuthenticator.authenticate(credentials, in: sql)
             try Self.requireProof(from: client, proof)
-            let outcome = try await server.tokens.refresh(
-                token, clientID: client.id, narrowedScopes: requested, lifetimes: server.configuration.tokens, minted: minted.issued(to: client),
+            let outcome = try await tokens.refresh(
+                token, clientID: client.id, narrowedScopes: requested, lifetimes: lifetimes, minted: minted.issued(to: client),
                 in: sql)
             // The family's revocation and its event commit together.
             if case .replayed(let userID) = outcome {
-                try await server.audit.record(.refreshTokenReused, user: userID, client: client.id, actor: "client:\(client.id)")
+                try await audit.record(.refreshTokenReused, user: userID, client: client.id, actor: "client:\(client.id)")
             }
             return (client, outcome)
         }
@@ -186,7 +191,7 @@ struct TokenController: Sendable {
                 "The refresh token is invalid, expired, revoked, was issued to another client, or is bound to a DPoP key this request did not prove."
             )
         case .replayed:
-            server.logger.warning("Refresh token replayed; revoked its token family", metadata: ["client": "\(client.id)"])
+            logger.warning("Refresh token replayed; revoked its token family", metadata: ["client": "\(client.id)"])
             throw OAuthError.invalidGrant("The refresh token was already used; every token of this sign-in has been revoked.")
         case .rotated(let grant, let tokens, let user):
             let user = try Self.active(user)
@@ -197,9 +202,9 @@ struct TokenController: Sendable {
     private func clientCredentials(_ parameters: FormParameters, credentials: ClientAuthenticator.Credentials, proof: DPoPProof?) async throws -> Response {
         let requested = (parameters["scope"] ?? "").split(separator: " ").map(String.init)
         let minted = TokenStore.MintedTokens(withRefreshToken: false, boundTo: proof?.thumbprint)
-        let lifetime = server.configuration.tokens.accessToken
+        let lifetime = lifetimes.accessToken
         // One statement writes: no transaction needed around the client's lookup and the token's insert.
-        let token = try await server.database.autocommit { [server] sql in
+        let token = try await database.autocommit { [tokens] sql in
             let client = try await ClientAuthenticator.authenticate(credentials, in: sql)
             guard !client.isPublic else {
                 throw OAuthError.unauthorizedClient("Public clients cannot use the client_credentials grant.")
@@ -209,7 +214,7 @@ struct TokenController: Sendable {
             if let invalid = requested.first(where: { userScopes.contains($0) || !client.scopes.contains($0) }) {
                 throw OAuthError.invalidScope("The scope \(invalid) cannot be granted to a client acting for itself.")
             }
-            return try await server.tokens.issueClientToken(clientID: client.id, scopes: requested, lifetime: lifetime, minted: minted, in: sql)
+            return try await tokens.issueClientToken(clientID: client.id, scopes: requested, lifetime: lifetime, minted: minted, in: sql)
         }
         return JSONResponse.make(
             TokenResponse(accessToken: token, tokenType: proof == nil ? "Bearer" : "DPoP", expiresIn: Int(lifetime), scope: requested.joined(separator: " ")))
@@ -220,7 +225,7 @@ struct TokenController: Sendable {
         try DeviceAuthorizationController.requireGrant(client)
         try Self.requireProof(from: client, proof)
         guard let code = parameters["device_code"] else { throw OAuthError.invalidRequest("device_code is missing.") }
-        switch try await server.deviceAuthorizations.poll(deviceCode: code, clientID: client.id) {
+        switch try await deviceAuthorizations.poll(deviceCode: code, clientID: client.id) {
         case .pending:
             throw OAuthError(.authorizationPending, "The user has not answered yet; poll again after the interval.")
         case .slowDown(let interval):
@@ -234,8 +239,8 @@ struct TokenController: Sendable {
         case .approved(let grant):
             let user = try await activeUser(grant.userID)
             let withRefreshToken = grant.scopes.contains("offline_access")
-            let tokens = try await server.tokens.issue(
-                for: grant, withRefreshToken: withRefreshToken, lifetimes: server.configuration.tokens,
+            let tokens = try await self.tokens.issue(
+                for: grant, withRefreshToken: withRefreshToken, lifetimes: lifetimes,
                 minted: Self.minted(withRefreshToken: withRefreshToken, for: client, proof: proof))
             return try await response(for: grant, user: user, tokens: tokens, client: client, nonce: nil, bound: proof != nil)
         }
@@ -250,7 +255,7 @@ struct TokenController: Sendable {
 
     /// The grant's user, read once for both the lock check and the ID token's claims.
     private func activeUser(_ userID: String) async throws -> User {
-        try Self.active(try await server.users.find(id: userID))
+        try Self.active(try await users.find(id: userID))
     }
 
     private static func active(_ user: User?) throws -> User {

@@ -5,7 +5,9 @@ import Hummingbird
 /// The userinfo endpoint (OpenID Connect Core §5.3), GET and POST, with a bearer access token (RFC 6750) or a
 /// DPoP-bound one sent as `Authorization: DPoP` with a proof of its key (RFC 9449 §7).
 struct UserinfoController: Sendable {
-    let server: IdentityServer
+    let tokens: TokenStore
+    /// Checks the proofs of DPoP-bound tokens; its nonces (when required) go with every refusal.
+    let proofs: DPoPProofCheck
 
     func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
         router.get("/userinfo") { request, _ in try await userinfo(request) }
@@ -36,17 +38,17 @@ struct UserinfoController: Sendable {
         func refuse(_ code: OAuthError.Code, _ description: String) -> OAuthError {
             var error = OAuthError(code, description)
             error.dpopChallenge = usesDPoP
-            if usesDPoP, server.configuration.dpop.requireNonce { error.dpopNonce = server.dpopNonces.current }
+            if usesDPoP, let nonces = proofs.nonces { error.dpopNonce = nonces.current }
             return error
         }
-        guard let (record, user) = try await server.tokens.activeAccessTokenWithUser(token) else {
+        guard let (record, user) = try await tokens.activeAccessTokenWithUser(token) else {
             throw refuse(.invalidToken, "The access token is invalid, expired or revoked.")
         }
         let nonce: String?
         do {
             // A token in the form body is a bearer token (RFC 6750 §2.2).
             nonce = try await (presented ?? PresentedAccessToken(token: token, scheme: .bearer))
-                .checkBinding(to: record.jkt, request: request, path: "/userinfo", proofs: server.dpopProofs)
+                .checkBinding(to: record.jkt, request: request, path: "/userinfo", proofs: proofs)
         } catch {
             throw refusal(error, presented: presented)
         }
@@ -57,12 +59,12 @@ struct UserinfoController: Sendable {
             throw refuse(.invalidToken, "The access token's user is locked or no longer exists.")
         }
         var response = JSONResponse.make(ScopeClaims.userinfo(for: user, scopes: record.scopes))
-        if let nonce { response.headers[DPoPProofCheck.nonceHeader] = nonce }
+        if let nonce { response.headers[.dpopNonce] = nonce }
         return response
     }
 
     private func refusal(_ refusal: PresentedAccessToken.Refusal, presented: PresentedAccessToken?) -> OAuthError {
         refusal.oauthError(
-            presentedWithDPoP: presented?.scheme == .dpop, nonce: server.configuration.dpop.requireNonce ? server.dpopNonces.current : nil)
+            presentedWithDPoP: presented?.scheme == .dpop, nonce: proofs.nonces?.current)
     }
 }

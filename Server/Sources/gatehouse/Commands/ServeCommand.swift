@@ -47,7 +47,7 @@ struct ServeCommand: AsyncParsableCommand {
         // The metrics backend comes first, so that everything the server measures from its start is counted.
         let registry = configuration.metrics.port == nil ? nil : PrometheusEndpoint.bootstrap(version: GatehouseCommand.version)
         let server = try await IdentityServer.start(configuration: configuration, logger: logger)
-        let demoParty = configuration.demo ? try await DemoRelyingParty.prepare(server: server) : nil
+        let demoParty = configuration.demo ? try await server.demoRelyingParty() : nil
         let issuer = server.issuer
         let application = try GatehouseApplication.make(server: server, demo: demoParty, logger: logger) { port in
             demoParty?.serverIsRunning(onPort: port)

@@ -50,14 +50,16 @@ struct RepositoryLayoutTests {
         }
         for library in [
             "Sources/GatehouseProtocol", "Sources/Gatehouse", "Server/Sources/GatehouseFoundation", "Server/Sources/GatehouseDomain",
-            "Server/Sources/GatehouseServer",
+            "Server/Sources/GatehouseEngines", "Server/Sources/GatehouseServer",
             "Server/Sources/gatehouse",
         ] {
             #expect(layout["\(library)/"] == (try Self.folders(in: library)), "the README lists the folders of \(library)/ as they are")
         }
     }
 
-    @Test("each server library's DocC overview names every folder of the library", arguments: ["GatehouseFoundation", "GatehouseDomain", "GatehouseServer"])
+    @Test(
+        "each server library's DocC overview names every folder of the library",
+        arguments: ["GatehouseFoundation", "GatehouseDomain", "GatehouseEngines", "GatehouseServer"])
     func doccListsEveryFolder(library: String) throws {
         let overview = try String(
             contentsOf: Self.root.appendingPathComponent("Server/Sources/\(library)/\(library).docc/\(library).md"), encoding: .utf8)

@@ -5,6 +5,7 @@ import JWTKit
 import Testing
 
 @testable import GatehouseDomain
+@testable import GatehouseEngines
 @testable import GatehouseFoundation
 @testable import GatehouseServer
 

@@ -12,7 +12,7 @@ import Testing
 struct FlowCategoryTests {
     /// Every node the engine can show, each from a state that reaches it.
     static func everyNode(_ server: IdentityServer) throws -> [FlowNode] {
-        let flow = LoginFlow(server: server)
+        let flow = server.loginFlow
         let request = AuthorizationRequest(clientID: "app", redirectURI: "com.example.app:/cb", scopes: ["openid"], prompts: [])
         var nodes: [FlowNode] = []
         for step in FlowStep.allCases {

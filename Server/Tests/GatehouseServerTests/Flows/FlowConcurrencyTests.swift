@@ -3,6 +3,7 @@ import GatehouseProtocol
 import Testing
 
 @testable import GatehouseDomain
+@testable import GatehouseEngines
 @testable import GatehouseServer
 
 /// Two submissions of one step at once — a double tap, two tabs, a retried request — must not both move the flow on.
@@ -15,7 +16,7 @@ struct FlowConcurrencyTests {
         let hash = try await server.hasher.hash(password)
         try await server.users.create(username: "rae", email: "rae@example.com", name: nil, passwordHash: hash)
         let request = AuthorizationRequest(clientID: "app", redirectURI: "com.example.app:/cb", scopes: ["openid"], prompts: [])
-        let started = try await LoginFlow(server: server).begin(request, clientName: "App", owner: .client("app"))
+        let started = try await server.loginFlow.begin(request, clientName: "App", owner: .client("app"))
         return (started.id, try #require(try await server.flows.find(started.id, owner: .client("app"))))
     }
 
@@ -29,7 +30,7 @@ struct FlowConcurrencyTests {
             let outcomes = try await withThrowingTaskGroup(of: LoginFlow.Outcome.self) { group in
                 for _ in 0..<4 {
                     group.addTask {
-                        try await LoginFlow(server: server).advance(
+                        try await server.loginFlow.advance(
                             id, state: state, action: "submit",
                             values: ["username": .text("rae"), "password": .text(Self.password)])
                     }
@@ -43,7 +44,7 @@ struct FlowConcurrencyTests {
             let stored = try #require(try await server.flows.find(id, owner: .client("app")))
             #expect(stored.step == .enrollTOTP && stored.version == state.version + 1)
             let shown = try #require(continued.first?.fields.first { $0.key == "otpauth" }?.defaultValue)
-            #expect(LoginFlow(server: server).node(for: stored).fields.first { $0.key == "otpauth" }?.defaultValue == shown)
+            #expect(server.loginFlow.node(for: stored).fields.first { $0.key == "otpauth" }?.defaultValue == shown)
         }
     }
 
@@ -51,7 +52,7 @@ struct FlowConcurrencyTests {
     func staleSubmissions(engine: TestEngine) async throws {
         try await TestServer.withServer(engine: engine) { server in
             let (id, stale) = try await Self.prepare(server)
-            let flow = LoginFlow(server: server)
+            let flow = server.loginFlow
             // The password alone signs in under the default policy: the first submission finishes the flow…
             guard
                 case .authenticated = try await flow.advance(

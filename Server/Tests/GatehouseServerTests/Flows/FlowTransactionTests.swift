@@ -35,10 +35,10 @@ struct FlowTransactionTests {
             let before = try Self.roundTrips(server)
             // As the flow API does it: read the flow, then submit, issuing the code in the submission's transaction.
             let state = try #require(try await server.flows.find(flow.id, owner: FlowDriver.owner))
-            let submitted = try await LoginFlow(server: server).submit(
+            let submitted = try await server.loginFlow.submit(
                 flow.id, state: state, action: "submit", values: ["code": .text(generator.code(at: server.clock.now()))]
             ) { user, state in
-                try await AuthorizationResponder(server: server).issueCode(for: state.request, userID: user.id, authTime: 0, methods: ["pwd"])
+                try await server.authorizationResponder.issueCode(for: state.request, userID: user.id, authTime: 0, methods: ["pwd"])
             }
             let after = try Self.roundTrips(server)
             #expect(submitted.outcome.signedIn != nil && submitted.signedIn != nil)
@@ -68,7 +68,7 @@ struct FlowTransactionTests {
             let code = generator.code(at: server.clock.now())
             let state = try #require(try await server.flows.find(flow.id, owner: FlowDriver.owner))
             await #expect(throws: Refused.self) {
-                _ = try await LoginFlow(server: server).submit(flow.id, state: state, action: "submit", values: ["code": .text(code)]) { _, _ in
+                _ = try await server.loginFlow.submit(flow.id, state: state, action: "submit", values: ["code": .text(code)]) { _, _ in
                     throw Refused()
                 }
             }

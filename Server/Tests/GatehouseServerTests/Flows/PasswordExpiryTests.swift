@@ -17,7 +17,7 @@ struct PasswordExpiryTests {
             }
         ) { server in
             let user = try await server.users.create(username: "ines", email: "ines@example.com", name: nil, passwordHash: "unused")
-            let flow = LoginFlow(server: server)
+            let flow = server.loginFlow
             let request = AuthorizationRequest(clientID: "app", redirectURI: "com.example.app:/cb", scopes: ["openid"], prompts: [])
             let state = FlowStore.LoginState(request: request, step: .credentials)
             func step() async throws -> FlowStep? {

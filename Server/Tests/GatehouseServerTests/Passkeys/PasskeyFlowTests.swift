@@ -3,6 +3,7 @@ import GatehouseProtocol
 import Testing
 
 @testable import GatehouseDomain
+@testable import GatehouseEngines
 @testable import GatehouseServer
 
 /// Passkeys in the flow engine, driven in-process with a software authenticator: set up during sign-in, used as the

@@ -3,6 +3,7 @@ import SQLKit
 import Testing
 
 @testable import GatehouseDomain
+@testable import GatehouseEngines
 @testable import GatehouseFoundation
 @testable import GatehouseServer
 

@@ -3,6 +3,7 @@ import GatehouseProtocol
 import Testing
 
 @testable import GatehouseDomain
+@testable import GatehouseEngines
 @testable import GatehouseServer
 
 /// Drives one flow in-process the way an app does: reads the flow, submits values to the node it is at, and
@@ -16,14 +17,14 @@ struct FlowDriver {
     static func start(_ server: IdentityServer, _ kind: FlowKind = .login, acrValues: [String]? = nil) async throws -> (FlowDriver, FlowNode) {
         var request = AuthorizationRequest(clientID: "app", redirectURI: "com.example.app:/cb", scopes: ["openid"], prompts: [])
         request.acrValues = acrValues
-        let started = try await LoginFlow(server: server).begin(request, kind: kind, clientName: "App", owner: owner)
+        let started = try await server.loginFlow.begin(request, kind: kind, clientName: "App", owner: owner)
         return (FlowDriver(server: server, id: started.id), started.node)
     }
 
     /// Submits `values` with `action` to the node the flow is at now.
     func submit(_ values: [String: FieldValue] = [:], action: String = "submit") async throws -> LoginFlow.Outcome {
         guard let state = try await server.flows.find(id, owner: Self.owner) else { return .gone }
-        return try await LoginFlow(server: server).advance(id, state: state, action: action, values: values)
+        return try await server.loginFlow.advance(id, state: state, action: action, values: values)
     }
 
     /// The step the stored flow is at; `nil` once it finished or expired.

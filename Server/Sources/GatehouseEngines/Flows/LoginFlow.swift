@@ -1,0 +1,368 @@
+import GatehouseDomain
+import GatehouseFoundation
+import GatehouseProtocol
+import Logging
+
+/// The login flow: its nodes, and what each submission leads to. One definition serves both renderings,
+/// JSON for apps (``FlowController``) and HTML for browsers (``LoginController``); the steps come
+/// from configuration (``LoginSteps``, ``SignOnPolicy``). The second-factor steps are in `LoginFlow+SecondFactor.swift`.
+package struct LoginFlow: Sendable {
+    package let flows: FlowStore
+    package let users: UserStore
+    package let authenticators: AuthenticatorStore
+    package let passkeys: PasskeyStore
+    package let federatedIdentities: FederatedIdentityStore
+    package let appLogins: AppLoginStore
+    package let oneTimeCodes: OneTimeCodeStore
+    package let audit: AuditLog
+    /// Checks passwords, with the per-account and per-source limits.
+    package let authenticator: PasswordAuthenticator
+    /// Hashes the passwords a flow sets.
+    package let hasher: PasswordHasher
+    package let codeGuesses: CodeGuesses
+    package let courier: Courier
+    package let deviceCookies: DeviceCookie
+    /// Other identity providers' endpoints and keys, cached.
+    package let upstreams: UpstreamDirectory
+    /// Seals the tokens of providers configured to keep them.
+    package let federatedTokens: SecretBox
+    /// Where a submission's transaction runs (the stores' transactions join it).
+    package let database: any Database
+    package let clock: UnixClock
+    package let logger: Logger
+    package let settings: FlowSettings
+    /// Where the submission comes from: guesses are counted per client address too.
+    package var source = ClientAddress.unknown
+    /// The browser's device cookie or the app's device tokens this server signed: their accounts' owners pass the
+    /// accounts' password and code delays.
+    package var devices: [DeviceCookie.Claim] = []
+    /// The submitting browser's or app's `User-Agent`, shown to whoever approves a QR sign-in it starts.
+    package var userAgent: String?
+    /// The submission's password work, done before its transaction (``preparePasswords(for:action:values:)``).
+    package var passwords = PreparedPasswords.none
+    /// Another identity provider's answer, redeemed before the transaction (``prepareUpstream(for:values:)``).
+    package var upstream: UpstreamAnswer?
+
+    package init(
+        flows: FlowStore, users: UserStore, authenticators: AuthenticatorStore, passkeys: PasskeyStore, federatedIdentities: FederatedIdentityStore,
+        appLogins: AppLoginStore, oneTimeCodes: OneTimeCodeStore, audit: AuditLog, authenticator: PasswordAuthenticator, hasher: PasswordHasher,
+        codeGuesses: CodeGuesses, courier: Courier, deviceCookies: DeviceCookie, upstreams: UpstreamDirectory, federatedTokens: SecretBox,
+        database: any Database, clock: UnixClock, logger: Logger, settings: FlowSettings
+    ) {
+        self.flows = flows
+        self.users = users
+        self.authenticators = authenticators
+        self.passkeys = passkeys
+        self.federatedIdentities = federatedIdentities
+        self.appLogins = appLogins
+        self.oneTimeCodes = oneTimeCodes
+        self.audit = audit
+        self.authenticator = authenticator
+        self.hasher = hasher
+        self.codeGuesses = codeGuesses
+        self.courier = courier
+        self.deviceCookies = deviceCookies
+        self.upstreams = upstreams
+        self.federatedTokens = federatedTokens
+        self.database = database
+        self.clock = clock
+        self.logger = logger
+        self.settings = settings
+    }
+
+    /// This flow, for a submission from `source`, with the devices it presented and its `User-Agent`.
+    package func submitted(from source: ClientAddress, devices: [DeviceCookie.Claim] = [], userAgent: String? = nil) -> LoginFlow {
+        var flow = self
+        flow.source = source
+        flow.devices = devices
+        flow.userAgent = userAgent
+        return flow
+    }
+
+    package static let usernameField = FlowField(
+        key: "username", kind: .text, label: "Username",
+        validation: FieldValidation(maxLength: 256, message: "Enter your username."), autocomplete: "username")
+    package static let passwordField = FlowField(
+        key: "password", kind: .password, label: "Password",
+        validation: FieldValidation(maxLength: 1024, message: "The password is too long."),
+        autocomplete: "current-password")
+
+    /// Starts a flow of `kind` for a validated authorization request; returns its id and first node.
+    package func begin(
+        _ request: AuthorizationRequest, kind: FlowKind = .login, clientName: String, owner: FlowStore.Owner
+    ) async throws -> (id: String, node: FlowNode) {
+        if kind == .registration, !settings.registration.enabled {
+            throw OAuthError.invalidRequest("Registration is not enabled on this server.")
+        }
+        let first =
+            switch kind {
+            case .login, .enrollment: settings.loginSteps == .identifyFirst ? FlowStep.identify : FlowStep.credentials
+            case .registration: FlowStep.register
+            case .recovery: FlowStep.recoveryIdentify
+            }
+        var state = FlowStore.LoginState(request: request, step: first, journey: Journey(kind), username: request.loginHint, clientName: clientName)
+        if kind == .login { startPasskeySignIn(&state) }
+        let id = try await flows.create(state, owner: owner, lifetime: settings.lifetime)
+        state.id = id
+        return (id, node(for: state))
+    }
+
+    /// The node `state` is at, with `messages`: one exhaustive switch, so a new step cannot be left without a node.
+    package func node(for state: FlowStore.LoginState, messages: [FlowMessage] = []) -> FlowNode {
+        let node =
+            switch state.step.family {
+            case .signIn(let step): signInNode(step, for: state, messages: messages)
+            case .secondFactor(let step): secondFactorNode(step, for: state, messages: messages)
+            case .passkey(let step): passkeyNode(step, for: state, messages: messages)
+            case .factorEnrollment(let step): factorEnrollmentNode(step, for: state, messages: messages)
+            case .registration(let step): registrationNode(step, for: state, messages: messages)
+            case .recovery(let step): recoveryNode(step, for: state, messages: messages)
+            case .password(let step): passwordNode(step, for: state, messages: messages)
+            case .linking(let step): federationNode(step, for: state, messages: messages)
+            case .enrollmentChoice: enrollmentNode(for: state, messages: messages)
+            // Without a pending code (a flow stored by an older version), the app's node is the sign-in it came from.
+            case .appLogin: appLoginNode(for: state, messages: messages) ?? signInNode(.credentials, for: state, messages: messages)
+            }
+        // What the OpenAPI document promises per step (`FlowStep.actions`); the debug builds the tests run check it.
+        assert(node.step.map { step in node.actions.allSatisfy { step.offers($0.id) } } == true, "\(node.id) offers an action its step does not list")
+        return node
+    }
+
+    /// The sign-in node: username and password together, or one after the other.
+    private func signInNode(_ step: StepFamily.SignIn, for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode {
+        let clientName = state.clientName ?? state.request.clientID
+        var usernameField = Self.usernameField
+        usernameField.defaultValue = state.username
+        // Locked out after too many failures: the same node, with a way out by email code.
+        let locked = state.lockedOut
+        let category: FlowCategory = locked ? .lockedOut : .signIn
+        let unlock = locked ? [FlowAction(id: .unlock, kind: .submit, label: "Unlock with a code sent by email")] : []
+        var links = [FlowAction(id: .recover, kind: .link, label: "Forgot your password?", flow: FlowKind.recovery.rawValue)]
+        if case .signIn = state.journey, settings.signOnPolicy(for: state.request.clientID).appLogin {
+            links.insert(Self.appLoginAction, at: 0)
+        }
+        if settings.registration.enabled {
+            links.append(FlowAction(id: .register, kind: .link, label: "Create an account", flow: FlowKind.registration.rawValue))
+        }
+        // A passkey may sign in instead: a button, and the browser's saved passkeys offered in the username field.
+        let passkey = state.secondFactor.passkey.map { ceremony in
+            FlowField(key: Self.credentialKey, kind: .passkeyGet, label: "Or sign in with a passkey.", required: false, defaultValue: ceremony.options)
+        }
+        if passkey != nil { usernameField.autocomplete = "username webauthn" }
+        // Offered where the passkey field is: the first node (not the password node of identify-first).
+        let passkeyAction =
+            passkey == nil || locked || step == .password ? [] : [FlowAction(id: .passkey, kind: .submit, label: "Sign in with a passkey")]
+        let providers = identityProviderActions(for: state)
+        let submit = { (label: String) in [FlowAction(id: .submit, kind: .submit, label: label)] + passkeyAction + unlock + providers + links }
+        switch step {
+        case .identify:
+            return FlowNode(
+                id: FlowStep.identify.rawValue, name: "Sign in", description: "Enter your username to continue to \(clientName).",
+                category: .signIn, fields: [usernameField] + (passkey.map { [$0] } ?? []), actions: submit("Next"), messages: messages)
+        case .password:
+            return FlowNode(
+                id: FlowStep.password.rawValue, name: "Enter your password", description: "Signing in as \(state.username ?? "") to \(clientName).",
+                category: category, fields: [Self.passwordField], actions: submit("Sign in"), messages: messages)
+        case .credentials:
+            let purpose =
+                if case .enrollment = state.journey { "Sign in to change your two-step verification." } else { "Sign in to continue to \(clientName)." }
+            return FlowNode(
+                id: FlowStep.credentials.rawValue, name: "Sign in", description: purpose, category: category,
+                fields: [usernameField, Self.passwordField] + (passkey.map { [$0] } ?? []), actions: submit("Sign in"), messages: messages)
+        }
+    }
+
+    /// Why a node is shown again; the hosted page answers each with its own HTTP status.
+    package enum Problem: Sendable, Equatable {
+        case invalidInput, invalidCredentials, invalidCode, throttled, locked
+        /// Another identity provider could not be reached.
+        case upstreamUnavailable
+        /// Waiting for the authenticator app to approve (not an error: the page keeps showing the code).
+        case waiting
+        /// The app cancelled, or the code expired before anyone approved it.
+        case notApproved
+    }
+
+    /// Where a submission led.
+    package enum Outcome: Sendable {
+        /// The next node.
+        case next(FlowNode)
+        /// The same node again, with messages saying what to fix.
+        case retry(FlowNode, Problem)
+        /// Signed in: the flow is finished and can never be submitted again.
+        case authenticated(User, FlowStore.LoginState)
+        /// The flow expired, or another submission finished it first.
+        case gone
+        /// Another submission of the same step moved the flow on first; this one changed nothing. Show the flow
+        /// where it is now.
+        case superseded
+        /// The flow cannot go on (too many wrong codes) and has ended; the user starts again.
+        case failed(String)
+        /// The flow has ended without a sign-in the application may have: its client hears `error` (an OAuth or
+        /// OpenID Connect error code such as `unmet_authentication_requirements`).
+        case refused(error: String, description: String)
+    }
+
+    /// OpenID Connect's error for a sign-in that cannot meet the requested `acr_values`.
+    package static let unmetRequirements = "unmet_authentication_requirements"
+
+    /// Whether a sign-in with `methods` leaves `request`'s `acr_values` unmet: it asks for the multi-factor `acr` only
+    /// (not the password one too, which any sign-in meets), and `methods` has no second factor.
+    package static func leavesUnmet(_ request: AuthorizationRequest, methods: [String]) -> Bool {
+        guard let requested = request.acrValues, requested.contains(multiFactorACR), !requested.contains(passwordACR) else { return false }
+        return !methods.contains("mfa")
+    }
+
+    /// Where a submission led, and what the caller did in the same transaction when it signed someone in.
+    package struct Submitted<SignedIn: Sendable>: Sendable {
+        package var outcome: Outcome
+        /// `signedIn`'s result, when the outcome is ``Outcome/authenticated(_:_:)``.
+        package var signedIn: SignedIn?
+    }
+
+    /// Applies a submission of `values` with `action` to the flow `id`, which is at `state`, in one database
+    /// transaction: the step's reads, its guesses and code checks, the flow written back over the version it was
+    /// read at, the finish, and `signedIn` (the caller's authorization code or session) commit together or not
+    /// at all. A submission another one beat to the flow changes nothing and is ``Outcome/superseded``. Password
+    /// hashes are computed before the transaction (``PreparedPasswords``).
+    package func submit<SignedIn: Sendable>(
+        _ id: String, state: FlowStore.LoginState, action: String, values: [String: FieldValue],
+        signedIn: @escaping @Sendable (User, FlowStore.LoginState) async throws -> SignedIn
+    ) async throws -> Submitted<SignedIn> {
+        let current = node(for: state)
+        // A provider's answer may come back to whichever node the flow is at.
+        // The node offers only actions of known ids besides its identity providers, which are links, not submissions.
+        let isCallback = action == FlowActionID.identityProviderCallback.rawValue
+        guard let action = FlowActionID(rawValue: action), isCallback || current.actions.contains(where: { $0.id == action.rawValue && $0.kind != .idp })
+        else {
+            throw OAuthError.invalidRequest("The node \(current.id) has no action \(action).")
+        }
+        let problems = action.rawValue == current.primaryAction?.id ? current.problems(in: values) : []
+        guard problems.isEmpty else {
+            var retried = state
+            if [FlowStep.identify, FlowStep.credentials].contains(state.step) { retried.username = values["username"]?.text }
+            return Submitted(outcome: .retry(node(for: retried, messages: problems), .invalidInput))
+        }
+        var flow = self
+        flow.passwords = try await preparePasswords(for: state, action: action, values: values)
+        if isCallback { flow.upstream = await prepareUpstream(for: state, values: values) }
+        do {
+            return try await database.transaction { [flow] _ in
+                let outcome = try await flow.dispatch(id, state: state, action: action, values: values)
+                guard case .authenticated(let user, let finished) = outcome else { return Submitted(outcome: outcome) }
+                return Submitted(outcome: outcome, signedIn: try await signedIn(user, finished))
+            }
+        } catch is FlowStore.Superseded {
+            return Submitted(outcome: .superseded)
+        }
+    }
+
+    /// Applies a submission like ``submit(_:state:action:values:signedIn:)``, for a caller with nothing to add to a sign-in.
+    package func advance(_ id: String, state: FlowStore.LoginState, action: String, values: [String: FieldValue]) async throws -> Outcome {
+        try await submit(id, state: state, action: action, values: values) { _, _ in }.outcome
+    }
+
+    /// Hands a submission to the handler of its step: one exhaustive switch, so a new step is a new case here.
+    private func dispatch(_ id: String, state: FlowStore.LoginState, action: FlowActionID, values: [String: FieldValue]) async throws -> Outcome {
+        if action == .identityProviderCallback { return try await advanceUpstream(id, state: state) }
+        switch state.step {
+        case .credentials, .identify, .password:
+            return try await advanceSignIn(id, state: state, action: action, values: values)
+        case .chooseFactor, .totp, .recoveryCode, .enrollOffer, .enrollTOTP, .recoveryCodes, .emailCode, .smsCode, .voiceCode, .enrollMethod, .enrollPhone,
+            .enrollPhoneCode, .enrollEmail, .enrollEmailCode, .passkey, .enrollPasskey:
+            return try await advanceSecondFactor(id, state: state, action: action, values: values)
+        case .register, .verifyEmail, .verifyPhone:
+            return try await advanceRegistration(id, state: state, action: action, values: values)
+        case .recoveryIdentify, .recoveryChoose, .resetCode, .unlockCode:
+            return try await advanceRecovery(id, state: state, action: action, values: values)
+        case .recoveryPassword, .passwordWarning, .passwordExpired:
+            return try await advancePassword(id, state: state, action: action, values: values)
+        case .enrollChoose:
+            return try await advanceEnrollment(id, state: state, values: values)
+        case .appLogin:
+            return try await advanceAppLogin(id, state: state, action: action)
+        case .linkAccount, .linkCode:
+            return try await advanceLinking(id, state: state, action: action, values: values)
+        }
+    }
+
+    /// A submission on the sign-in node: the password, or one of its links (recovery, registration, unlocking, the app).
+    private func advanceSignIn(_ id: String, state: FlowStore.LoginState, action: FlowActionID, values: [String: FieldValue]) async throws -> Outcome {
+        if let outcome = try await switchJourney(id, state: state, action: action) { return outcome }
+        if action == .passkey { return try await signInWithPasskey(id, state: state, values: values) }
+        if state.step == FlowStep.identify {
+            // Always go on to the password, whether the account exists or not: no enumeration.
+            var next = state
+            next.step = FlowStep.password
+            next.username = values["username"]?.text
+            try await flows.update(id, to: next)
+            return .next(node(for: next))
+        }
+        var attempt = state
+        if state.step != FlowStep.password { attempt.username = values["username"]?.text ?? "" }
+        func again(_ text: String, _ problem: Problem, code: String) -> Outcome {
+            .retry(node(for: attempt, messages: [FlowMessage(level: .error, text: text, code: code)]), problem)
+        }
+        guard let checked = passwords.signIn else { throw FlowEngineError.passwordNotPrepared }
+        switch checked {
+        case .invalidCredentials: return again(LoginMessages.invalidCredentials, .invalidCredentials, code: "invalid_credentials")
+        case .throttled:
+            attempt.lockedOut = true
+            try await flows.update(id, to: attempt)
+            return again(LoginMessages.throttled, .throttled, code: "throttled")
+        case .locked: return again(LoginMessages.locked, .locked, code: "locked")
+        case .authenticated(let user):
+            return try await afterPassword(id, state: attempt, user: user)
+        }
+    }
+
+    /// Ends the flow for `user` (only one submission can), unless a password must be set first: a recovery's
+    /// new password, or a change because the password expired (or will soon, which the user may skip).
+    package func complete(_ id: String, state: FlowStore.LoginState, user: User) async throws -> Outcome {
+        if state.account?.passwordSettled != true, let next = passwordStep(for: state, user: user) {
+            var changed = state
+            changed.step = next
+            try await flows.update(id, to: changed)
+            return .next(node(for: changed))
+        }
+        if case .enrollment(done: false) = state.journey {
+            return try await beginEnrollment(id, state: state, user: user)
+        }
+        if Self.leavesUnmet(state.request, methods: state.methods) {
+            // Asked for a second factor (acr_values) and signed in without one on a path that had none to give: refused,
+            // never handed over as the weaker sign-in.
+            guard try await flows.finish(id, at: state.version) else { throw FlowStore.Superseded() }
+            try await audit.record(
+                .signInFailed, user: user.id, client: state.request.clientID,
+                details: ["reason": Self.unmetRequirements, "methods": state.methods.joined(separator: " ")])
+            return .refused(
+                error: Self.unmetRequirements, description: "The sign-in could not give the authentication the application asked for (acr_values).")
+        }
+        guard try await flows.finish(id, at: state.version) else { throw FlowStore.Superseded() }
+        let finished = try await linkWaitingIdentity(state)
+        // A new account or a reset password also ends a lock-out from earlier failures.
+        if state.journey.endsLockout { try await authenticator.forgetFailures(of: user.username) }
+        try await audit.record(
+            .signInSucceeded, user: user.id, client: state.request.clientID,
+            details: ["methods": finished.methods.joined(separator: " "), "journey": finished.journey.name])
+        return .authenticated(user, finished)
+    }
+}
+
+/// The words the sign-in steps use, the same in the app and on the hosted page.
+package enum LoginMessages {
+    package static let invalidCredentials = "The username or password is incorrect."
+    package static let throttled =
+        "Too many failed attempts. Wait a few minutes, sign in from a device you have used before, or unlock the account with a code sent by email."
+    package static func guessesBlocked(minutes: Int64) -> String {
+        "Too many wrong attempts. Try again in \(minutes) minute\(minutes == 1 ? "" : "s")."
+    }
+    package static let locked = "This account is locked. Contact your administrator."
+    package static let invalidCode = "The code is incorrect."
+    package static let replayedCode = "That code was already used. Wait for your app to show the next one."
+    package static let tooManyCodes = "Too many wrong codes. Start signing in again."
+    package static let expiredCode = "The code has expired. Ask for a new one."
+    package static let expired = "This sign-in has expired or does not exist. Start again."
+    package static let superseded = "This step was already answered, perhaps in another tab or by a second tap. Here is where the sign-in is now."
+    package static let hostedExpired = "This sign-in page has expired or was opened in another browser. Go back to the application and start again."
+}

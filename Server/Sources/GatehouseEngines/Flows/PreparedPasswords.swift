@@ -1,0 +1,48 @@
+import GatehouseDomain
+import GatehouseProtocol
+
+/// The password work of a submission, done before its database transaction: a password hash takes tens of
+/// milliseconds, and inside the transaction it would hold the database's writer (on SQLite, every other write)
+/// for that long. The step handlers then only read the results.
+package struct PreparedPasswords: Sendable {
+    /// The sign-in step's password check (with its attempt limits), for the sign-in nodes' primary action.
+    package var signIn: PasswordAuthenticator.Outcome?
+    /// The hash of the new password typed on a registration or password node, when it passes the password
+    /// policy (the handler checks the policy again, and reports what is wrong).
+    package var newPasswordHash: String?
+    /// Whether that new password is the account's current one (a change must pick another).
+    package var newPasswordIsCurrent = false
+
+    package static let none = PreparedPasswords()
+}
+
+extension LoginFlow {
+    /// Does the password work the submission of `values` with `action` at `state` needs (see ``PreparedPasswords``).
+    package func preparePasswords(for state: FlowStore.LoginState, action: FlowActionID, values: [String: FieldValue]) async throws -> PreparedPasswords {
+        guard action == .submit else { return .none }
+        var prepared = PreparedPasswords.none
+        switch state.step {
+        case .credentials, .password, .linkAccount:
+            let username = state.step == .password ? state.username ?? "" : values["username"]?.text ?? ""
+            prepared.signIn = try await authenticator.authenticate(
+                username: username, password: values["password"]?.text ?? "", source: source, devices: devices, clientID: state.request.clientID)
+        case .register:
+            let password = values["new_password"]?.text ?? ""
+            let text = { (key: String) in values[key]?.text.trimmingCharacters(in: .whitespaces).lowercased() ?? "" }
+            guard settings.passwords.problem(with: password, username: text("username"), email: text("email")) == nil else { break }
+            prepared.newPasswordHash = try await hasher.hash(password)
+        case .recoveryPassword, .passwordWarning, .passwordExpired:
+            let password = values["new_password"]?.text ?? ""
+            guard let userID = state.account?.userID, let user = try await users.find(id: userID),
+                settings.passwords.problem(with: password, username: user.username, email: user.email) == nil
+            else { break }
+            prepared.newPasswordIsCurrent = try await hasher.verify(password, against: user.passwordHash)
+            if !prepared.newPasswordIsCurrent { prepared.newPasswordHash = try await hasher.hash(password) }
+        case .identify, .chooseFactor, .totp, .recoveryCode, .enrollOffer, .enrollTOTP, .recoveryCodes, .emailCode, .smsCode, .voiceCode, .verifyEmail,
+            .verifyPhone, .enrollMethod, .enrollPhone, .enrollPhoneCode, .enrollEmail, .enrollEmailCode, .passkey, .enrollPasskey,
+            .recoveryIdentify, .recoveryChoose, .resetCode, .unlockCode, .enrollChoose, .appLogin, .linkCode:
+            break
+        }
+        return prepared
+    }
+}

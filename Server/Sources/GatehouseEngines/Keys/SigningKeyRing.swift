@@ -1,0 +1,131 @@
+import Foundation
+import GatehouseDomain
+import GatehouseFoundation
+import GatehouseProtocol
+import JWTKit
+import NIOConcurrencyHelpers
+
+/// The keys this server signs with and publishes, loaded from the database.
+///
+/// It reloads from the database at most every ``reloadInterval`` seconds, so a rotation made by
+/// `gatehouse keys rotate` (or by another server node) takes effect without a restart.
+///
+/// Signing runs on the caller's task, on every core at once: the loaded keys are an immutable ``Snapshot``
+/// behind a lock held only to copy it, and only reloads are serialized (by ``Loader``). Going through an
+/// actor for each signature would put every token response in one line, one core's worth of signatures.
+package final class SigningKeyRing: Sendable {
+    package static let reloadInterval: Int64 = 30
+
+    private let clock: UnixClock
+    private let loader: Loader
+    private let current = NIOLockedValueBox<Snapshot?>(nil)
+
+    package init(store: SigningKeyStore, box: SecretBox, clock: UnixClock) {
+        self.clock = clock
+        loader = Loader(store: store, box: box)
+    }
+
+    /// Signs `payload` with the active key for `algorithm` (`RS256` or `ES256`), with `kid` and `typ` headers.
+    package func sign(_ payload: some JWTPayload & JSONObjectWritable, algorithm: String) async throws -> String {
+        guard let signer = try await snapshot().signers[algorithm] else {
+            throw ConfigurationError("There is no active \(algorithm) signing key; run `gatehouse keys rotate`.")
+        }
+        return try signer.sign(payload)
+    }
+
+    /// Verifies the signature of a token this server issued, with any published key.
+    package func verify<Payload: JWTPayload>(_ token: String, as type: Payload.Type) async throws -> Payload {
+        try await snapshot().collection.verify(token, as: Payload.self)
+    }
+
+    /// The public keys to publish: active keys and retired keys still within their publication period.
+    package func publicKeySet() async throws -> JSONWebKeySet {
+        try await snapshot().keySet
+    }
+
+    /// ``publicKeySet()`` encoded as the JWKS endpoint's body.
+    package func publicKeySetDocument() async throws -> Data {
+        try await snapshot().keySetDocument
+    }
+
+    private func snapshot() async throws -> Snapshot {
+        let now = clock.now()
+        if let loaded = current.withLockedValue({ $0 }), now - loaded.loadedAt < Self.reloadInterval {
+            return loaded
+        }
+        return try await loader.reload(into: current, now: now, interval: Self.reloadInterval)
+    }
+
+    /// The keys as loaded at one moment; never changed, replaced whole by a reload.
+    package struct Snapshot: Sendable {
+        /// Every published key, for verifying tokens this server issued.
+        package var collection: JWTKeyCollection
+        /// The active key of each algorithm.
+        package var signers: [String: ActiveSigner]
+        package var keySet: JSONWebKeySet
+        /// `keySet` as the JWKS endpoint sends it, encoded once per reload instead of once per request.
+        package var keySetDocument: Data
+        package var loadedAt: Int64
+    }
+
+    /// One active private key and its JWS header, encoded once (RFC 7515 §7.1 compact serialization).
+    package struct ActiveSigner: Sendable {
+        package let algorithm: any JWTAlgorithm
+        /// `BASE64URL(header) "."`, the start of every token this key signs.
+        package let encodedHeader: String
+
+        private struct Header: Encodable {
+            var alg: String
+            var kid: String
+            var typ = "JWT"
+        }
+
+        package init(algorithm: any JWTAlgorithm, name: String, kid: String) throws {
+            self.algorithm = algorithm
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            encodedHeader = Base64URL.encode(try encoder.encode(Header(alg: name, kid: kid))) + "."
+        }
+
+        package func sign(_ payload: some JWTPayload & JSONObjectWritable) throws -> String {
+            let signingInput = encodedHeader + Base64URL.encode(payload.jsonBytes)
+            return signingInput + "." + Base64URL.encode(try algorithm.sign(Array(signingInput.utf8)))
+        }
+    }
+
+    /// Reads the keys from the database, one reload at a time: callers that find the keys stale together
+    /// wait for the same reload instead of each reading and decrypting every key.
+    package actor Loader {
+        private let store: SigningKeyStore
+        private let box: SecretBox
+
+        package init(store: SigningKeyStore, box: SecretBox) {
+            self.store = store
+            self.box = box
+        }
+
+        package func reload(into current: NIOLockedValueBox<Snapshot?>, now: Int64, interval: Int64) async throws -> Snapshot {
+            if let loaded = current.withLockedValue({ $0 }), now - loaded.loadedAt < interval {
+                return loaded  // another caller reloaded while this one waited
+            }
+            let records = try await store.all().filter { $0.isPublished(at: now) }
+            let collection = JWTKeyCollection()
+            var signers: [String: ActiveSigner] = [:]
+            var published: [JSONWebKey] = []
+            for record in records {
+                try await SigningKeyFactory.add(record, to: collection, box: box)
+                if record.isActive {
+                    let algorithm = try await collection.getKey(for: JWKIdentifier(string: record.kid))
+                    signers[record.algorithm] = try ActiveSigner(algorithm: algorithm, name: record.algorithm, kid: record.kid)
+                }
+                published.append(try JSONDecoder().decode(JSONWebKey.self, from: Data(record.publicJWK.utf8)))
+            }
+            let keySet = JSONWebKeySet(keys: published)
+            let snapshot = Snapshot(
+                collection: collection, signers: signers, keySet: keySet,
+                keySetDocument: JSONDocument.encode(keySet), loadedAt: now)
+            current.withLockedValue { $0 = snapshot }
+            return snapshot
+        }
+    }
+}

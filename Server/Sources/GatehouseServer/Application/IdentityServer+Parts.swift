@@ -1,0 +1,108 @@
+import GatehouseDomain
+import GatehouseFoundation
+
+/// The parts the routes are made of, each given the stores, clock, logger and configuration values it uses: here,
+/// where the application is put together, and nowhere else.
+extension IdentityServer {
+    /// The check of requests' DPoP proofs: recorded in this database, against this issuer, with nonces when
+    /// `dpop.require_nonce` is on.
+    var dpopProofs: DPoPProofCheck {
+        DPoPProofCheck(database: database, clock: clock, issuer: issuer, nonces: configuration.dpop.requireNonce ? dpopNonces : nil)
+    }
+
+    /// Ends authorization requests: codes, and redirects back to the client.
+    var authorizationResponder: AuthorizationResponder {
+        AuthorizationResponder(codes: codes, issuer: issuer, codeLifetime: configuration.tokens.authorizationCode)
+    }
+
+    /// Whether a browser's session answers an authorization request by itself.
+    var singleSignOn: SingleSignOn {
+        SingleSignOn(cookies: cookies, sessions: sessions, users: users, loginFlow: loginFlow, clock: clock)
+    }
+
+    var authorizationController: AuthorizationController {
+        AuthorizationController(
+            clients: clients, pushedRequests: pushedRequests, singleSignOn: singleSignOn, loginFlow: loginFlow, responder: authorizationResponder,
+            cookies: cookies, registrationEnabled: configuration.registration.enabled, flowLifetime: configuration.tokens.authorizationRequest)
+    }
+
+    var pushedAuthorizationController: PushedAuthorizationController {
+        PushedAuthorizationController(clients: clients, pushedRequests: pushedRequests, dpopProofs: dpopProofs, lifetime: configuration.tokens.pushedRequest)
+    }
+
+    var flowController: FlowController {
+        FlowController(
+            clients: clients, flows: flows, loginFlow: loginFlow, responder: authorizationResponder, deviceCookies: deviceCookies,
+            proxies: configuration.trustedProxies, clock: clock, logger: logger, issuer: issuer)
+    }
+
+    var loginController: LoginController {
+        LoginController(
+            flows: flows, loginFlow: loginFlow, sessions: sessions, responder: authorizationResponder, appLoginWatcher: appLoginWatcher,
+            accessCodeLifetime: configuration.authenticator.accessCodeLifetime, cookies: cookies, deviceCookies: deviceCookies,
+            proxies: configuration.trustedProxies, sessionLifetime: configuration.tokens.session, logger: logger)
+    }
+
+    var deviceAuthorizationController: DeviceAuthorizationController {
+        DeviceAuthorizationController(
+            clients: clients, deviceAuthorizations: deviceAuthorizations, codeLifetime: configuration.tokens.deviceCode,
+            pollInterval: configuration.tokens.devicePollInterval, issuer: issuer, clock: clock)
+    }
+
+    var deviceVerificationPage: DeviceVerificationPage {
+        DeviceVerificationPage(
+            clients: clients, users: users, deviceAuthorizations: deviceAuthorizations, singleSignOn: singleSignOn, loginFlow: loginFlow, audit: audit,
+            database: database, guesses: guesses, userCodeLimit: configuration.codeGuesses, sourceLimit: configuration.sourceThrottling, cookies: cookies,
+            proxies: configuration.trustedProxies, flowLifetime: configuration.tokens.authorizationRequest, logger: logger)
+    }
+
+    var authenticatorController: AuthenticatorController {
+        AuthenticatorController(
+            users: users, deviceIdentities: deviceIdentities, appLogins: appLogins, oneTimeCodes: oneTimeCodes, audit: audit, database: database,
+            courier: courier, guesses: guesses, codeGuesses: codeGuesses, pinKeys: pinKeys, policy: configuration.authenticator,
+            codeLifetime: configuration.oneTimeCodes.lifetime, issuer: issuer, serverName: configuration.serviceName, proxies: configuration.trustedProxies,
+            clock: clock, logger: logger)
+    }
+
+    var deviceConfirmationPage: DeviceConfirmationPage {
+        DeviceConfirmationPage(
+            deviceIdentities: deviceIdentities, authenticator: authenticatorController, serverName: configuration.serviceName,
+            proxies: configuration.trustedProxies)
+    }
+
+    var tokenController: TokenController {
+        TokenController(
+            clients: clients, codes: codes, tokens: tokens, users: users, deviceAuthorizations: deviceAuthorizations, audit: audit, database: database,
+            idTokens: IDTokenIssuer(issuer: issuer, lifetime: configuration.tokens.idToken, keys: keys, clock: clock), proofs: dpopProofs,
+            lifetimes: configuration.tokens, logger: logger)
+    }
+
+    var userinfoController: UserinfoController { UserinfoController(tokens: tokens, proofs: dpopProofs) }
+
+    var endSessionController: EndSessionController {
+        EndSessionController(clients: clients, sessions: sessions, keys: keys, issuer: issuer, cookies: cookies)
+    }
+
+    var adminController: AdminController {
+        let secret = secret
+        let hasher = hasher
+        let settings = AdminSettings(
+            secret: { secret }, passwords: configuration.passwords, hashPassword: { try await hasher.hash($0) }, lifetimes: configuration.tokens,
+            maxPINAttempts: configuration.authenticator.maxPINAttempts, origin: "admin_api")
+        return AdminController(
+            users: users, clients: clients, authenticators: authenticators, audit: audit, database: database, adminTokens: adminTokens, tokens: tokens,
+            proofs: dpopProofs, rateLimiter: adminRateLimiter, settings: settings, proxies: configuration.trustedProxies, clock: clock, logger: logger)
+    }
+
+    /// The demo relying party at `/demo` (`--demo`): its client, the terminal's client and the demo user are
+    /// created, or refreshed, first.
+    public func demoRelyingParty() async throws -> DemoRelyingParty {
+        try await DemoRelyingParty.prepare(
+            clients: clients, users: users, hasher: hasher, secret: secret, issuer: issuer, cookies: cookies, clock: clock, host: configuration.host,
+            port: configuration.port)
+    }
+
+    var federationController: FederationController {
+        FederationController(flows: flows, loginFlow: loginFlow, login: loginController, cookies: cookies, proxies: configuration.trustedProxies)
+    }
+}

@@ -1,0 +1,146 @@
+import GatehouseDomain
+import GatehouseEngines
+import GatehouseProtocol
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// The hosted sign-in page: the login flow rendered as HTML forms, for browsers sent by `/authorize`.
+///
+/// The flow is bound to the browser by a secret cookie, which every form also carries as its CSRF token.
+struct LoginController: Sendable {
+    let flows: FlowStore
+    let loginFlow: LoginFlow
+    let sessions: BrowserSessionStore
+    let responder: AuthorizationResponder
+    /// The QR sign-ins whose pages are open on this node.
+    let appLoginWatcher: AppLoginWatcher
+    /// Seconds the QR code's access code is shown for (`authenticator.access_code_lifetime`).
+    let accessCodeLifetime: Int64
+    let cookies: CookieSettings
+    let deviceCookies: DeviceCookie
+    /// The reverse proxies whose word on the client's address is believed.
+    let proxies: TrustedProxies
+    /// Seconds a browser session lives (`token_lifetimes.session`).
+    let sessionLifetime: Int64
+    let logger: Logger
+
+    func addRoutes(to router: Router<some RequestContext>) {
+        router.get("/login") { request, _ in try await show(request) }
+        router.post("/login") { request, context in try await submit(request, source: ClientAddress(of: request, context: context, trusting: proxies)) }
+        router.get("/login/app-status") { request, _ in try await appLoginStatus(request) }
+    }
+
+    func show(_ request: Request) async throws -> Response {
+        let parameters = FormParameters(encoded: request.uri.query ?? "")
+        guard let id = parameters["flow"], let binding = cookies.value(cookies.loginName, in: request),
+            let state = try await flows.find(id, owner: .browser(binding: binding))
+        else {
+            return PageRenderer.error(title: "Sign-in expired", message: LoginMessages.hostedExpired)
+        }
+        return FlowPage.render(loginFlow.node(for: state), flowID: id, csrfToken: binding, action: "/login")
+    }
+
+    /// The live status of the QR code the flow's page shows (``AppLoginStatusStream``), for this browser only.
+    func appLoginStatus(_ request: Request) async throws -> Response {
+        let parameters = FormParameters(encoded: request.uri.query ?? "")
+        guard let id = parameters["flow"], let binding = cookies.value(cookies.loginName, in: request),
+            let state = try await flows.find(id, owner: .browser(binding: binding)), case .signIn(let pending?) = state.journey
+        else {
+            return PageRenderer.error(title: "Sign-in expired", message: LoginMessages.hostedExpired, status: .notFound)
+        }
+        return AppLoginStatusStream(watcher: appLoginWatcher, accessCodeLifetime: accessCodeLifetime).response(
+            sessionID: pending.sessionID, flowID: id)
+    }
+
+    func submit(_ request: Request, source: ClientAddress) async throws -> Response {
+        let form: FormParameters
+        do {
+            form = try await FormParameters.body(of: request)
+        } catch {
+            return PageRenderer.error(title: "Invalid request", message: "The sign-in form could not be read.")
+        }
+        // CSRF: the form must carry the same secret as the cookie that binds the flow to this browser.
+        guard let binding = cookies.value(cookies.loginName, in: request),
+            let token = form["csrf_token"], ConstantTime.equals(token, binding),
+            let id = form["flow"],
+            let state = try await flows.find(id, owner: .browser(binding: binding))
+        else {
+            return PageRenderer.error(title: "Sign-in expired", message: LoginMessages.hostedExpired, status: .forbidden)
+        }
+        let node = loginFlow.node(for: state)
+        let action = form["action"] ?? node.primaryAction?.id ?? FlowActionID.submit.rawValue
+        return try await run(id, state: state, binding: binding, action: action, values: FlowPage.values(of: node, in: form), request: request, source: source)
+    }
+
+    /// Applies a submission to the browser's flow `id` (bound by `binding`, checked by the caller) and answers with
+    /// the page or redirect it leads to: the next node, the node again, or the client's redirect after a sign-in.
+    func run(
+        _ id: String, state: FlowStore.LoginState, binding: String, action: String, values: [String: FieldValue], request: Request, source: ClientAddress
+    ) async throws -> Response {
+        let device = deviceCookies.verify(cookies.value(cookies.deviceName, in: request))
+        let flow = loginFlow.submitted(from: source, devices: device.map { [$0] } ?? [], userAgent: request.headers[.userAgent])
+        let previous = cookies.value(cookies.sessionName, in: request)
+        let submitted: LoginFlow.Submitted<Response>
+        do {
+            // The browser session and the authorization code are made in the submission's transaction.
+            submitted = try await flow.submit(id, state: state, action: action, values: values) {
+                [sessions, responder, cookies, sessionLifetime] user, state in
+                let started = try await sessions.start(userID: user.id, methods: state.methods, lifetime: sessionLifetime, replacing: previous)
+                var response: Response
+                if let device = state.request.deviceAuthorizationID {
+                    // A device's user code: the person now confirms the device on the page that asked for the sign-in.
+                    response = Redirect.to(DeviceVerificationPage.confirmationPath(device), afterPost: true)
+                } else {
+                    response = try await responder.success(
+                        for: state.request, userID: user.id, authTime: started.session.authTime, methods: started.session.methods, afterPost: true)
+                }
+                response.headers.append(cookies.setCookie(cookies.sessionName, started.id, maxAge: sessionLifetime))
+                return response
+            }
+        } catch let error as OAuthError {
+            return PageRenderer.error(title: "Invalid request", message: error.description)
+        }
+        switch submitted.outcome {
+        case .next, .superseded:
+            // Post/redirect/get, so reloading the next page never resubmits this one; a submission another one beat
+            // shows the flow where that one left it.
+            return Redirect.to("/login?flow=\(id)", afterPost: true)
+        case .retry(let node, let problem):
+            return FlowPage.render(node, flowID: id, csrfToken: binding, action: "/login", status: Self.status(for: problem))
+        case .gone:
+            return PageRenderer.error(title: "Sign-in expired", message: LoginMessages.hostedExpired)
+        case .failed(let message):
+            return PageRenderer.error(title: "Sign-in stopped", message: message + " Go back to the application to try again.", status: .tooManyRequests)
+        case .refused(let error, let description):
+            guard state.request.deviceAuthorizationID == nil else {
+                return PageRenderer.error(title: "Sign-in refused", message: description + " Go back to the device to try again.", status: .forbidden)
+            }
+            return responder.failure(
+                redirectURI: state.request.redirectURI, state: state.request.state, error: error, description: description, afterPost: true)
+        case .authenticated(let user, let state):
+            guard var response = submitted.signedIn else { throw FlowEngineError.signInNotRecorded }
+            logger.info("User signed in", metadata: ["user": "\(user.id)", "client": "\(state.request.clientID)"])
+            // This browser now knows the account: its wrong passwords are counted apart from everyone else's.
+            if device?.userID != user.id {
+                response.headers.append(
+                    cookies.setCookie(
+                        cookies.deviceName, deviceCookies.issue(userID: user.id),
+                        maxAge: CookieSettings.deviceCookieLifetime))
+            }
+            return response
+        }
+    }
+
+    static func status(for problem: LoginFlow.Problem) -> HTTPResponse.Status {
+        switch problem {
+        case .invalidInput: .badRequest
+        case .invalidCredentials, .invalidCode: .unauthorized
+        case .throttled: .tooManyRequests
+        case .locked: .forbidden
+        case .waiting: .ok
+        case .notApproved: .conflict
+        case .upstreamUnavailable: .badGateway
+        }
+    }
+}

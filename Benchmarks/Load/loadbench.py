@@ -563,11 +563,12 @@ def pgbench_baseline(seconds: float, connections: int) -> dict:
     return figures
 
 
-AGAINST_SCENARIOS = {"userinfo", "refresh_token", "refresh_token_es256", "client_credentials"}
+# The request scenarios, and the two sign-ins that go through the flow engine node by node.
+AGAINST_SCENARIOS = {"userinfo", "refresh_token", "refresh_token_es256", "client_credentials", "password_login", "password_totp_login"}
 
 
 def run_against(baseline: Path, engine: str, options, password_hash: str) -> dict:
-    """The request scenarios on a baseline build and on this one, alternately for `--rounds` rounds, each scenario's
+    """The request scenarios and the flow engine's sign-ins on a baseline build and on this one, alternately for `--rounds` rounds, each scenario's
     best round kept per build (the machine's noise only ever slows a round down). The baseline runs with its defaults,
     this build with the extra configuration (`--metrics`): the cost of what was added, measured in the same run."""
     builds = {"baseline": str(baseline.resolve()), "current": os.environ.get("GATEHOUSE_BINARY") or binary()}
@@ -610,7 +611,7 @@ def main() -> int:
     parser.add_argument("--log-n", type=int, default=LOG_N, help="scrypt cost (17 is the production default; lower only for a smoke run)")
     parser.add_argument("--metrics", action="store_true", help="serve Prometheus metrics (on a port of their own) while measuring")
     parser.add_argument("--config", dest="config_json", help="extra server configuration as JSON, e.g. '{\"sqlite_synchronous\": \"full\"}'")
-    parser.add_argument("--against", type=Path, help="a baseline build's gatehouse binary: compare the request scenarios with it, same run")
+    parser.add_argument("--against", type=Path, help="a baseline build's gatehouse binary: compare the request scenarios and the flow sign-ins with it, same run")
     parser.add_argument("--rounds", type=int, default=2, help="with --against or --scale: alternating rounds (the best is kept)")
     options = parser.parse_args()
     TOTP_USERS, LOG_N = options.totp_users, options.log_n

@@ -34,15 +34,16 @@ def test_every_scenario_runs_and_reports_without_errors(tmp_path):
 
 @pytest.mark.skipif(shutil.which("wrk") is None, reason="wrk is not installed (.ci/run installs it)")
 def test_against_a_baseline_build_prints_the_ratios(tmp_path):
-    """`--against` runs the request scenarios on a baseline binary and on this one in the same run (here the same
+    """`--against` runs the request scenarios and the flow sign-ins on a baseline binary and on this one in the same run (here the same
     binary twice, with metrics on for the second), and prints each scenario's ratio."""
     output = tmp_path / "against.json"
     run = subprocess.run([sys.executable, str(ROOT.parent / "Benchmarks" / "Load" / "loadbench.py"), "--seconds", "1", "--connections", "4",
-                          "--users", "20", "--log-n", "10", "--metrics", "--against", binary(), "--rounds", "1", "--json", str(output)],
+                          "--users", "20", "--totp-users", "5", "--log-n", "10", "--metrics", "--against", binary(), "--rounds", "1",
+                          "--json", str(output)],
                          capture_output=True, text=True, timeout=600, env=dict(os.environ, GATEHOUSE_BINARY=binary()))
     assert run.returncode == 0, run.stdout + run.stderr
     best = json.loads(output.read_text())["against"]["best"]
-    expected = {"http_floor", "userinfo", "refresh_token", "refresh_token_es256", "client_credentials"}
+    expected = {"http_floor", "userinfo", "refresh_token", "refresh_token_es256", "client_credentials", "password_login", "password_totp_login"}
     assert set(best["baseline"]) == set(best["current"]) == expected
     assert all(figures["errors"] == 0 and figures["count"] > 0 for build in best.values() for figures in build.values())
     assert "with metrics" in run.stdout and all(f"\n{name} " in run.stdout for name in expected)

@@ -255,14 +255,4 @@ public struct ServerConfiguration: Sendable, Decodable {
             registration: registration, passwords: passwords, oneTimeCodes: oneTimeCodes, webAuthn: webAuthn, identityProviders: identityProviders,
             authenticator: authenticator, lifetime: tokens.authorizationRequest)
     }
-
-    /// The identity provider configured as `id`.
-    public func identityProvider(_ id: String) -> IdentityProvider? {
-        identityProviders.first { $0.id == id }
-    }
-
-    /// The sign-on policy for `clientID`.
-    public func signOnPolicy(for clientID: String) -> SignOnPolicy {
-        clientSignOn[clientID] ?? signOn
-    }
 }

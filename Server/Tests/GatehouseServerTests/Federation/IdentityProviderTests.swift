@@ -32,14 +32,14 @@ struct IdentityProviderTests {
               {"id": "contoso", "preset": "microsoft", "tenant": "contoso.onmicrosoft.com", "client_id": "m", "client_secret": "s"}
             ]}
             """)
-        let github = try #require(configuration.identityProvider("github"))
+        let github = try #require(configuration.flowSettings.identityProvider("github"))
         #expect(github.kind == .oauth2 && github.name == "GitHub Enterprise" && github.claims.subject == "id" && github.claims.username == "login")
         #expect(github.emailsEndpoint == "https://api.github.com/user/emails" && github.trustEmail)
-        let google = try #require(configuration.identityProvider("google"))
+        let google = try #require(configuration.flowSettings.identityProvider("google"))
         #expect(google.kind == .oidc && google.issuer == "https://accounts.google.com" && google.scopes == ["openid", "email", "profile"])
-        #expect(configuration.identityProvider("ms")?.issuer == "https://login.microsoftonline.com/{tenantid}/v2.0")
-        #expect(configuration.identityProvider("ms")?.tokenEndpoint == "https://login.microsoftonline.com/common/oauth2/v2.0/token")
-        #expect(configuration.identityProvider("contoso")?.issuer == "https://login.microsoftonline.com/contoso.onmicrosoft.com/v2.0")
+        #expect(configuration.flowSettings.identityProvider("ms")?.issuer == "https://login.microsoftonline.com/{tenantid}/v2.0")
+        #expect(configuration.flowSettings.identityProvider("ms")?.tokenEndpoint == "https://login.microsoftonline.com/common/oauth2/v2.0/token")
+        #expect(configuration.flowSettings.identityProvider("contoso")?.issuer == "https://login.microsoftonline.com/contoso.onmicrosoft.com/v2.0")
     }
 
     @Test("Apple's preset needs its key, key id and team id; with them its client secret is an ES256 JWT from the team")
@@ -56,7 +56,7 @@ struct IdentityProviderTests {
         let configuration = try Self.load(
             #"{"identity_providers": [{"id": "apple", "preset": "apple", "client_id": "com.example.web", "private_key_file": "\#(path)", "key_id": "KEY123", "team_id": "TEAM456"}]}"#
         )
-        let apple = try #require(configuration.identityProvider("apple"))
+        let apple = try #require(configuration.flowSettings.identityProvider("apple"))
         #expect(apple.responseMode == "form_post" && apple.clientAuthentication == .appleClientSecret)
         let secret = try ClientAssertionSigner(pemFile: path, keyID: apple.keyID).appleClientSecret(teamID: "TEAM456", clientID: "com.example.web", now: 1_000)
         let parts = secret.split(separator: ".").map(String.init)

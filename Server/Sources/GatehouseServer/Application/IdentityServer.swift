@@ -21,8 +21,6 @@ public final class IdentityServer: Sendable {
     let keyStore: SigningKeyStore
     let keys: SigningKeyRing
     let sessions: BrowserSessionStore
-    /// Where each user is signed in, for operators.
-    public let activeSessions: ActiveSessions
     let codes: AuthorizationCodeStore
     let pushedRequests: PushedAuthorizationRequestStore
     let tokens: TokenStore
@@ -104,7 +102,6 @@ public final class IdentityServer: Sendable {
         keyStore = SigningKeyStore(database: database, clock: clock)
         keys = SigningKeyRing(store: keyStore, box: SecretBox(serverSecret: secret.bytes, purpose: SecretBox.signingKeysPurpose), clock: clock)
         sessions = BrowserSessionStore(database: database, clock: clock, idleTimeout: configuration.tokens.sessionIdle)
-        activeSessions = ActiveSessions(database: database, clock: clock, idleTimeout: configuration.tokens.sessionIdle)
         codes = AuthorizationCodeStore(database: database, clock: clock)
         pushedRequests = PushedAuthorizationRequestStore(database: database, clock: clock)
         tokens = TokenStore(database: database, clock: clock, secret: secret)

@@ -7,7 +7,7 @@ extension IdentityServer {
     /// The check of requests' DPoP proofs: recorded in this database, against this issuer, with nonces when
     /// `dpop.require_nonce` is on.
     var dpopProofs: DPoPProofCheck {
-        DPoPProofCheck(database: database, clock: clock, issuer: issuer, nonces: configuration.dpop.requireNonce ? dpopNonces : nil)
+        DPoPProofCheck(replays: DPoPProofLog(database: database), clock: clock, issuer: issuer, nonces: configuration.dpop.requireNonce ? dpopNonces : nil)
     }
 
     /// Ends authorization requests: codes, and redirects back to the client.

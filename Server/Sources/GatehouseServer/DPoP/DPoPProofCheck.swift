@@ -7,8 +7,8 @@ import Hummingbird
 /// The whole check of a request's DPoP proof: its `DPoP` header (one at most), ``DPoPProofVerifier``, the server's
 /// nonce when `dpop.require_nonce` is on, and single use (``DPoPProofLog``).
 struct DPoPProofCheck: Sendable {
-    /// Where each proof's `jti` is recorded.
-    let database: any Database
+    /// Where each proof's `jti` is recorded, so none is accepted twice.
+    let replays: DPoPProofLog
     let clock: UnixClock
     /// The server's issuer: a proof's `htu` is the issuer and the request's path.
     let issuer: String
@@ -27,7 +27,7 @@ struct DPoPProofCheck: Sendable {
         }
         let first: Bool
         do {
-            first = try await DPoPProofLog(database: database).recordOnce(proof)
+            first = try await replays.recordOnce(proof)
         } catch {
             throw .invalidProof("The DPoP proof could not be recorded; try again.")
         }

@@ -179,6 +179,32 @@ struct FlowTests {
         }
     }
 
+    @Test("a consent node, as the server writes it, routes as consent with the application and scopes as data")
+    func consentNode() async throws {
+        let wire = #"""
+            {"id":"consent","name":"Allow Partner access?","description":"It asks to:","category":"consent",
+             "fields":[{"key":"scope.email","type":"label","label":"See your email address","required":false}],
+             "actions":[{"id":"submit","type":"submit","label":"Allow"},{"id":"deny","type":"submit","label":"Deny"}],"messages":[],
+             "consent":{"application":{"id":"partner","name":"Partner","logo_uri":"https://partner.example/logo.png",
+                                       "client_uri":"https://partner.example/"},
+                        "scopes":[{"name":"email","description":"See your email address"}]}}
+            """#
+        let node = try JSONDecoder().decode(FlowNode.self, from: Data(wire.utf8))
+        #expect(node.step == .consent && node.knownCategory == .consent)
+        #expect(
+            node.consent
+                == FlowConsent(
+                    application: .init(id: "partner", name: "Partner", logoURI: "https://partner.example/logo.png", homepage: "https://partner.example/"),
+                    scopes: [.init(name: "email", description: "See your email address")]))
+        let provider = MockProvider(firstNode: node)
+        guard case .continue(let step) = await Self.client(provider).start() else { Issue.record("expected the consent node"); return }
+        #expect(step.status == .consent && step.consent == node.consent)
+        #expect(step.submit?.label == "Allow" && step.submit(.deny)?.label == "Deny")
+        // Written back, the keys are the wire's.
+        let written = try #require(String(data: try JSONEncoder().encode(node), encoding: .utf8))
+        #expect(written.contains(#""logo_uri":"https:\/\/partner.example\/logo.png""#) && written.contains(#""client_uri""#))
+    }
+
     @Test("an expired flow, a network failure and an unanswerable step are typed, readable errors")
     func failures() async throws {
         let provider = MockProvider(firstNode: Self.credentials)

@@ -411,6 +411,19 @@ def conforms_to_openapi(server: Server, response: requests.Response) -> requests
     return response
 
 
+def conforms_to_admin_openapi(server: Server, response: requests.Response) -> requests.Response:
+    """Validates a real response of the admin API against the admin OpenAPI document the server serves."""
+    from openapi_core import Config, OpenAPI
+    from openapi_core.contrib.requests import RequestsOpenAPIRequest, RequestsOpenAPIResponse
+    key = server.issuer + "/openapi/admin.json"
+    if key not in _openapi_documents:
+        # Problem details are JSON too (RFC 9457's application/problem+json).
+        config = Config(extra_media_type_deserializers={"application/problem+json": json.loads})
+        _openapi_documents[key] = OpenAPI.from_dict(requests.get(key, timeout=10).json(), config=config)
+    _openapi_documents[key].validate_response(RequestsOpenAPIRequest(response.request), RequestsOpenAPIResponse(response))
+    return response
+
+
 class _SourceAddressAdapter(requests.adapters.HTTPAdapter):
     def __init__(self, address: str):
         self.address = address

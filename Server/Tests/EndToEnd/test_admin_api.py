@@ -13,8 +13,8 @@ import time
 import pytest
 import requests
 
-from gatehouse_harness import (APP_REDIRECT, PASSWORD, WEB_REDIRECT, WEB_SECRET, Browser, Server, authorize_url, begin, get_code, redeem, refresh,
-                               submit)
+from gatehouse_harness import (APP_REDIRECT, PASSWORD, WEB_REDIRECT, WEB_SECRET, Browser, Server, authorize_url, begin,
+                               conforms_to_admin_openapi, get_code, redeem, refresh, submit)
 
 OPS_SECRET = "ops-client-secret-0123456789-abcdefghijklmnop"
 AUDITOR_SECRET = "auditor-client-secret-0123456789-abcdefghijk"
@@ -35,19 +35,7 @@ def admin():
     server.stop()
 
 
-_document = {}
-
-
-def checked(server, response):
-    """Validates `response` against the admin OpenAPI document the server serves."""
-    from openapi_core import Config, OpenAPI
-    from openapi_core.contrib.requests import RequestsOpenAPIRequest, RequestsOpenAPIResponse
-    if "spec" not in _document:
-        # Problem details are JSON too (RFC 9457's application/problem+json).
-        config = Config(extra_media_type_deserializers={"application/problem+json": json.loads})
-        _document["spec"] = OpenAPI.from_dict(requests.get(server.issuer + "/openapi/admin.json", timeout=10).json(), config=config)
-    _document["spec"].validate_response(RequestsOpenAPIRequest(response.request), RequestsOpenAPIResponse(response))
-    return response
+checked = conforms_to_admin_openapi
 
 
 def token(server, client, secret, scope):

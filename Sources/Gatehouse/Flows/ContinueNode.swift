@@ -27,6 +27,9 @@ public struct ContinueNode: Sendable, Identifiable {
     public var category: String { node.category }
     /// Messages about the node as a whole (field messages are on their collectors).
     public var messages: [FlowMessage] { node.messages.filter { $0.field == nil } }
+    /// On a consent node (``SignInStatus/consent``): the application asking and the scopes it asks for. Allow with
+    /// ``next()``, deny with `next(submit(.deny)!)`, which ends the flow with `access_denied`.
+    public var consent: FlowConsent? { node.consent }
 
     /// The value of the field `key`; setting it fills a text-like field or chooses an option
     /// (comma-separated values for a multiple choice).

@@ -27,6 +27,8 @@ public enum SignInStatus: Sendable, Hashable {
     case verification
     /// Scan a QR code with the authenticator app and approve there (`app_login`).
     case appLogin
+    /// Allow or deny a third-party application what it asks for (`consent`).
+    case consent
     /// Signed in.
     case success
     /// A category this SDK does not know yet; render the node generically.
@@ -53,6 +55,7 @@ public enum SignInStatus: Sendable, Hashable {
             case .registration: .registration
             case .verification: .verification
             case .appLogin: .appLogin
+            case .consent: .consent
             }
     }
 }

@@ -17,6 +17,7 @@ import GatehouseProtocol
 ///     case .verifyCode(let factor, let problem): return .code(await askForCode(factor, problem))
 ///     case .newPassword(let reason, let problem): return .password(await askForNewPassword(reason, problem))
 ///     case .saveRecoveryCodes(let codes): show(codes); return .done
+///     case .consent(let consent): return await askToAllow(consent) ? .allow : .deny
 ///     }
 /// }
 /// let user = try await login.login(username: "ada", password: password)
@@ -49,6 +50,9 @@ public struct MultifactorLogin: Sendable {
         case newPassword(reason: PasswordChangeReason, problem: String?)
         /// Show the recovery codes once so the person can save them.
         case saveRecoveryCodes([String])
+        /// A third-party application asks the person to allow it the scopes named (with their descriptions); answer
+        /// ``Answer/allow`` or ``Answer/deny``. Any other answer denies: the helper never allows on its own.
+        case consent(FlowConsent)
     }
 
     /// Why a new password is asked for.
@@ -87,6 +91,10 @@ public struct MultifactorLogin: Sendable {
         case skip
         /// Acknowledge (on ``Step/saveRecoveryCodes(_:)``).
         case done
+        /// Allow the application what it asks for (on ``Step/consent(_:)``).
+        case allow
+        /// Refuse it (on ``Step/consent(_:)``): the flow ends, failing with `access_denied`.
+        case deny
     }
 
     /// The app's part: shows a ``Step`` and returns what the user answered.
@@ -330,6 +338,13 @@ public struct MultifactorLogin: Sendable {
             default:
                 throw GatehouseError.unsupportedStep(step.id)
             }
+        }
+        // Consent is the person's decision, asked every time: never answered by the helper.
+        if step.status == .consent {
+            let consent = step.consent ?? FlowConsent(application: .init(id: "", name: step.name), scopes: [])
+            let allowed = try await stepHandler(.consent(consent)) == .allow
+            guard let action = allowed ? step.submit : step.submit(.deny) else { throw GatehouseError.unsupportedStep(step.id) }
+            return await step.next(action)
         }
         if step.status == .mfaEnrollment {
             let codes = step.collectors.flatMap { collector -> [String] in

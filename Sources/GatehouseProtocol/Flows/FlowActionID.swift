@@ -34,6 +34,8 @@ public enum FlowActionID: String, Codable, Sendable, CaseIterable {
     case emailCode = "email_code"
     /// Signs in with a passkey instead of the username and password.
     case passkey
+    /// Refuses what the node asks (an application's access on the consent node): the flow ends with `access_denied`.
+    case deny
     /// Hands another identity provider's answer (the query parameters the browser came back with) to the flow; it is
     /// submitted, never offered.
     case identityProviderCallback = "idp_callback"

@@ -26,4 +26,6 @@ public enum FlowCategory: String, Codable, Sendable, CaseIterable {
     case verification
     /// Signing in by scanning a QR code with the authenticator app (`app_login`).
     case appLogin = "app_login"
+    /// Allow or deny a third-party application what it asks for (`consent`); ``FlowNode/consent`` names it and its scopes.
+    case consent
 }

@@ -15,9 +15,14 @@ public struct FlowNode: Codable, Sendable, Equatable {
     public var actions: [FlowAction]
     /// What to tell the user about the last submission (a wrong password, a code that was sent).
     public var messages: [FlowMessage]
+    /// On a consent node: the application asking and what it asks for.
+    public var consent: FlowConsent?
 
     /// A node; `messages` are empty unless the step is shown again after a submission.
-    public init(id: String, name: String, description: String, category: String, fields: [FlowField], actions: [FlowAction], messages: [FlowMessage] = []) {
+    public init(
+        id: String, name: String, description: String, category: String, fields: [FlowField], actions: [FlowAction], messages: [FlowMessage] = [],
+        consent: FlowConsent? = nil
+    ) {
         self.id = id
         self.name = name
         self.description = description
@@ -25,13 +30,17 @@ public struct FlowNode: Codable, Sendable, Equatable {
         self.fields = fields
         self.actions = actions
         self.messages = messages
+        self.consent = consent
     }
 
     /// A node of a known `category`.
     public init(
-        id: String, name: String, description: String, category: FlowCategory, fields: [FlowField], actions: [FlowAction], messages: [FlowMessage] = []
+        id: String, name: String, description: String, category: FlowCategory, fields: [FlowField], actions: [FlowAction], messages: [FlowMessage] = [],
+        consent: FlowConsent? = nil
     ) {
-        self.init(id: id, name: name, description: description, category: category.rawValue, fields: fields, actions: actions, messages: messages)
+        self.init(
+            id: id, name: name, description: description, category: category.rawValue, fields: fields, actions: actions, messages: messages,
+            consent: consent)
     }
 
     /// The node's category, when it is one this version knows.

@@ -79,6 +79,9 @@ public enum FlowStep: String, Codable, Sendable, CaseIterable {
     // Signing in with the authenticator app (QR code).
     /// A QR code to scan and approve with the authenticator app.
     case appLogin = "login.app"
+    // Consent, for an application the operator marked third-party.
+    /// Allow or deny the application what it asks for (``FlowNode/consent`` says who asks and for what).
+    case consent = "consent"
 
     /// The actions a node of this step may offer, in the order it offers them. A node offers some of them, as the
     /// account and the policy allow (``FlowAction/knownID``); steps where ``offersIdentityProviders`` is true
@@ -102,6 +105,7 @@ public enum FlowStep: String, Codable, Sendable, CaseIterable {
         case .verifyPhone: [.submit, .resend, .skip]
         case .recoveryIdentify, .recoveryChoose: [.submit, .cancel]
         case .appLogin: [.check, .newCode, .password]
+        case .consent: [.submit, .deny]
         }
     }
 
@@ -112,7 +116,7 @@ public enum FlowStep: String, Codable, Sendable, CaseIterable {
         case .password, .linkAccount, .linkCode, .chooseFactor, .passkey, .totp, .recoveryCode, .enrollOffer, .enrollTOTP, .enrollPasskey, .enrollMethod,
             .enrollPhone, .enrollPhoneCode, .enrollEmail, .enrollEmailCode, .recoveryCodes, .emailCode, .smsCode, .voiceCode, .verifyEmail,
             .verifyPhone, .recoveryIdentify, .recoveryChoose, .resetCode, .recoveryPassword, .unlockCode, .passwordWarning, .passwordExpired,
-            .enrollChoose, .appLogin:
+            .enrollChoose, .appLogin, .consent:
             false
         }
     }

@@ -44,4 +44,8 @@ public enum AuditEventType: String, Sendable, Codable, CaseIterable {
     // The device authorization grant (RFC 8628): the user's answer on the `/device` page.
     case deviceAuthorizationApproved = "device_authorization.approved"
     case deviceAuthorizationDenied = "device_authorization.denied"
+    // Consent to a third-party client: allowed (the scopes added), denied on the consent node, revoked with its tokens.
+    case consentGranted = "consent.granted"
+    case consentDenied = "consent.denied"
+    case consentRevoked = "consent.revoked"
 }

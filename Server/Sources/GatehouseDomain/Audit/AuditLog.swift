@@ -97,6 +97,14 @@ public struct AuditLog: Sendable {
         }
     }
 
+    /// The newest `limit` events of `userID`, newest first (the account page's security events).
+    public func recent(of userID: String, limit: Int) async throws -> [AuditEvent] {
+        try await database.read { sql in
+            try await sql.raw("SELECT * FROM audit_events WHERE user_id = \(bind: userID) ORDER BY id DESC LIMIT \(bind: max(1, min(limit, 1000)))")
+                .all().compactMap(Self.decode)
+        }
+    }
+
     package static func decode(_ row: any SQLRow) throws -> AuditEvent? {
         let details = try row.decode(column: "details", as: String.self)
         guard let type = AuditEventType(rawValue: try row.decode(column: "type", as: String.self)) else { return nil }

@@ -22,6 +22,13 @@ public struct Client: Sendable, Equatable, Codable {
     public var allowsDeviceGrant = false
     /// Whether every token request must carry a DPoP proof (RFC 9449), so the client's tokens are always bound to its key.
     public var requiresDPoP = false
+    /// Whether the client belongs to someone other than the operator (a third party): a person allows it what it asks
+    /// for on a consent node before it gets a code, and once per scope (``ConsentStore``). First-party clients never ask.
+    public var isThirdParty = false
+    /// The logo the consent node shows, when registered (`logo_uri`).
+    public var logoURI: String?
+    /// The client's home page, linked from the consent node, when registered (`client_uri`).
+    public var homepage: String?
 
     public var isPublic: Bool { secretHash == nil }
 
@@ -35,6 +42,9 @@ public struct Client: Sendable, Equatable, Codable {
         case requiresPKCE = "require_pkce"
         case allowsDeviceGrant = "device_grant"
         case requiresDPoP = "require_dpop"
+        case isThirdParty = "third_party"
+        case logoURI = "logo_uri"
+        case homepage = "client_uri"
     }
 
     /// Whether `uri` is one of the client's redirect URIs: exactly, or, for a registered loopback IP URI
@@ -66,7 +76,8 @@ public struct Client: Sendable, Equatable, Codable {
 
     package init(
         id: String, name: String? = nil, secretHash: String? = nil, redirectURIs: [String], postLogoutRedirectURIs: [String], scopes: [String],
-        idTokenAlgorithm: String, createdAt: Int64, requiresPKCE: Bool = true, allowsDeviceGrant: Bool = false, requiresDPoP: Bool = false
+        idTokenAlgorithm: String, createdAt: Int64, requiresPKCE: Bool = true, allowsDeviceGrant: Bool = false, requiresDPoP: Bool = false,
+        isThirdParty: Bool = false, logoURI: String? = nil, homepage: String? = nil
     ) {
         self.id = id
         self.name = name
@@ -79,5 +90,8 @@ public struct Client: Sendable, Equatable, Codable {
         self.requiresPKCE = requiresPKCE
         self.allowsDeviceGrant = allowsDeviceGrant
         self.requiresDPoP = requiresDPoP
+        self.isThirdParty = isThirdParty
+        self.logoURI = logoURI
+        self.homepage = homepage
     }
 }

@@ -50,6 +50,19 @@ public enum ClientRegistrationRules {
         }
     }
 
+    /// A third-party client's logo or home page (`logo_uri`, `client_uri`): an https URL (http only on a loopback
+    /// host), shown to people on the consent node, so never a script or a data URL.
+    public static func validateWebPage(_ uri: String, named name: String) throws {
+        guard uri.utf8.count <= 2048, let url = URL(string: uri), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty,
+            !uri.contains(where: { $0.isWhitespace })
+        else {
+            throw ConfigurationError("The \(name) \"\(uri.prefix(80))\" is not an absolute https URL of at most 2048 bytes.")
+        }
+        guard scheme == "https" || (scheme == "http" && LoopbackHost.contains(host)) else {
+            throw ConfigurationError("The \(name) \"\(uri.prefix(80))\" must use https (http only on a loopback host).")
+        }
+    }
+
     public static func validateScopes(_ scopes: [String]) throws {
         if let unknown = scopes.first(where: { !knownScopes.contains($0) }) {
             throw ConfigurationError("Unknown scope \"\(unknown)\"; known scopes are \(knownScopes.joined(separator: ", ")).")

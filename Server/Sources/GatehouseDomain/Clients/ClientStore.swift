@@ -19,7 +19,7 @@ public struct ClientStore: Sendable {
     public func create(
         id: String, name: String? = nil, secret: String?, redirectURIs: [String], postLogoutRedirectURIs: [String] = [],
         scopes: [String], idTokenAlgorithm: String = "RS256", requirePKCE: Bool = true,
-        allowDeviceGrant: Bool = false, requireDPoP: Bool = false
+        allowDeviceGrant: Bool = false, requireDPoP: Bool = false, thirdParty: Bool = false, logoURI: String? = nil, homepage: String? = nil
     ) async throws -> Client {
         guard requirePKCE || secret != nil else {
             throw ConfigurationError("A public client always needs PKCE; only a confidential client can be exempted.")
@@ -27,7 +27,8 @@ public struct ClientStore: Sendable {
         let client = Client(
             id: id, name: name, secretHash: secret.map(TokenDigest.hex), redirectURIs: redirectURIs,
             postLogoutRedirectURIs: postLogoutRedirectURIs, scopes: scopes, idTokenAlgorithm: idTokenAlgorithm, createdAt: clock.now(),
-            requiresPKCE: requirePKCE, allowsDeviceGrant: allowDeviceGrant, requiresDPoP: requireDPoP
+            requiresPKCE: requirePKCE, allowsDeviceGrant: allowDeviceGrant, requiresDPoP: requireDPoP, isThirdParty: thirdParty,
+            logoURI: logoURI, homepage: homepage
         )
         try await database.transaction { sql in
             if try await sql.raw("SELECT id FROM clients WHERE id = \(bind: id)").first() != nil {
@@ -76,7 +77,8 @@ public struct ClientStore: Sendable {
                     post_logout_redirect_uris = \(bind: try JSONList.encode(changed.postLogoutRedirectURIs)),
                     scopes = \(bind: changed.scopes.joined(separator: " ")), id_token_algorithm = \(bind: changed.idTokenAlgorithm),
                     require_pkce = \(bind: changed.requiresPKCE ? 1 : 0), device_grant = \(bind: changed.allowsDeviceGrant ? 1 : 0),
-                    require_dpop = \(bind: changed.requiresDPoP ? 1 : 0)
+                    require_dpop = \(bind: changed.requiresDPoP ? 1 : 0), third_party = \(bind: changed.isThirdParty ? 1 : 0),
+                    logo_uri = \(bind: changed.logoURI), client_uri = \(bind: changed.homepage)
                 WHERE id = \(bind: current.id)
                 """
             ).run()
@@ -124,6 +126,7 @@ public struct ClientStore: Sendable {
             try await sql.raw("DELETE FROM authorization_codes WHERE client_id = \(bind: id)").run()
             try await sql.raw("DELETE FROM flows WHERE client_id = \(bind: id)").run()
             try await sql.raw("DELETE FROM device_authorizations WHERE client_id = \(bind: id)").run()
+            try await sql.raw("DELETE FROM consents WHERE client_id = \(bind: id)").run()
             try await Self.revokeTokens(of: id, carryingAny: nil, at: now, in: sql)
             try await sql.raw("DELETE FROM clients WHERE id = \(bind: id)").run()
             return true
@@ -134,11 +137,12 @@ public struct ClientStore: Sendable {
         try await sql.raw(
             """
             INSERT INTO clients (id, name, secret_hash, redirect_uris, post_logout_redirect_uris, scopes, id_token_algorithm, created_at,
-                                 require_pkce, device_grant, require_dpop)
+                                 require_pkce, device_grant, require_dpop, third_party, logo_uri, client_uri)
             VALUES (\(bind: client.id), \(bind: client.name), \(bind: client.secretHash), \(bind: try JSONList.encode(client.redirectURIs)),
                     \(bind: try JSONList.encode(client.postLogoutRedirectURIs)), \(bind: client.scopes.joined(separator: " ")),
                     \(bind: client.idTokenAlgorithm), \(bind: client.createdAt), \(bind: client.requiresPKCE ? 1 : 0),
-                    \(bind: client.allowsDeviceGrant ? 1 : 0), \(bind: client.requiresDPoP ? 1 : 0))
+                    \(bind: client.allowsDeviceGrant ? 1 : 0), \(bind: client.requiresDPoP ? 1 : 0), \(bind: client.isThirdParty ? 1 : 0),
+                    \(bind: client.logoURI), \(bind: client.homepage))
             """
         ).run()
     }
@@ -155,7 +159,10 @@ public struct ClientStore: Sendable {
             createdAt: try row.decode(column: "created_at", as: Int64.self),
             requiresPKCE: try row.decode(column: "require_pkce", as: Int.self) != 0,
             allowsDeviceGrant: try row.decode(column: "device_grant", as: Int.self) != 0,
-            requiresDPoP: try row.decode(column: "require_dpop", as: Int.self) != 0
+            requiresDPoP: try row.decode(column: "require_dpop", as: Int.self) != 0,
+            isThirdParty: try row.decode(column: "third_party", as: Int.self) != 0,
+            logoURI: try row.decode(column: "logo_uri", as: String?.self),
+            homepage: try row.decode(column: "client_uri", as: String?.self)
         )
     }
 }

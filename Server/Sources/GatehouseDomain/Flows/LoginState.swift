@@ -22,6 +22,8 @@ extension FlowStore {
         package var secondFactor = SecondFactorProgress()
         /// A sign-in sent to another identity provider, and an identity waiting to be linked.
         package var federation = FederationProgress()
+        /// What a third-party client asks the person to allow, once the flow reaches its consent node.
+        package var consent: PendingConsent?
         /// The flow's id (not part of the stored state): the providers' URLs name it.
         package var id: String?
         /// The version of the stored flow this state was read at (a column, not part of the stored state): a write
@@ -40,7 +42,7 @@ extension FlowStore {
         }
 
         package enum CodingKeys: String, CodingKey {
-            case request, step, clientName, username, journey, lockedOut, account, secondFactor, federation
+            case request, step, clientName, username, journey, lockedOut, account, secondFactor, federation, consent
         }
 
         /// The account a recovery or unlock is for, when the identifier named one (never shown).

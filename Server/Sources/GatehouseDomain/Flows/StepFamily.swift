@@ -14,6 +14,7 @@ package enum StepFamily: Sendable, Equatable {
     case linking(Linking)
     case enrollmentChoice
     case appLogin
+    case consent
 
     /// Username and password, together or one after the other.
     package enum SignIn: Sendable, Equatable { case credentials, identify, password }
@@ -70,6 +71,7 @@ extension FlowStep {
         case .passwordExpired: .password(.passwordExpired)
         case .enrollChoose: .enrollmentChoice
         case .appLogin: .appLogin
+        case .consent: .consent
         }
     }
 }

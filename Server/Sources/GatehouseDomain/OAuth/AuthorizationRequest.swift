@@ -19,6 +19,9 @@ package struct AuthorizationRequest: Sendable, Equatable, Codable {
     /// Set when the sign-in is for a device's user code (RFC 8628): it ends on the `/device` page's confirmation
     /// instead of with a code for `redirectURI`.
     package var deviceAuthorizationID: String? = nil
+    /// Set when the sign-in is for a page of this server (the account page): it ends with the browser session and a
+    /// redirect to this path, instead of with a code for `redirectURI`.
+    package var returnPath: String? = nil
 
     package var scope: String { scopes.joined(separator: " ") }
 

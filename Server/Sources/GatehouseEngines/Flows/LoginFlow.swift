@@ -12,6 +12,9 @@ package struct LoginFlow: Sendable {
     package let authenticators: AuthenticatorStore
     package let passkeys: PasskeyStore
     package let federatedIdentities: FederatedIdentityStore
+    /// Which clients are third-party, and what people allowed them.
+    package let clients: ClientStore
+    package let consents: ConsentStore
     package let appLogins: AppLoginStore
     package let oneTimeCodes: OneTimeCodeStore
     package let audit: AuditLog
@@ -45,7 +48,8 @@ package struct LoginFlow: Sendable {
 
     package init(
         flows: FlowStore, users: UserStore, authenticators: AuthenticatorStore, passkeys: PasskeyStore, federatedIdentities: FederatedIdentityStore,
-        appLogins: AppLoginStore, oneTimeCodes: OneTimeCodeStore, audit: AuditLog, authenticator: PasswordAuthenticator, hasher: PasswordHasher,
+        clients: ClientStore, consents: ConsentStore, appLogins: AppLoginStore, oneTimeCodes: OneTimeCodeStore, audit: AuditLog,
+        authenticator: PasswordAuthenticator, hasher: PasswordHasher,
         codeGuesses: CodeGuesses, courier: Courier, deviceCookies: DeviceCookie, upstreams: UpstreamDirectory, federatedTokens: SecretBox,
         database: any Database, clock: UnixClock, logger: Logger, settings: FlowSettings
     ) {
@@ -54,6 +58,8 @@ package struct LoginFlow: Sendable {
         self.authenticators = authenticators
         self.passkeys = passkeys
         self.federatedIdentities = federatedIdentities
+        self.clients = clients
+        self.consents = consents
         self.appLogins = appLogins
         self.oneTimeCodes = oneTimeCodes
         self.audit = audit
@@ -122,6 +128,7 @@ package struct LoginFlow: Sendable {
             case .enrollmentChoice: enrollmentNode(for: state, messages: messages)
             // Without a pending code (a flow stored by an older version), the app's node is the sign-in it came from.
             case .appLogin: appLoginNode(for: state, messages: messages) ?? signInNode(.credentials, for: state, messages: messages)
+            case .consent: consentNode(for: state, messages: messages)
             }
         // What the OpenAPI document promises per step (`FlowStep.actions`); the debug builds the tests run check it.
         assert(node.step.map { step in node.actions.allSatisfy { step.offers($0.id) } } == true, "\(node.id) offers an action its step does not list")
@@ -283,6 +290,8 @@ package struct LoginFlow: Sendable {
             return try await advanceAppLogin(id, state: state, action: action)
         case .linkAccount, .linkCode:
             return try await advanceLinking(id, state: state, action: action, values: values)
+        case .consent:
+            return try await advanceConsent(id, state: state, action: action)
         }
     }
 
@@ -338,13 +347,27 @@ package struct LoginFlow: Sendable {
             return .refused(
                 error: Self.unmetRequirements, description: "The sign-in could not give the authentication the application asked for (acr_values).")
         }
+        // A third-party client gets nothing the person has not allowed it (after every other step: not asked for a
+        // sign-in that cannot finish). A device's sign-in asks on the device's confirmation instead.
+        if state.request.deviceAuthorizationID == nil, state.consent?.allowed != true,
+            let asking = try await consentToAsk(for: state.request, userID: user.id)
+        {
+            var consenting = state
+            consenting.step = .consent
+            consenting.consent = asking
+            try await flows.update(id, to: consenting)
+            return .next(node(for: consenting))
+        }
         guard try await flows.finish(id, at: state.version) else { throw FlowStore.Superseded() }
         let finished = try await linkWaitingIdentity(state)
         // A new account or a reset password also ends a lock-out from earlier failures.
         if state.journey.endsLockout { try await authenticator.forgetFailures(of: user.username) }
-        try await audit.record(
-            .signInSucceeded, user: user.id, client: state.request.clientID,
-            details: ["methods": finished.methods.joined(separator: " "), "journey": finished.journey.name])
+        // Only asked for consent, on a browser session: no new sign-in to record.
+        if state.consent?.sessionAuthTime == nil {
+            try await audit.record(
+                .signInSucceeded, user: user.id, client: state.request.clientID,
+                details: ["methods": finished.methods.joined(separator: " "), "journey": finished.journey.name])
+        }
         return .authenticated(user, finished)
     }
 }

@@ -526,5 +526,25 @@ package enum SchemaMigrations {
         // A flow's own count of code checks (bounded by max_code_attempts) had the name of the configuration's limit per
         // account across flows (code_guesses): two different counters, now two names.
         Migration(version: 29, name: "flow code checks", statements: ["ALTER TABLE flows RENAME COLUMN code_guesses TO code_checks"]),
+        // Third-party clients ask people before they get a code; what a person allowed a client is kept per user and
+        // client, the scopes allowed so far in one space-separated column (no reference to clients: the demo client is
+        // replaced at every start, and its people's consents stay; deleting a client deletes them).
+        Migration(
+            version: 30, name: "consent",
+            statements: [
+                "ALTER TABLE clients ADD COLUMN third_party INTEGER NOT NULL DEFAULT 0",
+                "ALTER TABLE clients ADD COLUMN logo_uri TEXT",
+                "ALTER TABLE clients ADD COLUMN client_uri TEXT",
+                """
+                CREATE TABLE consents (
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    client_id TEXT NOT NULL,
+                    scope TEXT NOT NULL,
+                    granted_at BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL,
+                    PRIMARY KEY (user_id, client_id)
+                )
+                """,
+            ]),
     ]
 }

@@ -72,6 +72,16 @@ extension AdminController {
                 return Response(status: .noContent)
             }
         }
+        // What the user allowed third-party clients; revoking one revokes its tokens too.
+        api.get("/users/:id/consents") { request, context in
+            try await read(request, context) { JSONResponse.make(AdminPage(items: try await operations().consents(of: try context.parameters.require("id")))) }
+        }
+        api.delete("/users/:id/consents/:client") { request, context in
+            try await write(request, context) { actor in
+                try await operations(actor).revokeConsent(to: try context.parameters.require("client"), of: try context.parameters.require("id"))
+                return Response(status: .noContent)
+            }
+        }
         api.delete("/users/:id/identities/:provider") { request, context in
             try await write(request, context) { actor in
                 try await operations(actor).unlinkIdentity(at: try context.parameters.require("provider"), of: try context.parameters.require("id"))

@@ -252,7 +252,8 @@ struct AdminController: Sendable {
             ClientRegistration(
                 id: body.id, name: body.name, redirectURIs: body.redirectURIs, postLogoutRedirectURIs: body.postLogoutRedirectURIs ?? [],
                 scopes: body.scopes, isPublic: body.isPublic == true, idTokenAlgorithm: body.idTokenAlgorithm ?? "RS256",
-                deviceGrant: body.deviceGrant ?? false, requireDPoP: body.requireDPoP ?? false))
+                deviceGrant: body.deviceGrant ?? false, requireDPoP: body.requireDPoP ?? false, thirdParty: body.thirdParty ?? false,
+                logoURI: body.logoURI, homepage: body.homepage))
         struct Created: Encodable {
             var client: AdminClient
             var clientSecret: String?
@@ -306,6 +307,17 @@ struct AdminController: Sendable {
         }
         if let requireDPoP = change.requireDPoP {
             changed.requiresDPoP = requireDPoP
+        }
+        if let thirdParty = change.thirdParty {
+            changed.isThirdParty = thirdParty
+        }
+        if let logo = change.logoURI {
+            if !logo.isEmpty { try ClientRegistrationRules.validateWebPage(logo, named: "logo URI") }
+            changed.logoURI = logo.isEmpty ? nil : logo
+        }
+        if let homepage = change.homepage {
+            if !homepage.isEmpty { try ClientRegistrationRules.validateWebPage(homepage, named: "client URI") }
+            changed.homepage = homepage.isEmpty ? nil : homepage
         }
         let differences = Self.differences(AdminClient(current), AdminClient(changed))
         let updated = try await database.transaction { [clients, audit, changed] _ in

@@ -61,6 +61,11 @@ public protocol AdminOperations: Sendable {
     /// Revokes the user's grant `id`, every token of its family.
     /// - Returns: the client the grant was for.
     func revokeGrant(_ id: String, of userID: String) async throws -> String
+    /// What the user allowed third-party clients, most recently changed first.
+    func consents(of userID: String) async throws -> [Consent]
+    /// Forgets what the user allowed the client `clientID` and revokes every token it holds for them: the client asks
+    /// again at its next sign-in.
+    func revokeConsent(to clientID: String, of userID: String) async throws
 
     /// The authenticator apps' device identities, of one user or of all, newest first.
     func devices(of userID: String?) async throws -> [AdminDevice]
@@ -175,12 +180,17 @@ public struct ClientRegistration: Sendable, Equatable {
     public var deviceGrant: Bool
     /// Whether its token requests must carry DPoP proofs (RFC 9449).
     public var requireDPoP: Bool
+    /// Whether someone other than the operator runs it: people allow it what it asks for on a consent node.
+    public var thirdParty: Bool
+    /// Its logo and home page, shown on the consent node (https URLs).
+    public var logoURI, homepage: String?
 
-    /// A registration; a confidential client with a generated secret, PKCE required, RS256 ID tokens unless said otherwise.
+    /// A registration; a first-party confidential client with a generated secret, PKCE required, RS256 ID tokens
+    /// unless said otherwise.
     public init(
         id: String, name: String? = nil, redirectURIs: [String], postLogoutRedirectURIs: [String] = [], scopes: [String]? = nil,
         isPublic: Bool = false, secret: String? = nil, idTokenAlgorithm: String = "RS256", requirePKCE: Bool = true, deviceGrant: Bool = false,
-        requireDPoP: Bool = false
+        requireDPoP: Bool = false, thirdParty: Bool = false, logoURI: String? = nil, homepage: String? = nil
     ) {
         self.id = id
         self.name = name
@@ -193,6 +203,9 @@ public struct ClientRegistration: Sendable, Equatable {
         self.requirePKCE = requirePKCE
         self.deviceGrant = deviceGrant
         self.requireDPoP = requireDPoP
+        self.thirdParty = thirdParty
+        self.logoURI = logoURI
+        self.homepage = homepage
     }
 }
 

@@ -105,6 +105,10 @@ public struct AdminClient: Codable, Sendable {
     public var deviceGrant: Bool
     /// Whether the client's token requests must carry DPoP proofs (RFC 9449).
     public var requireDPoP: Bool
+    /// Whether people allow the client what it asks for on a consent node (a third party's application).
+    public var thirdParty: Bool
+    /// Its logo and home page, shown on the consent node.
+    public var logoURI, homepage: String?
     public var createdAt: Int64
 
     /// What the API shows of `client`.
@@ -119,6 +123,9 @@ public struct AdminClient: Codable, Sendable {
         requirePKCE = client.requiresPKCE
         deviceGrant = client.allowsDeviceGrant
         requireDPoP = client.requiresDPoP
+        thirdParty = client.isThirdParty
+        logoURI = client.logoURI
+        homepage = client.homepage
         createdAt = client.createdAt
     }
 
@@ -131,6 +138,9 @@ public struct AdminClient: Codable, Sendable {
         case requirePKCE = "require_pkce"
         case deviceGrant = "device_grant"
         case requireDPoP = "require_dpop"
+        case thirdParty = "third_party"
+        case logoURI = "logo_uri"
+        case homepage = "client_uri"
         case createdAt = "created_at"
     }
 }
@@ -148,6 +158,8 @@ struct AdminNewClient: ClosedJSONBody, Sendable {
     var idTokenAlgorithm: String?
     var deviceGrant: Bool?
     var requireDPoP: Bool?
+    var thirdParty: Bool?
+    var logoURI, homepage: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case id, name, scopes
@@ -157,6 +169,9 @@ struct AdminNewClient: ClosedJSONBody, Sendable {
         case idTokenAlgorithm = "id_token_alg"
         case deviceGrant = "device_grant"
         case requireDPoP = "require_dpop"
+        case thirdParty = "third_party"
+        case logoURI = "logo_uri"
+        case homepage = "client_uri"
     }
 }
 
@@ -170,6 +185,9 @@ struct AdminClientChange: ClosedJSONBody, Sendable {
     var requirePKCE: Bool?
     var deviceGrant: Bool?
     var requireDPoP: Bool?
+    var thirdParty: Bool?
+    /// An empty string removes the logo or home page.
+    var logoURI, homepage: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case name, scopes
@@ -179,6 +197,9 @@ struct AdminClientChange: ClosedJSONBody, Sendable {
         case requirePKCE = "require_pkce"
         case deviceGrant = "device_grant"
         case requireDPoP = "require_dpop"
+        case thirdParty = "third_party"
+        case logoURI = "logo_uri"
+        case homepage = "client_uri"
     }
 }
 

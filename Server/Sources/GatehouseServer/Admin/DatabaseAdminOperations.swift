@@ -14,6 +14,7 @@ public struct DatabaseAdminOperations: AdminOperations {
     let passkeys: PasskeyStore
     let identities: FederatedIdentityStore
     let sessions: ActiveSessions
+    let consents: ConsentStore
     let devices: DeviceIdentityStore
     let settings: AdminSettings
     let actor: String?
@@ -28,6 +29,7 @@ public struct DatabaseAdminOperations: AdminOperations {
         passkeys = PasskeyStore(database: database, clock: clock)
         identities = FederatedIdentityStore(database: database, clock: clock)
         sessions = ActiveSessions(database: database, clock: clock, idleTimeout: settings.sessionIdle)
+        consents = ConsentStore(database: database, clock: clock)
         devices = DeviceIdentityStore(database: database, clock: clock)
         self.settings = settings
         self.actor = actor
@@ -117,6 +119,8 @@ public struct DatabaseAdminOperations: AdminOperations {
         try ClientRegistrationRules.validateScopes(scopes)
         try ClientRegistrationRules.validateAlgorithm(registration.idTokenAlgorithm)
         if let secret = registration.secret { try ClientRegistrationRules.validateSecret(secret) }
+        if let logo = registration.logoURI { try ClientRegistrationRules.validateWebPage(logo, named: "logo URI") }
+        if let homepage = registration.homepage { try ClientRegistrationRules.validateWebPage(homepage, named: "client URI") }
         // 256 bits from the system's generator, for a confidential client without a secret of the operator's.
         let generated = registration.isPublic || registration.secret != nil ? nil : Base64URL.encode(SecureRandom.bytes(32))
         let secret = registration.isPublic ? nil : registration.secret ?? generated
@@ -125,9 +129,11 @@ public struct DatabaseAdminOperations: AdminOperations {
                 let client = try await clients.create(
                     id: registration.id, name: registration.name, secret: secret, redirectURIs: registration.redirectURIs,
                     postLogoutRedirectURIs: registration.postLogoutRedirectURIs, scopes: scopes, idTokenAlgorithm: registration.idTokenAlgorithm,
-                    requirePKCE: registration.requirePKCE, allowDeviceGrant: registration.deviceGrant, requireDPoP: registration.requireDPoP)
+                    requirePKCE: registration.requirePKCE, allowDeviceGrant: registration.deviceGrant, requireDPoP: registration.requireDPoP,
+                    thirdParty: registration.thirdParty, logoURI: registration.logoURI, homepage: registration.homepage)
                 try await audit.record(
-                    .clientCreated, client: client.id, actor: actor, details: ["public": "\(client.isPublic)", "scopes": scopes.joined(separator: " ")])
+                    .clientCreated, client: client.id, actor: actor,
+                    details: ["public": "\(client.isPublic)", "third_party": "\(client.isThirdParty)", "scopes": scopes.joined(separator: " ")])
                 return client
             }
             return CreatedClient(client: AdminClient(client), generatedSecret: generated)
@@ -224,6 +230,20 @@ public struct DatabaseAdminOperations: AdminOperations {
             guard let client = try await sessions.revokeGrant(id, of: user.id) else { throw AdminProblem.notFound("\(user.username) has no live grant \(id).") }
             try await audit.record(.tokenRevoked, user: user.id, client: client, actor: actor, details: ["grant": id])
             return client
+        }
+    }
+
+    public func consents(of userID: String) async throws -> [Consent] {
+        try await consents.list(of: try await account(userID).id)
+    }
+
+    public func revokeConsent(to clientID: String, of userID: String) async throws {
+        let user = try await account(userID)
+        try await database.transaction { [consents, audit, actor] _ in
+            guard let scopes = try await consents.revoke(clientID: clientID, of: user.id) else {
+                throw AdminProblem.notFound("\(user.username) has not allowed \(clientID) anything.")
+            }
+            try await audit.record(.consentRevoked, user: user.id, client: clientID, actor: actor, details: ["scope": scopes.joined(separator: " ")])
         }
     }
 

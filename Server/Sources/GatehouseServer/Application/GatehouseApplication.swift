@@ -47,6 +47,7 @@ public enum GatehouseApplication {
         server.endSessionController.addRoutes(to: router)
         server.deviceConfirmationPage.addRoutes(to: router)
         server.deviceVerificationPage.addRoutes(to: router)
+        server.accountPage.addRoutes(to: router)
         // The JSON API: every failure is an RFC 6749 error, rendered in one place.
         let api = router.group().add(middleware: OAuthErrorMiddleware(logger: server.logger))
         DiscoveryController(issuer: server.issuer, keys: server.keys).addRoutes(to: api)

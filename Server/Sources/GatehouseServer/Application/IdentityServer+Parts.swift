@@ -51,7 +51,8 @@ extension IdentityServer {
 
     var deviceVerificationPage: DeviceVerificationPage {
         DeviceVerificationPage(
-            clients: clients, users: users, deviceAuthorizations: deviceAuthorizations, singleSignOn: singleSignOn, loginFlow: loginFlow, audit: audit,
+            clients: clients, users: users, deviceAuthorizations: deviceAuthorizations, consents: consents, singleSignOn: singleSignOn, loginFlow: loginFlow,
+            audit: audit,
             database: database, guesses: guesses, userCodeLimit: configuration.codeGuesses, sourceLimit: configuration.sourceThrottling, cookies: cookies,
             proxies: configuration.trustedProxies, flowLifetime: configuration.tokens.authorizationRequest, logger: logger)
     }
@@ -83,12 +84,25 @@ extension IdentityServer {
         EndSessionController(clients: clients, sessions: sessions, keys: keys, issuer: issuer, cookies: cookies)
     }
 
-    var adminController: AdminController {
+    /// The admin operations' settings, for changes through `origin` (`admin_api`, `account_page`).
+    func adminSettings(origin: String) -> AdminSettings {
         let secret = secret
         let hasher = hasher
-        let settings = AdminSettings(
+        return AdminSettings(
             secret: { secret }, passwords: configuration.passwords, hashPassword: { try await hasher.hash($0) }, lifetimes: configuration.tokens,
-            maxPINAttempts: configuration.authenticator.maxPINAttempts, origin: "admin_api")
+            maxPINAttempts: configuration.authenticator.maxPINAttempts, origin: origin)
+    }
+
+    var accountPage: AccountPage {
+        let (database, clock, settings) = (database, clock, adminSettings(origin: "account_page"))
+        return AccountPage(
+            users: users, clients: clients, sessions: sessions, audit: audit, loginFlow: loginFlow,
+            operations: { DatabaseAdminOperations(database: database, clock: clock, settings: settings, actor: $0) }, cookies: cookies,
+            policy: configuration.account, flowLifetime: configuration.tokens.authorizationRequest, clock: clock)
+    }
+
+    var adminController: AdminController {
+        let settings = adminSettings(origin: "admin_api")
         return AdminController(
             users: users, clients: clients, authenticators: authenticators, audit: audit, database: database, adminTokens: adminTokens, tokens: tokens,
             proofs: dpopProofs, rateLimiter: adminRateLimiter, settings: settings, proxies: configuration.trustedProxies, clock: clock, logger: logger)

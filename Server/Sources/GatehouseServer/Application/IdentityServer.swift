@@ -18,6 +18,7 @@ public final class IdentityServer: Sendable {
     let secret: ServerSecret
     let users: UserStore
     let clients: ClientStore
+    let consents: ConsentStore
     let keyStore: SigningKeyStore
     let keys: SigningKeyRing
     let sessions: BrowserSessionStore
@@ -99,6 +100,7 @@ public final class IdentityServer: Sendable {
         self.secret = secret
         users = UserStore(database: database, clock: clock)
         clients = ClientStore(database: database, clock: clock)
+        consents = ConsentStore(database: database, clock: clock)
         keyStore = SigningKeyStore(database: database, clock: clock)
         keys = SigningKeyRing(store: keyStore, box: SecretBox(serverSecret: secret.bytes, purpose: SecretBox.signingKeysPurpose), clock: clock)
         sessions = BrowserSessionStore(database: database, clock: clock, idleTimeout: configuration.tokens.sessionIdle)
@@ -141,7 +143,7 @@ public final class IdentityServer: Sendable {
             clock: clock, logger: logger, serviceName: configuration.serviceName)
         loginFlow = LoginFlow(
             flows: flows, users: users, authenticators: authenticators, passkeys: passkeys, federatedIdentities: federatedIdentities,
-            appLogins: appLogins, oneTimeCodes: oneTimeCodes, audit: audit, authenticator: authenticator, hasher: hasher,
+            clients: clients, consents: consents, appLogins: appLogins, oneTimeCodes: oneTimeCodes, audit: audit, authenticator: authenticator, hasher: hasher,
             codeGuesses: codeGuesses, courier: courier, deviceCookies: deviceCookies, upstreams: upstreams, federatedTokens: federatedTokens,
             database: database, clock: clock, logger: logger, settings: configuration.flowSettings)
     }

@@ -39,6 +39,8 @@ public struct ServerConfiguration: Sendable, Decodable {
     public var loginSteps = LoginSteps.singleNode
     /// Whether and how people create their own accounts.
     public var registration = RegistrationPolicy()
+    /// The account page's rules (`account`).
+    public var account = AccountPolicy()
     /// Codes sent by email or SMS: length, lifetime, guesses, resend backoff.
     public var oneTimeCodes = OneTimeCodePolicy()
     /// How emails and text messages are delivered.
@@ -104,6 +106,7 @@ public struct ServerConfiguration: Sendable, Decodable {
         try file.update(&clientSignOn, .clientSignOn)
         try file.update(&loginSteps, .loginSteps)
         try file.update(&registration, .registration)
+        try file.update(&account, .account)
         try file.update(&oneTimeCodes, .oneTimeCodes)
         try file.update(&courier, .courier)
         try file.update(&authenticator, .authenticator)
@@ -127,7 +130,7 @@ public struct ServerConfiguration: Sendable, Decodable {
 
     /// The configuration file's keys.
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case host, port, database, issuer, secret, demo, registration, courier, authenticator, connections, audit, metrics, tracing
+        case host, port, database, issuer, secret, demo, registration, account, courier, authenticator, connections, audit, metrics, tracing
         case housekeeping, dpop
         case oneTimeCodes = "one_time_codes"
         case webAuthn = "webauthn"

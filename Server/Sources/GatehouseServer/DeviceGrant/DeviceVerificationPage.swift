@@ -17,6 +17,8 @@ struct DeviceVerificationPage: Sendable {
     let clients: ClientStore
     let users: UserStore
     let deviceAuthorizations: DeviceAuthorizationStore
+    /// What people allowed third-party clients: allowing a third-party device adds to it.
+    let consents: ConsentStore
     let singleSignOn: SingleSignOn
     let loginFlow: LoginFlow
     let audit: AuditLog
@@ -110,12 +112,14 @@ struct DeviceVerificationPage: Sendable {
         let user = try await users.find(id: session.userID)
         let application = client?.name ?? pending.clientID
         let binding = binding(of: request)
-        var response = PageRenderer.page(
-            title: "Sign in on \(application)?", template: "device-consent",
-            [
-                "application": application, "username": user?.username ?? "", "asks": pending.scopes.map(Self.describe(scope:)),
-                "action": "\(Self.path)/confirm", "csrfToken": binding, "id": pending.id,
-            ])
+        var values: [String: Any] = [
+            "application": application, "username": user?.username ?? "", "asks": pending.scopes.map(ScopeDescriptions.describe),
+            "action": "\(Self.path)/confirm", "csrfToken": binding, "id": pending.id, "isThirdParty": client?.isThirdParty == true,
+        ]
+        // A third-party application as its operator registered it, like the sign-in's consent node.
+        if let logo = client?.logoURI { values["logoURI"] = logo }
+        if let homepage = client?.homepage { values["homepage"] = homepage }
+        var response = PageRenderer.page(title: "Sign in on \(application)?", template: "device-consent", values)
         response.headers.append(bindingCookie(binding))
         return response
     }
@@ -136,14 +140,21 @@ struct DeviceVerificationPage: Sendable {
             return try await signIn(to: pending, request: request, binding: binding, forceSignIn: false)
         }
         let approved = decision == "allow"
-        let answered = try await database.transaction { [deviceAuthorizations, audit] _ in
+        let thirdParty = try await clients.find(id: pending.clientID)?.isThirdParty == true
+        let answered = try await database.transaction { [deviceAuthorizations, consents, audit] _ in
             guard
                 try await deviceAuthorizations.answer(
                     pending.id, approved: approved, userID: session.userID, authTime: session.authTime, methods: session.methods)
             else { return false }
+            let scope = pending.scopes.joined(separator: " ")
             try await audit.record(
                 approved ? .deviceAuthorizationApproved : .deviceAuthorizationDenied, user: session.userID, client: pending.clientID,
-                actor: "user:\(session.userID)", details: ["scope": pending.scopes.joined(separator: " ")])
+                actor: "user:\(session.userID)", details: ["scope": scope])
+            // The device's confirmation is the consent of a third-party client: always asked, and remembered like the sign-in's.
+            if thirdParty && approved {
+                try await consents.grant(pending.scopes, to: pending.clientID, by: session.userID)
+                try await audit.record(.consentGranted, user: session.userID, client: pending.clientID, details: ["scope": scope])
+            }
             return true
         }
         guard answered else { return Self.expired }
@@ -204,17 +215,5 @@ struct DeviceVerificationPage: Sendable {
         PageRenderer.error(
             title: "Code expired", message: "This sign-in was already answered or has expired. Start again on your device for a new code.",
             status: .gone)
-    }
-
-    /// What a scope lets the application do, in the words of the confirmation.
-    static func describe(scope: String) -> String {
-        switch scope {
-        case "openid": "Know who you are"
-        case "profile": "See your name and username"
-        case "email": "See your email address"
-        case "phone": "See your phone number"
-        case "offline_access": "Stay signed in until you sign out"
-        default: "Use “\(scope)”"
-        }
     }
 }

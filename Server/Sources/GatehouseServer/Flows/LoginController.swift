@@ -86,11 +86,22 @@ struct LoginController: Sendable {
             // The browser session and the authorization code are made in the submission's transaction.
             submitted = try await flow.submit(id, state: state, action: action, values: values) {
                 [sessions, responder, cookies, sessionLifetime] user, state in
+                if let authTime = state.consent?.sessionAuthTime {
+                    // Only consent was asked, of someone this browser's session signed in: that sign-in stands as it
+                    // was, while the session does (signed out meanwhile, nothing is issued and the flow stays).
+                    guard let previous, try await sessions.find(id: previous)?.userID == user.id else {
+                        throw OAuthError.invalidRequest("You signed out while this page was open. Go back to the application and sign in again.")
+                    }
+                    return try await responder.success(for: state.request, userID: user.id, authTime: authTime, methods: state.methods, afterPost: true)
+                }
                 let started = try await sessions.start(userID: user.id, methods: state.methods, lifetime: sessionLifetime, replacing: previous)
                 var response: Response
                 if let device = state.request.deviceAuthorizationID {
                     // A device's user code: the person now confirms the device on the page that asked for the sign-in.
                     response = Redirect.to(DeviceVerificationPage.confirmationPath(device), afterPost: true)
+                } else if let path = state.request.returnPath {
+                    // A sign-in for a page of this server (the account page): back there, signed in.
+                    response = Redirect.to(path, afterPost: true)
                 } else {
                     response = try await responder.success(
                         for: state.request, userID: user.id, authTime: started.session.authTime, methods: started.session.methods, afterPost: true)
@@ -116,6 +127,7 @@ struct LoginController: Sendable {
             guard state.request.deviceAuthorizationID == nil else {
                 return PageRenderer.error(title: "Sign-in refused", message: description + " Go back to the device to try again.", status: .forbidden)
             }
+            guard state.request.returnPath == nil else { return PageRenderer.error(title: "Sign-in refused", message: description, status: .forbidden) }
             return responder.failure(
                 redirectURI: state.request.redirectURI, state: state.request.state, error: error, description: description, afterPost: true)
         case .authenticated(let user, let state):

@@ -14,6 +14,8 @@ struct CookieSettings: Sendable {
     var loginName: String { secure ? "__Host-gatehouse_login" : "gatehouse_login" }
     /// Same binding for the sign-out confirmation form.
     var logoutName: String { secure ? "__Host-gatehouse_logout" : "gatehouse_logout" }
+    /// Same binding for the account page's forms.
+    var accountName: String { secure ? "__Host-gatehouse_account" : "gatehouse_account" }
     var demoName: String { secure ? "__Host-gatehouse_demo" : "gatehouse_demo" }
     /// Marks a browser that signed in to an account before (``DeviceCookie``).
     var deviceName: String { secure ? "__Host-gatehouse_device" : "gatehouse_device" }

@@ -71,21 +71,34 @@ struct AuthorizationController: Sendable {
         }
 
         let session = try await singleSignOn.usableSession(for: validated, request: request)
-        if validated.prompts.contains("none") {
-            guard let session else { return fail("login_required", "The user is not signed in.") }
-            return try await responder.success(for: validated, userID: session.userID, authTime: session.authTime, methods: session.methods, afterPost: false)
-        }
+        let silent = validated.prompts.contains("none")
+        if silent && session == nil { return fail("login_required", "The user is not signed in.") }
         let registering = validated.prompts.contains("create") && registrationEnabled
         if let session, !registering {
-            return try await responder.success(for: validated, userID: session.userID, authTime: session.authTime, methods: session.methods, afterPost: false)
+            // Signed in already; a third-party client may still need the person to allow it (more).
+            guard let asking = try await loginFlow.consentToAsk(for: validated, userID: session.userID, client: client) else {
+                return try await responder.success(
+                    for: validated, userID: session.userID, authTime: session.authTime, methods: session.methods, afterPost: false)
+            }
+            if silent { return fail("consent_required", "The user has not allowed \(client.name ?? client.id) what it asks for.") }
+            return try await hostedFlow(for: request) { binding in
+                try await loginFlow.beginConsent(
+                    validated, asking: asking, userID: session.userID, methods: session.methods, authTime: session.authTime,
+                    clientName: client.name ?? client.id, owner: .browser(binding: binding)
+                ).id
+            }
         }
+        return try await hostedFlow(for: request) { binding in
+            try await loginFlow.begin(
+                validated, kind: registering ? .registration : .login, clientName: client.name ?? client.id, owner: .browser(binding: binding)
+            ).id
+        }
+    }
 
-        // Sign in on the hosted page: a login flow bound to this browser by a secret in a cookie.
+    /// The hosted page of the flow `start` makes, bound to this browser by a secret in a cookie (its own, when it has one).
+    private func hostedFlow(for request: Request, start: (_ binding: String) async throws -> String) async throws -> Response {
         let binding = cookies.value(cookies.loginName, in: request) ?? SecureRandom.token()
-        let flow = try await loginFlow.begin(
-            validated, kind: registering ? .registration : .login, clientName: client.name ?? client.id,
-            owner: .browser(binding: binding))
-        var response = Redirect.to("/login?flow=\(flow.id)")
+        var response = Redirect.to("/login?flow=\(try await start(binding))")
         response.headers.append(cookies.setCookie(cookies.loginName, binding, maxAge: flowLifetime))
         return response
     }

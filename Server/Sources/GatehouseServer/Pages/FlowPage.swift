@@ -50,6 +50,13 @@ enum FlowPage {
         // The QR sign-in node follows its status live (``AppLoginStatusStream``); without JavaScript its button does the same.
         // Flow ids are base64url, safe in a query as they are.
         if node.id == FlowStep.appLogin.rawValue { page["appLoginEvents"] = "/login/app-status?flow=\(flowID)" }
+        // The consent node names the application as its operator registered it: logo and home page, when given.
+        if let application = node.consent?.application {
+            var consent: [String: Any] = ["name": application.name]
+            if let logo = application.logoURI { consent["logoURI"] = logo }
+            if let homepage = application.homepage { consent["homepage"] = homepage }
+            page["consent"] = consent
+        }
         return Templates.render("flow", page)
     }
 

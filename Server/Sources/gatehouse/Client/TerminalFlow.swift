@@ -47,6 +47,8 @@ struct TerminalFlow {
         var step = original
         Terminal.say("\n\(step.name)\n\(step.description)")
         for message in step.messages { Terminal.say("  \(message.level == .error ? "✗" : "•") \(message.text)") }
+        // Text to read comes before any choice: a consent node's scopes are what Allow or Deny answers.
+        for case .label(let label) in step.collectors { Terminal.say(label.text) }
         // Other actions first (another method, resend, skip, unlock): choosing one skips the fields. Links to
         // other journeys are left out: the terminal has a command for each (`register`, `reset-password`), and so
         // is "Sign in with the app" (`gatehouse authenticator sign-in`).
@@ -72,8 +74,8 @@ struct TerminalFlow {
         }
         for index in step.collectors.indices {
             switch step.collectors[index] {
-            case .label(let label):
-                Terminal.say(label.text)
+            case .label:
+                continue
             case .qrCode(let code):
                 Terminal.say(code.label)
                 if let symbol = try? QRCode(encoding: code.content) {

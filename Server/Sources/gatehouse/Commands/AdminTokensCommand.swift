@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GatehouseDomain
+import GatehouseFoundation
 import GatehouseServer
 
 /// `gatehouse admin-tokens`: personal tokens for the admin API, for scripts and operators without a client.

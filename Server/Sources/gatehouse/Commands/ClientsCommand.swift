@@ -25,6 +25,8 @@ struct ClientsCommand: AsyncParsableCommand {
         var requiresPKCE: Bool
         var deviceGrant: Bool
         var requiresDPoP: Bool
+        var thirdParty: Bool
+        var logoURI, homepage: String?
 
         init(_ client: AdminClient) {
             id = client.id
@@ -37,6 +39,9 @@ struct ClientsCommand: AsyncParsableCommand {
             requiresPKCE = client.requirePKCE
             deviceGrant = client.deviceGrant
             requiresDPoP = client.requireDPoP
+            thirdParty = client.thirdParty
+            logoURI = client.logoURI
+            homepage = client.homepage
         }
 
         enum CodingKeys: String, CodingKey {
@@ -47,6 +52,9 @@ struct ClientsCommand: AsyncParsableCommand {
             case requiresPKCE = "require_pkce"
             case deviceGrant = "device_grant"
             case requiresDPoP = "require_dpop"
+            case thirdParty = "third_party"
+            case logoURI = "logo_uri"
+            case homepage = "client_uri"
         }
     }
 
@@ -83,6 +91,14 @@ struct ClientsCommand: AsyncParsableCommand {
         var deviceGrant = false
         @Flag(name: .customLong("require-dpop"), help: "Require DPoP proofs (RFC 9449) on every token request, so all its tokens are bound to a key.")
         var requireDPoP = false
+        @Flag(
+            name: .customLong("third-party"),
+            help: "Someone else's application: people allow it what it asks for on a consent page before it gets a code.")
+        var thirdParty = false
+        @Option(name: .customLong("logo-uri"), help: "The logo the consent page shows (https).")
+        var logoURI: String?
+        @Option(name: .customLong("client-uri"), help: "The application's home page, linked from the consent page (https).")
+        var homepage: String?
         @OptionGroup var store: StoreOptions
         @OptionGroup var output: OutputOptions
 
@@ -93,6 +109,8 @@ struct ClientsCommand: AsyncParsableCommand {
                 for uri in redirectURIs + postLogoutRedirectURIs { try ClientRegistrationRules.validateRedirectURI(uri) }
                 try ClientRegistrationRules.validateScopes(scopes.flatMap { $0.split(separator: " ").map(String.init) })
                 try ClientRegistrationRules.validateAlgorithm(idTokenAlg)
+                if let logoURI { try ClientRegistrationRules.validateWebPage(logoURI, named: "logo URI") }
+                if let homepage { try ClientRegistrationRules.validateWebPage(homepage, named: "client URI") }
             } catch let error as ConfigurationError {
                 throw ValidationError(error.description)
             }
@@ -114,7 +132,8 @@ struct ClientsCommand: AsyncParsableCommand {
             let registration = ClientRegistration(
                 id: clientID, name: name, redirectURIs: redirectURIs, postLogoutRedirectURIs: postLogoutRedirectURIs,
                 scopes: requested.isEmpty ? nil : requested, isPublic: `public`, secret: secret, idTokenAlgorithm: idTokenAlg,
-                requirePKCE: !allowWithoutPKCE, deviceGrant: deviceGrant, requireDPoP: requireDPoP)
+                requirePKCE: !allowWithoutPKCE, deviceGrant: deviceGrant, requireDPoP: requireDPoP, thirdParty: thirdParty, logoURI: logoURI,
+                homepage: homepage)
             let created = try await store.withOperations { try await $0.createClient(registration) }
             if output.json {
                 struct Created: Encodable {
@@ -124,7 +143,8 @@ struct ClientsCommand: AsyncParsableCommand {
                 }
                 try JSONOutput.print(Created(client: Summary(created.client), clientSecret: created.generatedSecret))
             } else {
-                print("Added \(created.client.isPublic ? "public" : "confidential") client \(created.client.id).")
+                let party = created.client.thirdParty ? " third-party" : ""
+                print("Added\(party) \(created.client.isPublic ? "public" : "confidential") client \(created.client.id).")
                 if let secret = created.generatedSecret {
                     print("Client secret (shown once, store it now): \(secret)")
                 }
@@ -141,10 +161,11 @@ struct ClientsCommand: AsyncParsableCommand {
             let clients = try await store.withOperations { try await $0.clients() }.map(Summary.init)
             if output.json { return try JSONOutput.print(clients) }
             guard !clients.isEmpty else { return print("No clients yet. Add one with `gatehouse clients add`.") }
-            var table = TextTable(headers: ["CLIENT ID", "TYPE", "PKCE", "DEVICE", "DPOP", "ALG", "SCOPES", "REDIRECT URIS"])
+            var table = TextTable(headers: ["CLIENT ID", "TYPE", "PARTY", "PKCE", "DEVICE", "DPOP", "ALG", "SCOPES", "REDIRECT URIS"])
             table.rows = clients.map {
                 [
-                    $0.id, $0.type, $0.requiresPKCE ? "required" : "optional", $0.deviceGrant ? "yes" : "no", $0.requiresDPoP ? "required" : "optional",
+                    $0.id, $0.type, $0.thirdParty ? "third" : "first", $0.requiresPKCE ? "required" : "optional", $0.deviceGrant ? "yes" : "no",
+                    $0.requiresDPoP ? "required" : "optional",
                     $0.idTokenAlgorithm,
                     $0.scopes.joined(separator: " "), $0.redirectURIs.joined(separator: " "),
                 ]

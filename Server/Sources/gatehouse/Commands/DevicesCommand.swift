@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GatehouseFoundation
 import GatehouseServer
 
 /// `gatehouse devices`: the operator's view of authenticator apps' device identities.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GatehouseDomain
+import GatehouseFoundation
 import GatehouseServer
 
 /// `gatehouse events`: the audit trail, filtered, as a table, JSON, or JSON lines for export; `--follow` keeps printing.

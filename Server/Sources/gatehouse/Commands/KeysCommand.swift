@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GatehouseFoundation
 import GatehouseServer
 import Logging
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GatehouseDomain
+import GatehouseFoundation
 import GatehouseServer
 
 /// `gatehouse outbox`: the messages the courier queued, newest first — with the development outbox, the

@@ -53,6 +53,8 @@ extension RemoteAdmin: AdminOperations {
             var id_token_alg: String
             var device_grant: Bool
             var require_dpop: Bool
+            var third_party: Bool
+            var logo_uri, client_uri: String?
         }
         struct Created: Decodable {
             var client: AdminClient
@@ -63,7 +65,8 @@ extension RemoteAdmin: AdminOperations {
             body: NewClient(
                 id: registration.id, name: registration.name, redirect_uris: registration.redirectURIs,
                 post_logout_redirect_uris: registration.postLogoutRedirectURIs, scopes: registration.scopes, public: registration.isPublic,
-                id_token_alg: registration.idTokenAlgorithm, device_grant: registration.deviceGrant, require_dpop: registration.requireDPoP),
+                id_token_alg: registration.idTokenAlgorithm, device_grant: registration.deviceGrant, require_dpop: registration.requireDPoP,
+                third_party: registration.thirdParty, logo_uri: registration.logoURI, client_uri: registration.homepage),
             as: Created.self)
         return CreatedClient(client: created.client, generatedSecret: created.client_secret)
     }
@@ -132,6 +135,14 @@ extension RemoteAdmin: AdminOperations {
         let client = try await grants(of: userID).first { $0.id == id }?.clientID
         try await send("DELETE", "/admin/v1/users/\(Self.escaped(userID))/grants/\(Self.escaped(id))")
         return client ?? "its client"
+    }
+
+    func consents(of userID: String) async throws -> [Consent] {
+        try await send("GET", "/admin/v1/users/\(Self.escaped(userID))/consents", as: Page<Consent>.self).items
+    }
+
+    func revokeConsent(to clientID: String, of userID: String) async throws {
+        try await send("DELETE", "/admin/v1/users/\(Self.escaped(userID))/consents/\(Self.escaped(clientID))")
     }
 
     func devices(of userID: String?) async throws -> [AdminDevice] {

@@ -9,7 +9,8 @@ struct UsersCommand: AsyncParsableCommand {
         commandName: "users",
         abstract: "Manage users.",
         subcommands: [
-            Add.self, Import.self, List.self, Lock.self, Unlock.self, RequirePasswordChange.self, Passkeys.self, Identities.self, Sessions.self, Delete.self,
+            Add.self, Import.self, List.self, Lock.self, Unlock.self, RequirePasswordChange.self, Passkeys.self, Identities.self, Sessions.self, Consents.self,
+            Delete.self,
         ]
     )
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GatehouseDomain
+import GatehouseFoundation
 import GatehouseServer
 
 extension UsersCommand {

@@ -8,12 +8,3 @@ enum JSONOutput {
         Swift.print(String(decoding: try encoder.encode(value), as: UTF8.self))
     }
 }
-
-/// Formats Unix seconds for tables.
-enum Timestamp {
-    static func format(_ seconds: Int64?) -> String {
-        guard let seconds else { return "-" }
-        let formatter = ISO8601DateFormatter()
-        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
-    }
-}

@@ -85,6 +85,7 @@ struct ConfigurationLoaderTests {
             (#"{"connections": {"idle": 5}}"#, "connections.idle"),
             (#"{"trusted_proxies": {"address": ["10.0.0.1"]}}"#, "trusted_proxies.address"),
             (#"{"registration": {"enable": true}}"#, "registration.enable"),
+            (#"{"account": {"reauthenticate": 60}}"#, "account.reauthenticate"),
             (#"{"one_time_codes": {"length": 8}}"#, "one_time_codes.length"),
             (#"{"authenticator": {"pin_attempts": 2}}"#, "authenticator.pin_attempts"),
             (#"{"password_policy": {"min_len": 12}}"#, "password_policy.min_len"),

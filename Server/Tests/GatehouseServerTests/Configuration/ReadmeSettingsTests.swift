@@ -26,6 +26,7 @@ struct ReadmeSettingsTests {
             "sign_on": keys(SignOnPolicy.CodingKeys.self),
             "client_sign_on": [],
             "registration": keys(RegistrationPolicy.CodingKeys.self),
+            "account": keys(AccountPolicy.CodingKeys.self),
             "one_time_codes": keys(OneTimeCodePolicy.CodingKeys.self),
             "courier": keys(CourierConfiguration.CodingKeys.self).filter { !["email", "sms", "voice"].contains($0) }
                 + ["email", "sms", "voice"].flatMap { channel in delivery.map { "\(channel).\($0)" } },

@@ -29,6 +29,8 @@ struct SDKMultiFactorTests {
             case .saveRecoveryCodes(let codes):
                 recoveryCodes = codes
                 return .done
+            case .consent:
+                return .deny  // this person's app is first-party: never asked
             case .chooseFactor(let factors):
                 return .choose(preferRecoveryCode && factors.contains(.recoveryCode) ? .recoveryCode : .totp)
             case .chooseMethod(let methods):

@@ -1,0 +1,84 @@
+import GatehouseDomain
+import GatehouseProtocol
+
+/// Consent: a third-party client (``Client/isThirdParty``) gets a code only for scopes the person allowed it. The
+/// node comes after every other step of a sign-in (``LoginFlow/complete(_:state:user:)``), or on its own for someone a
+/// browser session already signed in (``LoginFlow/beginConsent(_:asking:userID:methods:authTime:clientName:owner:)``).
+extension LoginFlow {
+    /// OAuth's error for a person who did not allow the client (RFC 6749 §4.1.2.1).
+    package static let accessDenied = "access_denied"
+
+    /// What `userID` has still to allow the client of `request`: `nil` for a first-party client, or when every scope
+    /// asked for was allowed before and the request does not say `prompt=consent`. `known` is the request's client
+    /// when the caller read it already.
+    package func consentToAsk(for request: AuthorizationRequest, userID: String, client known: Client? = nil) async throws -> PendingConsent? {
+        let found = if let known { known } else { try await clients.find(id: request.clientID) }
+        guard let client = found, client.isThirdParty else { return nil }
+        let asked =
+            if request.prompts.contains("consent") {
+                request.scopes
+            } else {
+                try await consents.find(userID: userID, clientID: client.id)?.missing(from: request.scopes) ?? request.scopes
+            }
+        guard !asked.isEmpty else { return nil }
+        return PendingConsent(
+            application: FlowConsent.Application(id: client.id, name: client.name ?? client.id, logoURI: client.logoURI, homepage: client.homepage),
+            scopes: asked)
+    }
+
+    /// Starts a flow at the consent node for `userID`, whom this browser's session signed in at `authTime` with
+    /// `methods`: finishing it issues the code for that sign-in, without signing in again.
+    package func beginConsent(
+        _ request: AuthorizationRequest, asking: PendingConsent, userID: String, methods: [String], authTime: Int64, clientName: String,
+        owner: FlowStore.Owner
+    ) async throws -> (id: String, node: FlowNode) {
+        let username = try await users.find(id: userID)?.username
+        var state = FlowStore.LoginState(request: request, step: .consent, username: username, clientName: clientName)
+        state.account = FlowStore.ProvenAccount(userID: userID, methods: methods, passwordSettled: true)
+        state.consent = asking
+        state.consent?.sessionAuthTime = authTime
+        let id = try await flows.create(state, owner: owner, lifetime: settings.lifetime)
+        state.id = id
+        return (id, node(for: state))
+    }
+
+    /// The consent node: who asks, each scope in plain words (label fields, for any renderer) and as data
+    /// (``FlowNode/consent``), Allow and Deny.
+    func consentNode(for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode {
+        let asking =
+            state.consent
+            ?? PendingConsent(
+                application: FlowConsent.Application(id: state.request.clientID, name: state.clientName ?? state.request.clientID),
+                scopes: state.request.scopes)
+        let name = asking.application.name
+        let who = state.username.map { "You are signed in as \($0). " } ?? ""
+        let scopes = asking.scopes.map { FlowConsent.Scope(name: $0, description: ScopeDescriptions.describe($0)) }
+        return FlowNode(
+            id: FlowStep.consent.rawValue, name: "Allow \(name) access?",
+            description: "\(who)\(name) is not run by this service. Allow it only if you trust it. It asks to:", category: .consent,
+            fields: scopes.map { FlowField(key: "scope.\($0.name)", kind: .label, label: $0.description, required: false) },
+            actions: [FlowAction(id: .submit, kind: .submit, label: "Allow"), FlowAction(id: .deny, kind: .submit, label: "Deny")],
+            messages: messages, consent: FlowConsent(application: asking.application, scopes: scopes))
+    }
+
+    /// Allow records the scopes (added to what the person allowed before) and finishes the sign-in; Deny ends the
+    /// flow, and the client hears `access_denied`.
+    func advanceConsent(_ id: String, state: FlowStore.LoginState, action: FlowActionID) async throws -> Outcome {
+        guard let account = state.account, let asking = state.consent else { return .gone }
+        let scope = asking.scopes.joined(separator: " ")
+        if action == .deny {
+            guard try await flows.finish(id, at: state.version) else { throw FlowStore.Superseded() }
+            try await audit.record(.consentDenied, user: account.userID, client: state.request.clientID, details: ["scope": scope])
+            return .refused(error: Self.accessDenied, description: "You did not allow \(asking.application.name) access.")
+        }
+        guard let user = try await users.find(id: account.userID), !user.isLocked else {
+            guard try await flows.finish(id, at: state.version) else { throw FlowStore.Superseded() }
+            return .gone
+        }
+        try await consents.grant(asking.scopes, to: state.request.clientID, by: account.userID)
+        try await audit.record(.consentGranted, user: account.userID, client: state.request.clientID, details: ["scope": scope])
+        var allowed = state
+        allowed.consent?.allowed = true
+        return try await complete(id, state: allowed, user: user)
+    }
+}

@@ -1,0 +1,184 @@
+"""The account page (`/account`): a person signed in on the hosted pages sees their profile, the applications they
+allowed (revoking one stops its tokens), where they are signed in (another browser signed out), their recent
+security events, downloads their data and deletes their account (after signing in again when the sign-in is older
+than `account.reauthenticate_after`). Played by the harness's cookie-keeping browser and headless Chromium with
+axe-core; every form refuses a post without the browser's token."""
+import json
+import os
+import re
+import time
+from urllib.parse import urljoin
+
+import pytest
+import requests
+
+from gatehouse_harness import (PASSWORD, WEB_REDIRECT, WEB_SECRET, Browser, Server, authorize_url, forms, redeem,
+                               redirect_parameters, refresh)
+
+REAUTHENTICATE_AFTER = 3
+
+
+@pytest.fixture(scope="module")
+def site():
+    server = Server(config={"account": {"reauthenticate_after": REAUTHENTICATE_AFTER}})
+    server.add_client("web", WEB_REDIRECT, secret=WEB_SECRET, extra=["--name", "Web App"])
+    server.add_client("partner", WEB_REDIRECT, secret=WEB_SECRET, extra=["--name", "Partner App", "--third-party"])
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def person(server, name):
+    username = f"{name}-{time.monotonic_ns()}"
+    server.add_user(username, PASSWORD, name="Pat Example")
+    return username
+
+
+def account(server, username):
+    """A browser signed in on the account page, and the page."""
+    browser = Browser(server)
+    page = browser.sign_in(server.issuer + "/account", username, PASSWORD)
+    assert page.status_code == 200 and page.url == server.issuer + "/account", (page.url, page.text[:500])
+    return browser, page
+
+
+def form_for(page, change, **match):
+    """The page's form that makes `change` (and names `match`'s values)."""
+    for form in forms(page.text):
+        inputs = form["inputs"]
+        if inputs.get("change") == change and all(inputs.get(key) == value for key, value in match.items()):
+            return form
+    raise AssertionError(f"no form for {change} {match}")
+
+
+def post(browser, page, form, **values):
+    return browser.post(urljoin(page.url, form["action"]), {**form["inputs"], **values})
+
+
+def test_the_page_signs_in_and_shows_the_account(site):
+    username = person(site, "viewer")
+    browser = Browser(site)
+    login = browser.get(site.issuer + "/account")
+    assert login.status_code == 200 and "/login?flow=" in login.url
+    assert "Sign in to continue to your account." in login.text
+    _, page = account(site, username)
+    assert "<h1>Your account</h1>" in page.text and username in page.text and "Pat Example" in page.text
+    assert "This browser" in page.text
+    assert "sign_in.succeeded" in page.text  # the sign-in that opened the page, among the recent security events
+    assert page.headers["Cache-Control"] == "no-store"
+
+
+def test_revoking_an_application_stops_its_tokens(site):
+    username = person(site, "revoker")
+    browser, _ = account(site, username)
+    consent = browser.get(authorize_url(site, client_id="partner"))
+    allow = forms(consent.text)[0]
+    answered = browser.post(urljoin(consent.url, allow["action"]), {**allow["inputs"], "action": "submit"})
+    tokens = redeem(site, redirect_parameters(answered)["code"], auth=("partner", WEB_SECRET)).json()
+
+    page = browser.get(site.issuer + "/account")
+    assert "Partner App" in page.text and "Stay signed in until you sign out" in page.text
+    done = post(browser, page, form_for(page, "revoke_app", client_id="partner"))
+    assert done.url.endswith("/account?done=app_revoked") and "access was revoked" in done.text
+    assert "Partner App" not in done.text.split('id="apps"')[1].split("</section>")[0]
+    assert refresh(site, tokens["refresh_token"], auth=("partner", WEB_SECRET)).json()["error"] == "invalid_grant"
+    assert "consent.revoked" in done.text
+    # Revoked twice (a second tab): said plainly, nothing breaks.
+    again = post(browser, page, form_for(page, "revoke_app", client_id="partner"))
+    assert "That was already removed." in again.text
+
+
+def test_signing_out_another_browser(site):
+    username = person(site, "traveller")
+    laptop, _ = account(site, username)
+    phone, _ = account(site, username)
+    tablet, page = account(site, username)
+    handles = re.findall(r'data-session="([0-9a-f]{16})"', page.text)
+    assert len(handles) == 3
+    others = [handle for handle in handles if f'name="session" value="{handle}"' in page.text]
+    assert len(others) == 2, "this browser has no sign-out button of its own"
+    ended = post(tablet, page, form_for(page, "end_session", session=others[0]))
+    assert "That browser was signed out." in ended.text
+    still = [browser for browser in (laptop, phone) if browser.get(site.issuer + "/account").url == site.issuer + "/account"]
+    assert len(still) == 1, "exactly one of the other browsers was signed out"
+
+    everywhere = post(tablet, ended, form_for(ended, "end_other_sessions"))
+    assert "Every other browser was signed out." in everywhere.text
+    assert "/login?flow=" in still[0].get(site.issuer + "/account").url
+    assert tablet.get(site.issuer + "/account").url == site.issuer + "/account"
+
+
+def test_forms_refuse_a_post_without_the_browsers_token(site):
+    username = person(site, "guarded")
+    browser, page = account(site, username)
+    form = form_for(page, "delete")
+    target = urljoin(page.url, form["action"])
+    # Another site's page posting with the person's cookies but without the token, or with a guessed one.
+    assert browser.post(target, {"change": "delete", "confirm_username": username}).status_code == 403
+    assert browser.post(target, {"change": "delete", "confirm_username": username, "csrf_token": "x" * 43}).status_code == 403
+    # Without the cookies at all.
+    assert requests.post(target, data={**form["inputs"], "confirm_username": username}, allow_redirects=False, timeout=10).status_code == 403
+    assert browser.get(site.issuer + "/account").url == site.issuer + "/account", "the account is still there"
+
+
+def test_downloading_the_data(site):
+    username = person(site, "keeper")
+    browser, _ = account(site, username)
+    data = browser.get(site.issuer + "/account/data")
+    assert data.status_code == 200 and data.headers["Content-Type"].startswith("application/json")
+    assert data.headers["Content-Disposition"] == f'attachment; filename="account-{username}.json"'
+    document = data.json()
+    assert document["user"]["username"] == username and document["user"]["name"] == "Pat Example"
+    assert len(document["browser_sessions"]) == 1 and document["consents"] == []
+    assert any(event["type"] == "sign_in.succeeded" for event in document["events"])
+    assert "password_hash" not in data.text and "$scrypt" not in data.text
+    # Not signed in: no data, a sign-in instead.
+    assert "/login?flow=" in Browser(site).get(site.issuer + "/account/data").url
+
+
+def test_deleting_the_account_after_signing_in_again(site):
+    username = person(site, "leaver")
+    browser, page = account(site, username)
+    code = redirect_parameters(browser.get(authorize_url(site)))["code"]
+    tokens = redeem(site, code).json()
+
+    wrong = post(browser, page, form_for(page, "delete"), confirm_username="someone-else")
+    assert "type your username exactly" in wrong.text
+    time.sleep(REAUTHENTICATE_AFTER + 1)
+    # The sign-in is older than reauthenticate_after: sign in again first, the name filled in, then back.
+    again = post(browser, page, form_for(page, "delete"), confirm_username=username)
+    assert "/login?flow=" in again.url and f'value="{username}"' in again.text
+    login = forms(again.text)[0]
+    back = browser.post(urljoin(again.url, login["action"]), {**login["inputs"], "username": username, "password": PASSWORD})
+    assert back.url == site.issuer + "/account"
+    deleted = post(browser, back, form_for(back, "delete"), confirm_username=username.upper())
+    assert deleted.status_code == 200 and "Account deleted" in deleted.text
+
+    assert requests.get(site.issuer + "/userinfo", headers={"Authorization": "Bearer " + tokens["access_token"]}, timeout=10).status_code == 401
+    assert refresh(site, tokens["refresh_token"]).json()["error"] == "invalid_grant"
+    refused = Browser(site).sign_in(authorize_url(site), username, PASSWORD)
+    assert refused.status_code == 401 and "incorrect" in refused.text
+    assert "/login?flow=" in browser.get(site.issuer + "/account").url
+    events = json.loads(site.cli("events", "--type", "account.deleted", "--json").stdout)
+    mine = [event for event in events if event["details"].get("username") == username]
+    assert mine and mine[0]["actor"] == f"user:{mine[0]['user_id']}"
+
+
+def test_the_account_page_in_chromium_is_accessible(site, chromium, tmp_path):
+    from axe_selenium_python import Axe
+    from selenium.webdriver.common.by import By
+
+    from browser_steps import press
+
+    username = person(site, "chromium")
+    chromium.get(site.issuer + "/account")
+    chromium.find_element(By.ID, "username").send_keys(username)
+    chromium.find_element(By.ID, "password").send_keys(PASSWORD)
+    press(chromium, "submit")
+    assert chromium.find_element(By.TAG_NAME, "h1").text == "Your account"
+    chromium.save_screenshot(os.path.join(os.environ.get("GATEHOUSE_SCREENSHOTS", str(tmp_path)), "account.png"))
+    axe = Axe(chromium)
+    axe.inject()
+    serious = [violation for violation in axe.run()["violations"] if violation["impact"] in ("serious", "critical")]
+    assert not serious, json.dumps(serious, indent=1)[:3000]

@@ -109,6 +109,49 @@ def test_signing_out_another_browser(site):
     assert tablet.get(site.issuer + "/account").url == site.issuer + "/account"
 
 
+NEW_PASSWORD = "a brand new passphrase 77"
+
+
+def test_changing_the_password(site):
+    username = person(site, "changer")
+    other, _ = account(site, username)
+    browser, page = account(site, username)
+    form = form_for(page, "password")
+    wrong = post(browser, page, form, current_password="not it", new_password=NEW_PASSWORD)
+    assert wrong.status_code == 401 and "The current password is incorrect." in wrong.text
+    short = post(browser, page, form, current_password=PASSWORD, new_password="short")
+    assert short.status_code == 400 and "at least" in short.text
+    same = post(browser, page, form, current_password=PASSWORD, new_password=PASSWORD)
+    assert same.status_code == 400 and "different from your current one" in same.text
+
+    changed = post(browser, page, form, current_password=PASSWORD, new_password=NEW_PASSWORD)
+    assert changed.url.endswith("/account?done=password_changed") and "Your password was changed" in changed.text
+    # This browser stays signed in (a new session); the other one is signed out; only the new password signs in.
+    assert browser.get(site.issuer + "/account").url == site.issuer + "/account"
+    assert "/login?flow=" in other.get(site.issuer + "/account").url
+    assert Browser(site).sign_in(authorize_url(site), username, PASSWORD).status_code == 401
+    assert "code" in redirect_parameters(Browser(site).sign_in(authorize_url(site), username, NEW_PASSWORD))
+    notices = json.loads(site.cli("outbox", "--to", f"{username}@example.com", "--json").stdout)
+    assert any(message["subject"] == "Your password was changed" for message in notices), notices
+
+
+def test_guessing_the_current_password_meets_the_sign_in_limits(site):
+    """The current password is checked as a sign-in's: wrong ones count against the account (login_throttling: 5)."""
+    username = person(site, "guessed")
+    browser, page = account(site, username)
+    form = form_for(page, "password")
+    answers = [post(browser, page, form, current_password=f"guess {attempt}", new_password=NEW_PASSWORD).status_code for attempt in range(7)]
+    assert answers[:5] == [401] * 5 and answers[-1] == 429, answers
+    # The right password is refused too while paused: on this page, and on the sign-in page of this browser (its
+    # device cookie names the account, so its guesses are counted apart from everyone else's, as at sign-in).
+    assert post(browser, page, form, current_password=PASSWORD, new_password=NEW_PASSWORD).status_code == 429
+    same_device = Browser(site)
+    for cookie in browser.session.cookies:
+        if cookie.name == "gatehouse_device":
+            same_device.session.cookies.set(cookie.name, cookie.value, domain=cookie.domain, path=cookie.path)
+    assert same_device.sign_in(authorize_url(site), username, PASSWORD).status_code == 429
+
+
 def test_forms_refuse_a_post_without_the_browsers_token(site):
     username = person(site, "guarded")
     browser, page = account(site, username)

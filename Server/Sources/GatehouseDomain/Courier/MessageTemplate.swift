@@ -19,6 +19,10 @@ package enum MessageTemplate: String, Sendable, CaseIterable {
     case emailChanged = "email_changed"
     /// Told after a passkey was added to the account.
     case passkeyAdded = "passkey_added"
+    /// Told after the password was changed on the account page.
+    case passwordChanged = "password_changed"
+    /// Told after the account was deleted on the account page.
+    case accountDeleted = "account_deleted"
     /// Confirms a new authenticator app's device identity with a code typed into the app.
     case deviceCode = "device_code"
     /// Confirms a new authenticator app's device identity with a link (passed as the code).
@@ -29,7 +33,7 @@ package enum MessageTemplate: String, Sendable, CaseIterable {
     /// Warnings to the account's owner about something that happened to it. They are counted against their own
     /// hourly budget, apart from codes, which anyone who knows an address can have sent to it.
     package static let securityNotices: [MessageTemplate] = [
-        .authenticatorChanged, .recoveryCodesChanged, .phoneChanged, .emailChanged, .passkeyAdded, .guessesBlocked,
+        .authenticatorChanged, .recoveryCodesChanged, .phoneChanged, .emailChanged, .passkeyAdded, .guessesBlocked, .passwordChanged, .accountDeleted,
     ]
 
     package var isSecurityNotice: Bool { Self.securityNotices.contains(self) }

@@ -25,7 +25,14 @@ struct AccountPage: Sendable {
     /// The account operations, on behalf of an actor (`user:ID`).
     let operations: @Sendable (_ actor: String) -> DatabaseAdminOperations
     let cookies: CookieSettings
+    let deviceCookies: DeviceCookie
+    /// The reverse proxies whose word on the client's address is believed.
+    let proxies: TrustedProxies
     let policy: AccountPolicy
+    /// The rules a new password must pass (its form's length hints).
+    let passwords: PasswordPolicy
+    /// Seconds a browser session lives (`token_lifetimes.session`): this browser's new one after a password change.
+    let sessionLifetime: Int64
     /// Seconds the sign-in's binding cookie lives (`token_lifetimes.authorization_request`).
     let flowLifetime: Int64
     let clock: UnixClock
@@ -38,7 +45,9 @@ struct AccountPage: Sendable {
 
     func addRoutes(to router: Router<some RequestContext>) {
         router.get(RouterPath(stringLiteral: Self.path)) { request, _ in try await show(request) }
-        router.post(RouterPath(stringLiteral: Self.path)) { request, _ in try await change(request) }
+        router.post(RouterPath(stringLiteral: Self.path)) { request, context in
+            try await change(request, source: ClientAddress(of: request, context: context, trusting: proxies))
+        }
         router.get(RouterPath(stringLiteral: Self.path + "/data")) { request, _ in try await download(request) }
     }
 
@@ -61,7 +70,8 @@ struct AccountPage: Sendable {
 
     // MARK: - The page
 
-    func show(_ request: Request) async throws -> Response {
+    /// The page; `problem` says why the form just posted was not taken (answered with `status`).
+    func show(_ request: Request, problem: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
         guard let current = try await signedIn(request) else { return try await signIn(request, as: nil) }
         let user = current.user
         let operations = operations("user:\(user.id)")
@@ -76,6 +86,7 @@ struct AccountPage: Sendable {
         let query = FormParameters(encoded: request.uri.query ?? "")
         var values: [String: Any] = [
             "csrfToken": token, "action": Self.path, "username": user.username, "email": user.email, "emailVerified": user.emailVerified,
+            "hasPassword": user.hasPassword, "minLength": passwords.minLength, "maxLength": passwords.maxLength,
             "apps": consents.map { consent -> [String: Any] in
                 [
                     "clientID": consent.clientID, "name": names[consent.clientID] ?? consent.clientID,
@@ -100,8 +111,10 @@ struct AccountPage: Sendable {
         if let name = user.name { values["name"] = name }
         if let phone = user.phoneNumber { values["phone"] = phone }
         if let notice = query["done"].flatMap(Self.notices.index(forKey:)).map({ Self.notices[$0].value }) { values["notice"] = notice }
-        if let problem = query["problem"].flatMap(Self.problems.index(forKey:)).map({ Self.problems[$0].value }) { values["problem"] = problem }
-        var response = PageRenderer.page(title: "Your account", template: "account", values)
+        if let problem = problem ?? query["problem"].flatMap(Self.problems.index(forKey:)).map({ Self.problems[$0].value }) {
+            values["problem"] = problem
+        }
+        var response = PageRenderer.page(title: "Your account", template: "account", values, status: status)
         response.headers.append(cookies.setCookie(cookies.accountName, token, maxAge: 3600))
         return response
     }
@@ -113,6 +126,7 @@ struct AccountPage: Sendable {
         "session_ended": "That browser was signed out.",
         "others_ended": "Every other browser was signed out.",
         "grant_revoked": "The application's sign-in was ended.",
+        "password_changed": "Your password was changed, and you were signed out everywhere else.",
     ]
     static let problems = [
         "confirm": "To delete your account, type your username exactly.",
@@ -121,7 +135,7 @@ struct AccountPage: Sendable {
 
     // MARK: - Changes
 
-    func change(_ request: Request) async throws -> Response {
+    func change(_ request: Request, source: ClientAddress) async throws -> Response {
         guard let form = try? await FormParameters.body(of: request) else {
             return PageRenderer.error(title: "Invalid request", message: "The form could not be read.")
         }
@@ -151,6 +165,8 @@ struct AccountPage: Sendable {
             case "revoke_grant":
                 _ = try await operations.revokeGrant(form["grant"] ?? "", of: user.id)
                 return Self.back("done=grant_revoked")
+            case "password":
+                return try await changePassword(current, form: form, request: request, source: source)
             case "delete":
                 return try await delete(current, confirmation: form["confirm_username"] ?? "", request: request)
             default:
@@ -167,9 +183,43 @@ struct AccountPage: Sendable {
         guard confirmation.lowercased() == current.user.username.lowercased() else { return Self.back("problem=confirm") }
         guard clock.now() - current.session.authTime <= policy.reauthenticateAfter else { return try await signIn(request, as: current.user) }
         try await operations("user:\(current.user.id)").deleteUser(id: current.user.id)
+        try await loginFlow.notify(current.user, .accountDeleted)
         var response = PageRenderer.page(title: "Account deleted", template: "account-deleted", [:])
         response.headers.append(cookies.clearCookie(cookies.sessionName))
         response.headers.append(cookies.clearCookie(cookies.accountName))
+        return response
+    }
+
+    /// Changes the password: the current one checked as a sign-in's is (the same limits per account and per source),
+    /// the new one against the password policy, a sign-in younger than `reauthenticate_after`. Every other session
+    /// and token ends; this browser gets a new session, and the owner a notice.
+    private func changePassword(_ current: SignedIn, form: FormParameters, request: Request, source: ClientAddress) async throws -> Response {
+        let user = current.user
+        guard clock.now() - current.session.authTime <= policy.reauthenticateAfter else { return try await signIn(request, as: user) }
+        guard user.hasPassword else {
+            return try await show(request, problem: "Your account has no password yet: choose one with “Forgot your password?” when you sign in.")
+        }
+        let given = form["current_password"] ?? "", chosen = form["new_password"] ?? ""
+        let device = deviceCookies.verify(cookies.value(cookies.deviceName, in: request))
+        let checked = try await loginFlow.authenticator.authenticate(
+            username: user.username, password: given, source: source, devices: device.map { [$0] } ?? [], clientID: Self.clientID)
+        switch checked {
+        case .authenticated: break
+        case .invalidCredentials: return try await show(request, problem: "The current password is incorrect.", status: .unauthorized)
+        case .throttled: return try await show(request, problem: LoginMessages.throttled, status: .tooManyRequests)
+        case .locked: return try await signIn(request, as: nil)
+        }
+        guard chosen != given else { return try await show(request, problem: "Choose a password different from your current one.", status: .badRequest) }
+        do {
+            try await operations("user:\(user.id)").setPassword(chosen, of: user.id)
+        } catch let problem as AdminProblem where problem.status == .badRequest {
+            return try await show(request, problem: problem.detail, status: .badRequest)
+        }
+        try await loginFlow.notify(user, .passwordChanged)
+        // Every session ended with the old password, this one too: this browser, which just proved the password, gets a new one.
+        let started = try await sessions.start(userID: user.id, methods: current.session.methods, lifetime: sessionLifetime, replacing: nil)
+        var response = Self.back("done=password_changed")
+        response.headers.append(cookies.setCookie(cookies.sessionName, started.id, maxAge: sessionLifetime))
         return response
     }
 

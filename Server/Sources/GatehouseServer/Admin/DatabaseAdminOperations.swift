@@ -87,6 +87,20 @@ public struct DatabaseAdminOperations: AdminOperations {
         }
     }
 
+    /// Sets the password of `userID` to `password` (checked against the password policy), ending every session and
+    /// token of the account: whoever had them may have had the old password too.
+    public func setPassword(_ password: String, of userID: String) async throws {
+        let user = try await account(userID)
+        if let problem = settings.passwords.problem(with: password, username: user.username, email: user.email) {
+            throw AdminProblem.badRequest(problem)
+        }
+        let hash = try await settings.hashPassword(password)
+        try await database.transaction { [users, audit, actor] _ in
+            try await users.changePassword(userID: user.id, to: hash)
+            try await audit.record(.passwordChanged, user: user.id, actor: actor)
+        }
+    }
+
     public func setLocked(userID: String, _ locked: Bool) async throws {
         let user = try await account(userID)
         try await database.transaction { [users, audit, actor, settings] _ in

@@ -98,7 +98,8 @@ extension IdentityServer {
         return AccountPage(
             users: users, clients: clients, sessions: sessions, audit: audit, loginFlow: loginFlow,
             operations: { DatabaseAdminOperations(database: database, clock: clock, settings: settings, actor: $0) }, cookies: cookies,
-            policy: configuration.account, flowLifetime: configuration.tokens.authorizationRequest, clock: clock)
+            deviceCookies: deviceCookies, proxies: configuration.trustedProxies, policy: configuration.account, passwords: configuration.passwords,
+            sessionLifetime: configuration.tokens.session, flowLifetime: configuration.tokens.authorizationRequest, clock: clock)
     }
 
     var adminController: AdminController {

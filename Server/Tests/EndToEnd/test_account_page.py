@@ -20,7 +20,8 @@ REAUTHENTICATE_AFTER = 3
 
 @pytest.fixture(scope="module")
 def site():
-    server = Server(config={"account": {"reauthenticate_after": REAUTHENTICATE_AFTER}})
+    # A second factor is asked of those who set one up (the default asks none).
+    server = Server(config={"account": {"reauthenticate_after": REAUTHENTICATE_AFTER}, "sign_on": {"second_factor": "if_enrolled"}})
     server.add_client("web", WEB_REDIRECT, secret=WEB_SECRET, extra=["--name", "Web App"])
     server.add_client("partner", WEB_REDIRECT, secret=WEB_SECRET, extra=["--name", "Partner App", "--third-party"])
     try:
@@ -150,6 +151,35 @@ def test_guessing_the_current_password_meets_the_sign_in_limits(site):
         if cookie.name == "gatehouse_device":
             same_device.session.cookies.set(cookie.name, cookie.value, domain=cookie.domain, path=cookie.path)
     assert same_device.sign_in(authorize_url(site), username, PASSWORD).status_code == 429
+
+
+def test_setting_up_two_step_verification_from_the_page(site):
+    """The page hands over to the hosted journey that changes two-step verification (signing in first), which comes
+    back to the page; the new factor then guards the next sign-in."""
+    import pyotp
+
+    username = person(site, "guarded-later")
+    browser, page = account(site, username)
+    assert "Not set up: your password alone signs you in." in page.text and "No passkeys." in page.text
+    assert "You sign in with no other provider." in page.text
+    login = post(browser, page, form_for(page, "two_step"))
+    assert "/login?flow=" in login.url and "Sign in to change your two-step verification." in login.text
+    form = forms(login.text)[0]
+    enroll = browser.post(urljoin(login.url, form["action"]), {**form["inputs"], "username": username, "password": PASSWORD})
+    assert 'data-node="mfa.enroll.totp"' in enroll.text, enroll.text[-1500:]
+    key = re.search(r"Enter this key instead: ([A-Z2-7 ]+)<", enroll.text).group(1).replace(" ", "")
+    totp = pyotp.TOTP(key)
+    form = forms(enroll.text)[0]
+    codes = browser.post(urljoin(enroll.url, form["action"]), {**form["inputs"], "code": totp.now(), "action": "submit"})
+    assert 'data-node="mfa.enroll.recovery_codes"' in codes.text, codes.text[-1500:]
+    form = forms(codes.text)[0]
+    back = browser.post(urljoin(codes.url, form["action"]), {**form["inputs"], "action": "submit"})
+    assert back.url == site.issuer + "/account?done=two_step_changed", back.url
+    assert "Your two-step verification was changed." in back.text and "<li>Authenticator app</li>" in back.text
+    assert "factor.enrolled" in back.text
+    # The next sign-in asks for the code, not the password alone.
+    asked = Browser(site).sign_in(authorize_url(site), username, PASSWORD)
+    assert asked.status_code == 200 and re.search(r'data-node="mfa\.(choose|totp)"', asked.text), asked.status_code
 
 
 def test_forms_refuse_a_post_without_the_browsers_token(site):

@@ -17,6 +17,8 @@ import Hummingbird
 /// `account.reauthenticate_after`, or the person signs in again first.
 struct AccountPage: Sendable {
     let users: UserStore
+    /// The second factors the person enrolled, for the page to name.
+    let authenticators: AuthenticatorStore
     let clients: ClientStore
     let sessions: BrowserSessionStore
     let audit: AuditLog
@@ -79,6 +81,9 @@ struct AccountPage: Sendable {
         let browserSessions = try await operations.browserSessions(of: user.id)
         let grants = try await operations.grants(of: user.id)
         let events = try await audit.recent(of: user.id, limit: Self.eventsShown)
+        let factors = try await authenticators.enrolledFactors(userID: user.id).filter { $0 != .passkey && $0 != .recoveryCode }
+        let passkeys = try await operations.passkeys(of: user.id)
+        let identities = try await operations.identities(of: user.id)
         var names: [String: String] = [:]
         for id in Set(consents.map(\.clientID) + grants.map(\.clientID)) { names[id] = try await clients.find(id: id)?.name ?? id }
 
@@ -101,6 +106,13 @@ struct AccountPage: Sendable {
             },
             "hasOtherSessions": browserSessions.contains { $0.id != current.handle },
             "hasGrants": !grants.isEmpty,
+            "factors": factors.map(\.label), "hasFactors": !factors.isEmpty,
+            "passkeys": passkeys.map { passkey -> [String: Any] in
+                ["id": passkey.id, "name": passkey.name, "added": Timestamp.format(passkey.createdAt), "lastUsed": Timestamp.format(passkey.lastUsedAt)]
+            },
+            "identities": identities.map { identity -> [String: Any] in
+                ["provider": identity.providerID, "email": identity.email ?? "", "linked": Timestamp.format(identity.createdAt)]
+            },
             "grants": grants.map { grant -> [String: Any] in
                 ["id": grant.id, "name": names[grant.clientID] ?? grant.clientID, "lastUsed": Timestamp.format(grant.lastIssuedAt)]
             },
@@ -127,6 +139,10 @@ struct AccountPage: Sendable {
         "others_ended": "Every other browser was signed out.",
         "grant_revoked": "The application's sign-in was ended.",
         "password_changed": "Your password was changed, and you were signed out everywhere else.",
+        "two_step_changed": "Your two-step verification was changed.",
+        "passkey_renamed": "The passkey was renamed.",
+        "passkey_removed": "The passkey was removed.",
+        "identity_unlinked": "The other provider's sign-in was unlinked.",
     ]
     static let problems = [
         "confirm": "To delete your account, type your username exactly.",
@@ -165,6 +181,24 @@ struct AccountPage: Sendable {
             case "revoke_grant":
                 _ = try await operations.revokeGrant(form["grant"] ?? "", of: user.id)
                 return Self.back("done=grant_revoked")
+            case "two_step":
+                // The journey that changes two-step verification, on the hosted pages, signing in first; then back here.
+                return try await signIn(request, as: user, kind: .enrollment, done: "two_step_changed")
+            case "rename_passkey":
+                _ = try await operations.renamePasskey(form["passkey"] ?? "", of: user.id, to: form["name"] ?? "")
+                return Self.back("done=passkey_renamed")
+            case "remove_passkey":
+                let passkeys = try await operations.passkeys(of: user.id)
+                let others = try await operations.identities(of: user.id)
+                // Never the last way in: without a password or another provider, the last passkey stays.
+                guard user.hasPassword || !others.isEmpty || passkeys.count > 1 else {
+                    return try await show(request, problem: "This passkey is your only way to sign in: add another first.", status: .conflict)
+                }
+                try await operations.removePasskey(form["passkey"] ?? "", of: user.id)
+                return Self.back("done=passkey_removed")
+            case "unlink_identity":
+                try await operations.unlinkIdentity(at: form["provider"] ?? "", of: user.id)
+                return Self.back("done=identity_unlinked")
             case "password":
                 return try await changePassword(current, form: form, request: request, source: source)
             case "delete":
@@ -174,6 +208,8 @@ struct AccountPage: Sendable {
             }
         } catch let problem as AdminProblem where problem.status == .notFound {
             return Self.back("problem=gone")
+        } catch let problem as AdminProblem where problem.status == .conflict || problem.status == .badRequest {
+            return try await show(request, problem: problem.detail, status: problem.status)
         }
     }
 
@@ -248,14 +284,14 @@ struct AccountPage: Sendable {
 
     // MARK: - Signing in
 
-    /// A sign-in that comes back to the page: for anyone when `user` is `nil`, or again for `user` (a sensitive change
-    /// after the allowed age), with their name filled in.
-    private func signIn(_ request: Request, as user: User?) async throws -> Response {
+    /// A flow of `kind` on the hosted pages that comes back to the page (saying `done`): a sign-in for anyone when
+    /// `user` is `nil`, or again for `user` (a sensitive change after the allowed age), with their name filled in.
+    private func signIn(_ request: Request, as user: User?, kind: FlowKind = .login, done: String? = nil) async throws -> Response {
         let binding = cookies.value(cookies.loginName, in: request) ?? SecureRandom.token()
         var authorization = AuthorizationRequest(
             clientID: Self.clientID, redirectURI: Self.path, scopes: ["openid"], prompts: user == nil ? [] : ["login"], loginHint: user?.username)
-        authorization.returnPath = Self.path
-        let flow = try await loginFlow.begin(authorization, clientName: "your account", owner: .browser(binding: binding))
+        authorization.returnPath = Self.path + (done.map { "?done=" + $0 } ?? "")
+        let flow = try await loginFlow.begin(authorization, kind: kind, clientName: "your account", owner: .browser(binding: binding))
         var response = Redirect.to("/login?flow=\(flow.id)", afterPost: request.method == .post)
         response.headers.append(cookies.setCookie(cookies.loginName, binding, maxAge: flowLifetime))
         return response

@@ -113,6 +113,11 @@ final class BrowserStandIn: @unchecked Sendable {
         throw URLError(.httpTooManyRedirects)
     }
 
+    /// Sets a cookie for `host`, as a browser signed in another way would hold it.
+    func setCookie(_ name: String, _ value: String, host: String) {
+        lock.withLock { cookies[host, default: [:]][name] = value }
+    }
+
     /// Whether the browser holds a cookie named `name` for `host`.
     func hasCookie(_ name: String, host: String) -> Bool {
         lock.withLock { cookies[host]?[name].map { !$0.isEmpty } ?? false }

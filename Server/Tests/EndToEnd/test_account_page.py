@@ -175,11 +175,18 @@ def test_setting_up_two_step_verification_from_the_page(site):
     form = forms(codes.text)[0]
     back = browser.post(urljoin(codes.url, form["action"]), {**form["inputs"], "action": "submit"})
     assert back.url == site.issuer + "/account?done=two_step_changed", back.url
-    assert "Your two-step verification was changed." in back.text and "<li>Authenticator app</li>" in back.text
+    assert "Your two-step verification was changed." in back.text and "<p>Authenticator app (with its recovery codes)</p>" in back.text
     assert "factor.enrolled" in back.text
     # The next sign-in asks for the code, not the password alone.
     asked = Browser(site).sign_in(authorize_url(site), username, PASSWORD)
     assert asked.status_code == 200 and re.search(r'data-node="mfa\.(choose|totp)"', asked.text), asked.status_code
+
+    # Removed again (the sign-in is recent): the password alone signs in once more, and the owner is told.
+    removed = post(browser, back, form_for(back, "remove_factor", factor="totp"))
+    assert "That way of confirming it&#39;s you was removed." in removed.text and "Not set up" in removed.text, removed.text[-3000:]
+    assert "code" in redirect_parameters(Browser(site).sign_in(authorize_url(site), username, PASSWORD))
+    notices = json.loads(site.cli("outbox", "--to", f"{username}@example.com", "--json").stdout)
+    assert any(message["subject"] == "A way to confirm it's you was removed" for message in notices), notices
 
 
 def test_forms_refuse_a_post_without_the_browsers_token(site):

@@ -21,6 +21,8 @@ package enum MessageTemplate: String, Sendable, CaseIterable {
     case passkeyAdded = "passkey_added"
     /// Told after the password was changed on the account page.
     case passwordChanged = "password_changed"
+    /// Told after a second factor was removed on the account page.
+    case factorRemoved = "factor_removed"
     /// Told after the account was deleted on the account page.
     case accountDeleted = "account_deleted"
     /// Confirms a new authenticator app's device identity with a code typed into the app.
@@ -33,7 +35,8 @@ package enum MessageTemplate: String, Sendable, CaseIterable {
     /// Warnings to the account's owner about something that happened to it. They are counted against their own
     /// hourly budget, apart from codes, which anyone who knows an address can have sent to it.
     package static let securityNotices: [MessageTemplate] = [
-        .authenticatorChanged, .recoveryCodesChanged, .phoneChanged, .emailChanged, .passkeyAdded, .guessesBlocked, .passwordChanged, .accountDeleted,
+        .authenticatorChanged, .recoveryCodesChanged, .phoneChanged, .emailChanged, .passkeyAdded, .guessesBlocked, .passwordChanged, .factorRemoved,
+        .accountDeleted,
     ]
 
     package var isSecurityNotice: Bool { Self.securityNotices.contains(self) }

@@ -219,6 +219,26 @@ package struct AuthenticatorStore: Sendable {
         }
     }
 
+    /// Removes one second factor of the user: the authenticator app with its recovery codes, the phone (both ways of
+    /// getting its codes), or the email address's codes. `false` when the user had none such (passkeys are removed
+    /// from their own store).
+    package func remove(_ factor: SecondFactor, userID: String) async throws -> Bool {
+        let kind: String
+        switch factor {
+        case .totp: kind = Kind.totp
+        case .sms, .voice: kind = Kind.phone
+        case .email: kind = Kind.email
+        case .passkey, .recoveryCode: return false
+        }
+        return try await database.transaction { sql in
+            let removed =
+                try await sql.raw("DELETE FROM authenticators WHERE user_id = \(bind: userID) AND kind = \(bind: kind) RETURNING kind").first() != nil
+            // Recovery codes are the authenticator app's fallback: they go with it.
+            if removed && factor == .totp { try await sql.raw("DELETE FROM recovery_codes WHERE user_id = \(bind: userID)").run() }
+            return removed
+        }
+    }
+
     /// Removes every second factor of the user (an operator's reset when a phone is lost).
     package func removeAll(userID: String) async throws {
         try await database.transaction { sql in

@@ -22,6 +22,8 @@ struct AccountPage: Sendable {
     let clients: ClientStore
     let sessions: BrowserSessionStore
     let audit: AuditLog
+    /// Where a change and its audit event commit together.
+    let database: any Database
     /// The sign-in that comes back to the page.
     let loginFlow: LoginFlow
     /// The account operations, on behalf of an actor (`user:ID`).
@@ -106,7 +108,8 @@ struct AccountPage: Sendable {
             },
             "hasOtherSessions": browserSessions.contains { $0.id != current.handle },
             "hasGrants": !grants.isEmpty,
-            "factors": factors.map(\.label), "hasFactors": !factors.isEmpty,
+            "factors": Self.removable(factors).map { factor -> [String: Any] in ["id": factor.rawValue, "label": Self.name(of: factor)] },
+            "hasFactors": !factors.isEmpty,
             "passkeys": passkeys.map { passkey -> [String: Any] in
                 ["id": passkey.id, "name": passkey.name, "added": Timestamp.format(passkey.createdAt), "lastUsed": Timestamp.format(passkey.lastUsedAt)]
             },
@@ -140,6 +143,7 @@ struct AccountPage: Sendable {
         "grant_revoked": "The application's sign-in was ended.",
         "password_changed": "Your password was changed, and you were signed out everywhere else.",
         "two_step_changed": "Your two-step verification was changed.",
+        "factor_removed": "That way of confirming it's you was removed.",
         "passkey_renamed": "The passkey was renamed.",
         "passkey_removed": "The passkey was removed.",
         "identity_unlinked": "The other provider's sign-in was unlinked.",
@@ -184,6 +188,8 @@ struct AccountPage: Sendable {
             case "two_step":
                 // The journey that changes two-step verification, on the hosted pages, signing in first; then back here.
                 return try await signIn(request, as: user, kind: .enrollment, done: "two_step_changed")
+            case "remove_factor":
+                return try await removeFactor(current, form["factor"].flatMap(SecondFactor.init(rawValue:)), request: request)
             case "rename_passkey":
                 _ = try await operations.renamePasskey(form["passkey"] ?? "", of: user.id, to: form["name"] ?? "")
                 return Self.back("done=passkey_renamed")
@@ -257,6 +263,35 @@ struct AccountPage: Sendable {
         var response = Self.back("done=password_changed")
         response.headers.append(cookies.setCookie(cookies.sessionName, started.id, maxAge: sessionLifetime))
         return response
+    }
+
+    /// The factors the page lists, one entry each: a phone is one factor whichever way its codes come.
+    static func removable(_ factors: [SecondFactor]) -> [SecondFactor] {
+        factors.filter { $0 != .voice && $0 != .passkey && $0 != .recoveryCode }
+    }
+
+    /// What the page calls `factor`.
+    static func name(of factor: SecondFactor) -> String {
+        switch factor {
+        case .sms, .voice: "Codes to your phone"
+        case .totp: "Authenticator app (with its recovery codes)"
+        case .email, .passkey, .recoveryCode: factor.label
+        }
+    }
+
+    /// Removes a second factor, after a recent sign-in; audited and told to the owner (whoever removed it could sign in).
+    private func removeFactor(_ current: SignedIn, _ factor: SecondFactor?, request: Request) async throws -> Response {
+        guard let factor else { return PageRenderer.error(title: "Invalid request", message: "The form named no second factor the page knows.") }
+        guard clock.now() - current.session.authTime <= policy.reauthenticateAfter else { return try await signIn(request, as: current.user) }
+        let user = current.user
+        let removed = try await database.transaction { [authenticators, audit] _ in
+            guard try await authenticators.remove(factor, userID: user.id) else { return false }
+            try await audit.record(.factorRemoved, user: user.id, actor: "user:\(user.id)", details: ["factor": factor.rawValue])
+            return true
+        }
+        guard removed else { return Self.back("problem=gone") }
+        try await loginFlow.notify(user, .factorRemoved)
+        return Self.back("done=factor_removed")
     }
 
     /// Back to the page after a change (post/redirect/get), with what to say.

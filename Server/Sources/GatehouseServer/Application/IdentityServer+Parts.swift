@@ -96,7 +96,7 @@ extension IdentityServer {
     var accountPage: AccountPage {
         let (database, clock, settings) = (database, clock, adminSettings(origin: "account_page"))
         return AccountPage(
-            users: users, authenticators: authenticators, clients: clients, sessions: sessions, audit: audit, loginFlow: loginFlow,
+            users: users, authenticators: authenticators, clients: clients, sessions: sessions, audit: audit, database: database, loginFlow: loginFlow,
             operations: { DatabaseAdminOperations(database: database, clock: clock, settings: settings, actor: $0) }, cookies: cookies,
             deviceCookies: deviceCookies, proxies: configuration.trustedProxies, policy: configuration.account, passwords: configuration.passwords,
             sessionLifetime: configuration.tokens.session, flowLifetime: configuration.tokens.authorizationRequest, clock: clock)

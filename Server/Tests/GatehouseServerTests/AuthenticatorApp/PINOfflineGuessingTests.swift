@@ -17,6 +17,20 @@ import FoundationNetworking
 /// PIN guess without the server (which counts every guess).
 @Suite("PIN credential")
 struct PINOfflineGuessingTests {
+    /// Whether `data` holds `value` as a token of its own: not inside a longer run of letters, digits or base64 signs
+    /// (padding aside: `=` also separates a form value from its name).
+    static func holds(_ value: Data, standingAlone data: Data) -> Bool {
+        let word = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-".utf8)
+        var start = data.startIndex
+        while let found = data.range(of: value, in: start..<data.endIndex) {
+            let before = found.lowerBound > data.startIndex ? data[data.index(before: found.lowerBound)] : nil
+            let after = found.upperBound < data.endIndex ? data[found.upperBound] : nil
+            if !(before.map(word.contains) ?? false) && !(after.map(word.contains) ?? false) { return true }
+            start = data.index(after: found.lowerBound)
+        }
+        return false
+    }
+
     /// Passes requests to the real network and keeps every request and response body, as an eavesdropper would.
     final class RecordingTransport: HTTPTransport {
         private let inner = URLSessionTransport()
@@ -81,8 +95,13 @@ struct PINOfflineGuessingTests {
                 (try? JSONDecoder().decode(PINEvaluationRequest.self, from: body))?.blindedElement
             }
             #expect(blindedElements.count == 3 && Set(blindedElements).count == 3)
+            // Standing alone, that is: four digits also turn up by chance inside base64 text and timestamps.
             let pinBytes = Data(DeviceAuthenticatorTests.pin.utf8)
-            #expect(!transcript.contains { $0.range(of: pinBytes) != nil } && Data(store).range(of: pinBytes) == nil)
+            #expect(!transcript.contains { Self.holds(pinBytes, standingAlone: $0) } && !Self.holds(pinBytes, standingAlone: Data(store)))
+            // The check finds a PIN sent as a value, and only that.
+            let pin = DeviceAuthenticatorTests.pin
+            #expect(Self.holds(pinBytes, standingAlone: Data(#"{"pin":"\#(pin)"}"#.utf8)) && Self.holds(pinBytes, standingAlone: Data("pin=\(pin)&".utf8)))
+            #expect(!Self.holds(pinBytes, standingAlone: Data(#"{"iat":1\#(pin)0,"k":"QX\#(pin)b"}"#.utf8)))
 
             // 2. The stored signing key opens only under HKDF(PRF(k, PIN)); an attacker checks a guess by trying to open it
             //    (AES-GCM would reject a wrong key). Computing PRF(k, guess) needs the server's key k: with it (the

@@ -139,7 +139,8 @@ let package = Package(
                 .product(name: "Mustache", package: "swift-mustache"),
             ],
             resources: [
-                .copy("Resources/common-passwords.txt"), .copy("Resources/openapi.json"), .copy("Resources/admin-openapi.json"), .copy("Resources/assets"),
+                .copy("Resources/common-passwords.txt"), .copy("Resources/openapi.json"), .copy("Resources/admin-openapi.json"),
+                .copy("Resources/account-openapi.json"), .copy("Resources/assets"),
                 .copy("Resources/templates"),
             ]
         ),

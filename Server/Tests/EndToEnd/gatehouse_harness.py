@@ -413,9 +413,14 @@ def conforms_to_openapi(server: Server, response: requests.Response) -> requests
 
 def conforms_to_admin_openapi(server: Server, response: requests.Response) -> requests.Response:
     """Validates a real response of the admin API against the admin OpenAPI document the server serves."""
+    return conforms_to_document(server, response, "/openapi/admin.json")
+
+
+def conforms_to_document(server: Server, response: requests.Response, document: str) -> requests.Response:
+    """Validates a real response against the OpenAPI document the server serves at `document`."""
     from openapi_core import Config, OpenAPI
     from openapi_core.contrib.requests import RequestsOpenAPIRequest, RequestsOpenAPIResponse
-    key = server.issuer + "/openapi/admin.json"
+    key = server.issuer + document
     if key not in _openapi_documents:
         # Problem details are JSON too (RFC 9457's application/problem+json).
         config = Config(extra_media_type_deserializers={"application/problem+json": json.loads})

@@ -12,8 +12,8 @@ from urllib.parse import urljoin
 import pytest
 import requests
 
-from gatehouse_harness import (PASSWORD, WEB_REDIRECT, WEB_SECRET, Browser, Server, authorize_url, forms, redeem,
-                               redirect_parameters, refresh)
+from gatehouse_harness import (PASSWORD, WEB_REDIRECT, WEB_SECRET, Browser, Server, authorize_url, conforms_to_document, forms,
+                               redeem, redirect_parameters, refresh)
 
 REAUTHENTICATE_AFTER = 3
 
@@ -24,6 +24,7 @@ def site():
     server = Server(config={"account": {"reauthenticate_after": REAUTHENTICATE_AFTER}, "sign_on": {"second_factor": "if_enrolled"}})
     server.add_client("web", WEB_REDIRECT, secret=WEB_SECRET, extra=["--name", "Web App"])
     server.add_client("partner", WEB_REDIRECT, secret=WEB_SECRET, extra=["--name", "Partner App", "--third-party"])
+    server.add_client("self-service", WEB_REDIRECT, secret=WEB_SECRET, extra=["--name", "Self-service", "--scope", "openid account offline_access"])
     try:
         yield server
     finally:
@@ -262,3 +263,56 @@ def test_the_account_page_in_chromium_is_accessible(site, chromium, tmp_path):
     axe.inject()
     serious = [violation for violation in axe.run()["violations"] if violation["impact"] in ("serious", "critical")]
     assert not serious, json.dumps(serious, indent=1)[:3000]
+
+
+def test_the_account_api(site):
+    """The same account as JSON for an app holding the person's token with the account scope, every answer checked
+    against /openapi/account.json."""
+    username = person(site, "api")
+    browser, _ = account(site, username)
+    other, _ = account(site, username)
+    consent = browser.get(authorize_url(site, client_id="partner"))
+    allow = forms(consent.text)[0]
+    partner_code = redirect_parameters(browser.post(urljoin(consent.url, allow["action"]), {**allow["inputs"], "action": "submit"}))["code"]
+    partner = redeem(site, partner_code, auth=("partner", WEB_SECRET)).json()
+    code = redirect_parameters(browser.get(authorize_url(site, client_id="self-service", scope="openid account")))["code"]
+    token = redeem(site, code, auth=("self-service", WEB_SECRET)).json()["access_token"]
+
+    def call(method, path, bearer=token, **kwargs):
+        headers = {"Authorization": "Bearer " + bearer} if bearer else {}
+        response = requests.request(method, site.issuer + path, headers=headers, timeout=10, **kwargs)
+        return conforms_to_document(site, response, "/openapi/account.json")
+
+    me = call("GET", "/account/v1")
+    assert me.status_code == 200 and me.json()["username"] == username and "password_hash" not in me.text
+    consents = call("GET", "/account/v1/consents").json()["items"]
+    assert [entry["client_id"] for entry in consents] == ["partner"]
+    sessions = call("GET", "/account/v1/sessions").json()
+    assert len(sessions["browser_sessions"]) == 2 and {grant["client_id"] for grant in sessions["app_sign_ins"]} == {"partner", "self-service"}
+    events = call("GET", "/account/v1/events", params={"limit": 3}).json()["items"]
+    assert len(events) == 3 and events[0]["id"] > events[-1]["id"], "newest first"
+    assert call("GET", "/account/v1/events", params={"limit": 0}).json()["error"] == "invalid_request"
+
+    assert call("DELETE", "/account/v1/consents/partner").status_code == 204
+    assert refresh(site, partner["refresh_token"], auth=("partner", WEB_SECRET)).json()["error"] == "invalid_grant"
+    gone = call("DELETE", "/account/v1/consents/partner")
+    assert gone.status_code == 404 and gone.json()["error"] == "not_found"
+    # Sign the other browser out by its id (the page names it the same way).
+    page = browser.get(site.issuer + "/account")
+    current = next(handle for handle in re.findall(r'data-session="([0-9a-f]{16})"', page.text) if f'name="session" value="{handle}"' not in page.text)
+    theirs = next(entry["id"] for entry in sessions["browser_sessions"] if entry["id"] != current)
+    assert call("DELETE", f"/account/v1/sessions/{theirs}").status_code == 204
+    assert "/login?flow=" in other.get(site.issuer + "/account").url
+    assert call("GET", "/account/v1/sessions").json()["browser_sessions"][0]["id"] == current
+    trail = call("GET", "/account/v1/events", params={"limit": 5}).json()["items"]
+    assert {"consent.revoked", "session.ended"} <= {event["type"] for event in trail}
+    assert all(event["actor"] == f"user:{me.json()['id']}" for event in trail if event["type"] in ("consent.revoked", "session.ended"))
+
+    # Refused: no token, a token without the account scope (naming the scope it needs), an unknown one.
+    assert call("GET", "/account/v1", bearer=None).status_code == 401
+    web_code = redirect_parameters(browser.get(authorize_url(site)))["code"]
+    web_token = redeem(site, web_code).json()["access_token"]
+    scoped = call("GET", "/account/v1", bearer=web_token)
+    assert scoped.status_code == 403 and scoped.json()["error"] == "insufficient_scope"
+    assert 'scope="account"' in scoped.headers["WWW-Authenticate"]
+    assert call("GET", "/account/v1", bearer="not-a-token").status_code == 401

@@ -81,6 +81,8 @@ package struct OAuthError: Error, Sendable {
     /// On a resource request made with DPoP, the challenge names the DPoP scheme and its algorithms (RFC 9449 §7.1)
     /// instead of Bearer, and a 401 answers every refused proof or token.
     package var dpopChallenge = false
+    /// With `insufficient_scope`: the scope the resource needs, named in the challenge (RFC 6750 §3); `openid` when unset.
+    package var requiredScope: String?
 
     /// An error with the code's status, unless `status` says otherwise (a malformed body's 413 or 415).
     package init(_ code: Code, _ description: String, status: HTTPResponse.Status? = nil, attemptsRemaining: Int? = nil) {

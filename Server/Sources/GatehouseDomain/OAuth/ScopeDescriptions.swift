@@ -9,6 +9,7 @@ package enum ScopeDescriptions {
         case "email": "See your email address"
         case "phone": "See your phone number"
         case "offline_access": "Stay signed in until you sign out"
+        case "account": "See and manage your account: where you are signed in, the applications you allowed, your security events"
         default: "Use “\(scope)”"
         }
     }

@@ -9,7 +9,8 @@ package enum PackageResources {
     /// Every resource the server reads by name: the common-password list, the flow API's OpenAPI document, the hosted
     /// pages' stylesheet and scripts. The templates are read as a folder (``texts(under:withExtension:)``).
     package static let names = [
-        "common-passwords.txt", "openapi.json", "admin-openapi.json", "assets/gatehouse.css", "assets/app-login.js", "assets/passkey.js",
+        "common-passwords.txt", "openapi.json", "admin-openapi.json", "account-openapi.json", "assets/gatehouse.css", "assets/app-login.js",
+        "assets/passkey.js",
     ]
 
     /// Every resource, read once, at first use.

@@ -58,6 +58,7 @@ public enum GatehouseApplication {
         RevocationController(clients: server.clients, tokens: server.tokens).addRoutes(to: api)
         IntrospectionController(issuer: server.issuer, clients: server.clients, tokens: server.tokens, users: server.users).addRoutes(to: api)
         server.flowController.addRoutes(to: api)
+        server.accountAPIController.addRoutes(to: api)
         server.authenticatorController.addRoutes(to: api)
         FlowAPIDocument.addRoutes(to: api, issuer: server.issuer)
         demo?.addRoutes(to: router)

@@ -93,13 +93,22 @@ extension IdentityServer {
             maxPINAttempts: configuration.authenticator.maxPINAttempts, origin: origin)
     }
 
+    /// The admin operations on this server's database, on behalf of an actor, for changes through `origin`.
+    func operations(origin: String) -> @Sendable (_ actor: String) -> DatabaseAdminOperations {
+        let (database, clock, settings) = (database, clock, adminSettings(origin: origin))
+        return { DatabaseAdminOperations(database: database, clock: clock, settings: settings, actor: $0) }
+    }
+
     var accountPage: AccountPage {
-        let (database, clock, settings) = (database, clock, adminSettings(origin: "account_page"))
-        return AccountPage(
+        AccountPage(
             users: users, authenticators: authenticators, clients: clients, sessions: sessions, audit: audit, database: database, loginFlow: loginFlow,
-            operations: { DatabaseAdminOperations(database: database, clock: clock, settings: settings, actor: $0) }, cookies: cookies,
-            deviceCookies: deviceCookies, proxies: configuration.trustedProxies, policy: configuration.account, passwords: configuration.passwords,
+            operations: operations(origin: "account_page"), cookies: cookies, deviceCookies: deviceCookies, proxies: configuration.trustedProxies,
+            policy: configuration.account, passwords: configuration.passwords,
             sessionLifetime: configuration.tokens.session, flowLifetime: configuration.tokens.authorizationRequest, clock: clock)
+    }
+
+    var accountAPIController: AccountAPIController {
+        AccountAPIController(tokens: tokens, proofs: dpopProofs, audit: audit, operations: operations(origin: "account_api"))
     }
 
     var adminController: AdminController {

@@ -20,7 +20,7 @@ extension OAuthError: HTTPResponseError {
         switch code {
         case .invalidClient: response.headers[.wwwAuthenticate] = #"Basic realm="gatehouse""#
         case .invalidToken: response.headers[.wwwAuthenticate] = #"Bearer error="invalid_token", error_description="\#(description)""#
-        case .insufficientScope: response.headers[.wwwAuthenticate] = #"Bearer error="insufficient_scope", scope="openid""#
+        case .insufficientScope: response.headers[.wwwAuthenticate] = #"Bearer error="insufficient_scope", scope="\#(requiredScope ?? "openid")""#
         default: break
         }
         return response

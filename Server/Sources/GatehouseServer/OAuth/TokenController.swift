@@ -210,7 +210,8 @@ struct TokenController: Sendable {
                 throw OAuthError.unauthorizedClient("Public clients cannot use the client_credentials grant.")
             }
             try Self.requireProof(from: client, proof)
-            let userScopes: Set<String> = ["openid", "offline_access", "profile", "email"]
+            // A person's scopes (`account` above all: a client acting for itself has no account to manage).
+            let userScopes: Set<String> = ["openid", "offline_access", "profile", "email", "account"]
             if let invalid = requested.first(where: { userScopes.contains($0) || !client.scopes.contains($0) }) {
                 throw OAuthError.invalidScope("The scope \(invalid) cannot be granted to a client acting for itself.")
             }

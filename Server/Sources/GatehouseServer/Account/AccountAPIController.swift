@@ -1,0 +1,127 @@
+import Foundation
+import GatehouseDomain
+import GatehouseFoundation
+import GatehouseProtocol
+import Hummingbird
+
+/// The account API under `/account/v1` (described by `/openapi/account.json`): the account page's reading and its
+/// revocations as JSON, for an app acting for the signed-in person with an access token carrying the `account` scope
+/// (bearer, or DPoP-bound with a proof of each request, as at userinfo). Its changes are the admin API's operations on
+/// the token's own user, recorded with `user:ID` as the actor. Errors are OAuth errors (RFC 6750): `invalid_token`
+/// (401), `insufficient_scope` (403, naming `account`), `not_found` (404).
+struct AccountAPIController: Sendable {
+    let tokens: TokenStore
+    /// Checks the proofs of DPoP-bound tokens.
+    let proofs: DPoPProofCheck
+    let audit: AuditLog
+    /// The account operations, on behalf of an actor (`user:ID`).
+    let operations: @Sendable (_ actor: String) -> DatabaseAdminOperations
+
+    static let scope = "account"
+    static let prefix = "/account/v1"
+
+    func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
+        router.get("/openapi/account.json") { _, _ in
+            var response = Response(status: .ok, body: .init(byteBuffer: .init(string: PackageResources.contents("account-openapi.json"))))
+            response.headers[.contentType] = "application/json"
+            return response
+        }
+        router.get(RouterPath(stringLiteral: Self.prefix)) { request, _ in
+            try await answer(request, path: Self.prefix) { user, operations in JSONResponse.make(try await operations.user(id: user.id)) }
+        }
+        router.get(RouterPath(stringLiteral: Self.prefix + "/consents")) { request, _ in
+            try await answer(request, path: Self.prefix + "/consents") { user, operations in
+                JSONResponse.make(Items(items: try await operations.consents(of: user.id)))
+            }
+        }
+        router.delete(RouterPath(stringLiteral: Self.prefix + "/consents/:client")) { request, context in
+            let client = try context.parameters.require("client")
+            return try await answer(request, path: Self.prefix + "/consents/" + client) { user, operations in
+                try await operations.revokeConsent(to: client, of: user.id)
+                return Response(status: .noContent)
+            }
+        }
+        router.get(RouterPath(stringLiteral: Self.prefix + "/sessions")) { request, _ in
+            try await answer(request, path: Self.prefix + "/sessions") { user, operations in
+                JSONResponse.make(
+                    Sessions(browserSessions: try await operations.browserSessions(of: user.id), appSignIns: try await operations.grants(of: user.id)))
+            }
+        }
+        router.delete(RouterPath(stringLiteral: Self.prefix + "/sessions/:session")) { request, context in
+            let session = try context.parameters.require("session")
+            return try await answer(request, path: Self.prefix + "/sessions/" + session) { user, operations in
+                try await operations.endBrowserSession(session, of: user.id)
+                return Response(status: .noContent)
+            }
+        }
+        router.get(RouterPath(stringLiteral: Self.prefix + "/events")) { request, _ in
+            try await answer(request, path: Self.prefix + "/events") { user, _ in
+                let query = FormParameters(encoded: request.uri.query ?? "")
+                var limit = AccountPage.eventsShown
+                if let text = query["limit"] {
+                    guard let value = Int(text), (1...1000).contains(value) else { throw OAuthError.invalidRequest("limit must be 1 to 1000.") }
+                    limit = value
+                }
+                return JSONResponse.make(Items(items: try await audit.recent(of: user.id, limit: limit)))
+            }
+        }
+    }
+
+    /// A list in an object, as the API's lists are.
+    struct Items<Item: Encodable & Sendable>: Encodable, Sendable {
+        var items: [Item]
+    }
+
+    /// Where the person is signed in.
+    struct Sessions: Encodable, Sendable {
+        var browserSessions: [ActiveSessions.BrowserSessionSummary]
+        var appSignIns: [ActiveSessions.Grant]
+
+        enum CodingKeys: String, CodingKey {
+            case browserSessions = "browser_sessions"
+            case appSignIns = "app_sign_ins"
+        }
+    }
+
+    /// Runs `body` for the user of the request's access token, when it is active, presented as its binding requires
+    /// (a DPoP proof for `path`), carries the `account` scope and names a user who may sign in.
+    private func answer(
+        _ request: Request, path: String, _ body: (User, DatabaseAdminOperations) async throws -> Response
+    ) async throws -> Response {
+        let presented: PresentedAccessToken?
+        do {
+            presented = try PresentedAccessToken.of(request)
+        } catch {
+            throw error.oauthError(presentedWithDPoP: false, nonce: proofs.nonces?.current)
+        }
+        let usesDPoP = presented?.scheme == .dpop
+        func refuse(_ code: OAuthError.Code, _ description: String) -> OAuthError {
+            var error = OAuthError(code, description)
+            error.dpopChallenge = usesDPoP
+            error.requiredScope = Self.scope
+            if usesDPoP, let nonces = proofs.nonces { error.dpopNonce = nonces.current }
+            return error
+        }
+        guard let presented else { throw refuse(.invalidToken, "No access token was sent: send one with the account scope.") }
+        guard let (record, user) = try await tokens.activeAccessTokenWithUser(presented.token) else {
+            throw refuse(.invalidToken, "The access token is invalid, expired or revoked.")
+        }
+        let nonce: String?
+        do {
+            nonce = try await presented.checkBinding(to: record.jkt, request: request, path: path, proofs: proofs)
+        } catch {
+            throw error.oauthError(presentedWithDPoP: usesDPoP, nonce: proofs.nonces?.current)
+        }
+        guard record.scopes.contains(Self.scope), record.userID != nil else {
+            throw refuse(.insufficientScope, "The access token was not granted the account scope.")
+        }
+        guard let user, !user.isLocked else { throw refuse(.invalidToken, "The access token's user is locked or no longer exists.") }
+        do {
+            var response = try await body(user, operations("user:\(user.id)"))
+            if let nonce { response.headers[.dpopNonce] = nonce }
+            return response
+        } catch let problem as AdminProblem where problem.status == .notFound {
+            throw OAuthError(.notFound, problem.detail)
+        }
+    }
+}

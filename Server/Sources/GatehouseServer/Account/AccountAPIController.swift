@@ -27,35 +27,35 @@ struct AccountAPIController: Sendable {
             return response
         }
         router.get(RouterPath(stringLiteral: Self.prefix)) { request, _ in
-            try await answer(request, path: Self.prefix) { user, operations in JSONResponse.make(try await operations.user(id: user.id)) }
+            try await answer(request) { user, operations in JSONResponse.make(try await operations.user(id: user.id)) }
         }
         router.get(RouterPath(stringLiteral: Self.prefix + "/consents")) { request, _ in
-            try await answer(request, path: Self.prefix + "/consents") { user, operations in
+            try await answer(request) { user, operations in
                 JSONResponse.make(Items(items: try await operations.consents(of: user.id)))
             }
         }
         router.delete(RouterPath(stringLiteral: Self.prefix + "/consents/:client")) { request, context in
             let client = try context.parameters.require("client")
-            return try await answer(request, path: Self.prefix + "/consents/" + client) { user, operations in
+            return try await answer(request) { user, operations in
                 try await operations.revokeConsent(to: client, of: user.id)
                 return Response(status: .noContent)
             }
         }
         router.get(RouterPath(stringLiteral: Self.prefix + "/sessions")) { request, _ in
-            try await answer(request, path: Self.prefix + "/sessions") { user, operations in
+            try await answer(request) { user, operations in
                 JSONResponse.make(
                     Sessions(browserSessions: try await operations.browserSessions(of: user.id), appSignIns: try await operations.grants(of: user.id)))
             }
         }
         router.delete(RouterPath(stringLiteral: Self.prefix + "/sessions/:session")) { request, context in
             let session = try context.parameters.require("session")
-            return try await answer(request, path: Self.prefix + "/sessions/" + session) { user, operations in
+            return try await answer(request) { user, operations in
                 try await operations.endBrowserSession(session, of: user.id)
                 return Response(status: .noContent)
             }
         }
         router.get(RouterPath(stringLiteral: Self.prefix + "/events")) { request, _ in
-            try await answer(request, path: Self.prefix + "/events") { user, _ in
+            try await answer(request) { user, _ in
                 let query = FormParameters(encoded: request.uri.query ?? "")
                 var limit = AccountPage.eventsShown
                 if let text = query["limit"] {
@@ -84,22 +84,17 @@ struct AccountAPIController: Sendable {
     }
 
     /// Runs `body` for the user of the request's access token, when it is active, presented as its binding requires
-    /// (a DPoP proof for `path`), carries the `account` scope and names a user who may sign in.
-    private func answer(
-        _ request: Request, path: String, _ body: (User, DatabaseAdminOperations) async throws -> Response
-    ) async throws -> Response {
+    /// (a DPoP proof of this request), carries the `account` scope and names a user who may sign in.
+    private func answer(_ request: Request, _ body: (User, DatabaseAdminOperations) async throws -> Response) async throws -> Response {
         let presented: PresentedAccessToken?
         do {
             presented = try PresentedAccessToken.of(request)
         } catch {
             throw error.oauthError(presentedWithDPoP: false, nonce: proofs.nonces?.current)
         }
-        let usesDPoP = presented?.scheme == .dpop
         func refuse(_ code: OAuthError.Code, _ description: String) -> OAuthError {
-            var error = OAuthError(code, description)
-            error.dpopChallenge = usesDPoP
+            var error = proofs.resourceRefusal(code, description, scheme: presented?.scheme)
             error.requiredScope = Self.scope
-            if usesDPoP, let nonces = proofs.nonces { error.dpopNonce = nonces.current }
             return error
         }
         guard let presented else { throw refuse(.invalidToken, "No access token was sent: send one with the account scope.") }
@@ -108,9 +103,9 @@ struct AccountAPIController: Sendable {
         }
         let nonce: String?
         do {
-            nonce = try await presented.checkBinding(to: record.jkt, request: request, path: path, proofs: proofs)
+            nonce = try await presented.checkBinding(to: record.jkt, request: request, path: request.uri.path, proofs: proofs)
         } catch {
-            throw error.oauthError(presentedWithDPoP: usesDPoP, nonce: proofs.nonces?.current)
+            throw error.oauthError(presentedWithDPoP: presented.scheme == .dpop, nonce: proofs.nonces?.current)
         }
         guard record.scopes.contains(Self.scope), record.userID != nil else {
             throw refuse(.insufficientScope, "The access token was not granted the account scope.")

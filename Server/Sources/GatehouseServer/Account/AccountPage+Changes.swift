@@ -78,7 +78,7 @@ extension AccountPage {
     /// signs in again and comes back). Its tokens, sessions, factors and consents go with it; the trail keeps the event.
     func delete(_ current: SignedIn, confirmation: String, request: Request) async throws -> Response {
         guard confirmation.lowercased() == current.user.username.lowercased() else { return Self.back("problem=confirm") }
-        guard clock.now() - current.session.authTime <= policy.reauthenticateAfter else { return try await signIn(request, as: current.user) }
+        guard isRecent(current) else { return try await signIn(request, as: current.user) }
         try await operations("user:\(current.user.id)").deleteUser(id: current.user.id)
         try await loginFlow.notify(current.user, .accountDeleted)
         var response = PageRenderer.page(title: "Account deleted", template: "account-deleted", [:])
@@ -92,7 +92,7 @@ extension AccountPage {
     /// and token ends; this browser gets a new session, and the owner a notice.
     func changePassword(_ current: SignedIn, form: FormParameters, request: Request, source: ClientAddress) async throws -> Response {
         let user = current.user
-        guard clock.now() - current.session.authTime <= policy.reauthenticateAfter else { return try await signIn(request, as: user) }
+        guard isRecent(current) else { return try await signIn(request, as: user) }
         guard user.hasPassword else {
             return try await show(request, problem: "Your account has no password yet: choose one with “Forgot your password?” when you sign in.")
         }
@@ -137,7 +137,7 @@ extension AccountPage {
     /// Removes a second factor, after a recent sign-in; audited and told to the owner (whoever removed it could sign in).
     func removeFactor(_ current: SignedIn, _ factor: SecondFactor?, request: Request) async throws -> Response {
         guard let factor else { return PageRenderer.error(title: "Invalid request", message: "The form named no second factor the page knows.") }
-        guard clock.now() - current.session.authTime <= policy.reauthenticateAfter else { return try await signIn(request, as: current.user) }
+        guard isRecent(current) else { return try await signIn(request, as: current.user) }
         let user = current.user
         let removed = try await database.transaction { [authenticators, audit] _ in
             guard try await authenticators.remove(factor, userID: user.id) else { return false }
@@ -147,6 +147,11 @@ extension AccountPage {
         guard removed else { return Self.back("problem=gone") }
         try await loginFlow.notify(user, .factorRemoved)
         return Self.back("done=factor_removed")
+    }
+
+    /// Whether `current` signed in within `account.reauthenticate_after`, as sensitive changes need.
+    func isRecent(_ current: SignedIn) -> Bool {
+        clock.now() - current.session.authTime <= policy.reauthenticateAfter
     }
 
     /// Back to the page after a change (post/redirect/get), with what to say.

@@ -35,6 +35,15 @@ struct DPoPProofCheck: Sendable {
         return proof
     }
 
+    /// A protected resource's refusal of a token presented with `scheme`: with DPoP, the challenge names the DPoP scheme
+    /// and carries a fresh nonce when nonces are on (RFC 9449 §7.1, §8).
+    func resourceRefusal(_ code: OAuthError.Code, _ description: String, scheme: PresentedAccessToken.Scheme?) -> OAuthError {
+        var error = OAuthError(code, description)
+        error.dpopChallenge = scheme == .dpop
+        if scheme == .dpop, let nonces { error.dpopNonce = nonces.current }
+        return error
+    }
+
     /// The error a refused proof is answered with at the token endpoint (RFC 9449 §5: a 400 with the JSON error),
     /// with a fresh nonce when nonces are on.
     func tokenEndpointError(_ error: DPoPError) -> OAuthError {

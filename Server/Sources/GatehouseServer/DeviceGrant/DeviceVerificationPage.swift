@@ -140,7 +140,8 @@ struct DeviceVerificationPage: Sendable {
             return try await signIn(to: pending, request: request, binding: binding, forceSignIn: false)
         }
         let approved = decision == "allow"
-        let thirdParty = try await clients.find(id: pending.clientID)?.isThirdParty == true
+        let client = try await clients.find(id: pending.clientID)
+        let thirdParty = client?.isThirdParty == true
         let answered = try await database.transaction { [deviceAuthorizations, consents, audit] _ in
             guard
                 try await deviceAuthorizations.answer(
@@ -158,7 +159,7 @@ struct DeviceVerificationPage: Sendable {
             return true
         }
         guard answered else { return Self.expired }
-        let application = try await clients.find(id: pending.clientID)?.name ?? pending.clientID
+        let application = client?.name ?? pending.clientID
         return approved
             ? PageRenderer.page(title: "Device signed in", template: "device-approved", ["application": application])
             : PageRenderer.page(title: "Sign-in denied", template: "device-denied", ["application": application])

@@ -34,12 +34,8 @@ struct UserinfoController: Sendable {
             response.headers[.wwwAuthenticate] = #"Bearer realm="gatehouse""#
             return response
         }
-        let usesDPoP = presented?.scheme == .dpop
         func refuse(_ code: OAuthError.Code, _ description: String) -> OAuthError {
-            var error = OAuthError(code, description)
-            error.dpopChallenge = usesDPoP
-            if usesDPoP, let nonces = proofs.nonces { error.dpopNonce = nonces.current }
-            return error
+            proofs.resourceRefusal(code, description, scheme: presented?.scheme)
         }
         guard let (record, user) = try await tokens.activeAccessTokenWithUser(token) else {
             throw refuse(.invalidToken, "The access token is invalid, expired or revoked.")

@@ -18,7 +18,7 @@ APP_HEADERS = {"Gatehouse-App": "attack-script/1.0.0"}
 # The defaults: 10 wrong codes per account and journey, then a block. The client-address limit is raised here so
 # that the account limits are what these scripts meet (the per-source limit has its own test below).
 CONFIG = {
-    "sign_on": {"second_factor": "if_enrolled", "factors": ["totp"]},
+    "sign_on": {"second_factor": "if_enrolled", "factors": ["totp"], "email_sign_in": True},
     "client_sign_on": {"enroll-app": {"second_factor": "required", "factors": ["totp"]}},
     "source_throttling": {"max_failures": 1000},
 }
@@ -67,6 +67,25 @@ def message_code(answer):
     return messages[0]["code"] if messages else None
 
 
+def guess_until_blocked(new_flow, guesser, max_flows=6):
+    """Wrong codes in flows made by `new_flow(number)`, each guess sent by `guesser(number)`'s (session, node), five per
+    flow (a flow ends after its own five) and new flows until a limit answers `too_many_guesses`: (guesses, flows, blocked)."""
+    guesses, flows, blocked = 0, 0, False
+    while not blocked and flows < max_flows:
+        flow_id = new_flow(flows)
+        flows += 1
+        for _ in range(5):
+            session, node = guesser(guesses)
+            answer = flow_submit(session, node, flow_id, {"code": wrong_code()})
+            if message_code(answer) == "too_many_guesses":
+                blocked = True
+                break
+            guesses += 1
+            if answer["status"] == "failure":
+                break  # this flow's own 5 guesses are spent; a new flow is started
+    return guesses, flows, blocked
+
+
 def test_device_registration_codes_cannot_be_guessed_into_an_account(nodes):
     """Takeover 1: binding an authenticator app to someone's email needed a 6-digit code, 5 guesses per registration,
     unlimited registrations. Now: 10-character codes, 3 registrations per address an hour, 10 wrong codes per address."""
@@ -112,22 +131,16 @@ def test_password_reset_codes_are_counted_per_account_across_flows(nodes):
     victim = "rita@example.com"
     nodes[0].add_user("rita", PASSWORD, email=victim)
     attacker = session_from("127.0.0.67")
-    guesses, blocked, flows = 0, False, 0
-    while not blocked and flows < 6:
-        node = nodes[flows % len(nodes)]
-        flows += 1
+
+    def new_flow(number):
+        node = nodes[number % len(nodes)]
         flow_id = flow_start(attacker, node, "recovery")["flow_id"]
         flow_submit(attacker, node, flow_id, {"username": "rita"})
         answer = flow_submit(attacker, node, flow_id, {"method": "email"})
         assert answer["node"]["id"] == "recovery.code"
-        for _ in range(5):
-            answer = flow_submit(attacker, nodes[guesses % len(nodes)], flow_id, {"code": wrong_code()})
-            if message_code(answer) == "too_many_guesses":
-                blocked = True
-                break
-            guesses += 1
-            if answer["status"] == "failure":
-                break  # this flow's own 5 guesses are spent; a new flow is started
+        return flow_id
+
+    guesses, flows, blocked = guess_until_blocked(new_flow, lambda guess: (attacker, nodes[guess % len(nodes)]))
     print(f"password recovery: {guesses} wrong codes checked over {flows} flows before the block")
     assert blocked and guesses == CODE_LIMIT
     # A new flow, and the real code from the victim's inbox: still refused while the block lasts.
@@ -138,6 +151,56 @@ def test_password_reset_codes_are_counted_per_account_across_flows(nodes):
     answer = flow_submit(attacker, nodes[0], flow_id, {"code": latest_code(nodes[0], victim)})
     assert answer["status"] == "error" and message_code(answer) == "too_many_guesses"
     assert [m for m in outbox(nodes[0], victim) if m["template"] == "guesses_blocked"]
+
+
+def email_code_node(session, node, address):
+    """A new flow at the email sign-in's code node for `address`."""
+    flow_id = flow_start(session, node)["flow_id"]
+    flow_submit(session, node, flow_id, {}, action="email_code")
+    answer = flow_submit(session, node, flow_id, {"email": address})
+    assert answer["node"]["id"] == "login.email_code", answer
+    return flow_id
+
+
+def test_email_sign_in_codes_are_counted_per_account_across_flows_nodes_and_sources(nodes):
+    """Signing in with only an emailed code: each flow allows 5 wrong codes, but the account counts them all, from
+    every flow, node and client address; the block holds against the real code and the owner is told."""
+    victim = "ella@example.com"
+    nodes[0].add_user("ella", PASSWORD, email=victim)
+    # A botnet: every guess from another address, so no per-source limit is what stops it.
+    sources = [session_from(f"127.0.1.{number}") for number in range(1, 40)]
+    guesses, flows, blocked = guess_until_blocked(
+        lambda number: email_code_node(sources[number], nodes[number % len(nodes)], victim),
+        lambda guess: (sources[guess % len(sources)], nodes[guess % len(nodes)]))
+    print(f"email sign-in: {guesses} wrong codes checked over {flows} flows from {min(guesses + 1, len(sources))} addresses before the block")
+    assert blocked and guesses == CODE_LIMIT
+    flow_id = email_code_node(sources[-1], nodes[-1], victim)
+    answer = flow_submit(sources[-2], nodes[0], flow_id, {"code": latest_code(nodes[0], victim)})
+    assert answer["status"] == "error" and message_code(answer) == "too_many_guesses"
+    assert [m for m in outbox(nodes[0], victim) if m["template"] == "guesses_blocked"]
+
+
+def test_email_sign_in_codes_from_one_address_for_many_accounts_meet_that_address_limit():
+    """Per-source limit: one client address guessing one code each for many addresses is blocked by its own count."""
+    server = Server(config={"sign_on": {"email_sign_in": True}, "source_throttling": {"max_failures": 20, "cooldown": 600}})
+    try:
+        server.add_client("app", APP_REDIRECT, public=True)
+        server.add_user("sam", PASSWORD, email="sam@example.com")
+        guesser = session_from("127.0.0.72")
+        answers = []
+        for number in range(25):
+            flow_id = email_code_node(guesser, server, f"person{number}@example.com")
+            answers.append(message_code(flow_submit(guesser, server, flow_id, {"code": wrong_code()})))
+        print(f"email sign-in spraying: {answers.count('invalid_code')} codes checked from one address before its block")
+        assert answers[:20] == ["invalid_code"] * 20 and set(answers[20:]) == {"too_many_guesses"}
+        # Blocked, the address cannot sign in even with a right code; another address can.
+        flow_id = email_code_node(guesser, server, "sam@example.com")
+        assert message_code(flow_submit(guesser, server, flow_id, {"code": latest_code(server, "sam@example.com")})) == "too_many_guesses"
+        elsewhere = session_from("127.0.0.73")
+        flow_id = email_code_node(elsewhere, server, "sam@example.com")
+        assert flow_submit(elsewhere, server, flow_id, {"code": latest_code(server, "sam@example.com", after=1)})["status"] == "success"
+    finally:
+        server.stop()
 
 
 def enroll_totp(node, username):

@@ -151,6 +151,23 @@ public struct MultifactorLogin: Sendable {
         return try await drive(from: await step.next(action), values: [:])
     }
 
+    /// Signs in without a password, where the client's sign-on policy allows it (`email_sign_in`): a code is sent to
+    /// `address` (``Step/verifyCode(factor:problem:)`` with ``SecondFactorKind/email`` asks for it), then any second
+    /// factor the policy asks for. The server answers every address the same way: a code only reaches an address
+    /// that can sign in (or, where registration is on, one without an account yet, which the code creates).
+    ///
+    /// - Throws: ``GatehouseError/unsupportedStep(_:)`` when the server does not offer email sign-in here,
+    ///   ``GatehouseError/invalidInput(_:)`` for an address it cannot send to, ``GatehouseError/throttled`` after
+    ///   too many wrong codes, or what the step handler throws.
+    public func loginWithEmail(_ address: String) async throws -> UserSession {
+        let first = await client.start(.login)
+        guard case .continue(let step) = first else { return try await drive(from: first, values: [:]) }
+        guard let action = step.submit(.emailCode) else {
+            throw GatehouseError.unsupportedStep("email sign-in is not offered by this client's sign-on policy")
+        }
+        return try await drive(from: await step.next(action), values: ["email": address])
+    }
+
     private static func passkey(in step: ContinueNode) -> PasskeyCollector? {
         step.collectors.lazy.compactMap { if case .passkey(let passkey) = $0 { passkey } else { nil } }.first
     }
@@ -391,7 +408,7 @@ public struct MultifactorLogin: Sendable {
     /// does not know is named by the last part of its id.
     private static func factor(of step: ContinueNode, channel: SecondFactorKind?) -> SecondFactorKind {
         switch step.step {
-        case .verifyEmail, .unlockCode, .enrollEmailCode, .emailCode: .email
+        case .verifyEmail, .unlockCode, .enrollEmailCode, .emailCode, .emailSignInCode: .email
         case .verifyPhone, .smsCode: .sms
         case .voiceCode: .voice
         case .enrollPhoneCode: channel ?? .sms

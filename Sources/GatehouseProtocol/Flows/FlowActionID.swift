@@ -30,7 +30,8 @@ public enum FlowActionID: String, Codable, Sendable, CaseIterable {
     case newCode = "new_code"
     /// Goes back from the authenticator app's QR code to the password.
     case password
-    /// Links another provider's identity with a code sent by email instead of the password.
+    /// Uses a code sent by email instead of the password: to sign in (when the sign-on policy has `email_sign_in`),
+    /// or to link another provider's identity.
     case emailCode = "email_code"
     /// Signs in with a passkey instead of the username and password.
     case passkey

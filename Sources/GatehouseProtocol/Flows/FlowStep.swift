@@ -12,6 +12,11 @@ public enum FlowStep: String, Codable, Sendable, CaseIterable {
     case identify = "login.identify"
     /// The password, after ``identify``.
     case password = "login.password"
+    // Signing in with a code (and a link) sent by email, without a password.
+    /// The email address to send a sign-in code to.
+    case emailSignIn = "login.email"
+    /// The code sent to that address; the link in the message submits it in the browser that asked.
+    case emailSignInCode = "login.email_code"
     // Signing in with another identity provider: proving an existing account to link the new identity to it.
     /// Sign in to an existing account once to link another provider's identity to it.
     case linkAccount = "login.idp.link"
@@ -88,8 +93,10 @@ public enum FlowStep: String, Codable, Sendable, CaseIterable {
     /// offer sign-in with each configured provider too (ids beginning with ``FlowActionID/identityProviderPrefix``).
     public var actions: [FlowActionID] {
         switch self {
-        case .credentials, .identify: [.submit, .passkey, .unlock, .app, .recover, .register]
-        case .password: [.submit, .unlock, .app, .recover, .register]
+        case .credentials, .identify: [.submit, .passkey, .emailCode, .unlock, .app, .recover, .register]
+        case .password: [.submit, .emailCode, .unlock, .app, .recover, .register]
+        case .emailSignIn: [.submit, .cancel]
+        case .emailSignInCode: [.submit, .resend, .cancel]
         case .linkAccount: [.submit, .emailCode, .cancel]
         case .linkCode, .unlockCode: [.submit, .resend, .cancel]
         case .chooseFactor, .enrollTOTP, .recoveryCodes, .recoveryPassword, .passwordExpired, .enrollChoose: [.submit]
@@ -113,7 +120,8 @@ public enum FlowStep: String, Codable, Sendable, CaseIterable {
     public var offersIdentityProviders: Bool {
         switch self {
         case .credentials, .identify, .register: true
-        case .password, .linkAccount, .linkCode, .chooseFactor, .passkey, .totp, .recoveryCode, .enrollOffer, .enrollTOTP, .enrollPasskey, .enrollMethod,
+        case .password, .emailSignIn, .emailSignInCode, .linkAccount, .linkCode, .chooseFactor, .passkey, .totp, .recoveryCode, .enrollOffer, .enrollTOTP,
+            .enrollPasskey, .enrollMethod,
             .enrollPhone, .enrollPhoneCode, .enrollEmail, .enrollEmailCode, .recoveryCodes, .emailCode, .smsCode, .voiceCode, .verifyEmail,
             .verifyPhone, .recoveryIdentify, .recoveryChoose, .resetCode, .recoveryPassword, .unlockCode, .passwordWarning, .passwordExpired,
             .enrollChoose, .appLogin, .consent:

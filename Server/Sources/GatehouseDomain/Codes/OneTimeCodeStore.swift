@@ -29,6 +29,8 @@ package struct OneTimeCodeStore: Sendable {
         case verifyDevice = "verify_device"
         /// Proves an account by its address, to link another provider's identity to it.
         case linkIdentity = "link"
+        /// Signs in (or registers) with a code sent by email instead of a password.
+        case signIn = "sign_in"
     }
 
     /// What asking for a code found.

@@ -36,9 +36,10 @@ public final class Courier: Sendable {
     /// message is dropped (and logged, without the address): flows go on the same way, so someone starting
     /// flows in a loop cannot flood an inbox or a phone, nor learn anything from it.
     package func send(
-        _ template: MessageTemplate, code: String = "", to recipient: String, on channel: MessageChannel, service: String, codeLifetime: Int64
+        _ template: MessageTemplate, code: String = "", link: String = "", to recipient: String, on channel: MessageChannel, service: String,
+        codeLifetime: Int64
     ) async throws {
-        let text = template.render(code: code, minutes: max(1, codeLifetime / 60), service: service, on: channel)
+        let text = template.render(code: code, link: link, minutes: max(1, codeLifetime / 60), service: service, on: channel)
         let limit = template.isSecurityNotice ? configuration.securityNoticeHourlyLimit : configuration.recipientHourlyLimit
         guard
             let id = try await queue.enqueue(

@@ -4,6 +4,8 @@ import GatehouseFoundation
 /// The texts Gatehouse sends. Short enough for one SMS; the code comes first so phones can offer to fill it in.
 package enum MessageTemplate: String, Sendable, CaseIterable {
     case signInCode = "sign_in_code"
+    /// Signs in without a password: a code, and a link that submits it in the browser that asked.
+    case emailSignIn = "email_sign_in"
     case verificationCode = "verification_code"
     case recoveryCode = "recovery_code"
     case unlockCode = "unlock_code"
@@ -43,17 +45,18 @@ package enum MessageTemplate: String, Sendable, CaseIterable {
 
     /// The subject and body for `code` on `channel`: for a call, the text a voice gateway reads out, with the code
     /// spoken digit by digit, twice.
-    package func render(code: String, minutes: Int64, service: String, on channel: MessageChannel) -> (subject: String, body: String) {
-        let text = render(code: code, minutes: minutes, service: service)
+    package func render(code: String, link: String = "", minutes: Int64, service: String, on channel: MessageChannel) -> (subject: String, body: String) {
+        let text = render(code: code, link: link, minutes: minutes, service: service)
         guard channel == .voice, !code.isEmpty else { return text }
         let spoken = code.filter { !$0.isWhitespace }.map(String.init).joined(separator: ", ")
         return (text.subject, text.body.replacingOccurrences(of: code, with: spoken) + " Again, your code is: \(spoken).")
     }
 
     /// The subject and body for `code` (empty for the notices: ``accountExists`` and the changes), valid for `minutes`,
-    /// from `service`: the template `messages/<raw value>`, whose first line is the subject and the rest the body.
-    package func render(code: String, minutes: Int64, service: String) -> (subject: String, body: String) {
-        let text = Templates.render("messages/\(rawValue)", ["code": code, "minutes": minutes, "service": service])
+    /// from `service`, with `link` where the message has one: the template `messages/<raw value>`, whose first line is
+    /// the subject and the rest the body.
+    package func render(code: String, link: String = "", minutes: Int64, service: String) -> (subject: String, body: String) {
+        let text = Templates.render("messages/\(rawValue)", ["code": code, "link": link, "minutes": minutes, "service": service])
         let lines = text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)
         return (String(lines.first ?? ""), lines.count > 1 ? String(lines[1]).trimmingCharacters(in: .whitespacesAndNewlines) : "")
     }

@@ -14,6 +14,9 @@ package enum Journey: Codable, Sendable, Equatable {
     case recovery(candidateID: String?, channel: MessageChannel?)
     /// Unlocking an account paused by wrong passwords, with a code by email; back to signing in afterwards.
     case unlock(candidateID: String?)
+    /// Signing in with a code sent by email instead of a password (`email_sign_in`): the address as typed, and the
+    /// account whose verified address it is (if any). Without one, the code creates an account when registration is on.
+    case emailSignIn(address: String, candidateID: String?)
 
     /// The journey a flow of `kind` starts with.
     package init(_ kind: FlowKind) {
@@ -34,6 +37,7 @@ package enum Journey: Codable, Sendable, Equatable {
         case .registration: "registration"
         case .recovery: "recovery"
         case .unlock: "unlock"
+        case .emailSignIn: "email_sign_in"
         }
     }
 
@@ -42,7 +46,7 @@ package enum Journey: Codable, Sendable, Equatable {
     package var endsLockout: Bool {
         switch self {
         case .registration, .recovery, .enrollment: true
-        case .signIn, .unlock: false
+        case .signIn, .unlock, .emailSignIn: false
         }
     }
 }

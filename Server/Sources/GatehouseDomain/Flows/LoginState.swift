@@ -45,10 +45,10 @@ extension FlowStore {
             case request, step, clientName, username, journey, lockedOut, account, secondFactor, federation, consent
         }
 
-        /// The account a recovery or unlock is for, when the identifier named one (never shown).
+        /// The account a recovery, unlock or email sign-in is for, when the identifier named one (never shown).
         package var candidateID: String? {
             switch journey {
-            case .recovery(let candidateID, _), .unlock(let candidateID): candidateID
+            case .recovery(let candidateID, _), .unlock(let candidateID), .emailSignIn(_, let candidateID): candidateID
             case .signIn, .enrollment, .registration: nil
             }
         }

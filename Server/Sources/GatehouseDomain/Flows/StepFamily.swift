@@ -5,6 +5,7 @@ import GatehouseProtocol
 /// node is drawn, and a step added to ``FlowStep`` does not compile until it has a family.
 package enum StepFamily: Sendable, Equatable {
     case signIn(SignIn)
+    case emailSignIn(EmailSignIn)
     case secondFactor(SecondFactor)
     case passkey(Passkey)
     case factorEnrollment(FactorEnrollment)
@@ -18,6 +19,8 @@ package enum StepFamily: Sendable, Equatable {
 
     /// Username and password, together or one after the other.
     package enum SignIn: Sendable, Equatable { case credentials, identify, password }
+    /// Signing in with a code sent by email: the address, then its code.
+    package enum EmailSignIn: Sendable, Equatable { case address, code }
     /// Choosing and answering a second factor, setting up an authenticator app, and the recovery codes.
     package enum SecondFactor: Sendable, Equatable { case chooseFactor, totp, recoveryCode, enrollTOTP, recoveryCodes, emailCode, smsCode, voiceCode }
     /// Using or creating a passkey as the second factor.
@@ -41,6 +44,8 @@ extension FlowStep {
         case .credentials: .signIn(.credentials)
         case .identify: .signIn(.identify)
         case .password: .signIn(.password)
+        case .emailSignIn: .emailSignIn(.address)
+        case .emailSignInCode: .emailSignIn(.code)
         case .linkAccount: .linking(.linkAccount)
         case .linkCode: .linking(.linkCode)
         case .chooseFactor: .secondFactor(.chooseFactor)

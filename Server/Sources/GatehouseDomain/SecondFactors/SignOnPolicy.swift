@@ -28,6 +28,10 @@ public struct SignOnPolicy: Sendable, Codable, Equatable {
     /// browsers offer saved passkeys in the username field). The passkey must verify the user, which makes the
     /// sign-in multi-factor.
     public var passkeySignIn = false
+    /// Whether the sign-in node offers "Email me a sign-in code": a code and a link sent to the account's verified
+    /// email address sign in without the password (one factor, `amr` `otp` and `email`; a second factor is still
+    /// asked for by ``secondFactor``). With registration on, an address without an account gets one.
+    public var emailSignIn = false
     /// Under ``SecondFactorRule/ifEnrolled``: whether users without a second factor are offered to enroll one
     /// after their password, with a "Not now" answer.
     public var optionalEnrollment = false
@@ -49,6 +53,7 @@ public struct SignOnPolicy: Sendable, Codable, Equatable {
         try section.update(&maxCodeAttempts, .maxCodeAttempts)
         try section.update(&appLogin, .appLogin)
         try section.update(&passkeySignIn, .passkeySignIn)
+        try section.update(&emailSignIn, .emailSignIn)
         try section.update(&optionalEnrollment, .optionalEnrollment)
         try section.update(&enrollmentReminderDays, .enrollmentReminderDays)
     }
@@ -88,6 +93,7 @@ public struct SignOnPolicy: Sendable, Codable, Equatable {
         case maxCodeAttempts = "max_code_attempts"
         case appLogin = "app_login"
         case passkeySignIn = "passkey_sign_in"
+        case emailSignIn = "email_sign_in"
         case optionalEnrollment = "optional_enrollment"
         case enrollmentReminderDays = "enrollment_reminder_days"
     }

@@ -74,6 +74,7 @@ package struct CodeGuesses: Sendable {
         case .verifyEmail, .verifyPhone: "confirmation codes"
         case .verifyDevice: "device confirmation codes"
         case .linkIdentity: "codes linking another sign-in to the account"
+        case .signIn: "email sign-in codes"
         }
     }
 }

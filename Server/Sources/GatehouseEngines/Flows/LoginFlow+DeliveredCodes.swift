@@ -20,9 +20,10 @@ extension LoginFlow {
     /// with (asked again too soon: `state`'s node with a message; no guesses left: the flow ends). Without a
     /// destination (the identifier named no account, or the account has no such address) a code is still issued
     /// but goes nowhere, so the answer and every later guess look exactly as they would for a real account.
+    /// `link` makes the message's link from the code, for the templates that have one.
     package func sendCode(
         _ id: String, state: FlowStore.LoginState, purpose: OneTimeCodeStore.Purpose, channel: MessageChannel, to destination: String?,
-        template: MessageTemplate, resend: Bool
+        template: MessageTemplate, resend: Bool, link: (@Sendable (String) -> String)? = nil
     ) async throws -> Outcome? {
         switch try await oneTimeCodes.issue(flowID: id, purpose: purpose, channel: channel, resend: resend) {
         case .exhausted:
@@ -35,7 +36,7 @@ extension LoginFlow {
         case .code(let code):
             if let destination {
                 try await courier.send(
-                    template, code: code, to: destination, on: channel, service: settings.serviceName,
+                    template, code: code, link: link?(code) ?? "", to: destination, on: channel, service: settings.serviceName,
                     codeLifetime: settings.oneTimeCodes.lifetime)
             }
             return nil
@@ -89,9 +90,11 @@ extension LoginFlow {
     /// Resends the code of the node `state` is at: a new code, the guesses already spent still count.
     package func resend(
         _ id: String, state: FlowStore.LoginState, purpose: OneTimeCodeStore.Purpose, channel: MessageChannel, to destination: String?,
-        template: MessageTemplate
+        template: MessageTemplate, link: (@Sendable (String) -> String)? = nil
     ) async throws -> Outcome {
-        if let refused = try await sendCode(id, state: state, purpose: purpose, channel: channel, to: destination, template: template, resend: true) {
+        if let refused = try await sendCode(
+            id, state: state, purpose: purpose, channel: channel, to: destination, template: template, resend: true, link: link)
+        {
             return refused
         }
         return .next(node(for: state, messages: [FlowMessage(level: .info, text: "We sent a new code.", code: "code_sent")]))

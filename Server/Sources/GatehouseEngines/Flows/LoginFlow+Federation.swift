@@ -165,18 +165,25 @@ extension LoginFlow {
     /// account. The username is the provider's (or the address's local part), made unique.
     private func createAccount(for profile: UpstreamProfile, provider: IdentityProvider) async throws -> User? {
         let email = profile.email ?? "\(Self.usernameCharacters(profile.subject).prefix(40))@\(provider.id).invalid"
-        let base = Self.usernameCharacters(profile.username ?? String(email.prefix { $0 != "@" }))
-        let stem = base.isEmpty ? provider.id : String(base.prefix(48))
+        return try await createAccountWithoutPassword(
+            usernameFrom: profile.username ?? String(email.prefix { $0 != "@" }), fallback: provider.id,
+            profile: UserProfile(email: email, name: profile.name), emailVerified: profile.emailVerified)
+    }
+
+    /// An account without a password (it signs in another way: a provider, a code by email); `nil` when its address
+    /// belongs to another account. The username is `hint`'s allowed characters (or `fallback`), made unique.
+    package func createAccountWithoutPassword(usernameFrom hint: String, fallback: String, profile: UserProfile, emailVerified: Bool) async throws -> User? {
+        let base = Self.usernameCharacters(hint)
+        let stem = base.isEmpty ? fallback : String(base.prefix(48))
         let candidates = [stem] + (2...9).map { "\(stem)\($0)" } + [stem + "-" + SecureRandom.token().prefix(6).lowercased()]
         for username in candidates where try await users.find(username: username) == nil {
             do {
                 return try await TransactionScope.recoverable {
                     try await users.create(
-                        username: username, profile: UserProfile(email: email, name: profile.name), passwordHash: User.noPassword,
-                        emailVerified: profile.emailVerified, phoneVerified: false)
+                        username: username, profile: profile, passwordHash: User.noPassword, emailVerified: emailVerified, phoneVerified: false)
                 }
             } catch let error as DatabaseError where error.isDuplicate {
-                if try await users.find(usernameOrEmail: email) != nil { return nil }
+                if try await users.find(usernameOrEmail: profile.email) != nil { return nil }
             }
         }
         return nil

@@ -40,6 +40,8 @@ extension LoginFlow {
             "user:" + (state.federation.candidateID ?? "")
         case .recovery, .unlock:
             state.candidateID.map { "user:" + $0 } ?? "name:" + (state.username ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+        case .signIn:
+            state.candidateID.map { "user:" + $0 } ?? "email:" + (state.username ?? "").trimmingCharacters(in: .whitespaces).lowercased()
         case .verifyEmail:
             "email:" + (state.pendingRegistration?.profile.email ?? "").lowercased()
         case .verifyPhone:

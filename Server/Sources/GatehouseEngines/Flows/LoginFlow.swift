@@ -118,6 +118,7 @@ package struct LoginFlow: Sendable {
         let node =
             switch state.step.family {
             case .signIn(let step): signInNode(step, for: state, messages: messages)
+            case .emailSignIn(let step): emailSignInNode(step, for: state, messages: messages)
             case .secondFactor(let step): secondFactorNode(step, for: state, messages: messages)
             case .passkey(let step): passkeyNode(step, for: state, messages: messages)
             case .factorEnrollment(let step): factorEnrollmentNode(step, for: state, messages: messages)
@@ -160,7 +161,8 @@ package struct LoginFlow: Sendable {
         let passkeyAction =
             passkey == nil || locked || step == .password ? [] : [FlowAction(id: .passkey, kind: .submit, label: "Sign in with a passkey")]
         let providers = identityProviderActions(for: state)
-        let submit = { (label: String) in [FlowAction(id: .submit, kind: .submit, label: label)] + passkeyAction + unlock + providers + links }
+        let email = emailSignInAction(for: state)
+        let submit = { (label: String) in [FlowAction(id: .submit, kind: .submit, label: label)] + passkeyAction + email + unlock + providers + links }
         switch step {
         case .identify:
             return FlowNode(
@@ -275,6 +277,8 @@ package struct LoginFlow: Sendable {
         switch state.step {
         case .credentials, .identify, .password:
             return try await advanceSignIn(id, state: state, action: action, values: values)
+        case .emailSignIn, .emailSignInCode:
+            return try await advanceEmailSignIn(id, state: state, action: action, values: values)
         case .chooseFactor, .totp, .recoveryCode, .enrollOffer, .enrollTOTP, .recoveryCodes, .emailCode, .smsCode, .voiceCode, .enrollMethod, .enrollPhone,
             .enrollPhoneCode, .enrollEmail, .enrollEmailCode, .passkey, .enrollPasskey:
             return try await advanceSecondFactor(id, state: state, action: action, values: values)
@@ -299,6 +303,7 @@ package struct LoginFlow: Sendable {
     private func advanceSignIn(_ id: String, state: FlowStore.LoginState, action: FlowActionID, values: [String: FieldValue]) async throws -> Outcome {
         if let outcome = try await switchJourney(id, state: state, action: action) { return outcome }
         if action == .passkey { return try await signInWithPasskey(id, state: state, values: values) }
+        if action == .emailCode { return try await startEmailSignIn(id, state: state, typed: values["username"]?.text) }
         if state.step == FlowStep.identify {
             // Always go on to the password, whether the account exists or not: no enumeration.
             var next = state

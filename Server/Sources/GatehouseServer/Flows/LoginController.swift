@@ -29,6 +29,24 @@ struct LoginController: Sendable {
         router.get("/login") { request, _ in try await show(request) }
         router.post("/login") { request, context in try await submit(request, source: ClientAddress(of: request, context: context, trusting: proxies)) }
         router.get("/login/app-status") { request, _ in try await appLoginStatus(request) }
+        router.get(RouterPath(LoginFlow.emailLinkPath)) { request, context in
+            try await emailLink(request, source: ClientAddress(of: request, context: context, trusting: proxies))
+        }
+    }
+
+    /// The link in an email sign-in's message. In the browser that asked (its cookie binds the flow), at the code
+    /// node, it submits the code like the form would (counted like any other guess); anywhere else it signs in
+    /// nothing and says where to enter the code, so a mail scanner or a forwarded message opening it gets no session.
+    func emailLink(_ request: Request, source: ClientAddress) async throws -> Response {
+        let parameters = FormParameters(encoded: request.uri.query ?? "")
+        let code = String((parameters["code"] ?? "").filter(\.isNumber).prefix(12))
+        if let id = parameters["flow"], let binding = cookies.value(cookies.loginName, in: request),
+            let state = try await flows.find(id, owner: .browser(binding: binding)), state.step == .emailSignInCode
+        {
+            return try await run(
+                id, state: state, binding: binding, action: FlowActionID.submit.rawValue, values: ["code": .text(code)], request: request, source: source)
+        }
+        return PageRenderer.page(title: "Finish signing in where you asked", template: "email-link", ["code": code])
     }
 
     func show(_ request: Request) async throws -> Response {

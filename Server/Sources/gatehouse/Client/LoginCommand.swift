@@ -11,13 +11,23 @@ struct LoginCommand: AsyncParsableCommand {
             a password change when the password expired, and unlocking a locked account by email code.
             The session is kept in an owner-only encrypted folder, for `whoami`, `token` and `logout`.
             Scripts: gatehouse login --username alice --password-stdin < password.txt
+            Without a password, where the server offers it: gatehouse login --email alice@example.com
             """
     )
 
     @OptionGroup var credentials: CredentialOptions
     @OptionGroup var options: SignInOptions
+    @Option(help: "Sign in with a code sent to this email address instead of a password, where the server offers it.")
+    var email: String?
+
+    func validate() throws {
+        if email != nil, credentials.passwordFromStandardInput || credentials.username != nil {
+            throw ValidationError("--email signs in without a username or password: leave out --username and --password-stdin.")
+        }
+    }
 
     func run() async throws {
-        try await options.run(.login, username: credentials.username, passwordFromStandardInput: credentials.passwordFromStandardInput)
+        try await options.run(
+            .login, username: credentials.username, passwordFromStandardInput: credentials.passwordFromStandardInput, email: email)
     }
 }

@@ -65,7 +65,8 @@ struct SignInOptions: ParsableArguments {
     @OptionGroup var home: ClientHome
 
     /// Runs a flow of `kind` in the terminal and keeps the session it ends with.
-    func run(_ kind: FlowKind, username: String?, passwordFromStandardInput: Bool) async throws {
+    /// `email` signs in with a code sent there instead of a password.
+    func run(_ kind: FlowKind, username: String?, passwordFromStandardInput: Bool, email: String? = nil) async throws {
         var password: String?
         if passwordFromStandardInput {
             guard let line = readLine(strippingNewline: true), !line.isEmpty else {
@@ -82,6 +83,7 @@ struct SignInOptions: ParsableArguments {
         // Accounts of the same server and client stay (`gatehouse accounts`); those of another are signed out first.
         try? await home.signOutAll(unless: profile)
         if device || browser {
+            guard email == nil else { throw CommandError("--email signs in here in the terminal; leave out --device and --browser.") }
             guard kind == .login else { throw CommandError("--device and --browser sign in only; register or reset a password on the web page.") }
             let (user, claims) = try await (device ? signInOnDevice(profile) : signInWithBrowser(profile, username: username))
             try home.save(profile)
@@ -101,7 +103,7 @@ struct SignInOptions: ParsableArguments {
             }
             let client = GatehouseClient(configuration: try configuration(for: current))
             do {
-                success = try await TerminalFlow(client: client, kind: kind, username: username, password: password, acrValues: acrList)
+                success = try await TerminalFlow(client: client, kind: kind, username: username, password: password, acrValues: acrList, email: email)
                     .run(from: first)
                 saved = current
             } catch let choice as TerminalFlow.ProviderChosen where chosen == nil {

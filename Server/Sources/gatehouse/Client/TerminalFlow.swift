@@ -11,6 +11,8 @@ struct TerminalFlow {
     let password: String?
     /// Assurances to ask for (`acr_values`), such as a second factor whatever the policy.
     var acrValues: [String]? = nil
+    /// Sign in with a code sent to this address instead of a password (`gatehouse login --email`).
+    var email: String? = nil
     /// Without a person at the keyboard (the password came from standard input), an error ends the run.
     var interactive: Bool { password == nil }
     static let maximumRetries = 5
@@ -26,9 +28,27 @@ struct TerminalFlow {
         var node: Node
         if let first { node = first } else { node = await client.start(kind, loginHint: username, acrValues: acrValues) }
         var retries = 0
+        var emailChosen = false
+        var emailGiven = false
         while true {
             switch node {
-            case .continue(let step):
+            case .continue(var step):
+                if let email, !emailGiven, step.step == .emailSignIn {
+                    // The address from the command line, once: a refusal comes back as the node to answer by hand.
+                    emailGiven = true
+                    step["email"] = email
+                    node = await step.next()
+                    continue
+                }
+                if email != nil, !emailChosen, let action = step.submit(.emailCode) {
+                    // Once: "Use a password instead" comes back to the sign-in node, which then asks as usual.
+                    emailChosen = true
+                    node = await step.next(action)
+                    continue
+                }
+                if email != nil, !emailChosen, [FlowStep.credentials, .identify].contains(step.step) {
+                    throw CommandError("This server does not offer sign-in by email code for this client (sign_on.email_sign_in); sign in with a password.")
+                }
                 node = try await answer(step)
             case .error(let error):
                 retries += 1
@@ -85,6 +105,7 @@ struct TerminalFlow {
             case .text(let text):
                 if text.key == "username", let username {
                     step[text.key] = username
+
                 } else {
                     let suggestion = text.value.isEmpty ? "" : " [\(text.value)]"
                     let entered = try Terminal.ask("\(text.label)\(suggestion): ")

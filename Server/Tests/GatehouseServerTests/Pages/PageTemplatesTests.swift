@@ -15,7 +15,7 @@ struct TemplatesTests {
         let pages = [
             "layout", "error", "flow", "flow-field", "flow-field-state", "flow-field-errors", "signed-out", "sign-out", "device-confirm",
             "device-confirmed", "device-code", "device-consent", "device-approved", "device-denied", "demo-home", "demo-signed-in",
-            "application", "account", "account-deleted",
+            "application", "account", "account-deleted", "email-link",
         ]
         for name in pages + MessageTemplate.allCases.map({ "messages/\($0.rawValue)" }) {
             #expect(Templates.exists(name), "\(name)")

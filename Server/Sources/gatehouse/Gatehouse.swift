@@ -13,7 +13,8 @@ struct GatehouseCommand: AsyncParsableCommand {
         subcommands: [
             ServeCommand.self, UsersCommand.self, ClientsCommand.self, KeysCommand.self, MigrateCommand.self, CopyCommand.self, DatabaseCommand.self,
             OutboxCommand.self, LoginCommand.self, RegisterCommand.self, ResetPasswordCommand.self, EnrollCommand.self, WhoamiCommand.self,
-            TokenCommand.self, LogoutCommand.self, AccountsCommand.self, AuthenticatorCommand.self, DevicesCommand.self, ProvidersCommand.self,
+            TokenCommand.self, LogoutCommand.self, AccountsCommand.self, AccountCommand.self, AuthenticatorCommand.self, DevicesCommand.self,
+            ProvidersCommand.self,
             EventsCommand.self,
             AdminTokensCommand.self,
             HashRateCommand.self,

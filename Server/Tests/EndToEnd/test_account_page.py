@@ -316,3 +316,82 @@ def test_the_account_api(site):
     assert scoped.status_code == 403 and scoped.json()["error"] == "insufficient_scope"
     assert 'scope="account"' in scoped.headers["WWW-Authenticate"]
     assert call("GET", "/account/v1", bearer="not-a-token").status_code == 401
+
+
+def test_the_account_api_changes_names_and_deletes_the_account_after_a_step_up(site):
+    """Changes through the account API: names at once; deleting the account only with a sign-in younger than
+    reauthenticate_after, else 401 insufficient_user_authentication with max_age (RFC 9470); every answer checked
+    against /openapi/account.json."""
+    username = person(site, "api-leaver")
+    browser, _ = account(site, username)
+
+    def call(method, path, bearer, **kwargs):
+        response = requests.request(method, site.issuer + path, headers={"Authorization": "Bearer " + bearer}, timeout=10, **kwargs)
+        return conforms_to_document(site, response, "/openapi/account.json")
+
+    code = redirect_parameters(browser.get(authorize_url(site, client_id="self-service", scope="openid account")))["code"]
+    token = redeem(site, code, auth=("self-service", WEB_SECRET)).json()["access_token"]
+    renamed = call("PATCH", "/account/v1", token, json={"given_name": "Patricia", "family_name": ""})
+    assert renamed.status_code == 200 and renamed.json()["given_name"] == "Patricia" and "family_name" not in renamed.json()
+    refused = call("PATCH", "/account/v1", token, json={"email": "elsewhere@example.com"})
+    assert refused.status_code == 400 and refused.json()["error"] == "invalid_request"
+    assert call("GET", "/account/v1/passkeys", token).json() == {"items": []}
+    assert call("DELETE", "/account/v1/passkeys/no-such-passkey", token).status_code == 404
+
+    time.sleep(REAUTHENTICATE_AFTER + 1)
+    stale = call("DELETE", "/account/v1", token)
+    assert stale.status_code == 401 and stale.json()["error"] == "insufficient_user_authentication"
+    assert re.search(r'^Bearer error="insufficient_user_authentication".*max_age=%d$' % REAUTHENTICATE_AFTER, stale.headers["WWW-Authenticate"])
+    assert call("GET", "/account/v1", token).json()["username"] == username  # reading needs no recent sign-in
+
+    # Signed in again (prompt=login on the hosted page), the new token deletes the account.
+    page = browser.get(authorize_url(site, client_id="self-service", scope="openid account", prompt="login"))
+    login = forms(page.text)[0]
+    back = browser.post(urljoin(page.url, login["action"]), {**login["inputs"], "username": username, "password": PASSWORD})
+    fresh = redeem(site, redirect_parameters(back)["code"], auth=("self-service", WEB_SECRET)).json()["access_token"]
+    assert call("DELETE", "/account/v1", fresh).status_code == 204
+    assert call("GET", "/account/v1", fresh).status_code == 401
+    assert Browser(site).sign_in(authorize_url(site), username, PASSWORD).status_code == 401
+
+
+def test_the_account_command_in_the_terminal(site, tmp_path):
+    """`gatehouse account`: the same API from the terminal with the stored session; deleting after the allowed age
+    signs in again at the prompt first."""
+    import pexpect
+
+    from gatehouse_harness import binary, gatehouse
+
+    site.add_client("gatehouse-cli", "dev.gatehouse.cli:/callback", public=True,
+                    extra=["--scope", "openid profile email offline_access account"])
+    username = person(site, "terminal")
+    home = str(tmp_path / "home")
+
+    def account_cli(*args, check=True):
+        return gatehouse("account", *args, "--home", home, check=check)
+
+    gatehouse("login", "--issuer", site.issuer, "--username", username, "--password-stdin", "--home", home,
+              "--scope", "openid profile email offline_access account", stdin=PASSWORD + "\n")
+    shown = json.loads(account_cli("show", "--json").stdout)
+    assert shown["username"] == username and shown["has_password"] is True
+    assert "Names now: Pat Example / Patricia" in account_cli("rename", "--given-name", "Patricia").stdout
+    assert re.search(r"^app\s+gatehouse-cli\s", account_cli("sessions").stdout, re.M)
+    assert "account.updated" in account_cli("events", "--limit", "3").stdout
+    assert "You allowed no third-party application anything." in account_cli("apps").stdout
+    wrong = account_cli("delete", "--confirm", "someone-else", check=False)
+    assert wrong.returncode != 0 and "nothing was deleted" in wrong.stderr
+
+    time.sleep(REAUTHENTICATE_AFTER + 1)
+    child = pexpect.spawn(binary(), ["account", "delete", "--confirm", username, "--home", home], encoding="utf-8", timeout=60)
+    child.expect("This change needs a recent sign-in")
+    child.expect("Password: ")
+    child.sendline(PASSWORD)
+    child.expect(f"Deleted the account {username}")
+    child.expect(pexpect.EOF)
+    assert Browser(site).sign_in(authorize_url(site), username, PASSWORD).status_code == 401
+
+    # A session without the account scope is told how to get one.
+    other = str(tmp_path / "other")
+    someone = person(site, "scopeless")
+    gatehouse("login", "--issuer", site.issuer, "--username", someone, "--password-stdin", "--home", other, stdin=PASSWORD + "\n")
+    refused = gatehouse("account", "--home", other, check=False)
+    assert refused.returncode != 0 and 'gatehouse login --scope "openid profile email offline_access account"' in refused.stderr

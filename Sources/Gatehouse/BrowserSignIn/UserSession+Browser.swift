@@ -36,7 +36,7 @@ extension UserSession {
     }
 
     /// Signs the same person in again in the browser, more strongly — with a second factor by default — and gives this
-    /// session the new tokens, as ``stepUp(acrValues:)`` does for a native flow. `maxAge: 0` asks for the credentials
+    /// session the new tokens, as ``stepUp(acrValues:maxAge:)`` does for a native flow. `maxAge: 0` asks for the credentials
     /// again even when the browser is signed in already.
     ///
     /// - Throws: what ``GatehouseClient/signInWithBrowser(using:options:)`` throws; a sign-in by someone else fails with

@@ -16,7 +16,7 @@ struct FlowContext: Sendable {
     let nonce: String
     /// How the sign-in ends: its DPoP key, made at the start so the request can name it.
     let completion: SignInCompletion
-    /// The session a step-up sign-in replaces the tokens of (``UserSession/stepUp(acrValues:)``), if any.
+    /// The session a step-up sign-in replaces the tokens of (``UserSession/stepUp(acrValues:maxAge:)``), if any.
     var replacing: UserSession? = nil
     /// The request's `max_age`, which the ID token's `auth_time` is checked against.
     var maxAge: Int? = nil

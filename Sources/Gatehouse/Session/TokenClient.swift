@@ -62,20 +62,24 @@ struct TokenClient: Sendable {
     }
 
     func userinfo(accessToken: String, tokenType: String) async throws(GatehouseError) -> UserInfo {
-        var (data, response) = try await userinfoRequest(accessToken: accessToken, tokenType: tokenType)
-        // RFC 9449 §9: a resource server may ask for its nonce; one retry carries it.
-        if response.statusCode == 401, let dpop, await dpop.remember(response) {
-            (data, response) = try await userinfoRequest(accessToken: accessToken, tokenType: tokenType)
-        }
+        let (data, response) = try await resource(try provider.make(metadata.userinfoEndpoint), accessToken: accessToken, tokenType: tokenType)
         guard response.statusCode == 200 else { throw Self.error(data, response) }
         guard let info = try? JSONDecoder().decode(UserInfo.self, from: data) else { throw .unexpectedResponse(status: 200) }
         return info
     }
 
-    private func userinfoRequest(accessToken: String, tokenType: String) async throws(GatehouseError) -> (Data, HTTPURLResponse) {
-        var request = try provider.make(metadata.userinfoEndpoint)
-        try await authorize(&request, accessToken: accessToken, tokenType: tokenType)
-        return try await provider.send(request)
+    /// Sends `request` to a protected resource of the provider (userinfo, the account API) with the access token.
+    func resource(_ request: URLRequest, accessToken: String, tokenType: String) async throws(GatehouseError) -> (Data, HTTPURLResponse) {
+        var authorized = request
+        try await authorize(&authorized, accessToken: accessToken, tokenType: tokenType)
+        var (data, response) = try await provider.send(authorized)
+        // RFC 9449 §9: a resource server may ask for its nonce; one retry carries it.
+        if response.statusCode == 401, let dpop, await dpop.remember(response) {
+            authorized = request
+            try await authorize(&authorized, accessToken: accessToken, tokenType: tokenType)
+            (data, response) = try await provider.send(authorized)
+        }
+        return (data, response)
     }
 
     /// Puts the access token on `request`: as a DPoP-bound token with a proof for the request, or as a bearer token.

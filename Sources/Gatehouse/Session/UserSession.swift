@@ -170,10 +170,24 @@ public actor UserSession {
     /// needs it; drive the returned node like any sign-in. On success this session's tokens are replaced (and stored),
     /// so everything holding the session goes on with the stronger ones; a sign-in by someone else fails and leaves
     /// the session as it was.
-    public func stepUp(acrValues: [String] = [UserSession.multiFactorACR]) async -> Node {
+    /// An empty `acrValues` asks for no particular assurance: a new sign-in of the same person (what `maxAge`, or an
+    /// ``AccountStepUp``, asks for; a native flow always signs in anew).
+    public func stepUp(acrValues: [String] = [UserSession.multiFactorACR], maxAge: Int? = nil) async -> Node {
         await FlowContext.begin(
-            client: GatehouseClient(configuration: configuration), kind: .login, loginHint: claims?.preferredUsername, acrValues: acrValues,
-            replacing: self)
+            client: GatehouseClient(configuration: configuration), kind: .login, loginHint: claims?.preferredUsername,
+            acrValues: acrValues.isEmpty ? nil : acrValues, maxAge: maxAge, replacing: self)
+    }
+
+    /// Sends `request` to a protected resource of the provider with this session's access token (refreshed first when
+    /// about to expire), as a DPoP-bound token with a proof when the session is bound.
+    func sendToResource(_ request: URLRequest) async throws(GatehouseError) -> (Data, HTTPURLResponse) {
+        let token = try await accessToken()
+        return try await client.resource(request, accessToken: token, tokenType: tokens?.tokenType ?? "Bearer")
+    }
+
+    /// A request that accepts JSON, to `url`, with the configured timeout.
+    nonisolated func request(_ url: URL) throws(GatehouseError) -> URLRequest {
+        try ProviderRequest(configuration: configuration).make(url.absoluteString)
     }
 
     /// Takes the tokens of a step-up sign-in of the same subject, with their key, and stores them.

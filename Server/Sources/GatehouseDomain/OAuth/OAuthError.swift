@@ -17,6 +17,8 @@ package struct OAuthError: Error, Sendable {
         case invalidScope = "invalid_scope"
         case invalidToken = "invalid_token"
         case insufficientScope = "insufficient_scope"
+        /// The sign-in behind the access token is older than the resource accepts (RFC 9470): sign in again, then retry.
+        case insufficientUserAuthentication = "insufficient_user_authentication"
         case requestNotSupported = "request_not_supported"
         case requestURINotSupported = "request_uri_not_supported"
         case serverError = "server_error"
@@ -51,7 +53,7 @@ package struct OAuthError: Error, Sendable {
         /// The status the code is answered with.
         package var status: HTTPResponse.Status {
             switch self {
-            case .invalidClient, .invalidToken, .invalidDevice, .wrongPIN: .unauthorized
+            case .invalidClient, .invalidToken, .invalidDevice, .wrongPIN, .insufficientUserAuthentication: .unauthorized
             case .insufficientScope, .accountLocked, .identityBlocked: .forbidden
             case .tooManyAttempts, .resendTooSoon, .tooManyRegistrations: .tooManyRequests
             case .expiredCode, .registrationExpired, .sessionExpired: .gone
@@ -83,6 +85,8 @@ package struct OAuthError: Error, Sendable {
     package var dpopChallenge = false
     /// With `insufficient_scope`: the scope the resource needs, named in the challenge (RFC 6750 §3); `openid` when unset.
     package var requiredScope: String?
+    /// With `insufficient_user_authentication`: the oldest sign-in, in seconds, the resource accepts (RFC 9470 `max_age`).
+    package var maxAge: Int64?
 
     /// An error with the code's status, unless `status` says otherwise (a malformed body's 413 or 415).
     package init(_ code: Code, _ description: String, status: HTTPResponse.Status? = nil, attemptsRemaining: Int? = nil) {

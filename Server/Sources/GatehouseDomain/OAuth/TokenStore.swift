@@ -40,6 +40,11 @@ package struct TokenStore: Sendable {
         package var expiresAt: Int64
         /// The thumbprint of the key the token is bound to (RFC 9449 `cnf.jkt`), `nil` for a bearer token.
         package var jkt: String? = nil
+        /// When the person signed in for the grant (`auth_time`); `nil` for a client's own token (and tokens issued
+        /// before it was kept).
+        package var authTime: Int64? = nil
+        /// How they signed in (`amr`).
+        package var methods: [String] = []
     }
 
     /// A refresh token's details, for introspection.
@@ -231,9 +236,9 @@ package struct TokenStore: Sendable {
                       AND \(GrantRevocations.familyIsActive("refresh_tokens"))
                     RETURNING grant_id, client_id, user_id, scope, auth_time, amr, expires_at
                 ), access AS (
-                    INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at, jkt)
+                    INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at, jkt, auth_time, amr)
                     SELECT \(bind: minted.accessDigest), grant_id, client_id, user_id, scope, \(bind: now), \(bind: now + lifetimes.accessToken),
-                           \(bind: minted.key)
+                           \(bind: minted.key), auth_time, amr
                     FROM used
                 ), refresh AS (
                     INSERT INTO refresh_tokens (token_hash, grant_id, client_id, user_id, scope, auth_time, amr, created_at, expires_at, jkt)
@@ -265,7 +270,8 @@ package struct TokenStore: Sendable {
             try await sql.raw(
                 """
                 SELECT t.client_id AS token_client_id, t.user_id AS token_user_id, t.scope AS token_scope,
-                       t.created_at AS token_created_at, t.expires_at AS token_expires_at, t.jkt AS token_jkt, u.*
+                       t.created_at AS token_created_at, t.expires_at AS token_expires_at, t.jkt AS token_jkt,
+                       t.auth_time AS token_auth_time, t.amr AS token_amr, u.*
                 FROM access_tokens t LEFT JOIN users u ON u.id = t.user_id
                 WHERE t.token_hash = \(bind: TokenDigest.storageKey(token)) AND t.revoked_at IS NULL AND t.expires_at > \(bind: now)
                   AND \(GrantRevocations.familyIsActive("t"))
@@ -279,7 +285,9 @@ package struct TokenStore: Sendable {
             scopes: try row.decode(column: "token_scope", as: String.self).split(separator: " ").map(String.init),
             issuedAt: try row.decode(column: "token_created_at", as: Int64.self),
             expiresAt: try row.decode(column: "token_expires_at", as: Int64.self),
-            jkt: try row.decode(column: "token_jkt", as: String?.self)
+            jkt: try row.decode(column: "token_jkt", as: String?.self),
+            authTime: try row.decode(column: "token_auth_time", as: Int64?.self),
+            methods: (try row.decode(column: "token_amr", as: String?.self) ?? "").split(separator: " ").map(String.init)
         )
         let user = try row.decode(column: "id", as: String?.self) == nil ? nil : try UserStore.decode(row)
         return (record, user)
@@ -382,9 +390,10 @@ package struct TokenStore: Sendable {
     ) async throws -> IssuedTokens {
         try await sql.raw(
             """
-            INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at, jkt)
+            INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at, jkt, auth_time, amr)
             VALUES (\(bind: minted.accessDigest), \(bind: grant.id), \(bind: grant.clientID), \(bind: grant.userID),
-                    \(bind: grant.scope), \(bind: now), \(bind: now + lifetimes.accessToken), \(bind: minted.key))
+                    \(bind: grant.scope), \(bind: now), \(bind: now + lifetimes.accessToken), \(bind: minted.key),
+                    \(bind: grant.authTime), \(bind: grant.methods.joined(separator: " ")))
             """
         ).run()
         guard let refreshDigest = minted.refreshDigest else { return minted.issued }

@@ -546,5 +546,11 @@ package enum SchemaMigrations {
                 )
                 """,
             ]),
+        // An access token keeps when and how its sign-in was made, so that a resource can ask for a recent one (the
+        // account API's step-up, RFC 9470) without a refresh token to read it from. Tokens from before stay NULL:
+        // they count as not recent.
+        Migration(
+            version: 31, name: "access token sign-in time",
+            statements: ["ALTER TABLE access_tokens ADD COLUMN auth_time BIGINT", "ALTER TABLE access_tokens ADD COLUMN amr TEXT"]),
     ]
 }

@@ -7,8 +7,11 @@ import Hummingbird
 /// The account API under `/account/v1` (described by `/openapi/account.json`): the account page's reading and its
 /// revocations as JSON, for an app acting for the signed-in person with an access token carrying the `account` scope
 /// (bearer, or DPoP-bound with a proof of each request, as at userinfo). Its changes are the admin API's operations on
-/// the token's own user, recorded with `user:ID` as the actor. Errors are OAuth errors (RFC 6750): `invalid_token`
-/// (401), `insufficient_scope` (403, naming `account`), `not_found` (404).
+/// the token's own user, recorded with `user:ID` as the actor. Sensitive changes (removing a passkey, deleting the
+/// account) need a sign-in younger than `account.reauthenticate_after`, else `insufficient_user_authentication`
+/// (RFC 9470, 401 with `max_age`): the app signs the person in again and retries. Errors are OAuth errors (RFC 6750):
+/// `invalid_token` (401), `insufficient_scope` (403, naming `account`), `not_found` (404), `invalid_request` (400, or
+/// 409 for a change the account's state refuses).
 struct AccountAPIController: Sendable {
     let tokens: TokenStore
     /// Checks the proofs of DPoP-bound tokens.
@@ -16,6 +19,11 @@ struct AccountAPIController: Sendable {
     let audit: AuditLog
     /// The account operations, on behalf of an actor (`user:ID`).
     let operations: @Sendable (_ actor: String) -> DatabaseAdminOperations
+    /// Tells the owner of a change (`account_deleted`), by email.
+    let notify: @Sendable (User, MessageTemplate) async throws -> Void
+    /// How recent a sign-in sensitive changes need.
+    let policy: AccountPolicy
+    let clock: UnixClock
 
     static let scope = "account"
     static let prefix = "/account/v1"
@@ -28,6 +36,37 @@ struct AccountAPIController: Sendable {
         }
         router.get(RouterPath(stringLiteral: Self.prefix)) { request, _ in
             try await answer(request) { user, operations in JSONResponse.make(try await operations.user(id: user.id)) }
+        }
+        router.patch(RouterPath(stringLiteral: Self.prefix)) { request, _ in
+            try await answer(request) { user, operations in
+                let change = try await JSONRequest.decode(ProfileChange.self, from: request)
+                return JSONResponse.make(
+                    try await operations.setNames(of: user.id, name: change.name, givenName: change.givenName, familyName: change.familyName))
+            }
+        }
+        router.delete(RouterPath(stringLiteral: Self.prefix)) { request, _ in
+            try await answer(request, recentSignIn: true) { user, operations in
+                try await operations.deleteUser(id: user.id)
+                try await notify(user, .accountDeleted)
+                return Response(status: .noContent)
+            }
+        }
+        router.get(RouterPath(stringLiteral: Self.prefix + "/passkeys")) { request, _ in
+            try await answer(request) { user, operations in JSONResponse.make(Items(items: try await operations.passkeys(of: user.id))) }
+        }
+        router.delete(RouterPath(stringLiteral: Self.prefix + "/passkeys/:passkey")) { request, context in
+            let passkey = try context.parameters.require("passkey")
+            return try await answer(request, recentSignIn: true) { user, operations in
+                let passkeys = try await operations.passkeys(of: user.id)
+                guard passkeys.contains(where: { $0.id == passkey }) else { throw AdminProblem.notFound("The account has no passkey \(passkey).") }
+                // Never the last way in: without a password or another provider, the last passkey stays.
+                let identities = try await operations.identities(of: user.id)
+                guard user.hasPassword || passkeys.count > 1 || !identities.isEmpty else {
+                    throw AdminProblem.conflict("This passkey is the account's only way to sign in: add another first.")
+                }
+                try await operations.removePasskey(passkey, of: user.id)
+                return Response(status: .noContent)
+            }
         }
         router.get(RouterPath(stringLiteral: Self.prefix + "/consents")) { request, _ in
             try await answer(request) { user, operations in
@@ -67,6 +106,18 @@ struct AccountAPIController: Sendable {
         }
     }
 
+    /// The names a person may change on their profile; any other member is refused.
+    struct ProfileChange: ClosedJSONBody, Sendable {
+        typealias Members = CodingKeys
+        var name, givenName, familyName: String?
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case name
+            case givenName = "given_name"
+            case familyName = "family_name"
+        }
+    }
+
     /// A list in an object, as the API's lists are.
     struct Items<Item: Encodable & Sendable>: Encodable, Sendable {
         var items: [Item]
@@ -84,8 +135,11 @@ struct AccountAPIController: Sendable {
     }
 
     /// Runs `body` for the user of the request's access token, when it is active, presented as its binding requires
-    /// (a DPoP proof of this request), carries the `account` scope and names a user who may sign in.
-    private func answer(_ request: Request, _ body: (User, DatabaseAdminOperations) async throws -> Response) async throws -> Response {
+    /// (a DPoP proof of this request), carries the `account` scope and names a user who may sign in; with
+    /// `recentSignIn`, when its sign-in is younger than `account.reauthenticate_after`.
+    private func answer(
+        _ request: Request, recentSignIn: Bool = false, _ body: (User, DatabaseAdminOperations) async throws -> Response
+    ) async throws -> Response {
         let presented: PresentedAccessToken?
         do {
             presented = try PresentedAccessToken.of(request)
@@ -111,12 +165,19 @@ struct AccountAPIController: Sendable {
             throw refuse(.insufficientScope, "The access token was not granted the account scope.")
         }
         guard let user, !user.isLocked else { throw refuse(.invalidToken, "The access token's user is locked or no longer exists.") }
+        if recentSignIn, clock.now() - (record.authTime ?? 0) > policy.reauthenticateAfter {
+            var error = refuse(.insufficientUserAuthentication, "This change needs a recent sign-in: sign in again, then retry.")
+            error.maxAge = policy.reauthenticateAfter
+            throw error
+        }
         do {
             var response = try await body(user, operations("user:\(user.id)"))
             if let nonce { response.headers[.dpopNonce] = nonce }
             return response
-        } catch let problem as AdminProblem where problem.status == .notFound {
-            throw OAuthError(.notFound, problem.detail)
+        } catch let problem as AdminProblem {
+            var error = OAuthError(problem.status == .notFound ? .notFound : .invalidRequest, problem.detail)
+            error.status = problem.status
+            throw error
         }
     }
 }

@@ -101,6 +101,28 @@ public struct DatabaseAdminOperations: AdminOperations {
         }
     }
 
+    /// Changes the names on the profile of `userID`: `nil` leaves one as it is, an empty text clears it. Audited with
+    /// what changed (the account page and API, where a person changes their own).
+    public func setNames(of userID: String, name: String?, givenName: String?, familyName: String?) async throws -> AdminUser {
+        let current = try await account(userID)
+        var changed = current
+        func cleaned(_ text: String, limit: Int) -> String? {
+            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            return trimmed.isEmpty ? nil : String(trimmed.prefix(limit))
+        }
+        if let name { changed.name = cleaned(name, limit: 200) }
+        if let givenName { changed.givenName = cleaned(givenName, limit: 100) }
+        if let familyName { changed.familyName = cleaned(familyName, limit: 100) }
+        let differences = AdminController.differences(AdminUser(current), AdminUser(changed))
+        guard !differences.isEmpty else { return AdminUser(current) }
+        let updated = try await database.transaction { [users, audit, actor, changed] _ in
+            guard let updated = try await users.update(current, to: changed) else { throw AdminProblem.conflict("The account changed meanwhile; try again.") }
+            try await audit.record(.accountUpdated, user: current.id, actor: actor, details: differences)
+            return updated
+        }
+        return AdminUser(updated)
+    }
+
     public func setLocked(userID: String, _ locked: Bool) async throws {
         let user = try await account(userID)
         try await database.transaction { [users, audit, actor, settings] _ in

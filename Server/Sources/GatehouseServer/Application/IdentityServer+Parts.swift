@@ -108,7 +108,10 @@ extension IdentityServer {
     }
 
     var accountAPIController: AccountAPIController {
-        AccountAPIController(tokens: tokens, proofs: dpopProofs, audit: audit, operations: operations(origin: "account_api"))
+        let loginFlow = loginFlow
+        return AccountAPIController(
+            tokens: tokens, proofs: dpopProofs, audit: audit, operations: operations(origin: "account_api"),
+            notify: { user, notice in try await loginFlow.notify(user, notice) }, policy: configuration.account, clock: clock)
     }
 
     var adminController: AdminController {

@@ -92,7 +92,7 @@ public final class DemoRelyingParty: Sendable {
             Client(
                 id: cliClientID, name: "Gatehouse command line", secretHash: nil, redirectURIs: [cliRedirectURI, cliLoopbackRedirectURI],
                 postLogoutRedirectURIs: [cliLoopbackRedirectURI],
-                scopes: ClientRegistrationRules.defaultScopes, idTokenAlgorithm: "RS256", createdAt: cli?.createdAt ?? clock.now(),
+                scopes: ClientRegistrationRules.defaultScopes + ["account"], idTokenAlgorithm: "RS256", createdAt: cli?.createdAt ?? clock.now(),
                 allowsDeviceGrant: true
             ))
         let user = try await users.find(username: username)

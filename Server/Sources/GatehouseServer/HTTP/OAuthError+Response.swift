@@ -14,17 +14,23 @@ extension OAuthError: HTTPResponseError {
         if dpopChallenge {
             if [.invalidToken, .invalidDPoPProof, .useDPoPNonce].contains(code) { response.status = .unauthorized }
             let algorithms = DPoPProofVerifier.algorithms.joined(separator: " ")
-            response.headers[.wwwAuthenticate] = #"DPoP error="\#(code.rawValue)", error_description="\#(description)", algs="\#(algorithms)""#
+            response.headers[.wwwAuthenticate] =
+                #"DPoP error="\#(code.rawValue)", error_description="\#(description)"\#(maxAgeParameter), algs="\#(algorithms)""#
             return response
         }
         switch code {
         case .invalidClient: response.headers[.wwwAuthenticate] = #"Basic realm="gatehouse""#
         case .invalidToken: response.headers[.wwwAuthenticate] = #"Bearer error="invalid_token", error_description="\#(description)""#
         case .insufficientScope: response.headers[.wwwAuthenticate] = #"Bearer error="insufficient_scope", scope="\#(requiredScope ?? "openid")""#
+        case .insufficientUserAuthentication:
+            response.headers[.wwwAuthenticate] = #"Bearer error="insufficient_user_authentication", error_description="\#(description)"\#(maxAgeParameter)"#
         default: break
         }
         return response
     }
+
+    /// RFC 9470's `max_age` challenge parameter, when the error names one.
+    private var maxAgeParameter: String { maxAge.map { ", max_age=\($0)" } ?? "" }
 
     package func response(from request: Request, context: some RequestContext) throws -> Response {
         response()

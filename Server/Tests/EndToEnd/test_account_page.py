@@ -12,7 +12,7 @@ from urllib.parse import urljoin
 import pytest
 import requests
 
-from gatehouse_harness import (PASSWORD, WEB_REDIRECT, WEB_SECRET, Browser, Server, authorize_url, conforms_to_document, forms,
+from gatehouse_harness import (PASSWORD, WEB_REDIRECT, WEB_SECRET, Browser, Server, authorize_url, conforms_to_document, forms, latest_code, outbox,
                                redeem, redirect_parameters, refresh)
 
 REAUTHENTICATE_AFTER = 3
@@ -135,6 +135,68 @@ def test_changing_the_password(site):
     assert "code" in redirect_parameters(Browser(site).sign_in(authorize_url(site), username, NEW_PASSWORD))
     notices = json.loads(site.cli("outbox", "--to", f"{username}@example.com", "--json").stdout)
     assert any(message["subject"] == "Your password was changed" for message in notices), notices
+
+
+def test_changing_the_email_address_and_phone_number_with_a_code(site):
+    """A new address gets a code, entered on the page; then it is the account's and the old one is told. An address
+    another account proved gets a notice instead of a code, and the page says the same either way."""
+    username = person(site, "mover")
+    old_address = f"{username}@example.com"
+    new_address = f"new-{username}@example.com"
+    browser, page = account(site, username)
+
+    asked = post(browser, page, form_for(page, "request_email"), email=new_address.upper())
+    assert asked.status_code == 200 and f"If {new_address} can receive it, we sent a code there." in asked.text
+    code = latest_code(site, new_address)
+    confirm = form_for(asked, "confirm_email")
+    wrong = post(browser, asked, confirm, code="000000" if code != "000000" else "111111")
+    assert wrong.status_code == 401 and "The code is incorrect." in wrong.text and 'data-confirm="email"' in wrong.text
+    tampered = post(browser, wrong, form_for(wrong, "confirm_email"), code=code, email=f"evil-{username}@example.com")
+    assert tampered.status_code == 400 and "That code cannot be used" in tampered.text, "the code confirms only its own address"
+    done = post(browser, wrong, form_for(wrong, "confirm_email"), code=code)
+    assert done.url.endswith("/account?done=email_changed") and "Your email address was changed." in done.text
+    assert f"<dd>{new_address}</dd>" in done.text
+    assert [m for m in outbox(site, old_address) if m["template"] == "email_changed"]
+
+    # Someone else's proven address: a notice to it, no code, and the same words on the page.
+    other = person(site, "holder")
+    taken = post(browser, done, form_for(done, "request_email"), email=f"{other}@example.com")
+    assert taken.status_code == 200 and f"If {other}@example.com can receive it, we sent a code there." in taken.text
+    assert [m["template"] for m in outbox(site, f"{other}@example.com")] == ["account_exists"]
+
+    asked = post(browser, taken, form_for(taken, "request_phone"), phone="+1 555 000 7777")
+    assert asked.status_code == 200 and "We sent a code to +15550007777." in asked.text
+    done = post(browser, asked, form_for(asked, "confirm_phone"), code=latest_code(site, "+15550007777"))
+    assert done.url.endswith("/account?done=phone_changed") and "<dd>+15550007777</dd>" in done.text
+    assert [m for m in outbox(site, new_address) if m["template"] == "phone_changed"]
+    events = json.loads(site.cli("events", "--type", "account.updated", "--json").stdout)
+    assert any(e["details"].get("email.after") == new_address and e["actor"].startswith("user:") for e in events)
+
+
+def test_guessing_the_new_address_code_meets_the_accounts_code_limit(site):
+    """Wrong codes for new addresses count per account across addresses (each code takes 5 guesses): the 11th guess is
+    blocked, even with the right code, and the owner is told."""
+    username = person(site, "guesser")
+    browser, page = account(site, username)
+    compared, blocked, real = 0, None, None
+    for number in range(4):
+        address = f"try{number}-{username}@example.com"
+        page = post(browser, page, form_for(page, "request_email"), email=address)
+        real = latest_code(site, address)
+        for _ in range(5):
+            confirm = next(form for form in forms(page.text) if form["inputs"].get("change") in ("confirm_email", "request_email"))
+            page = post(browser, page, confirm, change="confirm_email", email=address, code="000000" if real != "000000" else "111111")
+            if "Too many wrong attempts" in page.text:
+                blocked = page
+                break
+            compared += 1
+        if blocked is not None:
+            break
+    print(f"account page: {compared} wrong new-address codes checked before the block")
+    assert compared == 10 and blocked.status_code == 429
+    right = post(browser, blocked, form_for(blocked, "request_email"), change="confirm_email", email=address, code=real)
+    assert right.status_code == 429 and "Too many wrong attempts" in right.text
+    assert [m for m in outbox(site, f"{username}@example.com") if m["template"] == "guesses_blocked"]
 
 
 def test_guessing_the_current_password_meets_the_sign_in_limits(site):

@@ -46,6 +46,31 @@ package struct CodeGuesses: Sendable {
         if !settled.blocked.isEmpty { try await report(settled, of: purpose, to: try await owner()) }
     }
 
+    /// A code checked under the limits outside a flow.
+    package enum LimitedCheck: Sendable {
+        /// A limit is used up for this many more minutes: nothing was compared.
+        case blocked(minutes: Int64)
+        case checked(OneTimeCodeStore.Check)
+    }
+
+    /// Checks a code outside a flow (a device's confirmation, a new address on the account page) under `subject`'s
+    /// and `source`'s limits: the guess is counted before `verify` runs, and settled as wrong only when it was
+    /// compared and wrong; `owner` is told of a block it starts.
+    package func check(
+        _ purpose: OneTimeCodeStore.Purpose, subject: String, source: ClientAddress, owner: () async throws -> User?,
+        verify: () async throws -> OneTimeCodeStore.Check
+    ) async throws -> LimitedCheck {
+        let ticket: AttemptLimiter.Ticket
+        switch try await admit(purpose, subject: subject, source: source) {
+        case .blocked(let until, _): return .blocked(minutes: minutesLeft(until: until))
+        case .admitted(let admitted): ticket = admitted
+        }
+        let check = try await verify()
+        let rejected = if case .rejected = check { true } else { false }
+        try await settle(ticket, correct: !rejected, of: purpose, owner: owner)
+        return .checked(check)
+    }
+
     /// Whole minutes until `until` (Unix seconds), at least one: what a blocked person is told to wait.
     package func minutesLeft(until: Int64) -> Int64 { limiter.minutesLeft(until: until) }
 

@@ -62,6 +62,11 @@ extension AccountPage {
                 return Self.back("done=identity_unlinked")
             case "password":
                 return try await changePassword(current, form: form, request: request, source: source)
+            case "request_email", "request_phone":
+                return try await requestContactChange(current, form["change"] == "request_email" ? .email : .phone, form: form, request: request)
+            case "confirm_email", "confirm_phone":
+                let contact: Contact = form["change"] == "confirm_email" ? .email : .phone
+                return try await confirmContactChange(current, contact, form: form, request: request, source: source)
             case "delete":
                 return try await delete(current, confirmation: form["confirm_username"] ?? "", request: request)
             default:

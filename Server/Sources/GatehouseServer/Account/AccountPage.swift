@@ -13,8 +13,9 @@ import Hummingbird
 ///
 /// Without a browser session the page starts a sign-in that comes back here. Its changes are the admin API's
 /// operations (``DatabaseAdminOperations``) on the person's own account, recorded with `user:ID` as the actor. Every
-/// form carries a token bound to the browser by a cookie (CSRF); deleting the account needs a sign-in younger than
-/// `account.reauthenticate_after`, or the person signs in again first.
+/// form carries a token bound to the browser by a cookie (CSRF); sensitive changes (the password, a factor, the email
+/// address or phone number, deleting the account) need a sign-in younger than `account.reauthenticate_after`, or the
+/// person signs in again first.
 struct AccountPage: Sendable {
     let users: UserStore
     /// The second factors the person enrolled, for the page to name.
@@ -74,8 +75,9 @@ struct AccountPage: Sendable {
 
     // MARK: - The page
 
-    /// The page; `problem` says why the form just posted was not taken (answered with `status`).
-    func show(_ request: Request, problem: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
+    /// The page; `problem` says why the form just posted was not taken (answered with `status`); `pending`, a new
+    /// address waiting for its code.
+    func show(_ request: Request, problem: String? = nil, status: HTTPResponse.Status = .ok, pending: PendingContact? = nil) async throws -> Response {
         guard let current = try await signedIn(request) else { return try await signIn(request, as: nil) }
         let user = current.user
         let operations = operations("user:\(user.id)")
@@ -123,6 +125,7 @@ struct AccountPage: Sendable {
                 ["type": event.type.rawValue, "when": Timestamp.format(event.occurredAt), "address": event.address ?? ""]
             },
         ]
+        if let pending { values[pending.contact == .email ? "pendingEmail" : "pendingPhone"] = pending.address }
         if let name = user.name { values["name"] = name }
         if let phone = user.phoneNumber { values["phone"] = phone }
         if let notice = query["done"].flatMap({ Self.notices[$0] }) { values["notice"] = notice }
@@ -145,6 +148,8 @@ struct AccountPage: Sendable {
         "passkey_renamed": "The passkey was renamed.",
         "passkey_removed": "The passkey was removed.",
         "identity_unlinked": "The other provider's sign-in was unlinked.",
+        "email_changed": "Your email address was changed. The old one was told.",
+        "phone_changed": "Your phone number was changed. The old one was told.",
     ]
     static let problems = [
         "confirm": "To delete your account, type your username exactly.",

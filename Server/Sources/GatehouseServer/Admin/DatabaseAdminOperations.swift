@@ -123,6 +123,58 @@ public struct DatabaseAdminOperations: AdminOperations {
         return AdminUser(updated)
     }
 
+    /// Makes `address`, just proven by a code sent to it, the email address of `userID` (verified); an account that
+    /// held it without proving it gives it up. Returns the verified address it replaces, to be told of the change.
+    public func setProvenEmail(_ address: String, of userID: String) async throws -> String? {
+        try AccountInputValidation.validateEmail(address)
+        return try await setProvenContact(of: userID, details: "email") { user in
+            if user.username.contains("@"), address.lowercased() != user.username {
+                throw AdminProblem.badRequest("Your username is the email address \(user.username); it cannot change to another address.")
+            }
+            user.email = address.lowercased()
+            user.emailVerified = true
+        } previous: {
+            $0.emailVerified ? $0.email : nil
+        }
+    }
+
+    /// Makes `number` (E.164), just proven by a code sent to it, the phone number of `userID` (verified). Returns
+    /// the verified number it replaces, to be told of the change.
+    public func setProvenPhone(_ number: String, of userID: String) async throws -> String? {
+        try await setProvenContact(of: userID, details: "phone_number") { user in
+            user.phoneNumber = number
+            user.phoneVerified = true
+        } previous: {
+            $0.phoneVerified ? $0.phoneNumber : nil
+        }
+    }
+
+    /// Changes a contact of `userID` as `change` says, audited with what changed; `previous` reads the value replaced.
+    private func setProvenContact(
+        of userID: String, details: String, change: (inout User) throws -> Void, previous: (User) -> String?
+    ) async throws -> String? {
+        let current = try await account(userID)
+        var changed = current
+        try change(&changed)
+        let differences = AdminController.differences(AdminUser(current), AdminUser(changed))
+        guard !differences.isEmpty else { return nil }
+        do {
+            try await database.transaction { [users, audit, actor, changed] _ in
+                if changed.email != current.email, let holder = try await users.releaseUnprovenEmail(changed.email) {
+                    try await audit.record(
+                        .accountUpdated, user: holder.id, actor: actor,
+                        details: ["email.before": changed.email, "email.after": holder.email, "by": "address_claimed"])
+                }
+                guard try await users.update(current, to: changed) != nil else { throw AdminProblem.conflict("The account changed meanwhile; try again.") }
+                try await audit.record(.accountUpdated, user: current.id, actor: actor, details: differences)
+            }
+        } catch let error as DatabaseError where error.isDuplicate {
+            throw AdminProblem.conflict("Another account uses that address.")
+        }
+        let replaced = previous(current)
+        return replaced == previous(changed) ? nil : replaced
+    }
+
     public func setLocked(userID: String, _ locked: Bool) async throws {
         let user = try await account(userID)
         try await database.transaction { [users, audit, actor, settings] _ in

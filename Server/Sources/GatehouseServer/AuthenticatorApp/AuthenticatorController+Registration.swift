@@ -85,17 +85,15 @@ extension AuthenticatorController {
     /// Checks `code` for `identity` and marks it verified; throws what the app (or the confirmation page) shows.
     /// Each guess is counted per registration, per email address across registrations, and per client address.
     func confirm(_ identity: DeviceIdentity, code: String, source: ClientAddress) async throws {
-        let ticket: AttemptLimiter.Ticket
-        switch try await codeGuesses.admit(.verifyDevice, subject: "email:" + identity.email, source: source) {
-        case .blocked(let until, _):
-            throw OAuthError(.tooManyAttempts, LoginMessages.guessesBlocked(minutes: codeGuesses.minutesLeft(until: until)))
-        case .admitted(let admitted):
-            ticket = admitted
-        }
-        let check = try await oneTimeCodes.verify(flowID: identity.id, purpose: .verifyDevice, code: code)
-        let rejected = if case .rejected = check { true } else { false }
-        try await codeGuesses.settle(ticket, correct: !rejected, of: .verifyDevice) {
+        let checked = try await codeGuesses.check(.verifyDevice, subject: "email:" + identity.email, source: source) {
             if let userID = identity.userID { try await users.find(id: userID) } else { nil }
+        } verify: {
+            try await oneTimeCodes.verify(flowID: identity.id, purpose: .verifyDevice, code: code)
+        }
+        let check: OneTimeCodeStore.Check
+        switch checked {
+        case .blocked(let minutes): throw OAuthError(.tooManyAttempts, LoginMessages.guessesBlocked(minutes: minutes))
+        case .checked(let result): check = result
         }
         switch check {
         case .accepted:

@@ -439,6 +439,8 @@ def test_the_account_command_in_the_terminal(site, tmp_path):
     assert re.search(r"^app\s+gatehouse-cli\s", account_cli("sessions").stdout, re.M)
     assert "account.updated" in account_cli("events", "--limit", "3").stdout
     assert "You allowed no third-party application anything." in account_cli("apps").stdout
+    assert "No authenticator apps." in account_cli("devices").stdout
+    assert "You sign in with no other provider." in account_cli("providers").stdout
     wrong = account_cli("delete", "--confirm", "someone-else", check=False)
     assert wrong.returncode != 0 and "nothing was deleted" in wrong.stderr
 
@@ -457,3 +459,25 @@ def test_the_account_command_in_the_terminal(site, tmp_path):
     gatehouse("login", "--issuer", site.issuer, "--username", someone, "--password-stdin", "--home", other, stdin=PASSWORD + "\n")
     refused = gatehouse("account", "--home", other, check=False)
     assert refused.returncode != 0 and 'gatehouse login --scope "openid profile email offline_access account"' in refused.stderr
+
+
+def test_the_account_api_changes_the_password_and_lists_apps_and_providers(site):
+    username = person(site, "api-password")
+    browser, _ = account(site, username)
+    code = redirect_parameters(browser.get(authorize_url(site, client_id="self-service", scope="openid account")))["code"]
+    token = redeem(site, code, auth=("self-service", WEB_SECRET)).json()["access_token"]
+
+    def call(method, path, **kwargs):
+        response = requests.request(method, site.issuer + path, headers={"Authorization": "Bearer " + token}, timeout=10, **kwargs)
+        return conforms_to_document(site, response, "/openapi/account.json")
+
+    assert call("GET", "/account/v1/identities").json() == {"items": []}
+    assert call("GET", "/account/v1/devices").json() == {"items": []}
+    wrong = call("POST", "/account/v1/password", json={"current_password": "not it", "new_password": "a brand new passphrase"})
+    assert wrong.status_code == 400 and wrong.json()["error_description"] == "The current password is incorrect."
+    weak = call("POST", "/account/v1/password", json={"current_password": PASSWORD, "new_password": "short"})
+    assert weak.status_code == 400 and weak.json()["error"] == "invalid_request"
+    assert call("POST", "/account/v1/password", json={"current_password": PASSWORD, "new_password": "a brand new passphrase"}).status_code == 204
+    assert call("GET", "/account/v1").status_code == 401  # every token ended, this one too
+    assert Browser(site).sign_in(authorize_url(site), username, "a brand new passphrase").status_code in (302, 303)
+    assert [m for m in json.loads(site.cli("outbox", "--to", f"{username}@example.com", "--json").stdout) if m["template"] == "password_changed"]

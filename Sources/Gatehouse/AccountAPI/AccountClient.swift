@@ -4,11 +4,12 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The signed-in person's own account, through the provider's account API (`/account/v1`): the profile, the
-/// applications they allowed, where they are signed in, their passkeys, recent security events, and deleting the
-/// account. The session's tokens must carry the `account` scope (ask for it in ``GatehouseConfiguration/scopes``).
+/// The signed-in person's own account, through the provider's account API (`/account/v1`): the profile and password,
+/// the applications they allowed, where they are signed in, their passkeys, authenticator apps and other providers,
+/// recent security events, and deleting the account. The session's tokens must carry the `account` scope (ask for it in ``GatehouseConfiguration/scopes``).
 ///
-/// Sensitive changes (removing a passkey, deleting the account) need a recent sign-in. When the provider refuses one
+/// Sensitive changes (the password; removing a passkey, an authenticator app or a provider; deleting the account) need
+/// a recent sign-in. When the provider refuses one
 /// for an old sign-in, the client calls ``stepUp`` with what it asked for; sign the person in again there (drive
 /// ``UserSession/stepUp(acrValues:maxAge:)``, or ``UserSession/stepUp(using:acrValues:maxAge:)`` in a browser) and
 /// return: the change is retried once with the new tokens.
@@ -74,6 +75,39 @@ public struct AccountClient: Sendable {
     /// The newest security events of the account, up to `limit` (1 to 1000).
     public func events(limit: Int = 20) async throws -> [AccountEvent] {
         try await decode(Items<AccountEvent>.self, from: send("GET", "/events?limit=\(limit)")).items
+    }
+
+    /// Changes the password: `current` is checked like a sign-in's, `new` against the provider's policy. Every
+    /// session and token of the account ends, this one's too (it is forgotten here): sign in again with the new
+    /// password. Needs a recent sign-in.
+    public func changePassword(current: String, new: String) async throws {
+        _ = try await send("POST", "/password", body: ["current_password": current, "new_password": new])
+        try? await session.logout()
+    }
+
+    /// The other providers the person signs in with.
+    public func identities() async throws -> [AccountIdentity] {
+        try await decode(Items<AccountIdentity>.self, from: send("GET", "/identities")).items
+    }
+
+    /// Unlinks another provider (never the account's last way to sign in). Needs a recent sign-in.
+    public func unlinkIdentity(provider: String) async throws {
+        _ = try await send("DELETE", "/identities/" + Self.pathComponent(provider))
+    }
+
+    /// Ends an application's sign-in (``AccountSessions/AppSignIn/id``): every token it holds from it is revoked.
+    public func endAppSignIn(id: String) async throws {
+        _ = try await send("DELETE", "/app-sign-ins/" + Self.pathComponent(id))
+    }
+
+    /// The authenticator apps that sign in to the account with a QR code.
+    public func devices() async throws -> [AccountDevice] {
+        try await decode(Items<AccountDevice>.self, from: send("GET", "/devices")).items
+    }
+
+    /// Removes an authenticator app: it no longer signs in. Needs a recent sign-in.
+    public func removeDevice(id: String) async throws {
+        _ = try await send("DELETE", "/devices/" + Self.pathComponent(id))
     }
 
     /// The account's passkeys.

@@ -14,9 +14,14 @@ public struct AccountSessions: Sendable, Equatable, Codable {
         public var lastSeenAt: Date
         /// When the session ends unless used.
         public var expiresAt: Date
+        /// The client address it signed in from, when known.
+        public var address: String?
+        /// How the browser named itself (`User-Agent`) when it signed in, when known.
+        public var userAgent: String?
 
         enum CodingKeys: String, CodingKey {
-            case id, methods
+            case id, methods, address
+            case userAgent = "user_agent"
             case authenticatedAt = "authenticated_at"
             case lastSeenAt = "last_seen_at"
             case expiresAt = "expires_at"

@@ -23,12 +23,15 @@ public struct ActiveSessions: Sendable {
         public var methods: [String]
         /// When the user signed in, last used the session, and when it ends at the latest (Unix seconds).
         public var authenticatedAt, lastSeenAt, expiresAt: Int64
+        /// The client address and the browser's `User-Agent` it signed in from (`nil` for sessions from before they were kept).
+        public var address, userAgent: String?
 
         package enum CodingKeys: String, CodingKey {
-            case id, methods
+            case id, methods, address
             case authenticatedAt = "authenticated_at"
             case lastSeenAt = "last_seen_at"
             case expiresAt = "expires_at"
+            case userAgent = "user_agent"
         }
     }
 
@@ -75,7 +78,7 @@ public struct ActiveSessions: Sendable {
         return try await database.read { [idleTimeout] sql in
             try await sql.raw(
                 """
-                SELECT id_hash, amr, auth_time, last_seen_at, expires_at FROM browser_sessions
+                SELECT id_hash, amr, auth_time, last_seen_at, expires_at, address, user_agent FROM browser_sessions
                 WHERE user_id = \(bind: userID) AND expires_at > \(bind: now) AND last_seen_at > \(bind: now - idleTimeout)
                 ORDER BY auth_time DESC
                 """
@@ -84,7 +87,8 @@ public struct ActiveSessions: Sendable {
                     id: String(try row.decode(column: "id_hash", as: String.self).prefix(Self.handleLength)),
                     methods: try row.decode(column: "amr", as: String.self).split(separator: " ").map(String.init),
                     authenticatedAt: try row.decode(column: "auth_time", as: Int64.self),
-                    lastSeenAt: try row.decode(column: "last_seen_at", as: Int64.self), expiresAt: try row.decode(column: "expires_at", as: Int64.self))
+                    lastSeenAt: try row.decode(column: "last_seen_at", as: Int64.self), expiresAt: try row.decode(column: "expires_at", as: Int64.self),
+                    address: try row.decode(column: "address", as: String?.self), userAgent: try row.decode(column: "user_agent", as: String?.self))
             }
         }
     }

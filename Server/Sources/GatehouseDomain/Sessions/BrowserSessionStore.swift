@@ -20,15 +20,18 @@ package struct BrowserSessionStore: Sendable {
         let id = SecureRandom.token()
         let now = clock.now()
         let session = BrowserSession(userID: userID, authTime: now, methods: methods, expiresAt: now + lifetime)
+        // Where the request that signs in comes from, as the audit trail records it (the browser names itself; kept short).
+        let context = AuditContext.current
+        let origin = (address: context.address, userAgent: context.userAgent.map { String($0.prefix(256)) })
         try await database.transaction { sql in
             if let previousID {
                 try await sql.raw("DELETE FROM browser_sessions WHERE id_hash = \(bind: TokenDigest.hex(previousID))").run()
             }
             try await sql.raw(
                 """
-                INSERT INTO browser_sessions (id_hash, user_id, auth_time, amr, created_at, expires_at, last_seen_at)
+                INSERT INTO browser_sessions (id_hash, user_id, auth_time, amr, created_at, expires_at, last_seen_at, address, user_agent)
                 VALUES (\(bind: TokenDigest.hex(id)), \(bind: userID), \(bind: now), \(bind: methods.joined(separator: " ")),
-                        \(bind: now), \(bind: session.expiresAt), \(bind: now))
+                        \(bind: now), \(bind: session.expiresAt), \(bind: now), \(bind: origin.address), \(bind: origin.userAgent))
                 """
             ).run()
         }

@@ -552,5 +552,10 @@ package enum SchemaMigrations {
         Migration(
             version: 31, name: "access token sign-in time",
             statements: ["ALTER TABLE access_tokens ADD COLUMN auth_time BIGINT", "ALTER TABLE access_tokens ADD COLUMN amr TEXT"]),
+        // A browser session keeps where it signed in from (the client address and the browser's own name), so the
+        // person can tell their sessions apart on the account page. Sessions from before stay NULL.
+        Migration(
+            version: 32, name: "browser session origin",
+            statements: ["ALTER TABLE browser_sessions ADD COLUMN address TEXT", "ALTER TABLE browser_sessions ADD COLUMN user_agent TEXT"]),
     ]
 }

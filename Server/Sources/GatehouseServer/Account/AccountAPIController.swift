@@ -1,5 +1,6 @@
 import Foundation
 import GatehouseDomain
+import GatehouseEngines
 import GatehouseFoundation
 import GatehouseProtocol
 import Hummingbird
@@ -7,8 +8,9 @@ import Hummingbird
 /// The account API under `/account/v1` (described by `/openapi/account.json`): the account page's reading and its
 /// revocations as JSON, for an app acting for the signed-in person with an access token carrying the `account` scope
 /// (bearer, or DPoP-bound with a proof of each request, as at userinfo). Its changes are the admin API's operations on
-/// the token's own user, recorded with `user:ID` as the actor. Sensitive changes (removing a passkey, deleting the
-/// account) need a sign-in younger than `account.reauthenticate_after`, else `insufficient_user_authentication`
+/// the token's own user, recorded with `user:ID` as the actor. Sensitive changes (the password; removing a passkey, an
+/// authenticator app or another provider; deleting the account) need a sign-in younger than
+/// `account.reauthenticate_after`, else `insufficient_user_authentication`
 /// (RFC 9470, 401 with `max_age`): the app signs the person in again and retries. Errors are OAuth errors (RFC 6750):
 /// `invalid_token` (401), `insufficient_scope` (403, naming `account`), `not_found` (404), `invalid_request` (400, or
 /// 409 for a change the account's state refuses).
@@ -23,6 +25,10 @@ struct AccountAPIController: Sendable {
     let notify: @Sendable (User, MessageTemplate) async throws -> Void
     /// How recent a sign-in sensitive changes need.
     let policy: AccountPolicy
+    /// Checks the current password of a password change, with the sign-in's limits per account and source.
+    let authenticator: PasswordAuthenticator
+    /// The reverse proxies whose word on the client's address is believed.
+    let proxies: TrustedProxies
     let clock: UnixClock
 
     static let scope = "account"
@@ -48,6 +54,43 @@ struct AccountAPIController: Sendable {
             try await answer(request, recentSignIn: true) { user, operations in
                 try await operations.deleteUser(id: user.id)
                 try await notify(user, .accountDeleted)
+                return Response(status: .noContent)
+            }
+        }
+        router.post(RouterPath(stringLiteral: Self.prefix + "/password")) { request, context in
+            let source = ClientAddress(of: request, context: context, trusting: proxies)
+            return try await answer(request, recentSignIn: true) { user, operations in
+                try await changePassword(of: user, request: request, source: source, operations: operations)
+            }
+        }
+        router.get(RouterPath(stringLiteral: Self.prefix + "/identities")) { request, _ in
+            try await answer(request) { user, operations in JSONResponse.make(Items(items: try await operations.identities(of: user.id))) }
+        }
+        router.delete(RouterPath(stringLiteral: Self.prefix + "/identities/:provider")) { request, context in
+            let provider = try context.parameters.require("provider")
+            return try await answer(request, recentSignIn: true) { user, operations in
+                try await operations.unlinkIdentity(at: provider, of: user.id)
+                return Response(status: .noContent)
+            }
+        }
+        router.delete(RouterPath(stringLiteral: Self.prefix + "/app-sign-ins/:grant")) { request, context in
+            let grant = try context.parameters.require("grant")
+            return try await answer(request) { user, operations in
+                _ = try await operations.revokeGrant(grant, of: user.id)
+                return Response(status: .noContent)
+            }
+        }
+        router.get(RouterPath(stringLiteral: Self.prefix + "/devices")) { request, _ in
+            try await answer(request) { user, operations in JSONResponse.make(Items(items: try await operations.devices(of: user.id))) }
+        }
+        router.delete(RouterPath(stringLiteral: Self.prefix + "/devices/:device")) { request, context in
+            let device = try context.parameters.require("device")
+            return try await answer(request, recentSignIn: true) { user, operations in
+                // Only the person's own devices: the operation itself takes any id.
+                guard try await operations.devices(of: user.id).contains(where: { $0.id == device }) else {
+                    throw AdminProblem.notFound("The account has no authenticator app \(device).")
+                }
+                try await operations.deleteDevice(device)
                 return Response(status: .noContent)
             }
         }
@@ -103,6 +146,38 @@ struct AccountAPIController: Sendable {
                 }
                 return JSONResponse.make(Items(items: try await audit.recent(of: user.id, limit: limit)))
             }
+        }
+    }
+
+    /// `POST /account/v1/password`: the current password, checked like a sign-in's (its limits per account and
+    /// source), and the new one, checked against the policy. Every session and token of the account ends, this
+    /// one's too: the app signs in again with the new password. The owner gets a notice.
+    private func changePassword(of user: User, request: Request, source: ClientAddress, operations: DatabaseAdminOperations) async throws -> Response {
+        let body = try await JSONRequest.decode(PasswordChange.self, from: request)
+        guard user.hasPassword else {
+            throw AdminProblem.conflict("The account has no password yet: choose one with “Forgot your password?” when you sign in.")
+        }
+        switch try await authenticator.authenticate(username: user.username, password: body.currentPassword, source: source, devices: [], clientID: nil) {
+        case .authenticated: break
+        case .invalidCredentials: throw OAuthError(.invalidRequest, "The current password is incorrect.")
+        case .throttled:
+            throw OAuthError(.tooManyAttempts, LoginMessages.throttled)
+        case .locked: throw OAuthError(.accountLocked, LoginMessages.locked)
+        }
+        guard body.newPassword != body.currentPassword else { throw AdminProblem.badRequest("Choose a password different from your current one.") }
+        try await operations.setPassword(body.newPassword, of: user.id)
+        try await notify(user, .passwordChanged)
+        return Response(status: .noContent)
+    }
+
+    /// The body of a password change.
+    struct PasswordChange: ClosedJSONBody, Sendable {
+        typealias Members = CodingKeys
+        var currentPassword, newPassword: String
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case currentPassword = "current_password"
+            case newPassword = "new_password"
         }
     }
 

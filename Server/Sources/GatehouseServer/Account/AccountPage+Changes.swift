@@ -57,6 +57,12 @@ extension AccountPage {
                 }
                 try await operations.removePasskey(form["passkey"] ?? "", of: user.id)
                 return Self.back("done=passkey_removed")
+            case "remove_device":
+                let device = form["device"] ?? ""
+                // Only the person's own devices: the operation itself takes any id.
+                guard try await operations.devices(of: user.id).contains(where: { $0.id == device }) else { return Self.back("problem=gone") }
+                try await operations.deleteDevice(device)
+                return Self.back("done=device_removed")
             case "unlink_identity":
                 try await operations.unlinkIdentity(at: form["provider"] ?? "", of: user.id)
                 return Self.back("done=identity_unlinked")

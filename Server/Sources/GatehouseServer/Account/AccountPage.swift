@@ -88,6 +88,7 @@ struct AccountPage: Sendable {
         let factors = try await authenticators.enrolledFactors(userID: user.id).filter { $0 != .passkey && $0 != .recoveryCode }
         let passkeys = try await operations.passkeys(of: user.id)
         let identities = try await operations.identities(of: user.id)
+        let devices = try await operations.devices(of: user.id)
         var names: [String: String] = [:]
         for id in Set(consents.map(\.clientID) + grants.map(\.clientID)) { names[id] = try await clients.find(id: id)?.name ?? id }
 
@@ -106,6 +107,7 @@ struct AccountPage: Sendable {
                 [
                     "id": session.id, "isCurrent": session.id == current.handle, "methods": session.methods.joined(separator: " "),
                     "signedIn": Timestamp.format(session.authenticatedAt), "lastSeen": Timestamp.format(session.lastSeenAt),
+                    "browser": session.userAgent ?? "", "address": session.address ?? "",
                 ]
             },
             "hasOtherSessions": browserSessions.contains { $0.id != current.handle },
@@ -114,6 +116,12 @@ struct AccountPage: Sendable {
             "hasFactors": !factors.isEmpty,
             "passkeys": passkeys.map { passkey -> [String: Any] in
                 ["id": passkey.id, "name": passkey.name, "added": Timestamp.format(passkey.createdAt), "lastUsed": Timestamp.format(passkey.lastUsedAt)]
+            },
+            "devices": devices.map { device -> [String: Any] in
+                [
+                    "id": device.id, "name": device.deviceName ?? "Authenticator app", "added": Timestamp.format(device.createdAt),
+                    "lastUsed": Timestamp.format(device.lastUsedAt), "state": device.state,
+                ]
             },
             "identities": identities.map { identity -> [String: Any] in
                 ["provider": identity.providerID, "email": identity.email ?? "", "linked": Timestamp.format(identity.createdAt)]
@@ -148,6 +156,7 @@ struct AccountPage: Sendable {
         "passkey_renamed": "The passkey was renamed.",
         "passkey_removed": "The passkey was removed.",
         "identity_unlinked": "The other provider's sign-in was unlinked.",
+        "device_removed": "The authenticator app was removed: it no longer signs in to your account.",
         "email_changed": "Your email address was changed. The old one was told.",
         "phone_changed": "Your phone number was changed. The old one was told.",
     ]
@@ -167,7 +176,7 @@ struct AccountPage: Sendable {
             user: try await operations.user(id: id), consents: try await operations.consents(of: id),
             browserSessions: try await operations.browserSessions(of: id), appSignIns: try await operations.grants(of: id),
             passkeys: try await operations.passkeys(of: id), identities: try await operations.identities(of: id),
-            events: try await audit.events(AuditLog.Filter(userID: id), limit: 10_000))
+            devices: try await operations.devices(of: id), events: try await audit.events(AuditLog.Filter(userID: id), limit: 10_000))
         var response = JSONResponse.make(data)
         response.headers[.contentDisposition] = "attachment; filename=\"account-\(current.user.username).json\""
         response.headers[.cacheControl] = "no-store"

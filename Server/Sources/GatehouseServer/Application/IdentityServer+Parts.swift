@@ -111,7 +111,8 @@ extension IdentityServer {
         let loginFlow = loginFlow
         return AccountAPIController(
             tokens: tokens, proofs: dpopProofs, audit: audit, operations: operations(origin: "account_api"),
-            notify: { user, notice in try await loginFlow.notify(user, notice) }, policy: configuration.account, clock: clock)
+            notify: { user, notice in try await loginFlow.notify(user, notice) }, policy: configuration.account,
+            authenticator: loginFlow.authenticator, proxies: configuration.trustedProxies, clock: clock)
     }
 
     var adminController: AdminController {

@@ -14,7 +14,9 @@ struct AccountCommand: AsyncParsableCommand {
             gatehouse login --scope "openid profile email offline_access account"
             Removing a passkey or deleting the account needs a recent sign-in: you are asked to sign in again first.
             """,
-        subcommands: [Show.self, Rename.self, Apps.self, Sessions.self, Passkeys.self, Events.self, Delete.self],
+        subcommands: [
+            Show.self, Rename.self, Password.self, Apps.self, Sessions.self, Passkeys.self, Devices.self, Providers.self, Events.self, Delete.self,
+        ],
         defaultSubcommand: Show.self
     )
 
@@ -80,6 +82,63 @@ struct AccountCommand: AsyncParsableCommand {
                 let profile = try await AccountCommand.client(home).updateNames(name: name, givenName: givenName, familyName: familyName)
                 let names = [profile.name, profile.givenName, profile.familyName].compactMap { $0 }
                 print("Names now: \(names.isEmpty ? "none" : names.joined(separator: " / ")).")
+            }
+        }
+    }
+
+    struct Password: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "password", abstract: "Change your password (asked for, hidden); every session ends, this one too.")
+        @OptionGroup var home: ClientHome
+
+        func run() async throws {
+            try await AccountCommand.run {
+                let account = try await AccountCommand.client(home)
+                let current = try Terminal.askSecret("Current password: ")
+                let new = try Terminal.askSecret("New password: ")
+                guard try Terminal.askSecret("Repeat the new password: ") == new else { throw CommandError("The new passwords differ; nothing changed.") }
+                try await account.changePassword(current: current, new: new)
+                print("Password changed. You were signed out everywhere: run `gatehouse login` again.")
+            }
+        }
+    }
+
+    struct Devices: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "devices", abstract: "List the authenticator apps that sign in with a QR code; --remove one by its id.")
+        @Option(help: "The id of an authenticator app to remove.") var remove: String?
+        @OptionGroup var home: ClientHome
+
+        func run() async throws {
+            try await AccountCommand.run {
+                let account = try await AccountCommand.client(home)
+                if let remove {
+                    try await account.removeDevice(id: remove)
+                    return print("Removed authenticator app \(remove).")
+                }
+                let devices = try await account.devices()
+                if devices.isEmpty { return print("No authenticator apps.") }
+                for device in devices { print("\(device.id)  \(device.deviceName ?? "authenticator app")  \(device.state)") }
+            }
+        }
+    }
+
+    struct Providers: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "providers", abstract: "List the other providers you sign in with; --unlink one (never your last way in).")
+        @Option(help: "The id of a provider to unlink.") var unlink: String?
+        @OptionGroup var home: ClientHome
+
+        func run() async throws {
+            try await AccountCommand.run {
+                let account = try await AccountCommand.client(home)
+                if let unlink {
+                    try await account.unlinkIdentity(provider: unlink)
+                    return print("Unlinked \(unlink).")
+                }
+                let identities = try await account.identities()
+                if identities.isEmpty { return print("You sign in with no other provider.") }
+                for identity in identities { print("\(identity.provider)  \(identity.email ?? "")  linked \(AccountCommand.date(identity.createdAt))") }
             }
         }
     }

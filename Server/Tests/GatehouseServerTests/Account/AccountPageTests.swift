@@ -24,6 +24,15 @@ struct AccountPageTests {
         }
     }
 
+    /// Opens the account page in `browser`, which is sent to sign in (as the stand-in's user) and comes back.
+    static func signIn(_ browser: BrowserStandIn, at page: URL) async throws {
+        let (_, signIn, _) = try await browser.send(page)
+        let location = try #require(signIn)
+        let login = try #require(URL(string: location, relativeTo: page)?.absoluteURL)
+        #expect(login.path == "/login")
+        _ = try await browser.follow(login) { $0.path == "/account" }
+    }
+
     /// The account page's form token, from the page.
     static func token(in page: String) throws -> String {
         try #require(page.firstMatch(of: /name="csrf_token" value="([^"]+)"/)).1.description
@@ -41,11 +50,7 @@ struct AccountPageTests {
             defer { browser.shutdown() }
             let page = issuer.appendingPathComponent("account")
             // Not signed in: the page sends the browser to sign in, which comes back to it.
-            let (_, signIn, _) = try await browser.send(page)
-            let location = try #require(signIn)
-            let login = try #require(URL(string: location, relativeTo: page)?.absoluteURL)
-            #expect(login.path == "/login")
-            _ = try await browser.follow(login) { $0.path == "/account" }
+            try await Self.signIn(browser, at: page)
             let (status, _, body) = try await browser.send(page)
             #expect(status == 200 && body.contains("<h3>Laptop</h3>") && body.contains("Unlink corp"), "\(status) \(body.prefix(300))")
             let token = try Self.token(in: body)
@@ -94,6 +99,36 @@ struct AccountPageTests {
             }
             #expect(try await server.passkeys.list(userID: ada.id).count == 1)
             #expect(try await server.federatedIdentities.identities(of: bob.id).count == 1)
+        }
+    }
+
+    @Test("the page lists the authenticator apps and removes the person's own only; sessions say where they signed in from")
+    func devicesAndSessionOrigins() async throws {
+        try await TestServer.withLiveServer { server, issuer in
+            let kim = try await server.users.create(
+                username: "kim", email: "kim@example.com", name: nil, passwordHash: try await server.hasher.hash(Self.password))
+            let lee = try await server.users.create(username: "lee", email: "lee@example.com", name: nil, passwordHash: User.noPassword)
+            let phone = try await server.deviceIdentities.start(
+                email: kim.email, userID: kim.id, deviceName: "Kim's phone", sealedOPRFKey: "sealed", lifetime: 600)
+            let other = try await server.deviceIdentities.start(
+                email: lee.email, userID: lee.id, deviceName: "Lee's phone", sealedOPRFKey: "sealed", lifetime: 600)
+            let browser = BrowserStandIn(username: "kim", password: Self.password)
+            defer { browser.shutdown() }
+            let page = issuer.appendingPathComponent("account")
+            try await Self.signIn(browser, at: page)
+            let (_, _, body) = try await browser.send(page)
+            #expect(body.contains("Remove Kim&#39;s phone") && !body.contains("Lee"))
+            #expect(body.contains("from 127.0.0.1"), "the session's address is shown")
+            let sessions = try await server.operations(origin: "test")("test").browserSessions(of: kim.id)
+            #expect(sessions.map(\.address) == ["127.0.0.1"])
+            let token = try Self.token(in: body)
+
+            let foreign = try await browser.send(page, form: [("csrf_token", token), ("change", "remove_device"), ("device", other.id)])
+            #expect(foreign.0 == 303 && foreign.1 == "/account?problem=gone")
+            #expect(try await server.deviceIdentities.find(id: other.id) != nil, "another person's device stays")
+            let removed = try await browser.send(page, form: [("csrf_token", token), ("change", "remove_device"), ("device", phone.id)])
+            #expect(removed.0 == 303 && removed.1 == "/account?done=device_removed")
+            #expect(try await server.deviceIdentities.list(userID: kim.id).isEmpty)
         }
     }
 }

@@ -88,6 +88,43 @@ struct SDKAccountClientTests {
         }
     }
 
+    @Test("authenticator apps and providers listed and removed, an app's sign-in ended, the password changed")
+    func changes() async throws {
+        try await TestServer.withLiveServer { server, issuer in
+            let client = try await Self.prepare(server, issuer: issuer)
+            let session = try await client.login(username: "sam", password: SDKLiveFlowTests.password)
+            let account = AccountClient(session: session)
+            let sam = try #require(try await server.users.find(username: "sam"))
+            let phone = try await server.deviceIdentities.start(
+                email: sam.email, userID: sam.id, deviceName: "Sam's phone", sealedOPRFKey: "sealed", lifetime: 600)
+            try await AccountPageTests.link(server, provider: "corp", to: sam.id)
+            #expect(try await account.devices().map(\.deviceName) == ["Sam's phone"])
+            #expect(try await account.identities().map(\.provider) == ["corp"])
+            try await account.removeDevice(id: phone.id)
+            try await account.unlinkIdentity(provider: "corp")
+            let (devices, identities) = (try await account.devices(), try await account.identities())
+            #expect(devices.isEmpty && identities.isEmpty)
+            await #expect(throws: GatehouseError.provider(status: 404, error: "not_found", description: "The account has no authenticator app \(phone.id).")) {
+                try await account.removeDevice(id: phone.id)
+            }
+
+            // Another app sign-in of the same person, ended from here.
+            let mine = Set(try await account.sessions().appSignIns.map(\.id))
+            let other = try await client.login(username: "sam", password: SDKLiveFlowTests.password)
+            let theirs = try #require(try await account.sessions().appSignIns.first { !mine.contains($0.id) })
+            try await account.endAppSignIn(id: theirs.id)
+            await #expect(throws: GatehouseError.signedOut) { _ = try await AccountClient(session: other).profile() }
+            #expect(try await account.sessions().appSignIns.map(\.id) == Array(mine))
+
+            await #expect(throws: GatehouseError.provider(status: 400, error: "invalid_request", description: "The current password is incorrect.")) {
+                try await account.changePassword(current: "not it", new: SDKMultiFactorTests.newPassword)
+            }
+            try await account.changePassword(current: SDKLiveFlowTests.password, new: SDKMultiFactorTests.newPassword)
+            #expect(await session.isSignedOut)
+            _ = try await client.login(username: "sam", password: SDKMultiFactorTests.newPassword)
+        }
+    }
+
     actor Asked {
         var requirements: [AccountStepUp] = []
         func record(_ needed: AccountStepUp) { requirements.append(needed) }

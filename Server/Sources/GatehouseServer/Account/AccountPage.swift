@@ -114,6 +114,8 @@ struct AccountPage: Sendable {
             "hasGrants": !grants.isEmpty,
             "factors": Self.removable(factors).map { factor -> [String: Any] in ["id": factor.rawValue, "label": Self.name(of: factor)] },
             "hasFactors": !factors.isEmpty,
+            // The journey that adds one is the one that changes two-step verification, where the policy offers passkeys.
+            "passkeysOffered": loginFlow.settings.signOnPolicy(for: Self.clientID).factors.contains(.passkey),
             "passkeys": passkeys.map { passkey -> [String: Any] in
                 ["id": passkey.id, "name": passkey.name, "added": Timestamp.format(passkey.createdAt), "lastUsed": Timestamp.format(passkey.lastUsedAt)]
             },

@@ -262,7 +262,16 @@ def test_forms_refuse_a_post_without_the_browsers_token(site):
     assert browser.post(target, {"change": "delete", "confirm_username": username, "csrf_token": "x" * 43}).status_code == 403
     # Without the cookies at all.
     assert requests.post(target, data={**form["inputs"], "confirm_username": username}, allow_redirects=False, timeout=10).status_code == 403
+    # Every change the page makes, each form on it and those that need a passkey, device or provider to appear.
+    changes = {f["inputs"]["change"] for f in forms(page.text) if "change" in f["inputs"]} | {
+        "revoke_app", "end_session", "end_other_sessions", "revoke_grant", "remove_factor", "rename_passkey", "remove_passkey",
+        "remove_device", "unlink_identity", "confirm_email", "confirm_phone"}
+    assert {"password", "two_step", "request_email", "request_phone", "delete"} <= changes
+    for change in sorted(changes):
+        refused = browser.post(target, {"change": change, "new_password": "cross site password", "email": "x@example.com", "code": "123456"})
+        assert refused.status_code == 403, change
     assert browser.get(site.issuer + "/account").url == site.issuer + "/account", "the account is still there"
+    assert "x@example.com" not in json.dumps(json.loads(site.cli("users", "list", "--json").stdout))
 
 
 def test_downloading_the_data(site):

@@ -12,7 +12,7 @@ import time
 import pytest
 import requests
 
-from gatehouse_harness import PASSWORD, WEB_REDIRECT, WEB_SECRET, Browser, Server, authorize_url, redeem, redirect_parameters
+from gatehouse_harness import PASSWORD, WEB_REDIRECT, WEB_SECRET, Browser, Server, authorize_url, outbox, redeem, redirect_parameters
 
 selenium = pytest.importorskip("selenium", reason="selenium is not installed (pip install selenium)")
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -167,6 +167,8 @@ def test_every_account_screen_in_chromium(walk_server, chromium, tmp_path):
     change(browser, "unlink_identity", provider="corp")
     assert notice(browser) == "The other provider's sign-in was unlinked."
     screens.check("provider-unlinked")
+    told = [m["template"] for m in outbox(walk_server, f"{username}@example.com")]
+    assert told.count("sign_in_method_removed") == 2 and "factor_removed" in told, told  # the passkey, the provider; the app
 
     # The data, as the download link gives it to this browser's session.
     data = browser.execute_async_script(

@@ -247,20 +247,29 @@ def test_the_admin_api_registers_third_party_clients_and_lists_consents(partner)
     assert gone.status_code == 404 and gone.headers["Content-Type"].startswith("application/problem+json")
 
 
-def test_the_consent_page_in_chromium_is_accessible(partner, chromium, tmp_path):
+def test_consent_in_chromium(partner, chromium, tmp_path):
+    """The whole consent story in a real browser: the page names the app and the scopes (axe-core finds nothing
+    serious); Allow signs in; the next sign-in does not ask; `prompt=consent` asks again; Deny answers access_denied;
+    revoking on the account page stops the app's refresh token."""
     from axe_selenium_python import Axe
     from selenium.webdriver.common.by import By
 
-    from browser_steps import page_node, press, signed_in
+    from browser_steps import click_and_wait, page_node, press, sign_out, signed_in
 
+    def sign_in_here():
+        chromium.find_element(By.ID, "username").send_keys(username)
+        chromium.find_element(By.ID, "password").send_keys(PASSWORD)
+        press(chromium, "submit")
+
+    folder = os.environ.get("GATEHOUSE_SCREENSHOTS", str(tmp_path))
     username = person(partner, "chromium")
     chromium.get(partner_url(partner))
-    chromium.find_element(By.ID, "username").send_keys(username)
-    chromium.find_element(By.ID, "password").send_keys(PASSWORD)
-    press(chromium, "submit")
+    sign_in_here()
     assert page_node(chromium) == "consent"
     assert "Partner App" in chromium.find_element(By.TAG_NAME, "h1").text
-    chromium.save_screenshot(os.path.join(os.environ.get("GATEHOUSE_SCREENSHOTS", str(tmp_path)), "consent.png"))
+    assert "See your name and username" in chromium.page_source and "Stay signed in until you sign out" in chromium.page_source
+    assert HOMEPAGE in chromium.page_source
+    chromium.save_screenshot(os.path.join(folder, "consent.png"))
     axe = Axe(chromium)
     axe.inject()
     results = axe.run()
@@ -268,3 +277,24 @@ def test_the_consent_page_in_chromium_is_accessible(partner, chromium, tmp_path)
     assert not serious, json.dumps(serious, indent=1)[:3000]
     press(chromium, "submit")
     assert signed_in(chromium)
+    code = re.search(r"[?&]code=([^&]+)", chromium.current_url).group(1)
+    tokens = redeem(partner, code, auth=("partner", WEB_SECRET)).json()
+    assert "refresh_token" in tokens
+
+    # Signed out and in again: allowed once, not asked again.
+    sign_out(chromium, partner)
+    chromium.get(partner_url(partner))
+    sign_in_here()
+    assert signed_in(chromium), chromium.current_url
+    # prompt=consent asks again (the browser is signed in: consent only); Deny answers access_denied.
+    chromium.get(partner_url(partner, prompt="consent"))
+    assert page_node(chromium) == "consent"
+    press(chromium, "deny")
+    assert chromium.current_url.startswith(WEB_REDIRECT) and "error=access_denied" in chromium.current_url
+
+    # The account page, in the same browser: revoking the app stops its refresh token.
+    chromium.get(partner.issuer + "/account")
+    click_and_wait(chromium, chromium.find_element(By.XPATH, "//div[@data-app='partner']//button"))
+    assert "access was revoked" in chromium.find_element(By.CSS_SELECTOR, "p.info").text
+    chromium.save_screenshot(os.path.join(folder, "consent-revoked.png"))
+    assert refresh(partner, tokens["refresh_token"], auth=("partner", WEB_SECRET)).json()["error"] == "invalid_grant"

@@ -25,6 +25,8 @@ package enum MessageTemplate: String, Sendable, CaseIterable {
     case passwordChanged = "password_changed"
     /// Told after a second factor was removed on the account page.
     case factorRemoved = "factor_removed"
+    /// Told after a passkey, an authenticator app or another provider's sign-in was removed from the account.
+    case signInMethodRemoved = "sign_in_method_removed"
     /// Told after the account was deleted on the account page.
     case accountDeleted = "account_deleted"
     /// Confirms a new authenticator app's device identity with a code typed into the app.
@@ -38,7 +40,7 @@ package enum MessageTemplate: String, Sendable, CaseIterable {
     /// hourly budget, apart from codes, which anyone who knows an address can have sent to it.
     package static let securityNotices: [MessageTemplate] = [
         .authenticatorChanged, .recoveryCodesChanged, .phoneChanged, .emailChanged, .passkeyAdded, .guessesBlocked, .passwordChanged, .factorRemoved,
-        .accountDeleted,
+        .accountDeleted, .signInMethodRemoved,
     ]
 
     package var isSecurityNotice: Bool { Self.securityNotices.contains(self) }

@@ -21,7 +21,7 @@ struct AccountAPIController: Sendable {
     let audit: AuditLog
     /// The account operations, on behalf of an actor (`user:ID`).
     let operations: @Sendable (_ actor: String) -> DatabaseAdminOperations
-    /// Tells the owner of a change (`account_deleted`), by email.
+    /// Tells the owner of a change (`account_deleted`, `password_changed`, `sign_in_method_removed`), by email.
     let notify: @Sendable (User, MessageTemplate) async throws -> Void
     /// How recent a sign-in sensitive changes need.
     let policy: AccountPolicy
@@ -70,6 +70,7 @@ struct AccountAPIController: Sendable {
             let provider = try context.parameters.require("provider")
             return try await answer(request, recentSignIn: true) { user, operations in
                 try await operations.unlinkIdentity(at: provider, of: user.id)
+                try await notify(user, .signInMethodRemoved)
                 return Response(status: .noContent)
             }
         }
@@ -91,6 +92,7 @@ struct AccountAPIController: Sendable {
                     throw AdminProblem.notFound("The account has no authenticator app \(device).")
                 }
                 try await operations.deleteDevice(device)
+                try await notify(user, .signInMethodRemoved)
                 return Response(status: .noContent)
             }
         }
@@ -108,6 +110,7 @@ struct AccountAPIController: Sendable {
                     throw AdminProblem.conflict("This passkey is the account's only way to sign in: add another first.")
                 }
                 try await operations.removePasskey(passkey, of: user.id)
+                try await notify(user, .signInMethodRemoved)
                 return Response(status: .noContent)
             }
         }

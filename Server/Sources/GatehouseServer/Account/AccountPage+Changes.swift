@@ -56,15 +56,18 @@ extension AccountPage {
                     return try await show(request, problem: "This passkey is your only way to sign in: add another first.", status: .conflict)
                 }
                 try await operations.removePasskey(form["passkey"] ?? "", of: user.id)
+                try await loginFlow.notify(user, .signInMethodRemoved)
                 return Self.back("done=passkey_removed")
             case "remove_device":
                 let device = form["device"] ?? ""
                 // Only the person's own devices: the operation itself takes any id.
                 guard try await operations.devices(of: user.id).contains(where: { $0.id == device }) else { return Self.back("problem=gone") }
                 try await operations.deleteDevice(device)
+                try await loginFlow.notify(user, .signInMethodRemoved)
                 return Self.back("done=device_removed")
             case "unlink_identity":
                 try await operations.unlinkIdentity(at: form["provider"] ?? "", of: user.id)
+                try await loginFlow.notify(user, .signInMethodRemoved)
                 return Self.back("done=identity_unlinked")
             case "password":
                 return try await changePassword(current, form: form, request: request, source: source)

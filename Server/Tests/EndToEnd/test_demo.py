@@ -2,7 +2,9 @@
 import json
 import re
 
-from gatehouse_harness import Browser, Server, hidden_text
+from urllib.parse import urljoin
+
+from gatehouse_harness import Browser, Server, forms, hidden_text
 
 
 def test_demo_sign_in_shows_verified_claims_and_userinfo():
@@ -32,6 +34,18 @@ def test_demo_sign_in_shows_verified_claims_and_userinfo():
         back = browser.get(link)
         assert back.status_code == 200 and "Sign in with Gatehouse" in back.text
         assert sign_out
+
+        # The same demo as a third-party application asks for consent, once; the account page lists it.
+        assert 'href="/demo/login?as=partner"' in back.text
+        page = browser.submit_login(browser.get(server.issuer + "/demo/login?as=partner"), "demo", password)
+        assert 'data-node="consent"' in page.text and "Partner App (demo)" in page.text, page.text[-1500:]
+        form = forms(page.text)[0]
+        result = browser.post(urljoin(page.url, form["action"]), {**form["inputs"], "action": "submit"})
+        assert "Signed in as demo" in result.text, result.text[-1500:]
+        assert json.loads(hidden_text(result.text, "id-token-claims"))["aud"] == "gatehouse-demo-partner"
+        again = browser.get(server.issuer + "/demo/login?as=partner")
+        assert "Signed in as demo" in again.text, "allowed once, not asked again"
+        assert "Partner App (demo)" in browser.get(server.issuer + "/account").text
     finally:
         server.stop()
 

@@ -15,6 +15,8 @@ import NIOCore
 /// JWKS, calls userinfo, and shows what it got. Its transaction state lives in a sealed cookie.
 public final class DemoRelyingParty: Sendable {
     public static let clientID = "gatehouse-demo"
+    /// The same demo as a third-party application: it asks the person's consent before it gets anything.
+    public static let partnerClientID = "gatehouse-demo-partner"
     /// The public client `gatehouse login` uses by default.
     public static let cliClientID = "gatehouse-cli"
 
@@ -49,6 +51,8 @@ public final class DemoRelyingParty: Sendable {
     let host: String
     let port: Int
     let clientSecret: String
+    /// The third-party demo client's secret.
+    let partnerSecret: String
     private let box: SecretBox
     private let boundPort = NIOLockedValueBox<Int?>(nil)
 
@@ -71,8 +75,9 @@ public final class DemoRelyingParty: Sendable {
     ) async throws -> DemoRelyingParty {
         let box = SecretBox(serverSecret: serverSecret.bytes, purpose: "demo relying party v1")
         let secret = box.derivedToken("demo client secret")
+        let partnerSecret = box.derivedToken("demo partner client secret")
         let demo = DemoRelyingParty(
-            issuer: issuer, cookies: cookies, clock: clock, host: host, port: port, box: box, clientSecret: secret,
+            issuer: issuer, cookies: cookies, clock: clock, host: host, port: port, clientSecret: secret, partnerSecret: partnerSecret, box: box,
             password: Self.readablePassword(from: box))
         let existing = try await clients.find(id: clientID)
         func merged(_ uri: String, _ earlier: [String]?) -> [String] {
@@ -85,6 +90,14 @@ public final class DemoRelyingParty: Sendable {
                 redirectURIs: merged(demo.redirectURI, existing?.redirectURIs),
                 postLogoutRedirectURIs: merged(demo.homeURI, existing?.postLogoutRedirectURIs),
                 scopes: ClientRegistrationRules.defaultScopes, idTokenAlgorithm: "RS256", createdAt: existing?.createdAt ?? clock.now()
+            ))
+        let partner = try await clients.find(id: partnerClientID)
+        try await clients.upsert(
+            Client(
+                id: partnerClientID, name: "Partner App (demo)", secretHash: TokenDigest.hex(partnerSecret),
+                redirectURIs: merged(demo.redirectURI, partner?.redirectURIs), postLogoutRedirectURIs: merged(demo.homeURI, partner?.postLogoutRedirectURIs),
+                scopes: ClientRegistrationRules.defaultScopes, idTokenAlgorithm: "RS256", createdAt: partner?.createdAt ?? clock.now(),
+                isThirdParty: true, homepage: demo.homeURI
             ))
         // The terminal client (`gatehouse login`) is a public client: PKCE instead of a secret.
         let cli = try await clients.find(id: cliClientID)
@@ -121,7 +134,8 @@ public final class DemoRelyingParty: Sendable {
     }
 
     private init(
-        issuer: String, cookies: CookieSettings, clock: UnixClock, host: String, port: Int, box: SecretBox, clientSecret: String, password: String
+        issuer: String, cookies: CookieSettings, clock: UnixClock, host: String, port: Int, clientSecret: String, partnerSecret: String,
+        box: SecretBox, password: String
     ) {
         self.issuer = issuer
         self.cookies = cookies
@@ -130,6 +144,7 @@ public final class DemoRelyingParty: Sendable {
         self.port = port
         self.box = box
         self.clientSecret = clientSecret
+        self.partnerSecret = partnerSecret
         self.password = password
     }
 
@@ -140,7 +155,10 @@ public final class DemoRelyingParty: Sendable {
 
     func addRoutes(to router: Router<some RequestContext>) {
         router.get("/demo") { _, _ in self.home() }
-        router.get("/demo/login") { _, _ in try self.startSignIn() }
+        router.get("/demo/login") { request, _ in
+            // `?as=partner`: the same demo as a third-party application, which asks for consent.
+            try self.startSignIn(asPartner: FormParameters(encoded: request.uri.query ?? "")["as"] == "partner")
+        }
         router.get("/demo/callback") { request, _ in await self.callback(request) }
     }
 
@@ -152,15 +170,19 @@ public final class DemoRelyingParty: Sendable {
         var state: String
         var nonce: String
         var verifier: String
+        /// The client signing in: the demo, or its third-party twin.
+        var clientID: String
     }
 
-    private func startSignIn() throws -> Response {
-        let transaction = Transaction(state: SecureRandom.token(byteCount: 16), nonce: SecureRandom.token(byteCount: 16), verifier: PKCE.makeVerifier())
+    private func startSignIn(asPartner: Bool) throws -> Response {
+        let transaction = Transaction(
+            state: SecureRandom.token(byteCount: 16), nonce: SecureRandom.token(byteCount: 16), verifier: PKCE.makeVerifier(),
+            clientID: asPartner ? Self.partnerClientID : Self.clientID)
         let sealed = try box.seal(try JSONEncoder().encode(transaction))
         let location = Redirect.url(
             url("/authorize"),
             adding: [
-                ("response_type", "code"), ("client_id", Self.clientID), ("redirect_uri", redirectURI), ("scope", Self.scope),
+                ("response_type", "code"), ("client_id", transaction.clientID), ("redirect_uri", redirectURI), ("scope", Self.scope),
                 ("state", transaction.state), ("nonce", transaction.nonce),
                 ("code_challenge", PKCE.challenge(for: transaction.verifier)), ("code_challenge_method", PKCE.method),
             ])
@@ -183,9 +205,9 @@ public final class DemoRelyingParty: Sendable {
                 throw DemoError("Sign-in failed: \(error) — \(parameters["error_description"] ?? "")")
             }
             guard let code = parameters["code"] else { throw DemoError("The response carries no code.") }
-            let tokens = try await exchange(code: code, verifier: transaction.verifier)
+            let tokens = try await exchange(code: code, verifier: transaction.verifier, clientID: transaction.clientID)
             guard let idToken = tokens.idToken else { throw DemoError("The token response has no ID token.") }
-            let claims = try await verify(idToken: idToken, nonce: transaction.nonce)
+            let claims = try await verify(idToken: idToken, nonce: transaction.nonce, clientID: transaction.clientID)
             let userinfo = try await call("/userinfo", bearer: tokens.accessToken)
             var response = results(claims: claims, userinfo: userinfo, idToken: idToken, refreshed: tokens.refreshToken != nil)
             response.headers.append(cookies.clearCookie(cookies.demoName))
@@ -203,11 +225,12 @@ public final class DemoRelyingParty: Sendable {
         return loopback.contains(":") ? "http://[\(loopback)]:\(port)" : "http://\(loopback):\(port)"
     }
 
-    private func exchange(code: String, verifier: String) async throws -> TokenResponse {
+    private func exchange(code: String, verifier: String, clientID: String) async throws -> TokenResponse {
         var request = HTTPClientRequest(url: loopbackBase + "/token")
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-        let basic = Data("\(FormEncoding.encode(Self.clientID)):\(FormEncoding.encode(clientSecret))".utf8).base64EncodedString()
+        let secret = clientID == Self.partnerClientID ? partnerSecret : clientSecret
+        let basic = Data("\(FormEncoding.encode(clientID)):\(FormEncoding.encode(secret))".utf8).base64EncodedString()
         request.headers.add(name: "Authorization", value: "Basic \(basic)")
         let body = FormEncoding.encode([
             ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI),
@@ -233,13 +256,13 @@ public final class DemoRelyingParty: Sendable {
     }
 
     /// Verifies the ID token as a relying party must: signature from the JWKS, issuer, audience, expiry, nonce.
-    private func verify(idToken: String, nonce: String) async throws -> IDTokenClaims {
+    private func verify(idToken: String, nonce: String, clientID: String) async throws -> IDTokenClaims {
         let keys = JWTKeyCollection()
         try await keys.add(jwksJSON: try await call("/jwks"))
         let claims = try await keys.verify(idToken, as: IDTokenClaims.self)
         let now = clock.now()
         guard claims.iss == issuer else { throw DemoError("The ID token's issuer is wrong.") }
-        guard claims.aud == Self.clientID else { throw DemoError("The ID token is not meant for the demo.") }
+        guard claims.aud == clientID else { throw DemoError("The ID token is not meant for the demo.") }
         guard claims.exp > now else { throw DemoError("The ID token has expired.") }
         guard claims.nonce == nonce else { throw DemoError("The ID token's nonce does not match.") }
         return claims

@@ -449,6 +449,12 @@ def test_the_account_command_in_the_terminal(site, tmp_path):
     assert "account.updated" in account_cli("events", "--limit", "3").stdout
     assert "You allowed no third-party application anything." in account_cli("apps").stdout
     assert "No authenticator apps." in account_cli("devices").stdout
+    moved = f"moved-{username}@example.com"
+    child = pexpect.spawn(binary(), ["account", "email", moved, "--home", home], encoding="utf-8", timeout=60)
+    child.expect("Code: ")
+    child.sendline(latest_code(site, moved))
+    child.expect(f"Your email address is now {moved}.")
+    child.expect(pexpect.EOF)
     assert "You sign in with no other provider." in account_cli("providers").stdout
     wrong = account_cli("delete", "--confirm", "someone-else", check=False)
     assert wrong.returncode != 0 and "nothing was deleted" in wrong.stderr
@@ -490,3 +496,25 @@ def test_the_account_api_changes_the_password_and_lists_apps_and_providers(site)
     assert call("GET", "/account/v1").status_code == 401  # every token ended, this one too
     assert Browser(site).sign_in(authorize_url(site), username, "a brand new passphrase").status_code in (302, 303)
     assert [m for m in json.loads(site.cli("outbox", "--to", f"{username}@example.com", "--json").stdout) if m["template"] == "password_changed"]
+
+
+def test_the_account_api_changes_the_email_address_with_a_code(site):
+    username = person(site, "api-mover")
+    browser, _ = account(site, username)
+    code = redirect_parameters(browser.get(authorize_url(site, client_id="self-service", scope="openid account")))["code"]
+    token = redeem(site, code, auth=("self-service", WEB_SECRET)).json()["access_token"]
+
+    def call(path, body):
+        response = requests.post(site.issuer + path, json=body, headers={"Authorization": "Bearer " + token}, timeout=10)
+        return conforms_to_document(site, response, "/openapi/account.json")
+
+    new_address = f"moved-{username}@example.com"
+    sent = call("/account/v1/email", {"email": new_address.upper()})
+    assert sent.status_code == 202 and sent.json() == {"sent_to": new_address}
+    real = latest_code(site, new_address)
+    wrong = call("/account/v1/email/verification", {"email": new_address, "code": "000000" if real != "000000" else "111111"})
+    assert wrong.status_code == 400 and wrong.json()["error"] == "invalid_code"
+    done = call("/account/v1/email/verification", {"email": new_address, "code": real})
+    assert done.status_code == 200 and done.json()["email"] == new_address and done.json()["email_verified"] is True
+    assert [m for m in outbox(site, f"{username}@example.com") if m["template"] == "email_changed"]
+    assert call("/account/v1/phone", {"phone_number": "not a number"}).json()["error"] == "invalid_request"

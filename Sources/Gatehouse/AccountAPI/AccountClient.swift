@@ -52,6 +52,31 @@ public struct AccountClient: Sendable {
         return try await decode(AccountProfile.self, from: send("PATCH", "", body: body))
     }
 
+    /// Sends a code to a new email address (one another account proved gets a notice instead; the answer is the same).
+    /// Needs a recent sign-in. Returns the address as the provider understood it.
+    @discardableResult
+    public func requestEmailChange(to address: String) async throws -> String {
+        try await requestChange("email", member: "email", to: address)
+    }
+
+    /// Makes the new email address the account's with the code sent to it; the old one is told.
+    @discardableResult
+    public func confirmEmailChange(to address: String, code: String) async throws -> AccountProfile {
+        try await confirmChange("email", member: "email", to: address, code: code)
+    }
+
+    /// Sends a code by text message to a new phone number. Needs a recent sign-in. Returns the number in E.164 form.
+    @discardableResult
+    public func requestPhoneChange(to number: String) async throws -> String {
+        try await requestChange("phone", member: "phone_number", to: number)
+    }
+
+    /// Makes the new phone number the account's with the code sent to it; the old one and the email address are told.
+    @discardableResult
+    public func confirmPhoneChange(to number: String, code: String) async throws -> AccountProfile {
+        try await confirmChange("phone", member: "phone_number", to: number, code: code)
+    }
+
     /// The third-party applications the person allowed, and what.
     public func consents() async throws -> [AccountConsent] {
         try await decode(Items<AccountConsent>.self, from: send("GET", "/consents")).items
@@ -129,6 +154,22 @@ public struct AccountClient: Sendable {
 
     private struct Items<Item: Decodable & Sendable>: Decodable, Sendable {
         var items: [Item]
+    }
+
+    /// Asks for a code to a new email address or phone number (`kind`), sent as `member`.
+    private func requestChange(_ kind: String, member: String, to value: String) async throws -> String {
+        try await decode(CodeSent.self, from: send("POST", "/" + kind, body: [member: value])).sentTo
+    }
+
+    /// Confirms a new email address or phone number (`kind`) with its code.
+    private func confirmChange(_ kind: String, member: String, to value: String, code: String) async throws -> AccountProfile {
+        try await decode(AccountProfile.self, from: send("POST", "/\(kind)/verification", body: [member: value, "code": code]))
+    }
+
+    private struct CodeSent: Decodable, Sendable {
+        var sentTo: String
+
+        enum CodingKeys: String, CodingKey { case sentTo = "sent_to" }
     }
 
     /// Sends a request to `/account/v1` + `path` and answers its body; a refusal for an old sign-in goes through

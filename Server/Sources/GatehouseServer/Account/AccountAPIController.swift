@@ -27,6 +27,8 @@ struct AccountAPIController: Sendable {
     let policy: AccountPolicy
     /// Checks the current password of a password change, with the sign-in's limits per account and source.
     let authenticator: PasswordAuthenticator
+    /// Sends and checks the codes of a new email address or phone number.
+    let contactChange: ContactChange
     /// The reverse proxies whose word on the client's address is believed.
     let proxies: TrustedProxies
     let clock: UnixClock
@@ -61,6 +63,29 @@ struct AccountAPIController: Sendable {
             let source = ClientAddress(of: request, context: context, trusting: proxies)
             return try await answer(request, recentSignIn: true) { user, operations in
                 try await changePassword(of: user, request: request, source: source, operations: operations)
+            }
+        }
+        for contact in [ContactChange.Contact.email, .phone] {
+            let path = Self.prefix + "/" + contact.rawValue
+            router.post(RouterPath(stringLiteral: path)) { request, _ in
+                try await answer(request, recentSignIn: true) { user, _ in
+                    let body = try await JSONRequest.decode(ContactBody.self, from: request)
+                    let pending = try await Self.refusing { try contactChange.pending(contact, typed: body.value(for: contact) ?? "", of: user) }
+                    try await Self.refusing { try await contactChange.send(pending, key: "api:" + user.id) }
+                    return JSONResponse.make(CodeSent(sentTo: pending.address), status: .accepted)
+                }
+            }
+            router.post(RouterPath(stringLiteral: path + "/verification")) { request, context in
+                let source = ClientAddress(of: request, context: context, trusting: proxies)
+                return try await answer(request) { user, operations in
+                    let body = try await JSONRequest.decode(ContactBody.self, from: request)
+                    let pending = try await Self.refusing { try contactChange.pending(contact, typed: body.value(for: contact) ?? "", of: user) }
+                    try await Self.refusing {
+                        try await contactChange.confirm(
+                            pending, code: body.code ?? "", key: "api:" + user.id, user: user, source: source, operations: operations)
+                    }
+                    return JSONResponse.make(try await operations.user(id: user.id))
+                }
             }
         }
         router.get(RouterPath(stringLiteral: Self.prefix + "/identities")) { request, _ in
@@ -171,6 +196,43 @@ struct AccountAPIController: Sendable {
         try await operations.setPassword(body.newPassword, of: user.id)
         try await notify(user, .passwordChanged)
         return Response(status: .noContent)
+    }
+
+    /// The body of a new email address or phone number, and of its code.
+    struct ContactBody: ClosedJSONBody, Sendable {
+        typealias Members = CodingKeys
+        var email, phoneNumber, code: String?
+
+        func value(for contact: ContactChange.Contact) -> String? { contact == .email ? email : phoneNumber }
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case email, code
+            case phoneNumber = "phone_number"
+        }
+    }
+
+    /// Where a code went.
+    struct CodeSent: Encodable, Sendable {
+        var sentTo: String
+
+        enum CodingKeys: String, CodingKey { case sentTo = "sent_to" }
+    }
+
+    /// Runs `body`, answering a contact change's refusal as the OAuth error of its kind.
+    private static func refusing<Value>(_ body: () async throws -> Value) async throws -> Value {
+        do {
+            return try await body()
+        } catch let refusal as ContactChange.Refusal {
+            var error =
+                switch refusal.status {
+                case .unauthorized: OAuthError(.invalidCode, refusal.message)
+                case .tooManyRequests: OAuthError(.tooManyAttempts, refusal.message)
+                case .gone: OAuthError(.expiredCode, refusal.message)
+                default: OAuthError(.invalidRequest, refusal.message)
+                }
+            if refusal.status == .conflict { error.status = .conflict }
+            throw error
+        }
     }
 
     /// The body of a password change.

@@ -74,7 +74,7 @@ extension AccountPage {
             case "request_email", "request_phone":
                 return try await requestContactChange(current, form["change"] == "request_email" ? .email : .phone, form: form, request: request)
             case "confirm_email", "confirm_phone":
-                let contact: Contact = form["change"] == "confirm_email" ? .email : .phone
+                let contact: ContactChange.Contact = form["change"] == "confirm_email" ? .email : .phone
                 return try await confirmContactChange(current, contact, form: form, request: request, source: source)
             case "delete":
                 return try await delete(current, confirmation: form["confirm_username"] ?? "", request: request)

@@ -77,7 +77,7 @@ struct AccountPage: Sendable {
 
     /// The page; `problem` says why the form just posted was not taken (answered with `status`); `pending`, a new
     /// address waiting for its code.
-    func show(_ request: Request, problem: String? = nil, status: HTTPResponse.Status = .ok, pending: PendingContact? = nil) async throws -> Response {
+    func show(_ request: Request, problem: String? = nil, status: HTTPResponse.Status = .ok, pending: ContactChange.Pending? = nil) async throws -> Response {
         guard let current = try await signedIn(request) else { return try await signIn(request, as: nil) }
         let user = current.user
         let operations = operations("user:\(user.id)")

@@ -112,7 +112,8 @@ extension IdentityServer {
         return AccountAPIController(
             tokens: tokens, proofs: dpopProofs, audit: audit, operations: operations(origin: "account_api"),
             notify: { user, notice in try await loginFlow.notify(user, notice) }, policy: configuration.account,
-            authenticator: loginFlow.authenticator, proxies: configuration.trustedProxies, clock: clock)
+            authenticator: loginFlow.authenticator, contactChange: ContactChange(loginFlow: loginFlow, users: users), proxies: configuration.trustedProxies,
+            clock: clock)
     }
 
     var adminController: AdminController {

@@ -15,7 +15,8 @@ struct AccountCommand: AsyncParsableCommand {
             Removing a passkey or deleting the account needs a recent sign-in: you are asked to sign in again first.
             """,
         subcommands: [
-            Show.self, Rename.self, Password.self, Apps.self, Sessions.self, Passkeys.self, Devices.self, Providers.self, Events.self, Delete.self,
+            Show.self, Rename.self, Email.self, Phone.self, Password.self, Apps.self, Sessions.self, Passkeys.self, Devices.self, Providers.self, Events.self,
+            Delete.self,
         ],
         defaultSubcommand: Show.self
     )
@@ -45,6 +46,18 @@ struct AccountCommand: AsyncParsableCommand {
     }
 
     static func date(_ date: Date) -> String { date.formatted(.iso8601) }
+
+    /// A new email address or phone number: `request` sends the code, the person types it, `confirm` says what changed.
+    static func changeContact(
+        _ home: ClientHome, prompt: (String) -> String, request: (AccountClient) async throws -> String,
+        confirm: (AccountClient, String, String) async throws -> String
+    ) async throws {
+        try await run {
+            let account = try await client(home)
+            let sentTo = try await request(account)
+            print(try await confirm(account, sentTo, try Terminal.ask(prompt(sentTo))))
+        }
+    }
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "show", abstract: "Show the account.")
@@ -82,6 +95,36 @@ struct AccountCommand: AsyncParsableCommand {
                 let profile = try await AccountCommand.client(home).updateNames(name: name, givenName: givenName, familyName: familyName)
                 let names = [profile.name, profile.givenName, profile.familyName].compactMap { $0 }
                 print("Names now: \(names.isEmpty ? "none" : names.joined(separator: " / ")).")
+            }
+        }
+    }
+
+    struct Email: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "email", abstract: "Change your email address: a code goes to the new one, which you type here.")
+        @Argument(help: "The new email address.") var address: String
+        @OptionGroup var home: ClientHome
+
+        func run() async throws {
+            try await AccountCommand.changeContact(home, prompt: { "If \($0) can receive it, a code is on its way. Code: " }) { account in
+                try await account.requestEmailChange(to: address)
+            } confirm: { account, sentTo, code in
+                "Your email address is now \(try await account.confirmEmailChange(to: sentTo, code: code).email). The old one was told."
+            }
+        }
+    }
+
+    struct Phone: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "phone", abstract: "Change your phone number: a code goes to the new one by text message, which you type here.")
+        @Argument(help: "The new phone number, with its country code (+1 555 …).") var number: String
+        @OptionGroup var home: ClientHome
+
+        func run() async throws {
+            try await AccountCommand.changeContact(home, prompt: { "A code is on its way to \($0). Code: " }) { account in
+                try await account.requestPhoneChange(to: number)
+            } confirm: { account, sentTo, code in
+                "Your phone number is now \(try await account.confirmPhoneChange(to: sentTo, code: code).phoneNumber ?? sentTo)."
             }
         }
     }

@@ -125,6 +125,30 @@ struct SDKAccountClientTests {
         }
     }
 
+    @Test("a new email address and phone number with the codes sent to them; a wrong code is refused and the old address told")
+    func contactChanges() async throws {
+        try await TestServer.withLiveServer { server, issuer in
+            let session = try await Self.prepare(server, issuer: issuer).login(username: "sam", password: SDKLiveFlowTests.password)
+            let account = AccountClient(session: session)
+            #expect(try await account.requestEmailChange(to: " Sam.New@Example.com ") == "sam.new@example.com")
+            let code = try await SDKMultiFactorTests.latestCode(server)
+            await #expect(throws: GatehouseError.provider(status: 400, error: "invalid_code", description: "The code is incorrect.")) {
+                try await account.confirmEmailChange(to: "sam.new@example.com", code: code == "000000" ? "111111" : "000000")
+            }
+            let changed = try await account.confirmEmailChange(to: "sam.new@example.com", code: code)
+            #expect(changed.email == "sam.new@example.com" && changed.emailVerified)
+            let told = try await server.courier.queue.list(recipient: "sam@example.com", limit: 5).map(\.template)
+            #expect(told.contains("email_changed"))
+
+            #expect(try await account.requestPhoneChange(to: "+1 555 000 1212") == "+15550001212")
+            let phone = try await account.confirmPhoneChange(to: "+15550001212", code: try await SDKMultiFactorTests.latestCode(server))
+            #expect(phone.phoneNumber == "+15550001212" && phone.phoneNumberVerified)
+            await #expect(throws: GatehouseError.provider(status: 400, error: "invalid_request", description: "Enter a valid email address.")) {
+                try await account.requestEmailChange(to: "not an address")
+            }
+        }
+    }
+
     actor Asked {
         var requirements: [AccountStepUp] = []
         func record(_ needed: AccountStepUp) { requirements.append(needed) }

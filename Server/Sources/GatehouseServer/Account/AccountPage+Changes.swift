@@ -21,6 +21,8 @@ extension AccountPage {
         guard let current = try await signedIn(request) else { return try await signIn(request, as: nil) }
         let user = current.user
         let operations = operations("user:\(user.id)")
+        // Ways to sign in, like the factors: removing one needs a recent sign-in; the form is then sent again.
+        if Self.removesAWayIn.contains(form["change"] ?? ""), !isRecent(current) { return try await signIn(request, as: user) }
         do {
             switch form["change"] {
             case "revoke_app":
@@ -87,6 +89,9 @@ extension AccountPage {
             return try await show(request, problem: problem.detail, status: problem.status)
         }
     }
+
+    /// The changes that remove a way to sign in other than a second factor.
+    static let removesAWayIn: Set<String> = ["remove_passkey", "remove_device", "unlink_identity"]
 
     /// Deletes the account: its name typed again, and a sign-in younger than `reauthenticate_after` (else the person
     /// signs in again and comes back). Its tokens, sessions, factors and consents go with it; the trail keeps the event.

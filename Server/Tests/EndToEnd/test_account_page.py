@@ -137,6 +137,19 @@ def test_changing_the_password(site):
     assert any(message["subject"] == "Your password was changed" for message in notices), notices
 
 
+def test_changing_the_names(site):
+    username = person(site, "renamed")
+    browser, page = account(site, username)
+    form = form_for(page, "names")
+    assert form["inputs"]["name"] == "Pat Example"
+    done = post(browser, page, form, given_name="Patricia", family_name="Example", name="")
+    assert done.url.endswith("/account?done=names_changed") and "Your names were saved." in done.text
+    assert 'value="Patricia"' in done.text and "<dt>Name</dt>" not in done.text  # an empty name clears it
+    events = json.loads(site.cli("events", "--type", "account.updated", "--json").stdout)
+    mine = [e for e in events if e["details"].get("given_name.after") == "Patricia"]
+    assert mine and mine[0]["actor"] == f"user:{mine[0]['user_id']}" and mine[0]["details"]["name.before"] == "Pat Example"
+
+
 def test_changing_the_email_address_and_phone_number_with_a_code(site):
     """A new address gets a code, entered on the page; then it is the account's and the old one is told. An address
     another account proved gets a notice instead of a code, and the page says the same either way."""

@@ -25,6 +25,10 @@ extension AccountPage {
         if Self.removesAWayIn.contains(form["change"] ?? ""), !isRecent(current) { return try await signIn(request, as: user) }
         do {
             switch form["change"] {
+            case "names":
+                _ = try await operations.setNames(
+                    of: user.id, name: form["name"] ?? "", givenName: form["given_name"] ?? "", familyName: form["family_name"] ?? "")
+                return Self.back("done=names_changed")
             case "revoke_app":
                 try await operations.revokeConsent(to: form["client_id"] ?? "", of: user.id)
                 return Self.back("done=app_revoked")

@@ -137,6 +137,8 @@ struct AccountPage: Sendable {
         ]
         if let pending { values[pending.contact == .email ? "pendingEmail" : "pendingPhone"] = pending.address }
         if let name = user.name { values["name"] = name }
+        if let given = user.givenName { values["givenName"] = given }
+        if let family = user.familyName { values["familyName"] = family }
         if let phone = user.phoneNumber { values["phone"] = phone }
         if let notice = query["done"].flatMap({ Self.notices[$0] }) { values["notice"] = notice }
         if let problem = problem ?? query["problem"].flatMap({ Self.problems[$0] }) { values["problem"] = problem }
@@ -160,6 +162,7 @@ struct AccountPage: Sendable {
         "identity_unlinked": "The other provider's sign-in was unlinked.",
         "device_removed": "The authenticator app was removed: it no longer signs in to your account.",
         "email_changed": "Your email address was changed. The old one was told.",
+        "names_changed": "Your names were saved.",
         "phone_changed": "Your phone number was changed. The old one was told.",
     ]
     static let problems = [

@@ -106,3 +106,18 @@ def test_introspection_and_client_credentials(server):
     # Public clients cannot use client credentials.
     public = requests.post(meta["token_endpoint"], data={"grant_type": "client_credentials", "client_id": "app"}, timeout=10)
     assert public.status_code == 400 and error_of(public) == "unauthorized_client"
+
+
+def test_authorization_server_metadata_rfc8414(server):
+    """RFC 8414: the same metadata at /.well-known/oauth-authorization-server, for clients that know only OAuth (MCP
+    clients look there first); authlib's RFC 8414 and OpenID discovery validators both accept it."""
+    from authlib.oauth2.rfc8414 import AuthorizationServerMetadata
+    from authlib.oidc.discovery import OpenIDProviderMetadata
+
+    answer = requests.get(server.issuer + "/.well-known/oauth-authorization-server", timeout=10)
+    assert answer.status_code == 200 and answer.headers["Content-Type"].startswith("application/json")
+    document = answer.json()
+    assert document == metadata(server) and document["issuer"] == server.issuer
+    AuthorizationServerMetadata(document).validate()
+    OpenIDProviderMetadata(document).validate()
+    assert "S256" in document["code_challenge_methods_supported"]

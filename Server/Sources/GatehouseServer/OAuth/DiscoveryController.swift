@@ -3,7 +3,8 @@ import GatehouseEngines
 import GatehouseProtocol
 import Hummingbird
 
-/// Discovery (`/.well-known/openid-configuration`) and the JWKS.
+/// Discovery (`/.well-known/openid-configuration`, and the same document as OAuth 2.0 authorization server metadata at
+/// `/.well-known/oauth-authorization-server`, RFC 8414, for clients that know only OAuth) and the JWKS.
 struct DiscoveryController: Sendable {
     let issuer: String
     let keys: SigningKeyRing
@@ -12,6 +13,8 @@ struct DiscoveryController: Sendable {
         // The metadata never changes while the server runs: encoded once.
         let metadata = JSONResponse.encode(Self.metadata(issuer: issuer))
         router.get("/.well-known/openid-configuration") { _, _ in JSONResponse.data(metadata, cacheable: true) }
+        // RFC 8414 §3: the issuer has no path, so the well-known URI is at the root; its members are the same.
+        router.get("/.well-known/oauth-authorization-server") { _, _ in JSONResponse.data(metadata, cacheable: true) }
         router.get("/jwks") { _, _ in
             // Short caching: clients must see a rotated key soon.
             var response = JSONResponse.data(try await keys.publicKeySetDocument(), cacheable: true)

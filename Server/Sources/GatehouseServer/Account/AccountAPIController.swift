@@ -112,11 +112,7 @@ struct AccountAPIController: Sendable {
         router.delete(RouterPath(stringLiteral: Self.prefix + "/devices/:device")) { request, context in
             let device = try context.parameters.require("device")
             return try await answer(request, recentSignIn: true) { user, operations in
-                // Only the person's own devices: the operation itself takes any id.
-                guard try await operations.devices(of: user.id).contains(where: { $0.id == device }) else {
-                    throw AdminProblem.notFound("The account has no authenticator app \(device).")
-                }
-                try await operations.deleteDevice(device)
+                try await operations.deleteOwnDevice(device, of: user.id)
                 try await notify(user, .signInMethodRemoved)
                 return Response(status: .noContent)
             }
@@ -127,14 +123,7 @@ struct AccountAPIController: Sendable {
         router.delete(RouterPath(stringLiteral: Self.prefix + "/passkeys/:passkey")) { request, context in
             let passkey = try context.parameters.require("passkey")
             return try await answer(request, recentSignIn: true) { user, operations in
-                let passkeys = try await operations.passkeys(of: user.id)
-                guard passkeys.contains(where: { $0.id == passkey }) else { throw AdminProblem.notFound("The account has no passkey \(passkey).") }
-                // Never the last way in: without a password or another provider, the last passkey stays.
-                let identities = try await operations.identities(of: user.id)
-                guard user.hasPassword || passkeys.count > 1 || !identities.isEmpty else {
-                    throw AdminProblem.conflict("This passkey is the account's only way to sign in: add another first.")
-                }
-                try await operations.removePasskey(passkey, of: user.id)
+                try await operations.removeOwnPasskey(passkey, of: user.id)
                 try await notify(user, .signInMethodRemoved)
                 return Response(status: .noContent)
             }

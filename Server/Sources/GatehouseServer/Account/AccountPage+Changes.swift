@@ -55,20 +55,11 @@ extension AccountPage {
                 _ = try await operations.renamePasskey(form["passkey"] ?? "", of: user.id, to: form["name"] ?? "")
                 return Self.back("done=passkey_renamed")
             case "remove_passkey":
-                let passkeys = try await operations.passkeys(of: user.id)
-                let others = try await operations.identities(of: user.id)
-                // Never the last way in: without a password or another provider, the last passkey stays.
-                guard user.hasPassword || !others.isEmpty || passkeys.count > 1 else {
-                    return try await show(request, problem: "This passkey is your only way to sign in: add another first.", status: .conflict)
-                }
-                try await operations.removePasskey(form["passkey"] ?? "", of: user.id)
+                try await operations.removeOwnPasskey(form["passkey"] ?? "", of: user.id)
                 try await loginFlow.notify(user, .signInMethodRemoved)
                 return Self.back("done=passkey_removed")
             case "remove_device":
-                let device = form["device"] ?? ""
-                // Only the person's own devices: the operation itself takes any id.
-                guard try await operations.devices(of: user.id).contains(where: { $0.id == device }) else { return Self.back("problem=gone") }
-                try await operations.deleteDevice(device)
+                try await operations.deleteOwnDevice(form["device"] ?? "", of: user.id)
                 try await loginFlow.notify(user, .signInMethodRemoved)
                 return Self.back("done=device_removed")
             case "unlink_identity":

@@ -7,8 +7,6 @@ import Hummingbird
 /// Changing the email address or phone number on the account page (``ContactChange``): the new one gets a code,
 /// which the person enters on the page. Asking needs a recent sign-in; the code is kept for this browser's session.
 extension AccountPage {
-    var contactChange: ContactChange { ContactChange(loginFlow: loginFlow, users: users) }
-
     /// Sends a code to the new address (or number) typed in the form, and shows the page asking for it.
     func requestContactChange(_ current: SignedIn, _ contact: ContactChange.Contact, form: FormParameters, request: Request) async throws -> Response {
         guard isRecent(current) else { return try await signIn(request, as: current.user) }

@@ -29,6 +29,8 @@ struct AccountPage: Sendable {
     let loginFlow: LoginFlow
     /// The account operations, on behalf of an actor (`user:ID`).
     let operations: @Sendable (_ actor: String) -> DatabaseAdminOperations
+    /// Sends and checks the codes of a new email address or phone number.
+    let contactChange: ContactChange
     let cookies: CookieSettings
     let deviceCookies: DeviceCookie
     /// The reverse proxies whose word on the client's address is believed.

@@ -127,7 +127,7 @@ public struct DatabaseAdminOperations: AdminOperations {
     /// held it without proving it gives it up. Returns the verified address it replaces, to be told of the change.
     public func setProvenEmail(_ address: String, of userID: String) async throws -> String? {
         try AccountInputValidation.validateEmail(address)
-        return try await setProvenContact(of: userID, details: "email") { user in
+        return try await setProvenContact(of: userID) { user in
             if user.username.contains("@"), address.lowercased() != user.username {
                 throw AdminProblem.badRequest("Your username is the email address \(user.username); it cannot change to another address.")
             }
@@ -141,7 +141,7 @@ public struct DatabaseAdminOperations: AdminOperations {
     /// Makes `number` (E.164), just proven by a code sent to it, the phone number of `userID` (verified). Returns
     /// the verified number it replaces, to be told of the change.
     public func setProvenPhone(_ number: String, of userID: String) async throws -> String? {
-        try await setProvenContact(of: userID, details: "phone_number") { user in
+        try await setProvenContact(of: userID) { user in
             user.phoneNumber = number
             user.phoneVerified = true
         } previous: {
@@ -149,10 +149,9 @@ public struct DatabaseAdminOperations: AdminOperations {
         }
     }
 
-    /// Changes a contact of `userID` as `change` says, audited with what changed; `previous` reads the value replaced.
-    private func setProvenContact(
-        of userID: String, details: String, change: (inout User) throws -> Void, previous: (User) -> String?
-    ) async throws -> String? {
+    /// Changes a contact of `userID` as `change` says, audited with what changed; `previous` reads the verified value
+    /// it replaces (nothing when nothing changed).
+    private func setProvenContact(of userID: String, change: (inout User) throws -> Void, previous: (User) -> String?) async throws -> String? {
         let current = try await account(userID)
         var changed = current
         try change(&changed)
@@ -171,8 +170,7 @@ public struct DatabaseAdminOperations: AdminOperations {
         } catch let error as DatabaseError where error.isDuplicate {
             throw AdminProblem.conflict("Another account uses that address.")
         }
-        let replaced = previous(current)
-        return replaced == previous(changed) ? nil : replaced
+        return previous(current)
     }
 
     public func setLocked(userID: String, _ locked: Bool) async throws {
@@ -275,6 +273,19 @@ public struct DatabaseAdminOperations: AdminOperations {
         }
     }
 
+    /// Removes a passkey of `userID` at the person's own request (the account page and API): never the account's last
+    /// way to sign in, when it has no password and no other provider.
+    public func removeOwnPasskey(_ id: String, of userID: String) async throws {
+        let user = try await account(userID)
+        let passkeys = try await passkeys(of: user.id)
+        guard passkeys.contains(where: { $0.id == id }) else { throw AdminProblem.notFound("The account has no passkey \(id).") }
+        let others = try await identities(of: user.id)
+        guard user.hasPassword || passkeys.count > 1 || !others.isEmpty else {
+            throw AdminProblem.conflict("This passkey is your only way to sign in: add another first.")
+        }
+        try await removePasskey(id, of: user.id)
+    }
+
     public func identities(of userID: String) async throws -> [FederatedIdentity] {
         try await identities.identities(of: try await account(userID).id)
     }
@@ -352,6 +363,14 @@ public struct DatabaseAdminOperations: AdminOperations {
             guard try await devices.delete(id) else { throw AdminProblem.notFound("There is no device identity \(id).") }
             try await audit.record(.deviceIdentityDeleted, actor: actor, details: ["identity": id])
         }
+    }
+
+    /// Deletes an authenticator app of `userID` at the person's own request: only one of theirs.
+    public func deleteOwnDevice(_ id: String, of userID: String) async throws {
+        guard try await devices(of: userID).contains(where: { $0.id == id }) else {
+            throw AdminProblem.notFound("The account has no authenticator app \(id).")
+        }
+        try await deleteDevice(id)
     }
 
     public func outbox(to recipient: String?, limit: Int) async throws -> [OutboxMessage] {

@@ -99,10 +99,14 @@ extension IdentityServer {
         return { DatabaseAdminOperations(database: database, clock: clock, settings: settings, actor: $0) }
     }
 
+    /// New email addresses and phone numbers confirmed by a code, for the account page and API.
+    var contactChange: ContactChange { ContactChange(loginFlow: loginFlow, users: users) }
+
     var accountPage: AccountPage {
         AccountPage(
             users: users, authenticators: authenticators, clients: clients, sessions: sessions, audit: audit, database: database, loginFlow: loginFlow,
-            operations: operations(origin: "account_page"), cookies: cookies, deviceCookies: deviceCookies, proxies: configuration.trustedProxies,
+            operations: operations(origin: "account_page"), contactChange: contactChange, cookies: cookies, deviceCookies: deviceCookies,
+            proxies: configuration.trustedProxies,
             policy: configuration.account, passwords: configuration.passwords,
             sessionLifetime: configuration.tokens.session, flowLifetime: configuration.tokens.authorizationRequest, clock: clock)
     }
@@ -112,7 +116,7 @@ extension IdentityServer {
         return AccountAPIController(
             tokens: tokens, proofs: dpopProofs, audit: audit, operations: operations(origin: "account_api"),
             notify: { user, notice in try await loginFlow.notify(user, notice) }, policy: configuration.account,
-            authenticator: loginFlow.authenticator, contactChange: ContactChange(loginFlow: loginFlow, users: users), proxies: configuration.trustedProxies,
+            authenticator: loginFlow.authenticator, contactChange: contactChange, proxies: configuration.trustedProxies,
             clock: clock)
     }
 

@@ -35,6 +35,10 @@ public enum AuditEventType: String, Sendable, Codable, CaseIterable {
     /// An operator changed a client's settings; `details` has each changed field's `before` and `after`.
     case clientUpdated = "client.updated"
     case clientSecretRotated = "client.secret_rotated"
+    /// An operator registered, changed or removed a resource (an API, RFC 8707); `details.resource` names it.
+    case resourceCreated = "resource.created"
+    case resourceUpdated = "resource.updated"
+    case resourceDeleted = "resource.deleted"
     case deviceIdentityUnblocked = "device_identity.unblocked"
     case deviceIdentityDeleted = "device_identity.deleted"
     case keysRotated = "keys.rotated"

@@ -11,6 +11,9 @@ package struct PendingConsent: Codable, Sendable, Equatable {
     /// When the flow only asks for consent, for someone this browser's session already signed in: that sign-in's
     /// time, which the code carries (the session stays as it is).
     package var sessionAuthTime: Int64?
+    /// The words of the resources' scopes, and of the resources themselves, where the request names resources
+    /// (``Resource/Scope/description``): the server's own scopes are described by ``ScopeDescriptions``.
+    package var descriptions: [String: String]?
 
     package init(application: FlowConsent.Application, scopes: [String]) {
         self.application = application

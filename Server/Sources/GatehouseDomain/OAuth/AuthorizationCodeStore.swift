@@ -40,11 +40,11 @@ package struct AuthorizationCodeStore: Sendable {
             try await sql.raw(
                 """
                 INSERT INTO authorization_codes (code_hash, grant_id, client_id, user_id, redirect_uri, scope, nonce, code_challenge,
-                    auth_time, amr, created_at, expires_at, dpop_jkt)
+                    auth_time, amr, created_at, expires_at, dpop_jkt, resources)
                 VALUES (\(bind: TokenDigest.hex(code)), \(bind: grant.id), \(bind: grant.clientID), \(bind: grant.userID),
                     \(bind: binding.redirectURI), \(bind: grant.scope), \(bind: binding.nonce), \(bind: binding.codeChallenge),
                     \(bind: grant.authTime), \(bind: grant.methods.joined(separator: " ")), \(bind: now), \(bind: now + lifetime),
-                    \(bind: binding.dpopJKT))
+                    \(bind: binding.dpopJKT), \(bind: grant.resources.joined(separator: " ")))
                 """
             ).run()
         }
@@ -79,7 +79,8 @@ package struct AuthorizationCodeStore: Sendable {
                 userID: try row.decode(column: "user_id", as: String.self),
                 scopes: try row.decode(column: "scope", as: String.self).split(separator: " ").map(String.init),
                 authTime: try row.decode(column: "auth_time", as: Int64.self),
-                methods: try row.decode(column: "amr", as: String.self).split(separator: " ").map(String.init)
+                methods: try row.decode(column: "amr", as: String.self).split(separator: " ").map(String.init),
+                resources: try row.decode(column: "resources", as: String.self).split(separator: " ").map(String.init)
             )
             let binding = Binding(
                 redirectURI: try row.decode(column: "redirect_uri", as: String.self),

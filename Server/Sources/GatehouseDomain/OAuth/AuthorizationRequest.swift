@@ -22,12 +22,16 @@ package struct AuthorizationRequest: Sendable, Equatable, Codable {
     /// Set when the sign-in is for a page of this server (the account page): it ends with the browser session and a
     /// redirect to this path, instead of with a code for `redirectURI`.
     package var returnPath: String? = nil
+    /// The resources (APIs) the request named (RFC 8707 `resource`), each registered and open to the client; `nil` or
+    /// empty for none.
+    package var resources: [String]? = nil
 
     package var scope: String { scopes.joined(separator: " ") }
 
     package init(
         clientID: String, redirectURI: String, scopes: [String], state: String? = nil, nonce: String? = nil, codeChallenge: String? = nil, prompts: Set<String>,
-        maxAge: Int64? = nil, loginHint: String? = nil, acrValues: [String]? = nil, dpopJKT: String? = nil, deviceAuthorizationID: String? = nil
+        maxAge: Int64? = nil, loginHint: String? = nil, acrValues: [String]? = nil, dpopJKT: String? = nil, deviceAuthorizationID: String? = nil,
+        resources: [String]? = nil
     ) {
         self.clientID = clientID
         self.redirectURI = redirectURI
@@ -41,5 +45,6 @@ package struct AuthorizationRequest: Sendable, Equatable, Codable {
         self.acrValues = acrValues
         self.dpopJKT = dpopJKT
         self.deviceAuthorizationID = deviceAuthorizationID
+        self.resources = resources
     }
 }

@@ -17,6 +17,8 @@ package struct OAuthError: Error, Sendable {
         case invalidScope = "invalid_scope"
         case invalidToken = "invalid_token"
         case insufficientScope = "insufficient_scope"
+        /// The `resource` is unknown, not allowed to the client, or was not named at authorization (RFC 8707 §2).
+        case invalidTarget = "invalid_target"
         /// The sign-in behind the access token is older than the resource accepts (RFC 9470): sign in again, then retry.
         case insufficientUserAuthentication = "insufficient_user_authentication"
         case requestNotSupported = "request_not_supported"
@@ -63,7 +65,7 @@ package struct OAuthError: Error, Sendable {
             case .appNotAllowed: .notAcceptable
             case .appVersionUnsupported: .preconditionFailed
             case .serverError: .internalServerError
-            case .invalidRequest, .invalidGrant, .unauthorizedClient, .unsupportedGrantType, .unsupportedResponseType, .invalidScope,
+            case .invalidRequest, .invalidGrant, .unauthorizedClient, .unsupportedGrantType, .unsupportedResponseType, .invalidScope, .invalidTarget,
                 .requestNotSupported, .requestURINotSupported, .invalidCode, .authorizationPending, .slowDown, .accessDenied, .expiredToken,
                 .invalidDPoPProof, .useDPoPNonce:
                 .badRequest

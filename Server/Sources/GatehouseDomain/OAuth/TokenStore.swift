@@ -45,6 +45,8 @@ package struct TokenStore: Sendable {
         package var authTime: Int64? = nil
         /// How they signed in (`amr`).
         package var methods: [String] = []
+        /// The resource it was issued for (its `aud`, RFC 8707); `nil` for the server's own endpoints.
+        package var audience: String? = nil
     }
 
     /// A refresh token's details, for introspection.
@@ -69,24 +71,29 @@ package struct TokenStore: Sendable {
         case invalid
     }
 
-    /// Issues an access token (and a refresh token when `withRefreshToken`) for a grant, bound as `minted` says when given.
-    package func issue(for grant: Grant, withRefreshToken: Bool, lifetimes: TokenLifetimes, minted given: MintedTokens? = nil) async throws -> IssuedTokens {
+    /// Issues an access token for `audience` (and a refresh token when `withRefreshToken`) for a grant, bound as
+    /// `minted` says when given.
+    package func issue(
+        for grant: Grant, withRefreshToken: Bool, lifetimes: TokenLifetimes, minted given: MintedTokens? = nil, audience: TokenAudience = .server
+    ) async throws -> IssuedTokens {
         let now = clock.now()
         let minted = given ?? MintedTokens(withRefreshToken: withRefreshToken)
         return try await database.transaction { sql in
-            try await Self.insert(minted, for: grant, lifetimes: lifetimes, now: now, in: sql)
+            try await Self.insert(minted, for: grant, lifetimes: lifetimes, audience: audience, now: now, in: sql)
         }
     }
 
     /// Issues `minted`'s access token to a client acting on its own behalf (client credentials), inside a
     /// transaction already open (the token endpoint authenticates the client in it).
-    package func issueClientToken(clientID: String, scopes: [String], lifetime: Int64, minted: MintedTokens, in sql: any SQLDatabase) async throws -> String {
+    package func issueClientToken(
+        clientID: String, scopes: [String], lifetime: Int64, minted: MintedTokens, audience: String? = nil, in sql: any SQLDatabase
+    ) async throws -> String {
         let now = clock.now()
         try await sql.raw(
             """
-            INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at, jkt)
+            INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at, jkt, audience)
             VALUES (\(bind: minted.accessDigest), NULL, \(bind: clientID), NULL, \(bind: scopes.joined(separator: " ")),
-                    \(bind: now), \(bind: now + lifetime), \(bind: minted.key))
+                    \(bind: now), \(bind: now + lifetime), \(bind: minted.key), \(bind: audience))
             """
         ).run()
         return minted.issued.accessToken
@@ -101,9 +108,11 @@ package struct TokenStore: Sendable {
         }
     }
 
-    /// ``refresh(_:clientID:narrowedScopes:lifetimes:)`` inside a transaction already open, issuing `minted`.
+    /// ``refresh(_:clientID:narrowedScopes:lifetimes:)`` inside a transaction already open, issuing `minted` for
+    /// `audience`: a resource the grant's authorization named, else `invalid_target` (and nothing changes).
     package func refresh(
-        _ token: String, clientID: String, narrowedScopes: [String]?, lifetimes: TokenLifetimes, minted: MintedTokens, in sql: any SQLDatabase
+        _ token: String, clientID: String, narrowedScopes: [String]?, lifetimes: TokenLifetimes, minted: MintedTokens,
+        audience: TokenAudience = .server, in sql: any SQLDatabase
     ) async throws -> RefreshOutcome {
         let digest = TokenDigest.storageKey(token)
         let now = clock.now()
@@ -123,7 +132,7 @@ package struct TokenStore: Sendable {
                     let successorPrefix = try earlier.decode(column: "successor_prefix", as: String?.self),
                     let retried = try await answerAgain(
                         successor(of: token, prefix: successorPrefix), clientID: clientID, narrowedScopes: narrowedScopes, lifetimes: lifetimes,
-                        minted: minted, now: now, in: sql)
+                        minted: minted, audience: audience, now: now, in: sql)
                 {
                     return retried
                 }
@@ -135,6 +144,8 @@ package struct TokenStore: Sendable {
         // An expired token is marked used but issues nothing.
         guard used.expiresAt > now else { return .invalid }
         var grant = used.grant
+        // Throwing rolls the transaction back: the refresh token stays usable.
+        try Self.requireNamed(audience, by: grant)
         if let narrowedScopes {
             // Throwing rolls the transaction back, so the refresh token stays usable and nothing is issued.
             if let extra = narrowedScopes.first(where: { !grant.scopes.contains($0) }) {
@@ -142,7 +153,7 @@ package struct TokenStore: Sendable {
             }
             grant.scopes = narrowedScopes
         }
-        _ = try await Self.insert(minted, for: grant, lifetimes: lifetimes, now: now, in: sql)
+        _ = try await Self.insert(minted, for: grant, lifetimes: lifetimes, audience: audience, now: now, in: sql)
         // Read here rather than afterwards on a read connection: the writer's page cache stays warm, while a
         // read connection starts each read after a commit with an empty one.
         return .rotated(grant, minted.issued, user: try await UserStore.find(id: grant.userID, in: sql))
@@ -154,8 +165,8 @@ package struct TokenStore: Sendable {
     /// intervals do). `nil` when the successor was used, or is bound to another key: then it is a replay. An `invalid`
     /// outcome when the retry asks for other scopes than the successor has: refused, nothing revoked.
     private func answerAgain(
-        _ successor: String, clientID: String, narrowedScopes: [String]?, lifetimes: TokenLifetimes, minted: MintedTokens, now: Int64,
-        in sql: any SQLDatabase
+        _ successor: String, clientID: String, narrowedScopes: [String]?, lifetimes: TokenLifetimes, minted: MintedTokens, audience: TokenAudience,
+        now: Int64, in sql: any SQLDatabase
     ) async throws -> RefreshOutcome? {
         guard
             let row = try await sql.raw(
@@ -168,13 +179,16 @@ package struct TokenStore: Sendable {
         else { return nil }
         let grant = try Self.decodeGrant(row)
         if let narrowedScopes, Set(narrowedScopes) != Set(grant.scopes) { return .invalid }
-        let again = MintedTokens(withRefreshToken: false, boundTo: minted.key)
-        _ = try await Self.insert(again, for: grant, lifetimes: lifetimes, now: now, in: sql)
+        try Self.requireNamed(audience, by: grant)
+        var again = MintedTokens(withRefreshToken: false, boundTo: minted.key)
+        if audience.isJWT { again = again.forJWT() }
+        _ = try await Self.insert(again, for: grant, lifetimes: lifetimes, audience: audience, now: now, in: sql)
         return .rotated(
             grant, IssuedTokens(accessToken: again.issued.accessToken, refreshToken: successor), user: try await UserStore.find(id: grant.userID, in: sql))
     }
 
-    /// The common refresh — an unused, active token, no narrower scope — as the one statement closing an
+    /// The common refresh — an unused, active token of a grant that named no resource, no narrower scope, a token for the
+    /// server — as the one statement closing an
     /// ``Database/autocommit(_:)`` body, where the engine does that in one statement (PostgreSQL). `nil` when it
     /// does not, or when the token is not such a token: then ``refresh(_:clientID:narrowedScopes:lifetimes:minted:in:)``
     /// in a transaction says why (expired, replayed, unknown), having marked nothing.
@@ -232,9 +246,9 @@ package struct TokenStore: Sendable {
                 WITH used AS (
                     UPDATE refresh_tokens SET used_at = \(bind: now), successor_prefix = \(bind: successorPrefix)
                     WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID) AND used_at IS NULL AND revoked_at IS NULL
-                      AND expires_at > \(bind: now) AND (jkt IS NULL OR jkt = \(bind: minted.key))
+                      AND expires_at > \(bind: now) AND (jkt IS NULL OR jkt = \(bind: minted.key)) AND resources = ''
                       AND \(GrantRevocations.familyIsActive("refresh_tokens"))
-                    RETURNING grant_id, client_id, user_id, scope, auth_time, amr, expires_at
+                    RETURNING grant_id, client_id, user_id, scope, auth_time, amr, resources, expires_at
                 ), access AS (
                     INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at, jkt, auth_time, amr)
                     SELECT \(bind: minted.accessDigest), grant_id, client_id, user_id, scope, \(bind: now), \(bind: now + lifetimes.accessToken),
@@ -246,7 +260,8 @@ package struct TokenStore: Sendable {
                            \(bind: minted.refreshKey)
                     FROM used
                 )
-                SELECT used.grant_id, used.client_id, used.user_id, used.scope, used.auth_time, used.amr, used.expires_at AS token_expires_at, u.*
+                SELECT used.grant_id, used.client_id, used.user_id, used.scope, used.auth_time, used.amr, used.resources,
+                       used.expires_at AS token_expires_at, u.*
                 FROM used LEFT JOIN users u ON u.id = used.user_id
                 """
             ).first()
@@ -271,9 +286,9 @@ package struct TokenStore: Sendable {
                 """
                 SELECT t.client_id AS token_client_id, t.user_id AS token_user_id, t.scope AS token_scope,
                        t.created_at AS token_created_at, t.expires_at AS token_expires_at, t.jkt AS token_jkt,
-                       t.auth_time AS token_auth_time, t.amr AS token_amr, u.*
+                       t.auth_time AS token_auth_time, t.amr AS token_amr, t.audience AS token_audience, u.*
                 FROM access_tokens t LEFT JOIN users u ON u.id = t.user_id
-                WHERE t.token_hash = \(bind: TokenDigest.storageKey(token)) AND t.revoked_at IS NULL AND t.expires_at > \(bind: now)
+                WHERE t.token_hash = \(bind: Self.accessTokenKey(token)) AND t.revoked_at IS NULL AND t.expires_at > \(bind: now)
                   AND \(GrantRevocations.familyIsActive("t"))
                 """
             ).first()
@@ -287,7 +302,8 @@ package struct TokenStore: Sendable {
             expiresAt: try row.decode(column: "token_expires_at", as: Int64.self),
             jkt: try row.decode(column: "token_jkt", as: String?.self),
             authTime: try row.decode(column: "token_auth_time", as: Int64?.self),
-            methods: (try row.decode(column: "token_amr", as: String?.self) ?? "").split(separator: " ").map(String.init)
+            methods: (try row.decode(column: "token_amr", as: String?.self) ?? "").split(separator: " ").map(String.init),
+            audience: try row.decode(column: "token_audience", as: String?.self)
         )
         let user = try row.decode(column: "id", as: String?.self) == nil ? nil : try UserStore.decode(row)
         return (record, user)
@@ -341,7 +357,7 @@ package struct TokenStore: Sendable {
             try await sql.raw(
                 """
                 UPDATE access_tokens SET revoked_at = \(bind: now)
-                WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID) AND revoked_at IS NULL
+                WHERE token_hash = \(bind: Self.accessTokenKey(token)) AND client_id = \(bind: clientID) AND revoked_at IS NULL
                 """
             ).run()
         }
@@ -351,7 +367,7 @@ package struct TokenStore: Sendable {
     /// resource every token request waits for in turn.
     package struct MintedTokens: Sendable {
         package private(set) var issued: IssuedTokens
-        package let accessDigest: String
+        package private(set) var accessDigest: String
         package private(set) var refreshDigest: String?
         /// The thumbprint of the DPoP key the access token is bound to (RFC 9449), `nil` for bearer tokens. A refresh
         /// presents it too: a bound refresh token is used only with its key.
@@ -377,6 +393,14 @@ package struct TokenStore: Sendable {
             return minted
         }
 
+        /// These tokens with the access token a JWT (RFC 9068) whose `jti` is the random token: the row is stored under
+        /// ``TokenStore/accessTokenKey(_:)`` of the JWT, and the caller signs the JWT once the row is written.
+        package func forJWT() -> MintedTokens {
+            var minted = self
+            minted.accessDigest = TokenStore.jwtKey(id: issued.accessToken)
+            return minted
+        }
+
         /// These tokens as `client` gets them: its refresh token bound to the key only when it is a public client.
         package func issued(to client: Client) -> MintedTokens {
             var minted = self
@@ -386,26 +410,46 @@ package struct TokenStore: Sendable {
     }
 
     private static func insert(
-        _ minted: MintedTokens, for grant: Grant, lifetimes: TokenLifetimes, now: Int64, in sql: any SQLDatabase
+        _ minted: MintedTokens, for grant: Grant, lifetimes: TokenLifetimes, audience: TokenAudience, now: Int64, in sql: any SQLDatabase
     ) async throws -> IssuedTokens {
         try await sql.raw(
             """
-            INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at, jkt, auth_time, amr)
+            INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at, jkt, auth_time, amr, audience)
             VALUES (\(bind: minted.accessDigest), \(bind: grant.id), \(bind: grant.clientID), \(bind: grant.userID),
-                    \(bind: grant.scope), \(bind: now), \(bind: now + lifetimes.accessToken), \(bind: minted.key),
-                    \(bind: grant.authTime), \(bind: grant.methods.joined(separator: " ")))
+                    \(bind: audience.scopes(of: grant.scopes).joined(separator: " ")), \(bind: now),
+                    \(bind: now + audience.lifetime(standard: lifetimes.accessToken)), \(bind: minted.key),
+                    \(bind: grant.authTime), \(bind: grant.methods.joined(separator: " ")), \(bind: audience.identifier))
             """
         ).run()
         guard let refreshDigest = minted.refreshDigest else { return minted.issued }
         try await sql.raw(
             """
-            INSERT INTO refresh_tokens (token_hash, grant_id, client_id, user_id, scope, auth_time, amr, created_at, expires_at, jkt)
+            INSERT INTO refresh_tokens (token_hash, grant_id, client_id, user_id, scope, auth_time, amr, created_at, expires_at, jkt, resources)
             VALUES (\(bind: refreshDigest), \(bind: grant.id), \(bind: grant.clientID), \(bind: grant.userID),
                     \(bind: grant.scope), \(bind: grant.authTime), \(bind: grant.methods.joined(separator: " ")), \(bind: now),
-                    \(bind: now + lifetimes.refreshToken), \(bind: minted.refreshKey))
+                    \(bind: now + lifetimes.refreshToken), \(bind: minted.refreshKey), \(bind: grant.resources.joined(separator: " ")))
             """
         ).run()
         return minted.issued
+    }
+
+    /// `invalid_target` unless `audience` is the server, or a resource the grant's authorization named (RFC 8707 §2.2).
+    package static func requireNamed(_ audience: TokenAudience, by grant: Grant) throws {
+        if let resource = audience.identifier, !grant.resources.contains(resource) {
+            throw OAuthError(.invalidTarget, "The resource \(resource) was not named by the authorization request; ask for it there first.")
+        }
+    }
+
+    /// The key an access token's row is stored under: the digest of an opaque token, or of a JWT's `jti` (a JWT access
+    /// token is made after its row, and is read back by its `jti` alone: the row, not the JWT, says whether it is active).
+    package static func accessTokenKey(_ token: String) -> String {
+        if let id = AccessTokenClaims.unverifiedID(of: token) { return jwtKey(id: id) }
+        return TokenDigest.storageKey(token)
+    }
+
+    /// The row key of the JWT access token whose `jti` is `id`: never that of an opaque token, so the `jti` alone is no token.
+    package static func jwtKey(id: String) -> String {
+        TokenDigest.storageKey("jwt:" + id)
     }
 
     fileprivate static func decodeGrant(_ row: any SQLRow) throws -> Grant {
@@ -415,7 +459,8 @@ package struct TokenStore: Sendable {
             userID: try row.decode(column: "user_id", as: String.self),
             scopes: try row.decode(column: "scope", as: String.self).split(separator: " ").map(String.init),
             authTime: try row.decode(column: "auth_time", as: Int64.self),
-            methods: try row.decode(column: "amr", as: String.self).split(separator: " ").map(String.init)
+            methods: try row.decode(column: "amr", as: String.self).split(separator: " ").map(String.init),
+            resources: try row.decode(column: "resources", as: String.self).split(separator: " ").map(String.init)
         )
     }
 }

@@ -14,16 +14,34 @@ extension LoginFlow {
     package func consentToAsk(for request: AuthorizationRequest, userID: String, client known: Client? = nil) async throws -> PendingConsent? {
         let found = if let known { known } else { try await clients.find(id: request.clientID) }
         guard let client = found, client.isThirdParty else { return nil }
+        // A resource is allowed like a scope (its identifier is recorded beside the scopes): a request for an API and
+        // no scope still asks the person first.
+        let named = request.resources ?? []
+        let requested = request.scopes + named
         let asked =
             if request.prompts.contains("consent") {
-                request.scopes
+                requested
             } else {
-                try await consents.find(userID: userID, clientID: client.id)?.missing(from: request.scopes) ?? request.scopes
+                try await consents.find(userID: userID, clientID: client.id)?.missing(from: requested) ?? requested
             }
         guard !asked.isEmpty else { return nil }
-        return PendingConsent(
+        var pending = PendingConsent(
             application: FlowConsent.Application(id: client.id, name: client.name ?? client.id, logoURI: client.logoURI, homepage: client.homepage),
             scopes: asked)
+        pending.descriptions = try await resourceDescriptions(named)
+        return pending
+    }
+
+    /// What the scopes of the `named` resources, and each resource itself, let an application do, in the resources'
+    /// own words; `nil` when the request names none.
+    private func resourceDescriptions(_ named: [String]) async throws -> [String: String]? {
+        guard !named.isEmpty, let found = try await resources.find(ids: named) else { return nil }
+        var descriptions: [String: String] = [:]
+        for resource in found {
+            descriptions[resource.id] = "Use \(resource.name) as you"
+            for scope in resource.scopes { descriptions[scope.name] = "\(resource.name): \(scope.description)" }
+        }
+        return descriptions
     }
 
     /// Starts a flow at the consent node for `userID`, whom this browser's session signed in at `authTime` with
@@ -52,7 +70,7 @@ extension LoginFlow {
                 scopes: state.request.scopes)
         let name = asking.application.name
         let who = state.username.map { "You are signed in as \($0). " } ?? ""
-        let scopes = asking.scopes.map { FlowConsent.Scope(name: $0, description: ScopeDescriptions.describe($0)) }
+        let scopes = asking.scopes.map { FlowConsent.Scope(name: $0, description: asking.descriptions?[$0] ?? ScopeDescriptions.describe($0)) }
         return FlowNode(
             id: FlowStep.consent.rawValue, name: "Allow \(name) access?",
             description: "\(who)\(name) is not run by this service. Allow it only if you trust it. It asks to:", category: .consent,

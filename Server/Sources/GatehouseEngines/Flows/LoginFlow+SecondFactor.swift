@@ -11,6 +11,11 @@ extension LoginFlow {
     package static let multiFactorACR = "urn:gatehouse:acr:mfa"
     package static let passwordACR = "urn:gatehouse:acr:password"
 
+    /// The `acr` of a sign-in made with `methods` (its `amr`), as ID tokens and JWT access tokens say it.
+    package static func acr(for methods: [String]) -> String {
+        methods.contains("mfa") ? multiFactorACR : passwordACR
+    }
+
     package static let totpCodeField = FlowField(
         key: "code", kind: .oneTimeCode, label: "Code",
         validation: FieldValidation(regex: "[0-9]{6}", message: "Enter the 6-digit code."),

@@ -14,6 +14,8 @@ package struct LoginFlow: Sendable {
     package let federatedIdentities: FederatedIdentityStore
     /// Which clients are third-party, and what people allowed them.
     package let clients: ClientStore
+    /// The resources a request names, whose scopes the consent node describes in their own words.
+    package let resources: ResourceStore
     package let consents: ConsentStore
     package let appLogins: AppLoginStore
     package let oneTimeCodes: OneTimeCodeStore
@@ -48,7 +50,7 @@ package struct LoginFlow: Sendable {
 
     package init(
         flows: FlowStore, users: UserStore, authenticators: AuthenticatorStore, passkeys: PasskeyStore, federatedIdentities: FederatedIdentityStore,
-        clients: ClientStore, consents: ConsentStore, appLogins: AppLoginStore, oneTimeCodes: OneTimeCodeStore, audit: AuditLog,
+        clients: ClientStore, resources: ResourceStore, consents: ConsentStore, appLogins: AppLoginStore, oneTimeCodes: OneTimeCodeStore, audit: AuditLog,
         authenticator: PasswordAuthenticator, hasher: PasswordHasher,
         codeGuesses: CodeGuesses, courier: Courier, deviceCookies: DeviceCookie, upstreams: UpstreamDirectory, federatedTokens: SecretBox,
         database: any Database, clock: UnixClock, logger: Logger, settings: FlowSettings
@@ -59,6 +61,7 @@ package struct LoginFlow: Sendable {
         self.passkeys = passkeys
         self.federatedIdentities = federatedIdentities
         self.clients = clients
+        self.resources = resources
         self.consents = consents
         self.appLogins = appLogins
         self.oneTimeCodes = oneTimeCodes

@@ -25,12 +25,13 @@ package final class SigningKeyRing: Sendable {
         loader = Loader(store: store, box: box)
     }
 
-    /// Signs `payload` with the active key for `algorithm` (`RS256` or `ES256`), with `kid` and `typ` headers.
-    package func sign(_ payload: some JWTPayload & JSONObjectWritable, algorithm: String) async throws -> String {
+    /// Signs `payload` with the active key for `algorithm` (`RS256` or `ES256`), with `kid` and `typ` headers: `JWT`,
+    /// or `at+jwt` for an access token (RFC 9068 §2.1), which no one may take for an ID token.
+    package func sign(_ payload: some JWTPayload & JSONObjectWritable, algorithm: String, accessToken: Bool = false) async throws -> String {
         guard let signer = try await snapshot().signers[algorithm] else {
             throw ConfigurationError("There is no active \(algorithm) signing key; run `gatehouse keys rotate`.")
         }
-        return try signer.sign(payload)
+        return try signer.sign(payload, accessToken: accessToken)
     }
 
     /// Verifies the signature of a token this server issued, with any published key.
@@ -73,6 +74,8 @@ package final class SigningKeyRing: Sendable {
         package let algorithm: any JWTAlgorithm
         /// `BASE64URL(header) "."`, the start of every token this key signs.
         package let encodedHeader: String
+        /// The same with `typ: at+jwt`, for access tokens.
+        package let encodedAccessTokenHeader: String
 
         private struct Header: Encodable {
             var alg: String
@@ -85,10 +88,11 @@ package final class SigningKeyRing: Sendable {
             let encoder = JSONEncoder()
             encoder.outputFormatting = .sortedKeys
             encodedHeader = Base64URL.encode(try encoder.encode(Header(alg: name, kid: kid))) + "."
+            encodedAccessTokenHeader = Base64URL.encode(try encoder.encode(Header(alg: name, kid: kid, typ: "at+jwt"))) + "."
         }
 
-        package func sign(_ payload: some JWTPayload & JSONObjectWritable) throws -> String {
-            let signingInput = encodedHeader + Base64URL.encode(payload.jsonBytes)
+        package func sign(_ payload: some JWTPayload & JSONObjectWritable, accessToken: Bool = false) throws -> String {
+            let signingInput = (accessToken ? encodedAccessTokenHeader : encodedHeader) + Base64URL.encode(payload.jsonBytes)
             return signingInput + "." + Base64URL.encode(try algorithm.sign(Array(signingInput.utf8)))
         }
     }

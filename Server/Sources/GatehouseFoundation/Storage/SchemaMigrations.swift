@@ -557,5 +557,28 @@ package enum SchemaMigrations {
         Migration(
             version: 32, name: "browser session origin",
             statements: ["ALTER TABLE browser_sessions ADD COLUMN address TEXT", "ALTER TABLE browser_sessions ADD COLUMN user_agent TEXT"]),
+        // Resources (APIs, RFC 8707): a grant remembers the resources its authorization named, and an access token the
+        // one it was issued for (its audience); NULL is the server's own endpoints, as every token before was.
+        Migration(
+            version: 33, name: "resources",
+            statements: [
+                """
+                CREATE TABLE resources (
+                    id TEXT PRIMARY KEY,
+                    name TEXT NOT NULL,
+                    scopes TEXT NOT NULL,
+                    token_format TEXT NOT NULL,
+                    access_token_lifetime BIGINT,
+                    require_dpop INTEGER NOT NULL DEFAULT 0,
+                    allowed_clients TEXT NOT NULL,
+                    introspection_clients TEXT NOT NULL,
+                    created_at BIGINT NOT NULL
+                )
+                """,
+                "ALTER TABLE authorization_codes ADD COLUMN resources TEXT NOT NULL DEFAULT ''",
+                "ALTER TABLE refresh_tokens ADD COLUMN resources TEXT NOT NULL DEFAULT ''",
+                "ALTER TABLE access_tokens ADD COLUMN audience TEXT",
+                "CREATE INDEX access_tokens_audience ON access_tokens(audience) WHERE audience IS NOT NULL",
+            ]),
     ]
 }

@@ -54,6 +54,12 @@ package struct JSONObjectWriter {
         bytes.append(UInt8(ascii: "]"))
     }
 
+    /// A nested object (`cnf`), written by a writer of its own.
+    package mutating func member(_ key: StaticString, object: consuming JSONObjectWriter) {
+        writeKey(key)
+        bytes.append(contentsOf: object.finish())
+    }
+
     private static let `true` = Array("true".utf8)
     private static let `false` = Array("false".utf8)
 

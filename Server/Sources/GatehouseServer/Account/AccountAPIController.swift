@@ -281,8 +281,9 @@ struct AccountAPIController: Sendable {
             return error
         }
         guard let presented else { throw refuse(.invalidToken, "No access token was sent: send one with the account scope.") }
-        guard let (record, user) = try await tokens.activeAccessTokenWithUser(presented.token) else {
-            throw refuse(.invalidToken, "The access token is invalid, expired or revoked.")
+        // A token for a resource (RFC 8707) is for that API only.
+        guard let (record, user) = try await tokens.activeAccessTokenWithUser(presented.token), record.audience == nil else {
+            throw refuse(.invalidToken, "The access token is invalid, expired, revoked, or was issued for another resource.")
         }
         let nonce: String?
         do {

@@ -29,6 +29,15 @@ public protocol AdminOperations: Sendable {
     /// Deletes the client `id` and revokes its tokens.
     func deleteClient(_ id: String) async throws
 
+    /// The registered resources (APIs), by identifier.
+    func resources() async throws -> [Resource]
+    /// Registers a resource, checked by ``ResourceRules``.
+    func createResource(_ resource: Resource) async throws -> Resource
+    /// Replaces a resource's settings (its identifier and creation time stay).
+    func updateResource(_ resource: Resource) async throws -> Resource
+    /// Removes a resource; every access token issued for it stops working.
+    func deleteResource(_ id: String) async throws
+
     /// Every signing key, active and retired.
     func signingKeys() async throws -> [AdminKey]
     /// Makes new active signing keys; the previous ones stay published until the tokens they signed expire.
@@ -105,6 +114,8 @@ public struct AdminSettings: Sendable {
     public var hashPassword: @Sendable (String) async throws -> String
     /// Seconds a retired signing key stays in the JWKS: the longest a token it signed may live, and five minutes.
     public var publishFor: Int64
+    /// Seconds an access token lives (`token_lifetimes.access_token`): the longest a resource's may.
+    public var accessTokenLifetime: Int64
     /// Seconds of disuse after which a browser session ends.
     public var sessionIdle: Int64
     /// Wrong PINs after which a device identity is blocked.
@@ -122,6 +133,7 @@ public struct AdminSettings: Sendable {
         self.passwords = passwords
         self.hashPassword = hashPassword
         publishFor = max(lifetimes.idToken, lifetimes.accessToken) + 300
+        accessTokenLifetime = lifetimes.accessToken
         sessionIdle = lifetimes.sessionIdle
         self.maxPINAttempts = maxPINAttempts
         self.origin = origin

@@ -30,7 +30,7 @@ struct AdminPrincipal: Sendable {
             guard let record = try await adminTokens.verify(presented.token) else { throw AdminProblem.unauthorized }
             return AdminPrincipal(actor: "admin-token:\(record.name)", canWrite: !record.readOnly)
         }
-        guard let access = try await tokens.activeAccessToken(presented.token) else { throw AdminProblem.unauthorized }
+        guard let access = try await tokens.activeAccessToken(presented.token), access.audience == nil else { throw AdminProblem.unauthorized }
         do {
             _ = try await presented.checkBinding(to: access.jkt, request: request, path: request.uri.path, proofs: proofs)
         } catch {

@@ -236,3 +236,40 @@ public struct AdminKey: Codable, Sendable {
         case publishedUntil = "published_until"
     }
 }
+
+/// `POST /admin/v1/resources` (every member but `id` and `name` optional) and `PATCH /admin/v1/resources/{id}`
+/// (members absent stay as they are; `id` may not be sent).
+struct AdminResourceBody: ClosedJSONBody, Sendable {
+    typealias Members = CodingKeys
+
+    var id: String?
+    var name: String?
+    var scopes: [Resource.Scope]?
+    var tokenFormat: Resource.TokenFormat?
+    /// `0` returns to the server's lifetime.
+    var accessTokenLifetime: Int64?
+    var requireDPoP: Bool?
+    var allowedClients, introspectionClients: [String]?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, name, scopes
+        case tokenFormat = "token_format"
+        case accessTokenLifetime = "access_token_lifetime"
+        case requireDPoP = "require_dpop"
+        case allowedClients = "allowed_clients"
+        case introspectionClients = "introspection_clients"
+    }
+
+    /// `resource` with this body's members in place of its own.
+    func applied(to resource: Resource) -> Resource {
+        var changed = resource
+        if let name { changed.name = name }
+        if let scopes { changed.scopes = scopes }
+        if let tokenFormat { changed.tokenFormat = tokenFormat }
+        if let accessTokenLifetime { changed.accessTokenLifetime = accessTokenLifetime == 0 ? nil : accessTokenLifetime }
+        if let requireDPoP { changed.requiresDPoP = requireDPoP }
+        if let allowedClients { changed.allowedClients = allowedClients }
+        if let introspectionClients { changed.introspectionClients = introspectionClients }
+        return changed
+    }
+}

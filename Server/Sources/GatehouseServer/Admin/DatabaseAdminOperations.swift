@@ -8,6 +8,7 @@ import GatehouseProtocol
 public struct DatabaseAdminOperations: AdminOperations {
     let database: any Database
     let clients: ClientStore
+    let resources: ResourceStore
     let audit: AuditLog
     let users: UserStore
     let keys: SigningKeyStore
@@ -23,6 +24,7 @@ public struct DatabaseAdminOperations: AdminOperations {
     public init(database: any Database, clock: UnixClock = .system, settings: AdminSettings, actor: String? = nil) {
         self.database = database
         clients = ClientStore(database: database, clock: clock)
+        resources = ResourceStore(database: database, clock: clock)
         audit = AuditLog(database: database, clock: clock)
         users = UserStore(database: database, clock: clock)
         keys = SigningKeyStore(database: database, clock: clock)
@@ -232,6 +234,51 @@ public struct DatabaseAdminOperations: AdminOperations {
         try await database.transaction { [clients, audit, actor] _ in
             guard try await clients.delete(id: id) else { throw AdminProblem.notFound("There is no client with the id \(id).") }
             try await audit.record(.clientDeleted, client: id, actor: actor)
+        }
+    }
+
+    public func resources() async throws -> [Resource] {
+        try await resources.list()
+    }
+
+    public func createResource(_ resource: Resource) async throws -> Resource {
+        try ResourceRules.validate(resource, longestLifetime: settings.accessTokenLifetime)
+        let store = resources
+        do {
+            return try await database.transaction { [audit, actor] sql in
+                let created = try await store.create(resource, in: sql)
+                try await audit.record(
+                    .resourceCreated, actor: actor,
+                    details: ["resource": created.id, "format": created.tokenFormat.rawValue, "scopes": created.scopeNames.joined(separator: " ")])
+                return created
+            }
+        } catch let error as DatabaseError where error.isDuplicate {
+            throw AdminProblem.conflict("A resource with the identifier \(resource.id) already exists.")
+        }
+    }
+
+    public func updateResource(_ resource: Resource) async throws -> Resource {
+        try ResourceRules.validate(resource, longestLifetime: settings.accessTokenLifetime)
+        let store = resources
+        return try await database.transaction { [audit, actor] sql in
+            guard let current = try await ResourceStore.find(id: resource.id, in: sql) else {
+                throw AdminProblem.notFound("There is no resource \(resource.id).")
+            }
+            var changed = resource
+            changed.createdAt = current.createdAt
+            _ = try await store.update(changed, in: sql)
+            try await audit.record(
+                .resourceUpdated, actor: actor,
+                details: ["resource": changed.id, "format": changed.tokenFormat.rawValue, "scopes": changed.scopeNames.joined(separator: " ")])
+            return changed
+        }
+    }
+
+    public func deleteResource(_ id: String) async throws {
+        let store = resources
+        try await database.transaction { [audit, actor] sql in
+            guard try await store.delete(id: id, in: sql) else { throw AdminProblem.notFound("There is no resource \(id).") }
+            try await audit.record(.resourceDeleted, actor: actor, details: ["resource": id])
         }
     }
 

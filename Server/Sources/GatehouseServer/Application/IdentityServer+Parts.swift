@@ -22,12 +22,14 @@ extension IdentityServer {
 
     var authorizationController: AuthorizationController {
         AuthorizationController(
-            clients: clients, pushedRequests: pushedRequests, singleSignOn: singleSignOn, loginFlow: loginFlow, responder: authorizationResponder,
+            clients: clients, resources: resources, pushedRequests: pushedRequests, singleSignOn: singleSignOn, loginFlow: loginFlow,
+            responder: authorizationResponder,
             cookies: cookies, registrationEnabled: configuration.registration.enabled, flowLifetime: configuration.tokens.authorizationRequest)
     }
 
     var pushedAuthorizationController: PushedAuthorizationController {
-        PushedAuthorizationController(clients: clients, pushedRequests: pushedRequests, dpopProofs: dpopProofs, lifetime: configuration.tokens.pushedRequest)
+        PushedAuthorizationController(
+            clients: clients, resources: resources, pushedRequests: pushedRequests, dpopProofs: dpopProofs, lifetime: configuration.tokens.pushedRequest)
     }
 
     var flowController: FlowController {
@@ -73,8 +75,10 @@ extension IdentityServer {
 
     var tokenController: TokenController {
         TokenController(
-            clients: clients, codes: codes, tokens: tokens, users: users, deviceAuthorizations: deviceAuthorizations, audit: audit, database: database,
-            idTokens: IDTokenIssuer(issuer: issuer, lifetime: configuration.tokens.idToken, keys: keys, clock: clock), proofs: dpopProofs,
+            clients: clients, resources: resources, codes: codes, tokens: tokens, users: users, deviceAuthorizations: deviceAuthorizations, audit: audit,
+            database: database,
+            idTokens: IDTokenIssuer(issuer: issuer, lifetime: configuration.tokens.idToken, keys: keys, clock: clock),
+            accessTokens: AccessTokenSigner(issuer: issuer, keys: keys, clock: clock), proofs: dpopProofs,
             lifetimes: configuration.tokens, logger: logger)
     }
 

@@ -18,6 +18,8 @@ public final class IdentityServer: Sendable {
     let secret: ServerSecret
     let users: UserStore
     let clients: ClientStore
+    /// The APIs tokens may be issued for (RFC 8707).
+    let resources: ResourceStore
     let consents: ConsentStore
     let keyStore: SigningKeyStore
     let keys: SigningKeyRing
@@ -100,6 +102,7 @@ public final class IdentityServer: Sendable {
         self.secret = secret
         users = UserStore(database: database, clock: clock)
         clients = ClientStore(database: database, clock: clock)
+        resources = ResourceStore(database: database, clock: clock)
         consents = ConsentStore(database: database, clock: clock)
         keyStore = SigningKeyStore(database: database, clock: clock)
         keys = SigningKeyRing(store: keyStore, box: SecretBox(serverSecret: secret.bytes, purpose: SecretBox.signingKeysPurpose), clock: clock)
@@ -143,7 +146,8 @@ public final class IdentityServer: Sendable {
             clock: clock, logger: logger, serviceName: configuration.serviceName)
         loginFlow = LoginFlow(
             flows: flows, users: users, authenticators: authenticators, passkeys: passkeys, federatedIdentities: federatedIdentities,
-            clients: clients, consents: consents, appLogins: appLogins, oneTimeCodes: oneTimeCodes, audit: audit, authenticator: authenticator, hasher: hasher,
+            clients: clients, resources: resources, consents: consents, appLogins: appLogins, oneTimeCodes: oneTimeCodes, audit: audit,
+            authenticator: authenticator, hasher: hasher,
             codeGuesses: codeGuesses, courier: courier, deviceCookies: deviceCookies, upstreams: upstreams, federatedTokens: federatedTokens,
             database: database, clock: clock, logger: logger, settings: configuration.flowSettings)
     }

@@ -11,8 +11,10 @@ struct FormParameters: Sendable {
     private(set) var values: [String: String] = [:]
     /// Every value of each name, in order (HTML check boxes send one name several times).
     private(set) var allValues: [String: [String]] = [:]
-    /// The first name that appeared more than once, if any.
+    /// The first name that appeared more than once, if any, but for those that may (``repeatable``).
     private(set) var repeatedName: String?
+    /// Names OAuth lets repeat: `resource` (RFC 8707 §2), once per resource; the endpoints say how many they take.
+    static let repeatable: Set<String> = ["resource"]
 
     init(encoded: String) {
         self.init(encodedBytes: Array(encoded.utf8))
@@ -24,7 +26,7 @@ struct FormParameters: Sendable {
             let equals = pair.firstIndex(of: UInt8(ascii: "="))
             guard let name = Self.decodeComponent(pair[..<(equals ?? pair.endIndex)]), !name.isEmpty else { continue }
             let value = equals.map { Self.decodeComponent(pair[pair.index(after: $0)...]) ?? "" } ?? ""
-            if values[name] != nil, repeatedName == nil { repeatedName = name }
+            if values[name] != nil, repeatedName == nil, !Self.repeatable.contains(name) { repeatedName = name }
             values[name] = value
             allValues[name, default: []].append(value)
         }

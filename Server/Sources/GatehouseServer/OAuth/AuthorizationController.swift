@@ -11,6 +11,7 @@ import Hummingbird
 /// at once (single sign-on); otherwise the request is stored and the browser goes to the sign-in page.
 struct AuthorizationController: Sendable {
     let clients: ClientStore
+    let resources: ResourceStore
     let pushedRequests: PushedAuthorizationRequestStore
     let singleSignOn: SingleSignOn
     let loginFlow: LoginFlow
@@ -60,7 +61,10 @@ struct AuthorizationController: Sendable {
                         "The redirect URI is missing or is not registered for \(client.name ?? client.id); the sign-in was stopped to protect you."
                 )
             }
-            switch Self.validate(parameters, client: client, redirectURI: redirectURI) {
+            let checked = try await Self.resources(namedIn: parameters, client: client, from: resources).flatMap { named in
+                Self.validate(parameters, client: client, redirectURI: redirectURI, resources: named)
+            }
+            switch checked {
             case .success(let request): validated = request
             case .failure(let error):
                 return responder.failure(redirectURI: redirectURI, state: parameters["state"], error: error.code.rawValue, description: error.description)
@@ -103,8 +107,37 @@ struct AuthorizationController: Sendable {
         return response
     }
 
-    /// Checks everything after client and redirect URI; errors here are reported to the client.
-    static func validate(_ parameters: FormParameters, client: Client, redirectURI: String) -> Result<AuthorizationRequest, OAuthError> {
+    /// The most resources one authorization request may name.
+    static let maximumResources = 10
+
+    /// The resources the request's `resource` parameters name (RFC 8707 §2.1), each registered and open to `client`:
+    /// else `invalid_target`, reported to the client like every other error after its redirect URI.
+    static func resources(namedIn parameters: FormParameters, client: Client, from store: ResourceStore) async throws -> Result<[Resource], OAuthError> {
+        var identifiers: [String] = []
+        for identifier in parameters.allValues["resource"] ?? [] where !identifier.isEmpty && !identifiers.contains(identifier) {
+            identifiers.append(identifier)
+        }
+        guard identifiers.count <= maximumResources else {
+            return .failure(OAuthError(.invalidTarget, "Name at most \(maximumResources) resources in one authorization request."))
+        }
+        var named: [Resource] = []
+        for identifier in identifiers {
+            guard let resource = try await store.find(named: identifier) else {
+                return .failure(OAuthError(.invalidTarget, "The resource \(identifier.prefix(200)) is not registered here."))
+            }
+            guard resource.allows(client.id) else {
+                return .failure(OAuthError(.invalidTarget, "The client \(client.id) may not ask for tokens for \(resource.id)."))
+            }
+            named.append(resource)
+        }
+        return .success(named)
+    }
+
+    /// Checks everything after client and redirect URI, for the `resources` the request named; errors here are
+    /// reported to the client.
+    static func validate(
+        _ parameters: FormParameters, client: Client, redirectURI: String, resources: [Resource] = []
+    ) -> Result<AuthorizationRequest, OAuthError> {
         if let repeated = parameters.repeatedName {
             return .failure(.invalidRequest("The parameter \(repeated) appears more than once."))
         }
@@ -120,7 +153,7 @@ struct AuthorizationController: Sendable {
             return .failure(.invalidRequest("Only response_mode=query is supported."))
         }
         let scopes = (parameters["scope"] ?? "").split(separator: " ").map(String.init)
-        if let error = Self.scopeError(scopes, client: client) { return .failure(error) }
+        if let error = Self.scopeError(scopes, client: client, resources: resources) { return .failure(error) }
 
         let challenge = parameters["code_challenge"]
         let method = parameters["code_challenge_method"]
@@ -168,15 +201,21 @@ struct AuthorizationController: Sendable {
             AuthorizationRequest(
                 clientID: client.id, redirectURI: redirectURI, scopes: scopes, state: parameters["state"], nonce: parameters["nonce"],
                 codeChallenge: challenge, prompts: prompts, maxAge: maxAge, loginHint: parameters["login_hint"],
-                acrValues: parameters["acr_values"].map { $0.split(separator: " ").map(String.init) }, dpopJKT: parameters["dpop_jkt"]
+                acrValues: parameters["acr_values"].map { $0.split(separator: " ").map(String.init) }, dpopJKT: parameters["dpop_jkt"],
+                resources: resources.isEmpty ? nil : resources.map(\.id)
             ))
     }
 
     /// Why `client` may not ask a user for `scopes`, or `nil` when it may (the device authorization endpoint asks too).
-    static func scopeError(_ scopes: [String], client: Client) -> OAuthError? {
-        guard !scopes.isEmpty else { return .invalidScope("No scope was requested; request at least openid.") }
+    /// The scopes of the named `resources` may be asked for too; a request naming a resource may ask for no scope at all.
+    static func scopeError(_ scopes: [String], client: Client, resources: [Resource] = []) -> OAuthError? {
+        guard !scopes.isEmpty || !resources.isEmpty else { return .invalidScope("No scope was requested; request at least openid.") }
+        let resourceScopes = Set(resources.flatMap(\.scopeNames))
+        let scopes = scopes.filter { !resourceScopes.contains($0) }
         if let unknown = scopes.first(where: { !ClientRegistrationRules.knownScopes.contains($0) }) {
-            return .invalidScope("The scope \(unknown) is not known.")
+            return .invalidScope(
+                resources.isEmpty
+                    ? "The scope \(unknown) is not known." : "The scope \(unknown) is not known, nor accepted by the resources the request names.")
         }
         if let admin = scopes.first(where: ClientRegistrationRules.adminScopes.contains) {
             return .invalidScope("The scope \(admin) is granted only to a client acting for itself (client_credentials), never through a user.")

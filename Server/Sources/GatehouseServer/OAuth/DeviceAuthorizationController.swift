@@ -31,6 +31,9 @@ struct DeviceAuthorizationController: Sendable {
             throw OAuthError.invalidRequest("The parameter \(repeated) appears more than once.")
         }
         try Self.requireGrant(client)
+        if parameters["resource"] != nil {
+            throw OAuthError(.invalidTarget, "A device sign-in cannot name resources yet; ask for the server's own scopes.")
+        }
         let scopes = (parameters["scope"] ?? "").split(separator: " ").map(String.init)
         if let error = AuthorizationController.scopeError(scopes, client: client) { throw error }
         let started = try await deviceAuthorizations.start(clientID: client.id, scopes: scopes, lifetime: codeLifetime, interval: pollInterval)

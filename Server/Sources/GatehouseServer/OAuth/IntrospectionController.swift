@@ -2,10 +2,13 @@ import GatehouseDomain
 import GatehouseProtocol
 import Hummingbird
 
-/// Token introspection (RFC 7662) for confidential clients, about tokens issued to themselves.
+/// Token introspection (RFC 7662) for confidential clients: about tokens issued to themselves, and — for a resource
+/// server that authenticates as one of its resource's introspection clients — about access tokens issued for that
+/// resource, opaque or JWT alike (a JWT's row says whether it is still active: revoked is revoked).
 struct IntrospectionController: Sendable {
     let issuer: String
     let clients: ClientStore
+    let resources: ResourceStore
     let tokens: TokenStore
     let users: UserStore
 
@@ -20,13 +23,13 @@ struct IntrospectionController: Sendable {
             throw OAuthError.invalidClient("Introspection requires a confidential client.")
         }
         guard let token = parameters["token"] else { throw OAuthError.invalidRequest("token is missing.") }
-        if let access = try await tokens.activeAccessToken(token), access.clientID == client.id {
+        if let access = try await tokens.activeAccessToken(token), try await mayIntrospect(access, client: client) {
             var user: User?
             if let userID = access.userID { user = try await users.find(id: userID) }
             var introspection = IntrospectionResponse(
                 active: true, scope: access.scopes.joined(separator: " "), clientID: access.clientID, username: user?.username,
                 tokenType: access.jkt == nil ? "Bearer" : "DPoP", expiresAt: Int(access.expiresAt), issuedAt: Int(access.issuedAt),
-                subject: access.userID ?? access.clientID, audience: access.clientID, issuer: issuer)
+                subject: access.userID ?? access.clientID, audience: access.audience ?? access.clientID, issuer: issuer)
             introspection.confirmation = access.jkt.map(IntrospectionResponse.Confirmation.init(jkt:))
             return JSONResponse.make(introspection)
         }
@@ -40,5 +43,12 @@ struct IntrospectionController: Sendable {
                 ))
         }
         return JSONResponse.make(IntrospectionResponse.inactive)
+    }
+
+    /// Whether `client` may hear about `access`: its own token, or one for a resource it serves.
+    private func mayIntrospect(_ access: TokenStore.AccessTokenRecord, client: Client) async throws -> Bool {
+        if access.clientID == client.id { return true }
+        guard let audience = access.audience else { return false }
+        return try await resources.find(id: audience)?.introspectionClients.contains(client.id) == true
     }
 }

@@ -8,6 +8,7 @@ import Hummingbird
 /// as JSON rather than to a redirect URI.
 struct PushedAuthorizationController: Sendable {
     let clients: ClientStore
+    let resources: ResourceStore
     let pushedRequests: PushedAuthorizationRequestStore
     let dpopProofs: DPoPProofCheck
     /// Seconds a pushed request may wait for the browser (`token_lifetimes.pushed_request`).
@@ -29,7 +30,10 @@ struct PushedAuthorizationController: Sendable {
             throw OAuthError.invalidRequest("The redirect URI is not registered for \(client.id).")
         }
         var validated: AuthorizationRequest
-        switch AuthorizationController.validate(parameters, client: client, redirectURI: redirectURI) {
+        let checked = try await AuthorizationController.resources(namedIn: parameters, client: client, from: resources).flatMap { named in
+            AuthorizationController.validate(parameters, client: client, redirectURI: redirectURI, resources: named)
+        }
+        switch checked {
         case .success(let request): validated = request
         case .failure(let error): throw error
         }

@@ -7,6 +7,7 @@ import Logging
 /// The token endpoint (RFC 6749 §3.2): authorization_code, refresh_token, client_credentials and device_code (RFC 8628) grants.
 struct TokenController: Sendable {
     let clients: ClientStore
+    let resources: ResourceStore
     let codes: AuthorizationCodeStore
     let tokens: TokenStore
     let users: UserStore
@@ -16,6 +17,8 @@ struct TokenController: Sendable {
     let database: any Database
     /// Made once: every token response with `openid` uses it.
     let idTokens: IDTokenIssuer
+    /// Signs the access tokens of resources that take JWTs.
+    let accessTokens: AccessTokenSigner
     let proofs: DPoPProofCheck
     /// How long what this endpoint issues lives (`token_lifetimes`).
     let lifetimes: TokenLifetimes
@@ -36,6 +39,9 @@ struct TokenController: Sendable {
             proof = try await proofs.proof(of: request, path: "/token")
         } catch {
             throw proofs.tokenEndpointError(error)
+        }
+        if let named = parameters.allValues["resource"], named.count > 1 {
+            throw OAuthError(.invalidTarget, "Name one resource per token request (RFC 8707 §2.2); ask again for each of the others.")
         }
         var response = try await grant(parameters, credentials: credentials, proof: proof)
         if proof != nil, let nonces = proofs.nonces { response.headers[.dpopNonce] = nonces.current }
@@ -72,14 +78,34 @@ struct TokenController: Sendable {
     }
 
     /// The tokens to mint for `client`: bound to the proof's key when there is one, its refresh token too when it is a
-    /// public client. Callers check ``requireProof(from:_:)`` first, before a code is spent.
-    static func minted(withRefreshToken: Bool, for client: Client, proof: DPoPProof?) -> TokenStore.MintedTokens {
-        TokenStore.MintedTokens(withRefreshToken: withRefreshToken, boundTo: proof?.thumbprint, bindingRefreshToken: client.isPublic)
+    /// public client; the access token a JWT's `jti` when `audience` takes JWTs. Callers check
+    /// ``requireProof(from:_:audience:)`` first, before a code is spent.
+    static func minted(withRefreshToken: Bool, for client: Client, proof: DPoPProof?, audience: TokenAudience) -> TokenStore.MintedTokens {
+        let minted = TokenStore.MintedTokens(withRefreshToken: withRefreshToken, boundTo: proof?.thumbprint, bindingRefreshToken: client.isPublic)
+        return audience.isJWT ? minted.forJWT() : minted
+    }
+
+    /// Whom the request's access token is for: the resource `resource` names (RFC 8707), which must be registered and
+    /// open to `client`, or the server when it names none.
+    private func audience(of parameters: FormParameters, client: Client, actingForItself: Bool = false) async throws -> TokenAudience {
+        guard let identifier = parameters["resource"] else { return .server }
+        guard let resource = try await resources.find(named: identifier) else {
+            throw OAuthError(.invalidTarget, "The resource \(identifier.prefix(200)) is not registered here.")
+        }
+        guard resource.allows(client.id, actingForItself: actingForItself) else {
+            throw OAuthError(
+                .invalidTarget,
+                actingForItself
+                    ? "The client \(client.id) is not listed among the clients of \(resource.id) that may ask for tokens on their own behalf."
+                    : "The client \(client.id) may not ask for tokens for \(resource.id).")
+        }
+        return TokenAudience(resource: resource)
     }
 
     private func authorizationCode(_ parameters: FormParameters, client: Client, proof: DPoPProof?) async throws -> Response {
         // Before the code is spent: a request the client cannot make good must not use it up.
-        try Self.requireProof(from: client, proof)
+        let audience = try await audience(of: parameters, client: client)
+        try Self.requireProof(from: client, proof, audience: audience)
         guard let code = parameters["code"] else { throw OAuthError.invalidRequest("code is missing.") }
         guard let redirectURI = parameters["redirect_uri"] else { throw OAuthError.invalidRequest("redirect_uri is missing.") }
         let verifier = parameters["code_verifier"]
@@ -94,6 +120,8 @@ struct TokenController: Sendable {
             if case .replayed = redemption {
                 try await audit.record(.authorizationCodeReplayed, client: client.id, actor: "client:\(client.id)")
             }
+            // A resource the authorization did not name: refused with the code left unspent (the transaction rolls back).
+            if case .redeemed(let grant, _) = redemption { try TokenStore.requireNamed(audience, by: grant) }
             return redemption
         }
         switch redemption {
@@ -134,22 +162,30 @@ struct TokenController: Sendable {
         let withRefreshToken = grant.scopes.contains("offline_access")
         let tokens = try await self.tokens.issue(
             for: grant, withRefreshToken: withRefreshToken, lifetimes: lifetimes,
-            minted: Self.minted(withRefreshToken: withRefreshToken, for: client, proof: proof))
-        return try await response(for: grant, user: user, tokens: tokens, client: client, nonce: binding.nonce, bound: proof != nil)
+            minted: Self.minted(withRefreshToken: withRefreshToken, for: client, proof: proof, audience: audience), audience: audience)
+        return try await response(for: grant, user: user, tokens: tokens, client: client, nonce: binding.nonce, proof: proof, audience: audience)
     }
 
-    /// The token response for a user's grant: the tokens, plus an ID token when `openid` was granted.
+    /// The token response for a user's grant: the tokens (the access token signed when its audience takes JWTs), plus an
+    /// ID token when `openid` was granted.
     private func response(
-        for grant: Grant, user: User, tokens: TokenStore.IssuedTokens, client: Client, nonce: String?, bound: Bool
+        for grant: Grant, user: User, tokens: TokenStore.IssuedTokens, client: Client, nonce: String?, proof: DPoPProof?,
+        audience: TokenAudience = .server
     ) async throws -> Response {
         let idToken =
             grant.scopes.contains("openid")
             ? try await idTokens.issue(for: grant, user: user, client: client, nonce: nonce)
             : nil
+        let scopes = audience.scopes(of: grant.scopes)
+        let lifetime = audience.lifetime(standard: lifetimes.accessToken)
+        let accessToken = try await accessTokens.token(
+            tokens.accessToken, for: audience,
+            subject: .init(clientID: client.id, userID: grant.userID, authTime: grant.authTime, methods: grant.methods), scopes: scopes,
+            jkt: proof?.thumbprint, lifetime: lifetime)
         return JSONResponse.make(
             TokenResponse(
-                accessToken: tokens.accessToken, tokenType: bound ? "DPoP" : "Bearer", expiresIn: Int(lifetimes.accessToken),
-                refreshToken: tokens.refreshToken, idToken: idToken, scope: grant.scope
+                accessToken: accessToken, tokenType: proof != nil ? "DPoP" : "Bearer", expiresIn: Int(lifetime),
+                refreshToken: tokens.refreshToken, idToken: idToken, scope: scopes.isEmpty ? nil : scopes.joined(separator: " ")
             ))
     }
 
@@ -159,9 +195,19 @@ struct TokenController: Sendable {
             throw OAuthError.invalidRequest("refresh_token is missing.")
         }
         let requested = parameters["scope"].map { $0.split(separator: " ").map(String.init) }
-        let minted = TokenStore.MintedTokens(withRefreshToken: true, boundTo: proof?.thumbprint, bindingRefreshToken: true)
+        // Read before the write transaction; whether the client may ask for it is checked once it is known.
+        var audience = TokenAudience.server
+        if let identifier = parameters["resource"] {
+            guard let resource = try await resources.find(named: identifier) else {
+                _ = try await authenticate(credentials)
+                throw OAuthError(.invalidTarget, "The resource \(identifier.prefix(200)) is not registered here.")
+            }
+            audience = TokenAudience(resource: resource)
+        }
+        let bearer = TokenStore.MintedTokens(withRefreshToken: true, boundTo: proof?.thumbprint, bindingRefreshToken: true)
+        let minted = audience.isJWT ? bearer.forJWT() : bearer
         // The common case in one statement where the engine can (PostgreSQL: two round trips instead of seven).
-        if requested == nil, database.engine == .postgresql {
+        if requested == nil, audience == .server, database.engine == .postgresql {
             let rotated = try await database.autocommit { [tokens] sql in
                 let client = try await ClientAuthenticator.authenticate(credentials, in: sql)
                 try Self.requireProof(from: client, proof)
@@ -170,15 +216,18 @@ struct TokenController: Sendable {
                 ).map { (client, $0) }
             }
             if let (client, outcome) = rotated, case .rotated(let grant, let tokens, let user) = outcome {
-                return try await response(for: grant, user: try Self.active(user), tokens: tokens, client: client, nonce: nil, bound: proof != nil)
+                return try await response(for: grant, user: try Self.active(user), tokens: tokens, client: client, nonce: nil, proof: proof)
             }
         }
-        let (client, outcome) = try await database.transaction { [tokens, audit, lifetimes] sql in
+        let (client, outcome) = try await database.transaction { [tokens, audit, lifetimes, audience] sql in
             let client = try await ClientAuthenticator.authenticate(credentials, in: sql)
-            try Self.requireProof(from: client, proof)
+            try Self.requireProof(from: client, proof, audience: audience)
+            if let resource = audience.resource, !resource.allows(client.id) {
+                throw OAuthError(.invalidTarget, "The client \(client.id) may not ask for tokens for \(resource.id).")
+            }
             let outcome = try await tokens.refresh(
                 token, clientID: client.id, narrowedScopes: requested, lifetimes: lifetimes, minted: minted.issued(to: client),
-                in: sql)
+                audience: audience, in: sql)
             // The family's revocation and its event commit together.
             if case .replayed(let userID) = outcome {
                 try await audit.record(.refreshTokenReused, user: userID, client: client.id, actor: "client:\(client.id)")
@@ -195,30 +244,59 @@ struct TokenController: Sendable {
             throw OAuthError.invalidGrant("The refresh token was already used; every token of this sign-in has been revoked.")
         case .rotated(let grant, let tokens, let user):
             let user = try Self.active(user)
-            return try await response(for: grant, user: user, tokens: tokens, client: client, nonce: nil, bound: proof != nil)
+            return try await response(for: grant, user: user, tokens: tokens, client: client, nonce: nil, proof: proof, audience: audience)
         }
     }
 
     private func clientCredentials(_ parameters: FormParameters, credentials: ClientAuthenticator.Credentials, proof: DPoPProof?) async throws -> Response {
         let requested = (parameters["scope"] ?? "").split(separator: " ").map(String.init)
-        let minted = TokenStore.MintedTokens(withRefreshToken: false, boundTo: proof?.thumbprint)
-        let lifetime = lifetimes.accessToken
+        // Read before the statement that writes; whether the client may ask for it is checked once it is known.
+        var audience = TokenAudience.server
+        if let identifier = parameters["resource"] {
+            guard let resource = try await resources.find(named: identifier) else {
+                _ = try await authenticate(credentials)
+                throw OAuthError(.invalidTarget, "The resource \(identifier.prefix(200)) is not registered here.")
+            }
+            audience = TokenAudience(resource: resource)
+        }
+        var minted = TokenStore.MintedTokens(withRefreshToken: false, boundTo: proof?.thumbprint)
+        if audience.isJWT { minted = minted.forJWT() }
+        let lifetime = audience.lifetime(standard: lifetimes.accessToken)
         // One statement writes: no transaction needed around the client's lookup and the token's insert.
-        let token = try await database.autocommit { [tokens] sql in
+        let (client, token) = try await database.autocommit { [tokens, audience, minted] sql in
             let client = try await ClientAuthenticator.authenticate(credentials, in: sql)
             guard !client.isPublic else {
                 throw OAuthError.unauthorizedClient("Public clients cannot use the client_credentials grant.")
             }
-            try Self.requireProof(from: client, proof)
-            // A person's scopes (`account` above all: a client acting for itself has no account to manage).
-            let userScopes: Set<String> = ["openid", "offline_access", "profile", "email", "account"]
-            if let invalid = requested.first(where: { userScopes.contains($0) || !client.scopes.contains($0) }) {
-                throw OAuthError.invalidScope("The scope \(invalid) cannot be granted to a client acting for itself.")
+            try Self.requireProof(from: client, proof, audience: audience)
+            if let resource = audience.resource {
+                guard resource.allows(client.id, actingForItself: true) else {
+                    throw OAuthError(
+                        .invalidTarget, "The client \(client.id) is not listed among the clients of \(resource.id) that may ask for tokens on their own behalf."
+                    )
+                }
+                if let invalid = requested.first(where: { !resource.scopeNames.contains($0) }) {
+                    throw OAuthError.invalidScope("The resource \(resource.id) does not accept the scope \(invalid).")
+                }
+            } else {
+                // A person's scopes (`account` above all: a client acting for itself has no account to manage).
+                let userScopes: Set<String> = ["openid", "offline_access", "profile", "email", "account"]
+                if let invalid = requested.first(where: { userScopes.contains($0) || !client.scopes.contains($0) }) {
+                    throw OAuthError.invalidScope("The scope \(invalid) cannot be granted to a client acting for itself.")
+                }
             }
-            return try await tokens.issueClientToken(clientID: client.id, scopes: requested, lifetime: lifetime, minted: minted, in: sql)
+            return (
+                client,
+                try await tokens.issueClientToken(
+                    clientID: client.id, scopes: requested, lifetime: lifetime, minted: minted, audience: audience.identifier, in: sql)
+            )
         }
+        let accessToken = try await accessTokens.token(
+            token, for: audience, subject: .init(clientID: client.id, userID: nil, authTime: nil, methods: []), scopes: requested,
+            jkt: proof?.thumbprint, lifetime: lifetime)
         return JSONResponse.make(
-            TokenResponse(accessToken: token, tokenType: proof == nil ? "Bearer" : "DPoP", expiresIn: Int(lifetime), scope: requested.joined(separator: " ")))
+            TokenResponse(
+                accessToken: accessToken, tokenType: proof == nil ? "Bearer" : "DPoP", expiresIn: Int(lifetime), scope: requested.joined(separator: " ")))
     }
 
     /// A device's poll (RFC 8628 §3.4–3.5): the tokens once its user approved, else why not yet (or not at all).
@@ -226,6 +304,10 @@ struct TokenController: Sendable {
         try DeviceAuthorizationController.requireGrant(client)
         try Self.requireProof(from: client, proof)
         guard let code = parameters["device_code"] else { throw OAuthError.invalidRequest("device_code is missing.") }
+        // Checked before the poll, which hands the approval out once: a device sign-in names no resources.
+        if let resource = parameters["resource"] {
+            throw OAuthError(.invalidTarget, "The device authorization named no resource, so there is no token for \(resource.prefix(200)).")
+        }
         switch try await deviceAuthorizations.poll(deviceCode: code, clientID: client.id) {
         case .pending:
             throw OAuthError(.authorizationPending, "The user has not answered yet; poll again after the interval.")
@@ -242,15 +324,19 @@ struct TokenController: Sendable {
             let withRefreshToken = grant.scopes.contains("offline_access")
             let tokens = try await self.tokens.issue(
                 for: grant, withRefreshToken: withRefreshToken, lifetimes: lifetimes,
-                minted: Self.minted(withRefreshToken: withRefreshToken, for: client, proof: proof))
-            return try await response(for: grant, user: user, tokens: tokens, client: client, nonce: nil, bound: proof != nil)
+                minted: Self.minted(withRefreshToken: withRefreshToken, for: client, proof: proof, audience: .server))
+            return try await response(for: grant, user: user, tokens: tokens, client: client, nonce: nil, proof: proof)
         }
     }
 
-    /// A client with `require_dpop` gets no token without a proof.
-    private static func requireProof(from client: Client, _ proof: DPoPProof?) throws {
-        if client.requiresDPoP, proof == nil {
+    /// A client with `require_dpop` gets no token without a proof, nor does anyone a token for a resource with it.
+    private static func requireProof(from client: Client, _ proof: DPoPProof?, audience: TokenAudience = .server) throws {
+        guard proof == nil else { return }
+        if client.requiresDPoP {
             throw OAuthError(.invalidDPoPProof, "This client must send a DPoP proof with every token request (RFC 9449).")
+        }
+        if let resource = audience.resource, resource.requiresDPoP {
+            throw OAuthError(.invalidDPoPProof, "The resource \(resource.id) accepts only DPoP-bound tokens: send a DPoP proof (RFC 9449).")
         }
     }
 

@@ -37,8 +37,9 @@ struct UserinfoController: Sendable {
         func refuse(_ code: OAuthError.Code, _ description: String) -> OAuthError {
             proofs.resourceRefusal(code, description, scheme: presented?.scheme)
         }
-        guard let (record, user) = try await tokens.activeAccessTokenWithUser(token) else {
-            throw refuse(.invalidToken, "The access token is invalid, expired or revoked.")
+        // A token for a resource (RFC 8707) is for that API only.
+        guard let (record, user) = try await tokens.activeAccessTokenWithUser(token), record.audience == nil else {
+            throw refuse(.invalidToken, "The access token is invalid, expired, revoked, or was issued for another resource.")
         }
         let nonce: String?
         do {

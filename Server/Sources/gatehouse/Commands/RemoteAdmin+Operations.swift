@@ -75,6 +75,48 @@ extension RemoteAdmin: AdminOperations {
         try await send("DELETE", "/admin/v1/clients/\(Self.escaped(id))")
     }
 
+    func resources() async throws -> [Resource] {
+        try await send("GET", "/admin/v1/resources", as: Page<Resource>.self).items
+    }
+
+    func createResource(_ resource: Resource) async throws -> Resource {
+        try await send("POST", "/admin/v1/resources", body: ResourceBody(resource, withID: true), as: Resource.self)
+    }
+
+    func updateResource(_ resource: Resource) async throws -> Resource {
+        // The whole resource replaces the one on the server, whatever it was (`If-Match: *`): the operator said all of it.
+        try await send(
+            "PATCH", "/admin/v1/resources/\(Self.escaped(resource.id))", body: ResourceBody(resource, withID: false), headers: ["If-Match": "*"],
+            as: Resource.self)
+    }
+
+    /// A resource as the admin API takes it: every setting, the identifier only when registering.
+    private struct ResourceBody: Encodable {
+        var id: String?
+        var name: String
+        var scopes: [Resource.Scope]
+        var token_format: String
+        /// `0` for the server's lifetime.
+        var access_token_lifetime: Int64
+        var require_dpop: Bool
+        var allowed_clients, introspection_clients: [String]
+
+        init(_ resource: Resource, withID: Bool) {
+            id = withID ? resource.id : nil
+            name = resource.name
+            scopes = resource.scopes
+            token_format = resource.tokenFormat.rawValue
+            access_token_lifetime = resource.accessTokenLifetime ?? 0
+            require_dpop = resource.requiresDPoP
+            allowed_clients = resource.allowedClients
+            introspection_clients = resource.introspectionClients
+        }
+    }
+
+    func deleteResource(_ id: String) async throws {
+        try await send("DELETE", "/admin/v1/resources/\(Self.escaped(id))")
+    }
+
     func signingKeys() async throws -> [AdminKey] {
         try await send("GET", "/admin/v1/keys", as: Page<AdminKey>.self).items
     }

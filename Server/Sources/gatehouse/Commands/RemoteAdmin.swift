@@ -25,10 +25,13 @@ struct RemoteAdmin: Sendable {
 
     /// Sends a request and decodes the JSON answer as `T`; a problem-details answer becomes its `detail` as the error.
     @discardableResult
-    func send<T: Decodable>(_ method: String, _ path: String, body: (any Encodable)? = nil, as type: T.Type = Empty.self) async throws -> T {
+    func send<T: Decodable>(
+        _ method: String, _ path: String, body: (any Encodable)? = nil, headers: [String: String] = [:], as type: T.Type = Empty.self
+    ) async throws -> T {
         var request = URLRequest(url: URL(string: base.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + path)!)
         request.httpMethod = method
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if let body {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
             request.httpBody = try JSONEncoder().encode(body)

@@ -42,7 +42,7 @@ struct JSONObjectWriterTests {
         #expect(JSONObjectWriter().finish() == Array("{}".utf8))
     }
 
-    @Test("userinfo, ID token and token response documents carry the same members as their Codable encoding")
+    @Test("userinfo, ID token, access token and token response documents carry the same members as their Codable encoding")
     func agreesWithEncoder() throws {
         for text in Self.awkwardStrings {
             try expectSameDocument(
@@ -58,6 +58,13 @@ struct JSONObjectWriterTests {
                     familyName: nil, preferredUsername: "alice", email: nil, emailVerified: true))
             try expectSameDocument(TokenResponse(accessToken: "a-\(text)", expiresIn: 600, refreshToken: nil, idToken: "x.y.z", scope: "openid"))
         }
+        try expectSameDocument(
+            AccessTokenClaims(
+                iss: "http://127.0.0.1:8080", sub: "user-1", aud: "https://api.example.com", clientID: "web", scope: "notes:read",
+                jti: "j", exp: 1_700_000_600, iat: 1_700_000_000, authTime: 1_699_999_000, acr: "urn:gatehouse:acr:password", amr: ["pwd"],
+                jkt: "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I"))
+        try expectSameDocument(
+            AccessTokenClaims(iss: "i", sub: "worker", aud: "urn:x:y", clientID: "worker", scope: nil, jti: "j", exp: 2, iat: 1))
         try expectSameDocument(UserinfoClaims(sub: "only-sub"))
         try expectSameDocument(TokenResponse(accessToken: "a", expiresIn: 0))
     }

@@ -223,8 +223,11 @@ struct GrantRevocationTests {
         #expect(access == ["long=\(1000 + 86_400)", "short=1600"])
         #expect(refresh == [1000 + 366 * 86_400])
         #expect(
-            Set(indexes) == ["sqlite_autoindex_access_tokens_1", "sqlite_autoindex_refresh_tokens_1", "access_tokens_expiry", "refresh_tokens_expiry"],
-            "the primary keys and the expiry sweeps' indexes remain")
+            Set(indexes) == [
+                "sqlite_autoindex_access_tokens_1", "sqlite_autoindex_refresh_tokens_1", "access_tokens_expiry", "refresh_tokens_expiry",
+                "access_tokens_audience",
+            ],
+            "the primary keys, the expiry sweeps' indexes and the resources' (added later) remain")
         try await database.close()
     }
 }

@@ -11,7 +11,8 @@ struct GatehouseCommand: AsyncParsableCommand {
         abstract: "Gatehouse, a self-hosted identity server and OpenID Connect provider.",
         version: version,
         subcommands: [
-            ServeCommand.self, UsersCommand.self, ClientsCommand.self, ResourcesCommand.self, KeysCommand.self, MigrateCommand.self, CopyCommand.self,
+            ServeCommand.self, UsersCommand.self, ClientsCommand.self, ResourcesCommand.self, RegistrationTokensCommand.self, KeysCommand.self,
+            MigrateCommand.self, CopyCommand.self,
             DatabaseCommand.self,
             OutboxCommand.self, LoginCommand.self, RegisterCommand.self, ResetPasswordCommand.self, EnrollCommand.self, WhoamiCommand.self,
             TokenCommand.self, LogoutCommand.self, AccountsCommand.self, AccountCommand.self, AuthenticatorCommand.self, DevicesCommand.self,

@@ -19,6 +19,8 @@ public struct OpenIDProviderMetadata: Codable, Sendable, Equatable {
     public var endSessionEndpoint: String
     /// Where a device without a keyboard-friendly browser starts the device authorization grant (RFC 8628 §4), if offered.
     public var deviceAuthorizationEndpoint: String?
+    /// Where clients register themselves (RFC 7591), when the provider lets them.
+    public var registrationEndpoint: String?
     /// The algorithms DPoP proofs may be signed with (RFC 9449 §5.1), when the provider accepts them.
     public var dpopSigningAlgValuesSupported: [String]?
     /// Where a client pushes its authorization request ahead (RFC 9126 §5), if offered.
@@ -124,6 +126,7 @@ public struct OpenIDProviderMetadata: Codable, Sendable, Equatable {
         case introspectionEndpoint = "introspection_endpoint"
         case endSessionEndpoint = "end_session_endpoint"
         case deviceAuthorizationEndpoint = "device_authorization_endpoint"
+        case registrationEndpoint = "registration_endpoint"
         case dpopSigningAlgValuesSupported = "dpop_signing_alg_values_supported"
         case pushedAuthorizationRequestEndpoint = "pushed_authorization_request_endpoint"
         case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"

@@ -31,6 +31,8 @@ public enum AuditEventType: String, Sendable, Codable, CaseIterable {
     case deviceIdentityRegistered = "device_identity.registered"
     case deviceIdentityBlocked = "device_identity.blocked"
     case clientCreated = "client.created"
+    /// A client registered itself (RFC 7591); `details.initial_token` names the initial access token it used, if any.
+    case clientRegistered = "client.registered"
     case clientDeleted = "client.deleted"
     /// An operator changed a client's settings; `details` has each changed field's `before` and `after`.
     case clientUpdated = "client.updated"
@@ -39,6 +41,9 @@ public enum AuditEventType: String, Sendable, Codable, CaseIterable {
     case resourceCreated = "resource.created"
     case resourceUpdated = "resource.updated"
     case resourceDeleted = "resource.deleted"
+    /// An operator made or revoked an initial access token for registering clients (RFC 7591).
+    case registrationTokenCreated = "registration_token.created"
+    case registrationTokenRevoked = "registration_token.revoked"
     case deviceIdentityUnblocked = "device_identity.unblocked"
     case deviceIdentityDeleted = "device_identity.deleted"
     case keysRotated = "keys.rotated"

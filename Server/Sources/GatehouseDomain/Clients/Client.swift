@@ -29,6 +29,11 @@ public struct Client: Sendable, Equatable, Codable {
     public var logoURI: String?
     /// The client's home page, linked from the consent node, when registered (`client_uri`).
     public var homepage: String?
+    /// Whether the client registered itself (RFC 7591) rather than being registered by an operator.
+    public var registeredDynamically = false
+    /// When an openly registered client that has not yet got a token is removed; `nil` once used, and for every other
+    /// client.
+    public var unusedExpiresAt: Int64?
 
     public var isPublic: Bool { secretHash == nil }
 

@@ -133,22 +133,31 @@ public struct ClientStore: Sendable {
         }
     }
 
-    private static func insert(_ client: Client, in sql: any SQLDatabase) async throws {
+    package static func insert(_ client: Client, in sql: any SQLDatabase) async throws {
         try await sql.raw(
             """
             INSERT INTO clients (id, name, secret_hash, redirect_uris, post_logout_redirect_uris, scopes, id_token_algorithm, created_at,
-                                 require_pkce, device_grant, require_dpop, third_party, logo_uri, client_uri)
+                                 require_pkce, device_grant, require_dpop, third_party, logo_uri, client_uri, dynamic, unused_expires_at)
             VALUES (\(bind: client.id), \(bind: client.name), \(bind: client.secretHash), \(bind: try JSONList.encode(client.redirectURIs)),
                     \(bind: try JSONList.encode(client.postLogoutRedirectURIs)), \(bind: client.scopes.joined(separator: " ")),
                     \(bind: client.idTokenAlgorithm), \(bind: client.createdAt), \(bind: client.requiresPKCE ? 1 : 0),
                     \(bind: client.allowsDeviceGrant ? 1 : 0), \(bind: client.requiresDPoP ? 1 : 0), \(bind: client.isThirdParty ? 1 : 0),
-                    \(bind: client.logoURI), \(bind: client.homepage))
+                    \(bind: client.logoURI), \(bind: client.homepage), \(bind: client.registeredDynamically ? 1 : 0), \(bind: client.unusedExpiresAt))
             """
         ).run()
     }
 
+    /// Notes that `client` got its first token: an openly registered client is no longer removed for disuse. Nothing
+    /// to do (and nothing written) for every other client.
+    package func markUsed(_ client: Client) async throws {
+        guard client.unusedExpiresAt != nil else { return }
+        try await database.transaction { sql in
+            try await sql.raw("UPDATE clients SET unused_expires_at = NULL WHERE id = \(bind: client.id)").run()
+        }
+    }
+
     package static func decode(_ row: any SQLRow) throws -> Client {
-        Client(
+        var client = Client(
             id: try row.decode(column: "id", as: String.self),
             name: try row.decode(column: "name", as: String?.self),
             secretHash: try row.decode(column: "secret_hash", as: String?.self),
@@ -164,6 +173,9 @@ public struct ClientStore: Sendable {
             logoURI: try row.decode(column: "logo_uri", as: String?.self),
             homepage: try row.decode(column: "client_uri", as: String?.self)
         )
+        client.registeredDynamically = try row.decode(column: "dynamic", as: Int.self) != 0
+        client.unusedExpiresAt = try row.decode(column: "unused_expires_at", as: Int64?.self)
+        return client
     }
 }
 

@@ -19,6 +19,9 @@ package struct OAuthError: Error, Sendable {
         case insufficientScope = "insufficient_scope"
         /// The `resource` is unknown, not allowed to the client, or was not named at authorization (RFC 8707 §2).
         case invalidTarget = "invalid_target"
+        // Dynamic client registration (RFC 7591 §3.2.2).
+        case invalidRedirectURI = "invalid_redirect_uri"
+        case invalidClientMetadata = "invalid_client_metadata"
         /// The sign-in behind the access token is older than the resource accepts (RFC 9470): sign in again, then retry.
         case insufficientUserAuthentication = "insufficient_user_authentication"
         case requestNotSupported = "request_not_supported"
@@ -66,6 +69,7 @@ package struct OAuthError: Error, Sendable {
             case .appVersionUnsupported: .preconditionFailed
             case .serverError: .internalServerError
             case .invalidRequest, .invalidGrant, .unauthorizedClient, .unsupportedGrantType, .unsupportedResponseType, .invalidScope, .invalidTarget,
+                .invalidRedirectURI, .invalidClientMetadata,
                 .requestNotSupported, .requestURINotSupported, .invalidCode, .authorizationPending, .slowDown, .accessDenied, .expiredToken,
                 .invalidDPoPProof, .useDPoPNonce:
                 .badRequest

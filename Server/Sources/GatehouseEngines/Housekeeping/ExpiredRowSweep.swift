@@ -50,6 +50,8 @@ public struct ExpiredRowSweep: Sendable {
             CourierQueue.retention(at: now),
             AuditLog.retention(at: now, retentionDays: auditRetentionDays),
             WriteProbe.retention(at: now),
+            ClientRegistrationStore.retention(at: now),
+            InitialAccessTokenStore.retention(at: now),
         ]
     }
 

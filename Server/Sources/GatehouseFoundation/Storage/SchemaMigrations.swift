@@ -580,5 +580,38 @@ package enum SchemaMigrations {
                 "ALTER TABLE access_tokens ADD COLUMN audience TEXT",
                 "CREATE INDEX access_tokens_audience ON access_tokens(audience) WHERE audience IS NOT NULL",
             ]),
+        // Clients that register themselves (RFC 7591, RFC 7592): marked dynamic, with their registration (the digest of
+        // the token that reads, changes and deletes it, and the metadata as registered), an expiry for openly
+        // registered ones until first used, and the initial access tokens operators hand out.
+        Migration(
+            version: 34, name: "dynamic client registration",
+            statements: [
+                "ALTER TABLE clients ADD COLUMN dynamic INTEGER NOT NULL DEFAULT 0",
+                "ALTER TABLE clients ADD COLUMN unused_expires_at BIGINT",
+                "CREATE INDEX clients_unused_expiry ON clients(unused_expires_at) WHERE unused_expires_at IS NOT NULL",
+                """
+                CREATE TABLE client_registrations (
+                    client_id TEXT PRIMARY KEY REFERENCES clients(id) ON DELETE CASCADE,
+                    token_hash TEXT NOT NULL,
+                    metadata TEXT NOT NULL,
+                    open INTEGER NOT NULL DEFAULT 0,
+                    created_at BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE initial_access_tokens (
+                    id TEXT PRIMARY KEY,
+                    name TEXT NOT NULL,
+                    token_hash TEXT NOT NULL UNIQUE,
+                    created_at BIGINT NOT NULL,
+                    expires_at BIGINT NOT NULL,
+                    revoked_at BIGINT,
+                    max_uses INTEGER,
+                    uses INTEGER NOT NULL DEFAULT 0,
+                    last_used_at BIGINT
+                )
+                """,
+            ]),
     ]
 }

@@ -79,6 +79,7 @@ struct AdminController: Sendable {
             try await write(request, context) { try await deleteClient(try context.parameters.require("id"), actor: $0) }
         }
         addResourceRoutes(to: api)
+        addRegistrationTokenRoutes(to: api)
         // Signing keys.
         api.get("/keys") { request, context in
             try await read(request, context) { JSONResponse.make(AdminPage(items: try await operations().signingKeys())) }

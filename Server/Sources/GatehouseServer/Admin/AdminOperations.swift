@@ -38,6 +38,13 @@ public protocol AdminOperations: Sendable {
     /// Removes a resource; every access token issued for it stops working.
     func deleteResource(_ id: String) async throws
 
+    /// The initial access tokens for registering clients (RFC 7591), oldest first; never the tokens.
+    func registrationTokens() async throws -> [InitialAccessTokenStore.Record]
+    /// Makes an initial access token named `name`, valid `lifetime` seconds for `maxUses` registrations (`nil`: any).
+    func createRegistrationToken(name: String, lifetime: Int64, maxUses: Int?) async throws -> CreatedRegistrationToken
+    /// Revokes an initial access token; clients it registered stay.
+    func revokeRegistrationToken(_ id: String) async throws
+
     /// Every signing key, active and retired.
     func signingKeys() async throws -> [AdminKey]
     /// Makes new active signing keys; the previous ones stay published until the tokens they signed expire.
@@ -218,6 +225,32 @@ public struct ClientRegistration: Sendable, Equatable {
         self.thirdParty = thirdParty
         self.logoURI = logoURI
         self.homepage = homepage
+    }
+}
+
+/// An initial access token just made: the token, shown this once, and its record.
+public struct CreatedRegistrationToken: Sendable, Codable {
+    /// The token (`ghr_…`), sent as `Authorization: Bearer` to `/register`.
+    public var token: String
+    /// What is kept of it.
+    public var record: InitialAccessTokenStore.Record
+
+    /// A token and its record.
+    public init(token: String, record: InitialAccessTokenStore.Record) {
+        self.token = token
+        self.record = record
+    }
+}
+
+/// The rules of an initial access token's settings, the same through the admin API and the command line.
+public enum RegistrationTokenRules {
+    /// Checks a token's `name`, `lifetime` (a minute to a year) and `maxUses` (1 to 10000, or any).
+    public static func validate(name: String, lifetime: Int64, maxUses: Int?) throws {
+        guard (1...64).contains(name.count), !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw AdminProblem.badRequest("The name must be 1 to 64 characters without line breaks.")
+        }
+        guard (60...365 * 86_400).contains(lifetime) else { throw AdminProblem.badRequest("The lifetime must be a minute to 365 days.") }
+        if let maxUses, !(1...10_000).contains(maxUses) { throw AdminProblem.badRequest("max_uses must be 1 to 10000, or absent for any number.") }
     }
 }
 

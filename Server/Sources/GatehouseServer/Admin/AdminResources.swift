@@ -110,6 +110,10 @@ public struct AdminClient: Codable, Sendable {
     /// Its logo and home page, shown on the consent node.
     public var logoURI, homepage: String?
     public var createdAt: Int64
+    /// Whether the client registered itself (RFC 7591).
+    public var dynamic: Bool
+    /// When an openly registered client that never got a token is removed.
+    public var unusedExpiresAt: Int64?
 
     /// What the API shows of `client`.
     public init(_ client: Client) {
@@ -127,6 +131,8 @@ public struct AdminClient: Codable, Sendable {
         logoURI = client.logoURI
         homepage = client.homepage
         createdAt = client.createdAt
+        dynamic = client.registeredDynamically
+        unusedExpiresAt = client.unusedExpiresAt
     }
 
     enum CodingKeys: String, CodingKey {
@@ -142,6 +148,8 @@ public struct AdminClient: Codable, Sendable {
         case logoURI = "logo_uri"
         case homepage = "client_uri"
         case createdAt = "created_at"
+        case dynamic
+        case unusedExpiresAt = "unused_expires_at"
     }
 }
 

@@ -9,6 +9,7 @@ public struct DatabaseAdminOperations: AdminOperations {
     let database: any Database
     let clients: ClientStore
     let resources: ResourceStore
+    let clock: UnixClock
     let audit: AuditLog
     let users: UserStore
     let keys: SigningKeyStore
@@ -25,6 +26,7 @@ public struct DatabaseAdminOperations: AdminOperations {
         self.database = database
         clients = ClientStore(database: database, clock: clock)
         resources = ResourceStore(database: database, clock: clock)
+        self.clock = clock
         audit = AuditLog(database: database, clock: clock)
         users = UserStore(database: database, clock: clock)
         keys = SigningKeyStore(database: database, clock: clock)
@@ -279,6 +281,29 @@ public struct DatabaseAdminOperations: AdminOperations {
         try await database.transaction { [audit, actor] sql in
             guard try await store.delete(id: id, in: sql) else { throw AdminProblem.notFound("There is no resource \(id).") }
             try await audit.record(.resourceDeleted, actor: actor, details: ["resource": id])
+        }
+    }
+
+    public func registrationTokens() async throws -> [InitialAccessTokenStore.Record] {
+        try await InitialAccessTokenStore(database: database, clock: clock).list()
+    }
+
+    public func createRegistrationToken(name: String, lifetime: Int64, maxUses: Int?) async throws -> CreatedRegistrationToken {
+        try RegistrationTokenRules.validate(name: name, lifetime: lifetime, maxUses: maxUses)
+        let store = InitialAccessTokenStore(database: database, clock: clock)
+        return try await database.transaction { [audit, actor] sql in
+            let created = try await store.create(name: name, lifetime: lifetime, maxUses: maxUses, in: sql)
+            try await audit.record(
+                .registrationTokenCreated, actor: actor, details: ["name": name, "id": created.record.id, "max_uses": maxUses.map(String.init) ?? "any"])
+            return CreatedRegistrationToken(token: created.token, record: created.record)
+        }
+    }
+
+    public func revokeRegistrationToken(_ id: String) async throws {
+        let store = InitialAccessTokenStore(database: database, clock: clock)
+        try await database.transaction { [audit, actor] sql in
+            guard try await store.revoke(id: id, in: sql) else { throw AdminProblem.notFound("There is no active registration token \(id).") }
+            try await audit.record(.registrationTokenRevoked, actor: actor, details: ["id": id])
         }
     }
 

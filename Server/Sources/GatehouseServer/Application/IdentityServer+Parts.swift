@@ -82,6 +82,13 @@ extension IdentityServer {
             lifetimes: configuration.tokens, logger: logger)
     }
 
+    var clientRegistrationController: ClientRegistrationController {
+        ClientRegistrationController(
+            clients: clients, registrations: ClientRegistrationStore(database: database, clock: clock),
+            initialTokens: InitialAccessTokenStore(database: database, clock: clock), resources: resources, audit: audit, database: database,
+            guesses: guesses, policy: configuration.dynamicRegistration, issuer: issuer, proxies: configuration.trustedProxies, clock: clock, logger: logger)
+    }
+
     var userinfoController: UserinfoController { UserinfoController(tokens: tokens, proofs: dpopProofs) }
 
     var endSessionController: EndSessionController {

@@ -41,6 +41,8 @@ public struct ServerConfiguration: Sendable, Decodable {
     public var registration = RegistrationPolicy()
     /// The account page's rules (`account`).
     public var account = AccountPolicy()
+    /// Clients that register themselves (RFC 7591, RFC 7592): off by default.
+    public var dynamicRegistration = DynamicRegistrationPolicy()
     /// Codes sent by email or SMS: length, lifetime, guesses, resend backoff.
     public var oneTimeCodes = OneTimeCodePolicy()
     /// How emails and text messages are delivered.
@@ -107,6 +109,7 @@ public struct ServerConfiguration: Sendable, Decodable {
         try file.update(&loginSteps, .loginSteps)
         try file.update(&registration, .registration)
         try file.update(&account, .account)
+        try file.update(&dynamicRegistration, .dynamicRegistration)
         try file.update(&oneTimeCodes, .oneTimeCodes)
         try file.update(&courier, .courier)
         try file.update(&authenticator, .authenticator)
@@ -132,6 +135,7 @@ public struct ServerConfiguration: Sendable, Decodable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case host, port, database, issuer, secret, demo, registration, account, courier, authenticator, connections, audit, metrics, tracing
         case housekeeping, dpop
+        case dynamicRegistration = "dynamic_registration"
         case oneTimeCodes = "one_time_codes"
         case webAuthn = "webauthn"
         case identityProviders = "identity_providers"

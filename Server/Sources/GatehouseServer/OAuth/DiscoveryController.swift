@@ -8,10 +8,12 @@ import Hummingbird
 struct DiscoveryController: Sendable {
     let issuer: String
     let keys: SigningKeyRing
+    /// Whether clients may register themselves (`dynamic_registration.enabled`): then `registration_endpoint` is named.
+    var registration = false
 
     func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
         // The metadata never changes while the server runs: encoded once.
-        let metadata = JSONResponse.encode(Self.metadata(issuer: issuer))
+        let metadata = JSONResponse.encode(Self.metadata(issuer: issuer, registration: registration))
         router.get("/.well-known/openid-configuration") { _, _ in JSONResponse.data(metadata, cacheable: true) }
         // RFC 8414 §3: the issuer has no path, so the well-known URI is at the root; its members are the same.
         router.get("/.well-known/oauth-authorization-server") { _, _ in JSONResponse.data(metadata, cacheable: true) }
@@ -23,7 +25,7 @@ struct DiscoveryController: Sendable {
         }
     }
 
-    static func metadata(issuer: String) -> OpenIDProviderMetadata {
+    static func metadata(issuer: String, registration: Bool = false) -> OpenIDProviderMetadata {
         var metadata = OpenIDProviderMetadata(
             issuer: issuer,
             authorizationEndpoint: issuer + "/authorize",
@@ -53,6 +55,7 @@ struct DiscoveryController: Sendable {
         metadata.dpopSigningAlgValuesSupported = DPoPProofVerifier.algorithms
         metadata.pushedAuthorizationRequestEndpoint = issuer + "/par"
         metadata.requirePushedAuthorizationRequests = false
+        if registration { metadata.registrationEndpoint = issuer + "/register" }
         return metadata
     }
 }

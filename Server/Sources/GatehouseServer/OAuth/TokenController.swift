@@ -163,6 +163,8 @@ struct TokenController: Sendable {
         let tokens = try await self.tokens.issue(
             for: grant, withRefreshToken: withRefreshToken, lifetimes: lifetimes,
             minted: Self.minted(withRefreshToken: withRefreshToken, for: client, proof: proof, audience: audience), audience: audience)
+        // An openly registered client that got its first token is no longer removed for disuse.
+        try await clients.markUsed(client)
         return try await response(for: grant, user: user, tokens: tokens, client: client, nonce: binding.nonce, proof: proof, audience: audience)
     }
 

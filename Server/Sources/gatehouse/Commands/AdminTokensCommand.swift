@@ -26,11 +26,7 @@ struct AdminTokensCommand: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
         @OptionGroup var output: OutputOptions
 
-        var lifetime: Int64? {
-            guard let unit = expiresIn.last, let amount = Int64(expiresIn.dropLast()), amount > 0 else { return nil }
-            let seconds: Int64? = ["d": 86_400, "h": 3600][unit]
-            return seconds.map { amount * $0 }.flatMap { $0 <= 365 * 86_400 ? $0 : nil }
-        }
+        var lifetime: Int64? { DurationText.seconds(of: expiresIn) }
 
         func validate() throws {
             guard (1...64).contains(name.count), !name.contains(where: \.isNewline) else { throw ValidationError("The name must be 1 to 64 characters.") }

@@ -117,6 +117,24 @@ extension RemoteAdmin: AdminOperations {
         try await send("DELETE", "/admin/v1/resources/\(Self.escaped(id))")
     }
 
+    func registrationTokens() async throws -> [InitialAccessTokenStore.Record] {
+        try await send("GET", "/admin/v1/registration-tokens", as: Page<InitialAccessTokenStore.Record>.self).items
+    }
+
+    func createRegistrationToken(name: String, lifetime: Int64, maxUses: Int?) async throws -> CreatedRegistrationToken {
+        struct NewToken: Encodable {
+            var name: String
+            var expires_in: Int64
+            var max_uses: Int?
+        }
+        return try await send(
+            "POST", "/admin/v1/registration-tokens", body: NewToken(name: name, expires_in: lifetime, max_uses: maxUses), as: CreatedRegistrationToken.self)
+    }
+
+    func revokeRegistrationToken(_ id: String) async throws {
+        try await send("DELETE", "/admin/v1/registration-tokens/\(Self.escaped(id))")
+    }
+
     func signingKeys() async throws -> [AdminKey] {
         try await send("GET", "/admin/v1/keys", as: Page<AdminKey>.self).items
     }

@@ -1,0 +1,105 @@
+import Foundation
+import GatehouseFoundation
+import GatehouseProtocol
+
+/// What a client that registers itself may say about itself (RFC 7591 §2), checked and completed with the server's
+/// defaults. Errors are RFC 7591's: `invalid_redirect_uri` and `invalid_client_metadata`, saying which member is wrong.
+package enum ClientMetadataRules {
+    /// The token endpoint authentication methods a registering client may choose.
+    package static let authenticationMethods = ["none", "client_secret_basic", "client_secret_post"]
+    package static let grantTypes = ["authorization_code", "refresh_token"]
+    /// At most this many redirect URIs, each at most 2048 bytes.
+    package static let maximumRedirectURIs = 10
+    /// The server's own scopes a third party may be registered for: a client that registered itself never manages
+    /// accounts (`account`) nor the server.
+    package static let grantableScopes = ClientRegistrationRules.userScopes.filter { $0 != "account" }
+
+    /// `metadata` checked and completed: defaults for absent members. `open`: registered without an initial access
+    /// token, so only a public client with https or loopback redirect URIs. `resourceScopes`: the scopes registered
+    /// resources accept, which a client may name too.
+    package static func validate(_ metadata: ClientMetadata, open: Bool, resourceScopes: Set<String>) throws -> ClientMetadata {
+        var checked = metadata
+        // jwks_uri first: whatever the method, a key set fetched over plain http would let anyone on the path swap it.
+        if let jwksURI = metadata.jwksURI {
+            guard let url = URL(string: jwksURI), url.scheme?.lowercased() == "https", url.host?.isEmpty == false, jwksURI.utf8.count <= 2048 else {
+                throw OAuthError(.invalidClientMetadata, "jwks_uri must be an https URL.")
+            }
+        }
+        let method = metadata.tokenEndpointAuthMethod ?? "client_secret_basic"
+        guard authenticationMethods.contains(method) else {
+            throw OAuthError(
+                .invalidClientMetadata,
+                "token_endpoint_auth_method \(method.prefix(40)) is not supported; use \(authenticationMethods.joined(separator: ", ")).")
+        }
+        if open && method != "none" {
+            throw OAuthError(
+                .invalidClientMetadata,
+                "Without an initial access token only a public client may register: token_endpoint_auth_method must be none.")
+        }
+        checked.tokenEndpointAuthMethod = method
+
+        let grants = metadata.grantTypes ?? ["authorization_code"]
+        guard !grants.isEmpty, grants.allSatisfy(grantTypes.contains), grants.contains("authorization_code") else {
+            throw OAuthError(.invalidClientMetadata, "grant_types may hold authorization_code (required) and refresh_token only.")
+        }
+        checked.grantTypes = grants
+        let responses = metadata.responseTypes ?? ["code"]
+        guard responses == ["code"] else { throw OAuthError(.invalidClientMetadata, "response_types must be [\"code\"].") }
+        checked.responseTypes = responses
+
+        guard let redirects = metadata.redirectURIs, !redirects.isEmpty else {
+            throw OAuthError(.invalidRedirectURI, "redirect_uris is required: the authorization code grant sends the browser back to one.")
+        }
+        guard redirects.count <= maximumRedirectURIs else {
+            throw OAuthError(.invalidRedirectURI, "Register at most \(maximumRedirectURIs) redirect URIs.")
+        }
+        for uri in redirects {
+            guard uri.utf8.count <= 2048 else { throw OAuthError(.invalidRedirectURI, "A redirect URI is longer than 2048 bytes.") }
+            do {
+                try ClientRegistrationRules.validateRedirectURI(uri)
+            } catch let error as ConfigurationError {
+                throw OAuthError(.invalidRedirectURI, error.description)
+            }
+            if open, let scheme = URL(string: uri)?.scheme?.lowercased(), scheme != "https" && scheme != "http" {
+                throw OAuthError(.invalidRedirectURI, "Without an initial access token a redirect URI must use https or a loopback address, not \(scheme).")
+            }
+        }
+
+        if let name = metadata.clientName {
+            guard (1...200).contains(name.count), !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw OAuthError(.invalidClientMetadata, "client_name must be 1 to 200 characters without line breaks.")
+            }
+        }
+        for (member, value) in [
+            ("logo_uri", metadata.logoURI), ("client_uri", metadata.clientURI), ("policy_uri", metadata.policyURI), ("tos_uri", metadata.termsOfServiceURI),
+        ] {
+            guard let value else { continue }
+            do {
+                try ClientRegistrationRules.validateWebPage(value, named: member)
+            } catch let error as ConfigurationError {
+                throw OAuthError(.invalidClientMetadata, error.description)
+            }
+        }
+        if let contacts = metadata.contacts {
+            guard contacts.count <= 5, contacts.allSatisfy({ $0.utf8.count <= 254 && $0.contains("@") && !$0.contains(where: \.isWhitespace) }) else {
+                throw OAuthError(.invalidClientMetadata, "contacts must be at most 5 email addresses.")
+            }
+        }
+        for (member, value) in [("software_id", metadata.softwareID), ("software_version", metadata.softwareVersion)] {
+            if let value, value.utf8.count > 200 { throw OAuthError(.invalidClientMetadata, "\(member) is longer than 200 bytes.") }
+        }
+
+        let scopes = (metadata.scope ?? ClientRegistrationRules.defaultScopes.joined(separator: " ")).split(separator: " ").map(String.init)
+        if let unknown = scopes.first(where: { !grantableScopes.contains($0) && !resourceScopes.contains($0) }) {
+            throw OAuthError(.invalidClientMetadata, "The scope \(unknown.prefix(80)) cannot be registered here.")
+        }
+        checked.scope = scopes.joined(separator: " ")
+        return checked
+    }
+
+    /// The server's own scopes of validated `metadata`: what the client's record allows; a resource's scopes are
+    /// allowed through the resource the request names.
+    package static func clientScopes(of metadata: ClientMetadata) -> [String] {
+        (metadata.scope ?? "").split(separator: " ").map(String.init).filter(grantableScopes.contains)
+    }
+}

@@ -21,6 +21,7 @@ LEDGER = "urn:example:ledger"
 BOUND = "https://bound.example.com"
 PRIVATE = "https://private.example.com"
 TASKS = "https://tasks.example.com"
+SEARCH = "https://search.example.com"
 NOTES_API_SECRET = "notes-api-secret-0123456789-abcdefghijklmnop"
 LEDGER_API_SECRET = "ledger-api-secret-0123456789-abcdefghijklmno"
 WORKER_SECRET = "worker-client-secret-0123456789-abcdefghijkl"
@@ -31,7 +32,8 @@ RESOURCE_WEB = "resource-web"
 def apis(server):
     """The session's server with four resources, the clients the APIs introspect as, and a worker acting for itself."""
     server.add_client(RESOURCE_WEB, WEB_REDIRECT, secret=WEB_SECRET, extra=["--name", "Resource Web"])
-    server.add_client("notes-api", "https://notes.example.com/cb", secret=NOTES_API_SECRET)
+    server.add_client("notes-api", "https://notes.example.com/cb", secret=NOTES_API_SECRET, extra=["--exchange-audience", SEARCH])
+    server.add_client("switcher", WEB_REDIRECT, secret=WEB_SECRET, extra=["--exchange-audience", SEARCH, "--impersonation"])
     server.add_client("ledger-api", "https://ledger.example.com/cb", secret=LEDGER_API_SECRET)
     server.add_client("worker", "https://worker.example.com/cb", secret=WORKER_SECRET)
     server.add_client("notes-partner", WEB_REDIRECT, secret=WEB_SECRET, extra=["--name", "Notes Partner", "--third-party"])
@@ -42,6 +44,7 @@ def apis(server):
     server.cli("resources", "add", BOUND, "--name", "Bound API", "--require-dpop", "--scope", "bound:use=Use the bound API")
     server.cli("resources", "add", PRIVATE, "--name", "Private API", "--client", "es-web")
     server.cli("resources", "add", TASKS, "--name", "Tasks")
+    server.cli("resources", "add", SEARCH, "--name", "Search", "--scope", "notes:read=Search your notes", "--scope", "notes:write=Index your notes")
     return server
 
 
@@ -298,3 +301,75 @@ def test_operators_manage_resources_through_the_admin_api_and_the_command_line(a
     assert {"resource.created", "resource.updated", "resource.deleted"} <= set(kinds), kinds
     missing = apis.cli("resources", "show", "https://nowhere.example.com", check=False)
     assert missing.returncode != 0 and "There is no resource" in missing.stderr
+
+
+EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
+ACCESS_TOKEN = "urn:ietf:params:oauth:token-type:access_token"
+
+
+def exchanged(server, subject, auth, subject_type=ACCESS_TOKEN, **extra):
+    return requests.post(server.issuer + "/token", data={"grant_type": EXCHANGE, "subject_token": subject, "subject_token_type": subject_type,
+                                                         **extra}, auth=auth, timeout=10)
+
+
+def test_an_api_exchanges_a_persons_token_to_call_another_on_their_behalf(apis):
+    tokens = token(apis, code_for(apis, [NOTES], scope="openid notes:read offline_access"), resource=NOTES).json()
+    subject = validated(apis, tokens["access_token"], NOTES)
+    # The notes API, holding the person's token for itself, calls the search service for them: delegation.
+    answer = exchanged(apis, tokens["access_token"], ("notes-api", NOTES_API_SECRET), resource=SEARCH)
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert body["issued_token_type"] == ACCESS_TOKEN and body["token_type"] == "Bearer" and body["scope"] == "notes:read"
+    claims = validated(apis, body["access_token"], SEARCH)
+    assert claims["sub"] == subject["sub"] and claims["client_id"] == "notes-api" and claims["act"] == {"sub": "notes-api"}
+    assert claims["exp"] <= subject["exp"] and claims["auth_time"] == subject["auth_time"]
+    seen = introspect(apis, body["access_token"], ("notes-api", NOTES_API_SECRET))
+    assert seen["active"] and seen["act"] == {"sub": "notes-api"} and seen["aud"] == SEARCH
+    events = json.loads(apis.cli("events", "--type", "token.exchanged", "--json").stdout)
+    assert any(event["client_id"] == "notes-api" and event["details"]["mode"] == "delegation" and event["details"]["resource"] == SEARCH
+               for event in events)
+
+    # Scopes never grow, targets stay within the policy, subject tokens stay with whom they were for.
+    grown = exchanged(apis, tokens["access_token"], ("notes-api", NOTES_API_SECRET), resource=SEARCH, scope="notes:read notes:write")
+    assert grown.status_code == 400 and error_of(grown) == "invalid_scope", grown.text
+    disallowed = exchanged(apis, tokens["access_token"], ("notes-api", NOTES_API_SECRET), resource=LEDGER)
+    assert disallowed.status_code == 400 and error_of(disallowed) == "invalid_target"
+    unauthorized = exchanged(apis, tokens["access_token"], (RESOURCE_WEB, WEB_SECRET), resource=SEARCH)
+    assert unauthorized.status_code == 400 and error_of(unauthorized) == "unauthorized_client", unauthorized.text
+    not_its_own = exchanged(apis, tokens["access_token"], ("switcher", WEB_SECRET), resource=SEARCH)
+    assert not_its_own.status_code == 400 and error_of(not_its_own) == "invalid_grant", not_its_own.text
+    assert error_of(exchanged(apis, "not-a-token", ("notes-api", NOTES_API_SECRET), resource=SEARCH)) == "invalid_grant"
+
+    # The exchanged token belongs to the person's sign-in: ending it (revoking its refresh token) ends this one too.
+    requests.post(apis.issuer + "/revoke", data={"token": tokens["refresh_token"]}, auth=(RESOURCE_WEB, WEB_SECRET), timeout=10)
+    assert introspect(apis, body["access_token"], ("notes-api", NOTES_API_SECRET)) == {"active": False}
+
+
+def test_impersonation_only_where_allowed_and_from_an_id_token_too(apis):
+    browser = Browser(apis)
+    response = browser.sign_in(authorize_url(apis, client_id="switcher", scope="openid notes:read") + f"&resource={quote(NOTES, safe='')}",
+                               "alice", PASSWORD)
+    own = redeem(apis, redirect_parameters(response)["code"], auth=("switcher", WEB_SECRET), resource=NOTES).json()
+    answer = exchanged(apis, own["access_token"], ("switcher", WEB_SECRET), audience=SEARCH)
+    assert answer.status_code == 200, answer.text
+    claims = validated(apis, answer.json()["access_token"], SEARCH)
+    assert "act" not in claims and claims["scope"] == "notes:read" and claims["client_id"] == "switcher"
+    events = json.loads(apis.cli("events", "--type", "token.exchanged", "--json").stdout)
+    assert any(event["client_id"] == "switcher" and event["details"]["mode"] == "impersonation" for event in events)
+
+    # Its ID token: a token for the person with no scope (an ID token carries none, and the policy lists none).
+    from_id = exchanged(apis, own["id_token"], ("switcher", WEB_SECRET), subject_type="urn:ietf:params:oauth:token-type:id_token", resource=SEARCH)
+    assert from_id.status_code == 200, from_id.text
+    claims = validated(apis, from_id.json()["access_token"], SEARCH)
+    assert claims["sub"] == validated_id_subject(apis, own["id_token"]) and "scope" not in claims
+    # Another client's ID token is refused, as is a token for one resource sent to two.
+    assert error_of(exchanged(apis, own["id_token"], ("notes-api", NOTES_API_SECRET), subject_type="urn:ietf:params:oauth:token-type:id_token",
+                              resource=SEARCH)) == "invalid_grant"
+    two = requests.post(apis.issuer + "/token", data=[("grant_type", EXCHANGE), ("subject_token", own["access_token"]),
+                                                      ("subject_token_type", ACCESS_TOKEN), ("resource", SEARCH), ("audience", NOTES)],
+                        auth=("switcher", WEB_SECRET), timeout=10)
+    assert two.status_code == 400 and error_of(two) == "invalid_target"
+
+
+def validated_id_subject(server, id_token):
+    return jwt.decode(id_token, key_set(server)).claims["sub"]

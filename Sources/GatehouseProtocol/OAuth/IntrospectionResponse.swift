@@ -22,6 +22,8 @@ public struct IntrospectionResponse: Codable, Sendable, Equatable {
     public var issuer: String?
     /// The key a DPoP-bound token is bound to (`cnf`, RFC 9449 §6.2).
     public var confirmation: Confirmation?
+    /// Who acts for the subject (`act`, RFC 8693 §4.1), for a token a client got by exchanging the subject's.
+    public var actor: TokenActor?
 
     /// A token's confirmation claim (RFC 7800): the SHA-256 thumbprint of its DPoP key.
     public struct Confirmation: Codable, Sendable, Equatable {
@@ -62,5 +64,6 @@ public struct IntrospectionResponse: Codable, Sendable, Equatable {
         case audience = "aud"
         case issuer = "iss"
         case confirmation = "cnf"
+        case actor = "act"
     }
 }

@@ -12,6 +12,8 @@ public struct TokenResponse: Codable, Sendable, Equatable {
     public var idToken: String?
     /// The scopes granted, space-separated.
     public var scope: String?
+    /// What a token exchange issued (RFC 8693 §2.2.1): `urn:ietf:params:oauth:token-type:access_token`.
+    public var issuedTokenType: String?
 
     /// A token response.
     public init(accessToken: String, tokenType: String = "Bearer", expiresIn: Int, refreshToken: String? = nil, idToken: String? = nil, scope: String? = nil) {
@@ -23,6 +25,12 @@ public struct TokenResponse: Codable, Sendable, Equatable {
         self.scope = scope
     }
 
+    /// The answer of a token exchange (RFC 8693 §2.2.1): an access token and what it is.
+    public init(exchanged accessToken: String, tokenType: String, expiresIn: Int, scope: String?, issuedTokenType: String) {
+        self.init(accessToken: accessToken, tokenType: tokenType, expiresIn: expiresIn, scope: scope)
+        self.issuedTokenType = issuedTokenType
+    }
+
     enum CodingKeys: String, CodingKey {
         case accessToken = "access_token"
         case tokenType = "token_type"
@@ -30,5 +38,6 @@ public struct TokenResponse: Codable, Sendable, Equatable {
         case refreshToken = "refresh_token"
         case idToken = "id_token"
         case scope
+        case issuedTokenType = "issued_token_type"
     }
 }

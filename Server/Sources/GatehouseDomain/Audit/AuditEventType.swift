@@ -25,6 +25,9 @@ public enum AuditEventType: String, Sendable, Codable, CaseIterable {
     case refreshTokenReused = "refresh_token.reused"
     case authorizationCodeReplayed = "authorization_code.replayed"
     case tokenRevoked = "token.revoked"
+    /// A client exchanged a person's token for one for another resource (RFC 8693); `details.mode` is `delegation`
+    /// (the new token names the client in `act`) or `impersonation`.
+    case tokenExchanged = "token.exchanged"
     /// A browser session ended by an operator.
     case sessionEnded = "session.ended"
     // Devices, clients, keys, the server.

@@ -34,6 +34,8 @@ public struct Client: Sendable, Equatable, Codable {
     /// When an openly registered client that has not yet got a token is removed; `nil` once used, and for every other
     /// client.
     public var unusedExpiresAt: Int64?
+    /// What the client may get by exchanging someone's token (RFC 8693); `nil`: nothing.
+    public var tokenExchange: TokenExchangePolicy?
 
     public var isPublic: Bool { secretHash == nil }
 

@@ -69,6 +69,20 @@ public enum ClientRegistrationRules {
         }
     }
 
+    /// A token exchange policy: at least one audience, each a resource identifier; scopes are scope tokens. A public
+    /// client cannot have one.
+    public static func validateTokenExchange(_ policy: TokenExchangePolicy, isPublic: Bool) throws {
+        guard !isPublic else { throw ConfigurationError("Only a confidential client may exchange tokens.") }
+        guard !policy.audiences.isEmpty, policy.audiences.count <= 50 else {
+            throw ConfigurationError("A token exchange policy names 1 to 50 audiences (resource identifiers).")
+        }
+        for audience in policy.audiences { try ResourceRules.validateIdentifier(audience) }
+        for scope in policy.scopes { try ResourceRules.validateScope(Resource.Scope(name: scope, description: "exchanged")) }
+        guard policy.delegation || policy.impersonation else {
+            throw ConfigurationError("A token exchange policy allows delegation, impersonation or both.")
+        }
+    }
+
     public static func validateSecret(_ secret: String) throws {
         guard secret.count >= minimumSecretLength else {
             throw ConfigurationError("The client secret must be at least \(minimumSecretLength) characters; omit it to have one generated.")

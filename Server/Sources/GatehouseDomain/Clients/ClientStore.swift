@@ -19,18 +19,20 @@ public struct ClientStore: Sendable {
     public func create(
         id: String, name: String? = nil, secret: String?, redirectURIs: [String], postLogoutRedirectURIs: [String] = [],
         scopes: [String], idTokenAlgorithm: String = "RS256", requirePKCE: Bool = true,
-        allowDeviceGrant: Bool = false, requireDPoP: Bool = false, thirdParty: Bool = false, logoURI: String? = nil, homepage: String? = nil
+        allowDeviceGrant: Bool = false, requireDPoP: Bool = false, thirdParty: Bool = false, logoURI: String? = nil, homepage: String? = nil,
+        tokenExchange: TokenExchangePolicy? = nil
     ) async throws -> Client {
         guard requirePKCE || secret != nil else {
             throw ConfigurationError("A public client always needs PKCE; only a confidential client can be exempted.")
         }
-        let client = Client(
+        var client = Client(
             id: id, name: name, secretHash: secret.map(TokenDigest.hex), redirectURIs: redirectURIs,
             postLogoutRedirectURIs: postLogoutRedirectURIs, scopes: scopes, idTokenAlgorithm: idTokenAlgorithm, createdAt: clock.now(),
             requiresPKCE: requirePKCE, allowsDeviceGrant: allowDeviceGrant, requiresDPoP: requireDPoP, isThirdParty: thirdParty,
             logoURI: logoURI, homepage: homepage
         )
-        try await database.transaction { sql in
+        client.tokenExchange = tokenExchange
+        try await database.transaction { [client] sql in
             if try await sql.raw("SELECT id FROM clients WHERE id = \(bind: id)").first() != nil {
                 throw DatabaseError.duplicate("A client with the id \(id)")
             }
@@ -78,7 +80,8 @@ public struct ClientStore: Sendable {
                     scopes = \(bind: changed.scopes.joined(separator: " ")), id_token_algorithm = \(bind: changed.idTokenAlgorithm),
                     require_pkce = \(bind: changed.requiresPKCE ? 1 : 0), device_grant = \(bind: changed.allowsDeviceGrant ? 1 : 0),
                     require_dpop = \(bind: changed.requiresDPoP ? 1 : 0), third_party = \(bind: changed.isThirdParty ? 1 : 0),
-                    logo_uri = \(bind: changed.logoURI), client_uri = \(bind: changed.homepage)
+                    logo_uri = \(bind: changed.logoURI), client_uri = \(bind: changed.homepage),
+                    token_exchange = \(bind: try Self.encode(changed.tokenExchange))
                 WHERE id = \(bind: current.id)
                 """
             ).run()
@@ -137,12 +140,14 @@ public struct ClientStore: Sendable {
         try await sql.raw(
             """
             INSERT INTO clients (id, name, secret_hash, redirect_uris, post_logout_redirect_uris, scopes, id_token_algorithm, created_at,
-                                 require_pkce, device_grant, require_dpop, third_party, logo_uri, client_uri, dynamic, unused_expires_at)
+                                 require_pkce, device_grant, require_dpop, third_party, logo_uri, client_uri, dynamic, unused_expires_at,
+                                 token_exchange)
             VALUES (\(bind: client.id), \(bind: client.name), \(bind: client.secretHash), \(bind: try JSONList.encode(client.redirectURIs)),
                     \(bind: try JSONList.encode(client.postLogoutRedirectURIs)), \(bind: client.scopes.joined(separator: " ")),
                     \(bind: client.idTokenAlgorithm), \(bind: client.createdAt), \(bind: client.requiresPKCE ? 1 : 0),
                     \(bind: client.allowsDeviceGrant ? 1 : 0), \(bind: client.requiresDPoP ? 1 : 0), \(bind: client.isThirdParty ? 1 : 0),
-                    \(bind: client.logoURI), \(bind: client.homepage), \(bind: client.registeredDynamically ? 1 : 0), \(bind: client.unusedExpiresAt))
+                    \(bind: client.logoURI), \(bind: client.homepage), \(bind: client.registeredDynamically ? 1 : 0), \(bind: client.unusedExpiresAt),
+                    \(bind: try Self.encode(client.tokenExchange)))
             """
         ).run()
     }
@@ -175,7 +180,15 @@ public struct ClientStore: Sendable {
         )
         client.registeredDynamically = try row.decode(column: "dynamic", as: Int.self) != 0
         client.unusedExpiresAt = try row.decode(column: "unused_expires_at", as: Int64?.self)
+        client.tokenExchange = try row.decode(column: "token_exchange", as: String?.self).map {
+            try JSONDecoder().decode(TokenExchangePolicy.self, from: Data($0.utf8))
+        }
         return client
+    }
+
+    /// A token exchange policy as stored: JSON, or NULL for none.
+    private static func encode(_ policy: TokenExchangePolicy?) throws -> String? {
+        try policy.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
     }
 }
 

@@ -22,9 +22,11 @@ package struct AccessTokenClaims: JWTPayload, Equatable {
     package var amr: [String]?
     /// The thumbprint of the DPoP key the token is bound to (RFC 9449 §6.1, `cnf.jkt`).
     package var jkt: String?
+    /// The clients acting for the subject (RFC 8693 `act`), most recent first.
+    package var actors: [String] = []
 
     package enum CodingKeys: String, CodingKey {
-        case iss, sub, aud, scope, jti, exp, iat, acr, amr, cnf
+        case iss, sub, aud, scope, jti, exp, iat, acr, amr, cnf, act
         case clientID = "client_id"
         case authTime = "auth_time"
     }
@@ -35,7 +37,7 @@ package struct AccessTokenClaims: JWTPayload, Equatable {
 
     package init(
         iss: String, sub: String, aud: String, clientID: String, scope: String?, jti: String, exp: Int64, iat: Int64, authTime: Int64? = nil,
-        acr: String? = nil, amr: [String]? = nil, jkt: String? = nil
+        acr: String? = nil, amr: [String]? = nil, jkt: String? = nil, actors: [String] = []
     ) {
         self.iss = iss
         self.sub = sub
@@ -49,6 +51,7 @@ package struct AccessTokenClaims: JWTPayload, Equatable {
         self.acr = acr
         self.amr = amr
         self.jkt = jkt
+        self.actors = actors
     }
 
     package init(from decoder: any Decoder) throws {
@@ -65,6 +68,7 @@ package struct AccessTokenClaims: JWTPayload, Equatable {
         acr = try container.decodeIfPresent(String.self, forKey: .acr)
         amr = try container.decodeIfPresent([String].self, forKey: .amr)
         jkt = try container.decodeIfPresent(Confirmation.self, forKey: .cnf)?.jkt
+        actors = try container.decodeIfPresent(TokenActor.self, forKey: .act)?.subjects ?? []
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -81,6 +85,7 @@ package struct AccessTokenClaims: JWTPayload, Equatable {
         try container.encodeIfPresent(acr, forKey: .acr)
         try container.encodeIfPresent(amr, forKey: .amr)
         try container.encodeIfPresent(jkt.map(Confirmation.init(jkt:)), forKey: .cnf)
+        try container.encodeIfPresent(TokenActor.chain(actors), forKey: .act)
     }
 
     /// Signature checks are done by the key collection; expiry and audience by whoever accepts the token.
@@ -100,6 +105,7 @@ package struct AccessTokenClaims: JWTPayload, Equatable {
 extension AccessTokenClaims: JSONObjectWritable {
     package func write(to writer: inout JSONObjectWriter) {
         writer.member("acr", acr)
+        if let actor = Self.actor(actors[...]) { writer.member("act", object: actor) }
         writer.member("amr", amr)
         writer.member("aud", aud)
         writer.member("auth_time", authTime)
@@ -115,5 +121,14 @@ extension AccessTokenClaims: JSONObjectWritable {
         writer.member("jti", jti)
         writer.member("scope", scope)
         writer.member("sub", sub)
+    }
+
+    /// The `act` object of `actors`, most recent first: `{"sub": first, "act": {…the rest}}`.
+    private static func actor(_ actors: ArraySlice<String>) -> JSONObjectWriter? {
+        guard let first = actors.first else { return nil }
+        var writer = JSONObjectWriter(capacity: 64)
+        if let earlier = actor(actors.dropFirst()) { writer.member("act", object: earlier) }
+        writer.member("sub", first)
+        return writer
     }
 }

@@ -47,6 +47,27 @@ package struct TokenStore: Sendable {
         package var methods: [String] = []
         /// The resource it was issued for (its `aud`, RFC 8707); `nil` for the server's own endpoints.
         package var audience: String? = nil
+        /// The family it belongs to: revoking the person's grant revokes it too. `nil` for a client's own token.
+        package var grantID: String? = nil
+        /// The clients acting for the person (`act`, RFC 8693), most recent first: a token a client got by exchange.
+        package var actors: [String] = []
+
+        package init(
+            clientID: String, userID: String?, scopes: [String], issuedAt: Int64, expiresAt: Int64, jkt: String? = nil, authTime: Int64? = nil,
+            methods: [String] = [], audience: String? = nil, grantID: String? = nil, actors: [String] = []
+        ) {
+            self.clientID = clientID
+            self.userID = userID
+            self.scopes = scopes
+            self.issuedAt = issuedAt
+            self.expiresAt = expiresAt
+            self.jkt = jkt
+            self.authTime = authTime
+            self.methods = methods
+            self.audience = audience
+            self.grantID = grantID
+            self.actors = actors
+        }
     }
 
     /// A refresh token's details, for introspection.
@@ -97,6 +118,26 @@ package struct TokenStore: Sendable {
             """
         ).run()
         return minted.issued.accessToken
+    }
+
+    /// Issues `minted`'s access token to `clientID` in exchange for a person's token (RFC 8693): for `record`'s person
+    /// and family (`grantID`, so that revoking the person's grant revokes it too), with `scopes`, for `audience`, naming
+    /// `actors` (`act`, most recent first; empty for impersonation), living `lifetime` seconds.
+    package func issueExchanged(
+        _ minted: MintedTokens, to clientID: String, for record: AccessTokenRecord, scopes: [String], audience: String, actors: [String],
+        lifetime: Int64
+    ) async throws {
+        let now = clock.now()
+        try await database.transaction { sql in
+            try await sql.raw(
+                """
+                INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at, jkt, auth_time, amr, audience, act)
+                VALUES (\(bind: minted.accessDigest), \(bind: record.grantID), \(bind: clientID), \(bind: record.userID),
+                        \(bind: scopes.joined(separator: " ")), \(bind: now), \(bind: now + lifetime), \(bind: minted.key), \(bind: record.authTime),
+                        \(bind: record.methods.joined(separator: " ")), \(bind: audience), \(bind: actors.isEmpty ? nil : actors.joined(separator: " ")))
+                """
+            ).run()
+        }
     }
 
     /// Uses a refresh token once: marks it used and issues its successor in the same transaction, which also reads
@@ -286,7 +327,8 @@ package struct TokenStore: Sendable {
                 """
                 SELECT t.client_id AS token_client_id, t.user_id AS token_user_id, t.scope AS token_scope,
                        t.created_at AS token_created_at, t.expires_at AS token_expires_at, t.jkt AS token_jkt,
-                       t.auth_time AS token_auth_time, t.amr AS token_amr, t.audience AS token_audience, u.*
+                       t.auth_time AS token_auth_time, t.amr AS token_amr, t.audience AS token_audience, t.grant_id AS token_grant_id,
+                       t.act AS token_act, u.*
                 FROM access_tokens t LEFT JOIN users u ON u.id = t.user_id
                 WHERE t.token_hash = \(bind: Self.accessTokenKey(token)) AND t.revoked_at IS NULL AND t.expires_at > \(bind: now)
                   AND \(GrantRevocations.familyIsActive("t"))
@@ -303,7 +345,9 @@ package struct TokenStore: Sendable {
             jkt: try row.decode(column: "token_jkt", as: String?.self),
             authTime: try row.decode(column: "token_auth_time", as: Int64?.self),
             methods: (try row.decode(column: "token_amr", as: String?.self) ?? "").split(separator: " ").map(String.init),
-            audience: try row.decode(column: "token_audience", as: String?.self)
+            audience: try row.decode(column: "token_audience", as: String?.self),
+            grantID: try row.decode(column: "token_grant_id", as: String?.self),
+            actors: (try row.decode(column: "token_act", as: String?.self) ?? "").split(separator: " ").map(String.init)
         )
         let user = try row.decode(column: "id", as: String?.self) == nil ? nil : try UserStore.decode(row)
         return (record, user)

@@ -613,5 +613,10 @@ package enum SchemaMigrations {
                 )
                 """,
             ]),
+        // Token exchange (RFC 8693): what a client may exchange for (its policy), and the actors a token names (`act`),
+        // most recent first.
+        Migration(
+            version: 35, name: "token exchange",
+            statements: ["ALTER TABLE clients ADD COLUMN token_exchange TEXT", "ALTER TABLE access_tokens ADD COLUMN act TEXT"]),
     ]
 }

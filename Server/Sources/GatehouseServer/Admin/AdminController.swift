@@ -255,7 +255,7 @@ struct AdminController: Sendable {
                 id: body.id, name: body.name, redirectURIs: body.redirectURIs, postLogoutRedirectURIs: body.postLogoutRedirectURIs ?? [],
                 scopes: body.scopes, isPublic: body.isPublic == true, idTokenAlgorithm: body.idTokenAlgorithm ?? "RS256",
                 deviceGrant: body.deviceGrant ?? false, requireDPoP: body.requireDPoP ?? false, thirdParty: body.thirdParty ?? false,
-                logoURI: body.logoURI, homepage: body.homepage))
+                logoURI: body.logoURI, homepage: body.homepage, tokenExchange: body.tokenExchange))
         struct Created: Encodable {
             var client: AdminClient
             var clientSecret: String?
@@ -320,6 +320,10 @@ struct AdminController: Sendable {
         if let homepage = change.homepage {
             if !homepage.isEmpty { try ClientRegistrationRules.validateWebPage(homepage, named: "client URI") }
             changed.homepage = homepage.isEmpty ? nil : homepage
+        }
+        if let policy = change.tokenExchange {
+            if !policy.audiences.isEmpty { try ClientRegistrationRules.validateTokenExchange(policy, isPublic: changed.isPublic) }
+            changed.tokenExchange = policy.audiences.isEmpty ? nil : policy
         }
         let differences = Self.differences(AdminClient(current), AdminClient(changed))
         let updated = try await database.transaction { [clients, audit, changed] _ in

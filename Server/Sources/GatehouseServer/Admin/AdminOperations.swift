@@ -203,13 +203,16 @@ public struct ClientRegistration: Sendable, Equatable {
     public var thirdParty: Bool
     /// Its logo and home page, shown on the consent node (https URLs).
     public var logoURI, homepage: String?
+    /// What it may get by exchanging a person's token (RFC 8693); `nil`: nothing.
+    public var tokenExchange: TokenExchangePolicy?
 
     /// A registration; a first-party confidential client with a generated secret, PKCE required, RS256 ID tokens
     /// unless said otherwise.
     public init(
         id: String, name: String? = nil, redirectURIs: [String], postLogoutRedirectURIs: [String] = [], scopes: [String]? = nil,
         isPublic: Bool = false, secret: String? = nil, idTokenAlgorithm: String = "RS256", requirePKCE: Bool = true, deviceGrant: Bool = false,
-        requireDPoP: Bool = false, thirdParty: Bool = false, logoURI: String? = nil, homepage: String? = nil
+        requireDPoP: Bool = false, thirdParty: Bool = false, logoURI: String? = nil, homepage: String? = nil,
+        tokenExchange: TokenExchangePolicy? = nil
     ) {
         self.id = id
         self.name = name
@@ -225,6 +228,7 @@ public struct ClientRegistration: Sendable, Equatable {
         self.thirdParty = thirdParty
         self.logoURI = logoURI
         self.homepage = homepage
+        self.tokenExchange = tokenExchange
     }
 }
 

@@ -114,6 +114,8 @@ public struct AdminClient: Codable, Sendable {
     public var dynamic: Bool
     /// When an openly registered client that never got a token is removed.
     public var unusedExpiresAt: Int64?
+    /// What it may get by exchanging a person's token (RFC 8693).
+    public var tokenExchange: TokenExchangePolicy?
 
     /// What the API shows of `client`.
     public init(_ client: Client) {
@@ -133,6 +135,7 @@ public struct AdminClient: Codable, Sendable {
         createdAt = client.createdAt
         dynamic = client.registeredDynamically
         unusedExpiresAt = client.unusedExpiresAt
+        tokenExchange = client.tokenExchange
     }
 
     enum CodingKeys: String, CodingKey {
@@ -150,6 +153,7 @@ public struct AdminClient: Codable, Sendable {
         case createdAt = "created_at"
         case dynamic
         case unusedExpiresAt = "unused_expires_at"
+        case tokenExchange = "token_exchange"
     }
 }
 
@@ -168,9 +172,11 @@ struct AdminNewClient: ClosedJSONBody, Sendable {
     var requireDPoP: Bool?
     var thirdParty: Bool?
     var logoURI, homepage: String?
+    var tokenExchange: TokenExchangePolicy?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case id, name, scopes
+        case tokenExchange = "token_exchange"
         case isPublic = "public"
         case redirectURIs = "redirect_uris"
         case postLogoutRedirectURIs = "post_logout_redirect_uris"
@@ -196,9 +202,12 @@ struct AdminClientChange: ClosedJSONBody, Sendable {
     var thirdParty: Bool?
     /// An empty string removes the logo or home page.
     var logoURI, homepage: String?
+    /// A policy without audiences removes it.
+    var tokenExchange: TokenExchangePolicy?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case name, scopes
+        case tokenExchange = "token_exchange"
         case redirectURIs = "redirect_uris"
         case postLogoutRedirectURIs = "post_logout_redirect_uris"
         case idTokenAlgorithm = "id_token_alg"

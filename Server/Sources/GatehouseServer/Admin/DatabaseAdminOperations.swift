@@ -211,6 +211,7 @@ public struct DatabaseAdminOperations: AdminOperations {
         if let secret = registration.secret { try ClientRegistrationRules.validateSecret(secret) }
         if let logo = registration.logoURI { try ClientRegistrationRules.validateWebPage(logo, named: "logo URI") }
         if let homepage = registration.homepage { try ClientRegistrationRules.validateWebPage(homepage, named: "client URI") }
+        if let policy = registration.tokenExchange { try ClientRegistrationRules.validateTokenExchange(policy, isPublic: registration.isPublic) }
         // 256 bits from the system's generator, for a confidential client without a secret of the operator's.
         let generated = registration.isPublic || registration.secret != nil ? nil : Base64URL.encode(SecureRandom.bytes(32))
         let secret = registration.isPublic ? nil : registration.secret ?? generated
@@ -220,7 +221,8 @@ public struct DatabaseAdminOperations: AdminOperations {
                     id: registration.id, name: registration.name, secret: secret, redirectURIs: registration.redirectURIs,
                     postLogoutRedirectURIs: registration.postLogoutRedirectURIs, scopes: scopes, idTokenAlgorithm: registration.idTokenAlgorithm,
                     requirePKCE: registration.requirePKCE, allowDeviceGrant: registration.deviceGrant, requireDPoP: registration.requireDPoP,
-                    thirdParty: registration.thirdParty, logoURI: registration.logoURI, homepage: registration.homepage)
+                    thirdParty: registration.thirdParty, logoURI: registration.logoURI, homepage: registration.homepage,
+                    tokenExchange: registration.tokenExchange)
                 try await audit.record(
                     .clientCreated, client: client.id, actor: actor,
                     details: ["public": "\(client.isPublic)", "third_party": "\(client.isThirdParty)", "scopes": scopes.joined(separator: " ")])

@@ -19,6 +19,8 @@ struct AccessTokenSigner: Sendable {
         var userID: String?
         var authTime: Int64?
         var methods: [String]
+        /// The clients acting for the person (`act`), most recent first.
+        var actors: [String] = []
     }
 
     /// `minted`'s access token as a JWT for `audience` when its format is `jwt`; else the opaque token as it is.
@@ -30,7 +32,7 @@ struct AccessTokenSigner: Sendable {
             scope: scopes.isEmpty ? nil : scopes.joined(separator: " "), jti: minted, exp: now + lifetime, iat: now,
             authTime: subject.userID == nil ? nil : subject.authTime,
             acr: subject.userID == nil ? nil : LoginFlow.acr(for: subject.methods),
-            amr: subject.userID == nil || subject.methods.isEmpty ? nil : subject.methods, jkt: jkt)
+            amr: subject.userID == nil || subject.methods.isEmpty ? nil : subject.methods, jkt: jkt, actors: subject.actors)
         return try await keys.sign(claims, algorithm: Self.algorithm, accessToken: true)
     }
 }

@@ -38,7 +38,9 @@ struct DiscoveryController: Sendable {
             scopesSupported: ClientRegistrationRules.userScopes,
             responseTypesSupported: ["code"],
             responseModesSupported: ["query"],
-            grantTypesSupported: ["authorization_code", "refresh_token", "client_credentials", DeviceAuthorizationController.grantType],
+            grantTypesSupported: [
+                "authorization_code", "refresh_token", "client_credentials", DeviceAuthorizationController.grantType, TokenController.tokenExchange,
+            ],
             subjectTypesSupported: ["public"],
             idTokenSigningAlgValuesSupported: SigningKeyFactory.algorithms,
             tokenEndpointAuthMethodsSupported: ["client_secret_basic", "client_secret_post", "none"],

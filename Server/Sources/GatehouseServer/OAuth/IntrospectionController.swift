@@ -31,6 +31,7 @@ struct IntrospectionController: Sendable {
                 tokenType: access.jkt == nil ? "Bearer" : "DPoP", expiresAt: Int(access.expiresAt), issuedAt: Int(access.issuedAt),
                 subject: access.userID ?? access.clientID, audience: access.audience ?? access.clientID, issuer: issuer)
             introspection.confirmation = access.jkt.map(IntrospectionResponse.Confirmation.init(jkt:))
+            introspection.actor = TokenActor.chain(access.actors)
             return JSONResponse.make(introspection)
         }
         if let refresh = try await tokens.activeRefreshToken(token), refresh.grant.clientID == client.id {

@@ -62,13 +62,15 @@ struct TokenController: Sendable {
             return GatehouseMetrics.issued("client_credentials", try await clientCredentials(parameters, credentials: credentials, proof: proof))
         case DeviceAuthorizationController.grantType:
             return GatehouseMetrics.issued("device_code", try await deviceCode(parameters, client: try await authenticate(credentials), proof: proof))
+        case Self.tokenExchange:
+            return GatehouseMetrics.issued("token_exchange", try await exchange(parameters, client: try await authenticate(credentials), proof: proof))
         case nil:
             _ = try await authenticate(credentials)
             throw OAuthError.invalidRequest("grant_type is missing.")
         case let other?:
             _ = try await authenticate(credentials)
             throw OAuthError.unsupportedGrantType(
-                "The grant type \(other) is not supported; use authorization_code, refresh_token, client_credentials or \(DeviceAuthorizationController.grantType)."
+                "The grant type \(other) is not supported; use authorization_code, refresh_token, client_credentials, \(DeviceAuthorizationController.grantType) or \(Self.tokenExchange)."
             )
         }
     }
@@ -332,7 +334,7 @@ struct TokenController: Sendable {
     }
 
     /// A client with `require_dpop` gets no token without a proof, nor does anyone a token for a resource with it.
-    private static func requireProof(from client: Client, _ proof: DPoPProof?, audience: TokenAudience = .server) throws {
+    static func requireProof(from client: Client, _ proof: DPoPProof?, audience: TokenAudience = .server) throws {
         guard proof == nil else { return }
         if client.requiresDPoP {
             throw OAuthError(.invalidDPoPProof, "This client must send a DPoP proof with every token request (RFC 9449).")
@@ -343,7 +345,7 @@ struct TokenController: Sendable {
     }
 
     /// The grant's user, read once for both the lock check and the ID token's claims.
-    private func activeUser(_ userID: String) async throws -> User {
+    func activeUser(_ userID: String) async throws -> User {
         try Self.active(try await users.find(id: userID))
     }
 

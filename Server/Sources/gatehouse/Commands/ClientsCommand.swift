@@ -27,6 +27,7 @@ struct ClientsCommand: AsyncParsableCommand {
         var requiresDPoP: Bool
         var thirdParty: Bool
         var logoURI, homepage: String?
+        var tokenExchange: TokenExchangePolicy?
 
         init(_ client: AdminClient) {
             id = client.id
@@ -42,6 +43,7 @@ struct ClientsCommand: AsyncParsableCommand {
             thirdParty = client.thirdParty
             logoURI = client.logoURI
             homepage = client.homepage
+            tokenExchange = client.tokenExchange
         }
 
         enum CodingKeys: String, CodingKey {
@@ -55,6 +57,7 @@ struct ClientsCommand: AsyncParsableCommand {
             case thirdParty = "third_party"
             case logoURI = "logo_uri"
             case homepage = "client_uri"
+            case tokenExchange = "token_exchange"
         }
     }
 
@@ -99,6 +102,14 @@ struct ClientsCommand: AsyncParsableCommand {
         var logoURI: String?
         @Option(name: .customLong("client-uri"), help: "The application's home page, linked from the consent page (https).")
         var homepage: String?
+        @Option(
+            name: .customLong("exchange-audience"),
+            help: "A resource this confidential client may exchange a person's token for (RFC 8693); repeat for each.")
+        var exchangeAudiences: [String] = []
+        @Option(name: .customLong("exchange-scope"), help: "A scope exchanged tokens may carry (default: any the subject token has); repeat for each.")
+        var exchangeScopes: [String] = []
+        @Flag(help: "Exchanged tokens do not name this client in act (impersonation, audited) instead of delegation.")
+        var impersonation = false
         @OptionGroup var store: StoreOptions
         @OptionGroup var output: OutputOptions
 
@@ -133,7 +144,10 @@ struct ClientsCommand: AsyncParsableCommand {
                 id: clientID, name: name, redirectURIs: redirectURIs, postLogoutRedirectURIs: postLogoutRedirectURIs,
                 scopes: requested.isEmpty ? nil : requested, isPublic: `public`, secret: secret, idTokenAlgorithm: idTokenAlg,
                 requirePKCE: !allowWithoutPKCE, deviceGrant: deviceGrant, requireDPoP: requireDPoP, thirdParty: thirdParty, logoURI: logoURI,
-                homepage: homepage)
+                homepage: homepage,
+                tokenExchange: exchangeAudiences.isEmpty
+                    ? nil
+                    : TokenExchangePolicy(audiences: exchangeAudiences, scopes: exchangeScopes, delegation: !impersonation, impersonation: impersonation))
             let created = try await store.withOperations { try await $0.createClient(registration) }
             if output.json {
                 struct Created: Encodable {

@@ -55,6 +55,7 @@ extension RemoteAdmin: AdminOperations {
             var require_dpop: Bool
             var third_party: Bool
             var logo_uri, client_uri: String?
+            var token_exchange: TokenExchangePolicy?
         }
         struct Created: Decodable {
             var client: AdminClient
@@ -66,7 +67,8 @@ extension RemoteAdmin: AdminOperations {
                 id: registration.id, name: registration.name, redirect_uris: registration.redirectURIs,
                 post_logout_redirect_uris: registration.postLogoutRedirectURIs, scopes: registration.scopes, public: registration.isPublic,
                 id_token_alg: registration.idTokenAlgorithm, device_grant: registration.deviceGrant, require_dpop: registration.requireDPoP,
-                third_party: registration.thirdParty, logo_uri: registration.logoURI, client_uri: registration.homepage),
+                third_party: registration.thirdParty, logo_uri: registration.logoURI, client_uri: registration.homepage,
+                token_exchange: registration.tokenExchange),
             as: Created.self)
         return CreatedClient(client: created.client, generatedSecret: created.client_secret)
     }

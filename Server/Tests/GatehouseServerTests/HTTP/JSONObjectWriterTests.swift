@@ -62,7 +62,7 @@ struct JSONObjectWriterTests {
             AccessTokenClaims(
                 iss: "http://127.0.0.1:8080", sub: "user-1", aud: "https://api.example.com", clientID: "web", scope: "notes:read",
                 jti: "j", exp: 1_700_000_600, iat: 1_700_000_000, authTime: 1_699_999_000, acr: "urn:gatehouse:acr:password", amr: ["pwd"],
-                jkt: "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I"))
+                jkt: "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I", actors: ["gateway", "notes-api", "quote \" and \\ backslash"]))
         try expectSameDocument(
             AccessTokenClaims(iss: "i", sub: "worker", aud: "urn:x:y", clientID: "worker", scope: nil, jti: "j", exp: 2, iat: 1))
         try expectSameDocument(UserinfoClaims(sub: "only-sub"))

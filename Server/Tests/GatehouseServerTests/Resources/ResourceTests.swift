@@ -63,6 +63,16 @@ struct ResourceTests {
         #expect(TokenAudience.server.identifier == nil && !TokenAudience.server.isJWT)
     }
 
+    @Test("a chain of actors nests most recent first (RFC 8693 §4.1) and reads back the same")
+    func actorChain() throws {
+        let chain = try #require(TokenActor.chain(["gateway", "notes-api"]))
+        #expect(chain.subject == "gateway" && chain.actor?.subject == "notes-api" && chain.actor?.actor == nil)
+        let encoded = String(decoding: try JSONEncoder().encode(chain), as: UTF8.self)
+        #expect(encoded == #"{"act":{"sub":"notes-api"},"sub":"gateway"}"# || encoded == #"{"sub":"gateway","act":{"sub":"notes-api"}}"#)
+        #expect(try JSONDecoder().decode(TokenActor.self, from: Data(encoded.utf8)).subjects == ["gateway", "notes-api"])
+        #expect(TokenActor.chain([]) == nil)
+    }
+
     @Test("the jti of a JWT-shaped token is read without trusting it; an opaque token has none")
     func unverifiedID() {
         let payload = Base64URL.encode(Data(#"{"jti":"abc","sub":"x"}"#.utf8))

@@ -36,6 +36,9 @@ public struct Client: Sendable, Equatable, Codable {
     public var unusedExpiresAt: Int64?
     /// What the client may get by exchanging someone's token (RFC 8693); `nil`: nothing.
     public var tokenExchange: TokenExchangePolicy?
+    /// For a client known by the URL of its metadata document: when the cached copy is fetched again. `nil` for every
+    /// other client.
+    public var metadataDocumentExpiresAt: Int64?
 
     public var isPublic: Bool { secretHash == nil }
 

@@ -141,13 +141,13 @@ public struct ClientStore: Sendable {
             """
             INSERT INTO clients (id, name, secret_hash, redirect_uris, post_logout_redirect_uris, scopes, id_token_algorithm, created_at,
                                  require_pkce, device_grant, require_dpop, third_party, logo_uri, client_uri, dynamic, unused_expires_at,
-                                 token_exchange)
+                                 token_exchange, document_expires_at)
             VALUES (\(bind: client.id), \(bind: client.name), \(bind: client.secretHash), \(bind: try JSONList.encode(client.redirectURIs)),
                     \(bind: try JSONList.encode(client.postLogoutRedirectURIs)), \(bind: client.scopes.joined(separator: " ")),
                     \(bind: client.idTokenAlgorithm), \(bind: client.createdAt), \(bind: client.requiresPKCE ? 1 : 0),
                     \(bind: client.allowsDeviceGrant ? 1 : 0), \(bind: client.requiresDPoP ? 1 : 0), \(bind: client.isThirdParty ? 1 : 0),
                     \(bind: client.logoURI), \(bind: client.homepage), \(bind: client.registeredDynamically ? 1 : 0), \(bind: client.unusedExpiresAt),
-                    \(bind: try Self.encode(client.tokenExchange)))
+                    \(bind: try Self.encode(client.tokenExchange)), \(bind: client.metadataDocumentExpiresAt))
             """
         ).run()
     }
@@ -180,6 +180,7 @@ public struct ClientStore: Sendable {
         )
         client.registeredDynamically = try row.decode(column: "dynamic", as: Int.self) != 0
         client.unusedExpiresAt = try row.decode(column: "unused_expires_at", as: Int64?.self)
+        client.metadataDocumentExpiresAt = try row.decode(column: "document_expires_at", as: Int64?.self)
         client.tokenExchange = try row.decode(column: "token_exchange", as: String?.self).map {
             try JSONDecoder().decode(TokenExchangePolicy.self, from: Data($0.utf8))
         }

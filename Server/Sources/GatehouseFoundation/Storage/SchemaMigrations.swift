@@ -618,5 +618,8 @@ package enum SchemaMigrations {
         Migration(
             version: 35, name: "token exchange",
             statements: ["ALTER TABLE clients ADD COLUMN token_exchange TEXT", "ALTER TABLE access_tokens ADD COLUMN act TEXT"]),
+        // Clients known by the URL of their metadata document: the row is the document's cached copy, fetched again once
+        // this time passes.
+        Migration(version: 36, name: "client metadata documents", statements: ["ALTER TABLE clients ADD COLUMN document_expires_at BIGINT"]),
     ]
 }

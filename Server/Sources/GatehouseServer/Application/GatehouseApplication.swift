@@ -50,7 +50,10 @@ public enum GatehouseApplication {
         server.accountPage.addRoutes(to: router)
         // The JSON API: every failure is an RFC 6749 error, rendered in one place.
         let api = router.group().add(middleware: OAuthErrorMiddleware(logger: server.logger))
-        DiscoveryController(issuer: server.issuer, keys: server.keys, registration: server.configuration.dynamicRegistration.enabled).addRoutes(to: api)
+        DiscoveryController(
+            issuer: server.issuer, keys: server.keys, registration: server.configuration.dynamicRegistration.enabled,
+            metadataDocuments: server.configuration.clientMetadataDocuments.enabled
+        ).addRoutes(to: api)
         if server.configuration.dynamicRegistration.enabled { server.clientRegistrationController.addRoutes(to: api) }
         server.tokenController.addRoutes(to: api)
         server.deviceAuthorizationController.addRoutes(to: api)

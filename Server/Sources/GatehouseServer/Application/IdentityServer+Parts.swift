@@ -22,7 +22,8 @@ extension IdentityServer {
 
     var authorizationController: AuthorizationController {
         AuthorizationController(
-            clients: clients, resources: resources, pushedRequests: pushedRequests, singleSignOn: singleSignOn, loginFlow: loginFlow,
+            clients: clients, documents: clientMetadataDocuments, resources: resources, pushedRequests: pushedRequests, singleSignOn: singleSignOn,
+            loginFlow: loginFlow,
             responder: authorizationResponder,
             cookies: cookies, registrationEnabled: configuration.registration.enabled, flowLifetime: configuration.tokens.authorizationRequest)
     }
@@ -80,6 +81,10 @@ extension IdentityServer {
             idTokens: IDTokenIssuer(issuer: issuer, lifetime: configuration.tokens.idToken, keys: keys, clock: clock),
             accessTokens: AccessTokenSigner(issuer: issuer, keys: keys, clock: clock), proofs: dpopProofs,
             lifetimes: configuration.tokens, logger: logger)
+    }
+
+    var clientMetadataDocuments: ClientMetadataDocuments {
+        ClientMetadataDocuments(clients: clients, resources: resources, policy: configuration.clientMetadataDocuments, clock: clock, logger: logger)
     }
 
     var clientRegistrationController: ClientRegistrationController {

@@ -43,6 +43,8 @@ public struct ServerConfiguration: Sendable, Decodable {
     public var account = AccountPolicy()
     /// Clients that register themselves (RFC 7591, RFC 7592): off by default.
     public var dynamicRegistration = DynamicRegistrationPolicy()
+    /// Clients known by the URL of their metadata document: off by default.
+    public var clientMetadataDocuments = ClientMetadataDocumentPolicy()
     /// Codes sent by email or SMS: length, lifetime, guesses, resend backoff.
     public var oneTimeCodes = OneTimeCodePolicy()
     /// How emails and text messages are delivered.
@@ -110,6 +112,7 @@ public struct ServerConfiguration: Sendable, Decodable {
         try file.update(&registration, .registration)
         try file.update(&account, .account)
         try file.update(&dynamicRegistration, .dynamicRegistration)
+        try file.update(&clientMetadataDocuments, .clientMetadataDocuments)
         try file.update(&oneTimeCodes, .oneTimeCodes)
         try file.update(&courier, .courier)
         try file.update(&authenticator, .authenticator)
@@ -136,6 +139,7 @@ public struct ServerConfiguration: Sendable, Decodable {
         case host, port, database, issuer, secret, demo, registration, account, courier, authenticator, connections, audit, metrics, tracing
         case housekeeping, dpop
         case dynamicRegistration = "dynamic_registration"
+        case clientMetadataDocuments = "client_metadata_documents"
         case oneTimeCodes = "one_time_codes"
         case webAuthn = "webauthn"
         case identityProviders = "identity_providers"

@@ -11,6 +11,8 @@ import Hummingbird
 /// at once (single sign-on); otherwise the request is stored and the browser goes to the sign-in page.
 struct AuthorizationController: Sendable {
     let clients: ClientStore
+    /// Clients known by the URL of their metadata document, fetched when named (`client_metadata_documents`).
+    let documents: ClientMetadataDocuments
     let resources: ResourceStore
     let pushedRequests: PushedAuthorizationRequestStore
     let singleSignOn: SingleSignOn
@@ -39,7 +41,15 @@ struct AuthorizationController: Sendable {
         guard let clientID = parameters["client_id"] else {
             return PageRenderer.error(title: "Invalid request", message: "The request names no client (client_id is missing).")
         }
-        guard let client = try await clients.find(id: clientID) else {
+        let found: Client?
+        do {
+            found = try await documents.client(clientID)
+        } catch let refusal as ClientMetadataDocuments.Refusal {
+            return PageRenderer.error(
+                title: "Unknown application",
+                message: "The application's metadata document at \(OutboundHTTP.printable(clientID)) cannot be used: \(refusal.description)")
+        }
+        guard let client = found else {
             return PageRenderer.error(title: "Unknown application", message: "No application is registered as \"\(clientID)\".")
         }
         let validated: AuthorizationRequest

@@ -10,10 +10,12 @@ struct DiscoveryController: Sendable {
     let keys: SigningKeyRing
     /// Whether clients may register themselves (`dynamic_registration.enabled`): then `registration_endpoint` is named.
     var registration = false
+    /// Whether clients may be known by the URL of their metadata document (`client_metadata_documents.enabled`).
+    var metadataDocuments = false
 
     func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
         // The metadata never changes while the server runs: encoded once.
-        let metadata = JSONResponse.encode(Self.metadata(issuer: issuer, registration: registration))
+        let metadata = JSONResponse.encode(Self.metadata(issuer: issuer, registration: registration, metadataDocuments: metadataDocuments))
         router.get("/.well-known/openid-configuration") { _, _ in JSONResponse.data(metadata, cacheable: true) }
         // RFC 8414 §3: the issuer has no path, so the well-known URI is at the root; its members are the same.
         router.get("/.well-known/oauth-authorization-server") { _, _ in JSONResponse.data(metadata, cacheable: true) }
@@ -25,7 +27,7 @@ struct DiscoveryController: Sendable {
         }
     }
 
-    static func metadata(issuer: String, registration: Bool = false) -> OpenIDProviderMetadata {
+    static func metadata(issuer: String, registration: Bool = false, metadataDocuments: Bool = false) -> OpenIDProviderMetadata {
         var metadata = OpenIDProviderMetadata(
             issuer: issuer,
             authorizationEndpoint: issuer + "/authorize",
@@ -58,6 +60,7 @@ struct DiscoveryController: Sendable {
         metadata.pushedAuthorizationRequestEndpoint = issuer + "/par"
         metadata.requirePushedAuthorizationRequests = false
         if registration { metadata.registrationEndpoint = issuer + "/register" }
+        if metadataDocuments { metadata.clientIDMetadataDocumentSupported = true }
         return metadata
     }
 }

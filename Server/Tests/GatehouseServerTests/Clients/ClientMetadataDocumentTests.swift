@@ -1,0 +1,30 @@
+import NIOCore
+import Testing
+
+@testable import GatehouseDomain
+@testable import GatehouseServer
+
+@Suite("Clients known by their metadata document")
+struct ClientMetadataDocumentTests {
+    @Test("only public internet addresses may be fetched: never loopback, private, link-local, cloud metadata or documentation ranges")
+    func publicAddresses() throws {
+        for address in ["93.184.215.14", "2606:4700::6810:85e5", "8.8.8.8"] {
+            #expect(PublicAddress.contains(try SocketAddress(ipAddress: address, port: 443)), "\(address)")
+        }
+        for address in [
+            "127.0.0.1", "10.1.2.3", "172.20.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "224.0.0.1", "::1", "::",
+            "fd00::1", "fe80::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "2001:db8::1",
+        ] {
+            #expect(!PublicAddress.contains(try SocketAddress(ipAddress: address, port: 443)), "\(address)")
+        }
+    }
+
+    @Test("a document is cached as Cache-Control says: max-age, nothing for no-store or no-cache, unknown without either")
+    func cacheControl() {
+        #expect(ClientMetadataDocuments.maxAge("public, max-age=300") == 300)
+        #expect(ClientMetadataDocuments.maxAge("max-age=300, no-store") == 0)
+        #expect(ClientMetadataDocuments.maxAge("No-Cache") == 0)
+        #expect(ClientMetadataDocuments.maxAge("max-age=-5") == 0)
+        #expect(ClientMetadataDocuments.maxAge("public") == nil && ClientMetadataDocuments.maxAge("") == nil)
+    }
+}

@@ -1,5 +1,6 @@
 // swift-tools-version:6.0
-// The SDK package: what an app adds by URL. It never pulls in server dependencies.
+// The SDK package: what an app adds by URL, and what an API adds to check Gatehouse's tokens. It never pulls in the
+// identity server's dependencies.
 import PackageDescription
 
 let package = Package(
@@ -8,10 +9,16 @@ let package = Package(
     products: [
         .library(name: "Gatehouse", targets: ["Gatehouse"]),
         .library(name: "GatehouseProtocol", targets: ["GatehouseProtocol"]),
+        // For APIs: checking Gatehouse access tokens, and the same in a Hummingbird middleware.
+        .library(name: "GatehouseResourceServer", targets: ["GatehouseResourceServer"]),
+        .library(name: "GatehouseResourceServerHummingbird", targets: ["GatehouseResourceServerHummingbird"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        // Only the Hummingbird middleware uses it; an app that adds the SDK never fetches it.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         .target(
@@ -25,6 +32,18 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Checks access tokens for an API; no web framework, no server dependencies.
+        .target(
+            name: "GatehouseResourceServer",
+            dependencies: ["Gatehouse", "GatehouseProtocol", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        .target(
+            name: "GatehouseResourceServerHummingbird",
+            dependencies: [
+                "GatehouseResourceServer", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         .testTarget(

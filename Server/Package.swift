@@ -172,6 +172,8 @@ let package = Package(
                 "CBOR",
                 .product(name: "Gatehouse", package: "Gatehouse"),
                 .product(name: "GatehouseProtocol", package: "Gatehouse"),
+                .product(name: "GatehouseResourceServer", package: "Gatehouse"),
+                .product(name: "GatehouseResourceServerHummingbird", package: "Gatehouse"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "JWTKit", package: "jwt-kit"),

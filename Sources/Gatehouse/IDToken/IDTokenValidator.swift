@@ -33,23 +33,18 @@ public struct IDTokenValidator: Sendable {
     /// (the request's `max_age`, in seconds) the token must say when the user signed in (`auth_time`), no longer
     /// ago than that (OpenID Connect Core §3.1.3.7, step 13).
     public func validate(_ token: String, nonce: String?, maxAge: Int? = nil, now: Date = Date()) async throws -> IDTokenClaims {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3 else { throw IDTokenValidationError.malformed("a JWS has three parts") }
-        guard let headerData = Base64URL.decode(String(parts[0])),
-            let header = try? JSONSerialization.jsonObject(with: headerData) as? [String: Any],
-            let payloadData = Base64URL.decode(String(parts[1])),
-            let payload = try? JSONSerialization.jsonObject(with: payloadData) as? [String: Any],
-            let signature = Base64URL.decode(String(parts[2]))
-        else { throw IDTokenValidationError.malformed("header, payload or signature is not base64url JSON") }
-
-        let algorithm = header["alg"] as? String ?? "none"
+        guard token.split(separator: ".", omittingEmptySubsequences: false).count == 3 else {
+            throw IDTokenValidationError.malformed("a JWS has three parts")
+        }
+        guard let jws = CompactJWS(token) else { throw IDTokenValidationError.malformed("header, payload or signature is not base64url JSON") }
+        let algorithm = jws.algorithm
         guard allowedAlgorithms.contains(algorithm) else { throw IDTokenValidationError.algorithmNotAllowed(algorithm) }
-        let kid = header["kid"] as? String
-        let key = try await key(for: kid, algorithm: algorithm)
-        let signingInput = Data((parts[0] + "." + parts[1]).utf8)
-        guard try Self.verify(signature: signature, of: signingInput, with: key, algorithm: algorithm) else {
+        let kid = jws.header["kid"] as? String
+        guard let key = try await keys.signingKey(id: kid, algorithm: algorithm) else { throw IDTokenValidationError.unknownKey(kid) }
+        guard try Self.verify(signature: jws.signature, of: jws.signingInput, with: key, algorithm: algorithm) else {
             throw IDTokenValidationError.badSignature
         }
+        let payload = jws.payload
 
         let claims = try IDTokenClaims(json: payload)
         guard claims.issuer == issuer else { throw IDTokenValidationError.wrongIssuer(expected: issuer, found: claims.issuer) }
@@ -68,17 +63,6 @@ public struct IDTokenValidator: Sendable {
             }
         }
         return claims
-    }
-
-    private func key(for kid: String?, algorithm: String) async throws -> JSONWebKey {
-        func find(_ set: JSONWebKeySet) -> JSONWebKey? {
-            // `alg` and `use` are optional in a JWK (RFC 7517 §4): a key that names them must name these.
-            set.keys.first { ($0.keyID == kid || kid == nil) && ($0.algorithm ?? algorithm) == algorithm && ($0.use ?? "sig") == "sig" }
-        }
-        if let key = find(try await keys.keySet(refresh: false)) { return key }
-        // An unknown kid usually means the provider rotated its keys since they were fetched.
-        if let key = find(try await keys.keySet(refresh: true)) { return key }
-        throw IDTokenValidationError.unknownKey(kid)
     }
 
     static func verify(signature: Data, of input: Data, with key: JSONWebKey, algorithm: String) throws -> Bool {

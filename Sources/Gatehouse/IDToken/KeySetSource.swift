@@ -11,6 +11,19 @@ public protocol KeySetSource: Sendable {
     func keySet(refresh: Bool) async throws -> JSONWebKeySet
 }
 
+extension KeySetSource {
+    /// The key that signs with `algorithm` and has the id `id` (any key of the algorithm when the token names none),
+    /// fetching the set again once when the cached one lacks it: the provider rotated its keys. `nil` when no key fits.
+    public func signingKey(id: String?, algorithm: String) async throws -> JSONWebKey? {
+        func find(_ set: JSONWebKeySet) -> JSONWebKey? {
+            // `alg` and `use` are optional in a JWK (RFC 7517 §4): a key that names them must name these.
+            set.keys.first { ($0.keyID == id || id == nil) && ($0.algorithm ?? algorithm) == algorithm && ($0.use ?? "sig") == "sig" }
+        }
+        if let key = find(try await keySet(refresh: false)) { return key }
+        return find(try await keySet(refresh: true))
+    }
+}
+
 /// The provider's JWKS, fetched over HTTP and cached until a token names an unknown key.
 public actor RemoteKeySet: KeySetSource {
     private let url: URL

@@ -194,7 +194,8 @@ def test_discovery_metadata_is_complete(server):
     assert meta["authorization_response_iss_parameter_supported"] is True
     assert meta["response_types_supported"] == ["code"]
     assert set(meta["grant_types_supported"]) == {"authorization_code", "refresh_token", "client_credentials",
-                                                  "urn:ietf:params:oauth:grant-type:device_code"}
+                                                  "urn:ietf:params:oauth:grant-type:device_code",
+                                                  "urn:ietf:params:oauth:grant-type:token-exchange"}
     assert meta["device_authorization_endpoint"] == server.issuer + "/device_authorization"
     assert set(meta["dpop_signing_alg_values_supported"]) == {"ES256", "EdDSA", "Ed25519", "PS256", "RS256"}
     assert set(meta["id_token_signing_alg_values_supported"]) == {"RS256", "ES256"}

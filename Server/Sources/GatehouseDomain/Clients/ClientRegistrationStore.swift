@@ -84,8 +84,11 @@ package struct ClientRegistrationStore: Sendable {
     }
 
     /// Openly registered clients that never got a token are removed once their time is up (their registration goes
-    /// with them).
+    /// with them); so are the cached copies of metadata documents not fetched again for a month (a client that comes
+    /// back has its document fetched anew), so that documents from many URLs do not pile up.
     package static func retention(at now: Int64) -> RetentionRule {
-        RetentionRule(table: "clients", key: "id", condition: "unused_expires_at <= \(bind: now)")
+        RetentionRule(
+            table: "clients", key: "id",
+            condition: "(unused_expires_at <= \(bind: now) OR document_expires_at <= \(bind: now - 30 * RetentionRule.day))")
     }
 }

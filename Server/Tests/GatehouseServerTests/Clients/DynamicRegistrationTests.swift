@@ -60,7 +60,9 @@ struct DynamicRegistrationTests {
         #expect(code(ClientMetadata(redirectURIs: ["http://127.0.0.1/cb", "https://app.example/cb"], tokenEndpointAuthMethod: "none"), open: true) == nil)
     }
 
-    @Test("an openly registered client is swept when unused in time, and kept once it got a token", arguments: TestEngine.available)
+    @Test(
+        "an openly registered client is swept when unused in time, and kept once it got a token; old copies of documents go",
+        arguments: TestEngine.available)
     func unusedClientsExpire(engine: TestEngine) async throws {
         let now: Int64 = 1_900_000_000
         try await TestServer.withServer(engine: engine, clock: UnixClock { now }) { server in
@@ -78,6 +80,14 @@ struct DynamicRegistrationTests {
                 }
                 clients.append(client)
             }
+            // Cached metadata documents: one not fetched for a month goes, one of yesterday stays.
+            for (id, expiry) in [("https://agent.example/old", now - 31 * 86_400), ("https://agent.example/recent", now - 86_400)] {
+                var document = Client(
+                    id: id, redirectURIs: ["https://agent.example/cb"], postLogoutRedirectURIs: [], scopes: [], idTokenAlgorithm: "RS256", createdAt: now,
+                    isThirdParty: true)
+                document.metadataDocumentExpiresAt = expiry
+                try await server.clients.upsert(document)
+            }
             try await server.clients.markUsed(clients[1])
             #expect(try await server.clients.find(id: "dyn-used")?.unusedExpiresAt == nil)
             #expect(try await registrations.find("dyn-fresh", token: "token-dyn-fresh")?.open == true)
@@ -88,6 +98,8 @@ struct DynamicRegistrationTests {
             #expect(try await registrations.find("dyn-stale", token: "token-dyn-stale") == nil, "its registration went with it")
             #expect(try await server.clients.find(id: "dyn-used") != nil)
             #expect(try await server.clients.find(id: "dyn-fresh") != nil)
+            #expect(try await server.clients.find(id: "https://agent.example/old") == nil)
+            #expect(try await server.clients.find(id: "https://agent.example/recent") != nil)
         }
     }
 }

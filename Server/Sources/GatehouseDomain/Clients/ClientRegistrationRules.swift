@@ -78,6 +78,11 @@ public enum ClientRegistrationRules {
         }
         for audience in policy.audiences { try ResourceRules.validateIdentifier(audience) }
         for scope in policy.scopes { try ResourceRules.validateScope(Resource.Scope(name: scope, description: "exchanged")) }
+        for issuer in policy.subjectIssuers {
+            guard let url = URL(string: issuer), let scheme = url.scheme, let host = url.host,
+                scheme == "https" || (scheme == "http" && LoopbackHost.contains(host))
+            else { throw ConfigurationError("The subject issuer \"\(issuer.prefix(80))\" must be an identity provider's https issuer.") }
+        }
         guard policy.delegation || policy.impersonation else {
             throw ConfigurationError("A token exchange policy allows delegation, impersonation or both.")
         }

@@ -10,17 +10,22 @@ public struct TokenExchangePolicy: Sendable, Codable, Equatable {
     public var delegation: Bool
     /// Whether it may get a token that does not say so (impersonation); audited as such.
     public var impersonation: Bool
+    /// Other issuers whose ID tokens it may exchange: configured identity providers (their `issuer`), for the account
+    /// their identity is linked to. This server's own tokens are always accepted.
+    public var subjectIssuers: [String]
 
     /// A policy for `audiences`; delegation only unless said otherwise.
-    public init(audiences: [String], scopes: [String] = [], delegation: Bool = true, impersonation: Bool = false) {
+    public init(audiences: [String], scopes: [String] = [], delegation: Bool = true, impersonation: Bool = false, subjectIssuers: [String] = []) {
         self.audiences = audiences
         self.scopes = scopes
         self.delegation = delegation
         self.impersonation = impersonation
+        self.subjectIssuers = subjectIssuers
     }
 
     package enum CodingKeys: String, CodingKey {
         case audiences, scopes, delegation, impersonation
+        case subjectIssuers = "subject_issuers"
     }
 
     /// Members left out take the defaults: no scopes listed, delegation, no impersonation.
@@ -30,5 +35,6 @@ public struct TokenExchangePolicy: Sendable, Codable, Equatable {
         scopes = try container.decodeIfPresent([String].self, forKey: .scopes) ?? []
         delegation = try container.decodeIfPresent(Bool.self, forKey: .delegation) ?? true
         impersonation = try container.decodeIfPresent(Bool.self, forKey: .impersonation) ?? false
+        subjectIssuers = try container.decodeIfPresent([String].self, forKey: .subjectIssuers) ?? []
     }
 }

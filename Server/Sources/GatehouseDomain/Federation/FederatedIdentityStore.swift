@@ -26,6 +26,14 @@ public struct FederatedIdentityStore: Sendable {
         }
     }
 
+    /// The account the identity `subject` at `provider` is linked to, if any, without noting a sign-in.
+    package func account(provider: String, subject: String) async throws -> String? {
+        try await database.read { sql in
+            try await sql.raw("SELECT user_id FROM federated_identities WHERE provider = \(bind: provider) AND subject = \(bind: subject)").first()?
+                .decode(column: "user_id", as: String.self)
+        }
+    }
+
     /// Links `profile`'s identity to `userID`. Throws a duplicate ``DatabaseError`` when the identity is linked already.
     package func link(_ profile: UpstreamProfile, to userID: String) async throws {
         let now = clock.now()

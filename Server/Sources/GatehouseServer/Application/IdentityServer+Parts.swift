@@ -79,7 +79,10 @@ extension IdentityServer {
             clients: clients, resources: resources, codes: codes, tokens: tokens, users: users, deviceAuthorizations: deviceAuthorizations, audit: audit,
             database: database,
             idTokens: IDTokenIssuer(issuer: issuer, lifetime: configuration.tokens.idToken, keys: keys, clock: clock),
-            accessTokens: AccessTokenSigner(issuer: issuer, keys: keys, clock: clock), proofs: dpopProofs,
+            accessTokens: AccessTokenSigner(issuer: issuer, keys: keys, clock: clock),
+            upstreamTokens: UpstreamSubjectTokens(
+                providers: configuration.identityProviders, directory: upstreams, identities: federatedIdentities, clock: clock),
+            proofs: dpopProofs,
             lifetimes: configuration.tokens, logger: logger)
     }
 

@@ -78,6 +78,7 @@ extension TokenController {
                 details: [
                     "mode": mode, "resource": resource.id, "scope": scopes.joined(separator: " "), "subject_client": subject.record.clientID,
                     "subject_token_type": subjectType == Self.idTokenType ? "id_token" : "access_token",
+                    "subject_issuer": CompactJWS(subjectToken)?.payload["iss"] as? String ?? idTokens.issuer,
                 ])
         }
         let accessToken = try await accessTokens.token(
@@ -92,7 +93,8 @@ extension TokenController {
     }
 
     /// What the subject token says, once checked: a person's active access token issued to `client` or for a resource
-    /// it serves (introspects), or an unexpired ID token this server issued to `client`.
+    /// it serves (introspects), an unexpired ID token this server issued to `client`, or one of an identity provider
+    /// the client's policy names (`subject_issuers`), for the account its identity is linked to.
     private func subject(
         _ token: String, type: String, client: Client
     ) async throws -> (record: TokenStore.AccessTokenRecord, scopes: [String], expiresAt: Int64) {
@@ -111,6 +113,17 @@ extension TokenController {
             _ = try await activeUser(record.userID ?? "")
             return (record, record.scopes, record.expiresAt)
         case Self.idTokenType:
+            // An identity provider's ID token, where the policy names its issuer: for the account it is linked to.
+            if let policy = client.tokenExchange, !policy.subjectIssuers.isEmpty,
+                let upstream = try await upstreamTokens.account(for: token, allowedIssuers: policy.subjectIssuers)
+            {
+                _ = try await activeUser(upstream.userID)
+                let expiresAt = Int64(upstream.claims.expiresAt.timeIntervalSince1970)
+                let record = TokenStore.AccessTokenRecord(
+                    clientID: client.id, userID: upstream.userID, scopes: [], issuedAt: Int64(upstream.claims.issuedAt.timeIntervalSince1970),
+                    expiresAt: expiresAt, authTime: upstream.claims.authTime.map { Int64($0.timeIntervalSince1970) }, methods: ["fed"])
+                return (record, policy.scopes, expiresAt)
+            }
             let claims: IDTokenClaims
             do {
                 claims = try await idTokens.keys.verify(token, as: IDTokenClaims.self)

@@ -19,6 +19,8 @@ struct TokenController: Sendable {
     let idTokens: IDTokenIssuer
     /// Signs the access tokens of resources that take JWTs.
     let accessTokens: AccessTokenSigner
+    /// Identity providers' ID tokens, which a token exchange policy may accept as subject tokens.
+    let upstreamTokens: UpstreamSubjectTokens
     let proofs: DPoPProofCheck
     /// How long what this endpoint issues lives (`token_lifetimes`).
     let lifetimes: TokenLifetimes

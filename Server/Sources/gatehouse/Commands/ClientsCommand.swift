@@ -110,6 +110,10 @@ struct ClientsCommand: AsyncParsableCommand {
         var exchangeScopes: [String] = []
         @Flag(help: "Exchanged tokens do not name this client in act (impersonation, audited) instead of delegation.")
         var impersonation = false
+        @Option(
+            name: .customLong("exchange-subject-issuer"),
+            help: "An identity provider's issuer whose ID tokens this client may exchange, for the linked account; repeat for each.")
+        var exchangeSubjectIssuers: [String] = []
         @OptionGroup var store: StoreOptions
         @OptionGroup var output: OutputOptions
 
@@ -147,7 +151,9 @@ struct ClientsCommand: AsyncParsableCommand {
                 homepage: homepage,
                 tokenExchange: exchangeAudiences.isEmpty
                     ? nil
-                    : TokenExchangePolicy(audiences: exchangeAudiences, scopes: exchangeScopes, delegation: !impersonation, impersonation: impersonation))
+                    : TokenExchangePolicy(
+                        audiences: exchangeAudiences, scopes: exchangeScopes, delegation: !impersonation, impersonation: impersonation,
+                        subjectIssuers: exchangeSubjectIssuers))
             let created = try await store.withOperations { try await $0.createClient(registration) }
             if output.json {
                 struct Created: Encodable {

@@ -7,15 +7,19 @@ time limit. The documents are served over plain http on loopback, which only the
 import json
 import threading
 import time
+import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import quote, urljoin
 
 import pytest
 import requests
+from joserfc import jwk, jwt
 
 from gatehouse_harness import PASSWORD, RFC7636_VERIFIER, Browser, Server, authorize_url, forms, free_port, redirect_parameters
 
 REDIRECT = "http://127.0.0.1:9/documented"
+# The key of the document client that authenticates with private_key_jwt; its public half is served at /keys.json.
+AGENT_KEY = jwk.ECKey.generate_key("P-256", parameters={"kid": "agent-1"})
 
 
 class Documents(BaseHTTPRequestHandler):
@@ -38,6 +42,10 @@ class Documents(BaseHTTPRequestHandler):
             return self.answer(200, json.dumps(good))
         if self.path == "/loop":
             return self.answer(302, "", {"Location": "/loop"})
+        if self.path == "/keyed":
+            return self.answer(200, json.dumps({**good, "token_endpoint_auth_method": "private_key_jwt", "jwks_uri": base + "/keys.json"}))
+        if self.path == "/keys.json":
+            return self.answer(200, json.dumps({"keys": [{**AGENT_KEY.as_dict(private=False), "kid": "agent-1", "use": "sig"}]}))
         if self.path == "/confidential":
             return self.answer(200, json.dumps({**good, "token_endpoint_auth_method": "client_secret_basic"}))
         return self.answer(200, "<html>not json</html>")
@@ -97,6 +105,25 @@ def test_a_client_known_by_its_document_signs_a_person_in_after_consent(developm
     # A redirect URI the document does not list is refused like any other.
     wrong = Browser(development).get(authorize_url(development, client_id=client_id, redirect_uri="http://127.0.0.1:9/elsewhere"))
     assert wrong.status_code == 400 and "redirect URI is missing or is not registered" in wrong.text
+
+
+def test_a_document_client_with_keys_proves_itself_with_an_assertion(development, documents):
+    client_id = documents + "/keyed"
+    browser = Browser(development)
+    page = browser.sign_in(authorize_url(development, client_id=client_id, redirect_uri=REDIRECT, scope="openid"), "alice", PASSWORD)
+    form = forms(page.text)[0]
+    code = redirect_parameters(browser.post(urljoin(page.url, form["action"]), {**form["inputs"], "action": "submit"}))["code"]
+    now = int(time.time())
+    claims = {"iss": client_id, "sub": client_id, "aud": development.issuer + "/token", "jti": str(uuid.uuid4()), "iat": now, "exp": now + 60}
+    data = {"grant_type": "authorization_code", "code": code, "redirect_uri": REDIRECT, "code_verifier": RFC7636_VERIFIER,
+            "client_assertion_type": "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"}
+    # Without the assertion, as a public client: refused; with one its keys (fetched from jwks_uri) verify: tokens.
+    assert requests.post(development.issuer + "/token", data={**data, "client_id": client_id, "client_assertion_type": None},
+                         timeout=10).status_code == 401
+    answer = requests.post(development.issuer + "/token", data={**data, "client_assertion": jwt.encode({"alg": "ES256", "kid": "agent-1"}, claims,
+                                                                                                      AGENT_KEY)}, timeout=10)
+    assert answer.status_code == 200 and "access_token" in answer.json(), answer.text
+    assert Documents.fetched["/keys.json"] == 1
 
 
 @pytest.mark.parametrize("path, reason", [

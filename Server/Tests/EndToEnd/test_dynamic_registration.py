@@ -7,10 +7,12 @@ registration access token reads, replaces and deletes the registration; operator
 import json
 import sqlite3
 import time
+import uuid
 from urllib.parse import urljoin
 
 import pytest
 import requests
+from joserfc import jwk, jwt
 
 from gatehouse_harness import (PASSWORD, RFC7636_VERIFIER, Browser, Server, authorize_url, conforms_to_admin_openapi, error_of, forms,
                                redirect_parameters, session_from)
@@ -211,3 +213,60 @@ def test_operators_hand_out_initial_access_tokens_through_the_admin_api(registry
     assert call("DELETE", f"/registration-tokens/{record['id']}").status_code == 204
     assert call("DELETE", f"/registration-tokens/{record['id']}").status_code == 404
     assert register(registry, {"redirect_uris": [REDIRECT]}, token=created.json()["token"]).status_code == 401
+
+
+def assertion(key, client_id, audience, **overrides):
+    """A private_key_jwt client assertion (RFC 7523), signed by joserfc."""
+    now = int(time.time())
+    claims = {"iss": client_id, "sub": client_id, "aud": audience, "jti": str(uuid.uuid4()), "iat": now, "exp": now + 120}
+    claims.update(overrides)
+    return jwt.encode({"alg": "ES256", "kid": "k1"}, claims, key)
+
+
+def test_a_client_registered_with_keys_authenticates_with_signed_assertions(registry):
+    key = jwk.ECKey.generate_key("P-256", parameters={"kid": "k1"})
+    public = {**key.as_dict(private=False), "kid": "k1", "use": "sig", "alg": "ES256"}
+    answer = register(registry, {"redirect_uris": [REDIRECT], "client_name": "Keyed Client", "token_endpoint_auth_method": "private_key_jwt",
+                                 "jwks": {"keys": [public]}, "scope": "openid"}, token=initial_token(registry))
+    assert answer.status_code == 201, answer.text
+    client = answer.json()
+    assert "client_secret" not in client and client["token_endpoint_auth_method"] == "private_key_jwt" and client["jwks"]["keys"][0]["kid"] == "k1"
+    metadata = requests.get(registry.issuer + "/.well-known/openid-configuration", timeout=10).json()
+    assert "private_key_jwt" in metadata["token_endpoint_auth_methods_supported"]
+    assert "ES256" in metadata["token_endpoint_auth_signing_alg_values_supported"]
+
+    browser = Browser(registry)
+    page = browser.sign_in(authorize_url(registry, client_id=client["client_id"], redirect_uri=REDIRECT, scope="openid"), "alice", PASSWORD)
+    form = forms(page.text)[0]
+    code = redirect_parameters(browser.post(urljoin(page.url, form["action"]), {**form["inputs"], "action": "submit"}))["code"]
+
+    def redeem(client_assertion, **extra):
+        return requests.post(registry.issuer + "/token", data={
+            "grant_type": "authorization_code", "code": code, "redirect_uri": REDIRECT, "code_verifier": RFC7636_VERIFIER,
+            "client_assertion_type": "urn:ietf:params:oauth:client-assertion-type:jwt-bearer", "client_assertion": client_assertion, **extra},
+            timeout=10)
+
+    # Refused, each leaving the code unspent: another audience, too long a life, another key, no assertion at all.
+    other_key = jwk.ECKey.generate_key("P-256", parameters={"kid": "k1"})
+    for refused in [assertion(key, client["client_id"], "https://elsewhere.example/token"),
+                    assertion(key, client["client_id"], registry.issuer + "/token", exp=int(time.time()) + 3600),
+                    assertion(key, client["client_id"], registry.issuer + "/token", exp=int(time.time()) - 5),
+                    assertion(other_key, client["client_id"], registry.issuer + "/token")]:
+        answer = redeem(refused)
+        assert answer.status_code == 401 and error_of(answer) == "invalid_client", answer.text
+    secretless = requests.post(registry.issuer + "/token", data={"grant_type": "authorization_code", "code": code, "redirect_uri": REDIRECT,
+                                                                 "code_verifier": RFC7636_VERIFIER, "client_id": client["client_id"]}, timeout=10)
+    assert secretless.status_code == 401 and error_of(secretless) == "invalid_client"
+    good = assertion(key, client["client_id"], registry.issuer + "/token")
+    tokens = redeem(good)
+    assert tokens.status_code == 200 and "access_token" in tokens.json(), tokens.text
+    # Used once: the same assertion again is refused.
+    replayed = requests.post(registry.issuer + "/introspect", data={
+        "token": tokens.json()["access_token"], "client_assertion_type": "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+        "client_assertion": good}, timeout=10)
+    assert replayed.status_code == 401 and error_of(replayed) == "invalid_client"
+    # A fresh one for introspection, addressed to the issuer.
+    seen = requests.post(registry.issuer + "/introspect", data={
+        "token": tokens.json()["access_token"], "client_assertion_type": "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+        "client_assertion": assertion(key, client["client_id"], registry.issuer)}, timeout=10)
+    assert seen.status_code == 200 and seen.json()["active"] and seen.json()["client_id"] == client["client_id"], seen.text

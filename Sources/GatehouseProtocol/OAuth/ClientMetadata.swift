@@ -26,6 +26,8 @@ public struct ClientMetadata: Codable, Sendable, Equatable {
     public var policyURI: String?
     /// Where its public keys are, for `private_key_jwt`.
     public var jwksURI: String?
+    /// Its public keys themselves, for `private_key_jwt`, when it publishes them at no URL.
+    public var jwks: JSONWebKeySet?
     /// Which software it is, the same for every instance.
     public var softwareID: String?
     /// The version of that software.
@@ -35,7 +37,8 @@ public struct ClientMetadata: Codable, Sendable, Equatable {
     public init(
         redirectURIs: [String]? = nil, tokenEndpointAuthMethod: String? = nil, grantTypes: [String]? = nil, responseTypes: [String]? = nil,
         clientName: String? = nil, clientURI: String? = nil, logoURI: String? = nil, scope: String? = nil, contacts: [String]? = nil,
-        termsOfServiceURI: String? = nil, policyURI: String? = nil, jwksURI: String? = nil, softwareID: String? = nil, softwareVersion: String? = nil
+        termsOfServiceURI: String? = nil, policyURI: String? = nil, jwksURI: String? = nil, jwks: JSONWebKeySet? = nil, softwareID: String? = nil,
+        softwareVersion: String? = nil
     ) {
         self.redirectURIs = redirectURIs
         self.tokenEndpointAuthMethod = tokenEndpointAuthMethod
@@ -49,6 +52,7 @@ public struct ClientMetadata: Codable, Sendable, Equatable {
         self.termsOfServiceURI = termsOfServiceURI
         self.policyURI = policyURI
         self.jwksURI = jwksURI
+        self.jwks = jwks
         self.softwareID = softwareID
         self.softwareVersion = softwareVersion
     }
@@ -65,6 +69,7 @@ public struct ClientMetadata: Codable, Sendable, Equatable {
         case termsOfServiceURI = "tos_uri"
         case policyURI = "policy_uri"
         case jwksURI = "jwks_uri"
+        case jwks
         case softwareID = "software_id"
         case softwareVersion = "software_version"
     }

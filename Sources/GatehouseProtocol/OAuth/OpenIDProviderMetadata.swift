@@ -23,6 +23,8 @@ public struct OpenIDProviderMetadata: Codable, Sendable, Equatable {
     public var registrationEndpoint: String?
     /// Whether a client may use the https URL of its metadata document as its `client_id`.
     public var clientIDMetadataDocumentSupported: Bool?
+    /// The algorithms `private_key_jwt` assertions may be signed with.
+    public var tokenEndpointAuthSigningAlgValuesSupported: [String]?
     /// The algorithms DPoP proofs may be signed with (RFC 9449 §5.1), when the provider accepts them.
     public var dpopSigningAlgValuesSupported: [String]?
     /// Where a client pushes its authorization request ahead (RFC 9126 §5), if offered.
@@ -130,6 +132,7 @@ public struct OpenIDProviderMetadata: Codable, Sendable, Equatable {
         case deviceAuthorizationEndpoint = "device_authorization_endpoint"
         case registrationEndpoint = "registration_endpoint"
         case clientIDMetadataDocumentSupported = "client_id_metadata_document_supported"
+        case tokenEndpointAuthSigningAlgValuesSupported = "token_endpoint_auth_signing_alg_values_supported"
         case dpopSigningAlgValuesSupported = "dpop_signing_alg_values_supported"
         case pushedAuthorizationRequestEndpoint = "pushed_authorization_request_endpoint"
         case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"

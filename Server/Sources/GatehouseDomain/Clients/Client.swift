@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseProtocol
 
 /// An application registered to sign users in (an OAuth 2.0 client / OpenID Connect relying party).
 public struct Client: Sendable, Equatable, Codable {
@@ -39,8 +40,16 @@ public struct Client: Sendable, Equatable, Codable {
     /// For a client known by the URL of its metadata document: when the cached copy is fetched again. `nil` for every
     /// other client.
     public var metadataDocumentExpiresAt: Int64?
+    /// For a client that authenticates with a key (`private_key_jwt`): where its public keys are published.
+    public var jwksURI: String?
+    /// For a client that authenticates with a key: its public keys, when registered with them instead of a URL.
+    public var jwks: JSONWebKeySet?
 
-    public var isPublic: Bool { secretHash == nil }
+    /// Whether the client authenticates with a signed assertion (`private_key_jwt`, RFC 7523) instead of a secret.
+    public var usesKeys: Bool { jwksURI != nil || jwks != nil }
+
+    /// A client with neither a secret nor keys: an app that cannot keep a credential.
+    public var isPublic: Bool { secretHash == nil && !usesKeys }
 
     package enum CodingKeys: String, CodingKey {
         case id, name, scopes

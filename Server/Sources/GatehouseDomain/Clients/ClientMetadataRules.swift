@@ -6,7 +6,7 @@ import GatehouseProtocol
 /// defaults. Errors are RFC 7591's: `invalid_redirect_uri` and `invalid_client_metadata`, saying which member is wrong.
 package enum ClientMetadataRules {
     /// The token endpoint authentication methods a registering client may choose.
-    package static let authenticationMethods = ["none", "client_secret_basic", "client_secret_post"]
+    package static let authenticationMethods = ["none", "client_secret_basic", "client_secret_post", "private_key_jwt"]
     package static let grantTypes = ["authorization_code", "refresh_token"]
     /// At most this many redirect URIs, each at most 2048 bytes.
     package static let maximumRedirectURIs = 10
@@ -17,14 +17,12 @@ package enum ClientMetadataRules {
     /// `metadata` checked and completed: defaults for absent members. `open`: registered without an initial access
     /// token, so only a public client with https or loopback redirect URIs. `resourceScopes`: the scopes registered
     /// resources accept, which a client may name too.
-    package static func validate(_ metadata: ClientMetadata, open: Bool, resourceScopes: Set<String>) throws -> ClientMetadata {
+    /// `loopbackKeys` lets `jwks_uri` be plain http on a loopback host (development only).
+    package static func validate(
+        _ metadata: ClientMetadata, open: Bool, resourceScopes: Set<String>, loopbackKeys: Bool = false
+    ) throws -> ClientMetadata {
         var checked = metadata
-        // jwks_uri first: whatever the method, a key set fetched over plain http would let anyone on the path swap it.
-        if let jwksURI = metadata.jwksURI {
-            guard let url = URL(string: jwksURI), url.scheme?.lowercased() == "https", url.host?.isEmpty == false, jwksURI.utf8.count <= 2048 else {
-                throw OAuthError(.invalidClientMetadata, "jwks_uri must be an https URL.")
-            }
-        }
+        try validateKeys(jwksURI: metadata.jwksURI, jwks: nil, loopbackKeys: loopbackKeys)
         let method = metadata.tokenEndpointAuthMethod ?? "client_secret_basic"
         guard authenticationMethods.contains(method) else {
             throw OAuthError(
@@ -37,6 +35,14 @@ package enum ClientMetadataRules {
                 "Without an initial access token only a public client may register: token_endpoint_auth_method must be none.")
         }
         checked.tokenEndpointAuthMethod = method
+        if method == "private_key_jwt" {
+            guard (metadata.jwksURI == nil) != (metadata.jwks == nil) else {
+                throw OAuthError(.invalidClientMetadata, "private_key_jwt needs the client's public keys: jwks_uri or jwks, one of them.")
+            }
+            try validateKeys(jwksURI: metadata.jwksURI, jwks: metadata.jwks, loopbackKeys: loopbackKeys)
+        } else if metadata.jwksURI != nil || metadata.jwks != nil {
+            throw OAuthError(.invalidClientMetadata, "jwks_uri and jwks are for token_endpoint_auth_method private_key_jwt.")
+        }
 
         let grants = metadata.grantTypes ?? ["authorization_code"]
         guard !grants.isEmpty, grants.allSatisfy(grantTypes.contains), grants.contains("authorization_code") else {
@@ -95,6 +101,24 @@ package enum ClientMetadataRules {
         }
         checked.scope = scopes.joined(separator: " ")
         return checked
+    }
+
+    /// A client's keys for `private_key_jwt`: `jwks_uri` an https URL (first, whatever the method: a key set fetched over
+    /// plain http would let anyone on the path swap it; http on loopback with `loopbackKeys`, for development), `jwks`
+    /// 1 to 20 public RSA, EC or OKP keys.
+    package static func validateKeys(jwksURI: String?, jwks: JSONWebKeySet?, loopbackKeys: Bool) throws {
+        if let jwksURI {
+            guard let url = URL(string: jwksURI), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty,
+                scheme == "https" || (loopbackKeys && scheme == "http" && LoopbackHost.contains(host)), jwksURI.utf8.count <= 2048
+            else {
+                throw OAuthError(.invalidClientMetadata, "jwks_uri must be an https URL.")
+            }
+        }
+        if let jwks {
+            guard (1...20).contains(jwks.keys.count), jwks.keys.allSatisfy({ $0.thumbprint != nil }) else {
+                throw OAuthError(.invalidClientMetadata, "jwks must hold 1 to 20 public RSA, EC or OKP keys.")
+            }
+        }
     }
 
     /// The server's own scopes of validated `metadata`: what the client's record allows; a resource's scopes are

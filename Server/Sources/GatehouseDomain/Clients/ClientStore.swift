@@ -1,5 +1,6 @@
 import Foundation
 import GatehouseFoundation
+import GatehouseProtocol
 import NIOConcurrencyHelpers
 import SQLKit
 
@@ -141,13 +142,14 @@ public struct ClientStore: Sendable {
             """
             INSERT INTO clients (id, name, secret_hash, redirect_uris, post_logout_redirect_uris, scopes, id_token_algorithm, created_at,
                                  require_pkce, device_grant, require_dpop, third_party, logo_uri, client_uri, dynamic, unused_expires_at,
-                                 token_exchange, document_expires_at)
+                                 token_exchange, document_expires_at, jwks_uri, jwks)
             VALUES (\(bind: client.id), \(bind: client.name), \(bind: client.secretHash), \(bind: try JSONList.encode(client.redirectURIs)),
                     \(bind: try JSONList.encode(client.postLogoutRedirectURIs)), \(bind: client.scopes.joined(separator: " ")),
                     \(bind: client.idTokenAlgorithm), \(bind: client.createdAt), \(bind: client.requiresPKCE ? 1 : 0),
                     \(bind: client.allowsDeviceGrant ? 1 : 0), \(bind: client.requiresDPoP ? 1 : 0), \(bind: client.isThirdParty ? 1 : 0),
                     \(bind: client.logoURI), \(bind: client.homepage), \(bind: client.registeredDynamically ? 1 : 0), \(bind: client.unusedExpiresAt),
-                    \(bind: try Self.encode(client.tokenExchange)), \(bind: client.metadataDocumentExpiresAt))
+                    \(bind: try Self.encode(client.tokenExchange)), \(bind: client.metadataDocumentExpiresAt), \(bind: client.jwksURI),
+                    \(bind: try client.jwks.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }))
             """
         ).run()
     }
@@ -181,6 +183,8 @@ public struct ClientStore: Sendable {
         client.registeredDynamically = try row.decode(column: "dynamic", as: Int.self) != 0
         client.unusedExpiresAt = try row.decode(column: "unused_expires_at", as: Int64?.self)
         client.metadataDocumentExpiresAt = try row.decode(column: "document_expires_at", as: Int64?.self)
+        client.jwksURI = try row.decode(column: "jwks_uri", as: String?.self)
+        client.jwks = try row.decode(column: "jwks", as: String?.self).map { try JSONDecoder().decode(JSONWebKeySet.self, from: Data($0.utf8)) }
         client.tokenExchange = try row.decode(column: "token_exchange", as: String?.self).map {
             try JSONDecoder().decode(TokenExchangePolicy.self, from: Data($0.utf8))
         }

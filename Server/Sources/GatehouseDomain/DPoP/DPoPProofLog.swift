@@ -12,9 +12,15 @@ package struct DPoPProofLog: Sendable {
 
     /// Records the proof's `jti` for its key; `false` when it was recorded before (a replay).
     package func recordOnce(_ proof: DPoPProof) async throws -> Bool {
-        let digest = TokenDigest.hex(proof.thumbprint + "|" + proof.jti)
         // Kept past the proof's whole acceptable age, so the replay check outlives the iat check.
-        let expiresAt = proof.issuedAt + DPoPProofVerifier.maximumAge + DPoPProofVerifier.futureLeeway + 1
+        try await recordOnce(
+            key: proof.thumbprint + "|" + proof.jti, until: proof.issuedAt + DPoPProofVerifier.maximumAge + DPoPProofVerifier.futureLeeway + 1)
+    }
+
+    /// Records `key` (a single-use JWT's issuer and `jti`: a DPoP proof's, a client assertion's) until `expiresAt`;
+    /// `false` when it was recorded before (a replay).
+    package func recordOnce(key: String, until expiresAt: Int64) async throws -> Bool {
+        let digest = TokenDigest.hex(key)
         return try await database.autocommit { sql in
             try await sql.raw(
                 """

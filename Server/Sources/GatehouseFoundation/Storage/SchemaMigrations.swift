@@ -621,5 +621,8 @@ package enum SchemaMigrations {
         // Clients known by the URL of their metadata document: the row is the document's cached copy, fetched again once
         // this time passes.
         Migration(version: 36, name: "client metadata documents", statements: ["ALTER TABLE clients ADD COLUMN document_expires_at BIGINT"]),
+        // Clients that authenticate with a key (private_key_jwt, RFC 7523): where their public keys are, or the keys.
+        Migration(
+            version: 37, name: "client keys", statements: ["ALTER TABLE clients ADD COLUMN jwks_uri TEXT", "ALTER TABLE clients ADD COLUMN jwks TEXT"]),
     ]
 }

@@ -59,9 +59,10 @@ public enum GatehouseApplication {
         server.deviceAuthorizationController.addRoutes(to: api)
         server.pushedAuthorizationController.addRoutes(to: api)
         server.userinfoController.addRoutes(to: api)
-        RevocationController(clients: server.clients, tokens: server.tokens).addRoutes(to: api)
-        IntrospectionController(issuer: server.issuer, clients: server.clients, resources: server.resources, tokens: server.tokens, users: server.users)
-            .addRoutes(to: api)
+        RevocationController(authenticator: server.clientAuthenticator, tokens: server.tokens).addRoutes(to: api)
+        IntrospectionController(
+            issuer: server.issuer, authenticator: server.clientAuthenticator, resources: server.resources, tokens: server.tokens, users: server.users
+        ).addRoutes(to: api)
         server.flowController.addRoutes(to: api)
         server.accountAPIController.addRoutes(to: api)
         server.authenticatorController.addRoutes(to: api)

@@ -30,7 +30,8 @@ extension IdentityServer {
 
     var pushedAuthorizationController: PushedAuthorizationController {
         PushedAuthorizationController(
-            clients: clients, resources: resources, pushedRequests: pushedRequests, dpopProofs: dpopProofs, lifetime: configuration.tokens.pushedRequest)
+            authenticator: clientAuthenticator, resources: resources, pushedRequests: pushedRequests, dpopProofs: dpopProofs,
+            lifetime: configuration.tokens.pushedRequest)
     }
 
     var flowController: FlowController {
@@ -48,7 +49,7 @@ extension IdentityServer {
 
     var deviceAuthorizationController: DeviceAuthorizationController {
         DeviceAuthorizationController(
-            clients: clients, deviceAuthorizations: deviceAuthorizations, codeLifetime: configuration.tokens.deviceCode,
+            clients: clients, authenticator: clientAuthenticator, deviceAuthorizations: deviceAuthorizations, codeLifetime: configuration.tokens.deviceCode,
             pollInterval: configuration.tokens.devicePollInterval, issuer: issuer, clock: clock)
     }
 
@@ -76,7 +77,8 @@ extension IdentityServer {
 
     var tokenController: TokenController {
         TokenController(
-            clients: clients, resources: resources, codes: codes, tokens: tokens, users: users, deviceAuthorizations: deviceAuthorizations, audit: audit,
+            clients: clients, authenticator: clientAuthenticator, resources: resources, codes: codes, tokens: tokens, users: users,
+            deviceAuthorizations: deviceAuthorizations, audit: audit,
             database: database,
             idTokens: IDTokenIssuer(issuer: issuer, lifetime: configuration.tokens.idToken, keys: keys, clock: clock),
             accessTokens: AccessTokenSigner(issuer: issuer, keys: keys, clock: clock),
@@ -84,6 +86,14 @@ extension IdentityServer {
                 providers: configuration.identityProviders, directory: upstreams, identities: federatedIdentities, clock: clock),
             proofs: dpopProofs,
             lifetimes: configuration.tokens, logger: logger)
+    }
+
+    /// Authenticates clients at the token, PAR, device, introspection and revocation endpoints: secrets, and the
+    /// assertions of clients with keys, whose key sets are cached across requests (``clientKeySets``).
+    var clientAuthenticator: ClientAuthenticator {
+        ClientAuthenticator(
+            clients: clients,
+            assertions: ClientAssertionVerifier(clients: clients, keys: clientKeySets, replays: DPoPProofLog(database: database), issuer: issuer, clock: clock))
     }
 
     var clientMetadataDocuments: ClientMetadataDocuments {

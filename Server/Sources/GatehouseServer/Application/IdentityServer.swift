@@ -20,6 +20,8 @@ public final class IdentityServer: Sendable {
     let clients: ClientStore
     /// The APIs tokens may be issued for (RFC 8707).
     let resources: ResourceStore
+    /// The public keys of clients that authenticate with a key, fetched from their `jwks_uri` and kept a while.
+    let clientKeySets: ClientKeySets
     let consents: ConsentStore
     let keyStore: SigningKeyStore
     let keys: SigningKeyRing
@@ -103,6 +105,9 @@ public final class IdentityServer: Sendable {
         users = UserStore(database: database, clock: clock)
         clients = ClientStore(database: database, clock: clock)
         resources = ResourceStore(database: database, clock: clock)
+        clientKeySets = ClientKeySets(
+            fetch: GuardedFetch(
+                allowPrivateAddresses: configuration.clientMetadataDocuments.allowPrivateAddresses, timeout: configuration.clientMetadataDocuments.timeout))
         consents = ConsentStore(database: database, clock: clock)
         keyStore = SigningKeyStore(database: database, clock: clock)
         keys = SigningKeyRing(store: keyStore, box: SecretBox(serverSecret: secret.bytes, purpose: SecretBox.signingKeysPurpose), clock: clock)

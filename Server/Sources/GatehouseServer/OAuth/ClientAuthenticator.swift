@@ -6,21 +6,43 @@ import Hummingbird
 import SQLKit
 
 /// Authenticates the client calling the token, revocation and introspection endpoints
-/// with `client_secret_basic` or `client_secret_post`; public clients identify themselves with `client_id` only.
+/// with `client_secret_basic` or `client_secret_post`, or with a signed assertion (`private_key_jwt`) when it was
+/// registered with keys; public clients identify themselves with `client_id` only.
 ///
 /// In two steps, so that an endpoint that writes anyway can look the client up inside its write transaction:
 /// ``Credentials`` are read from the request without the database, then checked against the stored client.
 struct ClientAuthenticator: Sendable {
     let clients: ClientStore
+    /// Checks the assertions of clients that authenticate with a key.
+    let assertions: ClientAssertionVerifier
 
-    /// What the caller claims: a client id, and the secret it presented, if any.
+    /// What the caller claims: a client id, and the secret or assertion it presented, if any.
     struct Credentials: Sendable {
         var clientID: String
         var secret: String?
+        /// A `private_key_jwt` assertion (`client_assertion`).
+        var assertion: String?
+        /// Set by ``ClientAssertionVerifier`` only, once the assertion is checked.
+        var assertionVerified = false
 
         /// Reads `client_id` and `client_secret`, or HTTP Basic credentials, from a request (not both ways at once).
         init(of request: Request, parameters: FormParameters) throws {
             var clientID = parameters["client_id"]
+            if let type = parameters["client_assertion_type"] {
+                guard type == ClientAssertionVerifier.assertionType, let assertion = parameters["client_assertion"] else {
+                    throw OAuthError.invalidClient("client_assertion_type must be \(ClientAssertionVerifier.assertionType), with client_assertion.")
+                }
+                guard AuthorizationCredentials.of("Basic", in: request.headers) == nil, parameters["client_secret"] == nil else {
+                    throw OAuthError.invalidRequest("Use one client authentication method, not an assertion and a secret.")
+                }
+                // The client is the assertion's subject; a client_id sent too must agree.
+                guard let subject = CompactJWS(assertion)?.payload["sub"] as? String, clientID == nil || clientID == subject else {
+                    throw OAuthError.invalidClient("Client authentication failed.")
+                }
+                self.clientID = subject
+                self.assertion = assertion
+                return
+            }
             if let basic = AuthorizationCredentials.of("Basic", in: request.headers) {
                 guard parameters["client_secret"] == nil else {
                     throw OAuthError.invalidRequest("Use one client authentication method, not both Basic and client_secret.")
@@ -46,12 +68,17 @@ struct ClientAuthenticator: Sendable {
         }
     }
 
-    /// The client the request authenticates as, read on a read connection.
-    func authenticate(_ request: Request, parameters: FormParameters) async throws -> Client {
-        try await authenticate(try Credentials(of: request, parameters: parameters))
+    /// The request's credentials, its assertion checked for a request to `path` when it carries one.
+    func credentials(of request: Request, parameters: FormParameters, path: String) async throws -> Credentials {
+        try await assertions.verified(try Credentials(of: request, parameters: parameters), path: path)
     }
 
-    /// The client `credentials` authenticate as, read on a read connection.
+    /// The client the request to `path` authenticates as, read on a read connection.
+    func authenticate(_ request: Request, parameters: FormParameters, path: String) async throws -> Client {
+        try await authenticate(try await credentials(of: request, parameters: parameters, path: path))
+    }
+
+    /// The client `credentials` (their assertion already verified) authenticate as, read on a read connection.
     func authenticate(_ credentials: Credentials) async throws -> Client {
         try Self.verify(credentials, against: try await clients.find(id: credentials.clientID))
     }
@@ -67,6 +94,12 @@ struct ClientAuthenticator: Sendable {
     static func verify(_ credentials: Credentials, against client: Client?) throws -> Client {
         let failed = OAuthError.invalidClient("Client authentication failed.")
         guard let client else { throw failed }
+        // A client with keys proves itself only with an assertion by one of them; any other client never with one.
+        if client.usesKeys {
+            guard credentials.assertionVerified, credentials.secret == nil else { throw failed }
+            return client
+        }
+        guard credentials.assertion == nil else { throw failed }
         switch (client.secretHash, credentials.secret) {
         case (nil, nil):
             return client

@@ -1,12 +1,8 @@
-import AsyncHTTPClient
 import Foundation
 import GatehouseDomain
 import GatehouseFoundation
 import GatehouseProtocol
 import Logging
-import NIOCore
-import NIOHTTP1
-import NIOPosix
 
 /// Clients that identify themselves by the URL of their metadata document (the IETF OAuth working group's Client ID
 /// Metadata Documents, which MCP clients use), when `client_metadata_documents.enabled`: a `client_id` that is an https
@@ -62,14 +58,29 @@ struct ClientMetadataDocuments: Sendable {
         } catch {
             throw Refusal("The document's metadata could not be read: a member has the wrong type.")
         }
-        if metadata.tokenEndpointAuthMethod == "private_key_jwt" {
-            throw Refusal("private_key_jwt is not offered yet; a client known by its metadata document is public (token_endpoint_auth_method none).")
-        }
         var completed = metadata
         completed.tokenEndpointAuthMethod = metadata.tokenEndpointAuthMethod ?? "none"
-        let checked: ClientMetadata
+        // A document's client is public, or proves itself with its keys (private_key_jwt): never a shared secret.
+        let withKeys = completed.tokenEndpointAuthMethod == "private_key_jwt"
+        if withKeys { completed.tokenEndpointAuthMethod = "none" }
+        var checked: ClientMetadata
         do {
-            checked = try ClientMetadataRules.validate(completed, open: true, resourceScopes: Set(try await resources.list().flatMap(\.scopeNames)))
+            if withKeys {
+                guard (metadata.jwksURI == nil) != (metadata.jwks == nil) else {
+                    throw Refusal("private_key_jwt needs the client's public keys: jwks_uri or jwks, one of them.")
+                }
+                try ClientMetadataRules.validateKeys(jwksURI: metadata.jwksURI, jwks: metadata.jwks, loopbackKeys: policy.allowPrivateAddresses)
+            }
+            // The rest as an open registration's: a public client's redirect URIs and names.
+            var open = completed
+            open.jwksURI = nil
+            open.jwks = nil
+            checked = try ClientMetadataRules.validate(open, open: true, resourceScopes: Set(try await resources.list().flatMap(\.scopeNames)))
+            if withKeys {
+                checked.tokenEndpointAuthMethod = "private_key_jwt"
+                checked.jwksURI = metadata.jwksURI
+                checked.jwks = metadata.jwks
+            }
         } catch let error as OAuthError {
             throw Refusal(error.description)
         }
@@ -80,86 +91,24 @@ struct ClientMetadataDocuments: Sendable {
             logoURI: checked.logoURI, homepage: checked.clientURI)
         client.registeredDynamically = true
         client.metadataDocumentExpiresAt = now + maxAge
+        client.jwksURI = checked.jwksURI
+        client.jwks = checked.jwks
         return client
     }
 
     /// The document at `url` and how long it may be cached: fetched from a public address (unless development allows
     /// others), no redirect followed, at most `max_bytes`, within `timeout` seconds.
     private func fetch(_ url: String) async throws -> (Data, Int64) {
-        guard let components = URLComponents(string: url), let host = components.host else { throw Refusal("The client_id is not a URL.") }
+        guard let host = URLComponents(string: url)?.host else { throw Refusal("The client_id is not a URL.") }
         if !policy.allowedHosts.isEmpty, !policy.allowedHosts.contains(host.lowercased()) {
             throw Refusal("Documents from \(host) are not accepted here.")
         }
-        let port = components.port ?? (components.scheme == "https" ? 443 : 80)
-        // An IPv6 literal comes in brackets ([::1]); the resolver takes it bare.
-        let address = try await Self.resolve(host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port: port)
-        guard policy.allowPrivateAddresses || PublicAddress.contains(address) else {
-            throw Refusal("\(host) is on a private, loopback or link-local address; documents come from the public internet only.")
-        }
-        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
-        configuration.timeout = .init(connect: .seconds(policy.timeout), read: .seconds(policy.timeout))
-        // Connect to the address just checked, not to whatever the name resolves to a moment later (DNS rebinding);
-        // the certificate is still checked against the name.
-        if let ip = address.ipAddress { configuration.dnsOverride = [host: ip] }
-        let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
         do {
-            let result = try await Self.get(url, with: client, limit: policy.maxBytes, timeout: policy.timeout)
-            try await client.shutdown()
-            return (result.body, min(policy.maxCacheAge, result.maxAge ?? 0))
-        } catch {
-            try? await client.shutdown()
-            throw error
-        }
-    }
-
-    private static func get(_ url: String, with client: HTTPClient, limit: Int, timeout: Int64) async throws -> (body: Data, maxAge: Int64?) {
-        var request = HTTPClientRequest(url: url)
-        request.headers.add(name: "Accept", value: "application/json")
-        let response: HTTPClientResponse
-        do {
-            response = try await client.execute(request, timeout: .seconds(timeout))
-        } catch {
-            throw Refusal(Self.explain(error, timeout: timeout))
-        }
-        switch response.status.code {
-        case 200: break
-        case 300..<400: throw Refusal("The document's URL answered with a redirect (\(response.status.code)); the client_id must be the document itself.")
-        default: throw Refusal("The document's URL answered \(response.status.code).")
-        }
-        let body: ByteBuffer
-        do {
-            body = try await response.body.collect(upTo: limit)
-        } catch is NIOTooManyBytesError {
-            throw Refusal("The document is larger than \(limit) bytes.")
-        } catch {
-            throw Refusal(Self.explain(error, timeout: timeout))
-        }
-        return (Data(buffer: body), maxAge(response.headers["Cache-Control"].joined(separator: ",")))
-    }
-
-    /// `max-age` of a `Cache-Control` value; `0` for `no-store` or `no-cache`, `nil` when it says nothing.
-    static func maxAge(_ cacheControl: String) -> Int64? {
-        let directives = cacheControl.lowercased().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        if directives.contains("no-store") || directives.contains("no-cache") { return 0 }
-        for directive in directives where directive.hasPrefix("max-age=") {
-            return Int64(directive.dropFirst("max-age=".count)).map { max(0, $0) }
-        }
-        return nil
-    }
-
-    private static func explain(_ error: any Error, timeout: Int64) -> String {
-        if let error = error as? HTTPClientError, error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
-            return "The document did not arrive within \(timeout) seconds."
-        }
-        return "The document could not be fetched: \(OutboundHTTP.describe(error))."
-    }
-
-    /// The first address `host` resolves to, resolved off the event loops.
-    private static func resolve(_ host: String, port: Int) async throws -> SocketAddress {
-        do {
-            return try await NIOThreadPool.singleton.runIfActive { try SocketAddress.makeAddressResolvingHost(host, port: port) }
-        } catch {
-            throw Refusal("\(host) could not be resolved.")
+            let fetched = try await GuardedFetch(allowPrivateAddresses: policy.allowPrivateAddresses, timeout: policy.timeout)
+                .get(url, limit: policy.maxBytes, what: "document")
+            return (fetched.body, min(policy.maxCacheAge, fetched.maxAge ?? 0))
+        } catch let refusal as GuardedFetch.Refusal {
+            throw Refusal(refusal.description)
         }
     }
 }

@@ -55,13 +55,16 @@ struct ClientRegistrationController: Sendable {
             try await Self.metadata(of: request), open: presented == nil, resourceScopes: Set(try await resources.list().flatMap(\.scopeNames)))
         let now = clock.now()
         let isPublic = metadata.tokenEndpointAuthMethod == "none"
-        let secret = isPublic ? nil : Base64URL.encode(SecureRandom.bytes(32))
+        let withKeys = metadata.tokenEndpointAuthMethod == "private_key_jwt"
+        let secret = isPublic || withKeys ? nil : Base64URL.encode(SecureRandom.bytes(32))
         var client = Client(
             id: "dyn-" + SecureRandom.token(byteCount: 16), name: metadata.clientName, secretHash: secret.map(TokenDigest.hex),
             redirectURIs: metadata.redirectURIs ?? [], postLogoutRedirectURIs: [], scopes: ClientMetadataRules.clientScopes(of: metadata),
             idTokenAlgorithm: "RS256", createdAt: now, isThirdParty: true, logoURI: metadata.logoURI, homepage: metadata.clientURI)
         client.registeredDynamically = true
         client.unusedExpiresAt = presented == nil ? now + policy.unusedClientLifetime : nil
+        client.jwksURI = metadata.jwksURI
+        client.jwks = metadata.jwks
         let registrationToken = SecureRandom.token()
         try await database.transaction { [initialTokens, registrations, audit, client] sql in
             var details = ["public": "\(isPublic)", "redirect_uris": (metadata.redirectURIs ?? []).joined(separator: " ")]
@@ -93,8 +96,11 @@ struct ClientRegistrationController: Sendable {
         let metadata = try ClientMetadataRules.validate(
             try Self.decode(body), open: registration.open,
             resourceScopes: Set(try await resources.list().flatMap(\.scopeNames)))
-        guard (metadata.tokenEndpointAuthMethod == "none") == registration.client.isPublic else {
-            throw OAuthError(.invalidClientMetadata, "token_endpoint_auth_method cannot change between none and a secret; register a new client.")
+        guard (metadata.tokenEndpointAuthMethod == "none") == registration.client.isPublic,
+            (metadata.tokenEndpointAuthMethod == "private_key_jwt") == registration.client.usesKeys
+        else {
+            throw OAuthError(
+                .invalidClientMetadata, "token_endpoint_auth_method cannot change between none, a secret and keys; register a new client.")
         }
         var changed = registration.client
         changed.name = metadata.clientName
@@ -102,6 +108,8 @@ struct ClientRegistrationController: Sendable {
         changed.scopes = ClientMetadataRules.clientScopes(of: metadata)
         changed.logoURI = metadata.logoURI
         changed.homepage = metadata.clientURI
+        changed.jwksURI = metadata.jwksURI
+        changed.jwks = metadata.jwks
         guard try await registrations.update(registration, to: changed, metadata: metadata) else {
             throw OAuthError(.invalidClientMetadata, "The registration changed meanwhile; read it again and retry.")
         }

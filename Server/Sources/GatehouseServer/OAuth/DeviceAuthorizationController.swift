@@ -7,6 +7,7 @@ import Hummingbird
 /// code with the `/device` page's address, and polls the token endpoint with the device code.
 struct DeviceAuthorizationController: Sendable {
     let clients: ClientStore
+    let authenticator: ClientAuthenticator
     let deviceAuthorizations: DeviceAuthorizationStore
     /// Seconds a device code lives (`token_lifetimes.device_code`).
     let codeLifetime: Int64
@@ -25,8 +26,7 @@ struct DeviceAuthorizationController: Sendable {
 
     func start(_ request: Request) async throws -> Response {
         let parameters = try await FormParameters.body(of: request)
-        let credentials = try ClientAuthenticator.Credentials(of: request, parameters: parameters)
-        let client = try await ClientAuthenticator(clients: clients).authenticate(credentials)
+        let client = try await authenticator.authenticate(request, parameters: parameters, path: "/device_authorization")
         if let repeated = parameters.repeatedName {
             throw OAuthError.invalidRequest("The parameter \(repeated) appears more than once.")
         }

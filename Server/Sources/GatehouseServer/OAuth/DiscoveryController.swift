@@ -45,7 +45,7 @@ struct DiscoveryController: Sendable {
             ],
             subjectTypesSupported: ["public"],
             idTokenSigningAlgValuesSupported: SigningKeyFactory.algorithms,
-            tokenEndpointAuthMethodsSupported: ["client_secret_basic", "client_secret_post", "none"],
+            tokenEndpointAuthMethodsSupported: ["client_secret_basic", "client_secret_post", "private_key_jwt", "none"],
             codeChallengeMethodsSupported: [PKCE.method],
             claimsSupported: [
                 "iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "azp", "amr", "acr",
@@ -59,6 +59,7 @@ struct DiscoveryController: Sendable {
         metadata.dpopSigningAlgValuesSupported = DPoPProofVerifier.algorithms
         metadata.pushedAuthorizationRequestEndpoint = issuer + "/par"
         metadata.requirePushedAuthorizationRequests = false
+        metadata.tokenEndpointAuthSigningAlgValuesSupported = ClientAssertionVerifier.algorithms
         if registration { metadata.registrationEndpoint = issuer + "/register" }
         if metadataDocuments { metadata.clientIDMetadataDocumentSupported = true }
         return metadata

@@ -7,7 +7,7 @@ import Hummingbird
 /// resource, opaque or JWT alike (a JWT's row says whether it is still active: revoked is revoked).
 struct IntrospectionController: Sendable {
     let issuer: String
-    let clients: ClientStore
+    let authenticator: ClientAuthenticator
     let resources: ResourceStore
     let tokens: TokenStore
     let users: UserStore
@@ -18,7 +18,7 @@ struct IntrospectionController: Sendable {
 
     func introspect(_ request: Request) async throws -> Response {
         let parameters = try await FormParameters.body(of: request)
-        let client = try await ClientAuthenticator(clients: clients).authenticate(request, parameters: parameters)
+        let client = try await authenticator.authenticate(request, parameters: parameters, path: "/introspect")
         guard !client.isPublic else {
             throw OAuthError.invalidClient("Introspection requires a confidential client.")
         }

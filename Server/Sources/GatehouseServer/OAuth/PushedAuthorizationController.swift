@@ -7,7 +7,7 @@ import Hummingbird
 /// parameters never pass through the browser, where they could be read or changed, and errors come back to the client
 /// as JSON rather than to a redirect URI.
 struct PushedAuthorizationController: Sendable {
-    let clients: ClientStore
+    let authenticator: ClientAuthenticator
     let resources: ResourceStore
     let pushedRequests: PushedAuthorizationRequestStore
     let dpopProofs: DPoPProofCheck
@@ -20,8 +20,7 @@ struct PushedAuthorizationController: Sendable {
 
     func push(_ request: Request) async throws -> Response {
         let parameters = try await FormParameters.body(of: request)
-        let credentials = try ClientAuthenticator.Credentials(of: request, parameters: parameters)
-        let client = try await ClientAuthenticator(clients: clients).authenticate(credentials)
+        let client = try await authenticator.authenticate(request, parameters: parameters, path: "/par")
         if parameters["request_uri"] != nil {
             throw OAuthError.invalidRequest("request_uri cannot be pushed; push the authorization request's parameters themselves.")
         }

@@ -4,7 +4,7 @@ import Hummingbird
 
 /// Token revocation (RFC 7009). Answers 200 for unknown tokens too, so it reveals nothing.
 struct RevocationController: Sendable {
-    let clients: ClientStore
+    let authenticator: ClientAuthenticator
     let tokens: TokenStore
 
     func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
@@ -13,7 +13,7 @@ struct RevocationController: Sendable {
 
     func revoke(_ request: Request) async throws -> Response {
         let parameters = try await FormParameters.body(of: request)
-        let client = try await ClientAuthenticator(clients: clients).authenticate(request, parameters: parameters)
+        let client = try await authenticator.authenticate(request, parameters: parameters, path: "/revoke")
         guard let token = parameters["token"] else { throw OAuthError.invalidRequest("token is missing.") }
         try await tokens.revoke(token, clientID: client.id)
         var headers = HTTPFields()

@@ -7,6 +7,8 @@ import Logging
 /// The token endpoint (RFC 6749 §3.2): authorization_code, refresh_token, client_credentials and device_code (RFC 8628) grants.
 struct TokenController: Sendable {
     let clients: ClientStore
+    /// Authenticates the calling client: a secret, an assertion, or none for a public client.
+    let authenticator: ClientAuthenticator
     let resources: ResourceStore
     let codes: AuthorizationCodeStore
     let tokens: TokenStore
@@ -35,7 +37,7 @@ struct TokenController: Sendable {
         if let repeated = parameters.repeatedName {
             throw OAuthError.invalidRequest("The parameter \(repeated) appears more than once.")
         }
-        let credentials = try ClientAuthenticator.Credentials(of: request, parameters: parameters)
+        let credentials = try await authenticator.credentials(of: request, parameters: parameters, path: "/token")
         let proof: DPoPProof?
         do {
             proof = try await proofs.proof(of: request, path: "/token")
@@ -78,7 +80,7 @@ struct TokenController: Sendable {
     }
 
     private func authenticate(_ credentials: ClientAuthenticator.Credentials) async throws -> Client {
-        try await ClientAuthenticator(clients: clients).authenticate(credentials)
+        try await authenticator.authenticate(credentials)
     }
 
     /// The tokens to mint for `client`: bound to the proof's key when there is one, its refresh token too when it is a

@@ -21,10 +21,10 @@ struct ClientMetadataDocumentTests {
 
     @Test("a document is cached as Cache-Control says: max-age, nothing for no-store or no-cache, unknown without either")
     func cacheControl() {
-        #expect(ClientMetadataDocuments.maxAge("public, max-age=300") == 300)
-        #expect(ClientMetadataDocuments.maxAge("max-age=300, no-store") == 0)
-        #expect(ClientMetadataDocuments.maxAge("No-Cache") == 0)
-        #expect(ClientMetadataDocuments.maxAge("max-age=-5") == 0)
-        #expect(ClientMetadataDocuments.maxAge("public") == nil && ClientMetadataDocuments.maxAge("") == nil)
+        #expect(GuardedFetch.maxAge("public, max-age=300") == 300)
+        #expect(GuardedFetch.maxAge("max-age=300, no-store") == 0)
+        #expect(GuardedFetch.maxAge("No-Cache") == 0)
+        #expect(GuardedFetch.maxAge("max-age=-5") == 0)
+        #expect(GuardedFetch.maxAge("public") == nil && GuardedFetch.maxAge("") == nil)
     }
 }

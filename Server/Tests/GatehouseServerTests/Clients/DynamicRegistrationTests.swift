@@ -52,6 +52,26 @@ struct DynamicRegistrationTests {
         #expect(code(ClientMetadata(redirectURIs: https, softwareID: String(repeating: "s", count: 201))) == "invalid_client_metadata")
     }
 
+    @Test("private_key_jwt needs the client's keys, one way: an https jwks_uri (http on loopback only for development) or public keys")
+    func keys() throws {
+        let https = ["https://app.example/cb"]
+        let key = JSONWebKey(
+            keyType: "EC", keyID: "k1", algorithm: "ES256", curve: "P-256", x: "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+            y: "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0")
+        #expect(code(ClientMetadata(redirectURIs: https, tokenEndpointAuthMethod: "private_key_jwt")) == "invalid_client_metadata")
+        #expect(code(ClientMetadata(redirectURIs: https, tokenEndpointAuthMethod: "private_key_jwt", jwksURI: "https://app.example/jwks")) == nil)
+        #expect(code(ClientMetadata(redirectURIs: https, tokenEndpointAuthMethod: "private_key_jwt", jwks: JSONWebKeySet(keys: [key]))) == nil)
+        #expect(
+            code(
+                ClientMetadata(
+                    redirectURIs: https, tokenEndpointAuthMethod: "private_key_jwt", jwksURI: "https://app.example/jwks", jwks: JSONWebKeySet(keys: [key])))
+                == "invalid_client_metadata")
+        #expect(code(ClientMetadata(redirectURIs: https, tokenEndpointAuthMethod: "none", jwks: JSONWebKeySet(keys: [key]))) == "invalid_client_metadata")
+        #expect(code(ClientMetadata(redirectURIs: https, tokenEndpointAuthMethod: "private_key_jwt", jwksURI: "http://127.0.0.1:8/jwks")) != nil)
+        #expect(throws: Never.self) { try ClientMetadataRules.validateKeys(jwksURI: "http://127.0.0.1:8/jwks", jwks: nil, loopbackKeys: true) }
+        #expect(throws: OAuthError.self) { try ClientMetadataRules.validateKeys(jwksURI: "http://10.0.0.1/jwks", jwks: nil, loopbackKeys: true) }
+    }
+
     @Test("without an initial access token: a public client with https or loopback redirect URIs only")
     func openRegistration() {
         #expect(code(ClientMetadata(redirectURIs: ["https://app.example/cb"]), open: true) == "invalid_client_metadata")

@@ -37,7 +37,7 @@ struct ClientAuthenticatorTests {
         try await TestServer.withServer { server in
             let secret = "s3cret+with/odd=chars:and more"
             try await server.clients.create(id: "svc:one", secret: secret, redirectURIs: [], scopes: ["api"])
-            let authenticator = ClientAuthenticator(clients: server.clients)
+            let authenticator = server.clientAuthenticator
             func authenticate(_ authorization: String, form: String = "grant_type=client_credentials") async throws -> Client {
                 let request = Request(
                     head: HTTPRequest(
@@ -45,7 +45,7 @@ struct ClientAuthenticatorTests {
                         headerFields: [.authorization: authorization]),
                     body: RequestBody(buffer: ByteBuffer())
                 )
-                return try await authenticator.authenticate(request, parameters: FormParameters(encoded: form))
+                return try await authenticator.authenticate(request, parameters: FormParameters(encoded: form), path: "/token")
             }
 
             #expect(try await authenticate(Self.basic("svc:one", secret)).id == "svc:one")
@@ -75,14 +75,14 @@ struct ClientAuthenticatorTests {
         try await TestServer.withServer { server in
             try await server.clients.create(id: "tv", secret: nil, redirectURIs: ["http://127.0.0.1/cb"], scopes: ["openid"])
             try await server.clients.create(id: "svc", secret: "a-confidential-secret-0123456789abcdef", redirectURIs: [], scopes: ["api"])
-            let authenticator = ClientAuthenticator(clients: server.clients)
+            let authenticator = server.clientAuthenticator
             func authenticate(_ authorization: String?, form: String) async throws -> Client {
                 var fields = HTTPFields()
                 if let authorization { fields[.authorization] = authorization }
                 let request = Request(
                     head: HTTPRequest(method: .post, scheme: "http", authority: "127.0.0.1", path: "/token", headerFields: fields),
                     body: RequestBody(buffer: ByteBuffer()))
-                return try await authenticator.authenticate(request, parameters: FormParameters(encoded: form))
+                return try await authenticator.authenticate(request, parameters: FormParameters(encoded: form), path: "/token")
             }
             // oidc-agent's way, and the form's: both the same as sending the id alone.
             #expect(try await authenticate(Self.basic("tv", ""), form: "grant_type=x").id == "tv")

@@ -25,6 +25,10 @@ public struct OpenIDProviderMetadata: Codable, Sendable, Equatable {
     public var clientIDMetadataDocumentSupported: Bool?
     /// The algorithms `private_key_jwt` assertions may be signed with.
     public var tokenEndpointAuthSigningAlgValuesSupported: [String]?
+    /// The same at the revocation endpoint (RFC 8414 §2).
+    public var revocationEndpointAuthSigningAlgValuesSupported: [String]?
+    /// The same at the introspection endpoint (RFC 8414 §2).
+    public var introspectionEndpointAuthSigningAlgValuesSupported: [String]?
     /// The algorithms DPoP proofs may be signed with (RFC 9449 §5.1), when the provider accepts them.
     public var dpopSigningAlgValuesSupported: [String]?
     /// Where a client pushes its authorization request ahead (RFC 9126 §5), if offered.
@@ -133,6 +137,8 @@ public struct OpenIDProviderMetadata: Codable, Sendable, Equatable {
         case registrationEndpoint = "registration_endpoint"
         case clientIDMetadataDocumentSupported = "client_id_metadata_document_supported"
         case tokenEndpointAuthSigningAlgValuesSupported = "token_endpoint_auth_signing_alg_values_supported"
+        case revocationEndpointAuthSigningAlgValuesSupported = "revocation_endpoint_auth_signing_alg_values_supported"
+        case introspectionEndpointAuthSigningAlgValuesSupported = "introspection_endpoint_auth_signing_alg_values_supported"
         case dpopSigningAlgValuesSupported = "dpop_signing_alg_values_supported"
         case pushedAuthorizationRequestEndpoint = "pushed_authorization_request_endpoint"
         case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"

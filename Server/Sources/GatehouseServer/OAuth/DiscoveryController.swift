@@ -59,7 +59,10 @@ struct DiscoveryController: Sendable {
         metadata.dpopSigningAlgValuesSupported = DPoPProofVerifier.algorithms
         metadata.pushedAuthorizationRequestEndpoint = issuer + "/par"
         metadata.requirePushedAuthorizationRequests = false
+        // Every endpoint that authenticates clients takes the same assertions (RFC 8414 §2 asks for each list).
         metadata.tokenEndpointAuthSigningAlgValuesSupported = ClientAssertionVerifier.algorithms
+        metadata.revocationEndpointAuthSigningAlgValuesSupported = ClientAssertionVerifier.algorithms
+        metadata.introspectionEndpointAuthSigningAlgValuesSupported = ClientAssertionVerifier.algorithms
         if registration { metadata.registrationEndpoint = issuer + "/register" }
         if metadataDocuments { metadata.clientIDMetadataDocumentSupported = true }
         return metadata

@@ -67,6 +67,11 @@ public struct ResourceStore: Sendable {
         }
     }
 
+    /// The scopes every registered resource accepts, which a client that registers itself may name.
+    package func scopeNames() async throws -> Set<String> {
+        Set(try await list().flatMap(\.scopeNames))
+    }
+
     /// Changes a resource's settings to `changed`, inside a transaction already open; `false` when it is gone.
     package func update(_ changed: Resource, in sql: any SQLDatabase) async throws -> Bool {
         try await sql.raw(

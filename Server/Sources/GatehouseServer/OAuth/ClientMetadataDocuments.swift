@@ -75,7 +75,7 @@ struct ClientMetadataDocuments: Sendable {
             var open = completed
             open.jwksURI = nil
             open.jwks = nil
-            checked = try ClientMetadataRules.validate(open, open: true, resourceScopes: Set(try await resources.list().flatMap(\.scopeNames)))
+            checked = try ClientMetadataRules.validate(open, open: true, resourceScopes: try await resources.scopeNames())
             if withKeys {
                 checked.tokenEndpointAuthMethod = "private_key_jwt"
                 checked.jwksURI = metadata.jwksURI

@@ -47,12 +47,12 @@ struct ClientRegistrationController: Sendable {
         let presented = AuthorizationCredentials.of("Bearer", in: request.headers)
         if presented == nil {
             guard policy.open else {
-                throw Self.unauthorized("Registration needs an initial access token from the operator (Authorization: Bearer ghr_…).")
+                throw OAuthError.invalidToken("Registration needs an initial access token from the operator (Authorization: Bearer ghr_…).")
             }
             try await countOpenRegistration(from: source)
         }
         let metadata = try ClientMetadataRules.validate(
-            try await Self.metadata(of: request), open: presented == nil, resourceScopes: Set(try await resources.list().flatMap(\.scopeNames)))
+            try await Self.metadata(of: request), open: presented == nil, resourceScopes: try await resources.scopeNames())
         let now = clock.now()
         let isPublic = metadata.tokenEndpointAuthMethod == "none"
         let withKeys = metadata.tokenEndpointAuthMethod == "private_key_jwt"
@@ -70,7 +70,7 @@ struct ClientRegistrationController: Sendable {
             var details = ["public": "\(isPublic)", "redirect_uris": (metadata.redirectURIs ?? []).joined(separator: " ")]
             if let presented {
                 guard let initial = try await initialTokens.use(presented, in: sql) else {
-                    throw Self.unauthorized("The initial access token is unknown, expired, revoked or used up; ask the operator for a new one.")
+                    throw OAuthError.invalidToken("The initial access token is unknown, expired, revoked or used up; ask the operator for a new one.")
                 }
                 details["initial_token"] = initial.name
             }
@@ -95,7 +95,7 @@ struct ClientRegistrationController: Sendable {
         }
         let metadata = try ClientMetadataRules.validate(
             try Self.decode(body), open: registration.open,
-            resourceScopes: Set(try await resources.list().flatMap(\.scopeNames)))
+            resourceScopes: try await resources.scopeNames())
         guard (metadata.tokenEndpointAuthMethod == "none") == registration.client.isPublic,
             (metadata.tokenEndpointAuthMethod == "private_key_jwt") == registration.client.usesKeys
         else {
@@ -123,7 +123,7 @@ struct ClientRegistrationController: Sendable {
         guard let token = AuthorizationCredentials.of("Bearer", in: request.headers), !token.isEmpty, token.utf8.count <= 256,
             let registration = try await registrations.find(context.parameters.get("client") ?? "", token: token)
         else {
-            throw Self.unauthorized("Send the registration access token the registration answered with (Authorization: Bearer …).")
+            throw OAuthError.invalidToken("Send the registration access token the registration answered with (Authorization: Bearer …).")
         }
         return registration
     }
@@ -146,10 +146,6 @@ struct ClientRegistrationController: Sendable {
         case .admitted(let ticket):
             _ = try await guesses.settle(ticket, correct: false)
         }
-    }
-
-    private static func unauthorized(_ description: String) -> OAuthError {
-        OAuthError(.invalidToken, description)
     }
 
     private static func body(of request: Request) async throws -> Data {

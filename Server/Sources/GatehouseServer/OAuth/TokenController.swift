@@ -93,19 +93,32 @@ struct TokenController: Sendable {
 
     /// Whom the request's access token is for: the resource `resource` names (RFC 8707), which must be registered and
     /// open to `client`, or the server when it names none.
-    private func audience(of parameters: FormParameters, client: Client, actingForItself: Bool = false) async throws -> TokenAudience {
+    private func audience(of parameters: FormParameters, client: Client) async throws -> TokenAudience {
+        let audience = try await namedAudience(parameters)
+        if let resource = audience.resource, !resource.allows(client.id) {
+            throw OAuthError(.invalidTarget, "The client \(client.id) may not ask for tokens for \(resource.id).")
+        }
+        return audience
+    }
+
+    /// The registered resource `resource` names, or the server when it names none; `invalid_target` for another.
+    private func namedAudience(_ parameters: FormParameters) async throws -> TokenAudience {
         guard let identifier = parameters["resource"] else { return .server }
         guard let resource = try await resources.find(named: identifier) else {
             throw OAuthError(.invalidTarget, "The resource \(identifier.prefix(200)) is not registered here.")
         }
-        guard resource.allows(client.id, actingForItself: actingForItself) else {
-            throw OAuthError(
-                .invalidTarget,
-                actingForItself
-                    ? "The client \(client.id) is not listed among the clients of \(resource.id) that may ask for tokens on their own behalf."
-                    : "The client \(client.id) may not ask for tokens for \(resource.id).")
-        }
         return TokenAudience(resource: resource)
+    }
+
+    /// ``namedAudience(_:)`` read before the write transaction, for a client not yet authenticated: its refusal is
+    /// told only to a client that authenticates (an unknown client hears `invalid_client` instead).
+    private func namedAudience(_ parameters: FormParameters, authenticating credentials: ClientAuthenticator.Credentials) async throws -> TokenAudience {
+        do {
+            return try await namedAudience(parameters)
+        } catch {
+            _ = try await authenticate(credentials)
+            throw error
+        }
     }
 
     private func authorizationCode(_ parameters: FormParameters, client: Client, proof: DPoPProof?) async throws -> Response {
@@ -204,14 +217,7 @@ struct TokenController: Sendable {
         }
         let requested = parameters["scope"].map { $0.split(separator: " ").map(String.init) }
         // Read before the write transaction; whether the client may ask for it is checked once it is known.
-        var audience = TokenAudience.server
-        if let identifier = parameters["resource"] {
-            guard let resource = try await resources.find(named: identifier) else {
-                _ = try await authenticate(credentials)
-                throw OAuthError(.invalidTarget, "The resource \(identifier.prefix(200)) is not registered here.")
-            }
-            audience = TokenAudience(resource: resource)
-        }
+        let audience = try await namedAudience(parameters, authenticating: credentials)
         let bearer = TokenStore.MintedTokens(withRefreshToken: true, boundTo: proof?.thumbprint, bindingRefreshToken: true)
         let minted = audience.isJWT ? bearer.forJWT() : bearer
         // The common case in one statement where the engine can (PostgreSQL: two round trips instead of seven).
@@ -259,14 +265,7 @@ struct TokenController: Sendable {
     private func clientCredentials(_ parameters: FormParameters, credentials: ClientAuthenticator.Credentials, proof: DPoPProof?) async throws -> Response {
         let requested = (parameters["scope"] ?? "").split(separator: " ").map(String.init)
         // Read before the statement that writes; whether the client may ask for it is checked once it is known.
-        var audience = TokenAudience.server
-        if let identifier = parameters["resource"] {
-            guard let resource = try await resources.find(named: identifier) else {
-                _ = try await authenticate(credentials)
-                throw OAuthError(.invalidTarget, "The resource \(identifier.prefix(200)) is not registered here.")
-            }
-            audience = TokenAudience(resource: resource)
-        }
+        let audience = try await namedAudience(parameters, authenticating: credentials)
         var minted = TokenStore.MintedTokens(withRefreshToken: false, boundTo: proof?.thumbprint)
         if audience.isJWT { minted = minted.forJWT() }
         let lifetime = audience.lifetime(standard: lifetimes.accessToken)

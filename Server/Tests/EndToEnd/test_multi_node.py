@@ -109,6 +109,40 @@ def test_one_code_redeemed_on_both_nodes_at_once_succeeds_exactly_once(nodes):
         assert sorted(statuses) == [200, 400, 400, 400]
 
 
+def test_a_client_assertion_is_used_once_across_nodes(nodes, tmp_path):
+    """A private_key_jwt assertion's jti is recorded in the shared database: replayed on the other node, or sent to
+    both at once, it authenticates exactly once."""
+    from joserfc import jwk, jwt
+    a, b = nodes
+    key = jwk.ECKey.generate_key("P-256", parameters={"kid": "n1"})
+    (tmp_path / "keys.json").write_text(json.dumps({"keys": [{**key.as_dict(private=False), "kid": "n1", "alg": "ES256"}]}))
+    a.cli("clients", "add", "keyed", "--redirect-uri", WEB_REDIRECT, "--auth-method", "private_key_jwt", "--jwks-file", str(tmp_path / "keys.json"))
+
+    def assertion():
+        now = int(time.time())
+        claims = {"iss": "keyed", "sub": "keyed", "aud": a.issuer, "jti": f"n-{time.monotonic_ns()}", "exp": now + 60}
+        return jwt.encode({"alg": "ES256", "kid": "n1"}, claims, key)
+
+    def introspect(node, client_assertion):
+        return requests.post(node.issuer + "/introspect", data={
+            "token": "not-a-token", "client_assertion_type": "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+            "client_assertion": client_assertion}, timeout=30)
+
+    used = assertion()
+    assert introspect(a, used).status_code == 200
+    replayed = introspect(b, used)
+    assert replayed.status_code == 401 and error_of(replayed) == "invalid_client"
+    for _ in range(3):
+        raced = assertion()
+        statuses: list[int] = []
+        threads = [threading.Thread(target=lambda node=node: statuses.append(introspect(node, raced).status_code)) for node in (a, b)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert sorted(statuses) == [200, 401], statuses
+
+
 def test_lockout_counts_failures_on_every_node(nodes):
     a, b = nodes
     a.add_user("gina", PASSWORD)

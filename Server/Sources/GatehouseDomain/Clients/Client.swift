@@ -45,11 +45,23 @@ public struct Client: Sendable, Equatable, Codable {
     /// For a client that authenticates with a key: its public keys, when registered with them instead of a URL.
     public var jwks: JSONWebKeySet?
 
+    /// How it registered to authenticate, when said (`token_endpoint_auth_method`); ``authenticationMethod`` reads it.
+    public var registeredAuthenticationMethod: ClientAuthenticationMethod?
+    /// For a `client_secret_jwt` client: its secret sealed under the server secret, to check the assertion's MAC.
+    public var sealedSecret: String?
+
     /// Whether the client authenticates with a signed assertion (`private_key_jwt`, RFC 7523) instead of a secret.
     public var usesKeys: Bool { jwksURI != nil || jwks != nil }
 
     /// A client with neither a secret nor keys: an app that cannot keep a credential.
     public var isPublic: Bool { secretHash == nil && !usesKeys }
+
+    /// How the client authenticates: as registered, or, for a client registered before methods were stored, as its
+    /// credentials imply (keys: `private_key_jwt`; a secret: `client_secret_basic`; neither: `none`).
+    public var authenticationMethod: ClientAuthenticationMethod {
+        if let registeredAuthenticationMethod { return registeredAuthenticationMethod }
+        return usesKeys ? .privateKeyJWT : secretHash != nil ? .clientSecretBasic : .none
+    }
 
     package enum CodingKeys: String, CodingKey {
         case id, name, scopes

@@ -6,7 +6,7 @@ import GatehouseProtocol
 /// defaults. Errors are RFC 7591's: `invalid_redirect_uri` and `invalid_client_metadata`, saying which member is wrong.
 package enum ClientMetadataRules {
     /// The token endpoint authentication methods a registering client may choose.
-    package static let authenticationMethods = ["none", "client_secret_basic", "client_secret_post", "private_key_jwt"]
+    package static let authenticationMethods = ClientAuthenticationMethod.allCases.map(\.rawValue)
     package static let grantTypes = ["authorization_code", "refresh_token"]
     /// At most this many redirect URIs, each at most 2048 bytes.
     package static let maximumRedirectURIs = 10

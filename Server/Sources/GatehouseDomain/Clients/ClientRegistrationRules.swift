@@ -1,5 +1,6 @@
 import Foundation
 import GatehouseFoundation
+import GatehouseProtocol
 
 /// What a client registration must satisfy before it is stored.
 public enum ClientRegistrationRules {
@@ -85,6 +86,23 @@ public enum ClientRegistrationRules {
         }
         guard policy.delegation || policy.impersonation else {
             throw ConfigurationError("A token exchange policy allows delegation, impersonation or both.")
+        }
+    }
+
+    /// What a client's method of authentication needs: `private_key_jwt` its public keys, at a URL (https, or http
+    /// on a loopback host) or given, one of the two; every other method no keys.
+    public static func validateAuthentication(_ method: ClientAuthenticationMethod, jwksURI: String?, jwks: JSONWebKeySet?) throws {
+        guard method == .privateKeyJWT else {
+            guard jwksURI == nil, jwks == nil else { throw ConfigurationError("jwks_uri and jwks are for a client that authenticates with private_key_jwt.") }
+            return
+        }
+        guard (jwksURI == nil) != (jwks == nil) else {
+            throw ConfigurationError("A private_key_jwt client needs its public keys: a JWKS URL or the keys themselves, one of the two.")
+        }
+        do {
+            try ClientMetadataRules.validateKeys(jwksURI: jwksURI, jwks: jwks, loopbackKeys: true)
+        } catch let error as OAuthError {
+            throw ConfigurationError(error.description)
         }
     }
 

@@ -21,9 +21,10 @@ public struct ClientStore: Sendable {
         id: String, name: String? = nil, secret: String?, redirectURIs: [String], postLogoutRedirectURIs: [String] = [],
         scopes: [String], idTokenAlgorithm: String = "RS256", requirePKCE: Bool = true,
         allowDeviceGrant: Bool = false, requireDPoP: Bool = false, thirdParty: Bool = false, logoURI: String? = nil, homepage: String? = nil,
-        tokenExchange: TokenExchangePolicy? = nil
+        tokenExchange: TokenExchangePolicy? = nil, authenticationMethod: ClientAuthenticationMethod? = nil, sealedSecret: String? = nil,
+        jwksURI: String? = nil, jwks: JSONWebKeySet? = nil
     ) async throws -> Client {
-        guard requirePKCE || secret != nil else {
+        guard requirePKCE || secret != nil || jwksURI != nil || jwks != nil else {
             throw ConfigurationError("A public client always needs PKCE; only a confidential client can be exempted.")
         }
         var client = Client(
@@ -33,6 +34,10 @@ public struct ClientStore: Sendable {
             logoURI: logoURI, homepage: homepage
         )
         client.tokenExchange = tokenExchange
+        client.registeredAuthenticationMethod = authenticationMethod
+        client.sealedSecret = sealedSecret
+        client.jwksURI = jwksURI
+        client.jwks = jwks
         try await database.transaction { [client] sql in
             if try await sql.raw("SELECT id FROM clients WHERE id = \(bind: id)").first() != nil {
                 throw DatabaseError.duplicate("A client with the id \(id)")
@@ -82,7 +87,8 @@ public struct ClientStore: Sendable {
                     require_pkce = \(bind: changed.requiresPKCE ? 1 : 0), device_grant = \(bind: changed.allowsDeviceGrant ? 1 : 0),
                     require_dpop = \(bind: changed.requiresDPoP ? 1 : 0), third_party = \(bind: changed.isThirdParty ? 1 : 0),
                     logo_uri = \(bind: changed.logoURI), client_uri = \(bind: changed.homepage),
-                    token_exchange = \(bind: try Self.encode(changed.tokenExchange))
+                    token_exchange = \(bind: try Self.encode(changed.tokenExchange)), jwks_uri = \(bind: changed.jwksURI),
+                    jwks = \(bind: try Self.encode(changed.jwks))
                 WHERE id = \(bind: current.id)
                 """
             ).run()
@@ -94,12 +100,16 @@ public struct ClientStore: Sendable {
     /// Gives the confidential client `id` a new secret (the old one stops working at once) and revokes every token it
     /// holds, in one transaction: a secret is rotated because it may have leaked, and whoever had it may have taken
     /// tokens. `false` when there is no such confidential client.
-    package func replaceSecret(of id: String, with secret: String) async throws -> Bool {
+    /// A `client_secret_jwt` client's new secret comes `sealed` too (its old sealed copy would keep the old one working).
+    package func replaceSecret(of id: String, with secret: String, sealed: String? = nil) async throws -> Bool {
         let now = clock.now()
         return try await database.transaction { sql in
             let replaced =
                 try await sql.raw(
-                    "UPDATE clients SET secret_hash = \(bind: TokenDigest.hex(secret)) WHERE id = \(bind: id) AND secret_hash IS NOT NULL RETURNING id"
+                    """
+                    UPDATE clients SET secret_hash = \(bind: TokenDigest.hex(secret)), secret_sealed = \(bind: sealed)
+                    WHERE id = \(bind: id) AND secret_hash IS NOT NULL RETURNING id
+                    """
                 ).first() != nil
             if replaced { try await Self.revokeTokens(of: id, carryingAny: nil, at: now, in: sql) }
             return replaced
@@ -142,14 +152,15 @@ public struct ClientStore: Sendable {
             """
             INSERT INTO clients (id, name, secret_hash, redirect_uris, post_logout_redirect_uris, scopes, id_token_algorithm, created_at,
                                  require_pkce, device_grant, require_dpop, third_party, logo_uri, client_uri, dynamic, unused_expires_at,
-                                 token_exchange, document_expires_at, jwks_uri, jwks)
+                                 token_exchange, document_expires_at, jwks_uri, jwks, auth_method, secret_sealed)
             VALUES (\(bind: client.id), \(bind: client.name), \(bind: client.secretHash), \(bind: try JSONList.encode(client.redirectURIs)),
                     \(bind: try JSONList.encode(client.postLogoutRedirectURIs)), \(bind: client.scopes.joined(separator: " ")),
                     \(bind: client.idTokenAlgorithm), \(bind: client.createdAt), \(bind: client.requiresPKCE ? 1 : 0),
                     \(bind: client.allowsDeviceGrant ? 1 : 0), \(bind: client.requiresDPoP ? 1 : 0), \(bind: client.isThirdParty ? 1 : 0),
                     \(bind: client.logoURI), \(bind: client.homepage), \(bind: client.registeredDynamically ? 1 : 0), \(bind: client.unusedExpiresAt),
                     \(bind: try Self.encode(client.tokenExchange)), \(bind: client.metadataDocumentExpiresAt), \(bind: client.jwksURI),
-                    \(bind: try client.jwks.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }))
+                    \(bind: try Self.encode(client.jwks)), \(bind: client.registeredAuthenticationMethod?.rawValue),
+                    \(bind: client.sealedSecret))
             """
         ).run()
     }
@@ -185,15 +196,17 @@ public struct ClientStore: Sendable {
         client.metadataDocumentExpiresAt = try row.decode(column: "document_expires_at", as: Int64?.self)
         client.jwksURI = try row.decode(column: "jwks_uri", as: String?.self)
         client.jwks = try row.decode(column: "jwks", as: String?.self).map { try JSONDecoder().decode(JSONWebKeySet.self, from: Data($0.utf8)) }
+        client.registeredAuthenticationMethod = try row.decode(column: "auth_method", as: String?.self).flatMap(ClientAuthenticationMethod.init)
+        client.sealedSecret = try row.decode(column: "secret_sealed", as: String?.self)
         client.tokenExchange = try row.decode(column: "token_exchange", as: String?.self).map {
             try JSONDecoder().decode(TokenExchangePolicy.self, from: Data($0.utf8))
         }
         return client
     }
 
-    /// A token exchange policy as stored: JSON, or NULL for none.
-    private static func encode(_ policy: TokenExchangePolicy?) throws -> String? {
-        try policy.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+    /// A token exchange policy or key set as stored: JSON, or NULL for none.
+    private static func encode(_ value: (some Encodable)?) throws -> String? {
+        try value.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
     }
 }
 

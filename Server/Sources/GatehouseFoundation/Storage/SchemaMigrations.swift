@@ -624,5 +624,10 @@ package enum SchemaMigrations {
         // Clients that authenticate with a key (private_key_jwt, RFC 7523): where their public keys are, or the keys.
         Migration(
             version: 37, name: "client keys", statements: ["ALTER TABLE clients ADD COLUMN jwks_uri TEXT", "ALTER TABLE clients ADD COLUMN jwks TEXT"]),
+        // How each client authenticates (token_endpoint_auth_method; NULL: as its secret or keys imply), and, for
+        // client_secret_jwt, its secret sealed under the server secret: the server computes the assertion's MAC too.
+        Migration(
+            version: 38, name: "client authentication methods",
+            statements: ["ALTER TABLE clients ADD COLUMN auth_method TEXT", "ALTER TABLE clients ADD COLUMN secret_sealed TEXT"]),
     ]
 }

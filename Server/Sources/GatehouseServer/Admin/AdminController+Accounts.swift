@@ -92,8 +92,12 @@ extension AdminController {
             try await write(request, context) { _ in
                 let id = try context.parameters.require("id")
                 let secret = Base64URL.encode(SecureRandom.bytes(32))
+                // A client_secret_jwt client's secret is kept sealed too: the server computes its assertions' MACs.
+                let sealed =
+                    try await clients.find(id: id)?.authenticationMethod == .clientSecretJWT
+                    ? try settings.clientSecretBox().seal(Data(secret.utf8)) : nil
                 try await database.transaction { [clients, audit] _ in
-                    guard try await clients.replaceSecret(of: id, with: secret) else {
+                    guard try await clients.replaceSecret(of: id, with: secret, sealed: sealed) else {
                         throw AdminProblem.notFound("There is no confidential client \(id).")
                     }
                     try await audit.record(.clientSecretRotated, client: id)

@@ -250,12 +250,14 @@ struct AdminController: Sendable {
 
     private func createClient(_ request: Request, actor: String) async throws -> Response {
         let body = try await JSONRequest.decode(AdminNewClient.self, from: request)
+        let isPublic: Bool = body.isPublic ?? (body.authenticationMethod == ClientAuthenticationMethod.none)
         let created = try await operations(actor).createClient(
             ClientRegistration(
                 id: body.id, name: body.name, redirectURIs: body.redirectURIs, postLogoutRedirectURIs: body.postLogoutRedirectURIs ?? [],
-                scopes: body.scopes, isPublic: body.isPublic == true, idTokenAlgorithm: body.idTokenAlgorithm ?? "RS256",
-                deviceGrant: body.deviceGrant ?? false, requireDPoP: body.requireDPoP ?? false, thirdParty: body.thirdParty ?? false,
-                logoURI: body.logoURI, homepage: body.homepage, tokenExchange: body.tokenExchange))
+                scopes: body.scopes, isPublic: isPublic,
+                idTokenAlgorithm: body.idTokenAlgorithm ?? "RS256", deviceGrant: body.deviceGrant ?? false, requireDPoP: body.requireDPoP ?? false,
+                thirdParty: body.thirdParty ?? false, logoURI: body.logoURI, homepage: body.homepage, tokenExchange: body.tokenExchange,
+                authenticationMethod: body.authenticationMethod, jwksURI: body.jwksURI, jwks: body.jwks))
         struct Created: Encodable {
             var client: AdminClient
             var clientSecret: String?
@@ -320,6 +322,14 @@ struct AdminController: Sendable {
         if let homepage = change.homepage {
             if !homepage.isEmpty { try ClientRegistrationRules.validateWebPage(homepage, named: "client URI") }
             changed.homepage = homepage.isEmpty ? nil : homepage
+        }
+        if change.jwksURI != nil || change.jwks != nil {
+            guard changed.authenticationMethod == .privateKeyJWT else {
+                throw AdminProblem.badRequest("jwks_uri and jwks are for a client that authenticates with private_key_jwt.")
+            }
+            try ClientRegistrationRules.validateAuthentication(.privateKeyJWT, jwksURI: change.jwksURI, jwks: change.jwks)
+            changed.jwksURI = change.jwksURI
+            changed.jwks = change.jwks
         }
         if let policy = change.tokenExchange {
             if !policy.audiences.isEmpty { try ClientRegistrationRules.validateTokenExchange(policy, isPublic: changed.isPublic) }

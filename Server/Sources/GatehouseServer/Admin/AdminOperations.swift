@@ -1,5 +1,6 @@
 import GatehouseDomain
 import GatehouseFoundation
+import GatehouseProtocol
 
 /// What an operator can do to a Gatehouse server, each operation written once with its audit record. The admin API's
 /// routes and the `gatehouse` tool on the server's machine run ``DatabaseAdminOperations``; the tool elsewhere
@@ -130,6 +131,11 @@ public struct AdminSettings: Sendable {
     /// What the audit trail says an account was made or locked through (`by`): `admin_api` or `operator`.
     public var origin: String
 
+    /// Seals the secrets of `client_secret_jwt` clients, which the server must read back to check their assertions.
+    func clientSecretBox() throws -> SecretBox {
+        SecretBox(serverSecret: try secret().bytes, purpose: ClientAuthenticationMethod.sealedSecretPurpose)
+    }
+
     /// Settings from the server's `secret`, password rules and hashing, token `lifetimes` and PIN limit; `origin` names
     /// the way in for the audit trail.
     public init(
@@ -205,6 +211,17 @@ public struct ClientRegistration: Sendable, Equatable {
     public var logoURI, homepage: String?
     /// What it may get by exchanging a person's token (RFC 8693); `nil`: nothing.
     public var tokenExchange: TokenExchangePolicy?
+    /// How it authenticates; `nil`: `none` for a public client, `client_secret_basic` for a confidential one.
+    public var authenticationMethod: ClientAuthenticationMethod?
+    /// For `private_key_jwt`: where its public keys are published (https, or http on loopback), or the keys; one of
+    /// the two.
+    public var jwksURI: String?
+    public var jwks: JSONWebKeySet?
+
+    /// The method the client authenticates with, as asked or as ``isPublic`` implies.
+    public var resolvedAuthenticationMethod: ClientAuthenticationMethod {
+        authenticationMethod ?? (isPublic ? .none : .clientSecretBasic)
+    }
 
     /// A registration; a first-party confidential client with a generated secret, PKCE required, RS256 ID tokens
     /// unless said otherwise.
@@ -212,8 +229,12 @@ public struct ClientRegistration: Sendable, Equatable {
         id: String, name: String? = nil, redirectURIs: [String], postLogoutRedirectURIs: [String] = [], scopes: [String]? = nil,
         isPublic: Bool = false, secret: String? = nil, idTokenAlgorithm: String = "RS256", requirePKCE: Bool = true, deviceGrant: Bool = false,
         requireDPoP: Bool = false, thirdParty: Bool = false, logoURI: String? = nil, homepage: String? = nil,
-        tokenExchange: TokenExchangePolicy? = nil
+        tokenExchange: TokenExchangePolicy? = nil, authenticationMethod: ClientAuthenticationMethod? = nil, jwksURI: String? = nil,
+        jwks: JSONWebKeySet? = nil
     ) {
+        self.authenticationMethod = authenticationMethod
+        self.jwksURI = jwksURI
+        self.jwks = jwks
         self.id = id
         self.name = name
         self.redirectURIs = redirectURIs

@@ -116,6 +116,11 @@ public struct AdminClient: Codable, Sendable {
     public var unusedExpiresAt: Int64?
     /// What it may get by exchanging a person's token (RFC 8693).
     public var tokenExchange: TokenExchangePolicy?
+    /// How it authenticates at the token endpoint and its peers.
+    public var authenticationMethod: ClientAuthenticationMethod
+    /// A `private_key_jwt` client's public keys: where they are published, or the keys.
+    public var jwksURI: String?
+    public var jwks: JSONWebKeySet?
 
     /// What the API shows of `client`.
     public init(_ client: Client) {
@@ -136,10 +141,15 @@ public struct AdminClient: Codable, Sendable {
         dynamic = client.registeredDynamically
         unusedExpiresAt = client.unusedExpiresAt
         tokenExchange = client.tokenExchange
+        authenticationMethod = client.authenticationMethod
+        jwksURI = client.jwksURI
+        jwks = client.jwks
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, name, scopes
+        case id, name, scopes, jwks
+        case authenticationMethod = "token_endpoint_auth_method"
+        case jwksURI = "jwks_uri"
         case isPublic = "public"
         case redirectURIs = "redirect_uris"
         case postLogoutRedirectURIs = "post_logout_redirect_uris"
@@ -173,9 +183,14 @@ struct AdminNewClient: ClosedJSONBody, Sendable {
     var thirdParty: Bool?
     var logoURI, homepage: String?
     var tokenExchange: TokenExchangePolicy?
+    var authenticationMethod: ClientAuthenticationMethod?
+    var jwksURI: String?
+    var jwks: JSONWebKeySet?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case id, name, scopes
+        case id, name, scopes, jwks
+        case authenticationMethod = "token_endpoint_auth_method"
+        case jwksURI = "jwks_uri"
         case tokenExchange = "token_exchange"
         case isPublic = "public"
         case redirectURIs = "redirect_uris"
@@ -204,9 +219,13 @@ struct AdminClientChange: ClosedJSONBody, Sendable {
     var logoURI, homepage: String?
     /// A policy without audiences removes it.
     var tokenExchange: TokenExchangePolicy?
+    /// A `private_key_jwt` client's new keys: a URL or the keys (the other is removed).
+    var jwksURI: String?
+    var jwks: JSONWebKeySet?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, scopes
+        case name, scopes, jwks
+        case jwksURI = "jwks_uri"
         case tokenExchange = "token_exchange"
         case redirectURIs = "redirect_uris"
         case postLogoutRedirectURIs = "post_logout_redirect_uris"

@@ -1,3 +1,4 @@
+import Foundation
 import GatehouseDomain
 import GatehouseEngines
 import GatehouseFoundation
@@ -201,8 +202,19 @@ public struct DatabaseAdminOperations: AdminOperations {
 
     public func createClient(_ registration: ClientRegistration) async throws -> CreatedClient {
         try ClientRegistrationRules.validateClientID(registration.id)
+        let method = registration.resolvedAuthenticationMethod
+        guard (method == .none) == registration.isPublic else {
+            throw AdminProblem.badRequest(
+                registration.isPublic
+                    ? "A public client authenticates with none; \(method.rawValue) is for a confidential client."
+                    : "token_endpoint_auth_method none is for a public client.")
+        }
         guard !registration.redirectURIs.isEmpty || !registration.isPublic || registration.deviceGrant else {
             throw AdminProblem.badRequest("A public client needs at least one redirect URI (or the device grant).")
+        }
+        try ClientRegistrationRules.validateAuthentication(method, jwksURI: registration.jwksURI, jwks: registration.jwks)
+        guard method.usesSecret || registration.secret == nil else {
+            throw AdminProblem.badRequest("A client that authenticates with \(method.rawValue) has no secret.")
         }
         for uri in registration.redirectURIs + registration.postLogoutRedirectURIs { try ClientRegistrationRules.validateRedirectURI(uri) }
         let scopes = registration.scopes ?? ClientRegistrationRules.defaultScopes
@@ -212,9 +224,10 @@ public struct DatabaseAdminOperations: AdminOperations {
         if let logo = registration.logoURI { try ClientRegistrationRules.validateWebPage(logo, named: "logo URI") }
         if let homepage = registration.homepage { try ClientRegistrationRules.validateWebPage(homepage, named: "client URI") }
         if let policy = registration.tokenExchange { try ClientRegistrationRules.validateTokenExchange(policy, isPublic: registration.isPublic) }
-        // 256 bits from the system's generator, for a confidential client without a secret of the operator's.
-        let generated = registration.isPublic || registration.secret != nil ? nil : Base64URL.encode(SecureRandom.bytes(32))
-        let secret = registration.isPublic ? nil : registration.secret ?? generated
+        // 256 bits from the system's generator, for a client with a secret but none of the operator's.
+        let generated = !method.usesSecret || registration.secret != nil ? nil : Base64URL.encode(SecureRandom.bytes(32))
+        let secret = method.usesSecret ? registration.secret ?? generated : nil
+        let sealed = try secret.flatMap { method == .clientSecretJWT ? try settings.clientSecretBox().seal(Data($0.utf8)) : nil }
         do {
             let client = try await database.transaction { [clients, audit, actor] _ in
                 let client = try await clients.create(
@@ -222,10 +235,14 @@ public struct DatabaseAdminOperations: AdminOperations {
                     postLogoutRedirectURIs: registration.postLogoutRedirectURIs, scopes: scopes, idTokenAlgorithm: registration.idTokenAlgorithm,
                     requirePKCE: registration.requirePKCE, allowDeviceGrant: registration.deviceGrant, requireDPoP: registration.requireDPoP,
                     thirdParty: registration.thirdParty, logoURI: registration.logoURI, homepage: registration.homepage,
-                    tokenExchange: registration.tokenExchange)
+                    tokenExchange: registration.tokenExchange, authenticationMethod: method, sealedSecret: sealed, jwksURI: registration.jwksURI,
+                    jwks: registration.jwks)
                 try await audit.record(
                     .clientCreated, client: client.id, actor: actor,
-                    details: ["public": "\(client.isPublic)", "third_party": "\(client.isThirdParty)", "scopes": scopes.joined(separator: " ")])
+                    details: [
+                        "public": "\(client.isPublic)", "third_party": "\(client.isThirdParty)", "scopes": scopes.joined(separator: " "),
+                        "auth_method": method.rawValue,
+                    ])
                 return client
             }
             return CreatedClient(client: AdminClient(client), generatedSecret: generated)

@@ -93,7 +93,8 @@ extension IdentityServer {
     var clientAuthenticator: ClientAuthenticator {
         ClientAuthenticator(
             clients: clients,
-            assertions: ClientAssertionVerifier(clients: clients, keys: clientKeySets, replays: DPoPProofLog(database: database), issuer: issuer, clock: clock))
+            assertions: ClientAssertionVerifier(
+                clients: clients, keys: clientKeySets, replays: DPoPProofLog(database: database), secrets: clientSecretBox, issuer: issuer, clock: clock))
     }
 
     var clientMetadataDocuments: ClientMetadataDocuments {
@@ -104,7 +105,8 @@ extension IdentityServer {
         ClientRegistrationController(
             clients: clients, registrations: ClientRegistrationStore(database: database, clock: clock),
             initialTokens: InitialAccessTokenStore(database: database, clock: clock), resources: resources, audit: audit, database: database,
-            guesses: guesses, policy: configuration.dynamicRegistration, issuer: issuer, proxies: configuration.trustedProxies, clock: clock, logger: logger)
+            guesses: guesses, policy: configuration.dynamicRegistration, issuer: issuer, proxies: configuration.trustedProxies,
+            secrets: clientSecretBox, clock: clock, logger: logger)
     }
 
     var userinfoController: UserinfoController { UserinfoController(tokens: tokens, proofs: dpopProofs) }

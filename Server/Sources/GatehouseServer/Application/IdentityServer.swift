@@ -107,7 +107,8 @@ public final class IdentityServer: Sendable {
         resources = ResourceStore(database: database, clock: clock)
         clientKeySets = ClientKeySets(
             fetch: GuardedFetch(
-                allowPrivateAddresses: configuration.clientMetadataDocuments.allowPrivateAddresses, timeout: configuration.clientMetadataDocuments.timeout))
+                allowPrivateAddresses: configuration.clientMetadataDocuments.allowPrivateAddresses, timeout: configuration.clientMetadataDocuments.timeout),
+            operatorFetch: GuardedFetch(allowPrivateAddresses: true, timeout: configuration.clientMetadataDocuments.timeout))
         consents = ConsentStore(database: database, clock: clock)
         keyStore = SigningKeyStore(database: database, clock: clock)
         keys = SigningKeyRing(store: keyStore, box: SecretBox(serverSecret: secret.bytes, purpose: SecretBox.signingKeysPurpose), clock: clock)
@@ -158,6 +159,8 @@ public final class IdentityServer: Sendable {
     }
 
     var signingKeyBox: SecretBox { SecretBox(serverSecret: secret.bytes, purpose: SecretBox.signingKeysPurpose) }
+    /// Seals and opens the secrets of `client_secret_jwt` clients.
+    var clientSecretBox: SecretBox { SecretBox(serverSecret: secret.bytes, purpose: ClientAuthenticationMethod.sealedSecretPurpose) }
 
     /// Stops the hashing threads and closes the database.
     public func shutdown() async {

@@ -1,22 +1,28 @@
+import Crypto
 import Foundation
 import GatehouseDomain
 import GatehouseFoundation
 import GatehouseProtocol
 
-/// Checks the assertion a client authenticates with instead of a secret (`private_key_jwt`, RFC 7523 §3, OpenID
-/// Connect Core §9): a JWT signed by one of the client's keys (never `none` nor a MAC), issued by the client about
-/// itself (`iss` = `sub` = its id), for this server (`aud`: the issuer or the endpoint called), short-lived, and used
-/// once (its `jti` recorded until it expires, on every node).
+/// Checks the assertion a client authenticates with instead of sending a secret (RFC 7523 §3, OpenID Connect Core §9):
+/// a JWT signed by one of the client's keys (`private_key_jwt`) or MACed with its secret (`client_secret_jwt`), never
+/// `none`, issued by the client about itself (`iss` = `sub` = its id), for this server (`aud`: the issuer, or the
+/// endpoint called, as older clients send), short-lived, and used once (its `jti` recorded until it expires, on
+/// every node).
 struct ClientAssertionVerifier: Sendable {
     let clients: ClientStore
     let keys: ClientKeySets
     let replays: DPoPProofLog
+    /// Opens the secrets of `client_secret_jwt` clients.
+    let secrets: SecretBox
     let issuer: String
     let clock: UnixClock
 
     static let assertionType = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
-    /// The algorithms assertions may be signed with.
+    /// The algorithms `private_key_jwt` assertions may be signed with.
     static let algorithms = ["ES256", "EdDSA", "PS256", "RS256"]
+    /// The algorithms `client_secret_jwt` assertions may be MACed with.
+    static let macAlgorithms = ["HS256", "HS384", "HS512"]
     /// The longest an assertion may still be valid when it arrives: it is meant for this one request.
     static let maximumLifetime: Int64 = 600
 
@@ -24,16 +30,22 @@ struct ClientAssertionVerifier: Sendable {
     func verified(_ credentials: ClientAuthenticator.Credentials, path: String) async throws -> ClientAuthenticator.Credentials {
         guard let assertion = credentials.assertion else { return credentials }
         let failed = OAuthError.invalidClient("Client authentication failed.")
-        guard let jws = CompactJWS(assertion), Self.algorithms.contains(jws.algorithm), let client = try await clients.find(id: credentials.clientID),
-            client.usesKeys
-        else { throw failed }
-        let key: JSONWebKey?
-        do {
-            key = try await keys.key(of: client, id: jws.header["kid"] as? String, algorithm: jws.algorithm)
-        } catch let refusal as GuardedFetch.Refusal {
-            throw OAuthError.invalidClient("The client's keys could not be read: \(refusal.description)")
+        guard let jws = CompactJWS(assertion), let client = try await clients.find(id: credentials.clientID) else { throw failed }
+        switch client.authenticationMethod {
+        case .privateKeyJWT:
+            guard Self.algorithms.contains(jws.algorithm) else { throw failed }
+            let key: JSONWebKey?
+            do {
+                key = try await keys.key(of: client, id: jws.header["kid"] as? String, algorithm: jws.algorithm)
+            } catch let refusal as GuardedFetch.Refusal {
+                throw OAuthError.invalidClient("The client's keys could not be read: \(refusal.description)")
+            }
+            guard let key, (try? jws.isSigned(by: key)) == true else { throw failed }
+        case .clientSecretJWT:
+            guard let sealed = client.sealedSecret, let secret = try? secrets.open(sealed), Self.isMACed(jws, with: secret) else { throw failed }
+        case .none, .clientSecretBasic, .clientSecretPost:
+            throw failed
         }
-        guard let key, (try? jws.isSigned(by: key)) == true else { throw failed }
         let claims = jws.payload
         let now = clock.now()
         let audiences = (claims["aud"] as? String).map { [$0] } ?? (claims["aud"] as? [String] ?? [])
@@ -53,5 +65,19 @@ struct ClientAssertionVerifier: Sendable {
         var checked = credentials
         checked.assertionVerified = true
         return checked
+    }
+
+    /// Whether `jws` carries the HMAC of its signing input under `secret` with its HS256/HS384/HS512 algorithm,
+    /// compared in constant time.
+    static func isMACed(_ jws: CompactJWS, with secret: Data) -> Bool {
+        let key = SymmetricKey(data: secret)
+        let expected: Data
+        switch jws.algorithm {
+        case "HS256": expected = Data(HMAC<SHA256>.authenticationCode(for: jws.signingInput, using: key))
+        case "HS384": expected = Data(HMAC<SHA384>.authenticationCode(for: jws.signingInput, using: key))
+        case "HS512": expected = Data(HMAC<SHA512>.authenticationCode(for: jws.signingInput, using: key))
+        default: return false
+        }
+        return ConstantTime.equals(Array(expected), Array(jws.signature))
     }
 }

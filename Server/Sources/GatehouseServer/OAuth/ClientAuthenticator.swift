@@ -5,9 +5,10 @@ import GatehouseProtocol
 import Hummingbird
 import SQLKit
 
-/// Authenticates the client calling the token, revocation and introspection endpoints
-/// with `client_secret_basic` or `client_secret_post`, or with a signed assertion (`private_key_jwt`) when it was
-/// registered with keys; public clients identify themselves with `client_id` only.
+/// Authenticates the client calling the token, PAR, revocation, introspection and device-authorization endpoints by
+/// the method it registered (``ClientAuthenticationMethod``): its secret (`client_secret_basic` or
+/// `client_secret_post`, either way), an assertion MACed with its secret (`client_secret_jwt`) or signed with its key
+/// (`private_key_jwt`); public clients identify themselves with `client_id` only.
 ///
 /// In two steps, so that an endpoint that writes anyway can look the client up inside its write transaction:
 /// ``Credentials`` are read from the request without the database, then checked against the stored client.
@@ -94,8 +95,8 @@ struct ClientAuthenticator: Sendable {
     static func verify(_ credentials: Credentials, against client: Client?) throws -> Client {
         let failed = OAuthError.invalidClient("Client authentication failed.")
         guard let client else { throw failed }
-        // A client with keys proves itself only with an assertion by one of them; any other client never with one.
-        if client.usesKeys {
+        // A client registered for assertions proves itself only with one, checked; any other client never with one.
+        if client.authenticationMethod.usesAssertion {
             guard credentials.assertionVerified, credentials.secret == nil else { throw failed }
             return client
         }

@@ -7,30 +7,40 @@ import GatehouseProtocol
 /// those its `jwks_uri` publishes, fetched like any URL a stranger names (``GuardedFetch``), kept a few minutes, and
 /// fetched again when an assertion names a key they lack (the client rotated).
 actor ClientKeySets {
+    /// Fetches for clients that registered themselves or are known by their metadata document: strangers' URLs.
     private let fetch: GuardedFetch
+    /// Fetches for clients an operator registered, whose key set may be on the operator's own network; the same
+    /// limits of size and time.
+    private let operatorFetch: GuardedFetch
     private var cached: [String: (keys: JSONWebKeySet, until: Date)] = [:]
     /// Keys published at a URL are kept this long before they are fetched again.
     static let lifetime: TimeInterval = 300
     /// The largest key set read.
     static let maximumBytes = 64 * 1024
 
-    init(fetch: GuardedFetch) {
+    init(fetch: GuardedFetch, operatorFetch: GuardedFetch) {
         self.fetch = fetch
+        self.operatorFetch = operatorFetch
     }
 
     /// The key with `id` (any signing key for `algorithm` when the assertion names none) of `client`.
     nonisolated func key(of client: Client, id: String?, algorithm: String) async throws -> JSONWebKey? {
+        let byOperator = !client.registeredDynamically && client.metadataDocumentExpiresAt == nil
         let source: any KeySetSource =
-            if let registered = client.jwks { StaticKeySet(registered) } else if let url = client.jwksURI { Published(sets: self, url: url) } else {
+            if let registered = client.jwks {
+                StaticKeySet(registered)
+            } else if let url = client.jwksURI {
+                Published(sets: self, url: url, byOperator: byOperator)
+            } else {
                 StaticKeySet(JSONWebKeySet(keys: []))
             }
         return try await source.signingKey(id: id, algorithm: algorithm)
     }
 
-    /// The keys published at `url`: cached ones unless `refresh` or stale.
-    func keySet(at url: String, refresh: Bool) async throws -> JSONWebKeySet {
+    /// The keys published at `url`: cached ones unless `refresh` or stale. `byOperator`: the URL is an operator's.
+    func keySet(at url: String, refresh: Bool, byOperator: Bool) async throws -> JSONWebKeySet {
         if !refresh, let held = cached[url], held.until > Date() { return held.keys }
-        let fetched = try await fetch.get(url, limit: Self.maximumBytes, what: "key set")
+        let fetched = try await (byOperator ? operatorFetch : fetch).get(url, limit: Self.maximumBytes, what: "key set")
         guard let keys = try? JSONDecoder().decode(JSONWebKeySet.self, from: fetched.body) else {
             throw GuardedFetch.Refusal("The client's key set at \(url) is not a JWKS.")
         }
@@ -43,6 +53,7 @@ actor ClientKeySets {
     private struct Published: KeySetSource {
         let sets: ClientKeySets
         let url: String
-        func keySet(refresh: Bool) async throws -> JSONWebKeySet { try await sets.keySet(at: url, refresh: refresh) }
+        let byOperator: Bool
+        func keySet(refresh: Bool) async throws -> JSONWebKeySet { try await sets.keySet(at: url, refresh: refresh, byOperator: byOperator) }
     }
 }

@@ -21,6 +21,8 @@ struct ClientRegistrationController: Sendable {
     let policy: DynamicRegistrationPolicy
     let issuer: String
     let proxies: TrustedProxies
+    /// Seals the secrets of `client_secret_jwt` clients.
+    let secrets: SecretBox
     let clock: UnixClock
     let logger: Logger
 
@@ -54,9 +56,9 @@ struct ClientRegistrationController: Sendable {
         let metadata = try ClientMetadataRules.validate(
             try await Self.metadata(of: request), open: presented == nil, resourceScopes: try await resources.scopeNames())
         let now = clock.now()
-        let isPublic = metadata.tokenEndpointAuthMethod == "none"
-        let withKeys = metadata.tokenEndpointAuthMethod == "private_key_jwt"
-        let secret = isPublic || withKeys ? nil : Base64URL.encode(SecureRandom.bytes(32))
+        let method = Self.method(of: metadata)
+        let isPublic = method == .none
+        let secret = method.usesSecret ? Base64URL.encode(SecureRandom.bytes(32)) : nil
         var client = Client(
             id: "dyn-" + SecureRandom.token(byteCount: 16), name: metadata.clientName, secretHash: secret.map(TokenDigest.hex),
             redirectURIs: metadata.redirectURIs ?? [], postLogoutRedirectURIs: [], scopes: ClientMetadataRules.clientScopes(of: metadata),
@@ -65,6 +67,8 @@ struct ClientRegistrationController: Sendable {
         client.unusedExpiresAt = presented == nil ? now + policy.unusedClientLifetime : nil
         client.jwksURI = metadata.jwksURI
         client.jwks = metadata.jwks
+        client.registeredAuthenticationMethod = method
+        client.sealedSecret = try secret.flatMap { method == .clientSecretJWT ? try secrets.seal(Data($0.utf8)) : nil }
         let registrationToken = SecureRandom.token()
         try await database.transaction { [initialTokens, registrations, audit, client] sql in
             var details = ["public": "\(isPublic)", "redirect_uris": (metadata.redirectURIs ?? []).joined(separator: " ")]
@@ -96,13 +100,17 @@ struct ClientRegistrationController: Sendable {
         let metadata = try ClientMetadataRules.validate(
             try Self.decode(body), open: registration.open,
             resourceScopes: try await resources.scopeNames())
-        guard (metadata.tokenEndpointAuthMethod == "none") == registration.client.isPublic,
-            (metadata.tokenEndpointAuthMethod == "private_key_jwt") == registration.client.usesKeys
+        // Between client_secret_basic and client_secret_post only the transport of one secret changes.
+        let method = Self.method(of: metadata)
+        let sendsSecret: Set<ClientAuthenticationMethod> = [.clientSecretBasic, .clientSecretPost]
+        guard method == registration.client.authenticationMethod || sendsSecret.isSuperset(of: [method, registration.client.authenticationMethod])
         else {
             throw OAuthError(
-                .invalidClientMetadata, "token_endpoint_auth_method cannot change between none, a secret and keys; register a new client.")
+                .invalidClientMetadata,
+                "token_endpoint_auth_method cannot change between none, a secret, an assertion with it and keys; register a new client.")
         }
         var changed = registration.client
+        changed.registeredAuthenticationMethod = method
         changed.name = metadata.clientName
         changed.redirectURIs = metadata.redirectURIs ?? []
         changed.scopes = ClientMetadataRules.clientScopes(of: metadata)
@@ -126,6 +134,11 @@ struct ClientRegistrationController: Sendable {
             throw OAuthError.invalidToken("Send the registration access token the registration answered with (Authorization: Bearer …).")
         }
         return registration
+    }
+
+    /// The method `metadata`, already checked, names (``ClientMetadataRules`` fills in the default).
+    private static func method(of metadata: ClientMetadata) -> ClientAuthenticationMethod {
+        metadata.tokenEndpointAuthMethod.flatMap(ClientAuthenticationMethod.init) ?? .clientSecretBasic
     }
 
     /// The answer about `client`: its identifier and the metadata as registered (no secret: only the registration shows it).

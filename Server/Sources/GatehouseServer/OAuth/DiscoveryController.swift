@@ -45,7 +45,7 @@ struct DiscoveryController: Sendable {
             ],
             subjectTypesSupported: ["public"],
             idTokenSigningAlgValuesSupported: SigningKeyFactory.algorithms,
-            tokenEndpointAuthMethodsSupported: ["client_secret_basic", "client_secret_post", "private_key_jwt", "none"],
+            tokenEndpointAuthMethodsSupported: ClientAuthenticationMethod.allCases.map(\.rawValue),
             codeChallengeMethodsSupported: [PKCE.method],
             claimsSupported: [
                 "iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "azp", "amr", "acr",
@@ -60,9 +60,10 @@ struct DiscoveryController: Sendable {
         metadata.pushedAuthorizationRequestEndpoint = issuer + "/par"
         metadata.requirePushedAuthorizationRequests = false
         // Every endpoint that authenticates clients takes the same assertions (RFC 8414 §2 asks for each list).
-        metadata.tokenEndpointAuthSigningAlgValuesSupported = ClientAssertionVerifier.algorithms
-        metadata.revocationEndpointAuthSigningAlgValuesSupported = ClientAssertionVerifier.algorithms
-        metadata.introspectionEndpointAuthSigningAlgValuesSupported = ClientAssertionVerifier.algorithms
+        let assertionAlgorithms = ClientAssertionVerifier.algorithms + ClientAssertionVerifier.macAlgorithms
+        metadata.tokenEndpointAuthSigningAlgValuesSupported = assertionAlgorithms
+        metadata.revocationEndpointAuthSigningAlgValuesSupported = assertionAlgorithms
+        metadata.introspectionEndpointAuthSigningAlgValuesSupported = assertionAlgorithms
         if registration { metadata.registrationEndpoint = issuer + "/register" }
         if metadataDocuments { metadata.clientIDMetadataDocumentSupported = true }
         return metadata

@@ -28,11 +28,17 @@ struct ClientsCommand: AsyncParsableCommand {
         var thirdParty: Bool
         var logoURI, homepage: String?
         var tokenExchange: TokenExchangePolicy?
+        var authenticationMethod: ClientAuthenticationMethod
+        var jwksURI: String?
+        var jwks: JSONWebKeySet?
 
         init(_ client: AdminClient) {
             id = client.id
             name = client.name
             type = client.isPublic ? "public" : "confidential"
+            authenticationMethod = client.authenticationMethod
+            jwksURI = client.jwksURI
+            jwks = client.jwks
             redirectURIs = client.redirectURIs
             postLogoutRedirectURIs = client.postLogoutRedirectURIs
             scopes = client.scopes
@@ -47,7 +53,9 @@ struct ClientsCommand: AsyncParsableCommand {
         }
 
         enum CodingKeys: String, CodingKey {
-            case id, name, type, scopes
+            case id, name, type, scopes, jwks
+            case authenticationMethod = "token_endpoint_auth_method"
+            case jwksURI = "jwks_uri"
             case redirectURIs = "redirect_uris"
             case postLogoutRedirectURIs = "post_logout_redirect_uris"
             case idTokenAlgorithm = "id_token_signed_response_alg"
@@ -64,8 +72,11 @@ struct ClientsCommand: AsyncParsableCommand {
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Register a client.",
-            discussion:
-                "Choose --public for apps that cannot keep a secret (they must use PKCE), or --secret-stdin / --generate-secret for confidential clients."
+            discussion: """
+                Choose --public for apps that cannot keep a secret (they must use PKCE), --secret-stdin or --generate-secret for a confidential \
+                client with a secret, or --auth-method private_key_jwt with --jwks-uri or --jwks-file for one that signs assertions with its own \
+                key (no shared secret). --auth-method client_secret_jwt keeps the secret but sends only assertions MACed with it.
+                """
         )
 
         @Argument(help: "The client id.")
@@ -114,8 +125,28 @@ struct ClientsCommand: AsyncParsableCommand {
             name: .customLong("exchange-subject-issuer"),
             help: "An identity provider's issuer whose ID tokens this client may exchange, for the linked account; repeat for each.")
         var exchangeSubjectIssuers: [String] = []
+        @Option(
+            name: .customLong("auth-method"),
+            help: "How it authenticates: client_secret_basic (default with a secret), client_secret_post, client_secret_jwt or private_key_jwt.")
+        var authenticationMethod: String?
+        @Option(name: .customLong("jwks-uri"), help: "For private_key_jwt: where the client publishes its public keys (https, or http on loopback).")
+        var jwksURI: String?
+        @Option(name: .customLong("jwks-file"), help: "For private_key_jwt: a file holding the client's public keys (a JWKS).")
+        var jwksFile: String?
         @OptionGroup var store: StoreOptions
         @OptionGroup var output: OutputOptions
+
+        /// The method asked for, `nil` when left to --public or the secret flags.
+        private var method: ClientAuthenticationMethod? {
+            get throws {
+                guard let authenticationMethod else { return nil }
+                guard let method = ClientAuthenticationMethod(rawValue: authenticationMethod), method != .none else {
+                    throw ValidationError(
+                        "--auth-method must be client_secret_basic, client_secret_post, client_secret_jwt or private_key_jwt (a public client: --public).")
+                }
+                return method
+            }
+        }
 
         func validate() throws {
             do {
@@ -126,11 +157,21 @@ struct ClientsCommand: AsyncParsableCommand {
                 try ClientRegistrationRules.validateAlgorithm(idTokenAlg)
                 if let logoURI { try ClientRegistrationRules.validateWebPage(logoURI, named: "logo URI") }
                 if let homepage { try ClientRegistrationRules.validateWebPage(homepage, named: "client URI") }
+                if let jwksURI { try ClientRegistrationRules.validateAuthentication(.privateKeyJWT, jwksURI: jwksURI, jwks: nil) }
             } catch let error as ConfigurationError {
                 throw ValidationError(error.description)
             }
-            guard [`public`, secretStdin, generateSecret].filter({ $0 }).count == 1 else {
-                throw ValidationError("Choose exactly one of --public, --secret-stdin and --generate-secret.")
+            if try method == .privateKeyJWT {
+                guard !`public`, !secretStdin, !generateSecret else {
+                    throw ValidationError("A private_key_jwt client has no secret: leave out --public, --secret-stdin and --generate-secret.")
+                }
+                guard (jwksURI == nil) != (jwksFile == nil) else { throw ValidationError("Give the client's public keys: --jwks-uri or --jwks-file.") }
+            } else {
+                guard jwksURI == nil, jwksFile == nil else { throw ValidationError("--jwks-uri and --jwks-file are for --auth-method private_key_jwt.") }
+                guard [`public`, secretStdin, generateSecret].filter({ $0 }).count == 1 else {
+                    throw ValidationError("Choose exactly one of --public, --secret-stdin and --generate-secret.")
+                }
+                if `public`, try method != nil { throw ValidationError("A public client has no --auth-method: it sends only its id.") }
             }
             if `public` && allowWithoutPKCE {
                 throw ValidationError("A public client always needs PKCE; --allow-without-pkce is for confidential clients only.")
@@ -143,6 +184,14 @@ struct ClientsCommand: AsyncParsableCommand {
                 secret = try readSecretFromStandardInput("client secret")
                 do { try ClientRegistrationRules.validateSecret(secret!) } catch let error as ConfigurationError { throw CommandError(error.description) }
             }
+            var jwks: JSONWebKeySet?
+            if let jwksFile {
+                guard let data = FileManager.default.contents(atPath: jwksFile) else { throw CommandError("Cannot read \(jwksFile).") }
+                guard let keys = try? JSONDecoder().decode(JSONWebKeySet.self, from: data) else {
+                    throw CommandError("\(jwksFile) is not a JWKS: a JSON object with a \"keys\" array of public keys.")
+                }
+                jwks = keys
+            }
             let requested = scopes.flatMap { $0.split(separator: " ").map(String.init) }
             let registration = ClientRegistration(
                 id: clientID, name: name, redirectURIs: redirectURIs, postLogoutRedirectURIs: postLogoutRedirectURIs,
@@ -153,7 +202,8 @@ struct ClientsCommand: AsyncParsableCommand {
                     ? nil
                     : TokenExchangePolicy(
                         audiences: exchangeAudiences, scopes: exchangeScopes, delegation: !impersonation, impersonation: impersonation,
-                        subjectIssuers: exchangeSubjectIssuers))
+                        subjectIssuers: exchangeSubjectIssuers),
+                authenticationMethod: try method, jwksURI: jwksURI, jwks: jwks)
             let created = try await store.withOperations { try await $0.createClient(registration) }
             if output.json {
                 struct Created: Encodable {
@@ -181,10 +231,11 @@ struct ClientsCommand: AsyncParsableCommand {
             let clients = try await store.withOperations { try await $0.clients() }.map(Summary.init)
             if output.json { return try JSONOutput.print(clients) }
             guard !clients.isEmpty else { return print("No clients yet. Add one with `gatehouse clients add`.") }
-            var table = TextTable(headers: ["CLIENT ID", "TYPE", "PARTY", "PKCE", "DEVICE", "DPOP", "ALG", "SCOPES", "REDIRECT URIS"])
+            var table = TextTable(headers: ["CLIENT ID", "AUTHENTICATION", "PARTY", "PKCE", "DEVICE", "DPOP", "ALG", "SCOPES", "REDIRECT URIS"])
             table.rows = clients.map {
                 [
-                    $0.id, $0.type, $0.thirdParty ? "third" : "first", $0.requiresPKCE ? "required" : "optional", $0.deviceGrant ? "yes" : "no",
+                    $0.id, $0.authenticationMethod.rawValue, $0.thirdParty ? "third" : "first", $0.requiresPKCE ? "required" : "optional",
+                    $0.deviceGrant ? "yes" : "no",
                     $0.requiresDPoP ? "required" : "optional",
                     $0.idTokenAlgorithm,
                     $0.scopes.joined(separator: " "), $0.redirectURIs.joined(separator: " "),

@@ -1,5 +1,6 @@
 import GatehouseDomain
 import GatehouseFoundation
+import GatehouseProtocol
 import GatehouseServer
 
 /// The admin operations through a running server's admin API: the same operations as on the database, for an operator
@@ -56,6 +57,9 @@ extension RemoteAdmin: AdminOperations {
             var third_party: Bool
             var logo_uri, client_uri: String?
             var token_exchange: TokenExchangePolicy?
+            var token_endpoint_auth_method: ClientAuthenticationMethod
+            var jwks_uri: String?
+            var jwks: JSONWebKeySet?
         }
         struct Created: Decodable {
             var client: AdminClient
@@ -68,7 +72,8 @@ extension RemoteAdmin: AdminOperations {
                 post_logout_redirect_uris: registration.postLogoutRedirectURIs, scopes: registration.scopes, public: registration.isPublic,
                 id_token_alg: registration.idTokenAlgorithm, device_grant: registration.deviceGrant, require_dpop: registration.requireDPoP,
                 third_party: registration.thirdParty, logo_uri: registration.logoURI, client_uri: registration.homepage,
-                token_exchange: registration.tokenExchange),
+                token_exchange: registration.tokenExchange, token_endpoint_auth_method: registration.resolvedAuthenticationMethod,
+                jwks_uri: registration.jwksURI, jwks: registration.jwks),
             as: Created.self)
         return CreatedClient(client: created.client, generatedSecret: created.client_secret)
     }

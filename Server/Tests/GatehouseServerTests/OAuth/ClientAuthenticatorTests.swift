@@ -32,6 +32,23 @@ struct ClientAuthenticatorTests {
         #expect(ClientAuthenticator.basicCredentials("not base64!") == nil)
     }
 
+    @Test("client_secret_jwt MACs check against RFC 7515 §A.1's HS256 example; another key, algorithm or signature fails")
+    func checksMACsAgainstThePublishedExample() throws {
+        let token =
+            "eyJ0eXAiOiJKV1QiLA0KICJhbGciOiJIUzI1NiJ9.eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODAsDQogImh0dHA6Ly9leGFtcGxlLmNvbS9pc19yb290Ijp0cnVlfQ."
+            + "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+        let key = try #require(Base64URL.decode("AyM1SysPpbyDfgZld3umj1qzKObwVMkoqQ-EstJQLr_T-1qS0gZH75aKtMN3Yj0iPS4hcgUuTwjAzZr1Z9CAow"))
+        let jws = try #require(CompactJWS(token))
+        #expect(jws.algorithm == "HS256")
+        #expect(ClientAssertionVerifier.isMACed(jws, with: key))
+        #expect(!ClientAssertionVerifier.isMACed(jws, with: key.dropLast() + Data([0])))
+        let tampered = try #require(CompactJWS(token.replacingOccurrences(of: ".dBjf", with: ".eBjf")))
+        #expect(!ClientAssertionVerifier.isMACed(tampered, with: key))
+        let otherAlgorithm = try #require(
+            CompactJWS("eyJhbGciOiJIUzM4NCJ9." + token.split(separator: ".")[1] + "." + token.split(separator: ".")[2]))
+        #expect(!ClientAssertionVerifier.isMACed(otherAlgorithm, with: key))
+    }
+
     @Test("a confidential client authenticates with its form-encoded secret; the secret unencoded or wrong is invalid_client")
     func authenticatesWithBasic() async throws {
         try await TestServer.withServer { server in

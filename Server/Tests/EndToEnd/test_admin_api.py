@@ -354,11 +354,11 @@ def test_removing_an_admin_scope_or_rotating_the_secret_ends_the_tokens_that_had
 def test_an_admin_write_with_a_member_it_does_not_know_is_refused_by_name(lasting):
     bearer = token(lasting, "ops", OPS_SECRET, "gatehouse:admin")
     refused = call(lasting, "POST", "/admin/v1/clients", bearer, json={
-        "id": "unknowing", "redirect_uris": ["https://u.example/cb"], "jwks": {"keys": []}, "backchannel_logout_uri": "https://u.example/bc",
+        "id": "unknowing", "redirect_uris": ["https://u.example/cb"], "x_color": "red", "sector_identifier_uri": "https://u.example/s",
         "bogus_field": 1})
     assert refused.status_code == 400 and refused.headers["Content-Type"] == "application/problem+json"
     detail = refused.json()["detail"]
-    assert "backchannel_logout_uri, bogus_field, jwks" in detail, detail
+    assert "bogus_field, sector_identifier_uri, x_color" in detail, detail
     assert call(lasting, "GET", "/admin/v1/clients/unknowing", bearer).status_code == 404  # nothing was created
     for path, body in [("/admin/v1/users", {"username": "ulla", "email": "ulla@example.com", "role": "admin"})]:
         answer = call(lasting, "POST", path, bearer, json=body)

@@ -123,9 +123,21 @@ def test_bad_metadata_is_refused_with_rfc_7591_codes(registry):
         ({"redirect_uris": [REDIRECT], "scope": "gatehouse:admin"}, "invalid_client_metadata"),
         ({"redirect_uris": [REDIRECT], "logo_uri": "javascript:alert(1)"}, "invalid_client_metadata"),
         ({"redirect_uris": [REDIRECT], "client_name": "x" * 300}, "invalid_client_metadata"),
+        ({"redirect_uris": [REDIRECT], "backchannel_logout_uri": "http://rp.example.com/logout"}, "invalid_client_metadata"),
+        ({"redirect_uris": [REDIRECT], "frontchannel_logout_uri": "https://rp.example.com/logout#top"}, "invalid_client_metadata"),
+        ({"redirect_uris": [REDIRECT], "token_endpoint_auth_method": "client_secret_jwt", "jwks": {"keys": []}}, "invalid_client_metadata"),
     ]:
         answer = register(registry, metadata, token=token)
         assert answer.status_code == 400 and error_of(answer) == code, (metadata, answer.text)
+    # Logout URIs and client_secret_jwt are registered and answered back; a client_secret_jwt client gets a secret.
+    answer = register(registry, {"redirect_uris": [REDIRECT], "token_endpoint_auth_method": "client_secret_jwt",
+                                 "backchannel_logout_uri": "https://rp.example.com/bc", "backchannel_logout_session_required": True,
+                                 "frontchannel_logout_uri": "https://rp.example.com/fc"}, token=token)
+    assert answer.status_code == 201, answer.text
+    client = answer.json()
+    assert client["token_endpoint_auth_method"] == "client_secret_jwt" and len(client["client_secret"]) >= 32
+    assert client["backchannel_logout_uri"] == "https://rp.example.com/bc" and client["backchannel_logout_session_required"] is True
+    assert client["frontchannel_logout_uri"] == "https://rp.example.com/fc"
     not_json = requests.post(registry.issuer + "/register", data="redirect_uris=x", headers={"Authorization": f"Bearer {token}",
                                                                                              "Content-Type": "application/json"}, timeout=10)
     assert not_json.status_code == 400 and error_of(not_json) == "invalid_client_metadata"

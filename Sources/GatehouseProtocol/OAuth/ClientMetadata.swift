@@ -32,6 +32,14 @@ public struct ClientMetadata: Codable, Sendable, Equatable {
     public var softwareID: String?
     /// The version of that software.
     public var softwareVersion: String?
+    /// Where the provider posts a logout token when a person signs out (OpenID Connect Back-Channel Logout 1.0).
+    public var backchannelLogoutURI: String?
+    /// Whether logout tokens must carry `sid` (Gatehouse's always do when the sign-in had a browser session).
+    public var backchannelLogoutSessionRequired: Bool?
+    /// The page the provider's signed-out page loads in a frame when a person signs out (Front-Channel Logout 1.0).
+    public var frontchannelLogoutURI: String?
+    /// Whether that page is given `iss` and `sid` (Gatehouse always gives them).
+    public var frontchannelLogoutSessionRequired: Bool?
 
     /// Metadata with every member absent.
     public init(
@@ -72,6 +80,10 @@ public struct ClientMetadata: Codable, Sendable, Equatable {
         case jwks
         case softwareID = "software_id"
         case softwareVersion = "software_version"
+        case backchannelLogoutURI = "backchannel_logout_uri"
+        case backchannelLogoutSessionRequired = "backchannel_logout_session_required"
+        case frontchannelLogoutURI = "frontchannel_logout_uri"
+        case frontchannelLogoutSessionRequired = "frontchannel_logout_session_required"
     }
 }
 

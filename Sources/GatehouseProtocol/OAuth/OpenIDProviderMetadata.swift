@@ -69,13 +69,18 @@ public struct OpenIDProviderMetadata: Codable, Sendable, Equatable {
     public var requestURIParameterSupported: Bool
     /// Whether the `claims` request parameter is understood: no.
     public var claimsParameterSupported: Bool
-    /// Whether front-channel logout is offered: no.
+    /// Whether front-channel logout is offered (OpenID Connect Front-Channel Logout 1.0).
     public var frontchannelLogoutSupported: Bool
-    /// Whether back-channel logout is offered: no.
+    /// Whether front-channel logout requests carry `iss` and `sid`.
+    public var frontchannelLogoutSessionSupported: Bool?
+    /// Whether back-channel logout is offered (OpenID Connect Back-Channel Logout 1.0).
     public var backchannelLogoutSupported: Bool
+    /// Whether logout tokens carry `sid`.
+    public var backchannelLogoutSessionSupported: Bool?
 
     /// Metadata with the given values; the revocation and introspection authentication methods follow the token endpoint's,
-    /// and the flags say what Gatehouse does (`iss` in responses, no request objects, no `claims` parameter, no channel logout).
+    /// and the flags start as nothing offered beyond `iss` in responses: no request objects, no `claims` parameter, no
+    /// channel logout. The provider turns on what it offers.
     public init(
         issuer: String,
         authorizationEndpoint: String,
@@ -160,6 +165,8 @@ public struct OpenIDProviderMetadata: Codable, Sendable, Equatable {
         case requestURIParameterSupported = "request_uri_parameter_supported"
         case claimsParameterSupported = "claims_parameter_supported"
         case frontchannelLogoutSupported = "frontchannel_logout_supported"
+        case frontchannelLogoutSessionSupported = "frontchannel_logout_session_supported"
         case backchannelLogoutSupported = "backchannel_logout_supported"
+        case backchannelLogoutSessionSupported = "backchannel_logout_session_supported"
     }
 }

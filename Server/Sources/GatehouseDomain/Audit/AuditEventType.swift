@@ -30,6 +30,10 @@ public enum AuditEventType: String, Sendable, Codable, CaseIterable {
     case tokenExchanged = "token.exchanged"
     /// A browser session ended by an operator.
     case sessionEnded = "session.ended"
+    /// A client was told, on its back-channel logout URI, that a person signed out (`details.sid`, `details.attempts`).
+    case logoutNotified = "logout.notified"
+    /// A client's back-channel logout URI failed every attempt; the notification was given up (`details.error`).
+    case logoutNotificationFailed = "logout.notification_failed"
     // Devices, clients, keys, the server.
     case deviceIdentityRegistered = "device_identity.registered"
     case deviceIdentityBlocked = "device_identity.blocked"

@@ -45,6 +45,10 @@ public struct Client: Sendable, Equatable, Codable {
     /// For a client that authenticates with a key: its public keys, when registered with them instead of a URL.
     public var jwks: JSONWebKeySet?
 
+    /// Where logout tokens are posted when a person who signed in to it signs out (Back-Channel Logout 1.0).
+    public var backchannelLogoutURI: String?
+    /// The page the signed-out page loads in a frame when a person who signed in to it signs out (Front-Channel Logout 1.0).
+    public var frontchannelLogoutURI: String?
     /// How it registered to authenticate, when said (`token_endpoint_auth_method`); ``authenticationMethod`` reads it.
     public var registeredAuthenticationMethod: ClientAuthenticationMethod?
     /// For a `client_secret_jwt` client: its secret sealed under the server secret, to check the assertion's MAC.

@@ -86,6 +86,14 @@ package enum ClientMetadataRules {
                 throw OAuthError(.invalidClientMetadata, error.description)
             }
         }
+        for (member, value) in [("backchannel_logout_uri", metadata.backchannelLogoutURI), ("frontchannel_logout_uri", metadata.frontchannelLogoutURI)] {
+            guard let value else { continue }
+            do {
+                try ClientRegistrationRules.validateLogoutURI(value, named: member)
+            } catch let error as ConfigurationError {
+                throw OAuthError(.invalidClientMetadata, error.description)
+            }
+        }
         if let contacts = metadata.contacts {
             guard contacts.count <= 5, contacts.allSatisfy({ $0.utf8.count <= 254 && $0.contains("@") && !$0.contains(where: \.isWhitespace) }) else {
                 throw OAuthError(.invalidClientMetadata, "contacts must be at most 5 email addresses.")

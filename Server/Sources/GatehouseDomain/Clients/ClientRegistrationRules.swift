@@ -64,6 +64,13 @@ public enum ClientRegistrationRules {
         }
     }
 
+    /// A client's back- or front-channel logout URI: an absolute https URL (http only on a loopback host) without a
+    /// fragment (OpenID Connect Back-Channel Logout 1.0 §2.2, Front-Channel Logout 1.0 §2).
+    public static func validateLogoutURI(_ uri: String, named name: String) throws {
+        try validateWebPage(uri, named: name)
+        guard URL(string: uri)?.fragment == nil else { throw ConfigurationError("The \(name) \"\(uri.prefix(80))\" must not contain a fragment (#…).") }
+    }
+
     public static func validateScopes(_ scopes: [String]) throws {
         if let unknown = scopes.first(where: { !knownScopes.contains($0) }) {
             throw ConfigurationError("Unknown scope \"\(unknown)\"; known scopes are \(knownScopes.joined(separator: ", ")).")

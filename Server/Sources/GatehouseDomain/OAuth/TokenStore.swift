@@ -289,19 +289,19 @@ package struct TokenStore: Sendable {
                     WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID) AND used_at IS NULL AND revoked_at IS NULL
                       AND expires_at > \(bind: now) AND (jkt IS NULL OR jkt = \(bind: minted.key)) AND resources = ''
                       AND \(GrantRevocations.familyIsActive("refresh_tokens"))
-                    RETURNING grant_id, client_id, user_id, scope, auth_time, amr, resources, expires_at
+                    RETURNING grant_id, client_id, user_id, scope, auth_time, amr, resources, expires_at, sid
                 ), access AS (
                     INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at, jkt, auth_time, amr)
                     SELECT \(bind: minted.accessDigest), grant_id, client_id, user_id, scope, \(bind: now), \(bind: now + lifetimes.accessToken),
                            \(bind: minted.key), auth_time, amr
                     FROM used
                 ), refresh AS (
-                    INSERT INTO refresh_tokens (token_hash, grant_id, client_id, user_id, scope, auth_time, amr, created_at, expires_at, jkt)
+                    INSERT INTO refresh_tokens (token_hash, grant_id, client_id, user_id, scope, auth_time, amr, created_at, expires_at, jkt, sid)
                     SELECT \(bind: refreshDigest), grant_id, client_id, user_id, scope, auth_time, amr, \(bind: now), \(bind: now + lifetimes.refreshToken),
-                           \(bind: minted.refreshKey)
+                           \(bind: minted.refreshKey), sid
                     FROM used
                 )
-                SELECT used.grant_id, used.client_id, used.user_id, used.scope, used.auth_time, used.amr, used.resources,
+                SELECT used.grant_id, used.client_id, used.user_id, used.scope, used.auth_time, used.amr, used.resources, used.sid,
                        used.expires_at AS token_expires_at, u.*
                 FROM used LEFT JOIN users u ON u.id = used.user_id
                 """
@@ -468,10 +468,11 @@ package struct TokenStore: Sendable {
         guard let refreshDigest = minted.refreshDigest else { return minted.issued }
         try await sql.raw(
             """
-            INSERT INTO refresh_tokens (token_hash, grant_id, client_id, user_id, scope, auth_time, amr, created_at, expires_at, jkt, resources)
+            INSERT INTO refresh_tokens (token_hash, grant_id, client_id, user_id, scope, auth_time, amr, created_at, expires_at, jkt, resources, sid)
             VALUES (\(bind: refreshDigest), \(bind: grant.id), \(bind: grant.clientID), \(bind: grant.userID),
                     \(bind: grant.scope), \(bind: grant.authTime), \(bind: grant.methods.joined(separator: " ")), \(bind: now),
-                    \(bind: now + lifetimes.refreshToken), \(bind: minted.refreshKey), \(bind: grant.resources.joined(separator: " ")))
+                    \(bind: now + lifetimes.refreshToken), \(bind: minted.refreshKey), \(bind: grant.resources.joined(separator: " ")),
+                    \(bind: grant.sessionID))
             """
         ).run()
         return minted.issued
@@ -504,7 +505,8 @@ package struct TokenStore: Sendable {
             scopes: try row.decode(column: "scope", as: String.self).split(separator: " ").map(String.init),
             authTime: try row.decode(column: "auth_time", as: Int64.self),
             methods: try row.decode(column: "amr", as: String.self).split(separator: " ").map(String.init),
-            resources: try row.decode(column: "resources", as: String.self).split(separator: " ").map(String.init)
+            resources: try row.decode(column: "resources", as: String.self).split(separator: " ").map(String.init),
+            sessionID: try row.decode(column: "sid", as: String?.self)
         )
     }
 }

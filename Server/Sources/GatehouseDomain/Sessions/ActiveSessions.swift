@@ -139,13 +139,12 @@ public struct ActiveSessions: Sendable {
     /// Ends the user's browser session named `handle`; `false` when there is none.
     public func endBrowserSession(_ handle: String, of userID: String) async throws -> Bool {
         guard handle.count == Self.handleLength, handle.allSatisfy(\.isHexDigit) else { return false }
+        let now = clock.now()
         return try await database.transaction { sql in
-            try await sql.raw(
-                """
-                DELETE FROM browser_sessions WHERE user_id = \(bind: userID) AND substr(id_hash, 1, \(unsafeRaw: String(Self.handleLength))) = \(bind: handle.lowercased())
-                RETURNING id_hash
-                """
-            ).first() != nil
+            let this: SQLQueryString =
+                "user_id = \(bind: userID) AND substr(id_hash, 1, \(unsafeRaw: String(Self.handleLength))) = \(bind: handle.lowercased())"
+            try await LogoutNotificationQueue.sessionsEnding(where: this, at: now, in: sql)
+            return try await sql.raw("DELETE FROM browser_sessions WHERE \(this) RETURNING id_hash").first() != nil
         }
     }
 

@@ -6,4 +6,7 @@ package struct BrowserSession: Sendable, Equatable {
     /// Authentication methods used (the ID token's `amr`), e.g. `["pwd"]`.
     package var methods: [String]
     package var expiresAt: Int64
+    /// The session's public id (`sid` in ID tokens and logout tokens): not the secret the cookie holds. `nil` for a
+    /// session started before sessions had one.
+    package var sid: String? = nil
 }

@@ -259,6 +259,7 @@ public struct UserStore: Sendable {
         return try await database.transaction { sql in
             guard let row = try await sql.raw("SELECT id FROM users WHERE username = \(bind: key)").first() else { return false }
             let id = try row.decode(column: "id", as: String.self)
+            try await LogoutNotificationQueue.sessionsEnding(where: "user_id = \(bind: id)", at: clock.now(), in: sql)
             for table in ["browser_sessions", "authorization_codes", "access_tokens", "refresh_tokens", "device_identities"] {
                 try await sql.raw("DELETE FROM \(unsafeRaw: table) WHERE user_id = \(bind: id)").run()
             }
@@ -282,7 +283,10 @@ public struct UserStore: Sendable {
         }
     }
 
+    /// Ends every browser session of the user (the clients they signed in to are told, by back-channel logout) and
+    /// revokes every token.
     package static func endEverything(for userID: String, at now: Int64, in sql: any SQLDatabase) async throws {
+        try await LogoutNotificationQueue.sessionsEnding(where: "user_id = \(bind: userID)", at: now, in: sql)
         try await sql.raw("DELETE FROM browser_sessions WHERE user_id = \(bind: userID)").run()
         try await sql.raw("UPDATE access_tokens SET revoked_at = \(bind: now) WHERE user_id = \(bind: userID) AND revoked_at IS NULL").run()
         try await sql.raw("UPDATE refresh_tokens SET revoked_at = \(bind: now) WHERE user_id = \(bind: userID) AND revoked_at IS NULL").run()

@@ -38,6 +38,7 @@ public struct ExpiredRowSweep: Sendable {
             FlowStore.retention(at: now),
             AuthorizationCodeStore.retention(at: now, replayWindow: replayWindow),
             BrowserSessionStore.retention(at: now, idle: sessionIdle),
+            LogoutNotificationQueue.retention(),
         ] + TokenStore.retention(at: now) + [
             GrantRevocations.retention(at: now),
             OneTimeCodeStore.retention(at: now),

@@ -25,13 +25,22 @@ package final class SigningKeyRing: Sendable {
         loader = Loader(store: store, box: box)
     }
 
-    /// Signs `payload` with the active key for `algorithm` (`RS256` or `ES256`), with `kid` and `typ` headers: `JWT`,
-    /// or `at+jwt` for an access token (RFC 9068 §2.1), which no one may take for an ID token.
-    package func sign(_ payload: some JWTPayload & JSONObjectWritable, algorithm: String, accessToken: Bool = false) async throws -> String {
+    /// What a token is, as its `typ` header says, so that no one takes one kind for another (RFC 8725 §3.11).
+    package enum TokenType: String, Sendable, CaseIterable {
+        /// ID tokens: `JWT`.
+        case idToken = "JWT"
+        /// Access tokens (RFC 9068 §2.1).
+        case accessToken = "at+jwt"
+        /// Logout tokens (OpenID Connect Back-Channel Logout 1.0 §2.4).
+        case logoutToken = "logout+jwt"
+    }
+
+    /// Signs `payload` with the active key for `algorithm` (`RS256` or `ES256`), with `kid` and the `typ` of `type`.
+    package func sign(_ payload: some JWTPayload & JSONObjectWritable, algorithm: String, type: TokenType = .idToken) async throws -> String {
         guard let signer = try await snapshot().signers[algorithm] else {
             throw ConfigurationError("There is no active \(algorithm) signing key; run `gatehouse keys rotate`.")
         }
-        return try signer.sign(payload, accessToken: accessToken)
+        return try signer.sign(payload, type: type)
     }
 
     /// Verifies the signature of a token this server issued, with any published key.
@@ -72,27 +81,28 @@ package final class SigningKeyRing: Sendable {
     /// One active private key and its JWS header, encoded once (RFC 7515 §7.1 compact serialization).
     package struct ActiveSigner: Sendable {
         package let algorithm: any JWTAlgorithm
-        /// `BASE64URL(header) "."`, the start of every token this key signs.
-        package let encodedHeader: String
-        /// The same with `typ: at+jwt`, for access tokens.
-        package let encodedAccessTokenHeader: String
+        /// `BASE64URL(header) "."` for each type of token, the start of every token this key signs.
+        private let encodedHeaders: [TokenType: String]
 
         private struct Header: Encodable {
             var alg: String
             var kid: String
-            var typ = "JWT"
+            var typ: String
         }
 
         package init(algorithm: any JWTAlgorithm, name: String, kid: String) throws {
             self.algorithm = algorithm
             let encoder = JSONEncoder()
             encoder.outputFormatting = .sortedKeys
-            encodedHeader = Base64URL.encode(try encoder.encode(Header(alg: name, kid: kid))) + "."
-            encodedAccessTokenHeader = Base64URL.encode(try encoder.encode(Header(alg: name, kid: kid, typ: "at+jwt"))) + "."
+            var headers: [TokenType: String] = [:]
+            for type in TokenType.allCases {
+                headers[type] = Base64URL.encode(try encoder.encode(Header(alg: name, kid: kid, typ: type.rawValue))) + "."
+            }
+            encodedHeaders = headers
         }
 
-        package func sign(_ payload: some JWTPayload & JSONObjectWritable, accessToken: Bool = false) throws -> String {
-            let signingInput = (accessToken ? encodedAccessTokenHeader : encodedHeader) + Base64URL.encode(payload.jsonBytes)
+        package func sign(_ payload: some JWTPayload & JSONObjectWritable, type: TokenType = .idToken) throws -> String {
+            let signingInput = encodedHeaders[type, default: ""] + Base64URL.encode(payload.jsonBytes)
             return signingInput + "." + Base64URL.encode(try algorithm.sign(Array(signingInput.utf8)))
         }
     }

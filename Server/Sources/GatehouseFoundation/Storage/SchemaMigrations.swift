@@ -629,5 +629,42 @@ package enum SchemaMigrations {
         Migration(
             version: 38, name: "client authentication methods",
             statements: ["ALTER TABLE clients ADD COLUMN auth_method TEXT", "ALTER TABLE clients ADD COLUMN secret_sealed TEXT"]),
+        // Logout notifications (OpenID Connect Back-Channel and Front-Channel Logout 1.0): each browser session has a
+        // public id (`sid`, in ID tokens) that its codes and refresh tokens carry; the clients a session signed in to
+        // are remembered until it ends, and then each with a back-channel logout URI is queued a logout token, delivered
+        // by any node and retried.
+        Migration(
+            version: 39, name: "logout notifications",
+            statements: [
+                "ALTER TABLE browser_sessions ADD COLUMN sid TEXT",
+                "ALTER TABLE authorization_codes ADD COLUMN sid TEXT",
+                "ALTER TABLE refresh_tokens ADD COLUMN sid TEXT",
+                "ALTER TABLE clients ADD COLUMN backchannel_logout_uri TEXT",
+                "ALTER TABLE clients ADD COLUMN frontchannel_logout_uri TEXT",
+                """
+                CREATE TABLE session_clients (
+                    sid TEXT NOT NULL,
+                    client_id TEXT NOT NULL,
+                    user_id TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    PRIMARY KEY (sid, client_id)
+                )
+                """,
+                "CREATE INDEX session_clients_user ON session_clients(user_id)",
+                "CREATE INDEX browser_sessions_sid ON browser_sessions(sid)",
+                """
+                CREATE TABLE logout_notifications (
+                    sid TEXT NOT NULL,
+                    client_id TEXT NOT NULL,
+                    user_id TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    next_attempt_at BIGINT NOT NULL,
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    last_error TEXT,
+                    PRIMARY KEY (sid, client_id)
+                )
+                """,
+                "CREATE INDEX logout_notifications_due ON logout_notifications(next_attempt_at)",
+            ]),
     ]
 }

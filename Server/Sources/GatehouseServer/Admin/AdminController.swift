@@ -257,7 +257,8 @@ struct AdminController: Sendable {
                 scopes: body.scopes, isPublic: isPublic,
                 idTokenAlgorithm: body.idTokenAlgorithm ?? "RS256", deviceGrant: body.deviceGrant ?? false, requireDPoP: body.requireDPoP ?? false,
                 thirdParty: body.thirdParty ?? false, logoURI: body.logoURI, homepage: body.homepage, tokenExchange: body.tokenExchange,
-                authenticationMethod: body.authenticationMethod, jwksURI: body.jwksURI, jwks: body.jwks))
+                authenticationMethod: body.authenticationMethod, jwksURI: body.jwksURI, jwks: body.jwks,
+                backchannelLogoutURI: body.backchannelLogoutURI, frontchannelLogoutURI: body.frontchannelLogoutURI))
         struct Created: Encodable {
             var client: AdminClient
             var clientSecret: String?
@@ -322,6 +323,14 @@ struct AdminController: Sendable {
         if let homepage = change.homepage {
             if !homepage.isEmpty { try ClientRegistrationRules.validateWebPage(homepage, named: "client URI") }
             changed.homepage = homepage.isEmpty ? nil : homepage
+        }
+        let logoutURIs: [(String?, WritableKeyPath<Client, String?>, String)] = [
+            (change.backchannelLogoutURI, \.backchannelLogoutURI, "back-channel logout URI"),
+            (change.frontchannelLogoutURI, \.frontchannelLogoutURI, "front-channel logout URI"),
+        ]
+        for case let (uri?, member, name) in logoutURIs {
+            if !uri.isEmpty { try ClientRegistrationRules.validateLogoutURI(uri, named: name) }
+            changed[keyPath: member] = uri.isEmpty ? nil : uri
         }
         if change.jwksURI != nil || change.jwks != nil {
             guard changed.authenticationMethod == .privateKeyJWT else {

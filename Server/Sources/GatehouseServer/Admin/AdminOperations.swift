@@ -217,6 +217,9 @@ public struct ClientRegistration: Sendable, Equatable {
     /// the two.
     public var jwksURI: String?
     public var jwks: JSONWebKeySet?
+    /// Where logout tokens are posted (Back-Channel Logout 1.0), and the page loaded in a frame on sign-out
+    /// (Front-Channel Logout 1.0).
+    public var backchannelLogoutURI, frontchannelLogoutURI: String?
 
     /// The method the client authenticates with, as asked or as ``isPublic`` implies.
     public var resolvedAuthenticationMethod: ClientAuthenticationMethod {
@@ -230,8 +233,10 @@ public struct ClientRegistration: Sendable, Equatable {
         isPublic: Bool = false, secret: String? = nil, idTokenAlgorithm: String = "RS256", requirePKCE: Bool = true, deviceGrant: Bool = false,
         requireDPoP: Bool = false, thirdParty: Bool = false, logoURI: String? = nil, homepage: String? = nil,
         tokenExchange: TokenExchangePolicy? = nil, authenticationMethod: ClientAuthenticationMethod? = nil, jwksURI: String? = nil,
-        jwks: JSONWebKeySet? = nil
+        jwks: JSONWebKeySet? = nil, backchannelLogoutURI: String? = nil, frontchannelLogoutURI: String? = nil
     ) {
+        self.backchannelLogoutURI = backchannelLogoutURI
+        self.frontchannelLogoutURI = frontchannelLogoutURI
         self.authenticationMethod = authenticationMethod
         self.jwksURI = jwksURI
         self.jwks = jwks

@@ -121,6 +121,8 @@ public struct AdminClient: Codable, Sendable {
     /// A `private_key_jwt` client's public keys: where they are published, or the keys.
     public var jwksURI: String?
     public var jwks: JSONWebKeySet?
+    /// Where logout tokens are posted, and the page loaded in a frame on sign-out.
+    public var backchannelLogoutURI, frontchannelLogoutURI: String?
 
     /// What the API shows of `client`.
     public init(_ client: Client) {
@@ -144,12 +146,16 @@ public struct AdminClient: Codable, Sendable {
         authenticationMethod = client.authenticationMethod
         jwksURI = client.jwksURI
         jwks = client.jwks
+        backchannelLogoutURI = client.backchannelLogoutURI
+        frontchannelLogoutURI = client.frontchannelLogoutURI
     }
 
     enum CodingKeys: String, CodingKey {
         case id, name, scopes, jwks
         case authenticationMethod = "token_endpoint_auth_method"
         case jwksURI = "jwks_uri"
+        case backchannelLogoutURI = "backchannel_logout_uri"
+        case frontchannelLogoutURI = "frontchannel_logout_uri"
         case isPublic = "public"
         case redirectURIs = "redirect_uris"
         case postLogoutRedirectURIs = "post_logout_redirect_uris"
@@ -186,11 +192,14 @@ struct AdminNewClient: ClosedJSONBody, Sendable {
     var authenticationMethod: ClientAuthenticationMethod?
     var jwksURI: String?
     var jwks: JSONWebKeySet?
+    var backchannelLogoutURI, frontchannelLogoutURI: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case id, name, scopes, jwks
         case authenticationMethod = "token_endpoint_auth_method"
         case jwksURI = "jwks_uri"
+        case backchannelLogoutURI = "backchannel_logout_uri"
+        case frontchannelLogoutURI = "frontchannel_logout_uri"
         case tokenExchange = "token_exchange"
         case isPublic = "public"
         case redirectURIs = "redirect_uris"
@@ -222,10 +231,14 @@ struct AdminClientChange: ClosedJSONBody, Sendable {
     /// A `private_key_jwt` client's new keys: a URL or the keys (the other is removed).
     var jwksURI: String?
     var jwks: JSONWebKeySet?
+    /// An empty string removes it.
+    var backchannelLogoutURI, frontchannelLogoutURI: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case name, scopes, jwks
         case jwksURI = "jwks_uri"
+        case backchannelLogoutURI = "backchannel_logout_uri"
+        case frontchannelLogoutURI = "frontchannel_logout_uri"
         case tokenExchange = "token_exchange"
         case redirectURIs = "redirect_uris"
         case postLogoutRedirectURIs = "post_logout_redirect_uris"

@@ -223,6 +223,8 @@ public struct DatabaseAdminOperations: AdminOperations {
         if let secret = registration.secret { try ClientRegistrationRules.validateSecret(secret) }
         if let logo = registration.logoURI { try ClientRegistrationRules.validateWebPage(logo, named: "logo URI") }
         if let homepage = registration.homepage { try ClientRegistrationRules.validateWebPage(homepage, named: "client URI") }
+        if let uri = registration.backchannelLogoutURI { try ClientRegistrationRules.validateLogoutURI(uri, named: "back-channel logout URI") }
+        if let uri = registration.frontchannelLogoutURI { try ClientRegistrationRules.validateLogoutURI(uri, named: "front-channel logout URI") }
         if let policy = registration.tokenExchange { try ClientRegistrationRules.validateTokenExchange(policy, isPublic: registration.isPublic) }
         // 256 bits from the system's generator, for a client with a secret but none of the operator's.
         let generated = !method.usesSecret || registration.secret != nil ? nil : Base64URL.encode(SecureRandom.bytes(32))
@@ -236,7 +238,8 @@ public struct DatabaseAdminOperations: AdminOperations {
                     requirePKCE: registration.requirePKCE, allowDeviceGrant: registration.deviceGrant, requireDPoP: registration.requireDPoP,
                     thirdParty: registration.thirdParty, logoURI: registration.logoURI, homepage: registration.homepage,
                     tokenExchange: registration.tokenExchange, authenticationMethod: method, sealedSecret: sealed, jwksURI: registration.jwksURI,
-                    jwks: registration.jwks)
+                    jwks: registration.jwks, backchannelLogoutURI: registration.backchannelLogoutURI,
+                    frontchannelLogoutURI: registration.frontchannelLogoutURI)
                 try await audit.record(
                     .clientCreated, client: client.id, actor: actor,
                     details: [

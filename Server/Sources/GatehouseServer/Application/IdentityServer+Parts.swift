@@ -97,6 +97,16 @@ extension IdentityServer {
                 clients: clients, keys: clientKeySets, replays: DPoPProofLog(database: database), secrets: clientSecretBox, issuer: issuer, clock: clock))
     }
 
+    /// Delivers logout tokens to clients' back-channel logout URIs within `backchannel_logout`'s limits.
+    var backChannelLogout: BackChannelLogout {
+        let policy = configuration.backchannelLogout
+        return BackChannelLogout(
+            queue: LogoutNotificationQueue(database: database, clock: clock), clients: clients, keys: keys, audit: audit, issuer: issuer,
+            policy: policy,
+            strangers: GuardedFetch(allowPrivateAddresses: configuration.clientMetadataDocuments.allowPrivateAddresses, timeout: policy.timeout),
+            operators: GuardedFetch(allowPrivateAddresses: true, timeout: policy.timeout), clock: clock, logger: logger)
+    }
+
     var clientMetadataDocuments: ClientMetadataDocuments {
         ClientMetadataDocuments(clients: clients, resources: resources, policy: configuration.clientMetadataDocuments, clock: clock, logger: logger)
     }

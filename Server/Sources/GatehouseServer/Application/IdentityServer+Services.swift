@@ -15,6 +15,11 @@ extension IdentityServer {
             logger: logger)
     }
 
+    /// Back-channel logout: the clients a person signed in to are told when they sign out, from any node.
+    public func backChannelLogoutService() -> BackChannelLogoutService {
+        BackChannelLogoutService(delivery: backChannelLogout)
+    }
+
     /// The audit trail sent to `webhook`.
     public func auditWebhookService(_ webhook: AuditWebhook) -> AuditWebhookService {
         AuditWebhookService(database: database, audit: audit, clock: clock, logger: logger, webhook: webhook)

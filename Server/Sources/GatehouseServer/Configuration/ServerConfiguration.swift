@@ -45,6 +45,8 @@ public struct ServerConfiguration: Sendable, Decodable {
     public var dynamicRegistration = DynamicRegistrationPolicy()
     /// Clients known by the URL of their metadata document: off by default.
     public var clientMetadataDocuments = ClientMetadataDocumentPolicy()
+    /// How logout tokens reach clients' back-channel logout URIs.
+    public var backchannelLogout = LogoutDeliveryPolicy()
     /// Codes sent by email or SMS: length, lifetime, guesses, resend backoff.
     public var oneTimeCodes = OneTimeCodePolicy()
     /// How emails and text messages are delivered.
@@ -113,6 +115,7 @@ public struct ServerConfiguration: Sendable, Decodable {
         try file.update(&account, .account)
         try file.update(&dynamicRegistration, .dynamicRegistration)
         try file.update(&clientMetadataDocuments, .clientMetadataDocuments)
+        try file.update(&backchannelLogout, .backchannelLogout)
         try file.update(&oneTimeCodes, .oneTimeCodes)
         try file.update(&courier, .courier)
         try file.update(&authenticator, .authenticator)
@@ -140,6 +143,7 @@ public struct ServerConfiguration: Sendable, Decodable {
         case housekeeping, dpop
         case dynamicRegistration = "dynamic_registration"
         case clientMetadataDocuments = "client_metadata_documents"
+        case backchannelLogout = "backchannel_logout"
         case oneTimeCodes = "one_time_codes"
         case webAuthn = "webauthn"
         case identityProviders = "identity_providers"

@@ -107,10 +107,11 @@ struct LoginController: Sendable {
                 if let authTime = state.consent?.sessionAuthTime {
                     // Only consent was asked, of someone this browser's session signed in: that sign-in stands as it
                     // was, while the session does (signed out meanwhile, nothing is issued and the flow stays).
-                    guard let previous, try await sessions.find(id: previous)?.userID == user.id else {
+                    guard let previous, let session = try await sessions.find(id: previous), session.userID == user.id else {
                         throw OAuthError.invalidRequest("You signed out while this page was open. Go back to the application and sign in again.")
                     }
-                    return try await responder.success(for: state.request, userID: user.id, authTime: authTime, methods: state.methods, afterPost: true)
+                    return try await responder.success(
+                        for: state.request, userID: user.id, authTime: authTime, methods: state.methods, sessionID: session.sid, afterPost: true)
                 }
                 let started = try await sessions.start(userID: user.id, methods: state.methods, lifetime: sessionLifetime, replacing: previous)
                 var response: Response
@@ -122,7 +123,8 @@ struct LoginController: Sendable {
                     response = Redirect.to(path, afterPost: true)
                 } else {
                     response = try await responder.success(
-                        for: state.request, userID: user.id, authTime: started.session.authTime, methods: started.session.methods, afterPost: true)
+                        for: state.request, userID: user.id, authTime: started.session.authTime, methods: started.session.methods,
+                        sessionID: started.session.sid, afterPost: true)
                 }
                 response.headers.append(cookies.setCookie(cookies.sessionName, started.id, maxAge: sessionLifetime))
                 return response

@@ -1,11 +1,12 @@
 import AsyncHTTPClient
 import Foundation
 import GatehouseDomain
+import GatehouseProtocol
 import NIOCore
 import NIOPosix
 
-/// Fetches a URL that a stranger named (a client's metadata document, its key set) without letting that stranger aim
-/// the server at itself: public addresses only (unless development allows others), the address checked being the one
+/// Fetches a URL that a stranger named (a client's metadata document, its key set), or posts to one (its back-channel
+/// logout URI), without letting that stranger aim the server at itself: public addresses only (unless development allows others), the address checked being the one
 /// connected to, no redirect followed, at most a size, within a time.
 struct GuardedFetch: Sendable {
     /// For development only: loopback and private addresses too.
@@ -22,6 +23,30 @@ struct GuardedFetch: Sendable {
     /// The body at `url` (at most `limit` bytes) and how long it may be cached (`Cache-Control`'s `max-age`; `nil`
     /// when it says nothing).
     func get(_ url: String, limit: Int, what: String) async throws -> (body: Data, maxAge: Int64?) {
+        try await withClient(for: url, what: what) { client in try await fetch(url, with: client, limit: limit, what: what) }
+    }
+
+    /// Posts `form` (`application/x-www-form-urlencoded`) to `url`; throws a ``Refusal`` unless the answer is 2xx.
+    func post(_ url: String, form: [(String, String)], what: String) async throws {
+        try await withClient(for: url, what: what) { client in
+            var request = HTTPClientRequest(url: url)
+            request.method = .POST
+            request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+            request.body = .bytes(ByteBuffer(string: form.map { FormEncoding.encode($0) + "=" + FormEncoding.encode($1) }.joined(separator: "&")))
+            let response: HTTPClientResponse
+            do {
+                response = try await client.execute(request, timeout: .seconds(timeout))
+                // Read (and drop) a little of the answer, so the connection closes cleanly.
+                _ = try? await response.body.collect(upTo: 4096)
+            } catch {
+                throw Refusal(explain(error, what: what))
+            }
+            guard (200..<300).contains(response.status.code) else { throw Refusal("The \(what) answered \(response.status.code).") }
+        }
+    }
+
+    /// Runs `body` with an HTTP client that connects only to the address `url`'s host was checked to have.
+    private func withClient<Result>(for url: String, what: String, _ body: (HTTPClient) async throws -> Result) async throws -> Result {
         guard let components = URLComponents(string: url), let host = components.host else { throw Refusal("The \(what)'s URL is not a URL.") }
         let port = components.port ?? (components.scheme == "https" ? 443 : 80)
         // An IPv6 literal comes in brackets ([::1]); the resolver takes it bare.
@@ -36,7 +61,7 @@ struct GuardedFetch: Sendable {
         if let ip = address.ipAddress { configuration.dnsOverride = [host: ip] }
         let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
         do {
-            let result = try await fetch(url, with: client, limit: limit, what: what)
+            let result = try await body(client)
             try await client.shutdown()
             return result
         } catch {

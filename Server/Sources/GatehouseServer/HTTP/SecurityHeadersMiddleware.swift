@@ -12,10 +12,22 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
         response.headers[.xContentTypeOptions] = "nosniff"
         response.headers[.referrerPolicy] = "no-referrer"
         // Images may come from https too: identity providers' icons are theirs. No form-action: browsers apply it to the redirect after sign-in, which goes to the client.
-        response.headers[.contentSecurityPolicy] =
-            "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' data: https:; frame-ancestors 'none'; base-uri 'none'"
+        // A page that frames others (front-channel logout) sets its own policy, this one plus `frame-src`.
+        if response.headers[.contentSecurityPolicy] == nil { response.headers[.contentSecurityPolicy] = ContentSecurityPolicy.standard }
         if https { response.headers[.strictTransportSecurity] = "max-age=31536000" }
         return response
+    }
+}
+
+/// The content security policies of Gatehouse's responses.
+enum ContentSecurityPolicy {
+    /// Every response's, unless it sets its own: nothing from elsewhere but https images (identity providers' icons).
+    static let standard =
+        "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' data: https:; frame-ancestors 'none'; base-uri 'none'"
+
+    /// The standard policy, with frames from `origins` allowed (the signed-out page's front-channel logout frames).
+    static func framing(_ origins: some Sequence<String>) -> String {
+        standard + "; frame-src " + Set(origins).sorted().joined(separator: " ")
     }
 }
 

@@ -33,6 +33,6 @@ struct AccessTokenSigner: Sendable {
             authTime: subject.userID == nil ? nil : subject.authTime,
             acr: subject.userID == nil ? nil : LoginFlow.acr(for: subject.methods),
             amr: subject.userID == nil || subject.methods.isEmpty ? nil : subject.methods, jkt: jkt, actors: subject.actors)
-        return try await keys.sign(claims, algorithm: Self.algorithm, accessToken: true)
+        return try await keys.sign(claims, algorithm: Self.algorithm, type: .accessToken)
     }
 }

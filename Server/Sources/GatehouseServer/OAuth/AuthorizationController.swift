@@ -92,7 +92,8 @@ struct AuthorizationController: Sendable {
             // Signed in already; a third-party client may still need the person to allow it (more).
             guard let asking = try await loginFlow.consentToAsk(for: validated, userID: session.userID, client: client) else {
                 return try await responder.success(
-                    for: validated, userID: session.userID, authTime: session.authTime, methods: session.methods, afterPost: false)
+                    for: validated, userID: session.userID, authTime: session.authTime, methods: session.methods, sessionID: session.sid,
+                    afterPost: false)
             }
             if silent { return fail("consent_required", "The user has not allowed \(client.name ?? client.id) what it asks for.") }
             return try await hostedFlow(for: request) { binding in

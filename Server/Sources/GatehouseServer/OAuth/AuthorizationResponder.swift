@@ -11,17 +11,20 @@ struct AuthorizationResponder: Sendable {
     /// Seconds an authorization code lives (`token_lifetimes.authorization_code`).
     let codeLifetime: Int64
 
-    func success(for request: AuthorizationRequest, userID: String, authTime: Int64, methods: [String], afterPost: Bool) async throws -> Response {
-        let code = try await issueCode(for: request, userID: userID, authTime: authTime, methods: methods)
+    /// `sessionID`: the public id of the browser session that signed in, for the ID token's `sid` and logout notifications.
+    func success(
+        for request: AuthorizationRequest, userID: String, authTime: Int64, methods: [String], sessionID: String?, afterPost: Bool
+    ) async throws -> Response {
+        let code = try await issueCode(for: request, userID: userID, authTime: authTime, methods: methods, sessionID: sessionID)
         let location = Redirect.url(request.redirectURI, adding: [("code", code), ("state", request.state), ("iss", issuer)])
         return Redirect.to(location, afterPost: afterPost)
     }
 
     /// Issues the authorization code that completes `request` for the user.
-    func issueCode(for request: AuthorizationRequest, userID: String, authTime: Int64, methods: [String]) async throws -> String {
+    func issueCode(for request: AuthorizationRequest, userID: String, authTime: Int64, methods: [String], sessionID: String? = nil) async throws -> String {
         let grant = Grant(
             id: SecureRandom.token(byteCount: 16), clientID: request.clientID, userID: userID, scopes: request.scopes,
-            authTime: authTime, methods: methods, resources: request.resources ?? [])
+            authTime: authTime, methods: methods, resources: request.resources ?? [], sessionID: sessionID)
         return try await codes.issue(
             for: grant,
             binding: .init(redirectURI: request.redirectURI, nonce: request.nonce, codeChallenge: request.codeChallenge, dpopJKT: request.dpopJKT),

@@ -68,6 +68,8 @@ struct ClientRegistrationController: Sendable {
         client.jwksURI = metadata.jwksURI
         client.jwks = metadata.jwks
         client.registeredAuthenticationMethod = method
+        client.backchannelLogoutURI = metadata.backchannelLogoutURI
+        client.frontchannelLogoutURI = metadata.frontchannelLogoutURI
         client.sealedSecret = try secret.flatMap { method == .clientSecretJWT ? try secrets.seal(Data($0.utf8)) : nil }
         let registrationToken = SecureRandom.token()
         try await database.transaction { [initialTokens, registrations, audit, client] sql in
@@ -118,6 +120,8 @@ struct ClientRegistrationController: Sendable {
         changed.homepage = metadata.clientURI
         changed.jwksURI = metadata.jwksURI
         changed.jwks = metadata.jwks
+        changed.backchannelLogoutURI = metadata.backchannelLogoutURI
+        changed.frontchannelLogoutURI = metadata.frontchannelLogoutURI
         guard try await registrations.update(registration, to: changed, metadata: metadata) else {
             throw OAuthError(.invalidClientMetadata, "The registration changed meanwhile; read it again and retry.")
         }

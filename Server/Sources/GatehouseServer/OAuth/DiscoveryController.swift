@@ -48,13 +48,17 @@ struct DiscoveryController: Sendable {
             tokenEndpointAuthMethodsSupported: ClientAuthenticationMethod.allCases.map(\.rawValue),
             codeChallengeMethodsSupported: [PKCE.method],
             claimsSupported: [
-                "iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "azp", "amr", "acr",
+                "iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "azp", "amr", "acr", "sid",
                 "name", "given_name", "family_name", "preferred_username", "email", "email_verified", "phone_number",
                 "phone_number_verified", "updated_at",
             ],
             promptValuesSupported: AuthorizationController.supportedPrompts.sorted()
         )
         metadata.acrValuesSupported = [LoginFlow.passwordACR, LoginFlow.multiFactorACR]
+        metadata.backchannelLogoutSupported = true
+        metadata.backchannelLogoutSessionSupported = true
+        metadata.frontchannelLogoutSupported = true
+        metadata.frontchannelLogoutSessionSupported = true
         metadata.deviceAuthorizationEndpoint = issuer + "/device_authorization"
         metadata.dpopSigningAlgValuesSupported = DPoPProofVerifier.algorithms
         metadata.pushedAuthorizationRequestEndpoint = issuer + "/par"

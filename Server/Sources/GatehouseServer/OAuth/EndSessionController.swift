@@ -1,3 +1,4 @@
+import Foundation
 import GatehouseDomain
 import GatehouseEngines
 import GatehouseFoundation
@@ -63,18 +64,41 @@ struct EndSessionController: Sendable {
             return confirmationPage(parameters: parameters, clientID: clientID, request: request)
         }
 
-        if let sessionID {
-            try await sessions.end(id: sessionID)
-        }
+        let ended = if let sessionID { try await sessions.end(id: sessionID) } else { BrowserSessionStore.Ended?.none }
+        let frames = try await frontChannelFrames(of: ended)
+        let destination = redirectURI.map { Redirect.url($0, adding: [("state", parameters["state"])]) }
         var response: Response
-        if let redirectURI {
-            response = Redirect.to(Redirect.url(redirectURI, adding: [("state", parameters["state"])]), afterPost: request.method == .post)
+        if frames.isEmpty, let destination {
+            response = Redirect.to(destination, afterPost: request.method == .post)
         } else {
-            response = PageRenderer.page(title: "Signed out", template: "signed-out", [:])
+            // Clients with a front-channel logout URI are signed out in frames of the signed-out page, which then goes on
+            // to the client that asked (at once with a script-free refresh, or by its link).
+            var values: [String: Any] = ["frames": frames.map { ["url": $0.url, "name": $0.name] }]
+            if let destination { values["continue"] = destination }
+            response = PageRenderer.page(title: "Signed out", template: "signed-out", values)
+            if !frames.isEmpty {
+                response.headers[.contentSecurityPolicy] = ContentSecurityPolicy.framing(frames.map(\.origin))
+            }
         }
         response.headers.append(cookies.clearCookie(cookies.sessionName))
         response.headers.append(cookies.clearCookie(cookies.logoutName))
         return response
+    }
+
+    /// The front-channel logout pages of the clients the ended session signed in to (Front-Channel Logout 1.0 §2), with
+    /// `iss` and `sid` so each client can tell which of its sessions ends.
+    private func frontChannelFrames(of ended: BrowserSessionStore.Ended?) async throws -> [(url: String, origin: String, name: String)] {
+        guard let ended else { return [] }
+        var frames: [(url: String, origin: String, name: String)] = []
+        for clientID in ended.clientIDs {
+            guard let client = try await clients.find(id: clientID), let uri = client.frontchannelLogoutURI,
+                let components = URLComponents(string: uri), let scheme = components.scheme, let host = components.host
+            else { continue }
+            let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+            let origin = scheme + "://" + bracketed + (components.port.map { ":\($0)" } ?? "")
+            frames.append((Redirect.url(uri, adding: [("iss", issuer), ("sid", ended.sid)]), origin, client.name ?? client.id))
+        }
+        return frames
     }
 
     private func csrfIsValid(_ parameters: FormParameters, _ request: Request) -> Bool {

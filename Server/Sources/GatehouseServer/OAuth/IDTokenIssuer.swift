@@ -16,7 +16,7 @@ struct IDTokenIssuer: Sendable {
         var claims = IDTokenClaims(
             iss: issuer, sub: user.id, aud: client.id, exp: now + lifetime, iat: now,
             authTime: grant.authTime, nonce: nonce, azp: client.id, amr: grant.methods.isEmpty ? nil : grant.methods,
-            acr: LoginFlow.acr(for: grant.methods)
+            acr: LoginFlow.acr(for: grant.methods), sid: grant.sessionID
         )
         ScopeClaims.apply(to: &claims, user: user, scopes: grant.scopes)
         return try await keys.sign(claims, algorithm: client.idTokenAlgorithm)

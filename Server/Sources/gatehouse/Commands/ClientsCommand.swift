@@ -31,6 +31,7 @@ struct ClientsCommand: AsyncParsableCommand {
         var authenticationMethod: ClientAuthenticationMethod
         var jwksURI: String?
         var jwks: JSONWebKeySet?
+        var backchannelLogoutURI, frontchannelLogoutURI: String?
 
         init(_ client: AdminClient) {
             id = client.id
@@ -39,6 +40,8 @@ struct ClientsCommand: AsyncParsableCommand {
             authenticationMethod = client.authenticationMethod
             jwksURI = client.jwksURI
             jwks = client.jwks
+            backchannelLogoutURI = client.backchannelLogoutURI
+            frontchannelLogoutURI = client.frontchannelLogoutURI
             redirectURIs = client.redirectURIs
             postLogoutRedirectURIs = client.postLogoutRedirectURIs
             scopes = client.scopes
@@ -56,6 +59,8 @@ struct ClientsCommand: AsyncParsableCommand {
             case id, name, type, scopes, jwks
             case authenticationMethod = "token_endpoint_auth_method"
             case jwksURI = "jwks_uri"
+            case backchannelLogoutURI = "backchannel_logout_uri"
+            case frontchannelLogoutURI = "frontchannel_logout_uri"
             case redirectURIs = "redirect_uris"
             case postLogoutRedirectURIs = "post_logout_redirect_uris"
             case idTokenAlgorithm = "id_token_signed_response_alg"
@@ -133,6 +138,14 @@ struct ClientsCommand: AsyncParsableCommand {
         var jwksURI: String?
         @Option(name: .customLong("jwks-file"), help: "For private_key_jwt: a file holding the client's public keys (a JWKS).")
         var jwksFile: String?
+        @Option(
+            name: .customLong("backchannel-logout-uri"),
+            help: "Where Gatehouse posts a logout token when a person who signed in to it signs out (https, or http on loopback).")
+        var backchannelLogoutURI: String?
+        @Option(
+            name: .customLong("frontchannel-logout-uri"),
+            help: "The page Gatehouse's signed-out page loads in a frame, with iss and sid, when such a person signs out.")
+        var frontchannelLogoutURI: String?
         @OptionGroup var store: StoreOptions
         @OptionGroup var output: OutputOptions
 
@@ -158,6 +171,8 @@ struct ClientsCommand: AsyncParsableCommand {
                 if let logoURI { try ClientRegistrationRules.validateWebPage(logoURI, named: "logo URI") }
                 if let homepage { try ClientRegistrationRules.validateWebPage(homepage, named: "client URI") }
                 if let jwksURI { try ClientRegistrationRules.validateAuthentication(.privateKeyJWT, jwksURI: jwksURI, jwks: nil) }
+                if let uri = backchannelLogoutURI { try ClientRegistrationRules.validateLogoutURI(uri, named: "back-channel logout URI") }
+                if let uri = frontchannelLogoutURI { try ClientRegistrationRules.validateLogoutURI(uri, named: "front-channel logout URI") }
             } catch let error as ConfigurationError {
                 throw ValidationError(error.description)
             }
@@ -203,7 +218,8 @@ struct ClientsCommand: AsyncParsableCommand {
                     : TokenExchangePolicy(
                         audiences: exchangeAudiences, scopes: exchangeScopes, delegation: !impersonation, impersonation: impersonation,
                         subjectIssuers: exchangeSubjectIssuers),
-                authenticationMethod: try method, jwksURI: jwksURI, jwks: jwks)
+                authenticationMethod: try method, jwksURI: jwksURI, jwks: jwks, backchannelLogoutURI: backchannelLogoutURI,
+                frontchannelLogoutURI: frontchannelLogoutURI)
             let created = try await store.withOperations { try await $0.createClient(registration) }
             if output.json {
                 struct Created: Encodable {

@@ -60,6 +60,7 @@ extension RemoteAdmin: AdminOperations {
             var token_endpoint_auth_method: ClientAuthenticationMethod
             var jwks_uri: String?
             var jwks: JSONWebKeySet?
+            var backchannel_logout_uri, frontchannel_logout_uri: String?
         }
         struct Created: Decodable {
             var client: AdminClient
@@ -73,7 +74,8 @@ extension RemoteAdmin: AdminOperations {
                 id_token_alg: registration.idTokenAlgorithm, device_grant: registration.deviceGrant, require_dpop: registration.requireDPoP,
                 third_party: registration.thirdParty, logo_uri: registration.logoURI, client_uri: registration.homepage,
                 token_exchange: registration.tokenExchange, token_endpoint_auth_method: registration.resolvedAuthenticationMethod,
-                jwks_uri: registration.jwksURI, jwks: registration.jwks),
+                jwks_uri: registration.jwksURI, jwks: registration.jwks, backchannel_logout_uri: registration.backchannelLogoutURI,
+                frontchannel_logout_uri: registration.frontchannelLogoutURI),
             as: Created.self)
         return CreatedClient(client: created.client, generatedSecret: created.client_secret)
     }

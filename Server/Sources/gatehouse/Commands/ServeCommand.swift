@@ -78,7 +78,7 @@ struct ServeCommand: AsyncParsableCommand {
                 configuration: .init(
                     services: [
                         .init(service: application), .init(service: CourierService(courier: server.courier)),
-                        .init(service: server.housekeepingService()),
+                        .init(service: server.housekeepingService()), .init(service: server.backChannelLogoutService()),
                     ] + sideServices.map { .init(service: $0) },
                     gracefulShutdownSignals: [.sigterm, .sigint], logger: logger
                 ))

@@ -39,6 +39,9 @@ struct ReadmeSettingsTests {
             "tracing": keys(TracingPolicy.CodingKeys.self),
             "housekeeping": keys(HousekeepingPolicy.CodingKeys.self),
             "dpop": keys(DPoPPolicy.CodingKeys.self),
+            "backchannel_logout": keys(LogoutDeliveryPolicy.CodingKeys.self),
+            "dynamic_registration": keys(DynamicRegistrationPolicy.CodingKeys.self),
+            "client_metadata_documents": keys(ClientMetadataDocumentPolicy.CodingKeys.self),
             "identity_providers": keys(IdentityProvider.CodingKeys.self)
                 + keys(IdentityProvider.ClaimMapping.CodingKeys.self).map { "claims.\($0)" },
         ]

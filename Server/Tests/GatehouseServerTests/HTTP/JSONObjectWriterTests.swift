@@ -65,6 +65,8 @@ struct JSONObjectWriterTests {
                 jkt: "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I", actors: ["gateway", "notes-api", "quote \" and \\ backslash"]))
         try expectSameDocument(
             AccessTokenClaims(iss: "i", sub: "worker", aud: "urn:x:y", clientID: "worker", scope: nil, jti: "j", exp: 2, iat: 1))
+        try expectSameDocument(LogoutTokenClaims(iss: "i", aud: "web", iat: 1, exp: 121, jti: "j", sub: "user-1", sid: "s-1"))
+        try expectSameDocument(LogoutTokenClaims(iss: "i", aud: "web", iat: 1, exp: 121, jti: "j", sub: "user-1", sid: nil))
         try expectSameDocument(UserinfoClaims(sub: "only-sub"))
         try expectSameDocument(TokenResponse(accessToken: "a", expiresIn: 0))
     }

@@ -7,7 +7,7 @@ public enum ClientRegistrationRules {
     /// Scopes Gatehouse knows.
     public static let knownScopes = userScopes + adminScopes
     /// The scopes of tokens that act for a user, as discovery lists them.
-    public static let userScopes = ["openid", "profile", "email", "phone", "offline_access", "account"]
+    public static let userScopes = ["openid", "profile", "email", "phone", "address", "offline_access", "account"]
     /// The admin API's scopes: granted only to a client acting for itself (client credentials), never through a user.
     public static let adminScopes = ["gatehouse:admin", "gatehouse:admin:read"]
     public static let defaultScopes = ["openid", "profile", "email", "offline_access"]

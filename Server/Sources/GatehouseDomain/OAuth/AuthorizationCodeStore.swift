@@ -40,11 +40,12 @@ package struct AuthorizationCodeStore: Sendable {
             try await sql.raw(
                 """
                 INSERT INTO authorization_codes (code_hash, grant_id, client_id, user_id, redirect_uri, scope, nonce, code_challenge,
-                    auth_time, amr, created_at, expires_at, dpop_jkt, resources, sid)
+                    auth_time, amr, created_at, expires_at, dpop_jkt, resources, sid, claims)
                 VALUES (\(bind: TokenDigest.hex(code)), \(bind: grant.id), \(bind: grant.clientID), \(bind: grant.userID),
                     \(bind: binding.redirectURI), \(bind: grant.scope), \(bind: binding.nonce), \(bind: binding.codeChallenge),
                     \(bind: grant.authTime), \(bind: grant.methods.joined(separator: " ")), \(bind: now), \(bind: now + lifetime),
-                    \(bind: binding.dpopJKT), \(bind: grant.resources.joined(separator: " ")), \(bind: grant.sessionID))
+                    \(bind: binding.dpopJKT), \(bind: grant.resources.joined(separator: " ")), \(bind: grant.sessionID),
+                    \(bind: grant.storedClaims))
                 """
             ).run()
             if let sid = grant.sessionID {
@@ -84,7 +85,8 @@ package struct AuthorizationCodeStore: Sendable {
                 authTime: try row.decode(column: "auth_time", as: Int64.self),
                 methods: try row.decode(column: "amr", as: String.self).split(separator: " ").map(String.init),
                 resources: try row.decode(column: "resources", as: String.self).split(separator: " ").map(String.init),
-                sessionID: try row.decode(column: "sid", as: String?.self)
+                sessionID: try row.decode(column: "sid", as: String?.self),
+                requestedClaims: Grant.requestedClaims(stored: try row.decode(column: "claims", as: String?.self))
             )
             let binding = Binding(
                 redirectURI: try row.decode(column: "redirect_uri", as: String.self),

@@ -25,6 +25,8 @@ package struct AuthorizationRequest: Sendable, Equatable, Codable {
     /// The resources (APIs) the request named (RFC 8707 `resource`), each registered and open to the client; `nil` or
     /// empty for none.
     package var resources: [String]? = nil
+    /// The claims asked for by name (`claims`, OpenID Connect Core §5.5).
+    package var claims: ClaimsRequest? = nil
 
     package var scope: String { scopes.joined(separator: " ") }
 

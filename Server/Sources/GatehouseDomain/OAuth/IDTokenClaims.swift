@@ -20,14 +20,24 @@ package struct IDTokenClaims: JWTPayload, Equatable {
     package var preferredUsername: String?
     package var email: String?
     package var emailVerified: Bool?
+    package var phoneNumber: String?
+    package var phoneNumberVerified: Bool?
+    package var address: PostalAddress?
+    package var updatedAt: Int64?
+    /// The access token's hash (OpenID Connect Core §3.1.3.6): the left half of its SHA-256, base64url.
+    package var atHash: String?
 
     package enum CodingKeys: String, CodingKey {
-        case iss, sub, aud, exp, iat, nonce, azp, amr, acr, sid, name, email
+        case iss, sub, aud, exp, iat, nonce, azp, amr, acr, sid, name, email, address
         case authTime = "auth_time"
         case preferredUsername = "preferred_username"
         case givenName = "given_name"
         case familyName = "family_name"
         case emailVerified = "email_verified"
+        case phoneNumber = "phone_number"
+        case phoneNumberVerified = "phone_number_verified"
+        case updatedAt = "updated_at"
+        case atHash = "at_hash"
     }
 
     /// Signature checks are done by the key collection; what a hint needs beyond that is checked by the caller.
@@ -61,7 +71,9 @@ package struct IDTokenClaims: JWTPayload, Equatable {
 extension IDTokenClaims: JSONObjectWritable {
     package func write(to writer: inout JSONObjectWriter) {
         writer.member("acr", acr)
+        writer.member("address", writing: address)
         writer.member("amr", amr)
+        writer.member("at_hash", atHash)
         writer.member("aud", aud)
         writer.member("auth_time", authTime)
         writer.member("azp", azp)
@@ -74,8 +86,11 @@ extension IDTokenClaims: JSONObjectWritable {
         writer.member("iss", iss)
         writer.member("name", name)
         writer.member("nonce", nonce)
+        writer.member("phone_number", phoneNumber)
+        writer.member("phone_number_verified", phoneNumberVerified)
         writer.member("preferred_username", preferredUsername)
         writer.member("sid", sid)
         writer.member("sub", sub)
+        writer.member("updated_at", updatedAt)
     }
 }

@@ -1,37 +1,69 @@
-/// Which user claims each scope releases (OpenID Connect Core §5.4).
+/// The standard claims (OpenID Connect Core §5.4) each scope brings, and those a relying party asks for by name
+/// (``ClaimsRequest``), read from the user.
 package enum ScopeClaims {
-    /// The userinfo claims for `user` under `scopes`.
-    package static func userinfo(for user: User, scopes: [String]) -> UserinfoClaims {
+    /// The claims each scope brings to the userinfo answer.
+    package static let byScope: [String: [String]] = [
+        "profile": ["name", "given_name", "family_name", "preferred_username", "updated_at"],
+        "email": ["email", "email_verified"],
+        "phone": ["phone_number", "phone_number_verified"],
+        "address": ["address"],
+    ]
+
+    /// Every claim Gatehouse holds for a person, which a `claims` request may name.
+    package static let supported: Set<String> = Set(byScope.values.joined())
+
+    /// The scopes whose claims the ID token carries too (as before the `claims` parameter; the rest come from userinfo).
+    private static let idTokenScopes = ["profile", "email"]
+
+    /// The claims for `scopes`, and those `requested` by name.
+    private static func names(for scopes: [String], among included: [String]? = nil, requested: [String]) -> Set<String> {
+        Set(scopes.filter { included?.contains($0) ?? true }.flatMap { byScope[$0] ?? [] }).union(requested)
+    }
+
+    /// The userinfo claims for `user` under `scopes`, with the claims `requested` for userinfo.
+    package static func userinfo(for user: User, scopes: [String], requested: ClaimsRequest? = nil) -> UserinfoClaims {
         var claims = UserinfoClaims(sub: user.id)
-        if scopes.contains("profile") {
-            claims.preferredUsername = user.username
-            claims.name = user.name
-            claims.givenName = user.givenName
-            claims.familyName = user.familyName
-            claims.updatedAt = user.updatedAt
-        }
-        if scopes.contains("email") {
-            claims.email = user.email
-            claims.emailVerified = user.emailVerified
-        }
-        if scopes.contains("phone"), let phone = user.phoneNumber {
-            claims.phoneNumber = phone
-            claims.phoneNumberVerified = user.phoneVerified
-        }
+        fill(&claims, with: names(for: scopes, requested: requested?.userinfo ?? []), from: user)
         return claims
     }
 
-    /// Adds the same claims to an ID token.
-    package static func apply(to claims: inout IDTokenClaims, user: User, scopes: [String]) {
-        if scopes.contains("profile") {
-            claims.preferredUsername = user.username
-            claims.name = user.name
-            claims.givenName = user.givenName
-            claims.familyName = user.familyName
+    /// Adds to an ID token the claims of its profile and email scopes (but `updated_at`), and those `requested` for the
+    /// ID token.
+    package static func apply(to claims: inout IDTokenClaims, user: User, scopes: [String], requested: ClaimsRequest? = nil) {
+        var names = names(for: scopes, among: idTokenScopes, requested: [])
+        names.remove("updated_at")
+        fill(&claims, with: names.union(requested?.idToken ?? []), from: user)
+    }
+
+    private static func fill(_ claims: inout some PersonClaims, with names: Set<String>, from user: User) {
+        if names.contains("preferred_username") { claims.preferredUsername = user.username }
+        if names.contains("name") { claims.name = user.name }
+        if names.contains("given_name") { claims.givenName = user.givenName }
+        if names.contains("family_name") { claims.familyName = user.familyName }
+        if names.contains("updated_at") { claims.updatedAt = user.updatedAt }
+        if names.contains("email") { claims.email = user.email }
+        if names.contains("email_verified") { claims.emailVerified = user.emailVerified }
+        if let phone = user.phoneNumber {
+            if names.contains("phone_number") { claims.phoneNumber = phone }
+            if names.contains("phone_number_verified") { claims.phoneNumberVerified = user.phoneVerified }
         }
-        if scopes.contains("email") {
-            claims.email = user.email
-            claims.emailVerified = user.emailVerified
-        }
+        if names.contains("address"), let address = user.address, !address.isEmpty { claims.address = address }
     }
 }
+
+/// The claims about a person that the ID token and the userinfo answer share.
+package protocol PersonClaims {
+    var preferredUsername: String? { get set }
+    var name: String? { get set }
+    var givenName: String? { get set }
+    var familyName: String? { get set }
+    var updatedAt: Int64? { get set }
+    var email: String? { get set }
+    var emailVerified: Bool? { get set }
+    var phoneNumber: String? { get set }
+    var phoneNumberVerified: Bool? { get set }
+    var address: PostalAddress? { get set }
+}
+
+extension UserinfoClaims: PersonClaims {}
+extension IDTokenClaims: PersonClaims {}

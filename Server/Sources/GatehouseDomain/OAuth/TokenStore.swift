@@ -51,11 +51,14 @@ package struct TokenStore: Sendable {
         package var grantID: String? = nil
         /// The clients acting for the person (`act`, RFC 8693), most recent first: a token a client got by exchange.
         package var actors: [String] = []
+        /// The claims the relying party asked for by name (`claims`): userinfo answers with them too.
+        package var requestedClaims: ClaimsRequest? = nil
 
         package init(
             clientID: String, userID: String?, scopes: [String], issuedAt: Int64, expiresAt: Int64, jkt: String? = nil, authTime: Int64? = nil,
-            methods: [String] = [], audience: String? = nil, grantID: String? = nil, actors: [String] = []
+            methods: [String] = [], audience: String? = nil, grantID: String? = nil, actors: [String] = [], requestedClaims: ClaimsRequest? = nil
         ) {
+            self.requestedClaims = requestedClaims
             self.clientID = clientID
             self.userID = userID
             self.scopes = scopes
@@ -289,19 +292,19 @@ package struct TokenStore: Sendable {
                     WHERE token_hash = \(bind: digest) AND client_id = \(bind: clientID) AND used_at IS NULL AND revoked_at IS NULL
                       AND expires_at > \(bind: now) AND (jkt IS NULL OR jkt = \(bind: minted.key)) AND resources = ''
                       AND \(GrantRevocations.familyIsActive("refresh_tokens"))
-                    RETURNING grant_id, client_id, user_id, scope, auth_time, amr, resources, expires_at, sid
+                    RETURNING grant_id, client_id, user_id, scope, auth_time, amr, resources, expires_at, sid, claims
                 ), access AS (
-                    INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at, jkt, auth_time, amr)
+                    INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at, jkt, auth_time, amr, claims)
                     SELECT \(bind: minted.accessDigest), grant_id, client_id, user_id, scope, \(bind: now), \(bind: now + lifetimes.accessToken),
-                           \(bind: minted.key), auth_time, amr
+                           \(bind: minted.key), auth_time, amr, claims
                     FROM used
                 ), refresh AS (
-                    INSERT INTO refresh_tokens (token_hash, grant_id, client_id, user_id, scope, auth_time, amr, created_at, expires_at, jkt, sid)
+                    INSERT INTO refresh_tokens (token_hash, grant_id, client_id, user_id, scope, auth_time, amr, created_at, expires_at, jkt, sid, claims)
                     SELECT \(bind: refreshDigest), grant_id, client_id, user_id, scope, auth_time, amr, \(bind: now), \(bind: now + lifetimes.refreshToken),
-                           \(bind: minted.refreshKey), sid
+                           \(bind: minted.refreshKey), sid, claims
                     FROM used
                 )
-                SELECT used.grant_id, used.client_id, used.user_id, used.scope, used.auth_time, used.amr, used.resources, used.sid,
+                SELECT used.grant_id, used.client_id, used.user_id, used.scope, used.auth_time, used.amr, used.resources, used.sid, used.claims,
                        used.expires_at AS token_expires_at, u.*
                 FROM used LEFT JOIN users u ON u.id = used.user_id
                 """
@@ -328,7 +331,7 @@ package struct TokenStore: Sendable {
                 SELECT t.client_id AS token_client_id, t.user_id AS token_user_id, t.scope AS token_scope,
                        t.created_at AS token_created_at, t.expires_at AS token_expires_at, t.jkt AS token_jkt,
                        t.auth_time AS token_auth_time, t.amr AS token_amr, t.audience AS token_audience, t.grant_id AS token_grant_id,
-                       t.act AS token_act, u.*
+                       t.act AS token_act, t.claims AS token_claims, u.*
                 FROM access_tokens t LEFT JOIN users u ON u.id = t.user_id
                 WHERE t.token_hash = \(bind: Self.accessTokenKey(token)) AND t.revoked_at IS NULL AND t.expires_at > \(bind: now)
                   AND \(GrantRevocations.familyIsActive("t"))
@@ -347,7 +350,8 @@ package struct TokenStore: Sendable {
             methods: (try row.decode(column: "token_amr", as: String?.self) ?? "").split(separator: " ").map(String.init),
             audience: try row.decode(column: "token_audience", as: String?.self),
             grantID: try row.decode(column: "token_grant_id", as: String?.self),
-            actors: (try row.decode(column: "token_act", as: String?.self) ?? "").split(separator: " ").map(String.init)
+            actors: (try row.decode(column: "token_act", as: String?.self) ?? "").split(separator: " ").map(String.init),
+            requestedClaims: Grant.requestedClaims(stored: try row.decode(column: "token_claims", as: String?.self))
         )
         let user = try row.decode(column: "id", as: String?.self) == nil ? nil : try UserStore.decode(row)
         return (record, user)
@@ -458,21 +462,22 @@ package struct TokenStore: Sendable {
     ) async throws -> IssuedTokens {
         try await sql.raw(
             """
-            INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at, jkt, auth_time, amr, audience)
+            INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at, jkt, auth_time, amr, audience, claims)
             VALUES (\(bind: minted.accessDigest), \(bind: grant.id), \(bind: grant.clientID), \(bind: grant.userID),
                     \(bind: audience.scopes(of: grant.scopes).joined(separator: " ")), \(bind: now),
                     \(bind: now + audience.lifetime(standard: lifetimes.accessToken)), \(bind: minted.key),
-                    \(bind: grant.authTime), \(bind: grant.methods.joined(separator: " ")), \(bind: audience.identifier))
+                    \(bind: grant.authTime), \(bind: grant.methods.joined(separator: " ")), \(bind: audience.identifier), \(bind: grant.storedClaims))
             """
         ).run()
         guard let refreshDigest = minted.refreshDigest else { return minted.issued }
         try await sql.raw(
             """
-            INSERT INTO refresh_tokens (token_hash, grant_id, client_id, user_id, scope, auth_time, amr, created_at, expires_at, jkt, resources, sid)
+            INSERT INTO refresh_tokens (token_hash, grant_id, client_id, user_id, scope, auth_time, amr, created_at, expires_at, jkt, resources, sid,
+                                        claims)
             VALUES (\(bind: refreshDigest), \(bind: grant.id), \(bind: grant.clientID), \(bind: grant.userID),
                     \(bind: grant.scope), \(bind: grant.authTime), \(bind: grant.methods.joined(separator: " ")), \(bind: now),
                     \(bind: now + lifetimes.refreshToken), \(bind: minted.refreshKey), \(bind: grant.resources.joined(separator: " ")),
-                    \(bind: grant.sessionID))
+                    \(bind: grant.sessionID), \(bind: grant.storedClaims))
             """
         ).run()
         return minted.issued
@@ -506,7 +511,8 @@ package struct TokenStore: Sendable {
             authTime: try row.decode(column: "auth_time", as: Int64.self),
             methods: try row.decode(column: "amr", as: String.self).split(separator: " ").map(String.init),
             resources: try row.decode(column: "resources", as: String.self).split(separator: " ").map(String.init),
-            sessionID: try row.decode(column: "sid", as: String?.self)
+            sessionID: try row.decode(column: "sid", as: String?.self),
+            requestedClaims: Grant.requestedClaims(stored: try row.decode(column: "claims", as: String?.self))
         )
     }
 }

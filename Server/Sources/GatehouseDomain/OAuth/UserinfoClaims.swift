@@ -13,9 +13,10 @@ package struct UserinfoClaims: Encodable, Equatable, Sendable {
     package var emailVerified: Bool?
     package var phoneNumber: String?
     package var phoneNumberVerified: Bool?
+    package var address: PostalAddress?
 
     package enum CodingKeys: String, CodingKey {
-        case sub, name, email
+        case sub, name, email, address
         case preferredUsername = "preferred_username"
         case givenName = "given_name"
         case familyName = "family_name"
@@ -28,6 +29,7 @@ package struct UserinfoClaims: Encodable, Equatable, Sendable {
 
 extension UserinfoClaims: JSONObjectWritable {
     package func write(to writer: inout JSONObjectWriter) {
+        writer.member("address", writing: address)
         writer.member("email", email)
         writer.member("email_verified", emailVerified)
         writer.member("family_name", familyName)

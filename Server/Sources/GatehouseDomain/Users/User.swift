@@ -18,6 +18,8 @@ public struct User: Sendable, Equatable, Codable {
     public var updatedAt: Int64
     /// When the person last answered "Not now" to an offer to set up a second factor; the offer waits a while.
     public var enrollmentDeclinedAt: Int64? = nil
+    /// Their postal address (the `address` claim), when they or an operator gave one.
+    public var address: PostalAddress? = nil
 
     /// The password hash of an account made by another identity provider, which has no password until one is set
     /// (by recovery): no password matches it.
@@ -39,6 +41,7 @@ public struct User: Sendable, Equatable, Codable {
         case createdAt = "created_at"
         case updatedAt = "updated_at"
         case enrollmentDeclinedAt = "enrollment_declined_at"
+        case address
     }
 }
 

@@ -225,7 +225,8 @@ public struct UserStore: Sendable {
                 """
                 UPDATE users SET email = \(bind: changed.email), email_verified = \(bind: changed.emailVerified ? 1 : 0), name = \(bind: changed.name),
                     given_name = \(bind: changed.givenName), family_name = \(bind: changed.familyName), phone_number = \(bind: changed.phoneNumber),
-                    phone_verified = \(bind: changed.phoneVerified ? 1 : 0), updated_at = \(bind: now)
+                    phone_verified = \(bind: changed.phoneVerified ? 1 : 0), updated_at = \(bind: now),
+                    address = \(bind: try changed.address.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) })
                 WHERE id = \(bind: current.id)
                 """
             ).run()
@@ -308,7 +309,8 @@ public struct UserStore: Sendable {
             isLocked: try row.decode(column: "locked", as: Int.self) != 0,
             createdAt: try row.decode(column: "created_at", as: Int64.self),
             updatedAt: try row.decode(column: "updated_at", as: Int64.self),
-            enrollmentDeclinedAt: try row.decode(column: "enrollment_declined_at", as: Int64?.self)
+            enrollmentDeclinedAt: try row.decode(column: "enrollment_declined_at", as: Int64?.self),
+            address: try row.decode(column: "address", as: String?.self).flatMap { try? JSONDecoder().decode(PostalAddress.self, from: Data($0.utf8)) }
         )
     }
 }

@@ -666,5 +666,15 @@ package enum SchemaMigrations {
                 """,
                 "CREATE INDEX logout_notifications_due ON logout_notifications(next_attempt_at)",
             ]),
+        // The `claims` request parameter (OpenID Connect Core §5.5): what a relying party asked for by name travels with
+        // the code and the tokens; and the postal address the `address` claim carries.
+        Migration(
+            version: 40, name: "requested claims and addresses",
+            statements: [
+                "ALTER TABLE users ADD COLUMN address TEXT",
+                "ALTER TABLE authorization_codes ADD COLUMN claims TEXT",
+                "ALTER TABLE refresh_tokens ADD COLUMN claims TEXT",
+                "ALTER TABLE access_tokens ADD COLUMN claims TEXT",
+            ]),
     ]
 }

@@ -60,6 +60,14 @@ package struct JSONObjectWriter {
         bytes.append(contentsOf: object.finish())
     }
 
+    /// A nested object that writes itself (`address`), left out when `nil`.
+    package mutating func member(_ key: StaticString, writing value: (some JSONObjectWritable)?) {
+        guard let value else { return }
+        var nested = JSONObjectWriter(capacity: 128)
+        value.write(to: &nested)
+        member(key, object: nested)
+    }
+
     private static let `true` = Array("true".utf8)
     private static let `false` = Array("false".utf8)
 

@@ -189,6 +189,10 @@ struct AdminController: Sendable {
             if changed.phoneNumber != current.phoneNumber { changed.phoneVerified = false }
         }
         if let verified = change.phoneNumberVerified { changed.phoneVerified = verified && changed.phoneNumber != nil }
+        if let address = change.address {
+            try address.validate()
+            changed.address = address.isEmpty ? nil : address
+        }
         let differences = Self.differences(AdminUser(current), AdminUser(changed))
         do {
             let updated = try await database.transaction { [users, audit, changed] _ in

@@ -20,6 +20,8 @@ public struct AdminUser: Codable, Sendable, Equatable {
     public var emailVerified: Bool
     public var name, givenName, familyName, phoneNumber: String?
     public var phoneNumberVerified, locked, hasPassword: Bool
+    /// Their postal address (the `address` claim).
+    public var address: PostalAddress?
     public var createdAt, updatedAt: Int64
 
     /// What the API shows of `user`.
@@ -33,6 +35,7 @@ public struct AdminUser: Codable, Sendable, Equatable {
         familyName = user.familyName
         phoneNumber = user.phoneNumber
         phoneNumberVerified = user.phoneVerified
+        address = user.address
         locked = user.isLocked
         hasPassword = user.hasPassword
         createdAt = user.createdAt
@@ -43,7 +46,7 @@ public struct AdminUser: Codable, Sendable, Equatable {
     static func eTag(of user: User) -> String { AdminETag.of(AdminUser(user)) }
 
     enum CodingKeys: String, CodingKey {
-        case id, username, email, name, locked
+        case id, username, email, name, locked, address
         case emailVerified = "email_verified"
         case givenName = "given_name"
         case familyName = "family_name"
@@ -82,9 +85,11 @@ struct AdminUserChange: ClosedJSONBody, Sendable {
     var name, givenName, familyName: String?
     var phoneNumber: String?
     var phoneNumberVerified: Bool?
+    /// The whole address, replacing the one held; an object with no part removes it.
+    var address: PostalAddress?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case email, name
+        case email, name, address
         case emailVerified = "email_verified"
         case givenName = "given_name"
         case familyName = "family_name"

@@ -204,17 +204,27 @@ struct AuthorizationController: Sendable {
                 return .failure(.invalidRequest("\(name) is longer than \(limit) bytes."))
             }
         }
+        var claims: ClaimsRequest?
+        if let text = parameters["claims"] {
+            do {
+                claims = try ClaimsRequest(parsing: text)
+            } catch {
+                return .failure(.invalidRequest(error.description))
+            }
+        }
         // The hint is shown as the typed username: it may not carry what a typed one may not.
         if let hint = parameters["login_hint"], hint.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
             return .failure(.invalidRequest("login_hint cannot contain line breaks or other control characters."))
         }
-        return .success(
-            AuthorizationRequest(
-                clientID: client.id, redirectURI: redirectURI, scopes: scopes, state: parameters["state"], nonce: parameters["nonce"],
-                codeChallenge: challenge, prompts: prompts, maxAge: maxAge, loginHint: parameters["login_hint"],
-                acrValues: parameters["acr_values"].map { $0.split(separator: " ").map(String.init) }, dpopJKT: parameters["dpop_jkt"],
-                resources: resources.isEmpty ? nil : resources.map(\.id)
-            ))
+        var request = AuthorizationRequest(
+            clientID: client.id, redirectURI: redirectURI, scopes: scopes, state: parameters["state"], nonce: parameters["nonce"],
+            codeChallenge: challenge, prompts: prompts, maxAge: maxAge, loginHint: parameters["login_hint"],
+            // An acr asked for in claims stands for acr_values when those are absent.
+            acrValues: parameters["acr_values"].map { $0.split(separator: " ").map(String.init) } ?? claims?.acrValues, dpopJKT: parameters["dpop_jkt"],
+            resources: resources.isEmpty ? nil : resources.map(\.id)
+        )
+        request.claims = claims
+        return .success(request)
     }
 
     /// Why `client` may not ask a user for `scopes`, or `nil` when it may (the device authorization endpoint asks too).

@@ -24,7 +24,7 @@ struct AuthorizationResponder: Sendable {
     func issueCode(for request: AuthorizationRequest, userID: String, authTime: Int64, methods: [String], sessionID: String? = nil) async throws -> String {
         let grant = Grant(
             id: SecureRandom.token(byteCount: 16), clientID: request.clientID, userID: userID, scopes: request.scopes,
-            authTime: authTime, methods: methods, resources: request.resources ?? [], sessionID: sessionID)
+            authTime: authTime, methods: methods, resources: request.resources ?? [], sessionID: sessionID, requestedClaims: request.claims)
         return try await codes.issue(
             for: grant,
             binding: .init(redirectURI: request.redirectURI, nonce: request.nonce, codeChallenge: request.codeChallenge, dpopJKT: request.dpopJKT),

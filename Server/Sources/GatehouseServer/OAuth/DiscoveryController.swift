@@ -50,11 +50,12 @@ struct DiscoveryController: Sendable {
             claimsSupported: [
                 "iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "azp", "amr", "acr", "sid",
                 "name", "given_name", "family_name", "preferred_username", "email", "email_verified", "phone_number",
-                "phone_number_verified", "updated_at",
+                "phone_number_verified", "address", "updated_at",
             ],
             promptValuesSupported: AuthorizationController.supportedPrompts.sorted()
         )
         metadata.acrValuesSupported = [LoginFlow.passwordACR, LoginFlow.multiFactorACR]
+        metadata.claimsParameterSupported = true
         metadata.backchannelLogoutSupported = true
         metadata.backchannelLogoutSessionSupported = true
         metadata.frontchannelLogoutSupported = true

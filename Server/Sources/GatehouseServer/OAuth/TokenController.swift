@@ -193,16 +193,16 @@ struct TokenController: Sendable {
         for grant: Grant, user: User, tokens: TokenStore.IssuedTokens, client: Client, nonce: String?, proof: DPoPProof?,
         audience: TokenAudience = .server
     ) async throws -> Response {
-        let idToken =
-            grant.scopes.contains("openid")
-            ? try await idTokens.issue(for: grant, user: user, client: client, nonce: nonce)
-            : nil
         let scopes = audience.scopes(of: grant.scopes)
         let lifetime = audience.lifetime(standard: lifetimes.accessToken)
         let accessToken = try await accessTokens.token(
             tokens.accessToken, for: audience,
             subject: .init(clientID: client.id, userID: grant.userID, authTime: grant.authTime, methods: grant.methods), scopes: scopes,
             jkt: proof?.thumbprint, lifetime: lifetime)
+        let idToken =
+            grant.scopes.contains("openid")
+            ? try await idTokens.issue(for: grant, user: user, client: client, nonce: nonce, accessToken: accessToken)
+            : nil
         return JSONResponse.make(
             TokenResponse(
                 accessToken: accessToken, tokenType: proof != nil ? "DPoP" : "Bearer", expiresIn: Int(lifetime),

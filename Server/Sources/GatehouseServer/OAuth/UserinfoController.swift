@@ -55,7 +55,7 @@ struct UserinfoController: Sendable {
         guard let user, !user.isLocked else {
             throw refuse(.invalidToken, "The access token's user is locked or no longer exists.")
         }
-        var response = JSONResponse.make(ScopeClaims.userinfo(for: user, scopes: record.scopes))
+        var response = JSONResponse.make(ScopeClaims.userinfo(for: user, scopes: record.scopes, requested: record.requestedClaims))
         if let nonce { response.headers[.dpopNonce] = nonce }
         return response
     }

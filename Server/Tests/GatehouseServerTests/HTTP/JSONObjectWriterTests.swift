@@ -57,6 +57,17 @@ struct JSONObjectWriterTests {
                     amr: ["pwd", text], acr: nil, sid: "s", name: text, givenName: nil,
                     familyName: nil, preferredUsername: "alice", email: nil, emailVerified: true))
             try expectSameDocument(TokenResponse(accessToken: "a-\(text)", expiresIn: 600, refreshToken: nil, idToken: "x.y.z", scope: "openid"))
+            let address = PostalAddress(formatted: text, streetAddress: "1 Harbour St\nFlat 2", locality: "Springfield", country: "DE")
+            var withAddress = UserinfoClaims(sub: "user-2")
+            withAddress.address = address
+            try expectSameDocument(withAddress)
+            var full = IDTokenClaims(iss: "i", sub: "user-2", aud: "app", exp: 2, iat: 1, authTime: 1, azp: "app")
+            full.address = address
+            full.phoneNumber = "+491234"
+            full.phoneNumberVerified = false
+            full.updatedAt = 1_700_000_000
+            full.atHash = "77QmUPtjPfzWtF2AnpK9RQ"
+            try expectSameDocument(full)
         }
         try expectSameDocument(
             AccessTokenClaims(

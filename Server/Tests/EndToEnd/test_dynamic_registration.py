@@ -261,7 +261,7 @@ def test_a_client_registered_with_keys_authenticates_with_signed_assertions(regi
     # Refused, each leaving the code unspent: another audience, too long a life, another key, no assertion at all.
     other_key = jwk.ECKey.generate_key("P-256", parameters={"kid": "k1"})
     for refused in [assertion(key, client["client_id"], "https://elsewhere.example/token"),
-                    assertion(key, client["client_id"], registry.issuer + "/token", exp=int(time.time()) + 3600),
+                    assertion(key, client["client_id"], registry.issuer + "/token", exp=int(time.time()) + 7200),
                     assertion(key, client["client_id"], registry.issuer + "/token", exp=int(time.time()) - 5),
                     assertion(other_key, client["client_id"], registry.issuer + "/token")]:
         answer = redeem(refused)

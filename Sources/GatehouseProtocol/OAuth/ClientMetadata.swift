@@ -40,6 +40,10 @@ public struct ClientMetadata: Codable, Sendable, Equatable {
     public var frontchannelLogoutURI: String?
     /// Whether that page is given `iss` and `sid` (Gatehouse always gives them).
     public var frontchannelLogoutSessionRequired: Bool?
+    /// Whether the client sends every authorization request as a signed request object (RFC 9101 §10.5).
+    public var requireSignedRequestObject: Bool?
+    /// Whether the client pushes every authorization request first (RFC 9126 §6).
+    public var requirePushedAuthorizationRequests: Bool?
 
     /// Metadata with every member absent.
     public init(
@@ -84,6 +88,8 @@ public struct ClientMetadata: Codable, Sendable, Equatable {
         case backchannelLogoutSessionRequired = "backchannel_logout_session_required"
         case frontchannelLogoutURI = "frontchannel_logout_uri"
         case frontchannelLogoutSessionRequired = "frontchannel_logout_session_required"
+        case requireSignedRequestObject = "require_signed_request_object"
+        case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
     }
 }
 

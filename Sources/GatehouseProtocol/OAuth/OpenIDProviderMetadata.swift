@@ -35,6 +35,10 @@ public struct OpenIDProviderMetadata: Codable, Sendable, Equatable {
     public var pushedAuthorizationRequestEndpoint: String?
     /// Whether every authorization request must be pushed first (RFC 9126 §5).
     public var requirePushedAuthorizationRequests: Bool?
+    /// Whether every authorization request must come as a signed request object (RFC 9101 §10.5).
+    public var requireSignedRequestObject: Bool?
+    /// The algorithms request objects may be signed with (OpenID Connect Discovery §3).
+    public var requestObjectSigningAlgValuesSupported: [String]?
     /// The scopes clients may request.
     public var scopesSupported: [String]
     /// The authorization response types: only `code`.
@@ -63,7 +67,7 @@ public struct OpenIDProviderMetadata: Codable, Sendable, Equatable {
     public var promptValuesSupported: [String]
     /// Whether authorization responses carry `iss` (RFC 9207): always, so clients can tell providers apart.
     public var authorizationResponseIssParameterSupported: Bool
-    /// Whether request objects (`request`) are accepted: no.
+    /// Whether request objects (`request`, RFC 9101) are accepted.
     public var requestParameterSupported: Bool
     /// Whether `request_uri` is accepted: no.
     public var requestURIParameterSupported: Bool
@@ -147,6 +151,8 @@ public struct OpenIDProviderMetadata: Codable, Sendable, Equatable {
         case dpopSigningAlgValuesSupported = "dpop_signing_alg_values_supported"
         case pushedAuthorizationRequestEndpoint = "pushed_authorization_request_endpoint"
         case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
+        case requireSignedRequestObject = "require_signed_request_object"
+        case requestObjectSigningAlgValuesSupported = "request_object_signing_alg_values_supported"
         case scopesSupported = "scopes_supported"
         case responseTypesSupported = "response_types_supported"
         case responseModesSupported = "response_modes_supported"

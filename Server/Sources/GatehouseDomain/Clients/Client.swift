@@ -49,6 +49,10 @@ public struct Client: Sendable, Equatable, Codable {
     public var backchannelLogoutURI: String?
     /// The page the signed-out page loads in a frame when a person who signed in to it signs out (Front-Channel Logout 1.0).
     public var frontchannelLogoutURI: String?
+    /// Whether every authorization request must come as a request object signed by the client (RFC 9101).
+    public var requiresSignedRequestObject = false
+    /// Whether every authorization request must be pushed first (RFC 9126).
+    public var requiresPushedAuthorizationRequests = false
     /// How it registered to authenticate, when said (`token_endpoint_auth_method`); ``authenticationMethod`` reads it.
     public var registeredAuthenticationMethod: ClientAuthenticationMethod?
     /// For a `client_secret_jwt` client: its secret sealed under the server secret, to check the assertion's MAC.

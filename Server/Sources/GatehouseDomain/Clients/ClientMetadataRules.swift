@@ -43,6 +43,10 @@ package enum ClientMetadataRules {
         } else if metadata.jwksURI != nil || metadata.jwks != nil {
             throw OAuthError(.invalidClientMetadata, "jwks_uri and jwks are for token_endpoint_auth_method private_key_jwt.")
         }
+        if metadata.requireSignedRequestObject == true, method != "private_key_jwt", method != "client_secret_jwt" {
+            throw OAuthError(
+                .invalidClientMetadata, "require_signed_request_object needs token_endpoint_auth_method private_key_jwt or client_secret_jwt to sign with.")
+        }
 
         let grants = metadata.grantTypes ?? ["authorization_code"]
         guard !grants.isEmpty, grants.allSatisfy(grantTypes.contains), grants.contains("authorization_code") else {

@@ -25,6 +25,8 @@ package struct OAuthError: Error, Sendable {
         /// The sign-in behind the access token is older than the resource accepts (RFC 9470): sign in again, then retry.
         case insufficientUserAuthentication = "insufficient_user_authentication"
         case requestNotSupported = "request_not_supported"
+        /// The request object is unsigned, signed by a key the client does not have, or says what it may not (RFC 9101 §6.3).
+        case invalidRequestObject = "invalid_request_object"
         case requestURINotSupported = "request_uri_not_supported"
         case serverError = "server_error"
         /// No route answers the request's path.
@@ -70,7 +72,8 @@ package struct OAuthError: Error, Sendable {
             case .serverError: .internalServerError
             case .invalidRequest, .invalidGrant, .unauthorizedClient, .unsupportedGrantType, .unsupportedResponseType, .invalidScope, .invalidTarget,
                 .invalidRedirectURI, .invalidClientMetadata,
-                .requestNotSupported, .requestURINotSupported, .invalidCode, .authorizationPending, .slowDown, .accessDenied, .expiredToken,
+                .requestNotSupported, .requestURINotSupported, .invalidRequestObject, .invalidCode, .authorizationPending, .slowDown, .accessDenied,
+                .expiredToken,
                 .invalidDPoPProof, .useDPoPNonce:
                 .badRequest
             }

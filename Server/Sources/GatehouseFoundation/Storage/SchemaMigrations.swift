@@ -676,5 +676,12 @@ package enum SchemaMigrations {
                 "ALTER TABLE refresh_tokens ADD COLUMN claims TEXT",
                 "ALTER TABLE access_tokens ADD COLUMN claims TEXT",
             ]),
+        // Clients that must sign every authorization request (JAR, RFC 9101) or push it first (PAR, RFC 9126).
+        Migration(
+            version: 41, name: "signed and pushed authorization requests per client",
+            statements: [
+                "ALTER TABLE clients ADD COLUMN require_signed_request INTEGER NOT NULL DEFAULT 0",
+                "ALTER TABLE clients ADD COLUMN require_par INTEGER NOT NULL DEFAULT 0",
+            ]),
     ]
 }

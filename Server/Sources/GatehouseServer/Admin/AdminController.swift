@@ -262,7 +262,8 @@ struct AdminController: Sendable {
                 idTokenAlgorithm: body.idTokenAlgorithm ?? "RS256", deviceGrant: body.deviceGrant ?? false, requireDPoP: body.requireDPoP ?? false,
                 thirdParty: body.thirdParty ?? false, logoURI: body.logoURI, homepage: body.homepage, tokenExchange: body.tokenExchange,
                 authenticationMethod: body.authenticationMethod, jwksURI: body.jwksURI, jwks: body.jwks,
-                backchannelLogoutURI: body.backchannelLogoutURI, frontchannelLogoutURI: body.frontchannelLogoutURI))
+                backchannelLogoutURI: body.backchannelLogoutURI, frontchannelLogoutURI: body.frontchannelLogoutURI
+            ).requiring(signed: body.requireSignedRequestObject ?? false, pushed: body.requirePushedAuthorizationRequests ?? false))
         struct Created: Encodable {
             var client: AdminClient
             var clientSecret: String?
@@ -336,6 +337,13 @@ struct AdminController: Sendable {
             if !uri.isEmpty { try ClientRegistrationRules.validateLogoutURI(uri, named: name) }
             changed[keyPath: member] = uri.isEmpty ? nil : uri
         }
+        if let signed = change.requireSignedRequestObject {
+            guard !signed || changed.authenticationMethod.usesAssertion else {
+                throw AdminProblem.badRequest("A client that must sign its requests needs private_key_jwt or client_secret_jwt to sign them with.")
+            }
+            changed.requiresSignedRequestObject = signed
+        }
+        if let pushed = change.requirePushedAuthorizationRequests { changed.requiresPushedAuthorizationRequests = pushed }
         if change.jwksURI != nil || change.jwks != nil {
             guard changed.authenticationMethod == .privateKeyJWT else {
                 throw AdminProblem.badRequest("jwks_uri and jwks are for a client that authenticates with private_key_jwt.")

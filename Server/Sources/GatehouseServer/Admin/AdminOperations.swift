@@ -220,6 +220,17 @@ public struct ClientRegistration: Sendable, Equatable {
     /// Where logout tokens are posted (Back-Channel Logout 1.0), and the page loaded in a frame on sign-out
     /// (Front-Channel Logout 1.0).
     public var backchannelLogoutURI, frontchannelLogoutURI: String?
+    /// Whether it must sign its authorization requests (RFC 9101), and push them first (RFC 9126).
+    public var requireSignedRequestObject = false
+    public var requirePushedAuthorizationRequests = false
+
+    /// This registration with its requests required signed (`signed`) or pushed (`pushed`).
+    public func requiring(signed: Bool, pushed: Bool) -> ClientRegistration {
+        var registration = self
+        registration.requireSignedRequestObject = signed
+        registration.requirePushedAuthorizationRequests = pushed
+        return registration
+    }
 
     /// The method the client authenticates with, as asked or as ``isPublic`` implies.
     public var resolvedAuthenticationMethod: ClientAuthenticationMethod {

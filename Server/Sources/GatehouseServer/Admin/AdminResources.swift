@@ -128,6 +128,8 @@ public struct AdminClient: Codable, Sendable {
     public var jwks: JSONWebKeySet?
     /// Where logout tokens are posted, and the page loaded in a frame on sign-out.
     public var backchannelLogoutURI, frontchannelLogoutURI: String?
+    /// Whether it must sign its authorization requests (RFC 9101), and push them first (RFC 9126).
+    public var requireSignedRequestObject, requirePushedAuthorizationRequests: Bool
 
     /// What the API shows of `client`.
     public init(_ client: Client) {
@@ -153,6 +155,8 @@ public struct AdminClient: Codable, Sendable {
         jwks = client.jwks
         backchannelLogoutURI = client.backchannelLogoutURI
         frontchannelLogoutURI = client.frontchannelLogoutURI
+        requireSignedRequestObject = client.requiresSignedRequestObject
+        requirePushedAuthorizationRequests = client.requiresPushedAuthorizationRequests
     }
 
     enum CodingKeys: String, CodingKey {
@@ -161,6 +165,8 @@ public struct AdminClient: Codable, Sendable {
         case jwksURI = "jwks_uri"
         case backchannelLogoutURI = "backchannel_logout_uri"
         case frontchannelLogoutURI = "frontchannel_logout_uri"
+        case requireSignedRequestObject = "require_signed_request_object"
+        case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
         case isPublic = "public"
         case redirectURIs = "redirect_uris"
         case postLogoutRedirectURIs = "post_logout_redirect_uris"
@@ -198,6 +204,7 @@ struct AdminNewClient: ClosedJSONBody, Sendable {
     var jwksURI: String?
     var jwks: JSONWebKeySet?
     var backchannelLogoutURI, frontchannelLogoutURI: String?
+    var requireSignedRequestObject, requirePushedAuthorizationRequests: Bool?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case id, name, scopes, jwks
@@ -205,6 +212,8 @@ struct AdminNewClient: ClosedJSONBody, Sendable {
         case jwksURI = "jwks_uri"
         case backchannelLogoutURI = "backchannel_logout_uri"
         case frontchannelLogoutURI = "frontchannel_logout_uri"
+        case requireSignedRequestObject = "require_signed_request_object"
+        case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
         case tokenExchange = "token_exchange"
         case isPublic = "public"
         case redirectURIs = "redirect_uris"
@@ -238,12 +247,15 @@ struct AdminClientChange: ClosedJSONBody, Sendable {
     var jwks: JSONWebKeySet?
     /// An empty string removes it.
     var backchannelLogoutURI, frontchannelLogoutURI: String?
+    var requireSignedRequestObject, requirePushedAuthorizationRequests: Bool?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case name, scopes, jwks
         case jwksURI = "jwks_uri"
         case backchannelLogoutURI = "backchannel_logout_uri"
         case frontchannelLogoutURI = "frontchannel_logout_uri"
+        case requireSignedRequestObject = "require_signed_request_object"
+        case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
         case tokenExchange = "token_exchange"
         case redirectURIs = "redirect_uris"
         case postLogoutRedirectURIs = "post_logout_redirect_uris"

@@ -213,6 +213,9 @@ public struct DatabaseAdminOperations: AdminOperations {
             throw AdminProblem.badRequest("A public client needs at least one redirect URI (or the device grant).")
         }
         try ClientRegistrationRules.validateAuthentication(method, jwksURI: registration.jwksURI, jwks: registration.jwks)
+        guard !registration.requireSignedRequestObject || method.usesAssertion else {
+            throw AdminProblem.badRequest("A client that must sign its requests needs private_key_jwt or client_secret_jwt to sign them with.")
+        }
         guard method.usesSecret || registration.secret == nil else {
             throw AdminProblem.badRequest("A client that authenticates with \(method.rawValue) has no secret.")
         }
@@ -239,7 +242,8 @@ public struct DatabaseAdminOperations: AdminOperations {
                     thirdParty: registration.thirdParty, logoURI: registration.logoURI, homepage: registration.homepage,
                     tokenExchange: registration.tokenExchange, authenticationMethod: method, sealedSecret: sealed, jwksURI: registration.jwksURI,
                     jwks: registration.jwks, backchannelLogoutURI: registration.backchannelLogoutURI,
-                    frontchannelLogoutURI: registration.frontchannelLogoutURI)
+                    frontchannelLogoutURI: registration.frontchannelLogoutURI, requireSignedRequestObject: registration.requireSignedRequestObject,
+                    requirePushedAuthorizationRequests: registration.requirePushedAuthorizationRequests)
                 try await audit.record(
                     .clientCreated, client: client.id, actor: actor,
                     details: [

@@ -52,7 +52,8 @@ public enum GatehouseApplication {
         let api = router.group().add(middleware: OAuthErrorMiddleware(logger: server.logger))
         DiscoveryController(
             issuer: server.issuer, keys: server.keys, registration: server.configuration.dynamicRegistration.enabled,
-            metadataDocuments: server.configuration.clientMetadataDocuments.enabled
+            metadataDocuments: server.configuration.clientMetadataDocuments.enabled,
+            requirePushed: server.configuration.requirePushedAuthorizationRequests, requireSigned: server.configuration.requireSignedRequestObject
         ).addRoutes(to: api)
         if server.configuration.dynamicRegistration.enabled { server.clientRegistrationController.addRoutes(to: api) }
         server.tokenController.addRoutes(to: api)

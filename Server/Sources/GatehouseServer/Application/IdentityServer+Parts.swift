@@ -25,13 +25,20 @@ extension IdentityServer {
             clients: clients, documents: clientMetadataDocuments, resources: resources, pushedRequests: pushedRequests, singleSignOn: singleSignOn,
             loginFlow: loginFlow,
             responder: authorizationResponder,
-            cookies: cookies, registrationEnabled: configuration.registration.enabled, flowLifetime: configuration.tokens.authorizationRequest)
+            cookies: cookies, registrationEnabled: configuration.registration.enabled, flowLifetime: configuration.tokens.authorizationRequest,
+            requestObjects: requestObjects, requirePushed: configuration.requirePushedAuthorizationRequests)
+    }
+
+    /// Checks signed authorization requests (RFC 9101) with the clients' keys and secrets.
+    var requestObjects: RequestObjectVerifier {
+        RequestObjectVerifier(
+            keys: clientKeySets, secrets: clientSecretBox, issuer: issuer, clock: clock, requireSigned: configuration.requireSignedRequestObject)
     }
 
     var pushedAuthorizationController: PushedAuthorizationController {
         PushedAuthorizationController(
             authenticator: clientAuthenticator, resources: resources, pushedRequests: pushedRequests, dpopProofs: dpopProofs,
-            lifetime: configuration.tokens.pushedRequest)
+            requestObjects: requestObjects, lifetime: configuration.tokens.pushedRequest)
     }
 
     var flowController: FlowController {

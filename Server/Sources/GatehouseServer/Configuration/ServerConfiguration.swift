@@ -47,6 +47,10 @@ public struct ServerConfiguration: Sendable, Decodable {
     public var clientMetadataDocuments = ClientMetadataDocumentPolicy()
     /// How logout tokens reach clients' back-channel logout URIs.
     public var backchannelLogout = LogoutDeliveryPolicy()
+    /// Whether every client must push its authorization requests first (PAR, RFC 9126), whatever its own setting.
+    public var requirePushedAuthorizationRequests = false
+    /// Whether every client must sign its authorization requests (JAR, RFC 9101), whatever its own setting.
+    public var requireSignedRequestObject = false
     /// Codes sent by email or SMS: length, lifetime, guesses, resend backoff.
     public var oneTimeCodes = OneTimeCodePolicy()
     /// How emails and text messages are delivered.
@@ -116,6 +120,8 @@ public struct ServerConfiguration: Sendable, Decodable {
         try file.update(&dynamicRegistration, .dynamicRegistration)
         try file.update(&clientMetadataDocuments, .clientMetadataDocuments)
         try file.update(&backchannelLogout, .backchannelLogout)
+        try file.update(&requirePushedAuthorizationRequests, .requirePushedAuthorizationRequests)
+        try file.update(&requireSignedRequestObject, .requireSignedRequestObject)
         try file.update(&oneTimeCodes, .oneTimeCodes)
         try file.update(&courier, .courier)
         try file.update(&authenticator, .authenticator)
@@ -144,6 +150,8 @@ public struct ServerConfiguration: Sendable, Decodable {
         case dynamicRegistration = "dynamic_registration"
         case clientMetadataDocuments = "client_metadata_documents"
         case backchannelLogout = "backchannel_logout"
+        case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
+        case requireSignedRequestObject = "require_signed_request_object"
         case oneTimeCodes = "one_time_codes"
         case webAuthn = "webauthn"
         case identityProviders = "identity_providers"

@@ -23,6 +23,10 @@ struct AuthorizationController: Sendable {
     let registrationEnabled: Bool
     /// Seconds the sign-in page's binding cookie lives (`token_lifetimes.authorization_request`).
     let flowLifetime: Int64
+    /// Reads signed requests (`request`, RFC 9101), and refuses unsigned ones from clients that must sign.
+    let requestObjects: RequestObjectVerifier
+    /// Whether every client must push its requests first (`require_pushed_authorization_requests`).
+    let requirePushed: Bool
     /// `create` starts registration (OpenID Connect "Initiating User Registration").
     static let supportedPrompts: Set<String> = ["none", "login", "consent", "select_account", "create"]
 
@@ -32,7 +36,7 @@ struct AuthorizationController: Sendable {
     }
 
     func authorize(_ request: Request, context: some RequestContext) async throws -> Response {
-        let parameters: FormParameters
+        var parameters: FormParameters
         do {
             parameters = try await FormParameters.of(request, context: context)
         } catch {
@@ -62,6 +66,20 @@ struct AuthorizationController: Sendable {
             }
             validated = pushed
         } else {
+            if requirePushed || client.requiresPushedAuthorizationRequests {
+                return PageRenderer.error(
+                    title: "Invalid request",
+                    message: "\(client.name ?? client.id) must push its sign-in requests first (PAR); this one came through the browser and was refused.")
+            }
+            do {
+                parameters = try await requestObjects.parameters(of: parameters, client: client)
+            } catch {
+                // The object's redirect URI is not to be trusted: the error goes to the request's own, when registered.
+                guard let redirectURI = parameters["redirect_uri"], client.allowsRedirect(to: redirectURI) else {
+                    return PageRenderer.error(title: "Invalid sign-in request", message: error.description)
+                }
+                return responder.failure(redirectURI: redirectURI, state: parameters["state"], error: error.code.rawValue, description: error.description)
+            }
             guard let redirectURI = parameters["redirect_uri"], client.allowsRedirect(to: redirectURI),
                 !["client_id", "redirect_uri"].contains(parameters.repeatedName ?? "")
             else {
@@ -152,7 +170,7 @@ struct AuthorizationController: Sendable {
         if let repeated = parameters.repeatedName {
             return .failure(.invalidRequest("The parameter \(repeated) appears more than once."))
         }
-        if parameters["request"] != nil { return .failure(.init(.requestNotSupported, "Request objects are not supported.")) }
+        if parameters["request"] != nil { return .failure(.init(.invalidRequestObject, "A request object cannot be nested.")) }
         if parameters["request_uri"] != nil { return .failure(.init(.requestURINotSupported, "request_uri is not supported.")) }
         guard let responseType = parameters["response_type"] else {
             return .failure(.invalidRequest("response_type is missing; use response_type=code."))

@@ -23,8 +23,9 @@ struct ClientAssertionVerifier: Sendable {
     static let algorithms = ["ES256", "EdDSA", "PS256", "RS256"]
     /// The algorithms `client_secret_jwt` assertions may be MACed with.
     static let macAlgorithms = ["HS256", "HS384", "HS512"]
-    /// The longest an assertion may still be valid when it arrives: it is meant for this one request.
-    static let maximumLifetime: Int64 = 600
+    /// The longest an assertion may still be valid when it arrives: an hour, the default of common client libraries
+    /// (authlib's); it is good for one request anyway, its `jti` remembered until it expires.
+    static let maximumLifetime: Int64 = 3600
 
     /// `credentials` with their assertion verified for a request to `path`; unchanged when they carry none.
     func verified(_ credentials: ClientAuthenticator.Credentials, path: String) async throws -> ClientAuthenticator.Credentials {

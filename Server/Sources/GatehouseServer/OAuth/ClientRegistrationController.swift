@@ -70,6 +70,8 @@ struct ClientRegistrationController: Sendable {
         client.registeredAuthenticationMethod = method
         client.backchannelLogoutURI = metadata.backchannelLogoutURI
         client.frontchannelLogoutURI = metadata.frontchannelLogoutURI
+        client.requiresSignedRequestObject = metadata.requireSignedRequestObject ?? false
+        client.requiresPushedAuthorizationRequests = metadata.requirePushedAuthorizationRequests ?? false
         client.sealedSecret = try secret.flatMap { method == .clientSecretJWT ? try secrets.seal(Data($0.utf8)) : nil }
         let registrationToken = SecureRandom.token()
         try await database.transaction { [initialTokens, registrations, audit, client] sql in
@@ -122,6 +124,8 @@ struct ClientRegistrationController: Sendable {
         changed.jwks = metadata.jwks
         changed.backchannelLogoutURI = metadata.backchannelLogoutURI
         changed.frontchannelLogoutURI = metadata.frontchannelLogoutURI
+        changed.requiresSignedRequestObject = metadata.requireSignedRequestObject ?? false
+        changed.requiresPushedAuthorizationRequests = metadata.requirePushedAuthorizationRequests ?? false
         guard try await registrations.update(registration, to: changed, metadata: metadata) else {
             throw OAuthError(.invalidClientMetadata, "The registration changed meanwhile; read it again and retry.")
         }

@@ -12,10 +12,17 @@ struct DiscoveryController: Sendable {
     var registration = false
     /// Whether clients may be known by the URL of their metadata document (`client_metadata_documents.enabled`).
     var metadataDocuments = false
+    /// Whether every request must be pushed first, and signed (`require_pushed_authorization_requests`,
+    /// `require_signed_request_object`).
+    var requirePushed = false
+    var requireSigned = false
 
     func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
         // The metadata never changes while the server runs: encoded once.
-        let metadata = JSONResponse.encode(Self.metadata(issuer: issuer, registration: registration, metadataDocuments: metadataDocuments))
+        let metadata = JSONResponse.encode(
+            Self.metadata(
+                issuer: issuer, registration: registration, metadataDocuments: metadataDocuments, requirePushed: requirePushed,
+                requireSigned: requireSigned))
         router.get("/.well-known/openid-configuration") { _, _ in JSONResponse.data(metadata, cacheable: true) }
         // RFC 8414 §3: the issuer has no path, so the well-known URI is at the root; its members are the same.
         router.get("/.well-known/oauth-authorization-server") { _, _ in JSONResponse.data(metadata, cacheable: true) }
@@ -27,7 +34,9 @@ struct DiscoveryController: Sendable {
         }
     }
 
-    static func metadata(issuer: String, registration: Bool = false, metadataDocuments: Bool = false) -> OpenIDProviderMetadata {
+    static func metadata(
+        issuer: String, registration: Bool = false, metadataDocuments: Bool = false, requirePushed: Bool = false, requireSigned: Bool = false
+    ) -> OpenIDProviderMetadata {
         var metadata = OpenIDProviderMetadata(
             issuer: issuer,
             authorizationEndpoint: issuer + "/authorize",
@@ -63,7 +72,10 @@ struct DiscoveryController: Sendable {
         metadata.deviceAuthorizationEndpoint = issuer + "/device_authorization"
         metadata.dpopSigningAlgValuesSupported = DPoPProofVerifier.algorithms
         metadata.pushedAuthorizationRequestEndpoint = issuer + "/par"
-        metadata.requirePushedAuthorizationRequests = false
+        metadata.requirePushedAuthorizationRequests = requirePushed
+        metadata.requestParameterSupported = true
+        metadata.requireSignedRequestObject = requireSigned
+        metadata.requestObjectSigningAlgValuesSupported = RequestObjectVerifier.algorithms
         // Every endpoint that authenticates clients takes the same assertions (RFC 8414 §2 asks for each list).
         let assertionAlgorithms = ClientAssertionVerifier.algorithms + ClientAssertionVerifier.macAlgorithms
         metadata.tokenEndpointAuthSigningAlgValuesSupported = assertionAlgorithms

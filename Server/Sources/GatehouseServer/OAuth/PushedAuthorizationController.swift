@@ -11,6 +11,8 @@ struct PushedAuthorizationController: Sendable {
     let resources: ResourceStore
     let pushedRequests: PushedAuthorizationRequestStore
     let dpopProofs: DPoPProofCheck
+    /// Reads a signed request (`request`, RFC 9101 §5), and refuses unsigned ones from clients that must sign.
+    let requestObjects: RequestObjectVerifier
     /// Seconds a pushed request may wait for the browser (`token_lifetimes.pushed_request`).
     let lifetime: Int64
 
@@ -19,8 +21,13 @@ struct PushedAuthorizationController: Sendable {
     }
 
     func push(_ request: Request) async throws -> Response {
-        let parameters = try await FormParameters.body(of: request)
-        let client = try await authenticator.authenticate(request, parameters: parameters, path: "/par")
+        let form = try await FormParameters.body(of: request)
+        let client = try await authenticator.authenticate(request, parameters: form, path: "/par")
+        if form["request_uri"] != nil {
+            throw OAuthError.invalidRequest("request_uri cannot be pushed; push the authorization request's parameters themselves.")
+        }
+        // A signed request's parameters are the request object's; the form's others only authenticated the client.
+        let parameters = try await requestObjects.parameters(of: form, client: client)
         if parameters["request_uri"] != nil {
             throw OAuthError.invalidRequest("request_uri cannot be pushed; push the authorization request's parameters themselves.")
         }

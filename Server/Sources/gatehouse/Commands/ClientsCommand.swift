@@ -32,6 +32,7 @@ struct ClientsCommand: AsyncParsableCommand {
         var jwksURI: String?
         var jwks: JSONWebKeySet?
         var backchannelLogoutURI, frontchannelLogoutURI: String?
+        var requireSignedRequestObject, requirePushedAuthorizationRequests: Bool
 
         init(_ client: AdminClient) {
             id = client.id
@@ -42,6 +43,8 @@ struct ClientsCommand: AsyncParsableCommand {
             jwks = client.jwks
             backchannelLogoutURI = client.backchannelLogoutURI
             frontchannelLogoutURI = client.frontchannelLogoutURI
+            requireSignedRequestObject = client.requireSignedRequestObject
+            requirePushedAuthorizationRequests = client.requirePushedAuthorizationRequests
             redirectURIs = client.redirectURIs
             postLogoutRedirectURIs = client.postLogoutRedirectURIs
             scopes = client.scopes
@@ -61,6 +64,8 @@ struct ClientsCommand: AsyncParsableCommand {
             case jwksURI = "jwks_uri"
             case backchannelLogoutURI = "backchannel_logout_uri"
             case frontchannelLogoutURI = "frontchannel_logout_uri"
+            case requireSignedRequestObject = "require_signed_request_object"
+            case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
             case redirectURIs = "redirect_uris"
             case postLogoutRedirectURIs = "post_logout_redirect_uris"
             case idTokenAlgorithm = "id_token_signed_response_alg"
@@ -146,6 +151,12 @@ struct ClientsCommand: AsyncParsableCommand {
             name: .customLong("frontchannel-logout-uri"),
             help: "The page Gatehouse's signed-out page loads in a frame, with iss and sid, when such a person signs out.")
         var frontchannelLogoutURI: String?
+        @Flag(
+            name: .customLong("require-signed-requests"),
+            help: "Refuse authorization requests that are not request objects it signed (RFC 9101); needs private_key_jwt or client_secret_jwt.")
+        var requireSignedRequests = false
+        @Flag(name: .customLong("require-par"), help: "Refuse authorization requests it did not push first (RFC 9126).")
+        var requirePAR = false
         @OptionGroup var store: StoreOptions
         @OptionGroup var output: OutputOptions
 
@@ -219,7 +230,8 @@ struct ClientsCommand: AsyncParsableCommand {
                         audiences: exchangeAudiences, scopes: exchangeScopes, delegation: !impersonation, impersonation: impersonation,
                         subjectIssuers: exchangeSubjectIssuers),
                 authenticationMethod: try method, jwksURI: jwksURI, jwks: jwks, backchannelLogoutURI: backchannelLogoutURI,
-                frontchannelLogoutURI: frontchannelLogoutURI)
+                frontchannelLogoutURI: frontchannelLogoutURI
+            ).requiring(signed: requireSignedRequests, pushed: requirePAR)
             let created = try await store.withOperations { try await $0.createClient(registration) }
             if output.json {
                 struct Created: Encodable {

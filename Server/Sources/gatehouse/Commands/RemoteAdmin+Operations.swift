@@ -61,6 +61,7 @@ extension RemoteAdmin: AdminOperations {
             var jwks_uri: String?
             var jwks: JSONWebKeySet?
             var backchannel_logout_uri, frontchannel_logout_uri: String?
+            var require_signed_request_object, require_pushed_authorization_requests: Bool
         }
         struct Created: Decodable {
             var client: AdminClient
@@ -75,7 +76,9 @@ extension RemoteAdmin: AdminOperations {
                 third_party: registration.thirdParty, logo_uri: registration.logoURI, client_uri: registration.homepage,
                 token_exchange: registration.tokenExchange, token_endpoint_auth_method: registration.resolvedAuthenticationMethod,
                 jwks_uri: registration.jwksURI, jwks: registration.jwks, backchannel_logout_uri: registration.backchannelLogoutURI,
-                frontchannel_logout_uri: registration.frontchannelLogoutURI),
+                frontchannel_logout_uri: registration.frontchannelLogoutURI,
+                require_signed_request_object: registration.requireSignedRequestObject,
+                require_pushed_authorization_requests: registration.requirePushedAuthorizationRequests),
             as: Created.self)
         return CreatedClient(client: created.client, generatedSecret: created.client_secret)
     }

@@ -49,6 +49,8 @@ public struct Client: Sendable, Equatable, Codable {
     public var backchannelLogoutURI: String?
     /// The page the signed-out page loads in a frame when a person who signed in to it signs out (Front-Channel Logout 1.0).
     public var frontchannelLogoutURI: String?
+    /// The security profile it is held to (FAPI 2.0), if any.
+    public var profile: SecurityProfile?
     /// Whether every authorization request must come as a request object signed by the client (RFC 9101).
     public var requiresSignedRequestObject = false
     /// Whether every authorization request must be pushed first (RFC 9126).
@@ -60,6 +62,14 @@ public struct Client: Sendable, Equatable, Codable {
 
     /// Whether the client authenticates with a signed assertion (`private_key_jwt`, RFC 7523) instead of a secret.
     public var usesKeys: Bool { jwksURI != nil || jwks != nil }
+
+    /// Whether the client is held to FAPI 2.0.
+    public var followsFAPI2: Bool { profile == .fapi2 }
+
+    /// The algorithms its client assertions and request objects may be signed with: FAPI 2.0's for a FAPI client.
+    public func allowsSigningAlgorithm(_ algorithm: String) -> Bool {
+        !followsFAPI2 || SecurityProfile.fapi2Algorithms.contains(algorithm)
+    }
 
     /// A client with neither a secret nor keys: an app that cannot keep a credential.
     public var isPublic: Bool { secretHash == nil && !usesKeys }

@@ -23,7 +23,7 @@ public struct ClientStore: Sendable {
         allowDeviceGrant: Bool = false, requireDPoP: Bool = false, thirdParty: Bool = false, logoURI: String? = nil, homepage: String? = nil,
         tokenExchange: TokenExchangePolicy? = nil, authenticationMethod: ClientAuthenticationMethod? = nil, sealedSecret: String? = nil,
         jwksURI: String? = nil, jwks: JSONWebKeySet? = nil, backchannelLogoutURI: String? = nil, frontchannelLogoutURI: String? = nil,
-        requireSignedRequestObject: Bool = false, requirePushedAuthorizationRequests: Bool = false
+        requireSignedRequestObject: Bool = false, requirePushedAuthorizationRequests: Bool = false, profile: SecurityProfile? = nil
     ) async throws -> Client {
         guard requirePKCE || secret != nil || jwksURI != nil || jwks != nil else {
             throw ConfigurationError("A public client always needs PKCE; only a confidential client can be exempted.")
@@ -43,6 +43,7 @@ public struct ClientStore: Sendable {
         client.frontchannelLogoutURI = frontchannelLogoutURI
         client.requiresSignedRequestObject = requireSignedRequestObject
         client.requiresPushedAuthorizationRequests = requirePushedAuthorizationRequests
+        if let profile { client = profile.applied(to: client) }
         try await database.transaction { [client] sql in
             if try await sql.raw("SELECT id FROM clients WHERE id = \(bind: id)").first() != nil {
                 throw DatabaseError.duplicate("A client with the id \(id)")
@@ -96,7 +97,7 @@ public struct ClientStore: Sendable {
                     jwks = \(bind: try Self.encode(changed.jwks)), backchannel_logout_uri = \(bind: changed.backchannelLogoutURI),
                     frontchannel_logout_uri = \(bind: changed.frontchannelLogoutURI),
                     require_signed_request = \(bind: changed.requiresSignedRequestObject ? 1 : 0),
-                    require_par = \(bind: changed.requiresPushedAuthorizationRequests ? 1 : 0)
+                    require_par = \(bind: changed.requiresPushedAuthorizationRequests ? 1 : 0), profile = \(bind: changed.profile?.rawValue)
                 WHERE id = \(bind: current.id)
                 """
             ).run()
@@ -161,7 +162,7 @@ public struct ClientStore: Sendable {
             INSERT INTO clients (id, name, secret_hash, redirect_uris, post_logout_redirect_uris, scopes, id_token_algorithm, created_at,
                                  require_pkce, device_grant, require_dpop, third_party, logo_uri, client_uri, dynamic, unused_expires_at,
                                  token_exchange, document_expires_at, jwks_uri, jwks, auth_method, secret_sealed, backchannel_logout_uri,
-                                 frontchannel_logout_uri, require_signed_request, require_par)
+                                 frontchannel_logout_uri, require_signed_request, require_par, profile)
             VALUES (\(bind: client.id), \(bind: client.name), \(bind: client.secretHash), \(bind: try JSONList.encode(client.redirectURIs)),
                     \(bind: try JSONList.encode(client.postLogoutRedirectURIs)), \(bind: client.scopes.joined(separator: " ")),
                     \(bind: client.idTokenAlgorithm), \(bind: client.createdAt), \(bind: client.requiresPKCE ? 1 : 0),
@@ -170,7 +171,8 @@ public struct ClientStore: Sendable {
                     \(bind: try Self.encode(client.tokenExchange)), \(bind: client.metadataDocumentExpiresAt), \(bind: client.jwksURI),
                     \(bind: try Self.encode(client.jwks)), \(bind: client.registeredAuthenticationMethod?.rawValue),
                     \(bind: client.sealedSecret), \(bind: client.backchannelLogoutURI), \(bind: client.frontchannelLogoutURI),
-                    \(bind: client.requiresSignedRequestObject ? 1 : 0), \(bind: client.requiresPushedAuthorizationRequests ? 1 : 0))
+                    \(bind: client.requiresSignedRequestObject ? 1 : 0), \(bind: client.requiresPushedAuthorizationRequests ? 1 : 0),
+                    \(bind: client.profile?.rawValue))
             """
         ).run()
     }
@@ -212,6 +214,7 @@ public struct ClientStore: Sendable {
         client.frontchannelLogoutURI = try row.decode(column: "frontchannel_logout_uri", as: String?.self)
         client.requiresSignedRequestObject = try row.decode(column: "require_signed_request", as: Int.self) != 0
         client.requiresPushedAuthorizationRequests = try row.decode(column: "require_par", as: Int.self) != 0
+        client.profile = try row.decode(column: "profile", as: String?.self).flatMap(SecurityProfile.init)
         client.tokenExchange = try row.decode(column: "token_exchange", as: String?.self).map {
             try JSONDecoder().decode(TokenExchangePolicy.self, from: Data($0.utf8))
         }

@@ -27,6 +27,8 @@ package struct AuthorizationRequest: Sendable, Equatable, Codable {
     package var resources: [String]? = nil
     /// The claims asked for by name (`claims`, OpenID Connect Core §5.5).
     package var claims: ClaimsRequest? = nil
+    /// The client's security profile when it has one (FAPI 2.0 shortens the code's life).
+    package var profile: SecurityProfile? = nil
 
     package var scope: String { scopes.joined(separator: " ") }
 

@@ -682,6 +682,8 @@ package enum SchemaMigrations {
             statements: [
                 "ALTER TABLE clients ADD COLUMN require_signed_request INTEGER NOT NULL DEFAULT 0",
                 "ALTER TABLE clients ADD COLUMN require_par INTEGER NOT NULL DEFAULT 0",
+                // The security profile a client is held to (fapi2), NULL for none.
+                "ALTER TABLE clients ADD COLUMN profile TEXT",
             ]),
     ]
 }

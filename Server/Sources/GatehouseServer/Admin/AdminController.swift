@@ -263,7 +263,7 @@ struct AdminController: Sendable {
                 thirdParty: body.thirdParty ?? false, logoURI: body.logoURI, homepage: body.homepage, tokenExchange: body.tokenExchange,
                 authenticationMethod: body.authenticationMethod, jwksURI: body.jwksURI, jwks: body.jwks,
                 backchannelLogoutURI: body.backchannelLogoutURI, frontchannelLogoutURI: body.frontchannelLogoutURI
-            ).requiring(signed: body.requireSignedRequestObject ?? false, pushed: body.requirePushedAuthorizationRequests ?? false))
+            ).requiring(signed: body.requireSignedRequestObject ?? false, pushed: body.requirePushedAuthorizationRequests ?? false, profile: body.profile))
         struct Created: Encodable {
             var client: AdminClient
             var clientSecret: String?
@@ -355,6 +355,11 @@ struct AdminController: Sendable {
         if let policy = change.tokenExchange {
             if !policy.audiences.isEmpty { try ClientRegistrationRules.validateTokenExchange(policy, isPublic: changed.isPublic) }
             changed.tokenExchange = policy.audiences.isEmpty ? nil : policy
+        }
+        if let profile = change.profile { changed.profile = profile }
+        if let profile = changed.profile {
+            if let violation = profile.violation(of: changed) { throw AdminProblem.badRequest(violation) }
+            changed = profile.applied(to: changed)
         }
         let differences = Self.differences(AdminClient(current), AdminClient(changed))
         let updated = try await database.transaction { [clients, audit, changed] _ in

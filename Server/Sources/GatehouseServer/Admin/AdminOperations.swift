@@ -130,6 +130,8 @@ public struct AdminSettings: Sendable {
     public var maxPINAttempts: Int
     /// What the audit trail says an account was made or locked through (`by`): `admin_api` or `operator`.
     public var origin: String
+    /// The profile every client is held to (`fapi2: true`), if any.
+    public var profile: SecurityProfile? = nil
 
     /// Seals the secrets of `client_secret_jwt` clients, which the server must read back to check their assertions.
     func clientSecretBox() throws -> SecretBox {
@@ -140,8 +142,9 @@ public struct AdminSettings: Sendable {
     /// the way in for the audit trail.
     public init(
         secret: @escaping @Sendable () throws -> ServerSecret, passwords: PasswordPolicy, hashPassword: @escaping @Sendable (String) async throws -> String,
-        lifetimes: TokenLifetimes, maxPINAttempts: Int, origin: String
+        lifetimes: TokenLifetimes, maxPINAttempts: Int, origin: String, profile: SecurityProfile? = nil
     ) {
+        self.profile = profile
         self.secret = secret
         self.passwords = passwords
         self.hashPassword = hashPassword
@@ -223,12 +226,15 @@ public struct ClientRegistration: Sendable, Equatable {
     /// Whether it must sign its authorization requests (RFC 9101), and push them first (RFC 9126).
     public var requireSignedRequestObject = false
     public var requirePushedAuthorizationRequests = false
+    /// The security profile it is held to (FAPI 2.0); the server's, when it holds every client to one.
+    public var profile: SecurityProfile?
 
     /// This registration with its requests required signed (`signed`) or pushed (`pushed`).
-    public func requiring(signed: Bool, pushed: Bool) -> ClientRegistration {
+    public func requiring(signed: Bool, pushed: Bool, profile: SecurityProfile? = nil) -> ClientRegistration {
         var registration = self
         registration.requireSignedRequestObject = signed
         registration.requirePushedAuthorizationRequests = pushed
+        registration.profile = profile
         return registration
     }
 

@@ -130,6 +130,8 @@ public struct AdminClient: Codable, Sendable {
     public var backchannelLogoutURI, frontchannelLogoutURI: String?
     /// Whether it must sign its authorization requests (RFC 9101), and push them first (RFC 9126).
     public var requireSignedRequestObject, requirePushedAuthorizationRequests: Bool
+    /// The security profile it is held to (`fapi2`), if any.
+    public var profile: SecurityProfile?
 
     /// What the API shows of `client`.
     public init(_ client: Client) {
@@ -157,10 +159,11 @@ public struct AdminClient: Codable, Sendable {
         frontchannelLogoutURI = client.frontchannelLogoutURI
         requireSignedRequestObject = client.requiresSignedRequestObject
         requirePushedAuthorizationRequests = client.requiresPushedAuthorizationRequests
+        profile = client.profile
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, name, scopes, jwks
+        case id, name, scopes, jwks, profile
         case authenticationMethod = "token_endpoint_auth_method"
         case jwksURI = "jwks_uri"
         case backchannelLogoutURI = "backchannel_logout_uri"
@@ -205,9 +208,10 @@ struct AdminNewClient: ClosedJSONBody, Sendable {
     var jwks: JSONWebKeySet?
     var backchannelLogoutURI, frontchannelLogoutURI: String?
     var requireSignedRequestObject, requirePushedAuthorizationRequests: Bool?
+    var profile: SecurityProfile?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case id, name, scopes, jwks
+        case id, name, scopes, jwks, profile
         case authenticationMethod = "token_endpoint_auth_method"
         case jwksURI = "jwks_uri"
         case backchannelLogoutURI = "backchannel_logout_uri"
@@ -248,9 +252,11 @@ struct AdminClientChange: ClosedJSONBody, Sendable {
     /// An empty string removes it.
     var backchannelLogoutURI, frontchannelLogoutURI: String?
     var requireSignedRequestObject, requirePushedAuthorizationRequests: Bool?
+    /// Holds the client to a security profile from now on (it cannot be taken off again: register a new client).
+    var profile: SecurityProfile?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, scopes, jwks
+        case name, scopes, jwks, profile
         case jwksURI = "jwks_uri"
         case backchannelLogoutURI = "backchannel_logout_uri"
         case frontchannelLogoutURI = "frontchannel_logout_uri"

@@ -232,6 +232,15 @@ public struct DatabaseAdminOperations: AdminOperations {
         // 256 bits from the system's generator, for a client with a secret but none of the operator's.
         let generated = !method.usesSecret || registration.secret != nil ? nil : Base64URL.encode(SecureRandom.bytes(32))
         let secret = method.usesSecret ? registration.secret ?? generated : nil
+        // The server's profile holds every client; a client's own is checked against what it registers.
+        let profile = settings.profile ?? registration.profile
+        if let profile {
+            var candidate = Client(
+                id: registration.id, redirectURIs: registration.redirectURIs, postLogoutRedirectURIs: registration.postLogoutRedirectURIs, scopes: scopes,
+                idTokenAlgorithm: registration.idTokenAlgorithm, createdAt: 0, requiresPKCE: registration.requirePKCE)
+            candidate.registeredAuthenticationMethod = method
+            if let violation = profile.violation(of: candidate) { throw AdminProblem.badRequest(violation) }
+        }
         let sealed = try secret.flatMap { method == .clientSecretJWT ? try settings.clientSecretBox().seal(Data($0.utf8)) : nil }
         do {
             let client = try await database.transaction { [clients, audit, actor] _ in
@@ -243,7 +252,7 @@ public struct DatabaseAdminOperations: AdminOperations {
                     tokenExchange: registration.tokenExchange, authenticationMethod: method, sealedSecret: sealed, jwksURI: registration.jwksURI,
                     jwks: registration.jwks, backchannelLogoutURI: registration.backchannelLogoutURI,
                     frontchannelLogoutURI: registration.frontchannelLogoutURI, requireSignedRequestObject: registration.requireSignedRequestObject,
-                    requirePushedAuthorizationRequests: registration.requirePushedAuthorizationRequests)
+                    requirePushedAuthorizationRequests: registration.requirePushedAuthorizationRequests, profile: profile)
                 try await audit.record(
                     .clientCreated, client: client.id, actor: actor,
                     details: [

@@ -53,7 +53,8 @@ public enum GatehouseApplication {
         DiscoveryController(
             issuer: server.issuer, keys: server.keys, registration: server.configuration.dynamicRegistration.enabled,
             metadataDocuments: server.configuration.clientMetadataDocuments.enabled,
-            requirePushed: server.configuration.requirePushedAuthorizationRequests, requireSigned: server.configuration.requireSignedRequestObject
+            requirePushed: server.configuration.requirePushedAuthorizationRequests || server.configuration.fapi2,
+            requireSigned: server.configuration.requireSignedRequestObject, profile: server.configuration.profile
         ).addRoutes(to: api)
         if server.configuration.dynamicRegistration.enabled { server.clientRegistrationController.addRoutes(to: api) }
         server.tokenController.addRoutes(to: api)

@@ -26,7 +26,7 @@ extension IdentityServer {
             loginFlow: loginFlow,
             responder: authorizationResponder,
             cookies: cookies, registrationEnabled: configuration.registration.enabled, flowLifetime: configuration.tokens.authorizationRequest,
-            requestObjects: requestObjects, requirePushed: configuration.requirePushedAuthorizationRequests)
+            requestObjects: requestObjects, requirePushed: configuration.requirePushedAuthorizationRequests || configuration.fapi2)
     }
 
     /// Checks signed authorization requests (RFC 9101) with the clients' keys and secrets.
@@ -115,7 +115,9 @@ extension IdentityServer {
     }
 
     var clientMetadataDocuments: ClientMetadataDocuments {
-        ClientMetadataDocuments(clients: clients, resources: resources, policy: configuration.clientMetadataDocuments, clock: clock, logger: logger)
+        ClientMetadataDocuments(
+            clients: clients, resources: resources, policy: configuration.clientMetadataDocuments, profile: configuration.profile, clock: clock,
+            logger: logger)
     }
 
     var clientRegistrationController: ClientRegistrationController {
@@ -123,7 +125,7 @@ extension IdentityServer {
             clients: clients, registrations: ClientRegistrationStore(database: database, clock: clock),
             initialTokens: InitialAccessTokenStore(database: database, clock: clock), resources: resources, audit: audit, database: database,
             guesses: guesses, policy: configuration.dynamicRegistration, issuer: issuer, proxies: configuration.trustedProxies,
-            secrets: clientSecretBox, clock: clock, logger: logger)
+            secrets: clientSecretBox, profile: configuration.profile, clock: clock, logger: logger)
     }
 
     var userinfoController: UserinfoController { UserinfoController(tokens: tokens, proofs: dpopProofs) }
@@ -138,7 +140,7 @@ extension IdentityServer {
         let hasher = hasher
         return AdminSettings(
             secret: { secret }, passwords: configuration.passwords, hashPassword: { try await hasher.hash($0) }, lifetimes: configuration.tokens,
-            maxPINAttempts: configuration.authenticator.maxPINAttempts, origin: origin)
+            maxPINAttempts: configuration.authenticator.maxPINAttempts, origin: origin, profile: configuration.profile)
     }
 
     /// The admin operations on this server's database, on behalf of an actor, for changes through `origin`.

@@ -78,6 +78,17 @@ public final class IdentityServer: Sendable {
                 configuration: configuration, database: database, clock: clock, logger: logger,
                 hasher: hasher, secret: secret, decoyHash: decoyHash)
             try await server.keyStore.ensureActiveKeys(box: server.signingKeyBox)
+            if let profile = configuration.profile {
+                // Every client is held to the server's profile: one registered before it was turned on must be brought
+                // to it (or removed) first, rather than served by rules it never agreed to.
+                let outside = try await server.clients.list().filter { $0.profile != profile }
+                if !outside.isEmpty {
+                    throw ConfigurationError(
+                        key: profile.rawValue,
+                        "holds every client, but \(outside.map(\.id).joined(separator: ", ")) \(outside.count == 1 ? "is" : "are") not registered for it; "
+                            + "set their profile (PATCH /admin/v1/clients/{id} with \"profile\": \"\(profile.rawValue)\") or delete them.")
+                }
+            }
             // What this node runs with, for whoever reads the trail later: which settings, never a secret.
             try await server.audit.record(.configurationLoaded, actor: "system", details: configuration.auditSummary)
             // Load the keys now, so a wrong server secret stops the start instead of the first sign-in.

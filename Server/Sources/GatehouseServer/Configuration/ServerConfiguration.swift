@@ -51,6 +51,11 @@ public struct ServerConfiguration: Sendable, Decodable {
     public var requirePushedAuthorizationRequests = false
     /// Whether every client must sign its authorization requests (JAR, RFC 9101), whatever its own setting.
     public var requireSignedRequestObject = false
+    /// Whether every client is held to the FAPI 2.0 Security Profile (`fapi2`).
+    public var fapi2 = false
+
+    /// The profile every client is held to, if any.
+    public var profile: SecurityProfile? { fapi2 ? .fapi2 : nil }
     /// Codes sent by email or SMS: length, lifetime, guesses, resend backoff.
     public var oneTimeCodes = OneTimeCodePolicy()
     /// How emails and text messages are delivered.
@@ -122,6 +127,7 @@ public struct ServerConfiguration: Sendable, Decodable {
         try file.update(&backchannelLogout, .backchannelLogout)
         try file.update(&requirePushedAuthorizationRequests, .requirePushedAuthorizationRequests)
         try file.update(&requireSignedRequestObject, .requireSignedRequestObject)
+        try file.update(&fapi2, .fapi2)
         try file.update(&oneTimeCodes, .oneTimeCodes)
         try file.update(&courier, .courier)
         try file.update(&authenticator, .authenticator)
@@ -152,6 +158,7 @@ public struct ServerConfiguration: Sendable, Decodable {
         case backchannelLogout = "backchannel_logout"
         case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
         case requireSignedRequestObject = "require_signed_request_object"
+        case fapi2
         case oneTimeCodes = "one_time_codes"
         case webAuthn = "webauthn"
         case identityProviders = "identity_providers"
@@ -236,6 +243,12 @@ public struct ServerConfiguration: Sendable, Decodable {
             throw ConfigurationError(key: "database_wait", "must be 1 to 300 seconds.")
         }
         try trustedProxies.validate()
+        if fapi2 {
+            guard !demo else { throw ConfigurationError(key: "fapi2", "cannot hold the demo's client; turn demo off.") }
+            guard tokens.authorizationCode <= SecurityProfile.fapi2CodeLifetime else {
+                throw ConfigurationError(key: "token_lifetimes.authorization_code", "must be at most 60 seconds under fapi2.")
+            }
+        }
         try signOn.validate("sign_on")
         for (client, policy) in clientSignOn { try policy.validate("client_sign_on.\(client)") }
         if ([signOn] + clientSignOn.values).contains(where: { $0.factors.contains(.passkey) || $0.passkeySignIn }),

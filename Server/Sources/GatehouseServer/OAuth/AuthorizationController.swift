@@ -242,6 +242,7 @@ struct AuthorizationController: Sendable {
             resources: resources.isEmpty ? nil : resources.map(\.id)
         )
         request.claims = claims
+        request.profile = client.profile
         return .success(request)
     }
 

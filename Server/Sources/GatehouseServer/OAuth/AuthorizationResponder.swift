@@ -28,7 +28,7 @@ struct AuthorizationResponder: Sendable {
         return try await codes.issue(
             for: grant,
             binding: .init(redirectURI: request.redirectURI, nonce: request.nonce, codeChallenge: request.codeChallenge, dpopJKT: request.dpopJKT),
-            lifetime: codeLifetime
+            lifetime: request.profile == .fapi2 ? min(codeLifetime, SecurityProfile.fapi2CodeLifetime) : codeLifetime
         )
     }
 

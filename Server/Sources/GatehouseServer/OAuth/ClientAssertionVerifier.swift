@@ -31,7 +31,9 @@ struct ClientAssertionVerifier: Sendable {
     func verified(_ credentials: ClientAuthenticator.Credentials, path: String) async throws -> ClientAuthenticator.Credentials {
         guard let assertion = credentials.assertion else { return credentials }
         let failed = OAuthError.invalidClient("Client authentication failed.")
-        guard let jws = CompactJWS(assertion), let client = try await clients.find(id: credentials.clientID) else { throw failed }
+        guard let jws = CompactJWS(assertion), let client = try await clients.find(id: credentials.clientID),
+            client.allowsSigningAlgorithm(jws.algorithm)
+        else { throw failed }
         switch client.authenticationMethod {
         case .privateKeyJWT:
             guard Self.algorithms.contains(jws.algorithm) else { throw failed }

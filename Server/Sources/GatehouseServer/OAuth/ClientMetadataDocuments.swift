@@ -13,6 +13,8 @@ struct ClientMetadataDocuments: Sendable {
     let clients: ClientStore
     let resources: ResourceStore
     let policy: ClientMetadataDocumentPolicy
+    /// The profile every client is held to (`fapi2`), if any: a document's client too, or it is refused.
+    let profile: SecurityProfile?
     let clock: UnixClock
     let logger: Logger
 
@@ -38,7 +40,12 @@ struct ClientMetadataDocuments: Sendable {
             if expiry > clock.now() { return known }
         }
         let (document, maxAge) = try await fetch(clientID)
-        let client = try await self.client(from: document, url: clientID, cachedFor: maxAge)
+        var client = try await self.client(from: document, url: clientID, cachedFor: maxAge)
+        if let profile {
+            client.idTokenAlgorithm = "ES256"
+            if let violation = profile.violation(of: client) { throw Refusal(violation) }
+            client = profile.applied(to: client)
+        }
         try await clients.upsert(client)
         logger.info("Fetched a client metadata document", metadata: ["client": "\(OutboundHTTP.printable(clientID))"])
         return client

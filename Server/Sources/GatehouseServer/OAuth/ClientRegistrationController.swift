@@ -23,6 +23,8 @@ struct ClientRegistrationController: Sendable {
     let proxies: TrustedProxies
     /// Seals the secrets of `client_secret_jwt` clients.
     let secrets: SecretBox
+    /// The profile every client is held to (`fapi2`), if any: registering clients too, or they are refused.
+    let profile: SecurityProfile?
     let clock: UnixClock
     let logger: Logger
 
@@ -73,6 +75,7 @@ struct ClientRegistrationController: Sendable {
         client.requiresSignedRequestObject = metadata.requireSignedRequestObject ?? false
         client.requiresPushedAuthorizationRequests = metadata.requirePushedAuthorizationRequests ?? false
         client.sealedSecret = try secret.flatMap { method == .clientSecretJWT ? try secrets.seal(Data($0.utf8)) : nil }
+        client = try held(client)
         let registrationToken = SecureRandom.token()
         try await database.transaction { [initialTokens, registrations, audit, client] sql in
             var details = ["public": "\(isPublic)", "redirect_uris": (metadata.redirectURIs ?? []).joined(separator: " ")]
@@ -126,6 +129,7 @@ struct ClientRegistrationController: Sendable {
         changed.frontchannelLogoutURI = metadata.frontchannelLogoutURI
         changed.requiresSignedRequestObject = metadata.requireSignedRequestObject ?? false
         changed.requiresPushedAuthorizationRequests = metadata.requirePushedAuthorizationRequests ?? false
+        changed = try held(changed)
         guard try await registrations.update(registration, to: changed, metadata: metadata) else {
             throw OAuthError(.invalidClientMetadata, "The registration changed meanwhile; read it again and retry.")
         }
@@ -142,6 +146,16 @@ struct ClientRegistrationController: Sendable {
             throw OAuthError.invalidToken("Send the registration access token the registration answered with (Authorization: Bearer …).")
         }
         return registration
+    }
+
+    /// `client` as the server's profile holds it (ID tokens ES256 under FAPI 2.0); `invalid_client_metadata` when it
+    /// cannot follow it.
+    private func held(_ client: Client) throws -> Client {
+        guard let profile else { return client }
+        var held = client
+        held.idTokenAlgorithm = "ES256"
+        if let violation = profile.violation(of: held) { throw OAuthError(.invalidClientMetadata, violation) }
+        return profile.applied(to: held)
     }
 
     /// The method `metadata`, already checked, names (``ClientMetadataRules`` fills in the default).

@@ -16,13 +16,15 @@ struct DiscoveryController: Sendable {
     /// `require_signed_request_object`).
     var requirePushed = false
     var requireSigned = false
+    /// The profile every client is held to (`fapi2`): discovery then offers only what it allows.
+    var profile: SecurityProfile? = nil
 
     func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
         // The metadata never changes while the server runs: encoded once.
         let metadata = JSONResponse.encode(
             Self.metadata(
                 issuer: issuer, registration: registration, metadataDocuments: metadataDocuments, requirePushed: requirePushed,
-                requireSigned: requireSigned))
+                requireSigned: requireSigned, profile: profile))
         router.get("/.well-known/openid-configuration") { _, _ in JSONResponse.data(metadata, cacheable: true) }
         // RFC 8414 §3: the issuer has no path, so the well-known URI is at the root; its members are the same.
         router.get("/.well-known/oauth-authorization-server") { _, _ in JSONResponse.data(metadata, cacheable: true) }
@@ -35,7 +37,8 @@ struct DiscoveryController: Sendable {
     }
 
     static func metadata(
-        issuer: String, registration: Bool = false, metadataDocuments: Bool = false, requirePushed: Bool = false, requireSigned: Bool = false
+        issuer: String, registration: Bool = false, metadataDocuments: Bool = false, requirePushed: Bool = false, requireSigned: Bool = false,
+        profile: SecurityProfile? = nil
     ) -> OpenIDProviderMetadata {
         var metadata = OpenIDProviderMetadata(
             issuer: issuer,
@@ -81,6 +84,20 @@ struct DiscoveryController: Sendable {
         metadata.tokenEndpointAuthSigningAlgValuesSupported = assertionAlgorithms
         metadata.revocationEndpointAuthSigningAlgValuesSupported = assertionAlgorithms
         metadata.introspectionEndpointAuthSigningAlgValuesSupported = assertionAlgorithms
+        if profile == .fapi2 {
+            // FAPI 2.0: clients authenticate with their keys, push every request, and sign with PS256, ES256 or EdDSA.
+            let algorithms = SecurityProfile.fapi2Algorithms
+            metadata.tokenEndpointAuthMethodsSupported = [ClientAuthenticationMethod.privateKeyJWT.rawValue]
+            metadata.revocationEndpointAuthMethodsSupported = metadata.tokenEndpointAuthMethodsSupported
+            metadata.introspectionEndpointAuthMethodsSupported = metadata.tokenEndpointAuthMethodsSupported
+            metadata.tokenEndpointAuthSigningAlgValuesSupported = algorithms
+            metadata.revocationEndpointAuthSigningAlgValuesSupported = algorithms
+            metadata.introspectionEndpointAuthSigningAlgValuesSupported = algorithms
+            metadata.requestObjectSigningAlgValuesSupported = algorithms
+            metadata.idTokenSigningAlgValuesSupported = ["ES256"]
+            metadata.requirePushedAuthorizationRequests = true
+            metadata.dpopSigningAlgValuesSupported = DPoPProofVerifier.algorithms.filter(algorithms.contains)
+        }
         if registration { metadata.registrationEndpoint = issuer + "/register" }
         if metadataDocuments { metadata.clientIDMetadataDocumentSupported = true }
         return metadata

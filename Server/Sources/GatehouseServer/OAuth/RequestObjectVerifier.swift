@@ -68,7 +68,7 @@ struct RequestObjectVerifier: Sendable {
             throw OAuthError(.invalidRequestObject, "Encrypted request objects are not supported; sign it (JWS) without encrypting it.")
         }
         guard let jws = CompactJWS(object) else { throw OAuthError(.invalidRequestObject, "The request object is not a JWT.") }
-        guard Self.algorithms.contains(jws.algorithm) else {
+        guard Self.algorithms.contains(jws.algorithm), client.allowsSigningAlgorithm(jws.algorithm) else {
             throw OAuthError(
                 .invalidRequestObject,
                 "The request object must be signed (\(Self.algorithms.joined(separator: ", "))); \(jws.algorithm.prefix(20)) is not accepted.")

@@ -33,6 +33,7 @@ struct ClientsCommand: AsyncParsableCommand {
         var jwks: JSONWebKeySet?
         var backchannelLogoutURI, frontchannelLogoutURI: String?
         var requireSignedRequestObject, requirePushedAuthorizationRequests: Bool
+        var profile: SecurityProfile?
 
         init(_ client: AdminClient) {
             id = client.id
@@ -45,6 +46,7 @@ struct ClientsCommand: AsyncParsableCommand {
             frontchannelLogoutURI = client.frontchannelLogoutURI
             requireSignedRequestObject = client.requireSignedRequestObject
             requirePushedAuthorizationRequests = client.requirePushedAuthorizationRequests
+            profile = client.profile
             redirectURIs = client.redirectURIs
             postLogoutRedirectURIs = client.postLogoutRedirectURIs
             scopes = client.scopes
@@ -59,7 +61,7 @@ struct ClientsCommand: AsyncParsableCommand {
         }
 
         enum CodingKeys: String, CodingKey {
-            case id, name, type, scopes, jwks
+            case id, name, type, scopes, jwks, profile
             case authenticationMethod = "token_endpoint_auth_method"
             case jwksURI = "jwks_uri"
             case backchannelLogoutURI = "backchannel_logout_uri"
@@ -157,6 +159,9 @@ struct ClientsCommand: AsyncParsableCommand {
         var requireSignedRequests = false
         @Flag(name: .customLong("require-par"), help: "Refuse authorization requests it did not push first (RFC 9126).")
         var requirePAR = false
+        @Option(
+            help: "Hold it to a security profile: fapi2 (FAPI 2.0: private_key_jwt, PAR, DPoP, ES256 ID tokens, https redirect URIs).")
+        var profile: SecurityProfile?
         @OptionGroup var store: StoreOptions
         @OptionGroup var output: OutputOptions
 
@@ -231,7 +236,7 @@ struct ClientsCommand: AsyncParsableCommand {
                         subjectIssuers: exchangeSubjectIssuers),
                 authenticationMethod: try method, jwksURI: jwksURI, jwks: jwks, backchannelLogoutURI: backchannelLogoutURI,
                 frontchannelLogoutURI: frontchannelLogoutURI
-            ).requiring(signed: requireSignedRequests, pushed: requirePAR)
+            ).requiring(signed: requireSignedRequests, pushed: requirePAR, profile: profile)
             let created = try await store.withOperations { try await $0.createClient(registration) }
             if output.json {
                 struct Created: Encodable {
@@ -285,3 +290,4 @@ struct ClientsCommand: AsyncParsableCommand {
         }
     }
 }
+extension SecurityProfile: ExpressibleByArgument {}

@@ -62,6 +62,7 @@ extension RemoteAdmin: AdminOperations {
             var jwks: JSONWebKeySet?
             var backchannel_logout_uri, frontchannel_logout_uri: String?
             var require_signed_request_object, require_pushed_authorization_requests: Bool
+            var profile: SecurityProfile?
         }
         struct Created: Decodable {
             var client: AdminClient
@@ -78,7 +79,7 @@ extension RemoteAdmin: AdminOperations {
                 jwks_uri: registration.jwksURI, jwks: registration.jwks, backchannel_logout_uri: registration.backchannelLogoutURI,
                 frontchannel_logout_uri: registration.frontchannelLogoutURI,
                 require_signed_request_object: registration.requireSignedRequestObject,
-                require_pushed_authorization_requests: registration.requirePushedAuthorizationRequests),
+                require_pushed_authorization_requests: registration.requirePushedAuthorizationRequests, profile: registration.profile),
             as: Created.self)
         return CreatedClient(client: created.client, generatedSecret: created.client_secret)
     }
@@ -253,7 +254,8 @@ extension StoreOptions {
                     let hash = try await hasher.hash(password)
                     try await hasher.shutdown()
                     return hash
-                }, lifetimes: configuration.tokens, maxPINAttempts: configuration.authenticator.maxPINAttempts, origin: "operator")
+                }, lifetimes: configuration.tokens, maxPINAttempts: configuration.authenticator.maxPINAttempts, origin: "operator",
+                profile: configuration.profile)
             return try await body(DatabaseAdminOperations(database: database, settings: settings, actor: OperatorAudit.actor))
         }
     }

@@ -43,6 +43,11 @@ package final class SigningKeyRing: Sendable {
         return try signer.sign(payload, type: type)
     }
 
+    /// Loads the keys from the database now, without waiting for ``reloadInterval``: after a rotation on this node.
+    package func reloadNow() async throws {
+        _ = try await loader.reload(into: current, now: clock.now(), interval: 0)
+    }
+
     /// Verifies the signature of a token this server issued, with any published key.
     package func verify<Payload: JWTPayload>(_ token: String, as type: Payload.Type) async throws -> Payload {
         try await snapshot().collection.verify(token, as: Payload.self)

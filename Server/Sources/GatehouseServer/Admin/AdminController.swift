@@ -1,5 +1,6 @@
 import Foundation
 import GatehouseDomain
+import GatehouseEngines
 import GatehouseFoundation
 import GatehouseProtocol
 import HTTPTypes
@@ -24,6 +25,8 @@ struct AdminController: Sendable {
     /// Checks the proofs of DPoP-bound admin tokens.
     let proofs: DPoPProofCheck
     let rateLimiter: AdminRateLimiter
+    /// This node's signing keys, loaded again at once after a rotation through the API (other nodes within half a minute).
+    let keys: SigningKeyRing
     /// What the admin operations need of the configuration: password policy, lifetimes, the secret.
     let settings: AdminSettings
     /// The reverse proxies whose word on the client's address is believed.
@@ -378,7 +381,9 @@ struct AdminController: Sendable {
     // MARK: Keys and events
 
     private func rotateKeys(actor: String) async throws -> Response {
-        JSONResponse.make(AdminPage(items: try await operations(actor).rotateSigningKeys()))
+        let rotated = try await operations(actor).rotateSigningKeys()
+        try await keys.reloadNow()
+        return JSONResponse.make(AdminPage(items: rotated))
     }
 
     private func events(_ request: Request) async throws -> Response {

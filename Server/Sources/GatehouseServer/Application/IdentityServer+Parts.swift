@@ -174,7 +174,8 @@ extension IdentityServer {
         let settings = adminSettings(origin: "admin_api")
         return AdminController(
             users: users, clients: clients, authenticators: authenticators, audit: audit, database: database, adminTokens: adminTokens, tokens: tokens,
-            proofs: dpopProofs, rateLimiter: adminRateLimiter, settings: settings, proxies: configuration.trustedProxies, clock: clock, logger: logger)
+            proofs: dpopProofs, rateLimiter: adminRateLimiter, keys: keys, settings: settings, proxies: configuration.trustedProxies, clock: clock,
+            logger: logger)
     }
 
     /// The demo relying party at `/demo` (`--demo`): its client, the terminal's client and the demo user are

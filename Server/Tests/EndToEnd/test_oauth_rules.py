@@ -161,7 +161,7 @@ def test_authorization_errors_go_back_to_the_client(server):
         ({"scope": "openid admin"}, "invalid_scope"),
         ({"prompt": "none login"}, "invalid_request"),
         ({"max_age": "-1"}, "invalid_request"),
-        ({"request": "eyJ..."}, "request_not_supported"),
+        ({"request": "eyJ..."}, "invalid_request_object"),
     ]
     for overrides, error in cases:
         response = requests.get(authorize_url(server, **overrides), allow_redirects=False, timeout=10)

@@ -60,7 +60,7 @@ public struct FlowNode: Codable, Sendable, Equatable {
 /// Something the user fills in (or reads, for `label` and `qr_code`).
 public struct FlowField: Codable, Sendable, Equatable {
     /// How the field is entered or shown; the wire name is `type`.
-    public enum Kind: String, Codable, Sendable {
+    public enum Kind: ExtensibleWireValue {
         /// A line of text.
         case text
         /// A secret typed hidden.
@@ -68,21 +68,44 @@ public struct FlowField: Codable, Sendable, Equatable {
         /// Text to read, taking no value.
         case label
         /// Content to show as a QR code (its `default_value`, e.g. an `otpauth://` URI), captioned by `label`.
-        case qrCode = "qr_code"
+        case qrCode
         /// One of ``FlowField/options``.
-        case singleChoice = "single_choice"
+        case singleChoice
         /// Any of ``FlowField/options``, submitted as a list.
-        case multipleChoice = "multiple_choice"
+        case multipleChoice
         /// A phone number in E.164 form, such as `+14155550100`.
-        case phoneNumber = "phone_number"
+        case phoneNumber
         /// A short code from a message or an authenticator app: entered hidden, offered by one-time-code autofill.
-        case oneTimeCode = "one_time_code"
+        case oneTimeCode
         /// A passkey to create (a WebAuthn registration): `default_value` is the `PublicKeyCredentialCreationOptionsJSON`
         /// text to pass to the platform; the value to submit is the new credential's JSON (`toJSON()`), as text.
-        case passkeyCreate = "passkey_create"
+        case passkeyCreate
         /// A passkey to use (a WebAuthn authentication): `default_value` is the `PublicKeyCredentialRequestOptionsJSON`
         /// text; the value to submit is the assertion's JSON (`toJSON()`), as text.
-        case passkeyGet = "passkey_get"
+        case passkeyGet
+        /// A kind from a newer server, with its wire name: shown by its label and filled in as text.
+        case unknown(String)
+
+        public static let known: [Kind] = [
+            .text, .password, .label, .qrCode, .singleChoice, .multipleChoice, .phoneNumber, .oneTimeCode, .passkeyCreate, .passkeyGet,
+        ]
+
+        /// The wire name.
+        public var rawValue: String {
+            switch self {
+            case .text: "text"
+            case .password: "password"
+            case .label: "label"
+            case .qrCode: "qr_code"
+            case .singleChoice: "single_choice"
+            case .multipleChoice: "multiple_choice"
+            case .phoneNumber: "phone_number"
+            case .oneTimeCode: "one_time_code"
+            case .passkeyCreate: "passkey_create"
+            case .passkeyGet: "passkey_get"
+            case .unknown(let name): name
+            }
+        }
     }
 
     /// The key the value is submitted under.
@@ -173,7 +196,7 @@ public struct FieldOption: Codable, Sendable, Equatable {
 /// What the user can do on a node: submit it, or switch to another flow ("Forgot password?").
 public struct FlowAction: Codable, Sendable, Equatable {
     /// Whether the action submits the node or starts another flow; the wire name is `type`.
-    public enum Kind: String, Codable, Sendable {
+    public enum Kind: ExtensibleWireValue {
         /// Submits the node with this action's id.
         case submit
         /// Starts the flow named by ``FlowAction/flow``.
@@ -182,6 +205,20 @@ public struct FlowAction: Codable, Sendable, Equatable {
         /// browser back to Gatehouse, which sends it on to the app's redirect URI with `code` and `state` (or `error`).
         /// Submit those query parameters with the action `idp_callback` to go on.
         case idp
+        /// A kind from a newer server, with its wire name: offered as a button that submits the node with its id.
+        case unknown(String)
+
+        public static let known: [Kind] = [.submit, .link, .idp]
+
+        /// The wire name.
+        public var rawValue: String {
+            switch self {
+            case .submit: "submit"
+            case .link: "link"
+            case .idp: "idp"
+            case .unknown(let name): name
+            }
+        }
     }
 
     /// What the submission names as its `action`.

@@ -105,7 +105,7 @@ enum FlowPage {
             values["isPasskey"] = true
             values["ceremony"] = field.kind == .passkeyCreate ? "create" : "get"
             values["options"] = field.defaultValue ?? ""
-        case .text, .password, .phoneNumber, .oneTimeCode:
+        case .text, .password, .phoneNumber, .oneTimeCode, .unknown:
             values["isInput"] = true
             values["inputType"] =
                 switch field.kind {

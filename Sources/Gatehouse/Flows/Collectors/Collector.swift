@@ -50,6 +50,8 @@ public enum Collector: Sendable {
         case .label: self = .label(LabelCollector(field: field))
         case .qrCode: self = .qrCode(QRCodeCollector(field: field))
         case .passkeyCreate, .passkeyGet: self = .passkey(PasskeyCollector(field: field, messages: own))
+        // A kind from a newer server: its label and a line of text still let the person answer it.
+        case .unknown: self = .text(TextCollector(field: field, messages: own))
         }
     }
 
@@ -58,6 +60,8 @@ public enum Collector: Sendable {
         case .submit: self = .submit(SubmitCollector(action: action))
         case .link: self = .flowLink(FlowLinkCollector(action: action))
         case .idp: self = .idp(IdpCollector(action: action))
+        // A kind from a newer server: a button submitting the node with its id, which that server understands.
+        case .unknown: self = .submit(SubmitCollector(action: action))
         }
     }
 

@@ -63,6 +63,10 @@ public struct Client: Sendable, Equatable, Codable {
     /// Whether the client authenticates with a signed assertion (`private_key_jwt`, RFC 7523) instead of a secret.
     public var usesKeys: Bool { jwksURI != nil || jwks != nil }
 
+    /// Whether an operator registered the client (neither it registering itself nor its metadata document): the URLs
+    /// it names (keys, logout) may be on the operator's own network.
+    public var registeredByOperator: Bool { !registeredDynamically && metadataDocumentExpiresAt == nil }
+
     /// Whether the client is held to FAPI 2.0.
     public var followsFAPI2: Bool { profile == .fapi2 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseFoundation
 
 /// The claims a relying party asked for by name (the `claims` request parameter, OpenID Connect Core §5.5), beyond
 /// those its scopes bring: which go in the ID token and which in the userinfo answer. Only claims Gatehouse holds are
@@ -47,7 +48,7 @@ package struct ClaimsRequest: Sendable, Equatable, Codable {
                 guard wish is NSNull || wish is [String: Any] else {
                     throw Refusal(description: "claims.\(member).\(name.prefix(40)) must be null or an object (essential, value, values).")
                 }
-                if let wish = wish as? [String: Any], let essential = wish["essential"], !Self.isBoolean(essential) {
+                if let wish = wish as? [String: Any], let essential = wish["essential"], !JSONBoolean.isBoolean(essential) {
                     throw Refusal(description: "claims.\(member).\(name.prefix(40)).essential must be true or false.")
                 }
             }
@@ -61,12 +62,5 @@ package struct ClaimsRequest: Sendable, Equatable, Codable {
                 }
             }
         }
-    }
-
-    /// Whether a value JSONSerialization read is `true` or `false`, not a number (both come as NSNumber, and a number
-    /// converts to Bool).
-    private static func isBoolean(_ value: Any) -> Bool {
-        guard let number = value as? NSNumber else { return false }
-        return String(cString: number.objCType) == "c"
     }
 }

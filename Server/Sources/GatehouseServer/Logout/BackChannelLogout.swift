@@ -52,9 +52,8 @@ struct BackChannelLogout: Sendable {
                 iss: issuer, aud: client.id, iat: now, exp: now + Self.tokenLifetime, jti: SecureRandom.token(byteCount: 16), sub: notification.userID,
                 sid: notification.sid)
             let token = try await keys.sign(claims, algorithm: client.idTokenAlgorithm, type: .logoutToken)
-            let byOperator = !client.registeredDynamically && client.metadataDocumentExpiresAt == nil
             do {
-                try await (byOperator ? operators : strangers).post(uri, form: [("logout_token", token)], what: "back-channel logout URI")
+                try await (client.registeredByOperator ? operators : strangers).post(uri, form: [("logout_token", token)], what: "back-channel logout URI")
             } catch let refusal as GuardedFetch.Refusal {
                 try await failed(notification, error: refusal.description)
                 return

@@ -25,12 +25,11 @@ actor ClientKeySets {
 
     /// The key with `id` (any signing key for `algorithm` when the assertion names none) of `client`.
     nonisolated func key(of client: Client, id: String?, algorithm: String) async throws -> JSONWebKey? {
-        let byOperator = !client.registeredDynamically && client.metadataDocumentExpiresAt == nil
         let source: any KeySetSource =
             if let registered = client.jwks {
                 StaticKeySet(registered)
             } else if let url = client.jwksURI {
-                Published(sets: self, url: url, byOperator: byOperator)
+                Published(sets: self, url: url, byOperator: client.registeredByOperator)
             } else {
                 StaticKeySet(JSONWebKeySet(keys: []))
             }

@@ -46,7 +46,7 @@ struct RequestObjectVerifier: Sendable {
             }
             switch value {
             case let text as String: pairs.append((name, text))
-            case let number as NSNumber where String(cString: number.objCType) == "c": pairs.append((name, number.boolValue ? "true" : "false"))
+            case let number as NSNumber where JSONBoolean.isBoolean(number): pairs.append((name, number.boolValue ? "true" : "false"))
             case let number as NSNumber: pairs.append((name, number.stringValue))
             // Several resources (RFC 8707) come as an array of identifiers.
             case let list as [String] where FormParameters.repeatable.contains(name): pairs.append(contentsOf: list.map { (name, $0) })

@@ -25,7 +25,7 @@ struct ForwardCompatibilityTests {
            {"id": "scan_document", "type": "document_scan", "label": "Scan your ID", "camera": "rear"},
            {"id": "cancel", "type": "submit", "label": "Cancel"}
          ],
-         "messages": []}
+         "messages": [], "code_source": "smart_card"}
         """.utf8)
 
     @Test("unknown field kinds, action kinds, categories and ids decode, keep their wire names, and encode back")
@@ -39,9 +39,13 @@ struct ForwardCompatibilityTests {
         let fields = try #require(again?["fields"] as? [[String: Any]])
         let actions = try #require(again?["actions"] as? [[String: Any]])
         #expect(fields[1]["type"] as? String == "signature_pad" && actions[0]["type"] as? String == "document_scan")
+        // A code source from a newer server is kept too.
+        #expect(node.codeSource == .unknown("smart_card") && again?["code_source"] as? String == "smart_card")
         // Every known kind still reads as itself.
         for kind in FlowField.Kind.known { #expect(FlowField.Kind(rawValue: kind.rawValue) == kind) }
         for kind in FlowAction.Kind.known { #expect(FlowAction.Kind(rawValue: kind.rawValue) == kind) }
+        for source in CodeSource.known { #expect(CodeSource(rawValue: source.rawValue) == source) }
+        #expect(CodeSource.known.map(\.rawValue) == ["totp", "sms", "voice", "email", "recovery_code"])
     }
 
     @Test("walked generically, the unknown field is text to fill in and the unknown action a button that submits")

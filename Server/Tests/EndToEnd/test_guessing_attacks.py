@@ -43,9 +43,11 @@ def nodes(request):
             node.stop()
 
 
-def flow_start(session, node, kind="login", client_id="app"):
+def flow_start(session, node, kind="login", client_id="app", login_hint=None):
     body = {"client_id": client_id, "redirect_uri": APP_REDIRECT, "scope": "openid", "state": "st", "nonce": "nn",
             "code_challenge": RFC7636_CHALLENGE, "code_challenge_method": "S256"}
+    if login_hint is not None:
+        body["login_hint"] = login_hint
     response = session.post(f"{node.issuer}/flows/{kind}", json=body, timeout=10)
     assert response.status_code == 200, response.text
     return response.json()
@@ -151,6 +153,33 @@ def test_password_reset_codes_are_counted_per_account_across_flows(nodes):
     answer = flow_submit(attacker, nodes[0], flow_id, {"code": latest_code(nodes[0], victim)})
     assert answer["status"] == "error" and message_code(answer) == "too_many_guesses"
     assert [m for m in outbox(nodes[0], victim) if m["template"] == "guesses_blocked"]
+
+
+def test_unlock_codes_are_counted_per_account_across_flows(nodes):
+    """An app may ask for an unlock code for a named account before any wrong password (the SDK's unlock helper):
+    the code's guesses count per account across flows and nodes like a reset code's."""
+    victim = "ulla@example.com"
+    nodes[0].add_user("ulla", PASSWORD, email=victim)
+    attacker = session_from("127.0.0.69")
+
+    def new_flow(number):
+        node = nodes[number % len(nodes)]
+        started = flow_start(attacker, node, login_hint="ulla")
+        answer = flow_submit(attacker, node, started["flow_id"], {}, action="unlock")
+        assert answer["node"]["id"] == "unlock.code" and answer["node"]["code_source"] == "email", answer
+        return started["flow_id"]
+
+    guesses, flows, blocked = guess_until_blocked(new_flow, lambda guess: (attacker, nodes[guess % len(nodes)]))
+    print(f"unlocking: {guesses} wrong codes checked over {flows} flows before the block")
+    assert blocked and guesses == CODE_LIMIT
+    # The real code from the victim's inbox is refused while the block lasts.
+    flow_id = new_flow(0)
+    answer = flow_submit(attacker, nodes[-1], flow_id, {"code": latest_code(nodes[0], victim)})
+    assert answer["status"] == "error" and message_code(answer) == "too_many_guesses"
+    # A flow without a name cannot ask for one.
+    anonymous = flow_start(attacker, nodes[0])["flow_id"]
+    refused = attacker.post(f"{nodes[0].issuer}/flows/{anonymous}", json={"client_id": "app", "action": "unlock", "values": {}}, timeout=10)
+    assert refused.status_code == 400 and refused.json()["error"] == "invalid_request"
 
 
 def email_code_node(session, node, address):

@@ -30,6 +30,9 @@ public struct ContinueNode: Sendable, Identifiable {
     /// On a consent node (``SignInStatus/consent``): the application asking and the scopes it asks for. Allow with
     /// ``next()``, deny with `next(submit(.deny)!)`, which ends the flow with `access_denied`.
     public var consent: FlowConsent? { node.consent }
+    /// On a node that asks for a code: where it comes from (an authenticator app, a text message, a call, an email,
+    /// the saved recovery codes), to word the step and offer the right autofill.
+    public var codeSource: CodeSource? { node.codeSource }
 
     /// The value of the field `key`; setting it fills a text-like field or chooses an option
     /// (comma-separated values for a multiple choice).
@@ -85,7 +88,9 @@ public struct ContinueNode: Sendable, Identifiable {
 
     /// Signs in with another identity provider: opens its page with `browser`, then hands the URL the browser came
     /// back to (the app's redirect URI with `code` and `state`, or `error`) to the flow, and returns where it went:
-    /// signed in, a second factor, or linking to an existing account. A browser closed early is an error node on this node.
+    /// signed in, a second factor, or linking to an existing account. A browser closed early is an error node on this node
+    /// with ``GatehouseError/cancelled`` (the browser threw `CancellationError`); a browser that failed is one with
+    /// ``GatehouseError/userAgent(_:)``.
     public func next(signingInWith provider: IdpCollector, browser: any IdentityProviderBrowser) async -> Node {
         guard provider.url != nil, let scheme = URL(string: context.client.configuration.redirectURI)?.scheme else {
             return .failure(FailureNode(cause: .unexpectedResponse(status: 200)))
@@ -93,9 +98,14 @@ public struct ContinueNode: Sendable, Identifiable {
         let returned: URL
         do {
             returned = try await provider.authorize(with: browser, callbackScheme: scheme)
+        } catch is CancellationError, GatehouseError.cancelled {
+            let message = FlowMessage(level: .error, text: "\(provider.label) was cancelled.", code: "idp_cancelled")
+            return .error(ErrorNode(messages: [message], error: .cancelled, retry: self))
         } catch {
-            let message = FlowMessage(level: .error, text: "Signing in with \(provider.label) was cancelled.", code: "idp_cancelled")
-            return .error(ErrorNode(messages: [message], error: .invalidInput([message]), retry: self))
+            // Not the person's choice: the browser could not be shown, or failed on the way back.
+            let message = FlowMessage(
+                level: .error, text: "\(provider.label) did not finish: the browser failed (\(error)). Try again.", code: "idp_browser_failed")
+            return .error(ErrorNode(messages: [message], error: .userAgent(ErrorCause(error)), retry: self))
         }
         return await context.submit(action: FlowActionID.identityProviderCallback.rawValue, values: Self.callbackValues(of: returned))
     }
@@ -115,7 +125,7 @@ public struct ContinueNode: Sendable, Identifiable {
         await next(action: link.id, validate: false)
     }
 
-    private func next(action: String, validate: Bool) async -> Node {
+    func next(action: String, validate: Bool) async -> Node {
         if validate {
             let problems = self.problems
             if !problems.isEmpty {

@@ -5,7 +5,8 @@ import Foundation
 /// with whatever the app has (the system browser and a loopback listener, an embedded view).
 public protocol IdentityProviderBrowser: Sendable {
     /// Shows `url` and returns the URL the sign-in ended at: one with the scheme `callbackScheme` (the app's redirect
-    /// URI's), which carries `code` and `state` or `error`. Throws when the person closed the browser.
+    /// URI's), which carries `code` and `state` or `error`. Throws `CancellationError` when the person closed the
+    /// browser, and any other error when it could not be shown or failed: the flow tells the two apart.
     func authorize(_ url: URL, callbackScheme: String) async throws -> URL
 }
 

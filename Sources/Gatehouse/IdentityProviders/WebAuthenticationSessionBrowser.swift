@@ -23,13 +23,16 @@ public final class WebAuthenticationSessionBrowser: NSObject, IdentityProviderBr
         try await start(url, callbackScheme: callbackScheme)
     }
 
+    /// Shows the session; the person closing it is a `CancellationError`, anything else the system's error.
     private func start(_ url: URL, callbackScheme: String) async throws -> URL {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<URL, any Error>) in
             let session = ASWebAuthenticationSession(url: url, callbackURLScheme: callbackScheme) { callback, error in
                 if let callback {
                     continuation.resume(returning: callback)
+                } else if let error, (error as? ASWebAuthenticationSessionError)?.code != .canceledLogin {
+                    continuation.resume(throwing: error)
                 } else {
-                    continuation.resume(throwing: error ?? ASWebAuthenticationSessionError(.canceledLogin))
+                    continuation.resume(throwing: CancellationError())
                 }
             }
             session.presentationContextProvider = self
@@ -50,13 +53,8 @@ public final class WebAuthenticationSessionBrowser: NSObject, IdentityProviderBr
 extension WebAuthenticationSessionBrowser: BrowserUserAgent {
     public nonisolated func present(_ page: BrowserPage) async throws -> BrowserRedirect {
         guard let scheme = page.callbackScheme else { throw ASWebAuthenticationSessionError(.presentationContextInvalid) }
-        do {
-            let url = try await start(try await page.url(redirectURI: page.registeredRedirectURI), callbackScheme: scheme)
-            return BrowserRedirect(url: url, redirectURI: page.registeredRedirectURI)
-        } catch let error as ASWebAuthenticationSessionError where error.code == .canceledLogin {
-            // The person closed the sheet: the SDK reports a cancellation, not a failure.
-            throw CancellationError()
-        }
+        let url = try await start(try await page.url(redirectURI: page.registeredRedirectURI), callbackScheme: scheme)
+        return BrowserRedirect(url: url, redirectURI: page.registeredRedirectURI)
     }
 }
 #endif

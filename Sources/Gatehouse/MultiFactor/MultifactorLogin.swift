@@ -18,6 +18,7 @@ import GatehouseProtocol
 ///     case .newPassword(let reason, let problem): return .password(await askForNewPassword(reason, problem))
 ///     case .saveRecoveryCodes(let codes): show(codes); return .done
 ///     case .consent(let consent): return await askToAllow(consent) ? .allow : .deny
+///     case .createPasskey(let optional): return await askToCreatePasskey(optional) ? .allow : .skip
 ///     }
 /// }
 /// let user = try await login.login(username: "ada", password: password)
@@ -31,8 +32,9 @@ public struct MultifactorLogin: Sendable {
         /// ``SecondFactorKind/email``). When `optional` (the server offers it, the policy does not require it),
         /// ``Answer/skip`` answers "Not now" and the server waits a while before offering again.
         case chooseEnrollment(factors: [SecondFactorKind], optional: Bool)
-        /// Pick how a code is delivered: ``SecondFactorKind/email`` or ``SecondFactorKind/sms`` for a reset,
-        /// ``SecondFactorKind/sms`` or ``SecondFactorKind/voice`` for a phone number being set up.
+        /// Pick how a code is delivered: ``SecondFactorKind/email``, ``SecondFactorKind/sms`` or (where the policy takes
+        /// codes by call) ``SecondFactorKind/voice`` for a reset; ``SecondFactorKind/sms`` or ``SecondFactorKind/voice``
+        /// for a phone number being set up.
         case chooseMethod([SecondFactorKind])
         /// Enter the phone number to set up, with its country code; its codes come by `method`
         /// (``SecondFactorKind/sms`` or ``SecondFactorKind/voice``). `PhoneNumber` reads it as the server will;
@@ -44,7 +46,8 @@ public struct MultifactorLogin: Sendable {
         /// Add the account to an authenticator app (from the `otpauth://` URI, as a QR code, or the Base32
         /// `key` typed by hand), then answer with the code it shows.
         case enrollTOTP(uri: String, key: String?)
-        /// Enter the code of `factor` (sent by email or SMS, or from an app); `problem` says why the last one was refused.
+        /// Enter the code of `factor` (from an app, sent by email or text message, read out in a call, or a saved
+        /// recovery code), as the node names it; `problem` says why the last one was refused.
         case verifyCode(factor: SecondFactorKind, problem: String?)
         /// Choose a new password; `problem` says why the last one was refused.
         case newPassword(reason: PasswordChangeReason, problem: String?)
@@ -53,6 +56,13 @@ public struct MultifactorLogin: Sendable {
         /// A third-party application asks the person to allow it the scopes named (with their descriptions); answer
         /// ``Answer/allow`` or ``Answer/deny``. Any other answer denies: the helper never allows on its own.
         case consent(FlowConsent)
+        /// The server asks to create a passkey for the account (set up as a second factor, or offered after
+        /// registration). Answer ``Answer/allow`` and the ``MultifactorLogin/passkeys`` provider shows the system's
+        /// sheet; ``Answer/skip`` answers "Not now" where `optional`; ``Answer/chooseAnother`` goes back to the other
+        /// factors where the server offers them. Not asked when the person already chose a passkey
+        /// (``Step/chooseEnrollment(factors:optional:)``, ``EnrollmentChange/passkey``), nor without a provider: then
+        /// "Not now" is answered where offered.
+        case createPasskey(optional: Bool)
     }
 
     /// Why a new password is asked for.
@@ -91,7 +101,8 @@ public struct MultifactorLogin: Sendable {
         case skip
         /// Acknowledge (on ``Step/saveRecoveryCodes(_:)``).
         case done
-        /// Allow the application what it asks for (on ``Step/consent(_:)``).
+        /// Allow the application what it asks for (on ``Step/consent(_:)``), or a passkey to be created (on
+        /// ``Step/createPasskey(optional:)``).
         case allow
         /// Refuse it (on ``Step/consent(_:)``): the flow ends, failing with `access_denied`.
         case deny
@@ -148,7 +159,7 @@ public struct MultifactorLogin: Sendable {
             throw GatehouseError.unsupportedStep("passkey sign-in is not offered by this client's sign-on policy")
         }
         step[passkey.key] = try await passkeys.usePasskey(optionsJSON: passkey.optionsJSON)
-        return try await drive(from: await step.next(action), values: [:])
+        return try await signIn(from: await step.next(action), values: [:])
     }
 
     /// Signs in without a password, where the client's sign-on policy allows it (`email_sign_in`): a code is sent to
@@ -161,11 +172,11 @@ public struct MultifactorLogin: Sendable {
     ///   too many wrong codes, or what the step handler throws.
     public func loginWithEmail(_ address: String) async throws -> UserSession {
         let first = await client.start(.login)
-        guard case .continue(let step) = first else { return try await drive(from: first, values: [:]) }
+        guard case .continue(let step) = first else { return try await signIn(from: first, values: [:]) }
         guard let action = step.submit(.emailCode) else {
             throw GatehouseError.unsupportedStep("email sign-in is not offered by this client's sign-on policy")
         }
-        return try await drive(from: await step.next(action), values: ["email": address])
+        return try await signIn(from: await step.next(action), values: ["email": address])
     }
 
     private static func passkey(in step: ContinueNode) -> PasskeyCollector? {
@@ -229,20 +240,85 @@ public struct MultifactorLogin: Sendable {
 
     private static let enrollmentChoiceKey = "setup"
 
-    private func run(_ kind: FlowKind, values: [String: String]) async throws -> UserSession {
-        try await drive(from: await client.start(kind, loginHint: values["username"]), values: values)
+    /// Goes on from a node the app already holds, asking the step handler as the other helpers do: the node after
+    /// signing in with another identity provider (``ContinueNode/next(signingInWith:browser:)``), which may ask for a
+    /// second factor, for setting one up, or (`FlowStep.linkAccount`) for the password of the existing account to
+    /// link to; or any node of a flow the app drove itself so far.
+    ///
+    /// - Parameters:
+    ///   - node: Where the flow is: a ``Node/continue(_:)`` or ``Node/error(_:)`` goes on, a success returns its
+    ///     user, a failure throws its cause.
+    ///   - username: Fills a username field a step asks for, such as when linking to an existing account.
+    ///   - password: Fills a password field a step asks for.
+    /// - Throws: What the helpers that start a flow throw.
+    public func `continue`(from node: Node, username: String? = nil, password: String? = nil) async throws -> UserSession {
+        var values: [String: String] = [:]
+        if let username { values["username"] = username }
+        if let password { values["password"] = password }
+        return try await signIn(from: node, values: values)
     }
 
-    /// Answers nodes from `first` until the flow succeeds or fails.
-    private func drive(from first: Node, values: [String: String]) async throws -> UserSession {
+    /// Unlocks an account that too many wrong passwords locked for a while (``GatehouseError/throttled``): a code goes
+    /// to the account's verified email address (``Step/verifyCode(factor:problem:)`` with ``SecondFactorKind/email``
+    /// asks for it), and once it is accepted the account's failures are forgotten; then sign in again with
+    /// ``login(username:password:)``. The server answers every name the same way, whether or not it has an account.
+    ///
+    /// - Throws: ``GatehouseError/unsupportedStep(_:)`` when the server offers no unlocking here,
+    ///   ``GatehouseError/throttled`` after too many wrong codes, or what the step handler throws.
+    public func unlock(username: String) async throws {
+        guard case .continue(let signIn) = await client.start(.login, loginHint: username), signIn.step?.actions.contains(.unlock) == true
+        else {
+            throw GatehouseError.unsupportedStep("unlocking is not offered by this server")
+        }
+        // The locked-out node offers the action; a fresh sign-in node for the same name takes it as well.
+        let first = await signIn.next(action: FlowActionID.unlock.rawValue, validate: false)
+        var journey = Journey()
+        journey.finished = { step in step.messages.contains { $0.code == "unlocked" } }
+        guard case .reached = try await drive(from: first, values: [:], journey: journey) else {
+            throw GatehouseError.unsupportedStep("unlocking signed in without a password")
+        }
+    }
+
+    private func run(_ kind: FlowKind, values: [String: String]) async throws -> UserSession {
+        var journey = Journey()
+        journey.passkeyAgreed = values[Self.enrollmentChoiceKey] == EnrollmentChange.passkey.rawValue
+        return try await signIn(from: await client.start(kind, loginHint: values["username"]), values: values, journey: journey)
+    }
+
+    /// What a flow being driven remembers between nodes.
+    private struct Journey {
+        /// How the phone being set up gets its codes, as the person chose.
+        var channel: SecondFactorKind?
+        /// Whether the person already chose to have a passkey made, so that its creation is not asked again.
+        var passkeyAgreed = false
+        /// Where a helper that does not sign in stops.
+        var finished: @Sendable (ContinueNode) -> Bool = { _ in false }
+    }
+
+    /// How driving a flow ended.
+    private enum Ending {
+        case signedIn(UserSession)
+        case reached(ContinueNode)
+    }
+
+    /// Answers nodes from `first` until the flow succeeds, or throws.
+    private func signIn(from first: Node, values: [String: String], journey: Journey = Journey()) async throws -> UserSession {
+        switch try await drive(from: first, values: values, journey: journey) {
+        case .signedIn(let user): return user
+        case .reached(let step): throw GatehouseError.unsupportedStep(step.id)
+        }
+    }
+
+    /// Answers nodes from `first` until the flow succeeds or fails, or reaches a node where `journey` is finished.
+    private func drive(from first: Node, values: [String: String], journey start: Journey) async throws -> Ending {
         var node = first
         var problem: String?
-        var channel: SecondFactorKind?
+        var journey = start
         // A journey has a handful of steps; the bound stops a server (or a handler) that loops forever.
         for _ in 0..<32 {
             switch node {
             case .success(let success):
-                return success.user
+                return .signedIn(success.user)
             case .failure(let failure):
                 throw failure.cause
             case .error(let error):
@@ -255,21 +331,33 @@ public struct MultifactorLogin: Sendable {
                 problem = error.messages.first?.text
                 node = .continue(error.retry)
             case .continue(let step):
-                node = try await answer(step, values: values, problem: problem, channel: &channel)
+                if journey.finished(step) { return .reached(step) }
+                node = try await answer(step, values: values, problem: problem, journey: &journey)
                 problem = nil
             }
         }
         throw GatehouseError.unsupportedStep("too many steps")
     }
 
-    private func answer(_ original: ContinueNode, values: [String: String], problem: String?, channel: inout SecondFactorKind?) async throws -> Node {
+    private func answer(_ original: ContinueNode, values: [String: String], problem: String?, journey: inout Journey) async throws -> Node {
         var step = original
         let fields = step.collectors.compactMap(\.field)
         // A passkey step (the sign-in node's passkey is for ``loginWithPasskey()``, not here): the provider answers.
         if let passkey = Self.passkey(in: step), step.status != .signIn, step.status != .lockedOut {
+            let notNow = step.submit(.skip)
+            let another = step.submit(.choose)
             guard let passkeys else {
-                guard let other = step.submit(.choose) else { throw GatehouseError.unsupportedStep(step.id) }
-                return await step.next(other)
+                // Without a provider a passkey can be neither made nor used: "Not now" where offered, else another factor.
+                guard let away = notNow ?? another else { throw GatehouseError.unsupportedStep(step.id) }
+                return await step.next(away)
+            }
+            if passkey.ceremony == .create, !journey.passkeyAgreed {
+                switch try await stepHandler(.createPasskey(optional: notNow != nil)) {
+                case .allow: journey.passkeyAgreed = true
+                case .skip where notNow != nil: return await step.next(notNow!)
+                case .chooseAnother where another != nil: return await step.next(another!)
+                default: throw GatehouseError.unsupportedStep(step.id)
+                }
             }
             step[passkey.key] =
                 passkey.ceremony == .create
@@ -295,11 +383,13 @@ public struct MultifactorLogin: Sendable {
             if reply == .skip, let skip, step.status == .mfaEnrollmentRequired { return await step.next(skip) }
             guard case .choose(let picked) = reply else { throw GatehouseError.unsupportedStep(step.id) }
             step[choice.key] = picked.rawValue
-            if choice.key == "method" { channel = picked }
+            if choice.key == "method" { journey.channel = picked }
+            if picked == .passkey { journey.passkeyAgreed = true }
             return await step.next()
         }
         if let number = fields.first(where: { $0.field.kind == .phoneNumber }), step.status == .mfaEnrollment {
-            return try await ask(.enterPhoneNumber(method: channel ?? .sms, problem: problem), on: step, field: number.key)
+            let method = step.codeSource.map { SecondFactorKind(rawValue: $0.rawValue) } ?? journey.channel ?? .sms
+            return try await ask(.enterPhoneNumber(method: method, problem: problem), on: step, field: number.key)
         }
         if let address = fields.first(where: { $0.key == "email" }), step.status == .mfaEnrollment {
             let suggested = address.field.defaultValue.flatMap { $0.isEmpty ? nil : $0 }
@@ -314,7 +404,7 @@ public struct MultifactorLogin: Sendable {
             return await step.next()
         }
         if fields.contains(where: { $0.field.kind == .oneTimeCode || $0.key == "code" }) {
-            let answer = try await stepHandler(.verifyCode(factor: Self.factor(of: step, channel: channel), problem: problem))
+            let answer = try await stepHandler(.verifyCode(factor: Self.factor(of: step), problem: problem))
             switch answer {
             case .code(let code):
                 step["code"] = code
@@ -332,7 +422,7 @@ public struct MultifactorLogin: Sendable {
                 }
                 let next = await step.next(action)
                 // Only a code that went out the other way changes the channel (within the resend delay it does not).
-                if answer == .useOtherMethod, case .continue = next { channel = channel == .voice ? .sms : .voice }
+                if answer == .useOtherMethod, case .continue = next { journey.channel = journey.channel == .voice ? .sms : .voice }
                 return next
             default:
                 throw GatehouseError.unsupportedStep(step.id)
@@ -404,18 +494,10 @@ public struct MultifactorLogin: Sendable {
             || ([.mfaChallenge, .mfaEnrollment].contains(status) && [.passkeyCreate, .passkeyGet].contains(field.field.kind))
     }
 
-    /// Which factor a code node is for, from its step (`mfa.totp`, `register.verify_email`, …); a step this version
-    /// does not know is named by the last part of its id.
-    private static func factor(of step: ContinueNode, channel: SecondFactorKind?) -> SecondFactorKind {
-        switch step.step {
-        case .verifyEmail, .unlockCode, .enrollEmailCode, .emailCode, .emailSignInCode: .email
-        case .verifyPhone, .smsCode: .sms
-        case .voiceCode: .voice
-        case .enrollPhoneCode: channel ?? .sms
-        case .resetCode: channel ?? .email
-        case .totp, .enrollTOTP: .totp
-        case .recoveryCode: .recoveryCode
-        default: SecondFactorKind(rawValue: String(step.id.split(separator: ".").last ?? ""))
-        }
+    /// Which factor a code node is for, as the node says (``ContinueNode/codeSource``); a node from a server that
+    /// does not say is named by the last part of its id.
+    private static func factor(of step: ContinueNode) -> SecondFactorKind {
+        if let source = step.codeSource { return SecondFactorKind(rawValue: source.rawValue) }
+        return SecondFactorKind(rawValue: String(step.id.split(separator: ".").last ?? ""))
     }
 }

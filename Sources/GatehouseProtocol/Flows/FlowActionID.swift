@@ -14,7 +14,9 @@ public enum FlowActionID: String, Codable, Sendable, CaseIterable {
     case otherMethod = "other_method"
     /// Uses a different phone number or email address.
     case change
-    /// Unlocks an account locked by wrong passwords with a code sent by email.
+    /// Unlocks an account locked by wrong passwords with a code sent by email. The sign-in node offers it once the
+    /// name is blocked; a sign-in node of a flow started with a `login_hint` takes it before then too, so that an app
+    /// may offer "Unlock your account" after a sign-in failed with `throttled`.
     case unlock
     /// Stops what the node is for and goes back to signing in.
     case cancel

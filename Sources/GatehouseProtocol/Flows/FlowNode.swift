@@ -17,11 +17,15 @@ public struct FlowNode: Codable, Sendable, Equatable {
     public var messages: [FlowMessage]
     /// On a consent node: the application asking and what it asks for.
     public var consent: FlowConsent?
+    /// On a node that asks for a code: which factor it belongs to and how it came (an app, a text message, a call,
+    /// an email, the saved recovery codes). On a node that asks for the phone number or email address being set up:
+    /// how its code will come.
+    public var codeSource: CodeSource?
 
     /// A node; `messages` are empty unless the step is shown again after a submission.
     public init(
         id: String, name: String, description: String, category: String, fields: [FlowField], actions: [FlowAction], messages: [FlowMessage] = [],
-        consent: FlowConsent? = nil
+        consent: FlowConsent? = nil, codeSource: CodeSource? = nil
     ) {
         self.id = id
         self.name = name
@@ -31,16 +35,22 @@ public struct FlowNode: Codable, Sendable, Equatable {
         self.actions = actions
         self.messages = messages
         self.consent = consent
+        self.codeSource = codeSource
     }
 
     /// A node of a known `category`.
     public init(
         id: String, name: String, description: String, category: FlowCategory, fields: [FlowField], actions: [FlowAction], messages: [FlowMessage] = [],
-        consent: FlowConsent? = nil
+        consent: FlowConsent? = nil, codeSource: CodeSource? = nil
     ) {
         self.init(
             id: id, name: name, description: description, category: category.rawValue, fields: fields, actions: actions, messages: messages,
-            consent: consent)
+            consent: consent, codeSource: codeSource)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, description, category, fields, actions, messages, consent
+        case codeSource = "code_source"
     }
 
     /// The node's category, when it is one this version knows.

@@ -1,3 +1,5 @@
+import GatehouseProtocol
+
 /// A way to prove who you are after the password.
 public enum SecondFactor: String, Sendable, Codable, CaseIterable {
     /// A passkey (WebAuthn): the device's screen lock, a phone nearby, or a security key.
@@ -59,6 +61,15 @@ public enum SecondFactor: String, Sendable, Codable, CaseIterable {
 extension MessageChannel {
     /// The factor a code on this channel proves.
     package var factor: SecondFactor {
+        switch self {
+        case .email: .email
+        case .sms: .sms
+        case .voice: .voice
+        }
+    }
+
+    /// How a node names a code that came on this channel.
+    package var codeSource: CodeSource {
         switch self {
         case .email: .email
         case .sms: .sms

@@ -23,17 +23,23 @@ extension LoginFlow {
                 category: .recovery, fields: [field], actions: [FlowAction(id: .submit, kind: .submit, label: "Continue"), back],
                 messages: messages)
         case .recoveryChoose:
-            let options = [MessageChannel.email, .sms].map { FieldOption(value: $0.rawValue, label: $0 == .email ? "Email" : "Text message (SMS)") }
+            let options = recoveryChannels(for: state).map { FieldOption(value: $0.rawValue, label: Self.recoveryChannelLabel($0)) }
             return FlowNode(
                 id: FlowStep.recoveryChoose.rawValue, name: "Where should we send the code?",
                 description: "Choose where to receive the code for \(state.username ?? "your account").", category: .recovery,
                 fields: [FlowField(key: "method", kind: .singleChoice, label: "Send the code by", options: options, defaultValue: "email")],
                 actions: [FlowAction(id: .submit, kind: .submit, label: "Send code"), back], messages: messages)
         case .resetCode:
-            let place = state.recoveryChannel == .sms ? "the phone number" : "the email address"
+            let account = state.username ?? "this account"
+            let description =
+                switch state.recoveryChannel {
+                case .voice: "If \(account) has a phone number on file, we're calling it to read out a code. Enter it here."
+                case .sms: "If \(account) has a phone number on file, we sent a code to it. Enter it here."
+                case .email, nil: "If \(account) has an email address on file, we sent a code to it. Enter it here."
+                }
             return FlowNode(
-                id: FlowStep.resetCode.rawValue, name: "Enter the code",
-                description: "If \(state.username ?? "this account") has \(place) on file, we sent a code to it. Enter it here.",
+                id: FlowStep.resetCode.rawValue, name: state.recoveryChannel == .voice ? "Enter the code you hear" : "Enter the code",
+                description: description,
                 category: .recovery, fields: [codeField],
                 actions: [
                     FlowAction(id: .submit, kind: .submit, label: "Verify"), Self.resendAction,
@@ -69,8 +75,9 @@ extension LoginFlow {
                 next.step = FlowStep.recoveryChoose
                 break
             }
-            guard let channel = values["method"].flatMap({ MessageChannel(rawValue: $0.text) }) else {
-                throw OAuthError.invalidRequest("Choose email or sms.")
+            let offered = recoveryChannels(for: state)
+            guard let channel = values["method"].flatMap({ MessageChannel(rawValue: $0.text) }), offered.contains(channel) else {
+                throw OAuthError.invalidRequest("Choose one of: \(offered.map(\.rawValue).joined(separator: ", ")).")
             }
             if let refused = try await sendCode(
                 id, state: state, purpose: .recovery, channel: channel, to: Self.destination(of: candidate, on: channel),
@@ -144,6 +151,21 @@ extension LoginFlow {
         }
         try await flows.update(id, to: next)
         return .next(node(for: next))
+    }
+
+    /// How a recovery code may come: by email or text message, and by a call where the client's policy takes codes
+    /// by voice (a voice gateway is set up for it).
+    package func recoveryChannels(for state: FlowStore.LoginState) -> [MessageChannel] {
+        let voice = settings.signOnPolicy(for: state.request.clientID).factors.contains(.voice)
+        return [.email, .sms] + (voice ? [.voice] : [])
+    }
+
+    private static func recoveryChannelLabel(_ channel: MessageChannel) -> String {
+        switch channel {
+        case .email: "Email"
+        case .sms: "Text message (SMS)"
+        case .voice: "Phone call"
+        }
     }
 
     /// Where a code for `user` goes on `channel`: only to a verified address.

@@ -118,7 +118,7 @@ package struct LoginFlow: Sendable {
 
     /// The node `state` is at, with `messages`: one exhaustive switch, so a new step cannot be left without a node.
     package func node(for state: FlowStore.LoginState, messages: [FlowMessage] = []) -> FlowNode {
-        let node =
+        var node =
             switch state.step.family {
             case .signIn(let step): signInNode(step, for: state, messages: messages)
             case .emailSignIn(let step): emailSignInNode(step, for: state, messages: messages)
@@ -134,9 +134,29 @@ package struct LoginFlow: Sendable {
             case .appLogin: appLoginNode(for: state, messages: messages) ?? signInNode(.credentials, for: state, messages: messages)
             case .consent: consentNode(for: state, messages: messages)
             }
+        node.codeSource = Self.codeSource(for: state)
         // What the OpenAPI document promises per step (`FlowStep.actions`); the debug builds the tests run check it.
         assert(node.step.map { step in node.actions.allSatisfy { step.offers($0.id) } } == true, "\(node.id) offers an action its step does not list")
         return node
+    }
+
+    /// Where the code the node of `state` asks for comes from (or, setting up a phone or an address, the code about to
+    /// be sent), so that apps need not infer it from the step's id.
+    static func codeSource(for state: FlowStore.LoginState) -> CodeSource? {
+        switch state.step {
+        case .totp, .enrollTOTP: .totp
+        case .recoveryCode: .recoveryCode
+        case .emailCode, .verifyEmail, .enrollEmailCode, .unlockCode, .emailSignInCode, .linkCode: .email
+        case .smsCode, .verifyPhone: .sms
+        case .voiceCode: .voice
+        case .enrollPhone, .enrollPhoneCode: state.secondFactor.enrolling?.channel.codeSource ?? .sms
+        case .enrollEmail: .email
+        case .resetCode: state.recoveryChannel?.codeSource ?? .email
+        case .credentials, .identify, .password, .emailSignIn, .linkAccount, .chooseFactor, .passkey, .enrollOffer, .enrollPasskey,
+            .enrollMethod, .recoveryCodes, .register, .recoveryIdentify, .recoveryChoose, .recoveryPassword,
+            .passwordWarning, .passwordExpired, .enrollChoose, .appLogin, .consent:
+            nil
+        }
     }
 
     /// The sign-in node: username and password together, or one after the other.
@@ -245,7 +265,12 @@ package struct LoginFlow: Sendable {
         // A provider's answer may come back to whichever node the flow is at.
         // The node offers only actions of known ids besides its identity providers, which are links, not submissions.
         let isCallback = action == FlowActionID.identityProviderCallback.rawValue
-        guard let action = FlowActionID(rawValue: action), isCallback || current.actions.contains(where: { $0.id == action.rawValue && $0.kind != .idp })
+        // Unlocking is offered once the name is blocked, and taken before then for a flow that names the account (an
+        // app's "Unlock your account" after the sign-in failed with `throttled` in another flow): the same code by
+        // email, answered the same way whether or not the name is an account.
+        let isUnlock = action == FlowActionID.unlock.rawValue && state.step.actions.contains(.unlock) && state.username?.isEmpty == false
+        guard let action = FlowActionID(rawValue: action),
+            isCallback || isUnlock || current.actions.contains(where: { $0.id == action.rawValue && $0.kind != .idp })
         else {
             throw OAuthError.invalidRequest("The node \(current.id) has no action \(action).")
         }

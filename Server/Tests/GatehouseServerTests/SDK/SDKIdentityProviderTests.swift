@@ -15,8 +15,11 @@ import Testing
 struct SDKIdentityProviderTests {
     static let secret = "downstream-client-secret-0123456789abcdef"
 
-    @Test("the native flow resumes with the browser's return: an account from the provider's claims, amr fed; a closed browser leaves the node")
-    func nativeFlow() async throws {
+    /// A live Gatehouse (configured further by `configure`) that signs in with another live one, the upstream
+    /// provider, where Uma has an account; its email is trusted.
+    static func withUpstream(
+        configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: (IdentityServer, URL) async throws -> Void
+    ) async throws {
         try await TestServer.withLiveServer(hostName: "localhost") { upstream, upstreamIssuer in
             let hash = try await upstream.hasher.hash(SDKLiveFlowTests.password)
             try await upstream.users.create(username: "uma", email: "uma@upstream.example", name: "Uma Upstream", passwordHash: hash)
@@ -25,43 +28,89 @@ struct SDKIdentityProviderTests {
                     id: "upstream", name: "Upstream", issuer: upstreamIssuer.absoluteString, clientID: "downstream", clientSecret: Self.secret)
                 provider.trustEmail = true
                 configuration.identityProviders = [provider]
+                configure(&configuration)
             }) { server, issuer in
                 try await upstream.clients.create(
                     id: "downstream", secret: Self.secret, redirectURIs: [server.issuer + "/login/idp/callback"], scopes: ClientRegistrationRules.defaultScopes)
-                let client = try await SDKLiveFlowTests.prepare(server, issuer: issuer)
-                guard case .continue(let first) = await client.start(), let provider = first.identityProviders.first else {
-                    Issue.record("expected the sign-in node to offer the provider")
-                    return
-                }
-                #expect(provider.providerID == "upstream" && provider.label == "Sign in with Upstream")
-
-                // The person closes the browser: the same node, with a message.
-                let closed = await first.next(signingInWith: provider, browser: ClosureIdentityProviderBrowser { _, _ in throw CancellationError() })
-                guard case .error(let cancelled) = closed else {
-                    Issue.record("expected an error node, got \(closed)")
-                    return
-                }
-                #expect(cancelled.retry.id == first.id && cancelled.message.contains("cancelled"))
-
-                let browser = BrowserStandIn(username: "uma", password: SDKLiveFlowTests.password)
-                defer { browser.shutdown() }
-                let schemes = LockedList()
-                let node = await first.next(
-                    signingInWith: provider,
-                    browser: ClosureIdentityProviderBrowser { url, scheme in
-                        schemes.append(scheme)
-                        return try await browser.follow(url, until: scheme)
-                    })
-                guard case .success(let success) = node else {
-                    Issue.record("expected to be signed in, got \(node)")
-                    return
-                }
-                #expect(schemes.items == ["com.example.app"])
-                #expect(success.claims.authenticationMethods == ["fed"] && success.claims.name == "Uma Upstream")
-                let uma = try #require(try await server.users.find(username: "uma"))
-                #expect(uma.email == "uma@upstream.example" && uma.emailVerified && !uma.hasPassword)
-                #expect(try await server.federatedIdentities.identities(of: uma.id).map(\.providerID) == ["upstream"])
+                try await body(server, issuer)
             }
+        }
+    }
+
+    @Test("the native flow resumes with the browser's return: an account from the provider's claims, amr fed; a closed browser leaves the node")
+    func nativeFlow() async throws {
+        try await Self.withUpstream { server, issuer in
+            let client = try await SDKLiveFlowTests.prepare(server, issuer: issuer)
+            guard case .continue(let first) = await client.start(), let provider = first.identityProviders.first else {
+                Issue.record("expected the sign-in node to offer the provider")
+                return
+            }
+            #expect(provider.providerID == "upstream" && provider.label == "Sign in with Upstream")
+
+            // The person closes the browser: the same node, with a message.
+            let closed = await first.next(signingInWith: provider, browser: ClosureIdentityProviderBrowser { _, _ in throw CancellationError() })
+            guard case .error(let cancelled) = closed else {
+                Issue.record("expected an error node, got \(closed)")
+                return
+            }
+            #expect(cancelled.retry.id == first.id && cancelled.message.contains("cancelled"))
+
+            let browser = BrowserStandIn(username: "uma", password: SDKLiveFlowTests.password)
+            defer { browser.shutdown() }
+            let schemes = LockedList()
+            let node = await first.next(
+                signingInWith: provider,
+                browser: ClosureIdentityProviderBrowser { url, scheme in
+                    schemes.append(scheme)
+                    return try await browser.follow(url, until: scheme)
+                })
+            guard case .success(let success) = node else {
+                Issue.record("expected to be signed in, got \(node)")
+                return
+            }
+            #expect(schemes.items == ["com.example.app"])
+            #expect(success.claims.authenticationMethods == ["fed"] && success.claims.name == "Uma Upstream")
+            let uma = try #require(try await server.users.find(username: "uma"))
+            #expect(uma.email == "uma@upstream.example" && uma.emailVerified && !uma.hasPassword)
+            #expect(try await server.federatedIdentities.identities(of: uma.id).map(\.providerID) == ["upstream"])
+        }
+    }
+}
+
+extension SDKIdentityProviderTests {
+    @Test("MultifactorLogin goes on from the node the provider's redirect led to: a second factor set up by an email code")
+    func continueAfterTheRedirect() async throws {
+        let policy = { (configuration: inout ServerConfiguration) in
+            var signOn = SignOnPolicy(secondFactor: .required)
+            signOn.factors = [.email]
+            configuration.clientSignOn["app"] = signOn
+        }
+        try await Self.withUpstream(configure: policy) { server, issuer in
+            let client = try await SDKLiveFlowTests.prepare(server, issuer: issuer)
+            guard case .continue(let first) = await client.start(), let provider = first.identityProviders.first else {
+                Issue.record("expected the sign-in node to offer the provider")
+                return
+            }
+            let browser = BrowserStandIn(username: "uma", password: SDKLiveFlowTests.password)
+            defer { browser.shutdown() }
+            let returned = await first.next(
+                signingInWith: provider, browser: ClosureIdentityProviderBrowser { url, scheme in try await browser.follow(url, until: scheme) })
+            guard case .continue(let pending) = returned else {
+                Issue.record("expected the policy's second factor after the redirect, got \(returned)")
+                return
+            }
+            #expect(pending.codeSource == .email)
+            let steps = LockedList()
+            let login = MultifactorLogin(client: client) { step in
+                steps.append("\(step)")
+                guard case .verifyCode(.email, nil) = step else { return .done }
+                return .code(try await FactorEnrollmentTests.code(sentTo: "uma@upstream.example", server))
+            }
+            let user = try await login.continue(from: returned)
+            #expect(await user.claims?.authenticationMethods.contains("fed") == true)
+            #expect(steps.items.count == 1, "\(steps.items)")
+            let uma = try #require(try await server.users.find(username: "uma"))
+            #expect(try await server.authenticators.enrolledFactors(userID: uma.id) == [.email])
         }
     }
 }

@@ -31,6 +31,8 @@ struct SDKMultiFactorTests {
                 return .done
             case .consent:
                 return .deny  // this person's app is first-party: never asked
+            case .createPasskey:
+                return .skip  // this app has no passkey provider: never asked
             case .chooseFactor(let factors):
                 return .choose(preferRecoveryCode && factors.contains(.recoveryCode) ? .recoveryCode : .totp)
             case .chooseMethod(let methods):

@@ -65,6 +65,58 @@ struct SDKPasskeyTests {
         }
     }
 
+    @Test(
+        "a passkey offered after registration: made only once the app agrees; declined, or without a provider, Not now signs in",
+        arguments: TestEngine.available)
+    func offeredAfterRegistration(engine: TestEngine) async throws {
+        let policy = { (configuration: inout ServerConfiguration) in
+            var signOn = SignOnPolicy(secondFactor: .ifEnrolled)
+            signOn.factors = [.passkey, .totp]
+            configuration.clientSignOn["app"] = signOn
+            configuration.registration = RegistrationPolicy(enabled: true)
+        }
+        try await TestServer.withLiveServer(engine: engine, hostName: "localhost", configure: policy) { server, issuer in
+            let client = try await SDKLiveFlowTests.prepare(server, issuer: issuer)
+            let authenticator = SoftwarePasskey(origin: "http://localhost:\(issuer.port ?? 0)")
+            let log = StepLog()
+            func answering(_ passkey: MultifactorLogin.Answer) -> MultifactorLogin.StepHandler {
+                { step in
+                    await log.record(step)
+                    switch step {
+                    case .verifyCode(.email, _):
+                        let newest = try #require(try await server.courier.queue.list(limit: 1).first)
+                        return .code(try await FactorEnrollmentTests.code(sentTo: newest.recipient, server))
+                    case .createPasskey: return passkey
+                    default: return .done
+                    }
+                }
+            }
+            func register(_ name: String, with login: MultifactorLogin) async throws -> (UserSession, User) {
+                let profile = MultifactorLogin.Profile(givenName: "Pat", familyName: name, email: "\(name)@example.com")
+                let session = try await login.register(username: name, password: SDKLiveFlowTests.password, profile: profile)
+                return (session, try #require(try await server.users.find(username: name)))
+            }
+
+            // Without a provider: "Not now", never a throw.
+            let (plain, pat) = try await register("pat", with: MultifactorLogin(client: client, stepHandler: answering(.allow)))
+            #expect(await plain.claims?.authenticationMethods == ["pwd"])
+            #expect(await log.steps == [.verifyCode(factor: .email, problem: nil)], "no passkey step is asked without a provider")
+            #expect(try await server.passkeys.list(userID: pat.id).isEmpty)
+
+            // The app declines: "Not now", and the provider is never asked to make one.
+            let (declined, ray) = try await register("ray", with: MultifactorLogin(client: client, passkeys: authenticator, stepHandler: answering(.skip)))
+            #expect(await declined.claims?.authenticationMethods == ["pwd"])
+            #expect(await log.steps.suffix(1) == [.createPasskey(optional: true)])
+            #expect(try await server.passkeys.list(userID: ray.id).isEmpty)
+
+            // The app agrees: the provider makes it, and it counts for this sign-in.
+            let (agreed, kai) = try await register("kai", with: MultifactorLogin(client: client, passkeys: authenticator, stepHandler: answering(.allow)))
+            #expect(await agreed.claims?.authenticationMethods.contains("hwk") == true)
+            #expect(await log.steps.suffix(1) == [.createPasskey(optional: true)])
+            #expect(try await server.passkeys.list(userID: kai.id).count == 1)
+        }
+    }
+
     @Test("a refused passkey is tried again by the provider, and a provider that fails ends the sign-in with its error", arguments: TestEngine.available)
     func refusals(engine: TestEngine) async throws {
         try await TestServer.withLiveServer(engine: engine, hostName: "localhost", configure: { Self.policy(&$0) }) { server, issuer in

@@ -99,6 +99,9 @@ def server(corp, mock_op, standin, client_key):
         {"id": "mfa-trusted", "name": "Trusted MFA", "issuer": standin.issuer, "client_id": StandIn.CLIENT_ID,
          "client_secret": StandIn.CLIENT_SECRET, "trust_mfa": True},
         {"id": "down", "name": "Nowhere", "issuer": f"http://127.0.0.1:{free_port()}", "client_id": "x", "client_secret": "y", "timeout": 2},
+        # Takes ID tokens apps obtained themselves (a native sheet), for the app com.example.ios.
+        {"id": "native", "name": "Native", "issuer": standin.issuer, "client_id": StandIn.CLIENT_ID, "client_secret": StandIn.CLIENT_SECRET,
+         "trust_email": True, "native": True, "native_audiences": ["com.example.ios"]},
     ]
     downstream = Server(config={"identity_providers": providers, "registration": {"enabled": True, "verify_email": True}})
     downstream.add_client("web", WEB_REDIRECT, secret=WEB_SECRET)
@@ -594,3 +597,54 @@ def test_the_terminal_offers_the_providers_on_the_sign_in_node(server, standin, 
     finally:
         session.close()
     assert session.exitstatus == 0
+
+
+def native_token(standin, expected_nonce, **changes):
+    """An ID token as a provider's sheet hands it to the app, signed by joserfc with the stand-in's key."""
+    from joserfc import jwt
+    now = int(time.time())
+    claims = {"iss": standin.issuer, "aud": "com.example.ios", "sub": "native-person", "email": "native@standin.example",
+              "email_verified": True, "iat": now, "exp": now + 300, "nonce": expected_nonce}
+    claims.update(changes)
+    return jwt.encode({"alg": "RS256", "kid": "standin-1"}, claims, standin.key)
+
+
+def test_an_apps_own_token_signs_in_once_with_the_flows_nonce(server, standin):
+    import hashlib
+
+    def nonce_of(answer):
+        return next(action for action in answer["node"]["actions"] if action["id"] == "idp:native")["nonce"]
+
+    def hashed(nonce):
+        return hashlib.sha256(nonce.encode()).hexdigest()
+
+    def hand_in(flow_id, token, provider="native"):
+        return submit(server, flow_id, {"provider": provider, "id_token": token}, action="idp_token").json()
+
+    flow = start(server).json()
+    others = [action for action in flow["node"]["actions"] if action["type"] == "idp" and action["id"] != "idp:native"]
+    nonce = nonce_of(flow)
+    assert len(nonce) >= 32 and others and all("nonce" not in action for action in others)
+    # Refused, each on the node with idp_invalid_identity: another app, another issuer, expired, another nonce.
+    for changes in ({"aud": "com.evil.app"}, {"iss": "http://127.0.0.1:1"}, {"exp": int(time.time()) - 600}, {"nonce": "not-the-nonce"}):
+        refused = hand_in(flow["flow_id"], native_token(standin, hashed(nonce), **changes))
+        assert refused["status"] == "error" and refused["node"]["messages"][0]["code"] == "idp_invalid_identity", (changes, refused)
+        # Each token handed in renews the nonce: the one before is spent.
+        assert nonce_of(refused) != nonce
+        nonce = nonce_of(refused)
+    # A provider that takes no tokens from apps is refused too.
+    assert hand_in(flow["flow_id"], native_token(standin, hashed(nonce)), provider="spoiled")["node"]["messages"][0]["code"] == "idp_denied"
+
+    # The current nonce, hashed as Apple's sheet is given it: signed in, an account made from the claims.
+    fresh = start(server).json()
+    token = native_token(standin, hashed(nonce_of(fresh)))
+    done = hand_in(fresh["flow_id"], token)
+    assert done["status"] == "success", done
+    assert exchange(server, done["authorization"]["code"]).status_code == 200
+    assert "native@standin.example" in {user["email"] for user in users(server).values()}
+    # The same token in a new flow, whose nonce is another: refused.
+    again = start(server).json()
+    assert hand_in(again["flow_id"], token)["node"]["messages"][0]["code"] == "idp_invalid_identity"
+    # The nonce as it is (Google's SDK passes it so) is taken too.
+    last = start(server).json()
+    assert hand_in(last["flow_id"], native_token(standin, nonce_of(last)))["status"] == "success"

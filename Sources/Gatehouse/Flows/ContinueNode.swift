@@ -98,16 +98,45 @@ public struct ContinueNode: Sendable, Identifiable {
         let returned: URL
         do {
             returned = try await provider.authorize(with: browser, callbackScheme: scheme)
-        } catch is CancellationError, GatehouseError.cancelled {
-            let message = FlowMessage(level: .error, text: "\(provider.label) was cancelled.", code: "idp_cancelled")
-            return .error(ErrorNode(messages: [message], error: .cancelled, retry: self))
         } catch {
-            // Not the person's choice: the browser could not be shown, or failed on the way back.
-            let message = FlowMessage(
-                level: .error, text: "\(provider.label) did not finish: the browser failed (\(error)). Try again.", code: "idp_browser_failed")
-            return .error(ErrorNode(messages: [message], error: .userAgent(ErrorCause(error)), retry: self))
+            return failed(provider, error)
         }
         return await context.submit(action: FlowActionID.identityProviderCallback.rawValue, values: Self.callbackValues(of: returned))
+    }
+
+    /// Signs in with another identity provider through its own sign-in on the device (`native`: the Sign in with Apple
+    /// sheet, Google's SDK), where the server takes such tokens (``IdpCollector/takesAppTokens``): the provider is
+    /// given the flow's single-use nonce, and the ID token it returns goes to the flow, which checks its signature,
+    /// issuer, audience (the app), expiry and nonce. Returns where the flow went, as with the browser: signed in, a
+    /// second factor, or linking. Closed early, it is an error node on this node with ``GatehouseError/cancelled``;
+    /// failed, with ``GatehouseError/userAgent(_:)``; a token the server refuses, with the server's message.
+    public func next(signingInWith provider: IdpCollector, native: any NativeIdentityProvider) async -> Node {
+        guard let nonce = provider.action.nonce else {
+            let message = FlowMessage(level: .error, text: "\(provider.label) is not offered for apps' own sign-in here.", code: "idp_not_native")
+            return .error(ErrorNode(messages: [message], error: .unsupportedStep(id), retry: self))
+        }
+        let credential: NativeIdentityCredential
+        do {
+            credential = try await native.signIn(nonce: nonce)
+        } catch {
+            return failed(provider, error)
+        }
+        var values: [String: FieldValue] = ["provider": .text(provider.providerID), "id_token": .text(credential.idToken)]
+        if let name = credential.name { values["name"] = .text(name) }
+        return await context.submit(action: FlowActionID.identityProviderToken.rawValue, values: values)
+    }
+
+    /// This node again, saying why signing in with `provider` stopped: the person cancelled, or it failed.
+    private func failed(_ provider: IdpCollector, _ error: any Error) -> Node {
+        switch error {
+        case is CancellationError, GatehouseError.cancelled:
+            let message = FlowMessage(level: .error, text: "\(provider.label) was cancelled.", code: "idp_cancelled")
+            return .error(ErrorNode(messages: [message], error: .cancelled, retry: self))
+        default:
+            // Not the person's choice: the browser or the provider's sheet could not be shown, or failed.
+            let message = FlowMessage(level: .error, text: "\(provider.label) did not finish (\(error)). Try again.", code: "idp_browser_failed")
+            return .error(ErrorNode(messages: [message], error: .userAgent(ErrorCause(error)), retry: self))
+        }
     }
 
     /// The query parameters of the browser's return that the server reads.

@@ -258,6 +258,27 @@ public struct MultifactorLogin: Sendable {
         return try await signIn(from: node, values: values)
     }
 
+    /// Signs in with another identity provider's own sign-in on the device (`native`: the Sign in with Apple sheet
+    /// through `signInWithApple(anchor:providerID:)`, or Google's SDK in a ``ClosureNativeIdentityProvider``), then
+    /// whatever the sign-on policy asks for, as ``continue(from:username:password:)`` does. The server checks the
+    /// token it returns: the provider's signature, issuer, the app as audience, expiry, and the flow's single-use nonce.
+    ///
+    /// - Parameters:
+    ///   - providerID: The provider's id in the server's configuration, such as `apple`.
+    ///   - native: The provider's own sign-in, given the flow's nonce.
+    /// - Throws: ``GatehouseError/unsupportedStep(_:)`` when the server takes no tokens from apps for this provider,
+    ///   ``GatehouseError/cancelled`` when the person closed the provider's sheet, ``GatehouseError/userAgent(_:)``
+    ///   when it failed, ``GatehouseError/invalidInput(_:)`` with the server's message for a token it refused, or the
+    ///   errors of the steps after it.
+    public func signIn(withProvider providerID: String, native: any NativeIdentityProvider) async throws -> UserSession {
+        guard case .continue(let step) = await client.start(.login),
+            let provider = step.identityProviders.first(where: { $0.providerID == providerID && $0.takesAppTokens })
+        else {
+            throw GatehouseError.unsupportedStep("the server takes no tokens from apps for the provider \(providerID)")
+        }
+        return try await signIn(from: await step.next(signingInWith: provider, native: native), values: [:])
+    }
+
     /// Unlocks an account that too many wrong passwords locked for a while (``GatehouseError/throttled``): a code goes
     /// to the account's verified email address (``Step/verifyCode(factor:problem:)`` with ``SecondFactorKind/email``
     /// asks for it), and once it is accepted the account's failures are forgotten; then sign in again with

@@ -42,6 +42,11 @@ public enum FlowActionID: String, Codable, Sendable, CaseIterable {
     /// Hands another identity provider's answer (the query parameters the browser came back with) to the flow; it is
     /// submitted, never offered.
     case identityProviderCallback = "idp_callback"
+    /// Hands an ID token the app obtained from another identity provider itself (the native Sign in with Apple sheet,
+    /// Google's SDK) to the flow: values `provider` (its id), `id_token`, and optionally `name` (Apple gives the
+    /// person's name to the app only, once). The token's `nonce` is the provider action's ``FlowAction/nonce``, or
+    /// its SHA-256 in hex (as Apple's sheet is given it). Submitted on nodes that offer the provider, never offered.
+    case identityProviderToken = "idp_token"
 
     /// The beginning of the id of an action that signs in with another identity provider: `idp:` and the provider's id.
     public static let identityProviderPrefix = "idp:"

@@ -243,15 +243,20 @@ public struct FlowAction: Codable, Sendable, Equatable {
     public var url: String?
     /// For identity providers: the provider's icon, when one is configured.
     public var icon: String?
+    /// For identity providers whose ID tokens the app may obtain itself (`native: true` on the server): the nonce to
+    /// pass to the provider's own sign-in (its SHA-256 in hex for Apple's), single use; then submit the token with
+    /// ``FlowActionID/identityProviderToken``.
+    public var nonce: String?
 
-    /// An action; `flow` only for links, `url` and `icon` only for identity providers.
-    public init(id: String, kind: Kind, label: String, flow: String? = nil, url: String? = nil, icon: String? = nil) {
+    /// An action; `flow` only for links, `url`, `icon` and `nonce` only for identity providers.
+    public init(id: String, kind: Kind, label: String, flow: String? = nil, url: String? = nil, icon: String? = nil, nonce: String? = nil) {
         self.id = id
         self.kind = kind
         self.label = label
         self.flow = flow
         self.url = url
         self.icon = icon
+        self.nonce = nonce
     }
 
     /// An action of a known id; `flow` only for links.
@@ -264,7 +269,7 @@ public struct FlowAction: Codable, Sendable, Equatable {
     public var knownID: FlowActionID? { FlowActionID(rawValue: id) }
 
     enum CodingKeys: String, CodingKey {
-        case id, label, flow, url, icon
+        case id, label, flow, url, icon, nonce
         case kind = "type"
     }
 }

@@ -75,6 +75,14 @@ public struct IdentityProvider: Sendable, Decodable, Equatable {
     public var keepTokens = false
     /// Seconds to wait for each request to the provider.
     public var timeout = 10
+    /// Also accept ID tokens an app obtained from the provider itself (the flow action `idp_token`): the native Sign
+    /// in with Apple sheet, Google's SDK. Checked like the browser's: signature, issuer, expiry, and the flow's nonce.
+    public var native = false
+    /// The audiences of such tokens: the apps' bundle ids (Apple) or native client ids (Google). Empty: `client_id`.
+    public var nativeAudiences: [String] = []
+
+    /// The audiences a native ID token may name.
+    package var acceptedNativeAudiences: [String] { nativeAudiences.isEmpty ? [clientID] : nativeAudiences }
 
     /// Which profile members hold the identity's claims.
     public struct ClaimMapping: Sendable, Codable, Equatable {
@@ -142,10 +150,13 @@ public struct IdentityProvider: Sendable, Decodable, Equatable {
         try section.update(&newIdentities, .newIdentities)
         try section.update(&keepTokens, .keepTokens)
         try section.update(&timeout, .timeout)
+        try section.update(&native, .native)
+        try section.update(&nativeAudiences, .nativeAudiences)
     }
 
     package enum CodingKeys: String, CodingKey, CaseIterable {
-        case id, name, icon, kind, preset, tenant, issuer, scopes, claims, timeout
+        case id, name, icon, kind, preset, tenant, issuer, scopes, claims, timeout, native
+        case nativeAudiences = "native_audiences"
         case authorizationEndpoint = "authorization_endpoint"
         case tokenEndpoint = "token_endpoint"
         case userinfoEndpoint = "userinfo_endpoint"
@@ -223,6 +234,10 @@ public struct IdentityProvider: Sendable, Decodable, Equatable {
             throw ConfigurationError(key: key("scopes"), "must include openid for an oidc provider.")
         }
         if issuer == ownIssuer { throw ConfigurationError(key: key("issuer"), "is this server's own issuer.") }
+        if native, kind != .oidc { throw ConfigurationError(key: key("native"), "needs an oidc provider: an app's token is an ID token.") }
+        if nativeAudiences.contains(where: { $0.isEmpty || $0.count > 255 }) {
+            throw ConfigurationError(key: key("native_audiences"), "must be bundle ids or client ids of 1 to 255 characters.")
+        }
     }
 }
 

@@ -46,7 +46,7 @@ package struct UpstreamSignIn: Sendable {
         var claims: [String: Any] = [:]
         if provider.kind == .oidc {
             guard let idToken = tokens["id_token"] as? String else { throw .invalidIdentity(provider.name, "the token response has no id_token") }
-            claims = try await validate(idToken, nonce: nonce, endpoints: endpoints)
+            claims = try await validate(idToken, nonce: nonce, audience: provider.clientID, endpoints: endpoints)
         }
         if let userinfo = endpoints.userinfo {
             let profile = try await fetch(userinfo, bearer: accessToken)
@@ -78,6 +78,36 @@ package struct UpstreamSignIn: Sendable {
                 throw .tokenRefused(provider.name, "the tokens could not be sealed: \(error)")
             }
         }
+        return profile
+    }
+
+    /// The profile in an ID token the app obtained from the provider itself (`native`): signed by a key of the
+    /// provider's JWKS, from its issuer, for one of the ``IdentityProvider/acceptedNativeAudiences``, unexpired, and
+    /// carrying the flow's single-use `nonce`, as it is or as its SHA-256 in hex (what Apple's sheet is given). `name`
+    /// is what Apple handed the app alone, used where the token has none.
+    package func verifyNative(idToken: String, nonce: String, name: String?) async throws(FederationError) -> UpstreamProfile {
+        guard provider.native else { throw .invalidIdentity(provider.name, "the provider does not take tokens from apps") }
+        guard idToken.utf8.count <= 16_384 else { throw .invalidIdentity(provider.name, "the ID token is too long") }
+        let endpoints = try await directory.endpoints(for: provider)
+        let parts = idToken.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let payload = Base64URL.decode(String(parts[1])),
+            let unverified = try? JSONSerialization.jsonObject(with: payload) as? [String: Any]
+        else { throw .invalidIdentity(provider.name, "the ID token is not a JWS") }
+        let audiences = (unverified["aud"] as? [String]) ?? [(unverified["aud"] as? String) ?? ""]
+        guard let audience = provider.acceptedNativeAudiences.first(where: audiences.contains) else {
+            throw .invalidIdentity(provider.name, "the ID token is for \(audiences.joined(separator: ", ")), not an app of this server")
+        }
+        var claims = try await validate(idToken, nonce: nil, audience: audience, endpoints: endpoints)
+        guard let received = claims["nonce"] as? String,
+            ConstantTime.equals(received, nonce) || ConstantTime.equals(received, TokenDigest.hex(nonce))
+        else { throw .invalidIdentity(provider.name, "the ID token's nonce is not this sign-in's") }
+        if claims[provider.claims.name] == nil, let name = name?.trimmingCharacters(in: .whitespacesAndNewlines), !name.isEmpty {
+            claims[provider.claims.name] = String(name.prefix(200))
+        }
+        guard var profile = UpstreamProfile(claims: claims, provider: provider) else {
+            throw .invalidIdentity(provider.name, "the profile has no \(provider.claims.subject)")
+        }
+        if !provider.trustMFA { profile.methods = [] }
         return profile
     }
 
@@ -120,8 +150,12 @@ package struct UpstreamSignIn: Sendable {
     }
 
     /// The ID token's claims, once valid: signature by a key of the provider's JWKS with RS256 or ES256 (never `none`
-    /// or a MAC), `iss`, `aud` and `azp`, `exp`, `iat` and the `nonce` of this sign-in.
-    private func validate(_ idToken: String, nonce: String, endpoints: UpstreamEndpoints) async throws(FederationError) -> [String: Any] {
+    /// or a MAC), `iss`, `aud` (`audience`) and `azp`, `exp`, `iat` and, when given, the `nonce` of this sign-in.
+    private func validate(
+        _ idToken: String, nonce: String?, audience: String, endpoints: UpstreamEndpoints
+    ) async throws(FederationError)
+        -> [String: Any]
+    {
         guard let jwks = endpoints.jwks, var issuer = endpoints.issuer ?? provider.issuer else {
             throw .invalidIdentity(provider.name, "no key set or issuer is known")
         }
@@ -137,7 +171,7 @@ package struct UpstreamSignIn: Sendable {
             issuer = issuer.replacingOccurrences(of: "{tenantid}", with: tenant)
         }
         let keys = await directory.keySet(for: provider, url: jwks)
-        let validator = IDTokenValidator(issuer: issuer, clientID: provider.clientID, keys: keys)
+        let validator = IDTokenValidator(issuer: issuer, clientID: audience, keys: keys)
         do {
             _ = try await validator.validate(idToken, nonce: nonce, now: Date(timeIntervalSince1970: TimeInterval(clock.now())))
         } catch let error as FederationError {

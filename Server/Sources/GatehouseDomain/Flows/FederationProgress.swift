@@ -24,4 +24,7 @@ package struct FederationProgress: Codable, Sendable, Equatable {
     package var candidateID: String?
     /// The provider this flow last sent the person to, kept after its answer: a stray second answer names it.
     package var lastProviderID: String?
+    /// The nonce an app gives a provider's own sign-in (`idp_token`), where a provider takes tokens from apps: single
+    /// use, renewed after every token handed in.
+    package var nativeNonce: String?
 }

@@ -28,7 +28,8 @@ extension LoginFlow {
         return settings.identityProviders.map { provider in
             FlowAction(
                 id: FlowActionID.identityProviderPrefix + provider.id, kind: .idp, label: "\(verb) with \(provider.name)",
-                url: settings.url("/flows/\(id)/idp/\(provider.id)"), icon: provider.icon)
+                url: settings.url("/flows/\(id)/idp/\(provider.id)"), icon: provider.icon,
+                nonce: provider.native ? state.federation.nativeNonce : nil)
         }
     }
 
@@ -93,11 +94,32 @@ extension LoginFlow {
         }
     }
 
-    /// A provider's answer, checked before the transaction: the waiting sign-in is used up either way; a known
-    /// identity signs in, a new one makes or links an account.
-    package func advanceUpstream(_ id: String, state: FlowStore.LoginState) async throws -> Outcome {
+    /// Checks an ID token an app obtained from a provider itself (`idp_token`) against the flow's nonce, before the
+    /// transaction: the provider must be one `offered` on the node, and take tokens from apps.
+    package func prepareAppToken(for state: FlowStore.LoginState, offered: [FlowAction], values: [String: FieldValue]) async -> UpstreamAnswer {
+        let providerID = values["provider"]?.text ?? ""
+        guard offered.contains(where: { $0.id == FlowActionID.identityProviderPrefix + providerID && $0.nonce != nil }),
+            let provider = settings.identityProvider(providerID), let nonce = state.federation.nativeNonce
+        else {
+            return .refused(.denied(nil, error: "invalid_request", description: "this node offers no provider \(providerID) that takes an app's token"))
+        }
+        guard let token = values["id_token"]?.text, !token.isEmpty else {
+            return .refused(.invalidIdentity(provider.name, "no id_token was given"))
+        }
+        do {
+            return .profile(try await upstreamSignIn(provider).verifyNative(idToken: token, nonce: nonce, name: values["name"]?.text))
+        } catch {
+            return .refused(error)
+        }
+    }
+
+    /// A provider's answer, checked before the transaction: the waiting sign-in is used up either way (an app's token
+    /// renews the nonce, `renewingNonce`, so no token counts twice); a known identity signs in, a new one makes or
+    /// links an account.
+    package func advanceUpstream(_ id: String, state: FlowStore.LoginState, renewingNonce: Bool = false) async throws -> Outcome {
         var next = state
         next.federation.pending = nil
+        if renewingNonce { next.federation.nativeNonce = SecureRandom.token() }
         guard let answer = upstream else { throw FlowEngineError.upstreamNotPrepared }
         let profile: UpstreamProfile
         switch answer {
@@ -107,7 +129,7 @@ extension LoginFlow {
             var details = ["factor": "fed", "reason": error.reason.rawValue]
             details["provider"] = state.federation.pending?.providerID ?? state.federation.lastProviderID
             try await audit.record(.signInFailed, client: state.request.clientID, details: details)
-            if state.federation.pending != nil { try await flows.update(id, to: next) }
+            if next != state { try await flows.update(id, to: next) }
             let message = FlowMessage(level: .error, text: error.message, code: error.reason.rawValue)
             return .retry(node(for: next, messages: [message]), error.reason == .unavailable ? .upstreamUnavailable : .invalidCredentials)
         case .profile(let answered):

@@ -111,6 +111,7 @@ package struct LoginFlow: Sendable {
             }
         var state = FlowStore.LoginState(request: request, step: first, journey: Journey(kind), username: request.loginHint, clientName: clientName)
         if kind == .login { startPasskeySignIn(&state) }
+        if settings.identityProviders.contains(where: \.native) { state.federation.nativeNonce = SecureRandom.token() }
         let id = try await flows.create(state, owner: owner, lifetime: settings.lifetime)
         state.id = id
         return (id, node(for: state))
@@ -269,8 +270,10 @@ package struct LoginFlow: Sendable {
         // app's "Unlock your account" after the sign-in failed with `throttled` in another flow): the same code by
         // email, answered the same way whether or not the name is an account.
         let isUnlock = action == FlowActionID.unlock.rawValue && state.step.actions.contains(.unlock) && state.username?.isEmpty == false
+        // An app's own token from a provider is taken where the node offers that provider.
+        let isAppToken = action == FlowActionID.identityProviderToken.rawValue && current.actions.contains { $0.kind == .idp && $0.nonce != nil }
         guard let action = FlowActionID(rawValue: action),
-            isCallback || isUnlock || current.actions.contains(where: { $0.id == action.rawValue && $0.kind != .idp })
+            isCallback || isUnlock || isAppToken || current.actions.contains(where: { $0.id == action.rawValue && $0.kind != .idp })
         else {
             throw OAuthError.invalidRequest("The node \(current.id) has no action \(action).")
         }
@@ -283,6 +286,7 @@ package struct LoginFlow: Sendable {
         var flow = self
         flow.passwords = try await preparePasswords(for: state, action: action, values: values)
         if isCallback { flow.upstream = await prepareUpstream(for: state, values: values) }
+        if isAppToken { flow.upstream = await prepareAppToken(for: state, offered: current.actions, values: values) }
         do {
             return try await database.transaction { [flow] _ in
                 let outcome = try await flow.dispatch(id, state: state, action: action, values: values)
@@ -302,6 +306,11 @@ package struct LoginFlow: Sendable {
     /// Hands a submission to the handler of its step: one exhaustive switch, so a new step is a new case here.
     private func dispatch(_ id: String, state: FlowStore.LoginState, action: FlowActionID, values: [String: FieldValue]) async throws -> Outcome {
         if action == .identityProviderCallback { return try await advanceUpstream(id, state: state) }
+        if action == .identityProviderToken {
+            var named = state
+            if let provider = settings.identityProvider(values["provider"]?.text ?? "") { named.federation.lastProviderID = provider.id }
+            return try await advanceUpstream(id, state: named, renewingNonce: true)
+        }
         switch state.step {
         case .credentials, .identify, .password:
             return try await advanceSignIn(id, state: state, action: action, values: values)

@@ -93,7 +93,7 @@ struct IdentityProviderTests {
         #expect(!verified.jti.value.isEmpty)
     }
 
-    @Test("mistakes name the provider's key: a missing secret, plain http elsewhere than loopback, a reused id, oidc without openid")
+    @Test("mistakes name the provider's key: a missing secret, plain http elsewhere than loopback, a reused id, oidc without openid, native tokens from oauth2")
     func mistakes() throws {
         let cases: [(String, String)] = [
             (#"{"id": "x", "issuer": "https://id.example", "client_id": "c"}"#, "identity_providers[0].client_secret"),
@@ -101,6 +101,14 @@ struct IdentityProviderTests {
             (#"{"id": "X!", "issuer": "https://id.example", "client_id": "c", "client_secret": "s"}"#, "identity_providers[0].id"),
             (#"{"id": "x", "kind": "oauth2", "client_id": "c", "client_secret": "s"}"#, "identity_providers[0].authorization_endpoint"),
             (#"{"id": "x", "issuer": "https://id.example", "client_id": "c", "client_secret": "s", "scopes": ["email"]}"#, "identity_providers[0].scopes"),
+            (
+                #"{"id": "x", "kind": "oauth2", "authorization_endpoint": "https://a.example/a", "token_endpoint": "https://a.example/t", "userinfo_endpoint": "https://a.example/u", "client_id": "c", "client_secret": "s", "native": true}"#,
+                "identity_providers[0].native"
+            ),
+            (
+                #"{"id": "x", "issuer": "https://id.example", "client_id": "c", "client_secret": "s", "native": true, "native_audiences": [""]}"#,
+                "identity_providers[0].native_audiences"
+            ),
             (
                 #"{"id": "x", "issuer": "https://id.example", "client_id": "c", "client_secret": "s"}, {"id": "x", "issuer": "https://b.example", "client_id": "c", "client_secret": "s"}"#,
                 "identity_providers[1].id"

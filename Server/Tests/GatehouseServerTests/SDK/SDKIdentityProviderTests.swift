@@ -53,7 +53,15 @@ struct SDKIdentityProviderTests {
                 Issue.record("expected an error node, got \(closed)")
                 return
             }
-            #expect(cancelled.retry.id == first.id && cancelled.message.contains("cancelled"))
+            #expect(cancelled.retry.id == first.id && cancelled.message == "Sign in with Upstream was cancelled." && cancelled.error == .cancelled)
+            // A browser that fails is told apart from one the person closed.
+            let failed = await first.next(
+                signingInWith: provider, browser: ClosureIdentityProviderBrowser { _, _ in throw URLError(.cannotConnectToHost) })
+            guard case .error(let broken) = failed, case .userAgent = broken.error else {
+                Issue.record("expected an error node with .userAgent, got \(failed)")
+                return
+            }
+            #expect(broken.retry.id == first.id && broken.messages.first?.code == "idp_browser_failed")
 
             let browser = BrowserStandIn(username: "uma", password: SDKLiveFlowTests.password)
             defer { browser.shutdown() }

@@ -20,6 +20,9 @@ public struct IdpCollector: Sendable {
     public var url: URL? { action.url.flatMap(URL.init(string:)) }
     /// The provider's icon, when the server has one configured.
     public var iconURL: URL? { action.icon.flatMap(URL.init(string:)) }
+    /// Whether the server takes an ID token the app obtains from this provider itself (its native sign-in):
+    /// ``ContinueNode/next(signingInWith:native:)``.
+    public var takesAppTokens: Bool { action.nonce != nil }
 
     /// Opens ``url`` with `browser` and returns the URL the browser came back to, one with the scheme of the app's
     /// redirect URI (`callbackScheme`) carrying the provider's answer. ``ContinueNode/next(signingInWith:browser:)``

@@ -7,7 +7,9 @@ extension DeviceAuthenticator {
     /// Claims the sign-in behind a scanned code with identity `identityID` (or the only registered identity for that
     /// service), and returns who asks, for the person to decide.
     /// - Throws: ``DeviceAuthenticatorError/sessionExpired`` when the code expired or was used already.
+    ///   ``DeviceAuthenticatorError/untrustedService(_:)`` for a service outside ``trustedServices``.
     public func begin(_ payload: QRLoginPayload, identityID: String? = nil) async throws(DeviceAuthenticatorError) -> PendingApproval {
+        try checkTrusted(payload.serviceURL)
         let record = try await approvingIdentity(for: payload.serviceURL, identityID: identityID)
         do {
             let session = try await connection.send(

@@ -22,6 +22,10 @@ import GatehouseProtocol
 public actor DeviceAuthenticator {
     /// The app's identity: its client id, name and version, sent with every request.
     public let app: AuthenticatorApp
+    /// The services this app serves, by URL (what a QR code names before `#`): codes and pushes from any other are
+    /// refused with ``DeviceAuthenticatorError/untrustedService(_:)`` before anything is sent. `nil` trusts any service
+    /// the person scans, as a general-purpose authenticator does.
+    public let trustedServices: [URL]?
     private let storage: any TokenStorage
     let connection: AuthenticatorConnection
 
@@ -33,8 +37,13 @@ public actor DeviceAuthenticator {
     ///   - storage: where identities are kept (``EncryptedFileTokenStorage`` on Linux, `KeychainTokenStorage` on Apple platforms).
     ///   - transport: how requests reach the service; `URLSession` unless a test or an app brings its own.
     ///   - timeout: seconds one request may take.
-    public init(app: AuthenticatorApp, storage: any TokenStorage, transport: any HTTPTransport = URLSessionTransport(), timeout: TimeInterval = 30) {
+    ///   - trustedServices: the only service URLs to talk to, for an app made for one company; `nil` for any.
+    public init(
+        app: AuthenticatorApp, storage: any TokenStorage, transport: any HTTPTransport = URLSessionTransport(), timeout: TimeInterval = 30,
+        trustedServices: [URL]? = nil
+    ) {
         self.app = app
+        self.trustedServices = trustedServices
         self.storage = storage
         connection = AuthenticatorConnection(app: app, transport: transport, timeout: timeout)
     }
@@ -44,7 +53,9 @@ public actor DeviceAuthenticator {
     /// Reads and checks the description at a service URL.
     /// - Throws: ``DeviceAuthenticatorError/appNotAllowed`` (406), ``DeviceAuthenticatorError/updateRequired(minimumVersion:)`` (412),
     ///   ``DeviceAuthenticatorError/invalidServiceDescription(_:)`` when the answer lacks what the app needs.
+    ///   ``DeviceAuthenticatorError/untrustedService(_:)`` for a service outside ``trustedServices``.
     public func service(at url: URL) async throws(DeviceAuthenticatorError) -> AuthenticatorService {
+        try checkTrusted(url)
         let (data, _) = try await connection.raw("GET", url.absoluteString)
         let description: AuthenticatorServiceDescription
         do {
@@ -100,7 +111,17 @@ public actor DeviceAuthenticator {
     // MARK: Registration
 
     /// Starts registering a new identity for the account with `email`; the service sends a code (or link) there.
+    /// - Throws: ``DeviceAuthenticatorError/duplicateIdentity(_:)`` when this device already has an identity (registered,
+    ///   or being registered) for that address at that service: one is enough, and a second would split the account's
+    ///   approvals between two PINs. A blocked one does not count.
     public func register(at service: AuthenticatorService, email: String, deviceName: String?) async throws(DeviceAuthenticatorError) -> DeviceIdentityRecord {
+        try checkTrusted(service.url)
+        let address = email.trimmingCharacters(in: .whitespaces).lowercased()
+        if let existing = try await load().first(where: {
+            $0.serviceURL == service.url && $0.email.lowercased() == address && $0.state != .blocked
+        }) {
+            throw .duplicateIdentity(existing.id)
+        }
         let started = try await connection.send(
             "POST", service.description.endpoints.registration,
             body: DeviceRegistrationRequest(email: email, deviceName: deviceName), as: DeviceRegistrationStarted.self)
@@ -157,6 +178,13 @@ public actor DeviceAuthenticator {
         record.username = status.username
         try await store(record)
         return record
+    }
+
+    /// Refuses a service outside ``trustedServices``, compared by scheme, host, port and path.
+    func checkTrusted(_ url: URL) throws(DeviceAuthenticatorError) {
+        guard let trustedServices else { return }
+        let key = { (url: URL) -> [String] in [url.scheme?.lowercased() ?? "", url.host?.lowercased() ?? "", url.port.map(String.init) ?? "", url.path] }
+        guard trustedServices.contains(where: { key($0) == key(url) }) else { throw .untrustedService(url.host ?? url.absoluteString) }
     }
 
     // MARK: Storage

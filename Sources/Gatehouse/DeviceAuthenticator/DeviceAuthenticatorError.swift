@@ -38,6 +38,11 @@ public enum DeviceAuthenticatorError: Error, Equatable, Sendable, CustomStringCo
     case service(status: Int, error: String, description: String?)
     /// The identities could not be read from or written to the device's storage.
     case storage(ErrorCause)
+    /// The code (or push) names a service this app does not trust (its host): the app lists the services it serves
+    /// (``DeviceAuthenticator/trustedServices``).
+    case untrustedService(String)
+    /// The device already has an identity for this account at this service (its id): use it, or delete it first.
+    case duplicateIdentity(String)
 
     public var description: String {
         switch self {
@@ -62,6 +67,8 @@ public enum DeviceAuthenticatorError: Error, Equatable, Sendable, CustomStringCo
         case .network(let reason): "The service could not be reached (\(reason))."
         case .service(let status, let error, let description): "The service answered HTTP \(status) \(error)\(description.map { ": \($0)" } ?? "")."
         case .storage(let reason): "The identities could not be stored: \(reason)."
+        case .untrustedService(let host): "This app does not sign in to \(host). Scan codes only from services you use it with."
+        case .duplicateIdentity: "This device already has an identity for this account at this service. Use it, or delete it first."
         }
     }
 }

@@ -213,4 +213,38 @@ struct DeviceAuthenticatorTests {
             #expect(DeviceAuthenticatorError.appNotAllowed.description == "This app cannot be used with this service.")
         }
     }
+
+    @Test("an app made for one service refuses another's codes before sending anything; a second identity for the same account is refused")
+    func trustedServicesAndDuplicates() async throws {
+        try await TestServer.withLiveServer(configure: Self.configure) { server, issuer in
+            let (client, authenticator, storage) = try await Self.prepare(server, issuer: issuer)
+            let registered = try await Self.register(authenticator, server: server, issuer: issuer)
+            let service = try await authenticator.service(at: issuer.appendingPathComponent("authenticator"))
+            // The same account again, however its address is written: the identity it has.
+            await #expect(throws: DeviceAuthenticatorError.duplicateIdentity(registered.id)) {
+                _ = try await authenticator.register(at: service, email: " SAM@example.com", deviceName: "again")
+            }
+            #expect(try await authenticator.identities().count == 1)
+
+            // The same storage, in an app that serves only another company: this service's codes are refused unsent.
+            let elsewhere = DeviceAuthenticator(
+                app: Self.app, storage: storage, trustedServices: [URL(string: "https://id.other.example/authenticator")!])
+            let (payload, _) = try await Self.qrPayload(client)
+            let sessionsBefore = try await server.database.read { sql in
+                try await sql.raw("SELECT COUNT(*) AS n FROM app_logins WHERE identity_id IS NOT NULL").first()?.decode(column: "n", as: Int.self)
+            }
+            await #expect(throws: DeviceAuthenticatorError.untrustedService(issuer.host ?? "")) { _ = try await elsewhere.begin(payload) }
+            await #expect(throws: DeviceAuthenticatorError.untrustedService(issuer.host ?? "")) {
+                _ = try await elsewhere.service(at: issuer.appendingPathComponent("authenticator"))
+            }
+            let sessionsAfter = try await server.database.read { sql in
+                try await sql.raw("SELECT COUNT(*) AS n FROM app_logins WHERE identity_id IS NOT NULL").first()?.decode(column: "n", as: Int.self)
+            }
+            #expect(sessionsBefore == sessionsAfter)
+            // Listed, it is served.
+            let trusting = DeviceAuthenticator(app: Self.app, storage: storage, trustedServices: [issuer.appendingPathComponent("authenticator")])
+            let request = try await trusting.begin(payload)
+            try await trusting.approve(request, pin: Self.pin)
+        }
+    }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import Gatehouse
+@testable import Gatehouse
 import GatehouseProtocol
 import Testing
 
@@ -92,5 +92,32 @@ struct DeviceAuthenticatorUnitTests {
                 #"{"error":"app_version_unsupported","error_description":"This service needs version 2.1.0 of the app or later; update the app."}"#, status: 412
             )
         }
+    }
+
+    @Test("a push's payload is read from APNs' object, FCM's JSON text, or a whole FCM message; other notifications are not ours")
+    func pushPayloads() throws {
+        let expected = PushApprovalPayload(service: Self.serviceURL.absoluteString, identityID: "id-1", sessionID: "s-1")
+        let members = #""service": "https://id.example.com/authenticator", "identity_id": "id-1", "session_id": "s-1""#
+        let apns = #"{"aps": {"alert": {"title": "Sign in?"}}, "gatehouse": {\#(members)}}"#
+        let text = String(decoding: try JSONEncoder().encode(expected), as: UTF8.self)
+        let fcm = try JSONSerialization.data(withJSONObject: ["gatehouse": text])
+        let message = try JSONSerialization.data(withJSONObject: ["data": ["gatehouse": text], "notification": ["title": "Sign in?"]])
+        #expect(DeviceAuthenticator.pushPayload(in: Data(apns.utf8)) == expected)
+        #expect(DeviceAuthenticator.pushPayload(in: fcm) == expected)
+        #expect(DeviceAuthenticator.pushPayload(in: message) == expected)
+        for other in [#"{"aps": {}}"#, #"{"gatehouse": {"service": "x"}}"#, "not json", #"{"gatehouse": 7}"#] {
+            #expect(DeviceAuthenticator.pushPayload(in: Data(other.utf8)) == nil, "\(other)")
+        }
+    }
+
+    @Test("a push is refused unread when it names an identity this device does not have, or a service the app does not serve")
+    func foreignPushes() async throws {
+        let push = Data(#"{"gatehouse": {"service": "https://id.example.com/authenticator", "identity_id": "nobody", "session_id": "s"}}"#.utf8)
+        let any = DeviceAuthenticator(app: Self.app, storage: MemoryTokenStorage(), transport: FixedAnswer(status: 500, body: ""))
+        await #expect(throws: DeviceAuthenticatorError.notAGatehousePush) { _ = try await any.handlePush(push) }
+        let narrow = DeviceAuthenticator(
+            app: Self.app, storage: MemoryTokenStorage(), transport: FixedAnswer(status: 500, body: ""),
+            trustedServices: [URL(string: "https://id.other.example/authenticator")!])
+        await #expect(throws: DeviceAuthenticatorError.untrustedService("id.example.com")) { _ = try await narrow.handlePush(push) }
     }
 }

@@ -60,6 +60,7 @@ struct AuthenticatorConnection: Sendable {
         case (_, "wrong_pin"): return .wrongPIN(attemptsRemaining: problem?.attemptsRemaining ?? 0)
         case (_, "identity_blocked"): return .identityBlocked
         case (_, "session_expired"): return .sessionExpired
+        case (_, "wrong_number"): return .wrongNumber
         case (_, "invalid_code"): return .invalidCode(attemptsRemaining: problem?.attemptsRemaining ?? 0)
         case (_, "expired_code"): return .codeExpired
         case (_, "registration_expired"): return .registrationExpired

@@ -31,6 +31,11 @@ extension DeviceAuthenticator {
     /// - Throws: ``DeviceAuthenticatorError/wrongPIN(attemptsRemaining:)``; ``DeviceAuthenticatorError/identityBlocked`` after the
     ///   last allowed wrong PIN (the identity is marked blocked); ``DeviceAuthenticatorError/sessionExpired``.
     public func approve(_ request: PendingApproval, pin: String) async throws(DeviceAuthenticatorError) {
+        try await approve(request, pin: pin, number: nil)
+    }
+
+    /// Approves with `pin`, and for a pushed sign-in the `number` picked.
+    func approve(_ request: PendingApproval, pin: String, number: Int?) async throws(DeviceAuthenticatorError) {
         let record = try await identity(request.identityID)
         guard PINProtocol.isWellFormed(pin, length: record.pinLength) else { throw .malformedPIN(length: record.pinLength) }
         guard record.state == .registered, let serverKey = record.oprfPublicKey, let sealed = record.sealedSigningKey else {
@@ -62,7 +67,7 @@ extension DeviceAuthenticator {
         let signature = try? signingKey.signature(for: PINProtocol.approvalMessage(sessionID: request.sessionID, challenge: challenge))
         guard let signature else { throw .storage("the signing key could not sign") }
         try await connection.raw(
-            "POST", sessionURL + "/approval", body: AuthenticatorApproval(signature: Base64URL.encode(signature.rawRepresentation)),
+            "POST", sessionURL + "/approval", body: AuthenticatorApproval(signature: Base64URL.encode(signature.rawRepresentation), number: number),
             secret: record.deviceSecret)
     }
 

@@ -43,6 +43,10 @@ public enum DeviceAuthenticatorError: Error, Equatable, Sendable, CustomStringCo
     case untrustedService(String)
     /// The device already has an identity for this account at this service (its id): use it, or delete it first.
     case duplicateIdentity(String)
+    /// The number picked is not the one on the sign-in page: the sign-in was denied, and the account's owner told.
+    case wrongNumber
+    /// The push is not one this app can read (no Gatehouse payload), or names an identity not on this device.
+    case notAGatehousePush
 
     public var description: String {
         switch self {
@@ -69,6 +73,8 @@ public enum DeviceAuthenticatorError: Error, Equatable, Sendable, CustomStringCo
         case .storage(let reason): "The identities could not be stored: \(reason)."
         case .untrustedService(let host): "This app does not sign in to \(host). Scan codes only from services you use it with."
         case .duplicateIdentity: "This device already has an identity for this account at this service. Use it, or delete it first."
+        case .wrongNumber: "That is not the number on the sign-in page, so the sign-in was denied."
+        case .notAGatehousePush: "This notification is not a sign-in request for an identity on this device."
         }
     }
 }

@@ -21,4 +21,7 @@ public struct PendingApproval: Sendable, Equatable {
     public var requesterUserAgent: String?
     /// When the sign-in was requested.
     public var requestedAt: Date?
+    /// For a sign-in that came by push: three numbers, one of them shown on the sign-in page. Ask the person to pick
+    /// it, then ``DeviceAuthenticator/approve(_:number:pin:)``; empty for a scanned QR code.
+    public var numberChoices: [Int] = []
 }

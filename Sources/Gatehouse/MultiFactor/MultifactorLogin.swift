@@ -19,6 +19,7 @@ import GatehouseProtocol
 ///     case .saveRecoveryCodes(let codes): show(codes); return .done
 ///     case .consent(let consent): return await askToAllow(consent) ? .allow : .deny
 ///     case .createPasskey(let optional): return await askToCreatePasskey(optional) ? .allow : .skip
+///     case .approveOnDevice(let number, _): await showNumberAndWait(number); return .done
 ///     }
 /// }
 /// let user = try await login.login(username: "ada", password: password)
@@ -63,6 +64,11 @@ public struct MultifactorLogin: Sendable {
         /// (``Step/chooseEnrollment(factors:optional:)``, ``EnrollmentChange/passkey``), nor without a provider: then
         /// "Not now" is answered where offered.
         case createPasskey(optional: Bool)
+        /// The server sent a push to the account's authenticator app: show `number`, which the person picks there
+        /// before entering the PIN. Answer ``Answer/done`` once they approved (the helper checks; while the approval
+        /// has not arrived, this is asked again with `problem` saying so), ``Answer/resend`` for a new push (a new
+        /// number), or ``Answer/chooseAnother`` for another factor.
+        case approveOnDevice(number: Int, problem: String?)
     }
 
     /// Why a new password is asked for.
@@ -345,9 +351,11 @@ public struct MultifactorLogin: Sendable {
             case .error(let error):
                 // What the person typed (codes, new passwords, a number or address being set up) can be tried
                 // again; everything else is for the caller.
-                let retryable = error.retry.collectors.contains { collector in
-                    collector.field.map { Self.asksThePerson($0, status: error.retry.status) } ?? false
-                }
+                let retryable =
+                    error.retry.step == .push
+                    || error.retry.collectors.contains { collector in
+                        collector.field.map { Self.asksThePerson($0, status: error.retry.status) } ?? false
+                    }
                 guard retryable, error.retry.status != .registration else { throw error.error }
                 problem = error.messages.first?.text
                 node = .continue(error.retry)
@@ -384,6 +392,17 @@ public struct MultifactorLogin: Sendable {
                 passkey.ceremony == .create
                 ? try await passkeys.createPasskey(optionsJSON: passkey.optionsJSON) : try await passkeys.usePasskey(optionsJSON: passkey.optionsJSON)
             return await step.next()
+        }
+        if step.step == .push, let number = step.node.fields.first(where: { $0.key == "number" })?.defaultValue.flatMap({ Int($0) }) {
+            let wanted: FlowActionID
+            switch try await stepHandler(.approveOnDevice(number: number, problem: problem)) {
+            case .done: wanted = .check
+            case .resend: wanted = .resend
+            case .chooseAnother: wanted = .choose
+            default: throw GatehouseError.unsupportedStep(step.id)
+            }
+            guard let action = step.submit(wanted) else { throw GatehouseError.unsupportedStep(step.id) }
+            return await step.next(action)
         }
         if let choice = step.collectors.lazy.compactMap({ if case .singleChoice(let choice) = $0 { choice } else { nil } }).first {
             if choice.key == Self.enrollmentChoiceKey, let change = values[choice.key] {

@@ -16,6 +16,8 @@ public struct SecondFactorKind: RawRepresentable, Hashable, Sendable, CustomStri
     public static let voice = SecondFactorKind(rawValue: "voice")
     /// A passkey: the device's screen lock, a phone nearby, or a security key (through a ``PasskeyProvider``).
     public static let passkey = SecondFactorKind(rawValue: "passkey")
+    /// Approving a push in the account's authenticator app (``MultifactorLogin/Step/approveOnDevice(number:problem:)``).
+    public static let push = SecondFactorKind(rawValue: "push")
     /// A phone number, when choosing what to set up: its codes come by ``sms`` or ``voice``.
     public static let phone = SecondFactorKind(rawValue: "phone")
 

@@ -32,11 +32,14 @@ public struct AuthenticatorSession: Codable, Sendable, Equatable {
     public var requesterUserAgent: String?
     /// When the sign-in was requested, in seconds since 1970.
     public var requestedAt: Int64?
+    /// For a sign-in sent by push: three two-digit numbers, one of them the number the browser shows. The person
+    /// picks it (number matching), so a push they did not ask for cannot be approved by reflex.
+    public var numberChoices: [Int]?
 
     /// A claimed sign-in.
     public init(
         sessionID: String, serviceName: String, clientName: String, username: String, expiresIn: Int64,
-        requesterAddress: String? = nil, requesterUserAgent: String? = nil, requestedAt: Int64? = nil
+        requesterAddress: String? = nil, requesterUserAgent: String? = nil, requestedAt: Int64? = nil, numberChoices: [Int]? = nil
     ) {
         self.sessionID = sessionID
         self.serviceName = serviceName
@@ -46,6 +49,7 @@ public struct AuthenticatorSession: Codable, Sendable, Equatable {
         self.requesterAddress = requesterAddress
         self.requesterUserAgent = requesterUserAgent
         self.requestedAt = requestedAt
+        self.numberChoices = numberChoices
     }
 
     enum CodingKeys: String, CodingKey {
@@ -57,6 +61,7 @@ public struct AuthenticatorSession: Codable, Sendable, Equatable {
         case requesterAddress = "requester_address"
         case requesterUserAgent = "requester_user_agent"
         case requestedAt = "requested_at"
+        case numberChoices = "number_choices"
     }
 }
 
@@ -65,10 +70,30 @@ public struct AuthenticatorSession: Codable, Sendable, Equatable {
 public struct AuthenticatorApproval: Codable, Sendable, Equatable {
     /// The device key's ECDSA P-256 signature over the server's challenge, base64url.
     public var signature: String
+    /// For a sign-in sent by push: the number the person picked among ``AuthenticatorSession/numberChoices``. A
+    /// wrong one denies the sign-in and counts as a wrong guess.
+    public var number: Int?
 
-    /// An approval carrying `signature`.
-    public init(signature: String) {
+    /// An approval carrying `signature` (and, for a push, the number picked).
+    public init(signature: String, number: Int? = nil) {
         self.signature = signature
+        self.number = number
+    }
+}
+
+/// Declines a session (`…/abort`); with ``reportFraud`` the person says they did not ask for it: the owner is told
+/// and the audit trail records it.
+public struct AuthenticatorDenial: Codable, Sendable, Equatable {
+    /// "This wasn't me."
+    public var reportFraud: Bool
+
+    /// A denial, reported as fraud or not.
+    public init(reportFraud: Bool) {
+        self.reportFraud = reportFraud
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case reportFraud = "report_fraud"
     }
 }
 

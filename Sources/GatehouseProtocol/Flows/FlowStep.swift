@@ -55,6 +55,9 @@ public enum FlowStep: String, Codable, Sendable, CaseIterable {
     case smsCode = "mfa.sms"
     /// A code read out in a phone call as the second factor.
     case voiceCode = "mfa.voice"
+    /// A push sent to the authenticator app: the node shows a number, which the person picks in the app before
+    /// entering the PIN; the node's `check` goes on once approved.
+    case push = "mfa.push"
     // Registration.
     /// The new account's profile and password.
     case register = "register.profile"
@@ -112,6 +115,7 @@ public enum FlowStep: String, Codable, Sendable, CaseIterable {
         case .verifyPhone: [.submit, .resend, .skip]
         case .recoveryIdentify, .recoveryChoose: [.submit, .cancel]
         case .appLogin: [.check, .newCode, .password]
+        case .push: [.check, .resend, .choose]
         case .consent: [.submit, .deny]
         }
     }
@@ -124,7 +128,7 @@ public enum FlowStep: String, Codable, Sendable, CaseIterable {
             .enrollPasskey, .enrollMethod,
             .enrollPhone, .enrollPhoneCode, .enrollEmail, .enrollEmailCode, .recoveryCodes, .emailCode, .smsCode, .voiceCode, .verifyEmail,
             .verifyPhone, .recoveryIdentify, .recoveryChoose, .resetCode, .recoveryPassword, .unlockCode, .passwordWarning, .passwordExpired,
-            .enrollChoose, .appLogin, .consent:
+            .enrollChoose, .appLogin, .consent, .push:
             false
         }
     }

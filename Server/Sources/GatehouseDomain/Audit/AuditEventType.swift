@@ -53,6 +53,9 @@ public enum AuditEventType: String, Sendable, Codable, CaseIterable {
     case registrationTokenRevoked = "registration_token.revoked"
     case deviceIdentityUnblocked = "device_identity.unblocked"
     case deviceIdentityDeleted = "device_identity.deleted"
+    /// A sign-in pushed to an authenticator app was denied there: a wrong number picked (`reason=wrong_number`), or
+    /// reported by the person as not theirs (`reason=reported`).
+    case pushDenied = "push.denied"
     case keysRotated = "keys.rotated"
     case adminTokenCreated = "admin_token.created"
     case adminTokenRevoked = "admin_token.revoked"

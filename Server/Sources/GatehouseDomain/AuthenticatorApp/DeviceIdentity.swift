@@ -1,3 +1,5 @@
+import GatehouseProtocol
+
 /// An authenticator app's identity for one account: registered by confirming the account's email, then
 /// protected by a PIN that only the server can help check (see ``PINKeyring``).
 public struct DeviceIdentity: Sendable, Equatable {
@@ -27,9 +29,22 @@ public struct DeviceIdentity: Sendable, Equatable {
     public var pinFailures: Int
     public var createdAt: Int64
     public var lastUsedAt: Int64?
+    /// Where the identity's pushes go, once the app registered a token.
+    public var push: PushTarget?
 
     /// The state with `limit` wrong PINs allowed in a row.
     public func state(limit: Int) -> State {
         state == .registered && pinFailures >= limit ? .blocked : state
+    }
+}
+
+/// Where pushes for a device identity go: the platform and the token the app registered.
+public struct PushTarget: Sendable, Equatable {
+    public var platform: PushPlatform
+    public var token: String
+
+    public init(platform: PushPlatform, token: String) {
+        self.platform = platform
+        self.token = token
     }
 }

@@ -108,6 +108,47 @@ public struct DeviceIdentityStore: Sendable {
         }
     }
 
+    /// Where the registered identity `id` gets its pushes from now on (`nil` stops them); `false` when it is not
+    /// registered. A token another identity had moves here: a device reinstalled keeps one token for one identity.
+    package func setPush(_ id: String, to target: PushTarget?) async throws -> Bool {
+        let now = clock.now()
+        return try await database.transaction { sql in
+            if let target {
+                try await sql.raw(
+                    """
+                    UPDATE device_identities SET push_platform = NULL, push_token = NULL, updated_at = \(bind: now)
+                    WHERE push_token = \(bind: target.token) AND push_platform = \(bind: target.platform.rawValue) AND id <> \(bind: id)
+                    """
+                ).run()
+            }
+            return try await sql.raw(
+                """
+                UPDATE device_identities SET push_platform = \(bind: target?.platform.rawValue), push_token = \(bind: target?.token),
+                    updated_at = \(bind: now)
+                WHERE id = \(bind: id) AND state = \(bind: DeviceIdentity.State.registered.rawValue) RETURNING id
+                """
+            ).first() != nil
+        }
+    }
+
+    /// Forgets `target` wherever it is registered: the platform said the token is no longer valid.
+    package func forgetPush(_ target: PushTarget) async throws {
+        let now = clock.now()
+        try await database.transaction { sql in
+            try await sql.raw(
+                """
+                UPDATE device_identities SET push_platform = NULL, push_token = NULL, updated_at = \(bind: now)
+                WHERE push_token = \(bind: target.token) AND push_platform = \(bind: target.platform.rawValue)
+                """
+            ).run()
+        }
+    }
+
+    /// The registered identities of `userID` that can receive a push and are not blocked after `limit` wrong PINs.
+    package func pushable(userID: String, limit: Int) async throws -> [DeviceIdentity] {
+        try await list(userID: userID).filter { $0.push != nil && $0.state(limit: limit) == .registered }
+    }
+
     /// Deletes the identity; `false` when it was gone already.
     public func delete(_ id: String) async throws -> Bool {
         try await database.transaction { sql in
@@ -152,7 +193,10 @@ public struct DeviceIdentityStore: Sendable {
             publicKey: try row.decode(column: "public_key", as: String?.self),
             pinFailures: try row.decode(column: "pin_failures", as: Int.self),
             createdAt: try row.decode(column: "created_at", as: Int64.self),
-            lastUsedAt: try row.decode(column: "last_used_at", as: Int64?.self)
+            lastUsedAt: try row.decode(column: "last_used_at", as: Int64?.self),
+            push: try row.decode(column: "push_token", as: String?.self).flatMap { token in
+                try row.decode(column: "push_platform", as: String?.self).flatMap(PushPlatform.init).map { PushTarget(platform: $0, token: token) }
+            }
         )
     }
 }

@@ -35,12 +35,14 @@ package enum MessageTemplate: String, Sendable, CaseIterable {
     case deviceLink = "device_link"
     /// Told when wrong codes or passwords blocked a journey of the account for a while (the code is the journey's name).
     case guessesBlocked = "guesses_blocked"
+    /// Told when a sign-in pushed to the authenticator app was denied there: a wrong number, or "this wasn't me".
+    case pushDenied = "push_denied"
 
     /// Warnings to the account's owner about something that happened to it. They are counted against their own
     /// hourly budget, apart from codes, which anyone who knows an address can have sent to it.
     package static let securityNotices: [MessageTemplate] = [
         .authenticatorChanged, .recoveryCodesChanged, .phoneChanged, .emailChanged, .passkeyAdded, .guessesBlocked, .passwordChanged, .factorRemoved,
-        .accountDeleted, .signInMethodRemoved,
+        .accountDeleted, .signInMethodRemoved, .pushDenied,
     ]
 
     package var isSecurityNotice: Bool { Self.securityNotices.contains(self) }

@@ -19,12 +19,17 @@ package struct ClientAssertionSigner: Sendable {
         guard let pem = try? String(contentsOfFile: pemFile, encoding: .utf8) else {
             throw ConfigurationError("The private key file \(pemFile) cannot be read.")
         }
+        try self.init(pem: pem, keyID: keyID, source: "The private key file \(pemFile)")
+    }
+
+    /// A signer with the key in `pem`; `source` names where it came from in the error when it is not a usable key.
+    package init(pem: String, keyID: String?, source: String) throws {
         if let key = try? P256.Signing.PrivateKey(pemRepresentation: pem) {
             self.key = .p256(key)
         } else if let key = try? _RSA.Signing.PrivateKey(pemRepresentation: pem), key.keySizeInBits >= 2048 {
             self.key = .rsa(key)
         } else {
-            throw ConfigurationError("The private key file \(pemFile) holds neither a P-256 key nor an RSA key of at least 2048 bits (PEM).")
+            throw ConfigurationError("\(source) holds neither a P-256 key nor an RSA key of at least 2048 bits (PEM).")
         }
         self.keyID = keyID
     }

@@ -113,6 +113,25 @@ extension FlowStore {
         /// A passkey ceremony under way: its challenge (single use, renewed after a failed attempt) and the options
         /// the node hands the browser.
         package var passkey: PasskeyCeremony?
+        /// A push sent to an authenticator app, waiting for its approval.
+        package var push: PendingPush?
+    }
+}
+
+/// A sign-in push waiting in the authenticator app: its session, the number the node shows, and where it went.
+package struct PendingPush: Codable, Sendable, Equatable {
+    package var sessionID: String
+    package var number: Int
+    /// The device's name, as registered, to say where the push went.
+    package var deviceName: String?
+    /// When it was sent: another is sent only after the code resend delay.
+    package var sentAt: Int64
+
+    package init(sessionID: String, number: Int, deviceName: String?, sentAt: Int64) {
+        self.sessionID = sessionID
+        self.number = number
+        self.deviceName = deviceName
+        self.sentAt = sentAt
     }
 }
 

@@ -16,6 +16,8 @@ package enum StepFamily: Sendable, Equatable {
     case enrollmentChoice
     case appLogin
     case consent
+    /// Approving a push in the authenticator app, with the number the node shows.
+    case push
 
     /// Username and password, together or one after the other.
     package enum SignIn: Sendable, Equatable { case credentials, identify, password }
@@ -77,6 +79,7 @@ extension FlowStep {
         case .enrollChoose: .enrollmentChoice
         case .appLogin: .appLogin
         case .consent: .consent
+        case .push: .push
         }
     }
 }

@@ -52,6 +52,8 @@ package struct OAuthError: Error, Sendable {
         case invalidDevice = "invalid_device"
         case identityBlocked = "identity_blocked"
         case wrongPIN = "wrong_pin"
+        /// A pushed sign-in answered with another number than the browser shows: it is denied.
+        case wrongNumber = "wrong_number"
         case sessionExpired = "session_expired"
         case accountLocked = "account_locked"
         case appNotAllowed = "app_not_allowed"
@@ -61,7 +63,7 @@ package struct OAuthError: Error, Sendable {
         package var status: HTTPResponse.Status {
             switch self {
             case .invalidClient, .invalidToken, .invalidDevice, .wrongPIN, .insufficientUserAuthentication: .unauthorized
-            case .insufficientScope, .accountLocked, .identityBlocked: .forbidden
+            case .insufficientScope, .accountLocked, .identityBlocked, .wrongNumber: .forbidden
             case .tooManyAttempts, .resendTooSoon, .tooManyRegistrations: .tooManyRequests
             case .expiredCode, .registrationExpired, .sessionExpired: .gone
             case .invalidState: .conflict

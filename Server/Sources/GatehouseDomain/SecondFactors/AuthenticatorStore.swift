@@ -25,8 +25,9 @@ package struct AuthenticatorStore: Sendable {
         case replayed
     }
 
-    /// The second factors `userID` enrolled: passkeys, the authenticator app and its unused recovery codes, a phone
-    /// number (both ways of getting its codes, the one chosen at enrollment first) and the email address.
+    /// The second factors `userID` enrolled: passkeys, pushes to a registered authenticator app, the authenticator
+    /// (TOTP) app and its unused recovery codes, a phone number (both ways of getting its codes, the one chosen at
+    /// enrollment first) and the email address.
     package func enrolledFactors(userID: String) async throws -> [SecondFactor] {
         try await database.read { sql in
             // One round trip for the authenticators and whether any passkey exists (its own table).
@@ -34,15 +35,20 @@ package struct AuthenticatorStore: Sendable {
                 """
                 SELECT kind, parameters FROM authenticators WHERE user_id = \(bind: userID)
                 UNION ALL SELECT 'passkey', '' WHERE EXISTS (SELECT 1 FROM passkeys WHERE user_id = \(bind: userID))
+                UNION ALL SELECT 'push', '' WHERE EXISTS (
+                    SELECT 1 FROM device_identities WHERE user_id = \(bind: userID) AND state = 'registered' AND push_token IS NOT NULL)
                 """
             ).all()
             var factors: [SecondFactor] = []
             var totp = false
             var passkey = false
+            var push = false
             for row in rows {
                 switch try row.decode(column: "kind", as: String.self) {
                 case "passkey":
                     passkey = true
+                case "push":
+                    push = true
                 case Kind.totp:
                     totp = true
                 case Kind.phone:
@@ -54,7 +60,7 @@ package struct AuthenticatorStore: Sendable {
                     continue
                 }
             }
-            let first: [SecondFactor] = passkey ? [.passkey] : []
+            let first: [SecondFactor] = (passkey ? [.passkey] : []) + (push ? [.push] : [])
             guard totp else { return first + factors }
             let recovery = try await sql.raw("SELECT code_hash FROM recovery_codes WHERE user_id = \(bind: userID) AND used_at IS NULL").first() != nil
             return first + [.totp] + factors + (recovery ? [.recoveryCode] : [])
@@ -228,7 +234,8 @@ package struct AuthenticatorStore: Sendable {
         case .totp: kind = Kind.totp
         case .sms, .voice: kind = Kind.phone
         case .email: kind = Kind.email
-        case .passkey, .recoveryCode: return false
+        // Passkeys are removed from their own store, pushes with their device identity.
+        case .passkey, .recoveryCode, .push: return false
         }
         return try await database.transaction { sql in
             let removed =

@@ -14,6 +14,9 @@ public enum SecondFactor: String, Sendable, Codable, CaseIterable {
     case voice
     /// One of the single-use codes handed out when TOTP was enrolled; a fallback, never enrolled on its own.
     case recoveryCode = "recovery_code"
+    /// A push to a registered authenticator app: the person picks the number the browser shows and enters the PIN.
+    /// Set up in the app (a device identity with a push token), never in a flow.
+    case push
 
     /// How the choice reads on a node.
     package var label: String {
@@ -24,6 +27,7 @@ public enum SecondFactor: String, Sendable, Codable, CaseIterable {
         case .sms: "Code sent by text message"
         case .voice: "Code read out in a phone call"
         case .recoveryCode: "Recovery code"
+        case .push: "Approve on your phone"
         }
     }
 
@@ -37,6 +41,8 @@ public enum SecondFactor: String, Sendable, Codable, CaseIterable {
         case .sms: "sms"
         // RFC 8176: confirmation by telephone call.
         case .voice: "tel"
+        // RFC 8176: a software-secured key, unlocked by a PIN the server checked (``pushMethods``).
+        case .push: "swk"
         }
     }
 
@@ -46,7 +52,7 @@ public enum SecondFactor: String, Sendable, Codable, CaseIterable {
         case .email: .email
         case .sms: .sms
         case .voice: .voice
-        case .passkey, .totp, .recoveryCode: nil
+        case .passkey, .totp, .recoveryCode, .push: nil
         }
     }
 

@@ -118,6 +118,7 @@ extension LoginFlow {
             try await startPasskeyChallenge(&state, user: user)
             return nil
         }
+        if factor == .push { return try await startPush(id, state: &state, user: user) }
         guard let channel = factor.channel else {
             state.step = Self.challengeStep(for: factor)
             return nil
@@ -201,6 +202,8 @@ extension LoginFlow {
             return try await complete(id, state: next.adding(.recoveryCode), user: user)
         case (.passkey, _):
             return try await usePasskey(id, state: state, values: values, user: user)
+        case (FlowStep.push, _):
+            return try await advancePush(id, state: state, action: action, user: user)
         case (FlowStep.enrollTOTP, _):
             guard let generator = pendingTOTP(state) else { return .gone }
             guard let guess = try await takeCodeCheck(id, state: state) else { return try await guessesUsedUp(id) }
@@ -266,6 +269,7 @@ extension LoginFlow {
         case .sms: FlowStep.smsCode
         case .voice: FlowStep.voiceCode
         case .recoveryCode: FlowStep.recoveryCode
+        case .push: FlowStep.push
         }
     }
 

@@ -18,6 +18,10 @@ package struct LoginFlow: Sendable {
     package let resources: ResourceStore
     package let consents: ConsentStore
     package let appLogins: AppLoginStore
+    /// Authenticator apps' identities, for pushes to them.
+    package let deviceIdentities: DeviceIdentityStore
+    /// Sends sign-in pushes to authenticator apps.
+    package let pushes: PushNotifier
     package let oneTimeCodes: OneTimeCodeStore
     package let audit: AuditLog
     /// Checks passwords, with the per-account and per-source limits.
@@ -50,7 +54,8 @@ package struct LoginFlow: Sendable {
 
     package init(
         flows: FlowStore, users: UserStore, authenticators: AuthenticatorStore, passkeys: PasskeyStore, federatedIdentities: FederatedIdentityStore,
-        clients: ClientStore, resources: ResourceStore, consents: ConsentStore, appLogins: AppLoginStore, oneTimeCodes: OneTimeCodeStore, audit: AuditLog,
+        clients: ClientStore, resources: ResourceStore, consents: ConsentStore, appLogins: AppLoginStore, deviceIdentities: DeviceIdentityStore,
+        pushes: PushNotifier, oneTimeCodes: OneTimeCodeStore, audit: AuditLog,
         authenticator: PasswordAuthenticator, hasher: PasswordHasher,
         codeGuesses: CodeGuesses, courier: Courier, deviceCookies: DeviceCookie, upstreams: UpstreamDirectory, federatedTokens: SecretBox,
         database: any Database, clock: UnixClock, logger: Logger, settings: FlowSettings
@@ -64,6 +69,8 @@ package struct LoginFlow: Sendable {
         self.resources = resources
         self.consents = consents
         self.appLogins = appLogins
+        self.deviceIdentities = deviceIdentities
+        self.pushes = pushes
         self.oneTimeCodes = oneTimeCodes
         self.audit = audit
         self.authenticator = authenticator
@@ -134,6 +141,7 @@ package struct LoginFlow: Sendable {
             // Without a pending code (a flow stored by an older version), the app's node is the sign-in it came from.
             case .appLogin: appLoginNode(for: state, messages: messages) ?? signInNode(.credentials, for: state, messages: messages)
             case .consent: consentNode(for: state, messages: messages)
+            case .push: pushNode(for: state, messages: messages)
             }
         node.codeSource = Self.codeSource(for: state)
         // What the OpenAPI document promises per step (`FlowStep.actions`); the debug builds the tests run check it.
@@ -155,7 +163,7 @@ package struct LoginFlow: Sendable {
         case .resetCode: state.recoveryChannel?.codeSource ?? .email
         case .credentials, .identify, .password, .emailSignIn, .linkAccount, .chooseFactor, .passkey, .enrollOffer, .enrollPasskey,
             .enrollMethod, .recoveryCodes, .register, .recoveryIdentify, .recoveryChoose, .recoveryPassword,
-            .passwordWarning, .passwordExpired, .enrollChoose, .appLogin, .consent:
+            .passwordWarning, .passwordExpired, .enrollChoose, .appLogin, .consent, .push:
             nil
         }
     }
@@ -317,7 +325,7 @@ package struct LoginFlow: Sendable {
         case .emailSignIn, .emailSignInCode:
             return try await advanceEmailSignIn(id, state: state, action: action, values: values)
         case .chooseFactor, .totp, .recoveryCode, .enrollOffer, .enrollTOTP, .recoveryCodes, .emailCode, .smsCode, .voiceCode, .enrollMethod, .enrollPhone,
-            .enrollPhoneCode, .enrollEmail, .enrollEmailCode, .passkey, .enrollPasskey:
+            .enrollPhoneCode, .enrollEmail, .enrollEmailCode, .passkey, .enrollPasskey, .push:
             return try await advanceSecondFactor(id, state: state, action: action, values: values)
         case .register, .verifyEmail, .verifyPhone:
             return try await advanceRegistration(id, state: state, action: action, values: values)

@@ -685,5 +685,15 @@ package enum SchemaMigrations {
                 // The security profile a client is held to (fapi2), NULL for none.
                 "ALTER TABLE clients ADD COLUMN profile TEXT",
             ]),
+        // Push approval: where a device identity's pushes go, and the number a pushed sign-in shows in the browser with
+        // the three the app offers (fixed per session, so asking twice reveals nothing).
+        Migration(
+            version: 42, name: "push approval with number matching",
+            statements: [
+                "ALTER TABLE device_identities ADD COLUMN push_platform TEXT",
+                "ALTER TABLE device_identities ADD COLUMN push_token TEXT",
+                "ALTER TABLE app_logins ADD COLUMN number INTEGER",
+                "ALTER TABLE app_logins ADD COLUMN number_choices TEXT",
+            ]),
     ]
 }

@@ -136,7 +136,8 @@ extension AccountPage {
 
     /// The factors the page lists, one entry each: a phone is one factor whichever way its codes come.
     static func removable(_ factors: [SecondFactor]) -> [SecondFactor] {
-        factors.filter { $0 != .voice && $0 != .passkey && $0 != .recoveryCode }
+        // Pushes go with their device identity (removed on the account page's devices), not as a factor.
+        factors.filter { $0 != .voice && $0 != .passkey && $0 != .recoveryCode && $0 != .push }
     }
 
     /// What the page calls `factor`.
@@ -144,7 +145,7 @@ extension AccountPage {
         switch factor {
         case .sms, .voice: "Codes to your phone"
         case .totp: "Authenticator app (with its recovery codes)"
-        case .email, .passkey, .recoveryCode: factor.label
+        case .email, .passkey, .recoveryCode, .push: factor.label
         }
     }
 

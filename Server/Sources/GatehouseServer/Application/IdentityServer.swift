@@ -43,6 +43,8 @@ public final class IdentityServer: Sendable {
     let upstreams: UpstreamDirectory
     let oneTimeCodes: OneTimeCodeStore
     let deviceIdentities: DeviceIdentityStore
+    /// Sends sign-in pushes to authenticator apps (or keeps them in the outbox).
+    let pushes: PushNotifier
     let appLogins: AppLoginStore
     /// Devices signing in with a user code typed elsewhere (RFC 8628).
     let deviceAuthorizations: DeviceAuthorizationStore
@@ -74,7 +76,7 @@ public final class IdentityServer: Sendable {
         do {
             let hasher = PasswordHasher(parameters: configuration.passwordHashing, maxConcurrentHashes: configuration.maxConcurrentHashes)
             let decoyHash = try await hasher.hash(SecureRandom.token())
-            let server = IdentityServer(
+            let server = try IdentityServer(
                 configuration: configuration, database: database, clock: clock, logger: logger,
                 hasher: hasher, secret: secret, decoyHash: decoyHash)
             try await server.keyStore.ensureActiveKeys(box: server.signingKeyBox)
@@ -103,7 +105,7 @@ public final class IdentityServer: Sendable {
     private init(
         configuration: ServerConfiguration, database: any Database, clock: UnixClock, logger: Logger, hasher: PasswordHasher, secret: ServerSecret,
         decoyHash: String
-    ) {
+    ) throws {
         self.configuration = configuration
         self.issuer = configuration.resolvedIssuer
         // Stores' transactions join the one a flow submission runs in (see ``TransactionScope``).
@@ -142,6 +144,9 @@ public final class IdentityServer: Sendable {
             database: database, clock: clock, policy: configuration.oneTimeCodes,
             box: SecretBox(serverSecret: secret.bytes, purpose: OneTimeCodeStore.purpose))
         deviceIdentities = DeviceIdentityStore(database: database, clock: clock)
+        pushes = try PushNotifier(settings: configuration.push, clock: clock, logger: logger) { [deviceIdentities] target in
+            try? await deviceIdentities.forgetPush(target)
+        }
         appLogins = AppLoginStore(database: database, clock: clock, box: SecretBox(serverSecret: secret.bytes, purpose: AppLoginStore.purpose))
         appLoginWatcher = AppLoginWatcher(store: appLogins)
         dpopNonces = DPoPNonces(clock: clock, secret: secret)
@@ -163,7 +168,8 @@ public final class IdentityServer: Sendable {
             clock: clock, logger: logger, serviceName: configuration.serviceName)
         loginFlow = LoginFlow(
             flows: flows, users: users, authenticators: authenticators, passkeys: passkeys, federatedIdentities: federatedIdentities,
-            clients: clients, resources: resources, consents: consents, appLogins: appLogins, oneTimeCodes: oneTimeCodes, audit: audit,
+            clients: clients, resources: resources, consents: consents, appLogins: appLogins, deviceIdentities: deviceIdentities, pushes: pushes,
+            oneTimeCodes: oneTimeCodes, audit: audit,
             authenticator: authenticator, hasher: hasher,
             codeGuesses: codeGuesses, courier: courier, deviceCookies: deviceCookies, upstreams: upstreams, federatedTokens: federatedTokens,
             database: database, clock: clock, logger: logger, settings: configuration.flowSettings)

@@ -52,10 +52,12 @@ extension AuthenticatorController {
         return JSONResponse.make(PINEvaluation(evaluation: evaluation, challenge: challenge, attemptsRemaining: policy.maxPINAttempts - failures))
     }
 
-    func approve(_ request: Request, sessionID: String) async throws -> Response {
+    func approve(_ request: Request, sessionID: String, source: ClientAddress) async throws -> Response {
         let identity = try await device(request)
         let body = try await JSONRequest.decode(AuthenticatorApproval.self, from: request)
         guard let challenge = try await appLogins.challenge(sessionID, identityID: identity.id) else { throw OAuthError.sessionExpired }
+        // A pushed sign-in: the number first, which denies it when wrong whatever the PIN.
+        try await checkNumber(body.number, sessionID: sessionID, identity: identity, source: source)
         guard let key = identity.publicKey.flatMap(Base64URL.decode).flatMap({ try? P256.Signing.PublicKey(x963Representation: $0) }),
             let signatureBytes = Base64URL.decode(body.signature),
             let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes),
@@ -81,8 +83,11 @@ extension AuthenticatorController {
 
     func abort(_ request: Request, sessionID: String) async throws -> Response {
         let identity = try await device(request)
+        // An empty body declines; `report_fraud` says the person did not ask for this sign-in.
+        let denial = try await JSONRequest.decodeIfPresent(AuthenticatorDenial.self, from: request)
         guard try await appLogins.abort(sessionID, identityID: identity.id) else { throw OAuthError.sessionExpired }
-        logger.info("QR sign-in cancelled in the app", metadata: ["identity": "\(identity.id)"])
+        logger.info("Sign-in cancelled in the app", metadata: ["identity": "\(identity.id)"])
+        if denial?.reportFraud == true { try await denied(identity, reason: "reported") }
         return JSONResponse.make(AuthenticatorSessionStatus(status: AppLoginStore.Status.aborted.rawValue))
     }
 

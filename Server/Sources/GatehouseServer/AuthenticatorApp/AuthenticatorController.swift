@@ -61,12 +61,18 @@ struct AuthenticatorController: Sendable {
         router.post("/authenticator/registration/activation") { request, _ in try await activate(request) }
         router.get("/authenticator/identity") { request, _ in try await identityStatus(request) }
         router.delete("/authenticator/identity") { request, _ in try await deleteIdentity(request) }
+        router.put("/authenticator/identity/push") { request, _ in try await registerPush(request) }
+        router.delete("/authenticator/identity/push") { request, _ in try await unregisterPush(request) }
         router.post("/authenticator/sessions") { request, _ in try await claimSession(request) }
+        router.get("/authenticator/sessions/:session") { request, context in
+            try await pushedSession(request, sessionID: context.parameters.get("session") ?? "")
+        }
         router.post("/authenticator/sessions/:session/pin-evaluation") { request, context in
             try await evaluatePIN(request, sessionID: context.parameters.get("session") ?? "")
         }
         router.post("/authenticator/sessions/:session/approval") { request, context in
-            try await approve(request, sessionID: context.parameters.get("session") ?? "")
+            try await approve(
+                request, sessionID: context.parameters.get("session") ?? "", source: ClientAddress(of: request, context: context, trusting: proxies))
         }
         router.post("/authenticator/sessions/:session/abort") { request, context in
             try await abort(request, sessionID: context.parameters.get("session") ?? "")

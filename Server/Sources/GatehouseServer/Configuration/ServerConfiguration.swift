@@ -60,6 +60,8 @@ public struct ServerConfiguration: Sendable, Decodable {
     public var oneTimeCodes = OneTimeCodePolicy()
     /// How emails and text messages are delivered.
     public var courier = CourierConfiguration()
+    /// Sign-in pushes to authenticator apps (APNs, FCM); without it they stay in the outbox.
+    public var push = PushSettings()
     /// Sign-in by QR code, approved in an authenticator app with a PIN.
     public var authenticator = AuthenticatorPolicy()
     /// Passkeys: the relying party id, origins and what authenticators are asked for.
@@ -130,6 +132,7 @@ public struct ServerConfiguration: Sendable, Decodable {
         try file.update(&fapi2, .fapi2)
         try file.update(&oneTimeCodes, .oneTimeCodes)
         try file.update(&courier, .courier)
+        try file.update(&push, .push)
         try file.update(&authenticator, .authenticator)
         try file.update(&webAuthn, .webAuthn)
         try file.update(&identityProviders, .identityProviders)
@@ -152,7 +155,7 @@ public struct ServerConfiguration: Sendable, Decodable {
     /// The configuration file's keys.
     enum CodingKeys: String, CodingKey, CaseIterable {
         case host, port, database, issuer, secret, demo, registration, account, courier, authenticator, connections, audit, metrics, tracing
-        case housekeeping, dpop
+        case housekeeping, dpop, push
         case dynamicRegistration = "dynamic_registration"
         case clientMetadataDocuments = "client_metadata_documents"
         case backchannelLogout = "backchannel_logout"
@@ -199,6 +202,7 @@ public struct ServerConfiguration: Sendable, Decodable {
 
     /// Checks the values that a typo could make dangerous or meaningless.
     public func validate() throws {
+        try push.validate()
         guard (0...65535).contains(port) else {
             throw ConfigurationError("The port must be between 0 and 65535, not \(port).", key: "port")
         }

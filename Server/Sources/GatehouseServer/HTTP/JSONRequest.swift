@@ -25,6 +25,13 @@ enum JSONRequest {
         return try decode(T.self, from: data)
     }
 
+    /// A body that may be left out: `nil` without one (no content type, nothing sent).
+    static func decodeIfPresent<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T? {
+        guard request.headers[.contentType] != nil else { return nil }
+        let data = try await body(of: request)
+        return data.isEmpty ? nil : try decode(T.self, from: data)
+    }
+
     private static func body(of request: Request) async throws -> Data {
         guard request.headers[.contentType]?.lowercased().hasPrefix("application/json") == true else {
             throw HTTPError(.unsupportedMediaType, message: "Send the request body as application/json.")

@@ -33,6 +33,8 @@ struct SDKMultiFactorTests {
                 return .deny  // this person's app is first-party: never asked
             case .createPasskey:
                 return .skip  // this app has no passkey provider: never asked
+            case .approveOnDevice:
+                return .chooseAnother  // no authenticator app here: PushApprovalTests covers it
             case .chooseFactor(let factors):
                 return .choose(preferRecoveryCode && factors.contains(.recoveryCode) ? .recoveryCode : .totp)
             case .chooseMethod(let methods):

@@ -1,7 +1,8 @@
 import Foundation
-@testable import Gatehouse
 import GatehouseProtocol
 import Testing
+
+@testable import Gatehouse
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -185,6 +185,8 @@ public struct AdminDevice: Codable, Sendable {
     public var pinFailures: Int
     public var createdAt: Int64
     public var lastUsedAt: Int64?
+    /// Where its sign-in pushes go (`apns`, `fcm`), once the app registered a token.
+    public var pushPlatform: String?
 
     /// `limit`: the wrong PINs that block an identity, so a blocked one shows as `blocked`.
     public init(_ identity: DeviceIdentity, limit: Int) {
@@ -196,6 +198,7 @@ public struct AdminDevice: Codable, Sendable {
         pinFailures = identity.pinFailures
         createdAt = identity.createdAt
         lastUsedAt = identity.lastUsedAt
+        pushPlatform = identity.push?.platform.rawValue
     }
 
     enum CodingKeys: String, CodingKey {
@@ -205,6 +208,7 @@ public struct AdminDevice: Codable, Sendable {
         case pinFailures = "pin_failures"
         case createdAt = "created_at"
         case lastUsedAt = "last_used_at"
+        case pushPlatform = "push_platform"
     }
 }
 

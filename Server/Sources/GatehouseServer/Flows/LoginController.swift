@@ -63,12 +63,17 @@ struct LoginController: Sendable {
     func appLoginStatus(_ request: Request) async throws -> Response {
         let parameters = FormParameters(encoded: request.uri.query ?? "")
         guard let id = parameters["flow"], let binding = cookies.value(cookies.loginName, in: request),
-            let state = try await flows.find(id, owner: .browser(binding: binding)), case .signIn(let pending?) = state.journey
+            let state = try await flows.find(id, owner: .browser(binding: binding)), let sessionID = Self.appSession(of: state)
         else {
             return PageRenderer.error(title: "Sign-in expired", message: LoginMessages.hostedExpired, status: .notFound)
         }
-        return AppLoginStatusStream(watcher: appLoginWatcher, accessCodeLifetime: accessCodeLifetime).response(
-            sessionID: pending.sessionID, flowID: id)
+        return AppLoginStatusStream(watcher: appLoginWatcher, accessCodeLifetime: accessCodeLifetime).response(sessionID: sessionID, flowID: id)
+    }
+
+    /// The session the authenticator app answers for this flow: the QR code's, or the push's.
+    static func appSession(of state: FlowStore.LoginState) -> String? {
+        if case .signIn(let pending?) = state.journey { return pending.sessionID }
+        return state.secondFactor.push?.sessionID
     }
 
     func submit(_ request: Request, source: ClientAddress) async throws -> Response {

@@ -6,7 +6,7 @@ import Gatehouse
 struct AuthenticatorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "authenticator",
-        abstract: "Act as an authenticator app: register device identities and approve QR sign-ins with a PIN.",
+        abstract: "Act as an authenticator app: register device identities, approve QR sign-ins and pushes with a PIN.",
         discussion: """
             Identities are kept in the SDK's encrypted file store under the client folder (--home). The PIN never leaves
             this machine, and the stored identity cannot be used to check PIN guesses: every guess goes to the server,
@@ -15,7 +15,7 @@ struct AuthenticatorCommand: AsyncParsableCommand {
         subcommands: [
             AuthenticatorRegisterCommand.self, AuthenticatorConfirmCommand.self, AuthenticatorSetPINCommand.self,
             AuthenticatorListCommand.self, AuthenticatorApproveCommand.self, AuthenticatorSignInCommand.self,
-            AuthenticatorDeleteCommand.self,
+            AuthenticatorDeleteCommand.self, AuthenticatorPushTokenCommand.self, AuthenticatorPushCommand.self,
         ]
     )
 }

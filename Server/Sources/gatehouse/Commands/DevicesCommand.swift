@@ -17,6 +17,7 @@ struct DevicesCommand: AsyncParsableCommand {
         let wrongPINs: Int
         let createdAt: Int64
         let lastUsedAt: Int64?
+        let pushPlatform: String?
 
         /// `device` as printed, with its user's name.
         init(_ device: AdminDevice, username: String?) {
@@ -28,6 +29,7 @@ struct DevicesCommand: AsyncParsableCommand {
             wrongPINs = device.pinFailures
             createdAt = device.createdAt
             lastUsedAt = device.lastUsedAt
+            pushPlatform = device.pushPlatform
         }
 
         enum CodingKeys: String, CodingKey {
@@ -36,6 +38,7 @@ struct DevicesCommand: AsyncParsableCommand {
             case wrongPINs = "wrong_pins"
             case createdAt = "created_at"
             case lastUsedAt = "last_used_at"
+            case pushPlatform = "push"
         }
     }
 
@@ -58,8 +61,10 @@ struct DevicesCommand: AsyncParsableCommand {
             }
             if output.json { return try JSONOutput.print(summaries) }
             guard !summaries.isEmpty else { return print("No device identities.") }
-            var table = TextTable(headers: ["ID", "USER", "DEVICE", "STATE", "LAST USED"])
-            table.rows = summaries.map { [$0.id, $0.username ?? "(\($0.email))", $0.deviceName ?? "-", $0.state, Timestamp.format($0.lastUsedAt)] }
+            var table = TextTable(headers: ["ID", "USER", "DEVICE", "STATE", "PUSH", "LAST USED"])
+            table.rows = summaries.map {
+                [$0.id, $0.username ?? "(\($0.email))", $0.deviceName ?? "-", $0.state, $0.pushPlatform ?? "-", Timestamp.format($0.lastUsedAt)]
+            }
             print(table.render())
         }
     }

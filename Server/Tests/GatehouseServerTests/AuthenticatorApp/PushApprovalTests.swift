@@ -106,7 +106,9 @@ struct PushApprovalTests {
         }
     }
 
-    @Test("an expired push is refused; wrong numbers count like other codes until the account's limit blocks them; untrusted services refused")
+    @Test(
+        "no second push within the resend delay; an expired push is refused; wrong numbers count like other codes until the account's limit blocks them; untrusted services refused"
+    )
     func expiryGuessesAndTrust() async throws {
         let (clock, advance) = UnixClock.manual()
         try await TestServer.withLiveServer(
@@ -123,6 +125,11 @@ struct PushApprovalTests {
             first["password"] = SDKLiveFlowTests.password
             guard case .continue(let pushNode) = await first.next(), pushNode.step == .push else { throw DeviceAuthenticatorTests.Failure("no push node") }
             let stale = try Self.latestPush(server)
+            // Another push only after the resend delay.
+            guard case .error(let tooSoon) = await pushNode.next(try #require(pushNode.submit(.resend))) else {
+                throw DeviceAuthenticatorTests.Failure("expected a second push at once to be refused")
+            }
+            #expect(tooSoon.messages.first?.code == "resend_too_soon" && server.pushes.outboxed().count == 1)
             advance(121)
             await #expect(throws: DeviceAuthenticatorError.sessionExpired) { _ = try await app.handlePush(stale) }
             guard case .error(let expired) = await pushNode.next(try #require(pushNode.submit(.check))) else {

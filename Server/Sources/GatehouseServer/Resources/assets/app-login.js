@@ -1,10 +1,15 @@
-// The QR sign-in page's script: follows the status stream, says what is happening, and submits the node when it
-// changes. The page works without it (its button does the same).
+// The QR sign-in and push pages' script: follows the status stream, says what is happening, and submits the node
+// when it changes. The page works without it (its button does the same).
 (function () {
   var status = document.getElementById("app-login-status");
-  var form = document.querySelector('form[data-node="login.app"]');
+  var form = document.querySelector('form[data-node="login.app"], form[data-node="mfa.push"]');
   if (!status || !form || !window.EventSource) return;
-  var texts = { pending: "Waiting for your app\u2026", claimed: "Your app is asking for your PIN\u2026", approved: "Approved. Signing you in\u2026" };
+  var pushed = form.getAttribute("data-node") === "mfa.push";
+  var texts = {
+    pending: "Waiting for your app\u2026",
+    claimed: pushed ? "Waiting for you to approve on your phone\u2026" : "Your app is asking for your PIN\u2026",
+    approved: "Approved. Signing you in\u2026"
+  };
   var source = new EventSource(status.getAttribute("data-events"));
   source.addEventListener("status", function (event) {
     var state = JSON.parse(event.data).status;

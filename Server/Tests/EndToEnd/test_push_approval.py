@@ -11,7 +11,7 @@ from urllib.parse import urljoin
 import pytest
 from selenium.webdriver.common.by import By
 
-from browser_steps import page_node, sign_in, signed_in
+from browser_steps import page_node, press, sign_in, signed_in
 from gatehouse_harness import PASSWORD, WEB_REDIRECT, WEB_SECRET, Browser, authenticator, authorize_url, forms, latest_code, outbox, Server
 from push_standins import APNsStandIn, FCMStandIn
 
@@ -25,7 +25,7 @@ def push(tmp_path_factory):
     directory = tmp_path_factory.mktemp("push")
     apns, fcm = APNsStandIn(directory), FCMStandIn(directory)
     server = Server(config={
-        "client_sign_on": {"web": {"second_factor": "required", "factors": ["push", "totp"]}},
+        "client_sign_on": {"web": {"second_factor": "required", "factors": ["push", "totp"]}, "quick": {"push_sign_in": True}},
         "authenticator": {"registrations_per_hour": 20},
         # A new push may follow at once: the resend delay is tested in Swift.
         "one_time_codes": {"resend_delay": 0},
@@ -33,6 +33,8 @@ def push(tmp_path_factory):
     })
     try:
         server.add_client("web", WEB_REDIRECT, secret=WEB_SECRET)
+        # Signs in by a push instead of the password.
+        server.add_client("quick", WEB_REDIRECT, secret=WEB_SECRET)
         yield server, apns, fcm
     finally:
         server.stop()
@@ -151,3 +153,27 @@ def test_a_token_the_platform_no_longer_knows_is_forgotten(push, tmp_path):
     assert pushes_of_uma() == [None]
     again = Browser(server).sign_in(authorize_url(server), "uma", PASSWORD)
     assert 'data-node="mfa.push"' not in again.text
+
+
+def test_a_push_instead_of_the_password_in_chromium(push, chromium, tmp_path):
+    server, apns, _ = push
+    register(server, tmp_path, "quinn", "apns", "ef" * 32)
+    before = len(apns.received)
+    chromium.delete_all_cookies()
+    chromium.get(authorize_url(server, client_id="quick"))
+    chromium.find_element(By.ID, "username").send_keys("quinn")
+    press(chromium, "push")
+    assert page_node(chromium) == "login.push"
+    number = chromium.find_element(By.CSS_SELECTOR, 'p.label[data-key="number"]').text.strip()
+    delivered = wait_for(apns.received, before + 1)
+    authenticator(tmp_path, "push", json.dumps(delivered["payload"]), "--number", number, "--pin-stdin", stdin=PIN + "\n")
+    assert signed_in(chromium)
+    # A name that is no account: the same page and a number, and no push goes anywhere.
+    sent = len(apns.received)
+    browser = Browser(server)
+    page = browser.get(authorize_url(server, client_id="quick"))
+    form = forms(page.text)[0]
+    shown = browser.post(urljoin(page.url, form["action"]), dict(form["inputs"], username="nobody-at-all", action="push"))
+    assert 'data-node="login.push"' in shown.text and re.search(r'data-key="number">\d\d<', shown.text)
+    time.sleep(0.5)
+    assert len(apns.received) == sent

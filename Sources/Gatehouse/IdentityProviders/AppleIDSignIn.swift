@@ -32,6 +32,8 @@ public final class AppleIDSignIn: NSObject, NativeIdentityProvider, ASAuthorizat
             let controller = ASAuthorizationController(authorizationRequests: [request])
             controller.delegate = self
             controller.presentationContextProvider = self
+            // A sheet asked for again before the first answered: the first one is given up, never left waiting.
+            waiting?.resume(throwing: CancellationError())
             waiting = continuation
             self.controller = controller
             controller.performRequests()

@@ -185,6 +185,21 @@ public struct MultifactorLogin: Sendable {
         return try await signIn(from: await step.next(action), values: ["email": address])
     }
 
+    /// Signs in without a password, where the client's sign-on policy allows it (`push_sign_in`): a notification goes
+    /// to `username`'s authenticator app, and ``Step/approveOnDevice(number:problem:)`` shows the number to pick there;
+    /// then any second factor the policy asks for. The server answers every name the same way: only an account whose
+    /// app takes pushes gets one, the others wait until the notification expires.
+    ///
+    /// - Throws: ``GatehouseError/unsupportedStep(_:)`` when the server does not offer it here, or the errors of the
+    ///   steps after it.
+    public func loginWithPush(username: String) async throws -> UserSession {
+        guard case .continue(var step) = await client.start(.login, loginHint: username), let action = step.submit(.pushSignIn) else {
+            throw GatehouseError.unsupportedStep("sign-in by a notification to the phone is not offered by this client's sign-on policy")
+        }
+        step["username"] = username
+        return try await signIn(from: await step.next(action), values: [:])
+    }
+
     private static func passkey(in step: ContinueNode) -> PasskeyCollector? {
         step.collectors.lazy.compactMap { if case .passkey(let passkey) = $0 { passkey } else { nil } }.first
     }
@@ -352,7 +367,7 @@ public struct MultifactorLogin: Sendable {
                 // What the person typed (codes, new passwords, a number or address being set up) can be tried
                 // again; everything else is for the caller.
                 let retryable =
-                    error.retry.step == .push
+                    error.retry.step == .push || error.retry.step == .pushSignIn
                     || error.retry.collectors.contains { collector in
                         collector.field.map { Self.asksThePerson($0, status: error.retry.status) } ?? false
                     }
@@ -393,7 +408,8 @@ public struct MultifactorLogin: Sendable {
                 ? try await passkeys.createPasskey(optionsJSON: passkey.optionsJSON) : try await passkeys.usePasskey(optionsJSON: passkey.optionsJSON)
             return await step.next()
         }
-        if step.step == .push, let number = step.node.fields.first(where: { $0.key == "number" })?.defaultValue.flatMap({ Int($0) }) {
+        if step.step == .push || step.step == .pushSignIn, let number = step.node.fields.first(where: { $0.key == "number" })?.defaultValue.flatMap({ Int($0) })
+        {
             let wanted: FlowActionID
             switch try await stepHandler(.approveOnDevice(number: number, problem: problem)) {
             case .done: wanted = .check

@@ -37,6 +37,9 @@ public enum FlowActionID: String, Codable, Sendable, CaseIterable {
     case emailCode = "email_code"
     /// Signs in with a passkey instead of the username and password.
     case passkey
+    /// Sends a sign-in notification to the named account's authenticator app instead of asking for the password
+    /// (where the client's sign-on policy has `push_sign_in`).
+    case pushSignIn = "push"
     /// Refuses what the node asks (an application's access on the consent node): the flow ends with `access_denied`.
     case deny
     /// Hands another identity provider's answer (the query parameters the browser came back with) to the flow; it is

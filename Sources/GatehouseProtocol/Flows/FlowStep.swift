@@ -87,6 +87,9 @@ public enum FlowStep: String, Codable, Sendable, CaseIterable {
     // Signing in with the authenticator app (QR code).
     /// A QR code to scan and approve with the authenticator app.
     case appLogin = "login.app"
+    /// A notification sent to the named account's authenticator app: the node shows a number, which the person
+    /// picks in the app before entering the PIN; `check` goes on once approved.
+    case pushSignIn = "login.push"
     // Consent, for an application the operator marked third-party.
     /// Allow or deny the application what it asks for (``FlowNode/consent`` says who asks and for what).
     case consent = "consent"
@@ -96,8 +99,8 @@ public enum FlowStep: String, Codable, Sendable, CaseIterable {
     /// offer sign-in with each configured provider too (ids beginning with ``FlowActionID/identityProviderPrefix``).
     public var actions: [FlowActionID] {
         switch self {
-        case .credentials, .identify: [.submit, .passkey, .emailCode, .unlock, .app, .recover, .register]
-        case .password: [.submit, .emailCode, .unlock, .app, .recover, .register]
+        case .credentials, .identify: [.submit, .passkey, .emailCode, .unlock, .app, .pushSignIn, .recover, .register]
+        case .password: [.submit, .emailCode, .unlock, .app, .pushSignIn, .recover, .register]
         case .emailSignIn: [.submit, .cancel]
         case .emailSignInCode: [.submit, .resend, .cancel]
         case .linkAccount: [.submit, .emailCode, .cancel]
@@ -115,6 +118,7 @@ public enum FlowStep: String, Codable, Sendable, CaseIterable {
         case .verifyPhone: [.submit, .resend, .skip]
         case .recoveryIdentify, .recoveryChoose: [.submit, .cancel]
         case .appLogin: [.check, .newCode, .password]
+        case .pushSignIn: [.check, .resend, .password]
         case .push: [.check, .resend, .choose]
         case .consent: [.submit, .deny]
         }
@@ -128,7 +132,7 @@ public enum FlowStep: String, Codable, Sendable, CaseIterable {
             .enrollPasskey, .enrollMethod,
             .enrollPhone, .enrollPhoneCode, .enrollEmail, .enrollEmailCode, .recoveryCodes, .emailCode, .smsCode, .voiceCode, .verifyEmail,
             .verifyPhone, .recoveryIdentify, .recoveryChoose, .resetCode, .recoveryPassword, .unlockCode, .passwordWarning, .passwordExpired,
-            .enrollChoose, .appLogin, .consent, .push:
+            .enrollChoose, .appLogin, .consent, .push, .pushSignIn:
             false
         }
     }

@@ -126,12 +126,15 @@ package struct PendingPush: Codable, Sendable, Equatable {
     package var deviceName: String?
     /// When it was sent: another is sent only after the code resend delay.
     package var sentAt: Int64
+    /// For a push instead of the password: the sign-in node to go back to.
+    package var returnStep: FlowStep?
 
-    package init(sessionID: String, number: Int, deviceName: String?, sentAt: Int64) {
+    package init(sessionID: String, number: Int, deviceName: String?, sentAt: Int64, returnStep: FlowStep? = nil) {
         self.sessionID = sessionID
         self.number = number
         self.deviceName = deviceName
         self.sentAt = sentAt
+        self.returnStep = returnStep
     }
 }
 

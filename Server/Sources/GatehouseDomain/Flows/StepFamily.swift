@@ -18,6 +18,8 @@ package enum StepFamily: Sendable, Equatable {
     case consent
     /// Approving a push in the authenticator app, with the number the node shows.
     case push
+    /// Signing in by a push to the named account's authenticator app instead of the password.
+    case pushSignIn
 
     /// Username and password, together or one after the other.
     package enum SignIn: Sendable, Equatable { case credentials, identify, password }
@@ -80,6 +82,7 @@ extension FlowStep {
         case .appLogin: .appLogin
         case .consent: .consent
         case .push: .push
+        case .pushSignIn: .pushSignIn
         }
     }
 }

@@ -24,6 +24,9 @@ public struct SignOnPolicy: Sendable, Codable, Equatable {
     public var maxCodeAttempts = 5
     /// Whether the sign-in page offers "Sign in with the app": a QR code approved in an authenticator app with a PIN.
     public var appLogin = false
+    /// The sign-in node offers "Send a notification to my phone" for the name typed: the account's authenticator app,
+    /// with pushes on, approves it as it approves a QR code (one factor, `swk` `pin`).
+    public var pushSignIn = false
     /// Whether a passkey may sign in without the password (the sign-in node offers "Sign in with a passkey", and
     /// browsers offer saved passkeys in the username field). The passkey must verify the user, which makes the
     /// sign-in multi-factor.
@@ -52,6 +55,7 @@ public struct SignOnPolicy: Sendable, Codable, Equatable {
         try section.update(&enroll, .enroll)
         try section.update(&maxCodeAttempts, .maxCodeAttempts)
         try section.update(&appLogin, .appLogin)
+        try section.update(&pushSignIn, .pushSignIn)
         try section.update(&passkeySignIn, .passkeySignIn)
         try section.update(&emailSignIn, .emailSignIn)
         try section.update(&optionalEnrollment, .optionalEnrollment)
@@ -92,6 +96,7 @@ public struct SignOnPolicy: Sendable, Codable, Equatable {
         case secondFactor = "second_factor"
         case maxCodeAttempts = "max_code_attempts"
         case appLogin = "app_login"
+        case pushSignIn = "push_sign_in"
         case passkeySignIn = "passkey_sign_in"
         case emailSignIn = "email_sign_in"
         case optionalEnrollment = "optional_enrollment"

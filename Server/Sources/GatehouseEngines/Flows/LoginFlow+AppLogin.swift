@@ -101,7 +101,7 @@ extension LoginFlow {
     /// mailbox (NIST SP 800-63B §6.1.2.1: a binding grants no more than what it took). The sign-on policy and a
     /// request for the multi-factor `acr` ask for the rest, never by email again; when nothing else can give it, the
     /// person signs in with their password instead.
-    private func afterApproval(_ id: String, state: FlowStore.LoginState, user: User, returnStep: FlowStep) async throws -> Outcome {
+    package func afterApproval(_ id: String, state: FlowStore.LoginState, user: User, returnStep: FlowStep) async throws -> Outcome {
         var signedIn = state
         signedIn.journey = .signIn(appLogin: nil)
         let account = FlowStore.ProvenAccount(userID: user.id, methods: ["swk", "pin"], passwordSettled: true)

@@ -5,7 +5,7 @@ import GatehouseProtocol
 /// to unlocking a locked-out account, and to signing in with the app.
 extension LoginFlow {
     /// The sign-in node's other actions: "Forgot your password?", "Create an account", and unlocking.
-    package func switchJourney(_ id: String, state: FlowStore.LoginState, action: FlowActionID) async throws -> Outcome? {
+    package func switchJourney(_ id: String, state: FlowStore.LoginState, action: FlowActionID, values: [String: FieldValue] = [:]) async throws -> Outcome? {
         var next = state
         switch action {
         case .recover:
@@ -21,6 +21,9 @@ extension LoginFlow {
         case .app:
             guard case .signIn = state.journey else { return nil }
             return try await startAppLogin(id, state: state)
+        case .pushSignIn:
+            guard case .signIn = state.journey, settings.signOnPolicy(for: state.request.clientID).pushSignIn else { return nil }
+            return try await startPushSignIn(id, state: state, typed: values["username"]?.text)
         default:
             return nil
         }

@@ -1,5 +1,6 @@
 import Foundation
 import GatehouseDomain
+import GatehouseFoundation
 import GatehouseProtocol
 
 /// "Approve on your phone": a second factor answered in the authenticator app. The node shows a two-digit number and
@@ -38,6 +39,36 @@ extension LoginFlow {
             messages: messages)
     }
 
+    /// The node of `state` again, with one message saying why the sign-in did not go on.
+    package func shown(_ state: FlowStore.LoginState, _ text: String, level: FlowMessage.Level, code: String, _ problem: Problem) -> Outcome {
+        .retry(node(for: state, messages: [FlowMessage(level: level, text: text, code: code)]), problem)
+    }
+
+    /// Where a push stands for its flow.
+    package enum PushAnswer: Sendable {
+        /// Approved in the app, and used up now: the user it signs in.
+        case approved(userID: String)
+        /// Not approved (yet): the node again, saying why.
+        case notYet(Outcome)
+    }
+
+    /// Reads the status of `pending` for the flow `id` (at `state`); an approval is used up here, once.
+    package func answer(to pending: PendingPush, id: String, state: FlowStore.LoginState) async throws -> PushAnswer {
+        switch try await appLogins.status(pending.sessionID, flowID: id) {
+        case .pending, .claimed:
+            return .notYet(shown(state, PushMessages.waiting, level: .info, code: "push_pending", .waiting))
+        case .aborted:
+            return .notYet(shown(state, PushMessages.denied, level: .error, code: "push_denied", .notApproved))
+        case .expired:
+            return .notYet(shown(state, PushMessages.expired, level: .error, code: "push_expired", .notApproved))
+        case .approved:
+            guard let userID = try await appLogins.consume(pending.sessionID, flowID: id), !userID.isEmpty else {
+                return .notYet(shown(state, PushMessages.expired, level: .error, code: "push_expired", .notApproved))
+            }
+            return .approved(userID: userID)
+        }
+    }
+
     /// Sends a push to `user`'s newest registered app that can receive one and moves `state` to its node; an outcome
     /// only when none can.
     package func startPush(_ id: String, state: inout FlowStore.LoginState, user: User) async throws -> Outcome? {
@@ -66,30 +97,21 @@ extension LoginFlow {
     /// A submission on the push node: check whether it was approved, send another, or choose another factor.
     package func advancePush(_ id: String, state: FlowStore.LoginState, action: FlowActionID, user: User) async throws -> Outcome {
         var next = state
-        func again(_ text: String, level: FlowMessage.Level, code: String, _ problem: Problem) -> Outcome {
-            .retry(node(for: state, messages: [FlowMessage(level: level, text: text, code: code)]), problem)
-        }
         switch action {
         case .choose:
             next.step = FlowStep.chooseFactor
             next.secondFactor.push = nil
         case .resend:
             let wait = settings.oneTimeCodes.resendDelay - (clock.now() - (state.secondFactor.push?.sentAt ?? 0))
-            if wait > 0 { return again(PushMessages.tooSoon(seconds: wait), level: .error, code: "resend_too_soon", .invalidInput) }
+            if wait > 0 { return shown(state, PushMessages.tooSoon(seconds: wait), level: .error, code: "resend_too_soon", .invalidInput) }
             if let refused = try await startPush(id, state: &next, user: user) { return refused }
         default:
             guard let pending = state.secondFactor.push else { return .gone }
-            switch try await appLogins.status(pending.sessionID, flowID: id) {
-            case .pending, .claimed:
-                return again(PushMessages.waiting, level: .info, code: "push_pending", .waiting)
-            case .aborted:
-                return again(PushMessages.denied, level: .error, code: "push_denied", .notApproved)
-            case .expired:
-                return again(PushMessages.expired, level: .error, code: "push_expired", .notApproved)
-            case .approved:
-                guard try await appLogins.consume(pending.sessionID, flowID: id) == user.id else {
-                    return again(PushMessages.expired, level: .error, code: "push_expired", .notApproved)
-                }
+            switch try await answer(to: pending, id: id, state: state) {
+            case .notYet(let outcome):
+                return outcome
+            case .approved(let userID):
+                guard userID == user.id else { return .gone }
                 next.secondFactor.push = nil
                 // The app's key, opened by a PIN the server checked (RFC 8176 `swk`, `pin`).
                 return try await complete(id, state: next.adding(methods: ["swk", "pin"]), user: user)
@@ -97,5 +119,97 @@ extension LoginFlow {
         }
         try await flows.update(id, to: next)
         return .next(node(for: next))
+    }
+}
+
+/// "Send a notification to my phone" instead of the password (`push_sign_in`): the same push and number for the name
+/// typed, approved like a QR code (one factor, `swk` `pin`; ``afterApproval(_:state:user:returnStep:)`` decides what
+/// else the policy asks). Every name gets the same node and a session that waits: only an account with an app that
+/// takes pushes receives one, so the page says nothing about which names are accounts.
+extension LoginFlow {
+    package static let pushSignInAction = FlowAction(id: .pushSignIn, kind: .submit, label: "Send a notification to my phone")
+
+    package func pushSignInNode(for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode {
+        let clientName = state.clientName ?? state.request.clientID
+        let number = state.secondFactor.push.map { String($0.number) }
+        return FlowNode(
+            id: FlowStep.pushSignIn.rawValue, name: "Approve on your phone",
+            description:
+                "If \(state.username ?? "this account") has the authenticator app with notifications on, we sent it a notification. "
+                + "Open it, choose the number shown here and enter your PIN to continue to \(clientName).",
+            category: .appLogin,
+            fields: [FlowField(key: "number", kind: .label, label: number ?? "", required: false, defaultValue: number)],
+            actions: [
+                FlowAction(id: .check, kind: .submit, label: "Continue after approving"),
+                FlowAction(id: .resend, kind: .submit, label: "Send a new notification"),
+                FlowAction(id: .password, kind: .submit, label: "Sign in with a password instead"),
+            ],
+            messages: messages)
+    }
+
+    /// Sends the push for the name `typed` (or the flow's, on the password node) and shows its number.
+    package func startPushSignIn(_ id: String, state: FlowStore.LoginState, typed: String?) async throws -> Outcome {
+        let username = (typed ?? state.username ?? "").trimmingCharacters(in: .whitespaces)
+        guard !username.isEmpty else {
+            let message = FlowMessage(level: .error, text: "Enter your username first.", field: "username", code: "invalid_value")
+            return .retry(node(for: state, messages: [message]), .invalidInput)
+        }
+        var next = state
+        next.username = username
+        let returnStep = state.secondFactor.push?.returnStep ?? state.step
+        let policy = settings.authenticator
+        let user = try await users.find(username: username)
+        let identity: DeviceIdentity? =
+            if let user, !user.isLocked { try await deviceIdentities.pushable(userID: user.id, limit: policy.maxPINAttempts).first } else { nil }
+        let clientName = state.clientName ?? state.request.clientID
+        let now = clock.now()
+        // A name without an app that takes pushes gets a session no app will answer: it waits, then expires.
+        let created = try await appLogins.createPush(
+            flowID: id, clientName: clientName, requester: .init(address: source.text, userAgent: userAgent),
+            identityID: identity?.id ?? "none:" + SecureRandom.token(byteCount: 8), userID: identity == nil ? "" : user?.id ?? "",
+            lifetime: policy.accessCodeLifetime)
+        next.secondFactor.push = PendingPush(
+            sessionID: created.id, number: created.number, deviceName: nil, sentAt: now, returnStep: returnStep)
+        next.step = FlowStep.pushSignIn
+        next.lockedOut = false
+        if let identity, let target = identity.push, let user {
+            pushes.sendAfterCommit(
+                PushApproval(
+                    target: target, title: "Sign in to \(clientName)?", body: "\(user.username) is signing in to \(clientName). Tap to approve or deny.",
+                    payload: PushApprovalPayload(service: settings.url("/authenticator"), identityID: identity.id, sessionID: created.id),
+                    expiresAt: now + policy.accessCodeLifetime),
+                on: database)
+        }
+        try await flows.update(id, to: next)
+        return .next(node(for: next))
+    }
+
+    package func advancePushSignIn(_ id: String, state: FlowStore.LoginState, action: FlowActionID) async throws -> Outcome {
+        guard let pending = state.secondFactor.push else { return .gone }
+        switch action {
+        case .password:
+            var next = state
+            next.step = pending.returnStep ?? FlowStep.credentials
+            next.secondFactor.push = nil
+            try await flows.update(id, to: next)
+            return .next(node(for: next))
+        case .resend:
+            let wait = settings.oneTimeCodes.resendDelay - (clock.now() - pending.sentAt)
+            if wait > 0 { return shown(state, PushMessages.tooSoon(seconds: wait), level: .error, code: "resend_too_soon", .invalidInput) }
+            return try await startPushSignIn(id, state: state, typed: state.username)
+        default:
+            switch try await answer(to: pending, id: id, state: state) {
+            case .notYet(let outcome):
+                return outcome
+            case .approved(let userID):
+                guard let user = try await users.find(id: userID) else {
+                    return shown(state, PushMessages.expired, level: .error, code: "push_expired", .notApproved)
+                }
+                guard !user.isLocked else { return shown(state, LoginMessages.locked, level: .error, code: "locked", .locked) }
+                var approved = state
+                approved.secondFactor.push = nil
+                return try await afterApproval(id, state: approved, user: user, returnStep: pending.returnStep ?? FlowStep.credentials)
+            }
+        }
     }
 }

@@ -33,9 +33,9 @@ extension LoginFlow {
             let account = state.username ?? "this account"
             let description =
                 switch state.recoveryChannel {
-                case .voice: "If \(account) has a phone number on file, we're calling it to read out a code. Enter it here."
-                case .sms: "If \(account) has a phone number on file, we sent a code to it. Enter it here."
-                case .email, nil: "If \(account) has an email address on file, we sent a code to it. Enter it here."
+                case .voice: "If \(account) has the phone number on file, we're calling it to read out a code. Enter it here."
+                case .sms: "If \(account) has the phone number on file, we sent a code to it. Enter it here."
+                case .email, nil: "If \(account) has the email address on file, we sent a code to it. Enter it here."
                 }
             return FlowNode(
                 id: FlowStep.resetCode.rawValue, name: state.recoveryChannel == .voice ? "Enter the code you hear" : "Enter the code",

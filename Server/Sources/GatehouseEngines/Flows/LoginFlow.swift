@@ -142,6 +142,7 @@ package struct LoginFlow: Sendable {
             case .appLogin: appLoginNode(for: state, messages: messages) ?? signInNode(.credentials, for: state, messages: messages)
             case .consent: consentNode(for: state, messages: messages)
             case .push: pushNode(for: state, messages: messages)
+            case .pushSignIn: pushSignInNode(for: state, messages: messages)
             }
         node.codeSource = Self.codeSource(for: state)
         // What the OpenAPI document promises per step (`FlowStep.actions`); the debug builds the tests run check it.
@@ -163,7 +164,7 @@ package struct LoginFlow: Sendable {
         case .resetCode: state.recoveryChannel?.codeSource ?? .email
         case .credentials, .identify, .password, .emailSignIn, .linkAccount, .chooseFactor, .passkey, .enrollOffer, .enrollPasskey,
             .enrollMethod, .recoveryCodes, .register, .recoveryIdentify, .recoveryChoose, .recoveryPassword,
-            .passwordWarning, .passwordExpired, .enrollChoose, .appLogin, .consent, .push:
+            .passwordWarning, .passwordExpired, .enrollChoose, .appLogin, .consent, .push, .pushSignIn:
             nil
         }
     }
@@ -178,6 +179,9 @@ package struct LoginFlow: Sendable {
         let category: FlowCategory = locked ? .lockedOut : .signIn
         let unlock = locked ? [FlowAction(id: .unlock, kind: .submit, label: "Unlock with a code sent by email")] : []
         var links = [FlowAction(id: .recover, kind: .link, label: "Forgot your password?", flow: FlowKind.recovery.rawValue)]
+        if case .signIn = state.journey, settings.signOnPolicy(for: state.request.clientID).pushSignIn {
+            links.insert(Self.pushSignInAction, at: 0)
+        }
         if case .signIn = state.journey, settings.signOnPolicy(for: state.request.clientID).appLogin {
             links.insert(Self.appLoginAction, at: 0)
         }
@@ -337,6 +341,8 @@ package struct LoginFlow: Sendable {
             return try await advanceEnrollment(id, state: state, values: values)
         case .appLogin:
             return try await advanceAppLogin(id, state: state, action: action)
+        case .pushSignIn:
+            return try await advancePushSignIn(id, state: state, action: action)
         case .linkAccount, .linkCode:
             return try await advanceLinking(id, state: state, action: action, values: values)
         case .consent:
@@ -346,7 +352,7 @@ package struct LoginFlow: Sendable {
 
     /// A submission on the sign-in node: the password, or one of its links (recovery, registration, unlocking, the app).
     private func advanceSignIn(_ id: String, state: FlowStore.LoginState, action: FlowActionID, values: [String: FieldValue]) async throws -> Outcome {
-        if let outcome = try await switchJourney(id, state: state, action: action) { return outcome }
+        if let outcome = try await switchJourney(id, state: state, action: action, values: values) { return outcome }
         if action == .passkey { return try await signInWithPasskey(id, state: state, values: values) }
         if action == .emailCode { return try await startEmailSignIn(id, state: state, typed: values["username"]?.text) }
         if state.step == FlowStep.identify {

@@ -40,7 +40,8 @@ extension LoginFlow {
             if !prepared.newPasswordIsCurrent { prepared.newPasswordHash = try await hasher.hash(password) }
         case .identify, .chooseFactor, .totp, .recoveryCode, .enrollOffer, .enrollTOTP, .recoveryCodes, .emailCode, .smsCode, .voiceCode, .verifyEmail,
             .verifyPhone, .enrollMethod, .enrollPhone, .enrollPhoneCode, .enrollEmail, .enrollEmailCode, .passkey, .enrollPasskey,
-            .recoveryIdentify, .recoveryChoose, .resetCode, .unlockCode, .enrollChoose, .appLogin, .linkCode, .consent, .emailSignIn, .emailSignInCode, .push:
+            .recoveryIdentify, .recoveryChoose, .resetCode, .unlockCode, .enrollChoose, .appLogin, .linkCode, .consent, .emailSignIn, .emailSignInCode, .push,
+            .pushSignIn:
             break
         }
         return prepared

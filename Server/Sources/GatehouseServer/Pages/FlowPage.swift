@@ -49,7 +49,9 @@ enum FlowPage {
         ]
         // The QR sign-in and push nodes follow their status live (``AppLoginStatusStream``); without JavaScript their
         // button does the same. Flow ids are base64url, safe in a query as they are.
-        if node.id == FlowStep.appLogin.rawValue || node.id == FlowStep.push.rawValue { page["appLoginEvents"] = "/login/app-status?flow=\(flowID)" }
+        if [FlowStep.appLogin, .push, .pushSignIn].contains(where: { $0.rawValue == node.id }) {
+            page["appLoginEvents"] = "/login/app-status?flow=\(flowID)"
+        }
         // The consent node names the application as its operator registered it: logo and home page, when given.
         if let application = node.consent?.application {
             var consent: [String: Any] = ["name": application.name]

@@ -164,4 +164,34 @@ struct PushApprovalTests {
             await #expect(throws: DeviceAuthenticatorError.notAGatehousePush) { _ = try await app.handlePush(Data(#"{"aps": {}}"#.utf8)) }
         }
     }
+
+    @Test("instead of the password: the push for the name typed signs in like a QR code; a name without an app gets the same page and no push")
+    func insteadOfThePassword() async throws {
+        try await TestServer.withLiveServer(configure: { configuration in
+            var policy = SignOnPolicy()
+            policy.pushSignIn = true
+            configuration.clientSignOn["app"] = policy
+        }) { server, issuer in
+            let (client, app, _, _) = try await Self.prepare(server, issuer: issuer)
+            let login = MultifactorLogin(client: client) { step in
+                guard case .approveOnDevice(let number, nil) = step else { return .chooseAnother }
+                try await app.approve(try await app.handlePush(try Self.latestPush(server)), number: number, pin: DeviceAuthenticatorTests.pin)
+                return .done
+            }
+            let user = try await login.loginWithPush(username: "sam")
+            #expect(await user.claims?.authenticationMethods == ["swk", "pin"])
+            #expect(server.pushes.outboxed().count == 1)
+
+            // Nobody by that name: the same node with a number, waiting; no push anywhere.
+            let asked = LockedList()
+            let stranger = MultifactorLogin(client: client) { step in
+                guard case .approveOnDevice(let number, let problem) = step else { return .chooseAnother }
+                asked.append("\(number) \(problem ?? "")")
+                return problem == nil ? .done : .chooseAnother
+            }
+            await #expect(throws: GatehouseError.self) { _ = try await stranger.loginWithPush(username: "nobody") }
+            #expect(server.pushes.outboxed().count == 1)
+            #expect(asked.items.count == 2 && asked.items[1].contains("Waiting for approval"), "\(asked.items)")
+        }
+    }
 }

@@ -2,9 +2,9 @@
 // when it changes. The page works without it (its button does the same).
 (function () {
   var status = document.getElementById("app-login-status");
-  var form = document.querySelector('form[data-node="login.app"], form[data-node="mfa.push"]');
+  var form = document.querySelector('form[data-node="login.app"], form[data-node="mfa.push"], form[data-node="login.push"]');
   if (!status || !form || !window.EventSource) return;
-  var pushed = form.getAttribute("data-node") === "mfa.push";
+  var pushed = form.getAttribute("data-node") !== "login.app";
   var texts = {
     pending: "Waiting for your app\u2026",
     claimed: pushed ? "Waiting for you to approve on your phone\u2026" : "Your app is asking for your PIN\u2026",

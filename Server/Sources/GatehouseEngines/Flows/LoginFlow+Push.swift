@@ -69,6 +69,16 @@ extension LoginFlow {
         }
     }
 
+    /// Sends the push of session `sessionID` to `identity`'s app once the step commits; it expires with the session.
+    func sendPush(to identity: DeviceIdentity, target: PushTarget, for user: User, sessionID: String, clientName: String, now: Int64) {
+        pushes.sendAfterCommit(
+            PushApproval(
+                target: target, title: "Sign in to \(clientName)?", body: "\(user.username) is signing in to \(clientName). Tap to approve or deny.",
+                payload: PushApprovalPayload(service: settings.url("/authenticator"), identityID: identity.id, sessionID: sessionID),
+                expiresAt: now + settings.authenticator.accessCodeLifetime),
+            on: database)
+    }
+
     /// Sends a push to `user`'s newest registered app that can receive one and moves `state` to its node; an outcome
     /// only when none can.
     package func startPush(_ id: String, state: inout FlowStore.LoginState, user: User) async throws -> Outcome? {
@@ -84,12 +94,7 @@ extension LoginFlow {
         let now = clock.now()
         state.secondFactor.push = PendingPush(sessionID: created.id, number: created.number, deviceName: identity.deviceName, sentAt: now)
         state.step = FlowStep.push
-        pushes.sendAfterCommit(
-            PushApproval(
-                target: target, title: "Sign in to \(clientName)?", body: "\(user.username) is signing in to \(clientName). Tap to approve or deny.",
-                payload: PushApprovalPayload(service: settings.url("/authenticator"), identityID: identity.id, sessionID: created.id),
-                expiresAt: now + policy.accessCodeLifetime),
-            on: database)
+        sendPush(to: identity, target: target, for: user, sessionID: created.id, clientName: clientName, now: now)
         logger.info("Sent a sign-in push", metadata: ["user": "\(user.id)", "identity": "\(identity.id)"])
         return nil
     }
@@ -173,12 +178,7 @@ extension LoginFlow {
         next.step = FlowStep.pushSignIn
         next.lockedOut = false
         if let identity, let target = identity.push, let user {
-            pushes.sendAfterCommit(
-                PushApproval(
-                    target: target, title: "Sign in to \(clientName)?", body: "\(user.username) is signing in to \(clientName). Tap to approve or deny.",
-                    payload: PushApprovalPayload(service: settings.url("/authenticator"), identityID: identity.id, sessionID: created.id),
-                    expiresAt: now + policy.accessCodeLifetime),
-                on: database)
+            sendPush(to: identity, target: target, for: user, sessionID: created.id, clientName: clientName, now: now)
         }
         try await flows.update(id, to: next)
         return .next(node(for: next))

@@ -136,7 +136,7 @@ extension AccountPage {
 
     /// The factors the page lists, one entry each: a phone is one factor whichever way its codes come.
     static func removable(_ factors: [SecondFactor]) -> [SecondFactor] {
-        // Pushes go with their device identity (removed on the account page's devices), not as a factor.
+        // Pushes go with their device identity (deleted in the app, or by an operator with `gatehouse devices`).
         factors.filter { $0 != .voice && $0 != .passkey && $0 != .recoveryCode && $0 != .push }
     }
 

@@ -1,5 +1,3 @@
-import GatehouseProtocol
-
 /// An authenticator app's identity for one account: registered by confirming the account's email, then
 /// protected by a PIN that only the server can help check (see ``PINKeyring``).
 public struct DeviceIdentity: Sendable, Equatable {
@@ -35,16 +33,5 @@ public struct DeviceIdentity: Sendable, Equatable {
     /// The state with `limit` wrong PINs allowed in a row.
     public func state(limit: Int) -> State {
         state == .registered && pinFailures >= limit ? .blocked : state
-    }
-}
-
-/// Where pushes for a device identity go: the platform and the token the app registered.
-public struct PushTarget: Sendable, Equatable {
-    public var platform: PushPlatform
-    public var token: String
-
-    public init(platform: PushPlatform, token: String) {
-        self.platform = platform
-        self.token = token
     }
 }

@@ -1,10 +1,7 @@
 import AsyncHTTPClient
-import Crypto
 import Foundation
 import GatehouseFoundation
-import NIOConcurrencyHelpers
 import NIOCore
-import NIOSSL
 
 /// Apple's provider API (HTTP/2): `POST {endpoint}/3/device/{token}` with a provider token (an ES256 JWT by the team,
 /// renewed every 50 minutes as Apple asks, at most once in 20), `apns-topic`, `apns-push-type: alert`, `apns-priority:
@@ -59,41 +56,5 @@ package actor APNsSender {
         let value = try signer.sign(["iss": .string(settings.teamID), "iat": .number(now)])
         token = (value, now)
         return value
-    }
-}
-
-/// Why a push was not handed over; `unregistered` when the platform says the token is no longer valid.
-package struct PushFailure: Error, CustomStringConvertible {
-    package var description: String
-    package var unregistered = false
-
-    package init(_ description: String, unregistered: Bool = false) {
-        self.description = description
-        self.unregistered = unregistered
-    }
-}
-
-/// The HTTP client pushes go through: the shared one, or one that also trusts an operator's certificate authority,
-/// made once per file for the life of the process (as the shared one is).
-enum PushHTTP {
-    private static let clients = NIOLockedValueBox<[String: HTTPClient]>([:])
-
-    static func client(caFile: String?) throws -> HTTPClient {
-        guard let caFile else { return OutboundHTTP.client }
-        if let made = clients.withLockedValue({ $0[caFile] }) { return made }
-        var tls = TLSConfiguration.makeClientConfiguration()
-        do {
-            tls.additionalTrustRoots = [.certificates(try NIOSSLCertificate.fromPEMFile(caFile))]
-        } catch {
-            throw ConfigurationError("The certificate authority file \(caFile) cannot be read as PEM: \(error)")
-        }
-        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
-        configuration.tracing.tracer = nil
-        return clients.withLockedValue { clients in
-            if let made = clients[caFile] { return made }
-            let made = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-            clients[caFile] = made
-            return made
-        }
     }
 }

@@ -15,11 +15,7 @@ extension DeviceAuthenticator {
             let session = try await connection.send(
                 "POST", endpoint(record, \.sessions), body: AuthenticatorSessionRequest(accessCode: payload.accessCode),
                 secret: record.deviceSecret, as: AuthenticatorSession.self)
-            return PendingApproval(
-                identityID: record.id, sessionID: session.sessionID, serviceName: session.serviceName, clientName: session.clientName,
-                username: session.username, expiresAt: Date().addingTimeInterval(TimeInterval(session.expiresIn)),
-                requesterAddress: session.requesterAddress, requesterUserAgent: session.requesterUserAgent,
-                requestedAt: session.requestedAt.map { Date(timeIntervalSince1970: TimeInterval($0)) })
+            return PendingApproval(session, identityID: record.id)
         } catch .identityBlocked {
             try await markBlocked(record)
             throw .identityBlocked

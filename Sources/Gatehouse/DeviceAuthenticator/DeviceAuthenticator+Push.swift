@@ -37,13 +37,7 @@ extension DeviceAuthenticator {
         guard record.serviceURL == serviceURL else { throw .notAGatehousePush }
         let session = try await connection.send(
             "GET", endpoint(record, \.sessions) + "/" + push.sessionID, secret: record.deviceSecret, as: AuthenticatorSession.self)
-        var request = PendingApproval(
-            identityID: record.id, sessionID: session.sessionID, serviceName: session.serviceName, clientName: session.clientName,
-            username: session.username, expiresAt: Date().addingTimeInterval(TimeInterval(session.expiresIn)),
-            requesterAddress: session.requesterAddress, requesterUserAgent: session.requesterUserAgent,
-            requestedAt: session.requestedAt.map { Date(timeIntervalSince1970: TimeInterval($0)) })
-        request.numberChoices = session.numberChoices ?? []
-        return request
+        return PendingApproval(session, identityID: record.id)
     }
 
     /// Approves a pushed sign-in with the `number` the person picked and their `pin`. A wrong number denies the

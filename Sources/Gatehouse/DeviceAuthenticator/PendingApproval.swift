@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseProtocol
 
 /// A sign-in waiting for the person's decision: who asks, for which account, and until when.
 public struct PendingApproval: Sendable, Equatable {
@@ -24,4 +25,15 @@ public struct PendingApproval: Sendable, Equatable {
     /// For a sign-in that came by push: three numbers, one of them shown on the sign-in page. Ask the person to pick
     /// it, then ``DeviceAuthenticator/approve(_:number:pin:)``; empty for a scanned QR code.
     public var numberChoices: [Int] = []
+}
+
+extension PendingApproval {
+    /// The request `session` describes, answered by identity `identityID`.
+    init(_ session: AuthenticatorSession, identityID: String) {
+        self.init(
+            identityID: identityID, sessionID: session.sessionID, serviceName: session.serviceName, clientName: session.clientName,
+            username: session.username, expiresAt: Date().addingTimeInterval(TimeInterval(session.expiresIn)),
+            requesterAddress: session.requesterAddress, requesterUserAgent: session.requesterUserAgent,
+            requestedAt: session.requestedAt.map { Date(timeIntervalSince1970: TimeInterval($0)) }, numberChoices: session.numberChoices ?? [])
+    }
 }

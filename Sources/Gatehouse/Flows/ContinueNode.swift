@@ -66,6 +66,11 @@ public struct ContinueNode: Sendable, Identifiable {
         submits.first { $0.id == id.rawValue }
     }
 
+    /// The node's passkey to create or use, if it has one.
+    var passkey: PasskeyCollector? {
+        collectors.lazy.compactMap { if case .passkey(let passkey) = $0 { passkey } else { nil } }.first
+    }
+
     /// The links to other flows this node offers.
     public var links: [FlowLinkCollector] {
         collectors.compactMap { if case .flowLink(let link) = $0 { link } else { nil } }

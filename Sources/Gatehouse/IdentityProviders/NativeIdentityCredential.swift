@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GatehouseProtocol
 
 /// What a provider's own sign-in returned.
 public struct NativeIdentityCredential: Sendable, Equatable {
@@ -18,6 +19,6 @@ public struct NativeIdentityCredential: Sendable, Equatable {
     /// The nonce as Apple's sheet takes it: SHA-256 of `nonce`, in lowercase hex; the token then carries this value,
     /// which the server checks against the flow's nonce.
     public static func hashedNonce(_ nonce: String) -> String {
-        SHA256.hash(data: Data(nonce.utf8)).map { String(format: "%02x", $0) }.joined()
+        Hex.encode(SHA256.hash(data: Data(nonce.utf8)))
     }
 }

@@ -159,7 +159,7 @@ public struct MultifactorLogin: Sendable {
     ///   or what the provider throws (the person cancelled, no passkey for this site).
     public func loginWithPasskey() async throws -> UserSession {
         guard let passkeys else { throw GatehouseError.unsupportedStep("a passkey sign-in needs a PasskeyProvider") }
-        guard case .continue(var step) = await client.start(.login), let passkey = Self.passkey(in: step),
+        guard case .continue(var step) = await client.start(.login), let passkey = step.passkey,
             let action = step.submit(.passkey)
         else {
             throw GatehouseError.unsupportedStep("passkey sign-in is not offered by this client's sign-on policy")
@@ -198,10 +198,6 @@ public struct MultifactorLogin: Sendable {
         }
         step["username"] = username
         return try await signIn(from: await step.next(action), values: [:])
-    }
-
-    private static func passkey(in step: ContinueNode) -> PasskeyCollector? {
-        step.collectors.lazy.compactMap { if case .passkey(let passkey) = $0 { passkey } else { nil } }.first
     }
 
     /// Signs in with a username and password, then any second factor or password change the server asks for.
@@ -329,8 +325,6 @@ public struct MultifactorLogin: Sendable {
 
     /// What a flow being driven remembers between nodes.
     private struct Journey {
-        /// How the phone being set up gets its codes, as the person chose.
-        var channel: SecondFactorKind?
         /// Whether the person already chose to have a passkey made, so that its creation is not asked again.
         var passkeyAgreed = false
         /// Where a helper that does not sign in stops.
@@ -387,7 +381,7 @@ public struct MultifactorLogin: Sendable {
         var step = original
         let fields = step.collectors.compactMap(\.field)
         // A passkey step (the sign-in node's passkey is for ``loginWithPasskey()``, not here): the provider answers.
-        if let passkey = Self.passkey(in: step), step.status != .signIn, step.status != .lockedOut {
+        if let passkey = step.passkey, step.status != .signIn, step.status != .lockedOut {
             let notNow = step.submit(.skip)
             let another = step.submit(.choose)
             guard let passkeys else {
@@ -403,9 +397,7 @@ public struct MultifactorLogin: Sendable {
                 default: throw GatehouseError.unsupportedStep(step.id)
                 }
             }
-            step[passkey.key] =
-                passkey.ceremony == .create
-                ? try await passkeys.createPasskey(optionsJSON: passkey.optionsJSON) : try await passkeys.usePasskey(optionsJSON: passkey.optionsJSON)
+            step[passkey.key] = try await passkey.credential(from: passkeys)
             return await step.next()
         }
         if step.step == .push || step.step == .pushSignIn, let number = step.node.fields.first(where: { $0.key == "number" })?.defaultValue.flatMap({ Int($0) })
@@ -439,12 +431,11 @@ public struct MultifactorLogin: Sendable {
             if reply == .skip, let skip, step.status == .mfaEnrollmentRequired { return await step.next(skip) }
             guard case .choose(let picked) = reply else { throw GatehouseError.unsupportedStep(step.id) }
             step[choice.key] = picked.rawValue
-            if choice.key == "method" { journey.channel = picked }
             if picked == .passkey { journey.passkeyAgreed = true }
             return await step.next()
         }
         if let number = fields.first(where: { $0.field.kind == .phoneNumber }), step.status == .mfaEnrollment {
-            let method = step.codeSource.map { SecondFactorKind(rawValue: $0.rawValue) } ?? journey.channel ?? .sms
+            let method = step.codeSource.map { SecondFactorKind(rawValue: $0.rawValue) } ?? .sms
             return try await ask(.enterPhoneNumber(method: method, problem: problem), on: step, field: number.key)
         }
         if let address = fields.first(where: { $0.key == "email" }), step.status == .mfaEnrollment {
@@ -476,10 +467,7 @@ public struct MultifactorLogin: Sendable {
                 guard let action = wanted.lazy.compactMap(step.submit).first else {
                     throw GatehouseError.unsupportedStep(step.id)
                 }
-                let next = await step.next(action)
-                // Only a code that went out the other way changes the channel (within the resend delay it does not).
-                if answer == .useOtherMethod, case .continue = next { journey.channel = journey.channel == .voice ? .sms : .voice }
-                return next
+                return await step.next(action)
             default:
                 throw GatehouseError.unsupportedStep(step.id)
             }

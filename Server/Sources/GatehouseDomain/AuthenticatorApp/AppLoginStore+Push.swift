@@ -56,21 +56,6 @@ extension AppLoginStore {
         }
         guard let row else { return nil }
         let choices = (try row.decode(column: "number_choices", as: String?.self) ?? "").split(separator: ",").compactMap { Int($0) }
-        return Pushed(
-            claimed: Claimed(
-                id: try row.decode(column: "id", as: String.self), clientName: try row.decode(column: "client_name", as: String.self),
-                expiresAt: try row.decode(column: "expires_at", as: Int64.self),
-                requester: Requester(
-                    address: try row.decode(column: "requester_address", as: String?.self),
-                    userAgent: try row.decode(column: "requester_agent", as: String?.self)),
-                createdAt: try row.decode(column: "created_at", as: Int64.self)),
-            numberChoices: choices)
-    }
-
-    /// The number session `id` shows in the browser, when it was pushed.
-    package func number(of id: String) async throws -> Int? {
-        try await database.read { sql in
-            try await sql.raw("SELECT number FROM app_logins WHERE id = \(bind: id)").first().flatMap { try $0.decode(column: "number", as: Int?.self) }
-        }
+        return Pushed(claimed: try Claimed(row: row), numberChoices: choices)
     }
 }

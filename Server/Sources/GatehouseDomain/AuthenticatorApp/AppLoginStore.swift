@@ -37,6 +37,17 @@ package struct AppLoginStore: Sendable {
         package var expiresAt: Int64
         package var requester: Requester
         package var createdAt: Int64
+
+        /// Read from a row with the session's `id`, `client_name`, `expires_at`, `created_at` and requester columns.
+        init(row: any SQLRow) throws {
+            id = try row.decode(column: "id", as: String.self)
+            clientName = try row.decode(column: "client_name", as: String.self)
+            expiresAt = try row.decode(column: "expires_at", as: Int64.self)
+            requester = Requester(
+                address: try row.decode(column: "requester_address", as: String?.self),
+                userAgent: try row.decode(column: "requester_agent", as: String?.self))
+            createdAt = try row.decode(column: "created_at", as: Int64.self)
+        }
     }
 
     /// A new session for the browser flow `flowID`, replacing the flow's earlier ones; returns its id and access code.
@@ -107,15 +118,7 @@ package struct AppLoginStore: Sendable {
                 WHERE code_hash = \(bind: TokenDigest.hex(accessCode)) AND status = \(bind: Status.pending.rawValue) AND expires_at > \(bind: now)
                 RETURNING id, client_name, expires_at, created_at, requester_address, requester_agent
                 """
-            ).first().map { row in
-                Claimed(
-                    id: try row.decode(column: "id", as: String.self), clientName: try row.decode(column: "client_name", as: String.self),
-                    expiresAt: try row.decode(column: "expires_at", as: Int64.self),
-                    requester: Requester(
-                        address: try row.decode(column: "requester_address", as: String?.self),
-                        userAgent: try row.decode(column: "requester_agent", as: String?.self)),
-                    createdAt: try row.decode(column: "created_at", as: Int64.self))
-            }
+            ).first().map(Claimed.init(row:))
         }
     }
 
@@ -135,16 +138,20 @@ package struct AppLoginStore: Sendable {
         }
     }
 
-    /// The challenge session `id` waits to see signed by `identityID`.
-    package func challenge(_ id: String, identityID: String) async throws -> String? {
+    /// What session `id` waits for from `identityID`: the signed challenge, and for a pushed session the number the
+    /// browser shows.
+    package func challenge(_ id: String, identityID: String) async throws -> (challenge: String, number: Int?)? {
         let now = clock.now()
         return try await database.read { sql in
-            try await sql.raw(
-                """
-                SELECT challenge FROM app_logins
-                WHERE id = \(bind: id) AND identity_id = \(bind: identityID) AND status = \(bind: Status.claimed.rawValue) AND expires_at > \(bind: now)
-                """
-            ).first().flatMap { try $0.decode(column: "challenge", as: String?.self) }
+            guard
+                let row = try await sql.raw(
+                    """
+                    SELECT challenge, number FROM app_logins
+                    WHERE id = \(bind: id) AND identity_id = \(bind: identityID) AND status = \(bind: Status.claimed.rawValue) AND expires_at > \(bind: now)
+                    """
+                ).first(), let challenge = try row.decode(column: "challenge", as: String?.self)
+            else { return nil }
+            return (challenge, try row.decode(column: "number", as: Int?.self))
         }
     }
 

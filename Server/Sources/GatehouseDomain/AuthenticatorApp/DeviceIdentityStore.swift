@@ -113,14 +113,7 @@ public struct DeviceIdentityStore: Sendable {
     package func setPush(_ id: String, to target: PushTarget?) async throws -> Bool {
         let now = clock.now()
         return try await database.transaction { sql in
-            if let target {
-                try await sql.raw(
-                    """
-                    UPDATE device_identities SET push_platform = NULL, push_token = NULL, updated_at = \(bind: now)
-                    WHERE push_token = \(bind: target.token) AND push_platform = \(bind: target.platform.rawValue) AND id <> \(bind: id)
-                    """
-                ).run()
-            }
+            if let target { try await Self.clear(target, at: now, in: sql) }
             return try await sql.raw(
                 """
                 UPDATE device_identities SET push_platform = \(bind: target?.platform.rawValue), push_token = \(bind: target?.token),
@@ -134,14 +127,17 @@ public struct DeviceIdentityStore: Sendable {
     /// Forgets `target` wherever it is registered: the platform said the token is no longer valid.
     package func forgetPush(_ target: PushTarget) async throws {
         let now = clock.now()
-        try await database.transaction { sql in
-            try await sql.raw(
-                """
-                UPDATE device_identities SET push_platform = NULL, push_token = NULL, updated_at = \(bind: now)
-                WHERE push_token = \(bind: target.token) AND push_platform = \(bind: target.platform.rawValue)
-                """
-            ).run()
-        }
+        try await database.transaction { sql in try await Self.clear(target, at: now, in: sql) }
+    }
+
+    /// Removes `target` from every identity that has it.
+    private static func clear(_ target: PushTarget, at now: Int64, in sql: any SQLDatabase) async throws {
+        try await sql.raw(
+            """
+            UPDATE device_identities SET push_platform = NULL, push_token = NULL, updated_at = \(bind: now)
+            WHERE push_token = \(bind: target.token) AND push_platform = \(bind: target.platform.rawValue)
+            """
+        ).run()
     }
 
     /// The registered identities of `userID` that can receive a push and are not blocked after `limit` wrong PINs.

@@ -26,9 +26,7 @@ package struct PushApproval: Sendable, Equatable {
     package func apnsBody() throws -> Data {
         let object: [String: Any] = [
             "aps": ["alert": ["title": title, "body": body], "sound": "default", "category": "GATEHOUSE_SIGN_IN", "mutable-content": 1],
-            PushApprovalPayload.key: [
-                "service": payload.service, "identity_id": payload.identityID, "session_id": payload.sessionID,
-            ],
+            PushApprovalPayload.key: try JSONSerialization.jsonObject(with: JSONEncoder().encode(payload)),
         ]
         return try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
     }

@@ -34,18 +34,12 @@ extension AuthenticatorController {
         guard let pushed = try await appLogins.pushed(sessionID, identityID: identity.id), let userID = identity.userID,
             let user = try await users.find(id: userID)
         else { throw OAuthError.sessionExpired }
-        let claimed = pushed.claimed
-        return JSONResponse.make(
-            AuthenticatorSession(
-                sessionID: claimed.id, serviceName: serviceName, clientName: claimed.clientName, username: user.username,
-                expiresIn: max(0, claimed.expiresAt - clock.now()), requesterAddress: claimed.requester.address,
-                requesterUserAgent: claimed.requester.userAgent, requestedAt: claimed.createdAt, numberChoices: pushed.numberChoices))
+        return JSONResponse.make(session(pushed.claimed, username: user.username, numberChoices: pushed.numberChoices))
     }
 
-    /// For a pushed session: the number the person picked must be the browser's. Counted like a second factor's code
-    /// (per account and per client address); a wrong one denies the sign-in, is audited and told to the owner.
-    func checkNumber(_ picked: Int?, sessionID: String, identity: DeviceIdentity, source: ClientAddress) async throws {
-        guard let expected = try await appLogins.number(of: sessionID) else { return }
+    /// For a pushed session: the number the person picked must be the browser's (`expected`). Counted like a second
+    /// factor's code (per account and per client address); a wrong one denies the sign-in, is audited and told to the owner.
+    func checkNumber(_ picked: Int?, expected: Int, sessionID: String, identity: DeviceIdentity, source: ClientAddress) async throws {
         guard let userID = identity.userID else { throw OAuthError.sessionExpired }
         let ticket: AttemptLimiter.Ticket
         switch try await codeGuesses.admit(.secondFactor, subject: "user:" + userID, source: source) {

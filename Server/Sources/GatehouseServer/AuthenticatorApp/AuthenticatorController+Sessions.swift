@@ -20,13 +20,15 @@ extension AuthenticatorController {
                 identityID: identity.id, userID: userID)
         else { throw OAuthError.sessionExpired }
         logger.info("QR sign-in claimed", metadata: ["identity": "\(identity.id)"])
-        return JSONResponse.make(
-            AuthenticatorSession(
-                sessionID: claimed.id, serviceName: serviceName,
-                clientName: claimed.clientName, username: user.username,
-                expiresIn: max(0, claimed.expiresAt - clock.now()),
-                requesterAddress: claimed.requester.address, requesterUserAgent: claimed.requester.userAgent,
-                requestedAt: claimed.createdAt))
+        return JSONResponse.make(session(claimed, username: user.username))
+    }
+
+    /// A claimed session as the app shows it; `numberChoices` for a pushed one.
+    func session(_ claimed: AppLoginStore.Claimed, username: String, numberChoices: [Int]? = nil) -> AuthenticatorSession {
+        AuthenticatorSession(
+            sessionID: claimed.id, serviceName: serviceName, clientName: claimed.clientName, username: username,
+            expiresIn: max(0, claimed.expiresAt - clock.now()), requesterAddress: claimed.requester.address,
+            requesterUserAgent: claimed.requester.userAgent, requestedAt: claimed.createdAt, numberChoices: numberChoices)
     }
 
     func evaluatePIN(_ request: Request, sessionID: String) async throws -> Response {
@@ -55,9 +57,9 @@ extension AuthenticatorController {
     func approve(_ request: Request, sessionID: String, source: ClientAddress) async throws -> Response {
         let identity = try await device(request)
         let body = try await JSONRequest.decode(AuthenticatorApproval.self, from: request)
-        guard let challenge = try await appLogins.challenge(sessionID, identityID: identity.id) else { throw OAuthError.sessionExpired }
+        guard let (challenge, number) = try await appLogins.challenge(sessionID, identityID: identity.id) else { throw OAuthError.sessionExpired }
         // A pushed sign-in: the number first, which denies it when wrong whatever the PIN.
-        try await checkNumber(body.number, sessionID: sessionID, identity: identity, source: source)
+        if let number { try await checkNumber(body.number, expected: number, sessionID: sessionID, identity: identity, source: source) }
         guard let key = identity.publicKey.flatMap(Base64URL.decode).flatMap({ try? P256.Signing.PublicKey(x963Representation: $0) }),
             let signatureBytes = Base64URL.decode(body.signature),
             let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes),

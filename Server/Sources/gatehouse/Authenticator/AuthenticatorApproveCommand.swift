@@ -26,12 +26,7 @@ struct AuthenticatorApproveCommand: AsyncParsableCommand {
             // Checks that this app may talk to the service (406) and is recent enough (412) before anything else.
             let service = try await authenticator.service(at: scanned.serviceURL)
             let request = try await authenticator.begin(scanned, identityID: identity)
-            Terminal.say("\(request.clientName) asks to sign in to \(service.name) as \(request.username).")
-            // Where the request came from, so a QR code relayed from someone else's page is recognizable.
-            let when = request.requestedAt.map { " at " + $0.formatted(date: .omitted, time: .standard) } ?? ""
-            Terminal.say(
-                "Requested from \(request.requesterAddress ?? "an unknown address")\(when)"
-                    + (request.requesterUserAgent.map { " by \($0)" } ?? "") + ". Not you? Deny it.")
+            request.describe(serviceName: service.name, deny: "Deny it.")
             if deny {
                 try await authenticator.abort(request)
                 return print("Denied; the browser shows that the sign-in was cancelled.")

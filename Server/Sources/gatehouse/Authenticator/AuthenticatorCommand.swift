@@ -48,6 +48,17 @@ struct PINInput: ParsableArguments {
     }
 }
 
+extension PendingApproval {
+    /// Says on standard error who asks, and where the request came from, so that a code relayed from someone else's
+    /// page, or a push the person did not ask for, is recognizable; `deny` says how to refuse it.
+    func describe(serviceName: String, deny: String) {
+        Terminal.say("\(clientName) asks to sign in to \(serviceName) as \(username).")
+        let when = requestedAt.map { " at " + $0.formatted(date: .omitted, time: .standard) } ?? ""
+        Terminal.say(
+            "Requested from \(requesterAddress ?? "an unknown address")\(when)" + (requesterUserAgent.map { " by \($0)" } ?? "") + ". Not you? \(deny)")
+    }
+}
+
 extension DeviceAuthenticatorError {
     /// The same words, as the terminal's error.
     var commandError: CommandError { CommandError(description) }

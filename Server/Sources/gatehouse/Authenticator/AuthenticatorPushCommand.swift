@@ -66,11 +66,7 @@ struct AuthenticatorPushCommand: AsyncParsableCommand {
         let text = payload == "-" ? (readLine(strippingNewline: false) ?? "") : payload
         do {
             let request = try await authenticator.handlePush(Data(text.utf8))
-            Terminal.say("\(request.clientName) asks to sign in to \(request.serviceName) as \(request.username).")
-            let when = request.requestedAt.map { " at " + $0.formatted(date: .omitted, time: .standard) } ?? ""
-            Terminal.say(
-                "Requested from \(request.requesterAddress ?? "an unknown address")\(when)"
-                    + (request.requesterUserAgent.map { " by \($0)" } ?? "") + ". Not you? Deny it with --deny --report.")
+            request.describe(serviceName: request.serviceName, deny: "Deny it with --deny --report.")
             if deny {
                 try await authenticator.deny(request, reportFraud: reportFraud)
                 return print(reportFraud ? "Denied and reported." : "Denied.")

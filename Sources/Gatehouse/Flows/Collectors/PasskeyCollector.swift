@@ -27,4 +27,9 @@ public struct PasskeyCollector: FieldCollector {
     /// `PublicKeyCredentialCreationOptionsJSON` or `PublicKeyCredentialRequestOptionsJSON`, as the server sent it.
     public var optionsJSON: String { field.defaultValue ?? "" }
     public var fieldValue: FieldValue { .text(credentialJSON) }
+
+    /// The credential JSON `provider` makes for this ceremony: a new passkey, or an assertion with one.
+    func credential(from provider: any PasskeyProvider) async throws -> String {
+        ceremony == .create ? try await provider.createPasskey(optionsJSON: optionsJSON) : try await provider.usePasskey(optionsJSON: optionsJSON)
+    }
 }

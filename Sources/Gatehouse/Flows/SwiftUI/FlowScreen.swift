@@ -67,13 +67,10 @@ public struct FlowScreen: Sendable {
 
     /// Answers the step's passkey with `provider`, then submits it (the sign-in node with its passkey action).
     mutating func usePasskey(with provider: any PasskeyProvider) async {
-        guard var step, let passkey = step.collectors.lazy.compactMap({ if case .passkey(let passkey) = $0 { passkey } else { nil } }).first
-        else { return }
+        guard var step, let passkey = step.passkey else { return }
         isWorking = true
         do {
-            step[passkey.key] =
-                passkey.ceremony == .create
-                ? try await provider.createPasskey(optionsJSON: passkey.optionsJSON) : try await provider.usePasskey(optionsJSON: passkey.optionsJSON)
+            step[passkey.key] = try await passkey.credential(from: provider)
         } catch {
             isWorking = false
             errorMessage = "The passkey could not be used: \(error)"

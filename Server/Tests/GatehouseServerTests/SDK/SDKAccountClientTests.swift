@@ -4,6 +4,7 @@ import GatehouseProtocol
 import Testing
 
 @testable import GatehouseDomain
+@testable import GatehouseFoundation
 @testable import GatehouseServer
 
 /// The SDK's ``AccountClient`` against a live server's account API: typed reads and changes for a session with the
@@ -59,10 +60,12 @@ struct SDKAccountClientTests {
 
     @Test("deleting the account after the allowed age asks for a step-up; signed in again, it goes through")
     func stepUp() async throws {
-        try await TestServer.withLiveServer(configure: { $0.account = AccountPolicy(reauthenticateAfter: 1) }) { server, issuer in
+        // The server's clock stands still unless moved: a slow machine cannot age the step-up's fresh sign-in.
+        let (clock, advance) = UnixClock.manual()
+        try await TestServer.withLiveServer(clock: clock, configure: { $0.account = AccountPolicy(reauthenticateAfter: 1) }) { server, issuer in
             let session = try await Self.prepare(server, issuer: issuer).login(username: "sam", password: SDKLiveFlowTests.password)
             // Older than the one second this server allows sensitive changes after signing in.
-            try await Task.sleep(for: .milliseconds(2_100))
+            advance(2)
             do {
                 try await AccountClient(session: session).deleteAccount()
                 Issue.record("an old sign-in must not delete the account")

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NIOPosix
+import PostgresNIO
 
 @testable import GatehouseFoundation
 @testable import GatehouseServer
@@ -49,17 +50,28 @@ enum TestServer {
             postgresDatabase = name
         }
         configure(&configuration)
-        let server = try await IdentityServer.start(configuration: configuration, logger: logger, clock: clock)
         do {
-            let result = try await body(server)
-            await server.shutdown()
-            if let postgresDatabase { try await TestEngine.dropPostgresDatabase(postgresDatabase) }
-            return result
-        } catch {
-            await server.shutdown()
-            if let postgresDatabase { try? await TestEngine.dropPostgresDatabase(postgresDatabase) }
-            throw error
+            let server = try await IdentityServer.start(configuration: configuration, logger: logger, clock: clock)
+            do {
+                let result = try await body(server)
+                await server.shutdown()
+                if let postgresDatabase { try await TestEngine.dropPostgresDatabase(postgresDatabase) }
+                return result
+            } catch {
+                await server.shutdown()
+                if let postgresDatabase { try? await TestEngine.dropPostgresDatabase(postgresDatabase) }
+                throw error
+            }
+        } catch let error as PSQLError {
+            throw DescribedDatabaseError(error)
         }
+    }
+
+    /// A PostgreSQL error with what the server said. PostgresNIO's own description hides it, so that it cannot leak
+    /// from a product's logs; a failed test should say why it failed.
+    struct DescribedDatabaseError: Error, CustomStringConvertible {
+        let description: String
+        init(_ error: PSQLError) { description = String(reflecting: error) }
     }
 
     /// Runs `body` with an identity server listening on a loopback port, its issuer being that address (or

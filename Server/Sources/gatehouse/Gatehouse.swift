@@ -12,7 +12,7 @@ struct GatehouseCommand: AsyncParsableCommand {
         version: version,
         subcommands: [
             ServeCommand.self, UsersCommand.self, ClientsCommand.self, ResourcesCommand.self, RegistrationTokensCommand.self, KeysCommand.self,
-            MigrateCommand.self, CopyCommand.self,
+            MigrateCommand.self, CopyCommand.self, BackupCommand.self, RestoreCommand.self,
             DatabaseCommand.self,
             OutboxCommand.self, LoginCommand.self, RegisterCommand.self, ResetPasswordCommand.self, EnrollCommand.self, WhoamiCommand.self,
             TokenCommand.self, LogoutCommand.self, AccountsCommand.self, AccountCommand.self, AuthenticatorCommand.self, DevicesCommand.self,

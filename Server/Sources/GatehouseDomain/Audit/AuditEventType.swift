@@ -57,6 +57,14 @@ public enum AuditEventType: String, Sendable, Codable, CaseIterable {
     /// reported by the person as not theirs (`reason=reported`).
     case pushDenied = "push.denied"
     case keysRotated = "keys.rotated"
+    /// The next signing key of an algorithm was made on the rotation schedule: published now, signing from
+    /// `details.activates_at`, when the current key (`details.retires`) stops signing.
+    case keyScheduled = "key.scheduled"
+    /// A retired signing key left the JWKS: every token it signed has expired.
+    case keyRemoved = "key.removed"
+    /// An operator took a backup (`details.file`, the copy's `details.rows`), or restored one into this database.
+    case databaseBackedUp = "database.backed_up"
+    case databaseRestored = "database.restored"
     case adminTokenCreated = "admin_token.created"
     case adminTokenRevoked = "admin_token.revoked"
     case configurationLoaded = "configuration.loaded"

@@ -36,7 +36,7 @@ package enum SigningKeyFactory {
         let publicJSON = String(decoding: try JSONEncoder().encode(jwk), as: UTF8.self)
         return SigningKeyRecord(
             kid: kid, algorithm: algorithm, publicJWK: publicJSON,
-            sealedPrivateKey: try box.seal(Data(pem.utf8)), createdAt: now, retiredAt: nil, publishedUntil: nil
+            sealedPrivateKey: try box.seal(Data(pem.utf8)), createdAt: now
         )
     }
 
@@ -52,8 +52,9 @@ package enum SigningKeyFactory {
         return Base64URL.encode(SHA256.hash(data: Data(canonical.utf8)))
     }
 
-    /// Adds a stored key to a jwt-kit collection: the private key for active keys, the public key for retired ones.
-    package static func add(_ record: SigningKeyRecord, to collection: JWTKeyCollection, box: SecretBox) async throws {
+    /// Adds a stored key to a jwt-kit collection: the private key for keys that sign now or will, the public key for
+    /// retired ones.
+    package static func add(_ record: SigningKeyRecord, to collection: JWTKeyCollection, box: SecretBox, now: Int64) async throws {
         let kid = JWKIdentifier(string: record.kid)
         let opened: Data
         do {
@@ -67,14 +68,14 @@ package enum SigningKeyFactory {
         switch record.algorithm {
         case "RS256":
             let key = try Insecure.RSA.PrivateKey(pem: pem)
-            if record.isActive {
+            if record.signs(after: now) {
                 await collection.add(rsa: key, digestAlgorithm: .sha256, kid: kid)
             } else {
                 await collection.add(rsa: key.publicKey, digestAlgorithm: .sha256, kid: kid)
             }
         case "ES256":
             let key = try ES256PrivateKey(pem: pem)
-            if record.isActive {
+            if record.signs(after: now) {
                 await collection.add(ecdsa: key, kid: kid)
             } else {
                 await collection.add(ecdsa: key.publicKey, kid: kid)

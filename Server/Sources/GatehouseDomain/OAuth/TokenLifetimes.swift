@@ -23,6 +23,10 @@ public struct TokenLifetimes: Sendable, Codable, Equatable {
     /// was lost on the way) instead of the family's revocation: 30 seconds; 0 turns retries into replays.
     public var refreshReuseGrace: Int64 = 30
 
+    /// How long a retired signing key stays published: the longest lifetime of a token it signed, and five minutes for
+    /// clocks that differ.
+    public var retiredKeyPublication: Int64 { max(idToken, accessToken) + 300 }
+
     /// The longest an access token may live: one day. A revoked token family is remembered this long when only
     /// its access tokens could still be in use (see `GrantRevocations`).
     public static let maximumAccessToken: Int64 = 86_400

@@ -8,20 +8,27 @@ import NIOConcurrencyHelpers
 /// The keys this server signs with and publishes, loaded from the database.
 ///
 /// It reloads from the database at most every ``reloadInterval`` seconds, so a rotation made by
-/// `gatehouse keys rotate` (or by another server node) takes effect without a restart.
+/// `gatehouse keys rotate` (or by another server node) takes effect without a restart. A key the rotation schedule
+/// made ahead is loaded while it is only published, and takes over signing at its time on every node at once.
 ///
 /// Signing runs on the caller's task, on every core at once: the loaded keys are an immutable ``Snapshot``
 /// behind a lock held only to copy it, and only reloads are serialized (by ``Loader``). Going through an
 /// actor for each signature would put every token response in one line, one core's worth of signatures.
 package final class SigningKeyRing: Sendable {
-    package static let reloadInterval: Int64 = 30
+    /// Seconds between reloads unless told otherwise.
+    package static let defaultReloadInterval: Int64 = 30
 
+    /// Seconds a loaded snapshot serves before the next read of the database.
+    package let reloadInterval: Int64
     private let clock: UnixClock
     private let loader: Loader
     private let current = NIOLockedValueBox<Snapshot?>(nil)
 
-    package init(store: SigningKeyStore, box: SecretBox, clock: UnixClock) {
+    /// A ring that reads `store` every `reloadInterval` seconds: it must be well under the time a scheduled key is
+    /// published before it signs.
+    package init(store: SigningKeyStore, box: SecretBox, clock: UnixClock, reloadInterval: Int64 = defaultReloadInterval) {
         self.clock = clock
+        self.reloadInterval = reloadInterval
         loader = Loader(store: store, box: box)
     }
 
@@ -37,7 +44,8 @@ package final class SigningKeyRing: Sendable {
 
     /// Signs `payload` with the active key for `algorithm` (`RS256` or `ES256`), with `kid` and the `typ` of `type`.
     package func sign(_ payload: some JWTPayload & JSONObjectWritable, algorithm: String, type: TokenType = .idToken) async throws -> String {
-        guard let signer = try await snapshot().signers[algorithm] else {
+        let now = clock.now()
+        guard let signer = try await snapshot().signers[algorithm]?.last(where: { $0.isActive(at: now) }) else {
             throw ConfigurationError("There is no active \(algorithm) signing key; run `gatehouse keys rotate`.")
         }
         return try signer.sign(payload, type: type)
@@ -65,27 +73,31 @@ package final class SigningKeyRing: Sendable {
 
     private func snapshot() async throws -> Snapshot {
         let now = clock.now()
-        if let loaded = current.withLockedValue({ $0 }), now - loaded.loadedAt < Self.reloadInterval {
+        if let loaded = current.withLockedValue({ $0 }), now - loaded.loadedAt < reloadInterval {
             return loaded
         }
-        return try await loader.reload(into: current, now: now, interval: Self.reloadInterval)
+        return try await loader.reload(into: current, now: now, interval: reloadInterval)
     }
 
     /// The keys as loaded at one moment; never changed, replaced whole by a reload.
     package struct Snapshot: Sendable {
         /// Every published key, for verifying tokens this server issued.
         package var collection: JWTKeyCollection
-        /// The active key of each algorithm.
-        package var signers: [String: ActiveSigner]
+        /// The keys of each algorithm that sign now or will, by the time they start.
+        package var signers: [String: [ActiveSigner]]
         package var keySet: JSONWebKeySet
         /// `keySet` as the JWKS endpoint sends it, encoded once per reload instead of once per request.
         package var keySetDocument: Data
         package var loadedAt: Int64
     }
 
-    /// One active private key and its JWS header, encoded once (RFC 7515 §7.1 compact serialization).
+    /// One private key that signs now or will, and its JWS header, encoded once (RFC 7515 §7.1 compact serialization).
     package struct ActiveSigner: Sendable {
         package let algorithm: any JWTAlgorithm
+        /// When the key starts signing.
+        package var activatesAt: Int64 = 0
+        /// When it stops; `nil` while no successor is scheduled.
+        package var retiredAt: Int64?
         /// `BASE64URL(header) "."` for each type of token, the start of every token this key signs.
         private let encodedHeaders: [TokenType: String]
 
@@ -105,6 +117,9 @@ package final class SigningKeyRing: Sendable {
             }
             encodedHeaders = headers
         }
+
+        /// Whether the key signs at `now`.
+        package func isActive(at now: Int64) -> Bool { activatesAt <= now && retiredAt.map { $0 > now } ?? true }
 
         package func sign(_ payload: some JWTPayload & JSONObjectWritable, type: TokenType = .idToken) throws -> String {
             let signingInput = encodedHeaders[type, default: ""] + Base64URL.encode(payload.jsonBytes)
@@ -129,13 +144,16 @@ package final class SigningKeyRing: Sendable {
             }
             let records = try await store.all().filter { $0.isPublished(at: now) }
             let collection = JWTKeyCollection()
-            var signers: [String: ActiveSigner] = [:]
+            var signers: [String: [ActiveSigner]] = [:]
             var published: [JSONWebKey] = []
-            for record in records {
-                try await SigningKeyFactory.add(record, to: collection, box: box)
-                if record.isActive {
+            for record in records.sorted(by: { $0.activatesAt < $1.activatesAt }) {
+                try await SigningKeyFactory.add(record, to: collection, box: box, now: now)
+                if record.signs(after: now) {
                     let algorithm = try await collection.getKey(for: JWKIdentifier(string: record.kid))
-                    signers[record.algorithm] = try ActiveSigner(algorithm: algorithm, name: record.algorithm, kid: record.kid)
+                    var signer = try ActiveSigner(algorithm: algorithm, name: record.algorithm, kid: record.kid)
+                    signer.activatesAt = record.activatesAt
+                    signer.retiredAt = record.retiredAt
+                    signers[record.algorithm, default: []].append(signer)
                 }
                 published.append(try JSONDecoder().decode(JSONWebKey.self, from: Data(record.publicJWK.utf8)))
             }

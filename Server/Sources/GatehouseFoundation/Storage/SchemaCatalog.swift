@@ -69,7 +69,8 @@ package struct SchemaCatalog: Sendable {
         }
     }
 
-    private static func tableNames(_ sql: any SQLDatabase, engine: DatabaseEngine) async throws -> [String] {
+    /// The names of every table in the database, bookkeeping included, in the order they were created.
+    package static func tableNames(_ sql: any SQLDatabase, engine: DatabaseEngine) async throws -> [String] {
         let query: SQLQueryString =
             switch engine {
             case .sqlite: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid"

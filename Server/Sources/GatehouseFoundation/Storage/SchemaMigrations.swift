@@ -695,5 +695,11 @@ package enum SchemaMigrations {
                 "ALTER TABLE app_logins ADD COLUMN number INTEGER",
                 "ALTER TABLE app_logins ADD COLUMN number_choices TEXT",
             ]),
+        // Keys the rotation schedule makes ahead: published at once, signing from activates_at (NULL: from created_at).
+        Migration(
+            version: 43, name: "signing keys published ahead",
+            statements: [
+                "ALTER TABLE signing_keys ADD COLUMN activates_at BIGINT"
+            ]),
     ]
 }

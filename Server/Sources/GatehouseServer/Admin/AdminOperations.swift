@@ -148,7 +148,7 @@ public struct AdminSettings: Sendable {
         self.secret = secret
         self.passwords = passwords
         self.hashPassword = hashPassword
-        publishFor = max(lifetimes.idToken, lifetimes.accessToken) + 300
+        publishFor = lifetimes.retiredKeyPublication
         accessTokenLifetime = lifetimes.accessToken
         sessionIdle = lifetimes.sessionIdle
         self.maxPINAttempts = maxPINAttempts

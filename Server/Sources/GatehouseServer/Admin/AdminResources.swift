@@ -289,22 +289,31 @@ struct AdminPage<Item: Encodable & Sendable>: Encodable, Sendable {
 /// A signing key as listed: its public half only.
 public struct AdminKey: Codable, Sendable {
     public var kid, algorithm: String
+    /// Whether the key signed when it was read.
     public var active: Bool
+    public var status: SigningKeyRecord.Status
     public var createdAt: Int64
+    public var activatesAt: Int64
+    public var retiredAt: Int64?
     public var publishedUntil: Int64?
 
-    /// What the API shows of `key`.
-    public init(_ key: SigningKeyRecord) {
+    /// What the API shows of `key` at `now`.
+    public init(_ key: SigningKeyRecord, now: Int64) {
         kid = key.kid
         algorithm = key.algorithm
-        active = key.isActive
+        status = key.status(at: now)
+        active = status == .active
         createdAt = key.createdAt
+        activatesAt = key.activatesAt
+        retiredAt = key.retiredAt
         publishedUntil = key.publishedUntil
     }
 
     enum CodingKeys: String, CodingKey {
-        case kid, algorithm, active
+        case kid, algorithm, active, status
         case createdAt = "created_at"
+        case activatesAt = "activates_at"
+        case retiredAt = "retired_at"
         case publishedUntil = "published_until"
     }
 }

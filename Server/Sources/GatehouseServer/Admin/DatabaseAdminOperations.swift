@@ -343,14 +343,16 @@ public struct DatabaseAdminOperations: AdminOperations {
     }
 
     public func signingKeys() async throws -> [AdminKey] {
-        try await keys.all().map(AdminKey.init)
+        let now = clock.now()
+        return try await keys.all().map { AdminKey($0, now: now) }
     }
 
     public func rotateSigningKeys() async throws -> [AdminKey] {
         let created = try await keys.rotate(secret: try settings.secret(), publishFor: settings.publishFor) { [audit, actor] created in
             try await audit.record(.keysRotated, actor: actor, details: ["kids": created.map(\.kid).joined(separator: " ")])
         }
-        return created.map(AdminKey.init)
+        let now = clock.now()
+        return created.map { AdminKey($0, now: now) }
     }
 
     public func events(_ filter: AuditLog.Filter, limit: Int) async throws -> [AuditEvent] {

@@ -54,7 +54,8 @@ public enum GatehouseApplication {
             issuer: server.issuer, keys: server.keys, registration: server.configuration.dynamicRegistration.enabled,
             metadataDocuments: server.configuration.clientMetadataDocuments.enabled,
             requirePushed: server.configuration.requirePushedAuthorizationRequests || server.configuration.fapi2,
-            requireSigned: server.configuration.requireSignedRequestObject, profile: server.configuration.profile
+            requireSigned: server.configuration.requireSignedRequestObject, profile: server.configuration.profile,
+            keySetMaxAge: server.configuration.keys.keySetMaxAge
         ).addRoutes(to: api)
         if server.configuration.dynamicRegistration.enabled { server.clientRegistrationController.addRoutes(to: api) }
         server.tokenController.addRoutes(to: api)

@@ -15,6 +15,13 @@ extension IdentityServer {
             logger: logger)
     }
 
+    /// Signing keys that rotate on `keys.rotate_every` (serve runs it only when that is set).
+    public func keyRotationService() -> SigningKeyRotationService {
+        SigningKeyRotationService(
+            store: keyStore, ring: keys, audit: audit, secret: secret, policy: configuration.keys,
+            publishFor: configuration.tokens.retiredKeyPublication, logger: logger)
+    }
+
     /// Back-channel logout: the clients a person signed in to are told when they sign out, from any node.
     public func backChannelLogoutService() -> BackChannelLogoutService {
         BackChannelLogoutService(delivery: backChannelLogout)

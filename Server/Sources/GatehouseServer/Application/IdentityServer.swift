@@ -124,7 +124,9 @@ public final class IdentityServer: Sendable {
             operatorFetch: GuardedFetch(allowPrivateAddresses: true, timeout: configuration.clientMetadataDocuments.timeout))
         consents = ConsentStore(database: database, clock: clock)
         keyStore = SigningKeyStore(database: database, clock: clock)
-        keys = SigningKeyRing(store: keyStore, box: SecretBox(serverSecret: secret.bytes, purpose: SecretBox.signingKeysPurpose), clock: clock)
+        keys = SigningKeyRing(
+            store: keyStore, box: SecretBox(serverSecret: secret.bytes, purpose: SecretBox.signingKeysPurpose), clock: clock,
+            reloadInterval: configuration.keys.reloadInterval)
         sessions = BrowserSessionStore(database: database, clock: clock, idleTimeout: configuration.tokens.sessionIdle)
         codes = AuthorizationCodeStore(database: database, clock: clock)
         pushedRequests = PushedAuthorizationRequestStore(database: database, clock: clock)

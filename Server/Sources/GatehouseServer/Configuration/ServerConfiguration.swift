@@ -76,6 +76,8 @@ public struct ServerConfiguration: Sendable, Decodable {
     public var tracing = TracingPolicy()
     /// The background sweep of expired rows.
     public var housekeeping = HousekeepingPolicy()
+    /// Signing keys that rotate by themselves on a schedule; off by default.
+    public var keys = SigningKeyPolicy()
     /// DPoP-bound tokens (RFC 9449): whether proofs need the server's nonce.
     public var dpop = DPoPPolicy()
     /// Connection timeouts and the connection limit.
@@ -140,6 +142,7 @@ public struct ServerConfiguration: Sendable, Decodable {
         try file.update(&metrics, .metrics)
         try file.update(&tracing, .tracing)
         try file.update(&housekeeping, .housekeeping)
+        try file.update(&keys, .keys)
         try file.update(&dpop, .dpop)
         try file.update(&connections, .connections)
         try file.update(&trustedProxies, .trustedProxies)
@@ -155,7 +158,7 @@ public struct ServerConfiguration: Sendable, Decodable {
     /// The configuration file's keys.
     enum CodingKeys: String, CodingKey, CaseIterable {
         case host, port, database, issuer, secret, demo, registration, account, courier, authenticator, connections, audit, metrics, tracing
-        case housekeeping, dpop, push
+        case housekeeping, dpop, push, keys
         case dynamicRegistration = "dynamic_registration"
         case clientMetadataDocuments = "client_metadata_documents"
         case backchannelLogout = "backchannel_logout"
@@ -240,6 +243,7 @@ public struct ServerConfiguration: Sendable, Decodable {
         try metrics.validate(serverPort: port)
         try tracing.validate()
         try housekeeping.validate()
+        try keys.validate()
         guard (2...1_000).contains(postgresConnections) else {
             throw ConfigurationError(key: "postgres_connections", "must be between 2 and 1000.")
         }

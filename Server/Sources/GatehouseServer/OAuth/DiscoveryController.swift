@@ -18,6 +18,8 @@ struct DiscoveryController: Sendable {
     var requireSigned = false
     /// The profile every client is held to (`fapi2`): discovery then offers only what it allows.
     var profile: SecurityProfile? = nil
+    /// Seconds a client may cache the JWKS (``SigningKeyPolicy/keySetMaxAge``).
+    var keySetMaxAge: Int64 = 60
 
     func addRoutes<Context: RequestContext>(to router: some RouterMethods<Context>) {
         // The metadata never changes while the server runs: encoded once.
@@ -28,10 +30,11 @@ struct DiscoveryController: Sendable {
         router.get("/.well-known/openid-configuration") { _, _ in JSONResponse.data(metadata, cacheable: true) }
         // RFC 8414 §3: the issuer has no path, so the well-known URI is at the root; its members are the same.
         router.get("/.well-known/oauth-authorization-server") { _, _ in JSONResponse.data(metadata, cacheable: true) }
+        let cacheControl = "public, max-age=\(keySetMaxAge)"
         router.get("/jwks") { _, _ in
             // Short caching: clients must see a rotated key soon.
             var response = JSONResponse.data(try await keys.publicKeySetDocument(), cacheable: true)
-            response.headers[.cacheControl] = "public, max-age=60"
+            response.headers[.cacheControl] = cacheControl
             return response
         }
     }

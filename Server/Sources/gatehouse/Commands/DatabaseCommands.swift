@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import GatehouseFoundation
 import GatehouseServer
 import Logging
@@ -83,7 +84,7 @@ extension Logger {
 /// `gatehouse db`: the database itself.
 struct DatabaseCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "db", abstract: "Look at the database itself.", subcommands: [Stats.self])
+        commandName: "db", abstract: "Look at the database itself.", subcommands: [Stats.self, Verify.self])
 
     /// `gatehouse db stats`: rows, oldest row and size per table.
     struct Stats: AsyncParsableCommand {
@@ -105,6 +106,35 @@ struct DatabaseCommand: AsyncParsableCommand {
 
         static func size(_ bytes: Int64) -> String {
             bytes >= 1 << 20 ? String(format: "%.1f MiB", Double(bytes) / Double(1 << 20)) : String(format: "%.1f KiB", Double(bytes) / 1024)
+        }
+    }
+    /// `gatehouse db verify`: the engine's own checks, the schema's record and every table's rows, in one snapshot.
+    struct Verify: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check a database or a backup whole: its pages and references, its schema version, the rows of every table.",
+            discussion: "Exits with 1 when a problem is found. Nothing is written, not even a migration."
+        )
+        @OptionGroup var store: StoreOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            try store.requireLocal()
+            let location = try store.configuration().database
+            if case .sqlite(let path) = location, !location.isInMemory, !FileManager.default.fileExists(atPath: path) {
+                throw CommandError("There is no database at \(path).")
+            }
+            let database = try await DatabaseOpener.open(location, logger: .quiet, migrate: false)
+            let verification: DatabaseVerification
+            do {
+                verification = try await DatabaseVerification.verify(database)
+                try await database.close()
+            } catch {
+                try? await database.close()
+                throw error
+            }
+            if output.json { try JSONOutput.print(verification) } else { VerificationReport.print(verification) }
+            guard verification.isSound else { throw ExitCode(1) }
+            if !output.json { print("The database is sound.") }
         }
     }
 }

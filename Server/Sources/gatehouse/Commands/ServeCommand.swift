@@ -70,6 +70,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if let webhook = configuration.audit.webhook { sideServices.append(server.auditWebhookService(webhook)) }
         if let tracing { sideServices.append(tracing.service) }
+        if configuration.keys.rotateEvery != nil { sideServices.append(server.keyRotationService()) }
         // Last, so the first to hear of a shutdown: open streams end before the server waits for its responses.
         sideServices.append(ShutdownHook { server.endOpenStreams() })
         do {

@@ -36,7 +36,7 @@ struct KeyRotationTests {
             let oldKID = try #require(try JWTHeaderPeek.kid(of: before))
 
             _ = try await server.keyStore.rotate(secret: server.secret, publishFor: 900)
-            advance(SigningKeyRing.reloadInterval)  // running servers pick the rotation up without a restart
+            advance(SigningKeyRing.defaultReloadInterval)  // running servers pick the rotation up without a restart
             let after = try await server.keys.sign(claims, algorithm: "RS256")
             #expect(try JWTHeaderPeek.kid(of: after) != oldKID)
 
@@ -50,7 +50,7 @@ struct KeyRotationTests {
 
             advance(901)
             _ = try await server.keyStore.rotate(secret: server.secret, publishFor: 900)
-            advance(SigningKeyRing.reloadInterval)
+            advance(SigningKeyRing.defaultReloadInterval)
             let later = try await server.keys.publicKeySet()
             #expect(!later.keys.map(\.keyID).contains(oldKID))
             #expect(later.keys.count == 4)

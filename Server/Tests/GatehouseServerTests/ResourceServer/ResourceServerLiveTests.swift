@@ -165,7 +165,7 @@ struct ResourceServerLiveTests {
             _ = try await notes.authorize(request(before))
             let rotated = try await server.keyStore.rotate(secret: server.secret, publishFor: 900)
             // The server's key ring reloads within its interval; move its clock past it.
-            offset.withLockedValue { $0 = SigningKeyRing.reloadInterval + 1 }
+            offset.withLockedValue { $0 = SigningKeyRing.defaultReloadInterval + 1 }
             let after = try await token(issuer, resource: Self.notes, scope: "notes:read")
             let kid = try #require(CompactJWS(after)?.header["kid"] as? String)
             #expect(rotated.map(\.kid).contains(kid), "signed by the new key")

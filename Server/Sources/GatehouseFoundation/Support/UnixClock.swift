@@ -24,4 +24,12 @@ public struct UnixClock: Sendable {
         let clock = UnixClock { start + offset.withLockedValue { $0 } }
         return (clock, { seconds in offset.withLockedValue { $0 += seconds } })
     }
+
+    /// A clock that runs with the system's, ahead of it by what a test adds: for tests whose other party (an app, a
+    /// resource server) reads the real time, and whose server must yet move on at once.
+    public static func ahead() -> (clock: UnixClock, advance: @Sendable (Int64) -> Void) {
+        let offset = NIOLockedValueBox<Int64>(0)
+        let clock = UnixClock { Int64(Date().timeIntervalSince1970) + offset.withLockedValue { $0 } }
+        return (clock, { seconds in offset.withLockedValue { $0 += seconds } })
+    }
 }

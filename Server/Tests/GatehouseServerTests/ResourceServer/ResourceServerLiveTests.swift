@@ -5,7 +5,6 @@ import GatehouseResourceServer
 import GatehouseResourceServerHummingbird
 import Hummingbird
 import HummingbirdTesting
-import NIOConcurrencyHelpers
 import Testing
 
 @testable import GatehouseDomain
@@ -156,8 +155,7 @@ struct ResourceServerLiveTests {
 
     @Test("a signing key rotated while the API runs: tokens signed by the new key pass once the keys are fetched again")
     func rotatedKey() async throws {
-        let offset = NIOLockedValueBox<Int64>(0)
-        let clock = UnixClock { Int64(Date().timeIntervalSince1970) + offset.withLockedValue { $0 } }
+        let (clock, advance) = UnixClock.ahead()
         try await TestServer.withLiveServer(clock: clock) { server, issuer in
             try await prepare(server)
             let notes = ResourceServer(configuration: ResourceServerConfiguration(issuer: issuer, resource: Self.notes, leeway: 120))
@@ -165,7 +163,7 @@ struct ResourceServerLiveTests {
             _ = try await notes.authorize(request(before))
             let rotated = try await server.keyStore.rotate(secret: server.secret, publishFor: 900)
             // The server's key ring reloads within its interval; move its clock past it.
-            offset.withLockedValue { $0 = SigningKeyRing.defaultReloadInterval + 1 }
+            advance(SigningKeyRing.defaultReloadInterval + 1)
             let after = try await token(issuer, resource: Self.notes, scope: "notes:read")
             let kid = try #require(CompactJWS(after)?.header["kid"] as? String)
             #expect(rotated.map(\.kid).contains(kid), "signed by the new key")

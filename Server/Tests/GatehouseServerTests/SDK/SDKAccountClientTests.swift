@@ -60,12 +60,13 @@ struct SDKAccountClientTests {
 
     @Test("deleting the account after the allowed age asks for a step-up; signed in again, it goes through")
     func stepUp() async throws {
-        // The server's clock stands still unless moved: a slow machine cannot age the step-up's fresh sign-in.
-        let (clock, advance) = UnixClock.manual()
-        try await TestServer.withLiveServer(clock: clock, configure: { $0.account = AccountPolicy(reauthenticateAfter: 1) }) { server, issuer in
+        // The server's clock jumps ahead instead of the test sleeping; a slow machine has thirty seconds, not one, from the
+        // step-up's fresh sign-in to the retry. The app's clock is the real one: the jump stays inside its leeway.
+        let (clock, advance) = UnixClock.ahead()
+        try await TestServer.withLiveServer(clock: clock, configure: { $0.account = AccountPolicy(reauthenticateAfter: 30) }) { server, issuer in
             let session = try await Self.prepare(server, issuer: issuer).login(username: "sam", password: SDKLiveFlowTests.password)
-            // Older than the one second this server allows sensitive changes after signing in.
-            advance(2)
+            // Older than the thirty seconds this server allows sensitive changes after signing in.
+            advance(31)
             do {
                 try await AccountClient(session: session).deleteAccount()
                 Issue.record("an old sign-in must not delete the account")
@@ -85,7 +86,7 @@ struct SDKAccountClientTests {
                 guard case .success = await step.next() else { throw GatehouseError.unsupportedStep("the step-up did not sign in") }
             }
             try await account.deleteAccount()
-            #expect(await asked.requirements == [AccountStepUp(maxAge: 1, description: "This change needs a recent sign-in: sign in again, then retry.")])
+            #expect(await asked.requirements == [AccountStepUp(maxAge: 30, description: "This change needs a recent sign-in: sign in again, then retry.")])
             #expect(try await server.users.find(username: "sam") == nil)
             #expect(await session.isSignedOut)
         }

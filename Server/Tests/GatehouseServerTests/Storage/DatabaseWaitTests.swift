@@ -71,7 +71,9 @@ struct DatabaseWaitTests {
                 (error as? DatabaseError)?.isUnavailable == true
             }
             let waited = ContinuousClock.now - started
-            #expect(waited >= .milliseconds(450) && waited < .seconds(2), "\(waited)")
+            // Failing as unavailable shows it gave up before a holder let go; the upper bound only catches a hang (a busy
+            // machine takes a while to get round to the failed lease).
+            #expect(waited >= .milliseconds(450) && waited < .seconds(10), "\(waited)")
             try await Task.sleep(for: .seconds(3))  // the holders are done: the given-up write must not run late
             #expect(!ran.withLockedValue { $0 })
             let rows = try await database.read { sql in try await sql.raw("SELECT name FROM probe").all() }

@@ -47,6 +47,11 @@ enum TestServer {
             let name = "gatehouse_swift_" + SecureRandom.bytes(6).map { String(format: "%02x", $0) }.joined()
             configuration.database = .postgres(url: try await TestEngine.createPostgresDatabase(name))
             configuration.secret = String(repeating: "t", count: 40)
+            // A hundred test servers run at once against one PostgreSQL: ten connections each keep them under its
+            // max_connections (scripts/with-postgres), and work waits its turn longer on a machine that busy. A test
+            // about the pool sets its own.
+            configuration.postgresConnections = 10
+            configuration.databaseWait = 60
             postgresDatabase = name
         }
         configure(&configuration)

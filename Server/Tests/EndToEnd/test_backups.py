@@ -4,13 +4,18 @@ refresh tokens handed out before the backup began."""
 import json
 import os
 import stat
+import subprocess
 import threading
 import time
 
+import pytest
 import requests
 
 from conftest import PASSWORD, WEB_REDIRECT, WEB_SECRET
-from gatehouse_harness import authorize_url, Browser, gatehouse, redeem, redirect_parameters, refresh, Server
+from gatehouse_harness import (POSTGRES_URL, authorize_url, Browser, drop_postgres_database, fresh_postgres_database, gatehouse, redeem,
+                               redirect_parameters, refresh, Server)
+
+needs_postgres = pytest.mark.skipif(not POSTGRES_URL, reason="PostgreSQL is not available: set GATEHOUSE_TEST_POSTGRES_URL (scripts/with-postgres does)")
 
 WORKER_SECRET = "worker-client-secret-0123456789-abcdefghijklm"
 
@@ -130,3 +135,38 @@ def test_verify_reports_a_damaged_file_and_restore_refuses_it(tmp_path):
     assert refused.returncode != 0
     missing = gatehouse("db", "verify", "--database", str(tmp_path / "nothing.sqlite"), check=False)
     assert missing.returncode != 0 and "There is no database at" in missing.stderr
+
+
+@needs_postgres
+def test_postgresql_backups_by_pg_dump_and_by_gatehouse_both_verify_and_restore(tmp_path):
+    """The README's PostgreSQL path: pg_dump and pg_restore into a new database, checked by `gatehouse db verify`; and
+    `gatehouse backup` of the PostgreSQL database (one snapshot into a SQLite file) restored into another."""
+    source = fresh_postgres_database()
+    dumped = fresh_postgres_database()
+    restored_url = fresh_postgres_database()
+    server = Server(database_url=source, owns_database=True)
+    restored = None
+    try:
+        server.add_user("alice", PASSWORD)
+        server.add_client("web", WEB_REDIRECT, secret=WEB_SECRET)
+        kept = sign_in(server)["refresh_token"]
+
+        dump = str(tmp_path / "gatehouse.dump")
+        subprocess.run(["pg_dump", "--format=custom", f"--file={dump}", source], check=True, capture_output=True, timeout=120)
+        subprocess.run(["pg_restore", "--no-owner", f"--dbname={dumped}", dump], check=True, capture_output=True, timeout=120)
+        verified = json.loads(gatehouse("db", "verify", "--database", dumped, "--json").stdout)
+        assert verified["sound"] is True
+        assert {table["name"]: table["rows"] for table in verified["tables"]}["users"] == 1
+
+        backup = str(tmp_path / "backup.sqlite")
+        assert "the copy passed its checks" in server.cli("backup", "--to", backup).stdout
+        assert "every table holds the backup's rows" in gatehouse("restore", "--from", backup, "--database", restored_url).stdout
+        restored = Server(database_url=restored_url)
+        answer = refresh(restored, kept)
+        assert answer.status_code == 200, answer.text
+    finally:
+        if restored:
+            restored.stop()
+        server.stop()
+        drop_postgres_database(dumped)
+        drop_postgres_database(restored_url)

@@ -21,13 +21,15 @@ struct BackupCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let (verification, secretFile) = try await store.withDatabase { configuration, database in
+        let verification = try await store.withLocation(migrate: false) { _, database in
             let verification = try await DatabaseBackup.write(database, to: to, logger: .quiet)
             let rows = verification.tables.reduce(0) { $0 + $1.rows }
             try await OperatorAudit.record(
                 .databaseBackedUp, details: ["file": URL(fileURLWithPath: to).standardizedFileURL.path, "rows": String(rows)], in: database)
-            return (verification, configuration.secret == nil ? configuration.resolvedSecretFile : nil)
+            return verification
         }
+        // Where the secret lives, when a file holds it (a configuration that gives it outright is the operator's to keep).
+        let secretFile = (try? store.configuration()).flatMap { $0.secret == nil ? $0.resolvedSecretFile : nil }
         if output.json { return try JSONOutput.print(verification) }
         VerificationReport.print(verification)
         print("Backed up to \(to); the copy passed its checks.")
@@ -48,7 +50,7 @@ struct RestoreCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let verification = try await store.withDatabase { _, database in
+        let verification = try await store.withLocation(migrate: true) { _, database in
             let verification = try await DatabaseBackup.restore(from: from, into: database, logger: .quiet)
             try await OperatorAudit.record(.databaseRestored, details: ["file": URL(fileURLWithPath: from).standardizedFileURL.path], in: database)
             return verification

@@ -118,20 +118,10 @@ struct DatabaseCommand: AsyncParsableCommand {
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            try store.requireLocal()
-            let location = try store.configuration().database
-            if case .sqlite(let path) = location, !location.isInMemory, !FileManager.default.fileExists(atPath: path) {
+            if case .sqlite(let path) = try store.location(), path != ":memory:", !FileManager.default.fileExists(atPath: path) {
                 throw CommandError("There is no database at \(path).")
             }
-            let database = try await DatabaseOpener.open(location, logger: .quiet, migrate: false)
-            let verification: DatabaseVerification
-            do {
-                verification = try await DatabaseVerification.verify(database)
-                try await database.close()
-            } catch {
-                try? await database.close()
-                throw error
-            }
+            let verification = try await store.withLocation(migrate: false) { _, database in try await DatabaseVerification.verify(database) }
             if output.json { try JSONOutput.print(verification) } else { VerificationReport.print(verification) }
             guard verification.isSound else { throw ExitCode(1) }
             if !output.json { print("The database is sound.") }

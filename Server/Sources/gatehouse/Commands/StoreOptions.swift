@@ -28,6 +28,28 @@ struct StoreOptions: ParsableArguments {
         }
     }
 
+    /// The database `--database` names, or else the configuration's: for commands that need nothing else of the
+    /// configuration (no server secret, which a PostgreSQL configuration must otherwise give).
+    func location() throws -> DatabaseLocation {
+        try requireLocal()
+        if let database { return try DatabaseLocation(parsing: database) }
+        return try configuration().database
+    }
+
+    /// Opens the database `location()` names (migrated when `migrate`), runs `body`, and closes it.
+    func withLocation<T>(migrate: Bool, _ body: (DatabaseLocation, any Database) async throws -> T) async throws -> T {
+        let location = try location()
+        let database = try await DatabaseOpener.open(location, logger: .quiet, migrate: migrate)
+        do {
+            let result = try await body(location, database)
+            try await database.close()
+            return result
+        } catch {
+            try? await database.close()
+            throw error
+        }
+    }
+
     /// Opens (and migrates) the database, runs `body`, and closes it.
     func withDatabase<T>(_ body: (ServerConfiguration, any Database) async throws -> T) async throws -> T {
         try requireLocal()

@@ -145,6 +145,10 @@ class SIEM:
         import threading
         from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+        from datetime import datetime, timezone
+
+        from standardwebhooks.webhooks import Webhook
+
         from gatehouse_harness import free_port
         self.port = free_port()
         self.events: list[dict] = []
@@ -161,7 +165,12 @@ class SIEM:
                 fields = dict(part.split("=", 1) for part in self.headers["X-Gatehouse-Signature"].split(","))
                 expected = hmac.new(SIEM.SECRET.encode(), f"{fields['t']}.{body}".encode(), hashlib.sha256).hexdigest()
                 siem.attempts += 1
-                if not hmac.compare_digest(expected, fields["sha256"]):
+                # The same batch signed as Standard Webhooks has it, checked by its own library (whose verify() also
+                # parses the body as one JSON document, which a batch of JSON lines is not).
+                sent_at = datetime.fromtimestamp(int(self.headers["webhook-timestamp"]), tz=timezone.utc)
+                standard = hmac.compare_digest(Webhook(SIEM.SECRET.encode()).sign(self.headers["webhook-id"], sent_at, body),
+                                               self.headers["webhook-signature"])
+                if not hmac.compare_digest(expected, fields["sha256"]) or not standard:
                     siem.bad_signatures += 1
                     self.send_response(401)
                 elif siem.attempts == 1:

@@ -30,7 +30,8 @@ public struct AuditPolicy: Sendable, Codable, Equatable {
 }
 
 /// The audit trail's webhook (`audit.webhook`): batches of events as JSON lines, POSTed with an HMAC-SHA256 signature of
-/// the timestamp and body under `secret` (`X-Gatehouse-Signature: t=…,sha256=…`), retried with doubling delays.
+/// the timestamp and body under `secret` (`X-Gatehouse-Signature: t=…,sha256=…`, and the Standard Webhooks headers),
+/// retried with doubling delays.
 public struct AuditWebhook: Sendable, Codable, Equatable {
     public var url: String
     /// The HMAC key the receiver checks signatures with; at least 32 characters.

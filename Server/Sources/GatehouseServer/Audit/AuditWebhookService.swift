@@ -76,6 +76,12 @@ public struct AuditWebhookService: Service {
         request.headers.add(name: "Content-Type", value: "application/x-ndjson")
         request.headers.add(name: "User-Agent", value: "Gatehouse audit")
         request.headers.add(name: "X-Gatehouse-Signature", value: Self.signature(body: body, timestamp: now, secret: webhook.secret))
+        // The same batch signed as Standard Webhooks has it, for receivers that check with its libraries; its id is the
+        // batch's first and last events', the same on a retry of the same batch.
+        let id = "audit_\(events.first?.id ?? "")_\(events.last?.id ?? "")"
+        for header in StandardWebhookSignature(secret: webhook.secret).headers(id: id, timestamp: now, body: Data(body.utf8)) {
+            request.headers.add(name: header.name, value: header.value)
+        }
         request.body = .bytes(ByteBuffer(string: body))
         do {
             let response = try await OutboundHTTP.execute(request, timeout: .seconds(Int64(webhook.timeout)))

@@ -26,6 +26,22 @@ public enum DatabaseOpener {
         return database
     }
 
+    /// Opens `location` like ``open(_:logger:migrate:sqliteSynchronous:postgresConnections:wait:)``, runs `body` with it,
+    /// and closes it, whether `body` returns or throws: for commands and tools that use a database once.
+    public static func with<T>(
+        _ location: DatabaseLocation, logger: Logger, migrate: Bool = true, _ body: (any Database) async throws -> T
+    ) async throws -> T {
+        let database = try await open(location, logger: logger, migrate: migrate)
+        do {
+            let result = try await body(database)
+            try await database.close()
+            return result
+        } catch {
+            try? await database.close()
+            throw error
+        }
+    }
+
     /// Applies the migrations `database` lacks. Returns the versions applied now.
     public static func migrate(_ database: any Database, logger: Logger) async throws -> [Int] {
         try await SchemaMigrator(database: database, logger: logger).migrate()

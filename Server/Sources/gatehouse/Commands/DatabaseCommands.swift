@@ -16,19 +16,14 @@ struct MigrateCommand: AsyncParsableCommand {
         try store.requireLocal()
         let configuration = try store.configuration()
         let logger = Logger.quiet
-        let database = try await DatabaseOpener.open(configuration.database, logger: logger, migrate: false)
-        do {
-            let applied = try await DatabaseOpener.migrate(database, logger: logger)
-            try await database.close()
-            let latest = DatabaseOpener.latestSchemaVersion
-            print(
-                applied.isEmpty
-                    ? "The schema is up to date (version \(latest))."
-                    : "Applied migrations \(applied.map(String.init).joined(separator: ", ")); the schema is at version \(latest).")
-        } catch {
-            try? await database.close()
-            throw error
+        let applied = try await DatabaseOpener.with(configuration.database, logger: logger, migrate: false) {
+            try await DatabaseOpener.migrate($0, logger: logger)
         }
+        let latest = DatabaseOpener.latestSchemaVersion
+        print(
+            applied.isEmpty
+                ? "The schema is up to date (version \(latest))."
+                : "Applied migrations \(applied.map(String.init).joined(separator: ", ")); the schema is at version \(latest).")
     }
 }
 
@@ -48,27 +43,15 @@ struct CopyCommand: AsyncParsableCommand {
     func run() async throws {
         guard from != to else { throw CommandError("--from and --to name the same database.") }
         let logger = Logger.quiet
-        let source = try await DatabaseOpener.open(DatabaseLocation(parsing: from), logger: logger)
-        let target: any Database
-        do {
-            target = try await DatabaseOpener.open(DatabaseLocation(parsing: to), logger: logger)
-        } catch {
-            try? await source.close()
-            throw error
+        let counts = try await DatabaseOpener.with(DatabaseLocation(parsing: from), logger: logger) { source in
+            try await DatabaseOpener.with(DatabaseLocation(parsing: to), logger: logger) { target in
+                try await DatabaseCopier(source: source, target: target).copy()
+            }
         }
-        do {
-            let counts = try await DatabaseCopier(source: source, target: target).copy()
-            try await source.close()
-            try await target.close()
-            var table = TextTable(headers: ["TABLE", "ROWS"])
-            table.rows = counts.map { [$0.table, String($0.rows)] }
-            print(table.render())
-            print("Copied. Start the new servers with the same server secret as the old one.")
-        } catch {
-            try? await source.close()
-            try? await target.close()
-            throw error
-        }
+        var table = TextTable(headers: ["TABLE", "ROWS"])
+        table.rows = counts.map { [$0.table, String($0.rows)] }
+        print(table.render())
+        print("Copied. Start the new servers with the same server secret as the old one.")
     }
 }
 

@@ -39,15 +39,7 @@ struct StoreOptions: ParsableArguments {
     /// Opens the database `location()` names (migrated when `migrate`), runs `body`, and closes it.
     func withLocation<T>(migrate: Bool, _ body: (DatabaseLocation, any Database) async throws -> T) async throws -> T {
         let location = try location()
-        let database = try await DatabaseOpener.open(location, logger: .quiet, migrate: migrate)
-        do {
-            let result = try await body(location, database)
-            try await database.close()
-            return result
-        } catch {
-            try? await database.close()
-            throw error
-        }
+        return try await DatabaseOpener.with(location, logger: .quiet, migrate: migrate) { try await body(location, $0) }
     }
 
     /// Opens (and migrates) the database, runs `body`, and closes it.

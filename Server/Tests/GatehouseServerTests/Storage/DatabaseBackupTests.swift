@@ -37,30 +37,19 @@ struct DatabaseBackupTests {
             // The fresh server made its own keys; a restore goes into an empty database.
             await #expect(throws: DatabaseError.self) { try await DatabaseBackup.restore(from: path, into: fresh.database, logger: TestServer.logger) }
         }
-        let backup = try await Self.withDatabase(.sqlite(path: path), migrate: false) { try await DatabaseVerification.verify($0) }
+        let backup = try await DatabaseOpener.with(.sqlite(path: path), logger: TestServer.logger, migrate: false) { try await DatabaseVerification.verify($0) }
         let target: DatabaseLocation =
             engine == .postgres
             ? .postgres(
                 url: try await TestEngine.createPostgresDatabase("gatehouse_restore_" + SecureRandom.bytes(6).map { String(format: "%02x", $0) }.joined()))
             : .sqlite(path: folder.appendingPathComponent("restored.sqlite").path)
-        let restored = try await Self.withDatabase(target) { try await DatabaseBackup.restore(from: path, into: $0, logger: TestServer.logger) }
+        let restored = try await DatabaseOpener.with(target, logger: TestServer.logger) {
+            try await DatabaseBackup.restore(from: path, into: $0, logger: TestServer.logger)
+        }
         #expect(restored.isSound)
         #expect(restored.tables == backup.tables)
         if case .postgres(let url) = target, let name = URLComponents(string: url)?.path.dropFirst() {
             try await TestEngine.dropPostgresDatabase(String(name))
-        }
-    }
-
-    /// Opens `location`, runs `body`, and closes it.
-    static func withDatabase<T: Sendable>(_ location: DatabaseLocation, migrate: Bool = true, _ body: (any Database) async throws -> T) async throws -> T {
-        let database = try await DatabaseOpener.open(location, logger: TestServer.logger, migrate: migrate)
-        do {
-            let result = try await body(database)
-            try await database.close()
-            return result
-        } catch {
-            try? await database.close()
-            throw error
         }
     }
 
@@ -84,13 +73,14 @@ struct DatabaseBackupTests {
         // The check finds it (or SQLite refuses to read on), and nothing of it is restored.
         let found: Bool
         do {
-            found = try await !Self.withDatabase(.sqlite(path: path), migrate: false) { try await DatabaseVerification.verify($0) }.isSound
+            found = try await !DatabaseOpener.with(.sqlite(path: path), logger: TestServer.logger, migrate: false) { try await DatabaseVerification.verify($0) }
+                .isSound
         } catch {
             found = true
         }
         #expect(found)
         let target = folder.appendingPathComponent("restored.sqlite").path
-        let verification = try await Self.withDatabase(.sqlite(path: target)) { database in
+        let verification = try await DatabaseOpener.with(.sqlite(path: target), logger: TestServer.logger) { database in
             await #expect(throws: (any Error).self) { try await DatabaseBackup.restore(from: path, into: database, logger: TestServer.logger) }
             return try await DatabaseVerification.verify(database)
         }
@@ -102,7 +92,9 @@ struct DatabaseBackupTests {
     func notGatehouse() async throws {
         let folder = try TestServer.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let verification = try await Self.withDatabase(.sqlite(path: folder.appendingPathComponent("other.sqlite").path), migrate: false) {
+        let verification = try await DatabaseOpener.with(
+            .sqlite(path: folder.appendingPathComponent("other.sqlite").path), logger: TestServer.logger, migrate: false
+        ) {
             try await DatabaseVerification.verify($0)
         }
         #expect(!verification.isSound)

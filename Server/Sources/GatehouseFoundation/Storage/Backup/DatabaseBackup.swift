@@ -30,11 +30,11 @@ public enum DatabaseBackup {
             case .sqlite:
                 try await database.read { sql in try await sql.raw("VACUUM INTO \(bind: path)").run() }
             case .postgresql:
-                copied = try await withDatabase(.sqlite(path: path), logger: logger, migrate: true) { copy in
+                copied = try await DatabaseOpener.with(.sqlite(path: path), logger: logger, migrate: true) { copy in
                     try await DatabaseCopier(source: database, target: copy).copy()
                 }
             }
-            let verification = try await withDatabase(.sqlite(path: path), logger: logger, migrate: false) {
+            let verification = try await DatabaseOpener.with(.sqlite(path: path), logger: logger, migrate: false) {
                 try await DatabaseVerification.verify($0)
             }
             var problems = verification.problems
@@ -56,7 +56,7 @@ public enum DatabaseBackup {
     ///   ``DatabaseError`` when the target is not empty (nothing is written then).
     public static func restore(from path: String, into target: any Database, logger: Logger) async throws -> DatabaseVerification {
         guard FileManager.default.fileExists(atPath: path) else { throw BackupError("There is no backup at \(path).") }
-        let backup = try await withDatabase(.sqlite(path: path), logger: logger, migrate: false) { source in
+        let backup = try await DatabaseOpener.with(.sqlite(path: path), logger: logger, migrate: false) { source in
             let verification = try await DatabaseVerification.verify(source)
             guard verification.isSound else {
                 throw BackupError("The backup at \(path) is not sound: \(verification.problems.joined(separator: " "))")
@@ -71,21 +71,6 @@ public enum DatabaseBackup {
         }
         guard problems.isEmpty else { throw BackupError("The restored database differs from the backup: \(problems.joined(separator: " "))") }
         return restored
-    }
-
-    /// Opens `location`, runs `body` and closes it, whatever happens.
-    private static func withDatabase<T: Sendable>(
-        _ location: DatabaseLocation, logger: Logger, migrate: Bool, _ body: (any Database) async throws -> T
-    ) async throws -> T {
-        let database = try await DatabaseOpener.open(location, logger: logger, migrate: migrate)
-        do {
-            let result = try await body(database)
-            try await database.close()
-            return result
-        } catch {
-            try? await database.close()
-            throw error
-        }
     }
 
     /// Removes a SQLite file with its write-ahead log.

@@ -26,6 +26,8 @@ package struct IDTokenClaims: JWTPayload, Equatable {
     package var updatedAt: Int64?
     /// The access token's hash (OpenID Connect Core §3.1.3.6): the left half of its SHA-256, base64url.
     package var atHash: String?
+    /// Claims hooks added (`hooks` at `tokens`), each within its hook's namespace, written after the others.
+    package var extra = HookClaims()
 
     package enum CodingKeys: String, CodingKey {
         case iss, sub, aud, exp, iat, nonce, azp, amr, acr, sid, name, email, address
@@ -92,5 +94,6 @@ extension IDTokenClaims: JSONObjectWritable {
         writer.member("sid", sid)
         writer.member("sub", sub)
         writer.member("updated_at", updatedAt)
+        for (name, json) in extra.members { writer.member(named: name, json: json) }
     }
 }

@@ -68,6 +68,16 @@ package struct JSONObjectWriter {
         member(key, object: nested)
     }
 
+    /// A member whose name and value come from elsewhere (claims a hook added): the name is escaped here; `json` is one
+    /// JSON value its producer serialized.
+    package mutating func member(named name: String, json: [UInt8]) {
+        if !isEmpty { bytes.append(UInt8(ascii: ",")) }
+        isEmpty = false
+        writeString(name)
+        bytes.append(UInt8(ascii: ":"))
+        bytes.append(contentsOf: json)
+    }
+
     private static let `true` = Array("true".utf8)
     private static let `false` = Array("false".utf8)
 

@@ -78,6 +78,8 @@ public struct ServerConfiguration: Sendable, Decodable {
     public var housekeeping = HousekeepingPolicy()
     /// Signing keys that rotate by themselves on a schedule; off by default.
     public var keys = SigningKeyPolicy()
+    /// The operator's endpoints asked at points of a sign-in (``HookTarget``); none by default.
+    public var hooks: [HookTarget] = []
     /// DPoP-bound tokens (RFC 9449): whether proofs need the server's nonce.
     public var dpop = DPoPPolicy()
     /// Connection timeouts and the connection limit.
@@ -143,6 +145,7 @@ public struct ServerConfiguration: Sendable, Decodable {
         try file.update(&tracing, .tracing)
         try file.update(&housekeeping, .housekeeping)
         try file.update(&keys, .keys)
+        try file.update(&hooks, .hooks)
         try file.update(&dpop, .dpop)
         try file.update(&connections, .connections)
         try file.update(&trustedProxies, .trustedProxies)
@@ -158,7 +161,7 @@ public struct ServerConfiguration: Sendable, Decodable {
     /// The configuration file's keys.
     enum CodingKeys: String, CodingKey, CaseIterable {
         case host, port, database, issuer, secret, demo, registration, account, courier, authenticator, connections, audit, metrics, tracing
-        case housekeeping, dpop, push, keys
+        case housekeeping, dpop, push, keys, hooks
         case dynamicRegistration = "dynamic_registration"
         case clientMetadataDocuments = "client_metadata_documents"
         case backchannelLogout = "backchannel_logout"
@@ -244,6 +247,12 @@ public struct ServerConfiguration: Sendable, Decodable {
         try tracing.validate()
         try housekeeping.validate()
         try keys.validate()
+        for (index, hook) in hooks.enumerated() {
+            try hook.validate(index: index)
+            if hooks[..<index].contains(where: { $0.id == hook.id }) {
+                throw ConfigurationError(key: HookTarget.key(index, "id"), "\(hook.id) is used by an earlier hook.")
+            }
+        }
         guard (2...1_000).contains(postgresConnections) else {
             throw ConfigurationError(key: "postgres_connections", "must be between 2 and 1000.")
         }

@@ -12,10 +12,14 @@ struct IDTokenIssuer: Sendable {
     let lifetime: Int64
     let keys: SigningKeyRing
     let clock: UnixClock
+    /// The hooks asked before tokens are issued, for claims of their own.
+    var hooks: TokenHooks? = nil
 
     /// An ID token for `user`, who the caller has already checked is the grant's user and not locked, issued beside
-    /// `accessToken` (its hash goes in `at_hash`).
-    func issue(for grant: Grant, user: User, client: Client, nonce: String?, accessToken: String? = nil) async throws -> String {
+    /// `accessToken` (its hash goes in `at_hash`), with the claims the hooks at `tokens` add (told the `grantType`).
+    func issue(
+        for grant: Grant, user: User, client: Client, nonce: String?, accessToken: String? = nil, grantType: String = "authorization_code"
+    ) async throws -> String {
         let now = clock.now()
         var claims = IDTokenClaims(
             iss: issuer, sub: user.id, aud: client.id, exp: now + lifetime, iat: now,
@@ -24,6 +28,9 @@ struct IDTokenIssuer: Sendable {
         )
         ScopeClaims.apply(to: &claims, user: user, scopes: grant.scopes, requested: grant.requestedClaims)
         claims.atHash = accessToken.map(Self.hash)
+        if let hooks {
+            claims.extra = try await hooks.idTokenClaims(user: user, clientID: client.id, grantType: grantType, scopes: grant.scopes)
+        }
         return try await keys.sign(claims, algorithm: client.idTokenAlgorithm)
     }
 

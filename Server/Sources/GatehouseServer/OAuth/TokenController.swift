@@ -184,13 +184,14 @@ struct TokenController: Sendable {
             minted: Self.minted(withRefreshToken: withRefreshToken, for: client, proof: proof, audience: audience), audience: audience)
         // An openly registered client that got its first token is no longer removed for disuse.
         try await clients.markUsed(client)
-        return try await response(for: grant, user: user, tokens: tokens, client: client, nonce: binding.nonce, proof: proof, audience: audience)
+        return try await response(
+            for: grant, grantType: "authorization_code", user: user, tokens: tokens, client: client, nonce: binding.nonce, proof: proof, audience: audience)
     }
 
     /// The token response for a user's grant: the tokens (the access token signed when its audience takes JWTs), plus an
     /// ID token when `openid` was granted.
     private func response(
-        for grant: Grant, user: User, tokens: TokenStore.IssuedTokens, client: Client, nonce: String?, proof: DPoPProof?,
+        for grant: Grant, grantType: String, user: User, tokens: TokenStore.IssuedTokens, client: Client, nonce: String?, proof: DPoPProof?,
         audience: TokenAudience = .server
     ) async throws -> Response {
         let scopes = audience.scopes(of: grant.scopes)
@@ -201,7 +202,7 @@ struct TokenController: Sendable {
             jkt: proof?.thumbprint, lifetime: lifetime)
         let idToken =
             grant.scopes.contains("openid")
-            ? try await idTokens.issue(for: grant, user: user, client: client, nonce: nonce, accessToken: accessToken)
+            ? try await idTokens.issue(for: grant, user: user, client: client, nonce: nonce, accessToken: accessToken, grantType: grantType)
             : nil
         return JSONResponse.make(
             TokenResponse(
@@ -230,7 +231,8 @@ struct TokenController: Sendable {
                 ).map { (client, $0) }
             }
             if let (client, outcome) = rotated, case .rotated(let grant, let tokens, let user) = outcome {
-                return try await response(for: grant, user: try Self.active(user), tokens: tokens, client: client, nonce: nil, proof: proof)
+                return try await response(
+                    for: grant, grantType: "refresh_token", user: try Self.active(user), tokens: tokens, client: client, nonce: nil, proof: proof)
             }
         }
         let (client, outcome) = try await database.transaction { [tokens, audit, lifetimes, audience] sql in
@@ -258,7 +260,8 @@ struct TokenController: Sendable {
             throw OAuthError.invalidGrant("The refresh token was already used; every token of this sign-in has been revoked.")
         case .rotated(let grant, let tokens, let user):
             let user = try Self.active(user)
-            return try await response(for: grant, user: user, tokens: tokens, client: client, nonce: nil, proof: proof, audience: audience)
+            return try await response(
+                for: grant, grantType: "refresh_token", user: user, tokens: tokens, client: client, nonce: nil, proof: proof, audience: audience)
         }
     }
 
@@ -332,7 +335,8 @@ struct TokenController: Sendable {
             let tokens = try await self.tokens.issue(
                 for: grant, withRefreshToken: withRefreshToken, lifetimes: lifetimes,
                 minted: Self.minted(withRefreshToken: withRefreshToken, for: client, proof: proof, audience: .server))
-            return try await response(for: grant, user: user, tokens: tokens, client: client, nonce: nil, proof: proof)
+            return try await response(
+                for: grant, grantType: "urn:ietf:params:oauth:grant-type:device_code", user: user, tokens: tokens, client: client, nonce: nil, proof: proof)
         }
     }
 

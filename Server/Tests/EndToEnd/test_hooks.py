@@ -1,0 +1,152 @@
+"""Hooks: the operator's endpoint asked before tokens are issued, its requests checked by an independent Standard
+Webhooks implementation (the `standardwebhooks` package); the claims it adds appear in the ID token, and a hook that is
+slow, answers garbage or reaches outside its namespace is a failure handled as its policy says."""
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+import requests
+from joserfc import jwt
+from standardwebhooks.webhooks import Webhook, WebhookVerificationError
+
+from conftest import PASSWORD, WEB_REDIRECT, WEB_SECRET
+from gatehouse_harness import authorize_url, Browser, free_port, gatehouse, key_set, redeem, redirect_parameters, refresh, Server
+
+SECRET = "hook-signing-secret-0123456789-abcdefghijkl"
+NAMESPACE = "https://example.com/"
+
+
+class Receiver:
+    """The operator's hook on loopback: verifies every request's signature, remembers what it was told, and answers as
+    `mode` says."""
+
+    def __init__(self):
+        self.port = free_port()
+        self.mode = "claims"
+        self.requests: list[dict] = []
+        self.bad_signatures = 0
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers["Content-Length"])).decode()
+                try:
+                    told = Webhook(SECRET.encode()).verify(body, dict(self.headers.items()))
+                except WebhookVerificationError:
+                    receiver.bad_signatures += 1
+                    self.send_response(401)
+                    self.end_headers()
+                    return
+                receiver.requests.append(told)
+                mode = receiver.mode
+                if mode == "slow":
+                    time.sleep(3)
+                answer = {
+                    "claims": {"id_token": {NAMESPACE + "roles": ["admin", "ops"], NAMESPACE + "team": {"name": "blue", "size": 3}}},
+                    "slow": {"id_token": {NAMESPACE + "late": True}},
+                    "outside": {"id_token": {"email": "someone-else@example.com"}},
+                    "unknown": {"access_token": {NAMESPACE + "x": 1}},
+                }.get(mode)
+                payload = b"<html>oops</html>" if mode == "garbage" else json.dumps(answer).encode()
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the server gave up waiting
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def hooked_server(receiver: Receiver, failure: str) -> Server:
+    server = Server(config={"hooks": [{"id": "claims", "url": f"http://127.0.0.1:{receiver.port}/hooks/tokens", "secret": SECRET,
+                                       "points": ["tokens"], "timeout": 1, "failure": failure, "claims_namespace": NAMESPACE}]})
+    server.add_user("alice", PASSWORD)
+    server.add_client("web", WEB_REDIRECT, secret=WEB_SECRET)
+    return server
+
+
+def signed_in(server):
+    return redeem(server, redirect_parameters(Browser(server).sign_in(authorize_url(server), "alice", PASSWORD))["code"])
+
+
+@pytest.fixture(scope="module")
+def receiver():
+    started = Receiver()
+    yield started
+    started.stop()
+
+
+def test_a_hook_adds_claims_to_the_id_token_and_is_told_who_and_why(receiver):
+    server = hooked_server(receiver, "deny")
+    try:
+        receiver.mode = "claims"
+        answer = signed_in(server)
+        assert answer.status_code == 200, answer.text
+        claims = jwt.decode(answer.json()["id_token"], key_set(server), algorithms=["RS256"]).claims
+        assert claims[NAMESPACE + "roles"] == ["admin", "ops"] and claims[NAMESPACE + "team"] == {"name": "blue", "size": 3}
+        assert claims["sub"] and claims["aud"] == "web"
+        told = receiver.requests[-1]
+        assert told["type"] == "tokens" and told["client_id"] == "web" and told["grant_type"] == "authorization_code"
+        assert told["user"]["username"] == "alice" and told["user"]["id"] == claims["sub"] and "openid" in told["scopes"]
+
+        refreshed = refresh(server, answer.json()["refresh_token"])
+        assert refreshed.status_code == 200
+        assert jwt.decode(refreshed.json()["id_token"], key_set(server), algorithms=["RS256"]).claims[NAMESPACE + "roles"] == ["admin", "ops"]
+        assert receiver.requests[-1]["grant_type"] == "refresh_token"
+        assert receiver.bad_signatures == 0
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize("mode", ["slow", "garbage", "outside", "unknown"])
+def test_a_failing_hook_with_the_deny_policy_refuses_the_tokens(receiver, mode):
+    server = hooked_server(receiver, "deny")
+    try:
+        receiver.mode = mode
+        started = time.monotonic()
+        answer = signed_in(server)
+        assert answer.status_code == 503, answer.text
+        assert answer.json()["error"] == "temporarily_unavailable"
+        if mode == "slow":
+            assert time.monotonic() - started < 10, "the hook's one-second timeout held"
+        assert "hook" in server.stderr() and "claims" in server.stderr()
+    finally:
+        server.stop()
+
+
+def test_a_slow_hook_with_the_continue_policy_adds_nothing_and_tokens_are_issued(receiver):
+    server = hooked_server(receiver, "continue")
+    try:
+        receiver.mode = "slow"
+        answer = signed_in(server)
+        assert answer.status_code == 200, answer.text
+        claims = jwt.decode(answer.json()["id_token"], key_set(server), algorithms=["RS256"]).claims
+        assert not any(name.startswith(NAMESPACE) for name in claims)
+    finally:
+        server.stop()
+
+
+def test_a_hook_without_a_namespace_or_with_a_short_secret_is_refused_at_start(tmp_path):
+    for hook, named in [({"id": "x", "url": "http://127.0.0.1:9/h", "secret": SECRET, "points": ["tokens"]}, "hooks[0].claims_namespace"),
+                        ({"id": "x", "url": "http://127.0.0.1:9/h", "secret": "short", "points": ["tokens"], "claims_namespace": NAMESPACE},
+                         "hooks[0].secret"),
+                        ({"id": "x", "url": "http://example.com/h", "secret": SECRET, "points": ["tokens"], "claims_namespace": NAMESPACE},
+                         "hooks[0].url")]:
+        config = tmp_path / "config.json"
+        config.write_text(json.dumps({"hooks": [hook]}))
+        result = gatehouse("serve", "--config", str(config), "--database", str(tmp_path / "g.sqlite"), "--port", str(free_port()),
+                           check=False, timeout=60)
+        assert result.returncode != 0 and named in result.stderr, result.stderr

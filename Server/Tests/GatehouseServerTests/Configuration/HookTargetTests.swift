@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+
+@testable import GatehouseDomain
+@testable import GatehouseFoundation
+
+@Suite("Hooks")
+struct HookTargetTests {
+    static let secret = "hook-signing-secret-0123456789-abcdefghijkl"
+
+    @Test("a hook's settings are checked: its URL, secret, points, timeout and, at tokens, its claims' namespace")
+    func validation() throws {
+        var hook = HookTarget(id: "risk", url: "https://hooks.example.com/tokens", secret: Self.secret, points: [.tokens])
+        #expect(throws: ConfigurationError.self) { try hook.validate(index: 0) }  // no namespace
+        hook.claimsNamespace = "https://example.com/"
+        try hook.validate(index: 0)
+        for change in [
+            { (hook: inout HookTarget) in hook.url = "http://hooks.example.com/" },
+            { $0.secret = "too short" },
+            { $0.secret = "whsec_" + Data(repeating: 7, count: 8).base64EncodedString() },
+            { $0.points = [] },
+            { $0.timeout = 0 },
+            { $0.timeout = 11 },
+            { $0.id = "no spaces" },
+        ] {
+            var changed = hook
+            change(&changed)
+            #expect(throws: ConfigurationError.self) { try changed.validate(index: 0) }
+        }
+        var standard = hook
+        standard.secret = "whsec_" + Data(repeating: 7, count: 24).base64EncodedString()
+        try standard.validate(index: 0)
+        var loopback = hook
+        loopback.url = "http://127.0.0.1:9000/hook"
+        try loopback.validate(index: 0)
+    }
+
+    @Test("an answer's claims are taken only inside the namespace, from the members the point takes")
+    func answers() throws {
+        let namespace = "https://example.com/"
+        func read(_ json: String) throws -> HookClaims {
+            try HookClaims.read(Data(json.utf8), token: "id_token", namespace: namespace, allowedMembers: ["id_token"])
+        }
+        let claims = try read(#"{"id_token": {"https://example.com/team": {"b": 1, "a": "x/y"}, "https://example.com/admin": true}}"#)
+        #expect(claims.members.map(\.name) == ["https://example.com/admin", "https://example.com/team"])
+        #expect(claims.members.map { String(decoding: $0.json, as: UTF8.self) } == ["true", #"{"a":"x/y","b":1}"#])
+        #expect(try read("{}").isEmpty)
+        #expect(throws: HookCaller.Failure.self) { try read(#"{"id_token": {"email": "x@example.com"}}"#) }
+        #expect(throws: HookCaller.Failure.self) { try read(#"{"id_token": {"https://example.com/": 1}}"#) }
+        #expect(throws: HookCaller.Failure.self) { try read(#"{"access_token": {}}"#) }
+        #expect(throws: HookCaller.Failure.self) { try read(#"{"id_token": ["https://example.com/x"]}"#) }
+        #expect(throws: HookCaller.Failure.self) { try read("[1]") }
+    }
+
+    @Test("claims a hook added are written into the ID token after the standard ones, their names escaped")
+    func written() throws {
+        var claims = IDTokenClaims(iss: "https://id.example.com", sub: "u", aud: "c", exp: 2, iat: 1, authTime: 1, azp: "c")
+        claims.extra.members = [("https://example.com/\"q\"", Array("[1,2]".utf8))]
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(claims.jsonBytes)) as? [String: Any])
+        #expect(object["https://example.com/\"q\""] as? [Int] == [1, 2])
+        #expect(object["sub"] as? String == "u")
+    }
+}

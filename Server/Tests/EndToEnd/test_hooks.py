@@ -12,7 +12,7 @@ from joserfc import jwt
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from conftest import PASSWORD, WEB_REDIRECT, WEB_SECRET
-from gatehouse_harness import authorize_url, Browser, free_port, gatehouse, key_set, redeem, redirect_parameters, refresh, Server
+from gatehouse_harness import authorize_url, Browser, free_port, gatehouse, key_set, redeem, redirect_parameters, refresh, Server, start, submit
 
 SECRET = "hook-signing-secret-0123456789-abcdefghijkl"
 NAMESPACE = "https://example.com/"
@@ -46,7 +46,11 @@ class Receiver:
                 mode = receiver.mode
                 if mode == "slow":
                     time.sleep(3)
+                decisions = {"alice": {"decision": "allow"}, "bob": {"decision": "require_second_factor"},
+                              "mallory": {"decision": "deny", "message": "Sign-ins from this account are paused; call the help desk."}}
                 answer = {
+                    "decide": decisions.get(told.get("user", {}).get("username"), {"decision": "allow"}),
+                    "maybe": {"decision": "perhaps"},
                     "claims": {"id_token": {NAMESPACE + "roles": ["admin", "ops"], NAMESPACE + "team": {"name": "blue", "size": 3}}},
                     "slow": {"id_token": {NAMESPACE + "late": True}},
                     "outside": {"id_token": {"email": "someone-else@example.com"}},
@@ -150,3 +154,61 @@ def test_a_hook_without_a_namespace_or_with_a_short_secret_is_refused_at_start(t
         result = gatehouse("serve", "--config", str(config), "--database", str(tmp_path / "g.sqlite"), "--port", str(free_port()),
                            check=False, timeout=60)
         assert result.returncode != 0 and named in result.stderr, result.stderr
+
+
+def first_factor_server(receiver: Receiver, failure: str = "deny") -> Server:
+    server = Server(config={"hooks": [{"id": "risk", "url": f"http://127.0.0.1:{receiver.port}/hooks/risk", "secret": SECRET,
+                                       "points": ["first_factor"], "timeout": 1, "failure": failure}]})
+    for name in ("alice", "bob", "mallory"):
+        server.add_user(name, PASSWORD)
+    server.add_client("app", "com.example.app:/callback", public=True)
+    return server
+
+
+def password(server, username):
+    flow = start(server).json()["flow_id"]
+    return submit(server, flow, {"username": username, "password": PASSWORD})
+
+
+def test_after_the_password_a_hook_allows_requires_a_second_factor_or_refuses(receiver):
+    server = first_factor_server(receiver)
+    try:
+        receiver.mode = "decide"
+        assert password(server, "alice").json()["status"] == "success"
+        told = receiver.requests[-1]
+        assert told["type"] == "first_factor" and told["factor"] == "pwd" and told["client_id"] == "app"
+        assert told["user"]["username"] == "alice" and told["client_address"] == "127.0.0.1"
+
+        # The policy asks for no second factor; the hook does, for bob: set one up before going on.
+        bob = password(server, "bob").json()
+        assert bob["status"] == "continue" and bob["node"]["category"] in ("mfa_enrollment", "mfa_challenge"), bob
+
+        refused = password(server, "mallory")
+        assert refused.json()["status"] == "failure", refused.text
+        assert refused.json()["failure"]["error"] == "access_denied"
+        assert refused.json()["failure"]["error_description"] == "Sign-ins from this account are paused; call the help desk."
+        failed = json.loads(server.cli("events", "--type", "sign_in.failed", "--json").stdout)
+        assert any(event["details"].get("reason") == "hook_denied" for event in failed)
+
+        # A wrong password never reaches the hook.
+        asked = len(receiver.requests)
+        flow = start(server).json()["flow_id"]
+        assert submit(server, flow, {"username": "alice", "password": "not the password"}).json()["status"] != "success"
+        assert len(receiver.requests) == asked
+        assert receiver.bad_signatures == 0
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize("mode", ["slow", "garbage", "maybe"])
+def test_a_failing_risk_hook_follows_its_policy(receiver, mode):
+    for failure, status in (("deny", "failure"), ("continue", "success")):
+        server = first_factor_server(receiver, failure)
+        try:
+            receiver.mode = mode
+            answer = password(server, "alice").json()
+            assert answer["status"] == status, (failure, answer)
+            if failure == "deny":
+                assert answer["failure"]["error"] == "temporarily_unavailable"
+        finally:
+            server.stop()

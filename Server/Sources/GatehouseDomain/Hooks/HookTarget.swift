@@ -6,6 +6,9 @@ import GatehouseFoundation
 public struct HookTarget: Sendable, Decodable, Equatable {
     /// Where a hook is asked.
     public enum Point: String, Sendable, Codable, CaseIterable {
+        /// After the first factor (the password) proved the account: the answer allows the sign-in, refuses it, or
+        /// requires a second factor whatever the sign-on policy says.
+        case firstFactor = "first_factor"
         /// Before tokens are issued: the answer may add claims, within the hook's `claims_namespace`, to the ID token.
         case tokens
     }

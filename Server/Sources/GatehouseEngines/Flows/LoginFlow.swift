@@ -40,6 +40,8 @@ package struct LoginFlow: Sendable {
     package let clock: UnixClock
     package let logger: Logger
     package let settings: FlowSettings
+    /// The operator's hooks asked once a password proved the account.
+    package let firstFactorHooks: FirstFactorHooks
     /// Where the submission comes from: guesses are counted per client address too.
     package var source = ClientAddress.unknown
     /// The browser's device cookie or the app's device tokens this server signed: their accounts' owners pass the
@@ -58,7 +60,7 @@ package struct LoginFlow: Sendable {
         pushes: PushNotifier, oneTimeCodes: OneTimeCodeStore, audit: AuditLog,
         authenticator: PasswordAuthenticator, hasher: PasswordHasher,
         codeGuesses: CodeGuesses, courier: Courier, deviceCookies: DeviceCookie, upstreams: UpstreamDirectory, federatedTokens: SecretBox,
-        database: any Database, clock: UnixClock, logger: Logger, settings: FlowSettings
+        database: any Database, clock: UnixClock, logger: Logger, settings: FlowSettings, firstFactorHooks: FirstFactorHooks = .none
     ) {
         self.flows = flows
         self.users = users
@@ -84,6 +86,7 @@ package struct LoginFlow: Sendable {
         self.clock = clock
         self.logger = logger
         self.settings = settings
+        self.firstFactorHooks = firstFactorHooks
     }
 
     /// This flow, for a submission from `source`, with the devices it presented and its `User-Agent`.
@@ -377,8 +380,29 @@ package struct LoginFlow: Sendable {
             return again(LoginMessages.throttled, .throttled, code: "throttled")
         case .locked: return again(LoginMessages.locked, .locked, code: "locked")
         case .authenticated(let user):
-            return try await afterPassword(id, state: attempt, user: user)
+            switch passwords.firstFactor {
+            case .allow: return try await afterPassword(id, state: attempt, user: user)
+            case .requireSecondFactor:
+                let plan = try await secondFactorPlan(for: state.request, user: user, stepUp: true)
+                return try await afterFirstFactor(
+                    id, state: attempt, user: user, account: FlowStore.ProvenAccount(userID: user.id, methods: ["pwd"]), plan: .some(plan))
+            case .deny(let message):
+                return try await refuseByHook(id, state: attempt, user: user, reason: "hook_denied", error: "access_denied", description: message)
+            case .unavailable:
+                return try await refuseByHook(
+                    id, state: attempt, user: user, reason: "hook_unavailable", error: "temporarily_unavailable",
+                    description: "A check of this sign-in did not answer; try again later.")
+            }
         }
+    }
+
+    /// Ends the flow refused, as the hooks at `first_factor` decided, with the failure in the audit trail.
+    private func refuseByHook(
+        _ id: String, state: FlowStore.LoginState, user: User, reason: String, error: String, description: String?
+    ) async throws -> Outcome {
+        guard try await flows.finish(id, at: state.version) else { throw FlowStore.Superseded() }
+        try await audit.record(.signInFailed, user: user.id, client: state.request.clientID, details: ["reason": reason, "methods": "pwd"])
+        return .refused(error: error, description: description ?? "This sign-in is not allowed.")
     }
 
     /// Ends the flow for `user` (only one submission can), unless a password must be set first: a recovery's

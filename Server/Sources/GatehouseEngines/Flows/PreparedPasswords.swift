@@ -12,6 +12,9 @@ package struct PreparedPasswords: Sendable {
     package var newPasswordHash: String?
     /// Whether that new password is the account's current one (a change must pick another).
     package var newPasswordIsCurrent = false
+    /// What the hooks at `first_factor` decided once the password proved the account, asked before the transaction too:
+    /// a hook may take seconds.
+    package var firstFactor = FirstFactorHooks.Decision.allow
 
     package static let none = PreparedPasswords()
 }
@@ -26,6 +29,9 @@ extension LoginFlow {
             let username = state.step == .password ? state.username ?? "" : values["username"]?.text ?? ""
             prepared.signIn = try await authenticator.authenticate(
                 username: username, password: values["password"]?.text ?? "", source: source, devices: devices, clientID: state.request.clientID)
+            if case .authenticated(let user) = prepared.signIn {
+                prepared.firstFactor = await firstFactorHooks.decide(user: user, clientID: state.request.clientID, factor: "pwd", address: source.text)
+            }
         case .register:
             let password = values["new_password"]?.text ?? ""
             let text = { (key: String) in values[key]?.text.trimmingCharacters(in: .whitespaces).lowercased() ?? "" }

@@ -60,4 +60,23 @@ struct HookTargetTests {
         #expect(object["https://example.com/\"q\""] as? [Int] == [1, 2])
         #expect(object["sub"] as? String == "u")
     }
+
+    @Test("a risk hook's answer is a decision, with a short message for the person at most")
+    func decisions() throws {
+        func read(_ json: String) throws -> FirstFactorHooks.Decision { try FirstFactorHooks.read(Data(json.utf8)) }
+        #expect(try read(#"{"decision": "allow"}"#) == .allow)
+        #expect(try read(#"{"decision": "require_second_factor"}"#) == .requireSecondFactor)
+        #expect(try read(#"{"decision": "deny", "message": "Call us."}"#) == .deny("Call us."))
+        #expect(try read(#"{"decision": "deny"}"#) == .deny(nil))
+        for wrong in [
+            #"{"decision": "perhaps"}"#, "{}", #"{"decision": "allow", "claims": {}}"#, #"{"decision": "deny", "message": 3}"#,
+            #"{"decision": "deny", "message": ""}"#, "{\"decision\": \"deny\", \"message\": \"\(String(repeating: "x", count: 301))\"}", "true",
+        ] {
+            #expect(throws: HookCaller.Failure.self, "\(wrong)") { try read(wrong) }
+        }
+        var hook = HookTarget(id: "risk", url: "https://hooks.example.com/risk", secret: Self.secret, points: [.firstFactor])
+        try hook.validate(index: 0)  // no claims, no namespace needed
+        hook.points = [.firstFactor, .tokens]
+        #expect(throws: ConfigurationError.self) { try hook.validate(index: 0) }
+    }
 }

@@ -12,7 +12,8 @@ from joserfc import jwt
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from conftest import PASSWORD, WEB_REDIRECT, WEB_SECRET
-from gatehouse_harness import authorize_url, Browser, free_port, gatehouse, key_set, redeem, redirect_parameters, refresh, Server, start, submit
+from gatehouse_harness import (authorize_url, begin, Browser, free_port, gatehouse, key_set, outbox, redeem, redirect_parameters, refresh, Server,
+                               start, submit)
 
 SECRET = "hook-signing-secret-0123456789-abcdefghijkl"
 NAMESPACE = "https://example.com/"
@@ -47,15 +48,21 @@ class Receiver:
                 if mode == "slow":
                     time.sleep(3)
                 decisions = {"alice": {"decision": "allow"}, "bob": {"decision": "require_second_factor"},
-                              "mallory": {"decision": "deny", "message": "Sign-ins from this account are paused; call the help desk."}}
-                answer = {
-                    "decide": decisions.get(told.get("user", {}).get("username"), {"decision": "allow"}),
-                    "maybe": {"decision": "perhaps"},
-                    "claims": {"id_token": {NAMESPACE + "roles": ["admin", "ops"], NAMESPACE + "team": {"name": "blue", "size": 3}}},
-                    "slow": {"id_token": {NAMESPACE + "late": True}},
-                    "outside": {"id_token": {"email": "someone-else@example.com"}},
-                    "unknown": {"access_token": {NAMESPACE + "x": 1}},
-                }.get(mode)
+                             "mallory": {"decision": "deny", "message": "Sign-ins from this account are paused; call the help desk."}}
+                registrations = {"grace@example.com": {"decision": "allow", "profile": {"name": "Rear Admiral Grace Hopper"}},
+                                 "spam@example.com": {"decision": "deny", "message": "Accounts for this domain are not open."},
+                                 "sneaky@example.com": {"decision": "allow", "profile": {"email": "other@example.com"}}}
+                if told.get("type") == "registration":
+                    answer = registrations.get(told["profile"]["email"], {"decision": "allow"})
+                else:
+                    answer = {
+                        "decide": decisions.get(told.get("user", {}).get("username"), {"decision": "allow"}),
+                        "maybe": {"decision": "perhaps"},
+                        "claims": {"id_token": {NAMESPACE + "roles": ["admin", "ops"], NAMESPACE + "team": {"name": "blue", "size": 3}}},
+                        "slow": {"id_token": {NAMESPACE + "late": True}},
+                        "outside": {"id_token": {"email": "someone-else@example.com"}},
+                        "unknown": {"access_token": {NAMESPACE + "x": 1}},
+                    }.get(mode)
                 payload = b"<html>oops</html>" if mode == "garbage" else json.dumps(answer).encode()
                 try:
                     self.send_response(200)
@@ -212,3 +219,40 @@ def test_a_failing_risk_hook_follows_its_policy(receiver, mode):
                 assert answer["failure"]["error"] == "temporarily_unavailable"
         finally:
             server.stop()
+
+
+def test_before_an_account_is_created_a_hook_allows_names_it_or_refuses(receiver):
+    server = Server(config={"registration": {"enabled": True, "verify_email": False},
+                            "hooks": [{"id": "signup", "url": f"http://127.0.0.1:{receiver.port}/hooks/signup", "secret": SECRET,
+                                       "points": ["registration"], "timeout": 1}]})
+    try:
+        server.add_client("app", "com.example.app:/callback", public=True)
+        receiver.mode = "decide"
+
+        def register(email, username):
+            flow = begin(server, "registration")["flow_id"]
+            return submit(server, flow, {"given_name": "Grace", "family_name": "Hopper", "email": email, "username": username,
+                                         "new_password": "a long and unusual passphrase 77"}).json()
+
+        allowed = register("grace@example.com", "grace")
+        assert allowed["status"] == "success", allowed
+        told = receiver.requests[-1]
+        assert told["type"] == "registration" and told["client_id"] == "app"
+        assert told["profile"] == {"username": "grace", "email": "grace@example.com", "given_name": "Grace", "family_name": "Hopper"}
+        users = {user["username"]: user for user in json.loads(server.cli("users", "list", "--json").stdout)}
+        assert users["grace"]["name"] == "Rear Admiral Grace Hopper"
+
+        refused = register("spam@example.com", "spammer")
+        assert refused["status"] == "error" and refused["node"]["id"] == "register.profile"
+        assert refused["node"]["messages"][0]["text"] == "Accounts for this domain are not open."
+        # A hook may set names only: one that sets the email is a failure, and the policy (deny) refuses.
+        sneaky = register("sneaky@example.com", "sneaky")
+        assert sneaky["status"] == "error" and sneaky["node"]["messages"][0]["code"] == "temporarily_unavailable"
+        assert [user["username"] for user in json.loads(server.cli("users", "list", "--json").stdout)] == ["grace"]
+
+        # A form with a typo never reaches the hook.
+        asked = len(receiver.requests)
+        assert register("not-an-email", "typo")["status"] == "error"
+        assert len(receiver.requests) == asked and receiver.bad_signatures == 0
+    finally:
+        server.stop()

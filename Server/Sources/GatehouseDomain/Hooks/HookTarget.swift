@@ -6,6 +6,9 @@ import GatehouseFoundation
 public struct HookTarget: Sendable, Decodable, Equatable {
     /// Where a hook is asked.
     public enum Point: String, Sendable, Codable, CaseIterable {
+        /// Before an account is created, once the registration form is filled in well: the answer allows it, refuses
+        /// it, or sets the new profile's name fields.
+        case registration
         /// After the first factor (the password) proved the account: the answer allows the sign-in, refuses it, or
         /// requires a second factor whatever the sign-on policy says.
         case firstFactor = "first_factor"

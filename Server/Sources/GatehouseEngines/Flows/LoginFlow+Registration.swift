@@ -119,8 +119,7 @@ extension LoginFlow {
         let text = { (key: String) in values[key]?.text.trimmingCharacters(in: .whitespaces) ?? "" }
         let phone = settings.registration.collectPhone ? text("phone_number") : ""
         let number = PhoneNumber(phone)
-        let profile = UserProfile(
-            email: text("email").lowercased(), givenName: text("given_name"), familyName: text("family_name"), phoneNumber: number?.e164)
+        var profile = registrationProfile(from: values)
         let username = text("username").lowercased()
         let password = values["new_password"]?.text ?? ""
         var next = state
@@ -146,6 +145,14 @@ extension LoginFlow {
         // Usernames are public names, so saying one is taken reveals little; emails are not: a taken email is
         // handled below exactly like a free one, and its owner gets a notice instead of a code.
         if try await users.find(username: username) != nil { return again("That username is taken; choose another.", field: "username") }
+        switch passwords.registration {
+        case .allow(let names): profile = names.applied(to: profile)
+        case .deny(let message):
+            logger.info("A hook refused a registration")
+            return refusedRegistration(next, message ?? "This registration is not allowed.", code: "registration_denied")
+        case .unavailable:
+            return refusedRegistration(next, "Registration is not available right now; try again later.", code: "temporarily_unavailable")
+        }
         // An address no one proved does not keep its owner out: with verification on, the code proves it and claims it.
         let emailTaken = try await users.emailIsTaken(profile.email, unproven: !settings.registration.verifyEmail)
         guard let hash = passwords.newPasswordHash else { throw FlowEngineError.passwordNotPrepared }
@@ -165,6 +172,19 @@ extension LoginFlow {
         next.step = FlowStep.verifyEmail
         try await flows.update(id, to: next)
         return .next(node(for: next))
+    }
+
+    /// The profile a registration form gives: what the person typed, trimmed; the phone number in E.164 when the policy
+    /// collects one.
+    package func registrationProfile(from values: [String: FieldValue]) -> UserProfile {
+        let text = { (key: String) in values[key]?.text.trimmingCharacters(in: .whitespaces) ?? "" }
+        let phone = settings.registration.collectPhone ? PhoneNumber(text("phone_number"))?.e164 : nil
+        return UserProfile(email: text("email").lowercased(), givenName: text("given_name"), familyName: text("family_name"), phoneNumber: phone)
+    }
+
+    /// The registration form again with what a hook said (or that no hook answered), and nothing stored.
+    private func refusedRegistration(_ state: FlowStore.LoginState, _ text: String, code: String) -> Outcome {
+        .retry(node(for: state, messages: [FlowMessage(level: .error, text: text, code: code)]), .invalidInput)
     }
 
     /// Someone just proved `email` (a code to it, or a provider trusted for addresses): an account holding it without

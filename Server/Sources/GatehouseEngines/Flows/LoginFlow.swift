@@ -42,6 +42,8 @@ package struct LoginFlow: Sendable {
     package let settings: FlowSettings
     /// The operator's hooks asked once a password proved the account.
     package let firstFactorHooks: FirstFactorHooks
+    /// The operator's hooks asked before an account is created.
+    package let registrationHooks: RegistrationHooks
     /// Where the submission comes from: guesses are counted per client address too.
     package var source = ClientAddress.unknown
     /// The browser's device cookie or the app's device tokens this server signed: their accounts' owners pass the
@@ -60,7 +62,8 @@ package struct LoginFlow: Sendable {
         pushes: PushNotifier, oneTimeCodes: OneTimeCodeStore, audit: AuditLog,
         authenticator: PasswordAuthenticator, hasher: PasswordHasher,
         codeGuesses: CodeGuesses, courier: Courier, deviceCookies: DeviceCookie, upstreams: UpstreamDirectory, federatedTokens: SecretBox,
-        database: any Database, clock: UnixClock, logger: Logger, settings: FlowSettings, firstFactorHooks: FirstFactorHooks = .none
+        database: any Database, clock: UnixClock, logger: Logger, settings: FlowSettings, firstFactorHooks: FirstFactorHooks = .none,
+        registrationHooks: RegistrationHooks = .none
     ) {
         self.flows = flows
         self.users = users
@@ -87,6 +90,7 @@ package struct LoginFlow: Sendable {
         self.logger = logger
         self.settings = settings
         self.firstFactorHooks = firstFactorHooks
+        self.registrationHooks = registrationHooks
     }
 
     /// This flow, for a submission from `source`, with the devices it presented and its `User-Agent`.

@@ -15,6 +15,8 @@ package struct PreparedPasswords: Sendable {
     /// What the hooks at `first_factor` decided once the password proved the account, asked before the transaction too:
     /// a hook may take seconds.
     package var firstFactor = FirstFactorHooks.Decision.allow
+    /// What the hooks at `registration` decided about a registration form that passed the checks made here.
+    package var registration = RegistrationHooks.Decision.allow(.init())
 
     package static let none = PreparedPasswords()
 }
@@ -37,6 +39,13 @@ extension LoginFlow {
             let text = { (key: String) in values[key]?.text.trimmingCharacters(in: .whitespaces).lowercased() ?? "" }
             guard settings.passwords.problem(with: password, username: text("username"), email: text("email")) == nil else { break }
             prepared.newPasswordHash = try await hasher.hash(password)
+            // The hooks see only a form the handler's first checks will pass: nobody is asked about a typo.
+            if !registrationHooks.targets.isEmpty, (try? AccountInputValidation.validateEmail(text("email"))) != nil,
+                (try? AccountInputValidation.validateUsername(text("username"), email: text("email"))) != nil
+            {
+                prepared.registration = await registrationHooks.decide(
+                    username: text("username"), profile: registrationProfile(from: values), clientID: state.request.clientID, address: source.text)
+            }
         case .recoveryPassword, .passwordWarning, .passwordExpired:
             let password = values["new_password"]?.text ?? ""
             guard let userID = state.account?.userID, let user = try await users.find(id: userID),

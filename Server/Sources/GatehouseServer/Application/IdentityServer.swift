@@ -175,7 +175,8 @@ public final class IdentityServer: Sendable {
             authenticator: authenticator, hasher: hasher,
             codeGuesses: codeGuesses, courier: courier, deviceCookies: deviceCookies, upstreams: upstreams, federatedTokens: federatedTokens,
             database: database, clock: clock, logger: logger, settings: configuration.flowSettings,
-            firstFactorHooks: FirstFactorHooks(hooks: configuration.hooks, caller: HookCaller(clock: clock, logger: logger)))
+            firstFactorHooks: FirstFactorHooks(hooks: configuration.hooks, caller: HookCaller(clock: clock, logger: logger)),
+            registrationHooks: RegistrationHooks(hooks: configuration.hooks, caller: HookCaller(clock: clock, logger: logger)))
     }
 
     var signingKeyBox: SecretBox { SecretBox(serverSecret: secret.bytes, purpose: SecretBox.signingKeysPurpose) }

@@ -79,4 +79,24 @@ struct HookTargetTests {
         hook.points = [.firstFactor, .tokens]
         #expect(throws: ConfigurationError.self) { try hook.validate(index: 0) }
     }
+
+    @Test("a registration hook's answer allows, with names at most, or refuses")
+    func registrations() throws {
+        func read(_ json: String) throws -> RegistrationHooks.Decision { try RegistrationHooks.read(Data(json.utf8)) }
+        #expect(try read(#"{"decision": "allow"}"#) == .allow(.init()))
+        #expect(
+            try read(#"{"decision": "allow", "profile": {"given_name": "Grace", "name": "G. Hopper"}}"#) == .allow(.init(name: "G. Hopper", givenName: "Grace"))
+        )
+        #expect(try read(#"{"decision": "deny", "message": "Closed."}"#) == .deny("Closed."))
+        for wrong in [
+            #"{"decision": "allow", "profile": {"email": "x@example.com"}}"#, #"{"decision": "allow", "profile": {"name": ""}}"#,
+            #"{"decision": "allow", "profile": {"name": "two\nlines"}}"#, #"{"decision": "allow", "profile": []}"#,
+            #"{"decision": "require_second_factor"}"#, #"{"decision": "allow", "claims": {}}"#,
+        ] {
+            #expect(throws: HookCaller.Failure.self, "\(wrong)") { try read(wrong) }
+        }
+        let profile = UserProfile(email: "g@example.com", givenName: "Grace", familyName: "Hopper")
+        #expect(RegistrationHooks.Names(familyName: "Murray Hopper").applied(to: profile).familyName == "Murray Hopper")
+        #expect(RegistrationHooks.Names(familyName: "Murray Hopper").applied(to: profile).givenName == "Grace")
+    }
 }

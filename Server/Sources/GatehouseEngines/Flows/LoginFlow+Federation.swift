@@ -299,7 +299,7 @@ extension LoginFlow {
             case .invalidCredentials: return again(LoginMessages.invalidCredentials, .invalidCredentials, code: "invalid_credentials")
             case .throttled: return again(LoginMessages.throttled, .throttled, code: "throttled")
             case .locked: return again(LoginMessages.locked, .locked, code: "locked")
-            case .authenticated(let user): return try await afterPassword(id, state: state, user: user)
+            case .authenticated(let user): return try await afterCheckedPassword(id, state: state, user: user)
             }
         }
     }

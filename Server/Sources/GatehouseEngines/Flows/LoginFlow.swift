@@ -384,19 +384,25 @@ package struct LoginFlow: Sendable {
             return again(LoginMessages.throttled, .throttled, code: "throttled")
         case .locked: return again(LoginMessages.locked, .locked, code: "locked")
         case .authenticated(let user):
-            switch passwords.firstFactor {
-            case .allow: return try await afterPassword(id, state: attempt, user: user)
-            case .requireSecondFactor:
-                let plan = try await secondFactorPlan(for: state.request, user: user, stepUp: true)
-                return try await afterFirstFactor(
-                    id, state: attempt, user: user, account: FlowStore.ProvenAccount(userID: user.id, methods: ["pwd"]), plan: .some(plan))
-            case .deny(let message):
-                return try await refuseByHook(id, state: attempt, user: user, reason: "hook_denied", error: "access_denied", description: message)
-            case .unavailable:
-                return try await refuseByHook(
-                    id, state: attempt, user: user, reason: "hook_unavailable", error: "temporarily_unavailable",
-                    description: "A check of this sign-in did not answer; try again later.")
-            }
+            return try await afterCheckedPassword(id, state: attempt, user: user)
+        }
+    }
+
+    /// A password proved `user` (on the sign-in node, or to link another provider's identity): on as the hooks at
+    /// `first_factor` decided before the transaction.
+    package func afterCheckedPassword(_ id: String, state: FlowStore.LoginState, user: User) async throws -> Outcome {
+        switch passwords.firstFactor {
+        case .allow: return try await afterPassword(id, state: state, user: user)
+        case .requireSecondFactor:
+            let plan = try await secondFactorPlan(for: state.request, user: user, stepUp: true)
+            return try await afterFirstFactor(
+                id, state: state, user: user, account: FlowStore.ProvenAccount(userID: user.id, methods: ["pwd"]), plan: .some(plan))
+        case .deny(let message):
+            return try await refuseByHook(id, state: state, user: user, reason: "hook_denied", error: "access_denied", description: message)
+        case .unavailable:
+            return try await refuseByHook(
+                id, state: state, user: user, reason: "hook_unavailable", error: "temporarily_unavailable",
+                description: "A check of this sign-in did not answer; try again later.")
         }
     }
 

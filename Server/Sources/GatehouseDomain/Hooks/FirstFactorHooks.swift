@@ -29,17 +29,11 @@ package struct FirstFactorHooks: Sendable {
 
     /// What a hook is told: who proved which factor, for which client, from where.
     struct Request: Encodable {
-        struct Person: Encodable {
-            var id: String
-            var username: String
-            var email: String?
-        }
-
         var type = "first_factor"
         var clientID: String
         var factor: String
         var clientAddress: String?
-        var user: Person
+        var user: HookPerson
 
         enum CodingKeys: String, CodingKey {
             case type, factor, user
@@ -48,21 +42,10 @@ package struct FirstFactorHooks: Sendable {
         }
     }
 
-    /// The longest message for the person a hook may give.
-    package static let maximumMessage = 300
-
     /// Reads `{"decision": "allow" | "deny" | "require_second_factor", "message": "…"}`.
     static func read(_ answer: Data) throws -> Decision {
-        guard let object = try? JSONSerialization.jsonObject(with: answer) as? [String: Any] else {
-            throw HookCaller.Failure(description: "its answer is not a JSON object")
-        }
-        if let unknown = object.keys.sorted().first(where: { !["decision", "message"].contains($0) }) {
-            throw HookCaller.Failure(description: "its answer has the member \(unknown), which this point does not take")
-        }
-        let message = object["message"] as? String
-        guard object["message"] == nil || (message.map { !$0.isEmpty && $0.count <= maximumMessage } ?? false) else {
-            throw HookCaller.Failure(description: "its message is not text of 1 to \(maximumMessage) characters")
-        }
+        let object = try HookAnswer.object(answer, members: ["decision", "message"])
+        let message = try HookAnswer.message(in: object)
         switch object["decision"] as? String {
         case "allow": return .allow
         case "require_second_factor": return .requireSecondFactor
@@ -75,7 +58,7 @@ package struct FirstFactorHooks: Sendable {
     package func decide(user: User, clientID: String, factor: String, address: String?) async -> Decision {
         guard let caller, !targets.isEmpty else { return .allow }
         let request = Request(
-            clientID: clientID, factor: factor, clientAddress: address, user: .init(id: user.id, username: user.username, email: user.email))
+            clientID: clientID, factor: factor, clientAddress: address, user: HookPerson(user))
         var decision = Decision.allow
         for target in targets {
             switch await caller.call(target, at: .firstFactor, request: request, read: Self.read) {

@@ -26,7 +26,7 @@ package struct HookCaller: Sendable {
         package let description: String
     }
 
-    /// Sends `request` (a JSON object) to `target` at `point` and reads its answer, a JSON object, with `read`; what `read`
+    /// Sends `request` (a JSON object) to `target` at `point` and reads its answer with `read`; what `read`
     /// made of it, or why there is nothing (`read` throws a ``Failure`` for an answer of another shape).
     package func call<Answer: Sendable>(
         _ target: HookTarget, at point: HookTarget.Point, request: some Encodable, read: (Data) throws -> Answer
@@ -66,11 +66,8 @@ package struct HookCaller: Sendable {
                 return .failure(Failure(description: "it answered HTTP \(response.status.code)"))
             }
             guard answer.readableBytes <= Self.maximumAnswer else { return .failure(Failure(description: "its answer is over 64 KiB")) }
-            let data = Data(answer.readableBytesView)
-            guard (try? JSONSerialization.jsonObject(with: data)) is [String: Any] else {
-                return .failure(Failure(description: "its answer is not a JSON object"))
-            }
-            return .success(data)
+            // Its shape is the point's to read (``HookAnswer``).
+            return .success(Data(answer.readableBytesView))
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
             return .failure(Failure(description: "it did not answer within \(target.timeout) s"))
         } catch is NIOTooManyBytesError {

@@ -11,12 +11,7 @@ package struct HookClaims: Sendable, Equatable {
     /// The claims of `answer`'s member `token` (`id_token`), each checked to begin with `namespace`.
     /// - Throws: ``HookCaller/Failure`` for an answer of another shape, or a claim outside the namespace.
     package static func read(_ answer: Data, token: String, namespace: String, allowedMembers: Set<String>) throws -> HookClaims {
-        guard let object = try? JSONSerialization.jsonObject(with: answer) as? [String: Any] else {
-            throw HookCaller.Failure(description: "its answer is not a JSON object")
-        }
-        if let unknown = object.keys.sorted().first(where: { !allowedMembers.contains($0) }) {
-            throw HookCaller.Failure(description: "its answer has the member \(unknown), which this point does not take")
-        }
+        let object = try HookAnswer.object(answer, members: allowedMembers)
         guard let member = object[token] else { return HookClaims() }
         guard let claims = member as? [String: Any] else { throw HookCaller.Failure(description: "its \(token) is not a JSON object") }
         var read = HookClaims()

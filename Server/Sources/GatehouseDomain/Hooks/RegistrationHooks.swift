@@ -91,16 +91,8 @@ package struct RegistrationHooks: Sendable {
 
     /// Reads `{"decision": "allow" | "deny", "message": "…", "profile": {"name", "given_name", "family_name"}}`.
     static func read(_ answer: Data) throws -> Decision {
-        guard let object = try? JSONSerialization.jsonObject(with: answer) as? [String: Any] else {
-            throw HookCaller.Failure(description: "its answer is not a JSON object")
-        }
-        if let unknown = object.keys.sorted().first(where: { !["decision", "message", "profile"].contains($0) }) {
-            throw HookCaller.Failure(description: "its answer has the member \(unknown), which this point does not take")
-        }
-        let message = object["message"] as? String
-        guard object["message"] == nil || (message.map { !$0.isEmpty && $0.count <= FirstFactorHooks.maximumMessage } ?? false) else {
-            throw HookCaller.Failure(description: "its message is not text of 1 to \(FirstFactorHooks.maximumMessage) characters")
-        }
+        let object = try HookAnswer.object(answer, members: ["decision", "message", "profile"])
+        let message = try HookAnswer.message(in: object)
         var names = Names()
         if let profile = object["profile"] {
             guard let fields = profile as? [String: Any] else { throw HookCaller.Failure(description: "its profile is not a JSON object") }

@@ -17,17 +17,11 @@ package struct TokenHooks: Sendable {
 
     /// What a hook is told: who the tokens are for, which client asks, by which grant, for which scopes.
     struct Request: Encodable {
-        struct Person: Encodable {
-            var id: String
-            var username: String
-            var email: String?
-        }
-
         var type = "tokens"
         var clientID: String
         var grantType: String
         var scopes: [String]
-        var user: Person
+        var user: HookPerson
 
         enum CodingKeys: String, CodingKey {
             case type, scopes, user
@@ -41,7 +35,7 @@ package struct TokenHooks: Sendable {
     package func idTokenClaims(user: User, clientID: String, grantType: String, scopes: [String]) async throws -> HookClaims {
         guard !targets.isEmpty else { return HookClaims() }
         let request = Request(
-            clientID: clientID, grantType: grantType, scopes: scopes, user: .init(id: user.id, username: user.username, email: user.email))
+            clientID: clientID, grantType: grantType, scopes: scopes, user: HookPerson(user))
         var claims = HookClaims()
         for target in targets {
             let answer = await caller.call(target, at: .tokens, request: request) { answer in

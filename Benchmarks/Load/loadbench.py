@@ -60,6 +60,41 @@ def raw_hash_rate(seconds: float, log_n: int) -> float:
     return json.loads(output.stdout)["hashes_per_second"]
 
 
+def signature_baseline(seconds: float) -> dict:
+    """RSA-2048 signatures per second by OpenSSL's own `openssl speed`, on one core and on every core at once
+    (`-multi`), next to what the server's signers make (`gatehouse sign-rate`), all with nothing else running: the
+    ceiling of every grant that signs a token."""
+    cores = os.cpu_count() or 1
+
+    def openssl(processes: int) -> float:
+        command = ["openssl", "speed", "-seconds", str(max(1, round(seconds)))] + (["-multi", str(processes)] if processes > 1 else []) + ["rsa2048"]
+        output = subprocess.run(command, capture_output=True, text=True, timeout=600).stdout
+        found = re.search(r"^rsa 2048 bits\s+\S+\s+\S+\s+([\d.]+)", output, re.MULTILINE)
+        if not found:
+            raise RuntimeError(f"openssl speed printed no RSA-2048 line:\n{output}")
+        return float(found.group(1))
+
+    measured = subprocess.run([binary(), "sign-rate", "--seconds", str(seconds), "--json"], capture_output=True, text=True,
+                              check=True, timeout=600)
+    return {"openssl_rsa2048_one_core": openssl(1), "openssl_rsa2048_every_core": openssl(cores), "cores": cores,
+            "gatehouse": json.loads(measured.stdout)["signatures_per_second"]}
+
+
+def signature_line(scenarios: dict, baseline: dict) -> str:
+    """The token grants that sign, against the signature rates measured in the same run."""
+    one, every, cores = baseline["openssl_rsa2048_one_core"], baseline["openssl_rsa2048_every_core"], baseline["cores"]
+    signers = ", ".join(f"{name} {rate:.0f}/s" for name, rate in sorted(baseline["gatehouse"].items()))
+    line = (f"signatures: openssl speed rsa2048 {one:.0f}/s on one core, {every:.0f}/s with -multi {cores}; "
+            f"gatehouse sign-rate {signers}")
+    if "refresh_token" in scenarios:
+        rate = scenarios["refresh_token"]["requests_per_second"]
+        line += (f"\nRS256 refresh {rate:.0f}/s = {rate / (cores * one):.2f} of {cores} cores × openssl speed rsa2048 (goal ≥ 0.85), "
+                 f"{rate / every:.2f} of openssl -multi {cores}")
+    if "refresh_token_es256" in scenarios:
+        line += f"\nES256 refresh {scenarios['refresh_token_es256']['requests_per_second']:.0f}/s (goal ≥ 8,000/s)"
+    return line
+
+
 def totp(secret_b32: str, at: float) -> str:
     """RFC 6238 with SHA-1, 6 digits, 30 s steps (what an authenticator app computes)."""
     key = base64.b32decode(secret_b32 + "=" * (-len(secret_b32) % 8))
@@ -627,7 +662,9 @@ def main() -> int:
     print("measuring the raw password-hash rate…", flush=True)
     hash_rate = raw_hash_rate(5 if LOG_N >= 15 else 1, LOG_N)
     password_hash = phc_scrypt(PASSWORD, LOG_N)
-    report = {"raw_hash_rate": hash_rate, "scrypt_log_n": LOG_N, "cores": os.cpu_count(), "runs": []}
+    print("measuring the raw signature rates…", flush=True)
+    signatures = signature_baseline(2 if options.seconds >= 5 else 1)
+    report = {"raw_hash_rate": hash_rate, "scrypt_log_n": LOG_N, "cores": os.cpu_count(), "signatures": signatures, "runs": []}
     if options.against:
         report["against"] = run_against(options.against, "postgres" if options.postgres_only else "sqlite", options, password_hash)
         if options.json:
@@ -638,6 +675,7 @@ def main() -> int:
         results = run_engine(engine, options.users, options.seconds, options.connections, password_hash)
         report["runs"].append(results)
         print(table(results, hash_rate), flush=True)
+        print(signature_line(results["scenarios"], signatures), flush=True)
         if engine == "postgres":
             results["postgres_settings"] = postgres_settings(POSTGRES_URL)
             results["pgbench"] = pgbench_baseline(options.seconds, min(options.connections, 16))

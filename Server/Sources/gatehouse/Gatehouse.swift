@@ -20,6 +20,7 @@ struct GatehouseCommand: AsyncParsableCommand {
             EventsCommand.self,
             AdminTokensCommand.self,
             HashRateCommand.self,
+            SignRateCommand.self,
         ]
     )
 }

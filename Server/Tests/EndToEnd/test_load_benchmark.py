@@ -30,6 +30,11 @@ def test_every_scenario_runs_and_reports_without_errors(tmp_path):
     assert report["runs"][0]["peak_memory_mib"] > 0
     assert "password logins / raw hash rate" in run.stdout and "against the HTTP floor" in run.stdout
     assert "DPoP-bound / bearer" in run.stdout
+    # The signature baselines, measured in the same run: OpenSSL's own rate and the server's signers.
+    signatures = report["signatures"]
+    assert signatures["openssl_rsa2048_one_core"] > 0 and signatures["openssl_rsa2048_every_core"] > 0
+    assert set(signatures["gatehouse"]) == {"RS256", "RS256 (swift-crypto)", "ES256"} and all(rate > 0 for rate in signatures["gatehouse"].values())
+    assert f"of {os.cpu_count()} cores × openssl speed rsa2048" in run.stdout
 
 
 @pytest.mark.skipif(shutil.which("wrk") is None, reason="wrk is not installed (.ci/run installs it)")

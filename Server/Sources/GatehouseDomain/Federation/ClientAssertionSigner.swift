@@ -9,7 +9,7 @@ import GatehouseProtocol
 package struct ClientAssertionSigner: Sendable {
     private enum Key: Sendable {
         case p256(P256.Signing.PrivateKey)
-        case rsa(_RSA.Signing.PrivateKey)
+        case rsa(RSASigningKey)
     }
 
     private let key: Key
@@ -26,7 +26,7 @@ package struct ClientAssertionSigner: Sendable {
     package init(pem: String, keyID: String?, source: String) throws {
         if let key = try? P256.Signing.PrivateKey(pemRepresentation: pem) {
             self.key = .p256(key)
-        } else if let key = try? _RSA.Signing.PrivateKey(pemRepresentation: pem), key.keySizeInBits >= 2048 {
+        } else if let key = try? RSASigningKey(pemRepresentation: pem), key.keySizeInBits >= 2048 {
             self.key = .rsa(key)
         } else {
             throw ConfigurationError("\(source) holds neither a P-256 key nor an RSA key of at least 2048 bits (PEM).")
@@ -54,7 +54,7 @@ package struct ClientAssertionSigner: Sendable {
         let signature: Data
         switch key {
         case .p256(let key): signature = try key.signature(for: Data(input.utf8)).rawRepresentation
-        case .rsa(let key): signature = try key.signature(for: Data(input.utf8), padding: .insecurePKCS1v1_5).rawRepresentation
+        case .rsa(let key): signature = Data(try key.signature(for: Data(input.utf8)))
         }
         return input + "." + Base64URL.encode(signature)
     }

@@ -52,9 +52,10 @@ package enum SigningKeyFactory {
         return Base64URL.encode(SHA256.hash(data: Data(canonical.utf8)))
     }
 
-    /// Adds a stored key to a jwt-kit collection: the private key for keys that sign now or will, the public key for
-    /// retired ones.
-    package static func add(_ record: SigningKeyRecord, to collection: JWTKeyCollection, box: SecretBox, now: Int64) async throws {
+    /// Adds a stored key to a jwt-kit collection, which verifies with it: the private key for keys that sign now or will,
+    /// the public key for retired ones. For a key that signs, returns what makes its signatures.
+    @discardableResult
+    package static func add(_ record: SigningKeyRecord, to collection: JWTKeyCollection, box: SecretBox, now: Int64) async throws -> (any JWTAlgorithm)? {
         let kid = JWKIdentifier(string: record.kid)
         let opened: Data
         do {
@@ -68,18 +69,20 @@ package enum SigningKeyFactory {
         switch record.algorithm {
         case "RS256":
             let key = try Insecure.RSA.PrivateKey(pem: pem)
-            if record.signs(after: now) {
-                await collection.add(rsa: key, digestAlgorithm: .sha256, kid: kid)
-            } else {
+            guard record.signs(after: now) else {
                 await collection.add(rsa: key.publicKey, digestAlgorithm: .sha256, kid: kid)
+                return nil
             }
+            await collection.add(rsa: key, digestAlgorithm: .sha256, kid: kid)
+            return RS256Algorithm(key: try RSASigningKey(pemRepresentation: pem))
         case "ES256":
             let key = try ES256PrivateKey(pem: pem)
-            if record.signs(after: now) {
-                await collection.add(ecdsa: key, kid: kid)
-            } else {
+            guard record.signs(after: now) else {
                 await collection.add(ecdsa: key.publicKey, kid: kid)
+                return nil
             }
+            await collection.add(ecdsa: key, kid: kid)
+            return try await collection.getKey(for: kid)
         default:
             throw ConfigurationError("The database holds a signing key with the unknown algorithm \(record.algorithm).")
         }

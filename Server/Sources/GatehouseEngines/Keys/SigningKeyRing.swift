@@ -147,9 +147,7 @@ package final class SigningKeyRing: Sendable {
             var signers: [String: [ActiveSigner]] = [:]
             var published: [JSONWebKey] = []
             for record in records.sorted(by: { $0.activatesAt < $1.activatesAt }) {
-                try await SigningKeyFactory.add(record, to: collection, box: box, now: now)
-                if record.signs(after: now) {
-                    let algorithm = try await collection.getKey(for: JWKIdentifier(string: record.kid))
+                if let algorithm = try await SigningKeyFactory.add(record, to: collection, box: box, now: now) {
                     var signer = try ActiveSigner(algorithm: algorithm, name: record.algorithm, kid: record.kid)
                     signer.activatesAt = record.activatesAt
                     signer.retiredAt = record.retiredAt

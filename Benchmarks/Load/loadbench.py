@@ -38,6 +38,8 @@ REDIRECT = "dev.gatehouse.bench:/callback"
 VERIFIER = "bench-verifier-" + "x" * 40
 CHALLENGE = base64.urlsafe_b64encode(hashlib.sha256(VERIFIER.encode()).digest()).decode().rstrip("=")
 SERVICE_SECRET = "bench-service-secret-0123456789abcdefghijklmnop"
+JWT_APIS = {"https://rs256.bench.example": "RS256", "https://es256.bench.example": "ES256"}
+OPAQUE_API = "https://opaque.bench.example"
 WRK_SCRIPTS = Path(__file__).resolve().parent / "wrk"
 
 
@@ -92,6 +94,12 @@ def signature_line(scenarios: dict, baseline: dict) -> str:
                  f"{rate / every:.2f} of openssl -multi {cores}")
     if "refresh_token_es256" in scenarios:
         line += f"\nES256 refresh {scenarios['refresh_token_es256']['requests_per_second']:.0f}/s (goal ≥ 8,000/s)"
+    if all(name in scenarios for name in ("client_credentials_opaque_api", "client_credentials_jwt", "client_credentials_jwt_es256")):
+        opaque = scenarios["client_credentials_opaque_api"]["requests_per_second"]
+        rs256, es256 = scenarios["client_credentials_jwt"]["requests_per_second"], scenarios["client_credentials_jwt_es256"]["requests_per_second"]
+        line += (f"\nJWT access tokens (client credentials for an API) / opaque ones {opaque:.0f}/s: ES256 {es256:.0f}/s = {es256 / opaque:.2f} (goal ≥ 0.8), "
+                 f"RS256 {rs256:.0f}/s = {rs256 / opaque:.2f}; RS256 / the server's RS256 signing rate "
+                 f"{rs256 / baseline['gatehouse']['RS256']:.2f} (goal ≥ 0.85)")
     return line
 
 
@@ -316,6 +324,14 @@ def run_engine(engine: str, users: int, seconds: float, connections: int, passwo
         server.add_client("bench-app-es256", REDIRECT, public=True, extra=["--id-token-alg", "ES256"])
         server.add_client("bench-mfa", REDIRECT, public=True)
         server.add_client("bench-service", REDIRECT, secret=SERVICE_SECRET)
+        # Two APIs whose access tokens are JWTs (RFC 9068), one signed RS256 (the default), one ES256: the same grant
+        # as `client_credentials` (opaque) plus a signature, so their ratio to it is the signature's cost.
+        for api, algorithm in JWT_APIS.items():
+            server.cli("resources", "add", api, "--name", f"Bench {algorithm}", "--scope", f"bench:{algorithm}=Benchmark",
+                       "--client", "bench-service", "--token-alg", algorithm)
+        # The same grant for an API whose tokens are opaque: the JWTs' baseline (a resource is looked up either way).
+        server.cli("resources", "add", OPAQUE_API, "--name", "Bench opaque", "--scope", "bench:opaque=Benchmark", "--client", "bench-service",
+                   "--format", "opaque")
         # Tokens to refresh, one family per connection plus one per wrk thread (wrk calls the first thread's
         # request() once before the run to check it, which takes a family out of play), and an access token for userinfo.
         port = server.port
@@ -360,9 +376,15 @@ def run_engine(engine: str, users: int, seconds: float, connections: int, passwo
             scenarios["refresh_token_es256_dpop"] = dpop_scenario(
                 base + "/token", "refresh_dpop.lua", seconds, connections, scenarios["refresh_token_es256"]["requests_per_second"], proofs,
                 "POST", None, [], ["bench-app-es256", *[t["refresh_token"] for t in dpop_sessions]])
+        service = base64.b64encode(f"bench-service:{SERVICE_SECRET}".encode()).decode()
         if wanted("client_credentials"):
-            scenarios["client_credentials"] = wrk(base + "/token", "client_credentials.lua", seconds, connections,
-                                                  [base64.b64encode(f"bench-service:{SERVICE_SECRET}".encode()).decode()])
+            scenarios["client_credentials"] = wrk(base + "/token", "client_credentials.lua", seconds, connections, [service])
+        for name, api, scope in [("client_credentials_opaque_api", OPAQUE_API, "bench:opaque"),
+                                 *[("client_credentials_jwt" + ("" if algorithm == "RS256" else "_es256"), api, f"bench:{algorithm}")
+                                   for api, algorithm in JWT_APIS.items()]]:
+            if wanted(name):
+                body = "&" + urlencode({"resource": api, "scope": scope})
+                scenarios[name] = wrk(base + "/token", "client_credentials.lua", seconds, connections, [service, body])
         sign_in_users = max(1, users - TOTP_USERS)
         if wanted("password_login"):
             scenarios["password_login"] = drive(port, lambda client, i: client.password_login(f"user{(i * 7919) % sign_in_users}"),

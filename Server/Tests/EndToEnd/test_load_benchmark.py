@@ -22,7 +22,9 @@ def test_every_scenario_runs_and_reports_without_errors(tmp_path):
     report = json.loads(output.read_text())
     scenarios = report["runs"][0]["scenarios"]
     assert set(scenarios) == {"http_floor", "discovery", "jwks", "userinfo", "refresh_token", "refresh_token_es256", "userinfo_dpop",
-                              "refresh_token_es256_dpop", "client_credentials", "password_login", "password_totp_login"}
+                              "refresh_token_es256_dpop", "client_credentials", "client_credentials_opaque_api", "client_credentials_jwt",
+                              "client_credentials_jwt_es256",
+                              "password_login", "password_totp_login"}
     for name, figures in scenarios.items():
         assert figures["count"] > 0 and figures["errors"] == 0, (name, figures)
         assert 0 < figures["p50_ms"] <= figures["p99_ms"], (name, figures)
@@ -35,6 +37,7 @@ def test_every_scenario_runs_and_reports_without_errors(tmp_path):
     assert signatures["openssl_rsa2048_one_core"] > 0 and signatures["openssl_rsa2048_every_core"] > 0
     assert set(signatures["gatehouse"]) == {"RS256", "RS256 (swift-crypto)", "ES256"} and all(rate > 0 for rate in signatures["gatehouse"].values())
     assert f"of {os.cpu_count()} cores × openssl speed rsa2048" in run.stdout
+    assert "JWT access tokens (client credentials for an API) / opaque ones" in run.stdout
 
 
 @pytest.mark.skipif(shutil.which("wrk") is None, reason="wrk is not installed (.ci/run installs it)")

@@ -279,8 +279,11 @@ def test_operators_manage_resources_through_the_admin_api_and_the_command_line(a
     shown = call("GET", path)
     assert shown.status_code == 200 and shown.json()["name"] == "Calendar"
     assert call("PATCH", path, json={"name": "Calendar v2"}).status_code == 428
-    changed = call("PATCH", path, json={"name": "Calendar v2", "token_format": "jwt"}, headers={"If-Match": shown.headers["ETag"]})
+    assert shown.json()["token_alg"] == "RS256", "RS256 unless chosen otherwise (RFC 9068 §4)"
+    changed = call("PATCH", path, json={"name": "Calendar v2", "token_format": "jwt", "token_alg": "ES256"}, headers={"If-Match": shown.headers["ETag"]})
     assert changed.status_code == 200 and changed.json()["token_format"] == "jwt" and changed.json()["access_token_lifetime"] == 300, changed.text
+    assert changed.json()["token_alg"] == "ES256"
+    assert call("PATCH", path, json={"token_alg": "HS256"}, headers={"If-Match": "*"}).status_code == 400
     stale = call("PATCH", path, json={"name": "Stale"}, headers={"If-Match": shown.headers["ETag"]})
     assert stale.status_code == 412
     assert identifier in [item["id"] for item in call("GET", "/resources").json()["items"]]

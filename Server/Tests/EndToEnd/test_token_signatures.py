@@ -100,22 +100,33 @@ def test_id_tokens_of_both_algorithms_verify_with_joserfc_and_cryptography_under
             pass
 
 
-def test_rs256_jwt_access_tokens_verify_with_joserfc_and_cryptography(server):
+def test_jwt_access_tokens_of_both_algorithms_verify_with_joserfc_and_cryptography(server):
     server.add_client("signature-worker", "https://worker.example.com/cb", secret=SIGNER_SECRET)
-    server.cli("resources", "add", SIGNED_API, "--name", "Signed API", "--scope", "signed:read=Read what is signed",
-               "--client", "signature-worker")
+    for algorithm, api in (("RS256", SIGNED_API), ("ES256", SIGNED_API + "/es256")):
+        options = [] if algorithm == "RS256" else ["--token-alg", "ES256"]  # RS256 is the default (RFC 9068 §4)
+        added = server.cli("resources", "add", api, "--name", f"Signed API {algorithm}", "--scope", f"signed:{algorithm}=Read what is signed",
+                           "--client", "signature-worker", *options)
+        assert f"(jwt {algorithm} access tokens)" in added.stdout, added.stdout
+        shown = json.loads(server.cli("resources", "show", api, "--json").stdout)
+        assert shown["token_alg"] == algorithm and shown["token_format"] == "jwt"
 
-    def issued(_: int) -> str:
-        answer = requests.post(server.issuer + "/token", data={"grant_type": "client_credentials", "resource": SIGNED_API,
-                                                               "scope": "signed:read"}, auth=("signature-worker", SIGNER_SECRET), timeout=10)
-        assert answer.status_code == 200, answer.text
-        return answer.json()["access_token"]
+        def issued(_: int) -> str:
+            answer = requests.post(server.issuer + "/token", data={"grant_type": "client_credentials", "resource": api,
+                                                                   "scope": f"signed:{algorithm}"}, auth=("signature-worker", SIGNER_SECRET), timeout=10)
+            assert answer.status_code == 200, answer.text
+            return answer.json()["access_token"]
 
-    with ThreadPoolExecutor(max_workers=8) as pool:
-        tokens = list(pool.map(issued, range(40)))
-    assert len(set(tokens)) == 40
-    for token in tokens:
-        decoded = jwt.decode(token, key_set(server), algorithms=["RS256"])
-        assert decoded.header["typ"] == "at+jwt"
-        assert decoded.claims["aud"] == SIGNED_API and decoded.claims["client_id"] == "signature-worker"
-        assert verified_by_cryptography(server, token)["alg"] == "RS256"
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            tokens = list(pool.map(issued, range(40)))
+        assert len(set(tokens)) == 40
+        for token in tokens:
+            decoded = jwt.decode(token, key_set(server), algorithms=[algorithm])
+            assert decoded.header["typ"] == "at+jwt" and decoded.header["alg"] == algorithm
+            assert decoded.claims["aud"] == api and decoded.claims["client_id"] == "signature-worker"
+            assert verified_by_cryptography(server, token)["alg"] == algorithm
+
+
+def test_a_token_algorithm_other_than_rs256_or_es256_is_refused(server):
+    refused = server.cli("resources", "add", "https://hs.example.com", "--name", "HMAC API", "--token-alg", "HS256", check=False)
+    assert refused.returncode != 0 and "RS256" in refused.stderr and "ES256" in refused.stderr, refused.stderr
+    assert "hs.example.com" not in server.cli("resources", "list").stdout

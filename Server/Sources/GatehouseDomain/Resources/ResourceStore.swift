@@ -23,8 +23,10 @@ public struct ResourceStore: Sendable {
         }
         try await sql.raw(
             """
-            INSERT INTO resources (id, name, scopes, token_format, access_token_lifetime, require_dpop, allowed_clients, introspection_clients, created_at)
+            INSERT INTO resources (
+                id, name, scopes, token_format, token_alg, access_token_lifetime, require_dpop, allowed_clients, introspection_clients, created_at)
             VALUES (\(bind: created.id), \(bind: created.name), \(bind: try Self.encode(created.scopes)), \(bind: created.tokenFormat.rawValue),
+                    \(bind: created.tokenAlgorithm.rawValue),
                     \(bind: created.accessTokenLifetime), \(bind: created.requiresDPoP ? 1 : 0), \(bind: try JSONList.encode(created.allowedClients)),
                     \(bind: try JSONList.encode(created.introspectionClients)), \(bind: created.createdAt))
             """
@@ -77,7 +79,8 @@ public struct ResourceStore: Sendable {
         try await sql.raw(
             """
             UPDATE resources SET name = \(bind: changed.name), scopes = \(bind: try Self.encode(changed.scopes)),
-                token_format = \(bind: changed.tokenFormat.rawValue), access_token_lifetime = \(bind: changed.accessTokenLifetime),
+                token_format = \(bind: changed.tokenFormat.rawValue), token_alg = \(bind: changed.tokenAlgorithm.rawValue),
+                access_token_lifetime = \(bind: changed.accessTokenLifetime),
                 require_dpop = \(bind: changed.requiresDPoP ? 1 : 0), allowed_clients = \(bind: try JSONList.encode(changed.allowedClients)),
                 introspection_clients = \(bind: try JSONList.encode(changed.introspectionClients))
             WHERE id = \(bind: changed.id) RETURNING id
@@ -111,6 +114,7 @@ public struct ResourceStore: Sendable {
             name: try row.decode(column: "name", as: String.self),
             scopes: try JSONDecoder().decode([Resource.Scope].self, from: Data(try row.decode(column: "scopes", as: String.self).utf8)),
             tokenFormat: Resource.TokenFormat(rawValue: try row.decode(column: "token_format", as: String.self)) ?? .opaque,
+            tokenAlgorithm: Resource.SigningAlgorithm(rawValue: try row.decode(column: "token_alg", as: String.self)) ?? .rs256,
             accessTokenLifetime: try row.decode(column: "access_token_lifetime", as: Int64?.self),
             requiresDPoP: try row.decode(column: "require_dpop", as: Int.self) != 0,
             allowedClients: try JSONList.decode(try row.decode(column: "allowed_clients", as: String.self)),

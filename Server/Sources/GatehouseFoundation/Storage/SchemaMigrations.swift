@@ -701,5 +701,11 @@ package enum SchemaMigrations {
             statements: [
                 "ALTER TABLE signing_keys ADD COLUMN activates_at BIGINT"
             ]),
+        // The algorithm of each resource's JWT access tokens; RS256 until an operator chooses ES256.
+        Migration(
+            version: 44, name: "resources' token signing algorithm",
+            statements: [
+                "ALTER TABLE resources ADD COLUMN token_alg TEXT NOT NULL DEFAULT 'RS256'"
+            ]),
     ]
 }

@@ -327,6 +327,7 @@ struct AdminResourceBody: ClosedJSONBody, Sendable {
     var name: String?
     var scopes: [Resource.Scope]?
     var tokenFormat: Resource.TokenFormat?
+    var tokenAlgorithm: Resource.SigningAlgorithm?
     /// `0` returns to the server's lifetime.
     var accessTokenLifetime: Int64?
     var requireDPoP: Bool?
@@ -335,6 +336,7 @@ struct AdminResourceBody: ClosedJSONBody, Sendable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case id, name, scopes
         case tokenFormat = "token_format"
+        case tokenAlgorithm = "token_alg"
         case accessTokenLifetime = "access_token_lifetime"
         case requireDPoP = "require_dpop"
         case allowedClients = "allowed_clients"
@@ -347,6 +349,7 @@ struct AdminResourceBody: ClosedJSONBody, Sendable {
         if let name { changed.name = name }
         if let scopes { changed.scopes = scopes }
         if let tokenFormat { changed.tokenFormat = tokenFormat }
+        if let tokenAlgorithm { changed.tokenAlgorithm = tokenAlgorithm }
         if let accessTokenLifetime { changed.accessTokenLifetime = accessTokenLifetime == 0 ? nil : accessTokenLifetime }
         if let requireDPoP { changed.requiresDPoP = requireDPoP }
         if let allowedClients { changed.allowedClients = allowedClients }

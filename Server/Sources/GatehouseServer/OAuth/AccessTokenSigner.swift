@@ -3,14 +3,12 @@ import GatehouseEngines
 import GatehouseFoundation
 
 /// Makes the JWT access tokens (RFC 9068) of resources whose format is `jwt`, once their rows are written: the row's
-/// random token becomes the `jti`, and the JWT, signed with the server's RS256 key, is what the client receives.
+/// random token becomes the `jti`, and the JWT, signed with the server's key of the resource's algorithm (RS256 unless the
+/// operator chose ES256), is what the client receives.
 struct AccessTokenSigner: Sendable {
     let issuer: String
     let keys: SigningKeyRing
     let clock: UnixClock
-
-    /// RFC 9068 §2.1: every resource server must accept RS256.
-    static let algorithm = "RS256"
 
     /// What a JWT access token says beyond its audience: who it is for and how they signed in.
     struct Subject: Sendable {
@@ -33,6 +31,6 @@ struct AccessTokenSigner: Sendable {
             authTime: subject.userID == nil ? nil : subject.authTime,
             acr: subject.userID == nil ? nil : LoginFlow.acr(for: subject.methods),
             amr: subject.userID == nil || subject.methods.isEmpty ? nil : subject.methods, jkt: jkt, actors: subject.actors)
-        return try await keys.sign(claims, algorithm: Self.algorithm, type: .accessToken)
+        return try await keys.sign(claims, algorithm: resource.tokenAlgorithm.rawValue, type: .accessToken)
     }
 }

@@ -109,6 +109,7 @@ extension RemoteAdmin: AdminOperations {
         var name: String
         var scopes: [Resource.Scope]
         var token_format: String
+        var token_alg: String
         /// `0` for the server's lifetime.
         var access_token_lifetime: Int64
         var require_dpop: Bool
@@ -119,6 +120,7 @@ extension RemoteAdmin: AdminOperations {
             name = resource.name
             scopes = resource.scopes
             token_format = resource.tokenFormat.rawValue
+            token_alg = resource.tokenAlgorithm.rawValue
             access_token_lifetime = resource.accessTokenLifetime ?? 0
             require_dpop = resource.requiresDPoP
             allowed_clients = resource.allowedClients

@@ -26,6 +26,10 @@ struct ResourcesCommand: AsyncParsableCommand {
         var scopes: [String] = []
         @Option(help: "Its access tokens: jwt (RFC 9068, checked offline) or opaque (introspected).")
         var format: Resource.TokenFormat?
+        @Option(
+            name: .customLong("token-alg"),
+            help: "What signs its JWT access tokens: RS256 (the default, which every resource server accepts) or ES256 (cheaper to sign).")
+        var tokenAlgorithm: Resource.SigningAlgorithm?
         @Option(help: "Seconds its access tokens live (at most token_lifetimes.access_token; 0: the server's).")
         var lifetime: Int64?
         @Flag(
@@ -52,6 +56,7 @@ struct ResourcesCommand: AsyncParsableCommand {
                 }
             }
             if let format { changed.tokenFormat = format }
+            if let tokenAlgorithm { changed.tokenAlgorithm = tokenAlgorithm }
             if let lifetime { changed.accessTokenLifetime = lifetime == 0 ? nil : lifetime }
             if let requireDPoP { changed.requiresDPoP = requireDPoP }
             if !clients.isEmpty { changed.allowedClients = clients }
@@ -74,7 +79,7 @@ struct ResourcesCommand: AsyncParsableCommand {
             let resource = try settings.applied(to: Resource(id: identifier, name: name))
             let created = try await store.withOperations { try await $0.createResource(resource) }
             if output.json { return try JSONOutput.print(created) }
-            print("Added resource \(created.id) (\(created.tokenFormat.rawValue) access tokens).")
+            print("Added resource \(created.id) (\(List.format(of: created)) access tokens).")
         }
     }
 
@@ -111,11 +116,16 @@ struct ResourcesCommand: AsyncParsableCommand {
             var table = TextTable(headers: ["IDENTIFIER", "NAME", "FORMAT", "LIFETIME", "DPOP", "CLIENTS", "SCOPES"])
             table.rows = resources.map {
                 [
-                    $0.id, $0.name, $0.tokenFormat.rawValue, $0.accessTokenLifetime.map { "\($0) s" } ?? "server's", $0.requiresDPoP ? "required" : "optional",
+                    $0.id, $0.name, Self.format(of: $0), $0.accessTokenLifetime.map { "\($0) s" } ?? "server's", $0.requiresDPoP ? "required" : "optional",
                     $0.allowedClients.isEmpty ? "any" : $0.allowedClients.joined(separator: " "), $0.scopeNames.joined(separator: " "),
                 ]
             }
             print(table.render())
+        }
+
+        /// `jwt RS256`, `jwt ES256` or `opaque`.
+        static func format(of resource: Resource) -> String {
+            resource.tokenFormat == .jwt ? "jwt \(resource.tokenAlgorithm.rawValue)" : resource.tokenFormat.rawValue
         }
     }
 
@@ -133,7 +143,7 @@ struct ResourcesCommand: AsyncParsableCommand {
             if output.json { return try JSONOutput.print(resource) }
             print("\(resource.name) — \(resource.id)")
             print(
-                "Access tokens: \(resource.tokenFormat.rawValue), \(resource.accessTokenLifetime.map { "\($0) s" } ?? "the server's lifetime")"
+                "Access tokens: \(List.format(of: resource)), \(resource.accessTokenLifetime.map { "\($0) s" } ?? "the server's lifetime")"
                     + (resource.requiresDPoP ? ", DPoP-bound only" : ""))
             print("Clients: \(resource.allowedClients.isEmpty ? "any, on a person's behalf" : resource.allowedClients.joined(separator: ", "))")
             if !resource.introspectionClients.isEmpty { print("Introspected by: \(resource.introspectionClients.joined(separator: ", "))") }
@@ -155,3 +165,4 @@ struct ResourcesCommand: AsyncParsableCommand {
 }
 
 extension Resource.TokenFormat: ExpressibleByArgument {}
+extension Resource.SigningAlgorithm: ExpressibleByArgument {}

@@ -23,6 +23,7 @@ import FoundationNetworking
 struct ResourceServerLiveTests {
     static let notes = "https://notes.example.com"
     static let ledger = "urn:example:ledger"
+    static let search = "https://search.example.com"
     static let workerSecret = "worker-client-secret-0123456789-abcdefghijkl"
     static let apiSecret = "notes-api-client-secret-0123456789-abcdefghi"
 
@@ -38,6 +39,10 @@ struct ResourceServerLiveTests {
                 Resource(
                     id: Self.ledger, name: "Ledger", scopes: [.init(name: "ledger:read", description: "Read")], tokenFormat: .opaque,
                     allowedClients: ["worker"], introspectionClients: ["ledger-api"]), in: sql)
+            try await server.resources.create(
+                Resource(
+                    id: Self.search, name: "Search", scopes: [.init(name: "search:query", description: "Search")], tokenAlgorithm: .es256,
+                    allowedClients: ["worker"]), in: sql)
         }
         try await server.clients.create(id: "worker", secret: Self.workerSecret, redirectURIs: ["https://worker.example/cb"], scopes: ["openid"])
         try await server.clients.create(id: "ledger-api", secret: Self.apiSecret, redirectURIs: ["https://ledger.example/cb"], scopes: ["openid"])
@@ -114,6 +119,24 @@ struct ResourceServerLiveTests {
             try await server.tokens.revoke(opaque, clientID: "worker")
             let revoked = await refusal { () async throws(ResourceAccessError) in try await ledger.authorize(ledgerRequest) }
             #expect(revoked?.code == .invalidToken)
+        }
+    }
+
+    @Test("a resource whose tokens are signed ES256 gets ES256 JWTs, which the library checks offline; an RS256 API's stay RS256")
+    func es256Tokens() async throws {
+        try await TestServer.withLiveServer { server, issuer in
+            try await prepare(server)
+            func header(_ token: String) throws -> [String: String] {
+                let encoded = try #require(token.split(separator: ".").first.flatMap { Base64URL.decode(String($0)) })
+                return try JSONDecoder().decode([String: String].self, from: encoded)
+            }
+            let search = ResourceServer(configuration: ResourceServerConfiguration(issuer: issuer, resource: Self.search))
+            let signed = try await token(issuer, resource: Self.search, scope: "search:query")
+            #expect(try header(signed)["alg"] == "ES256" && header(signed)["typ"] == "at+jwt")
+            let grant = try await search.authorize(
+                ResourceRequest(method: "GET", url: URL(string: Self.search + "/q")!, authorization: "Bearer \(signed)"), requiring: ["search:query"])
+            #expect(grant.subject == "worker" && grant.format == .jwt && grant.scopes == ["search:query"])
+            #expect(try header(try await token(issuer, resource: Self.notes, scope: "notes:read"))["alg"] == "RS256")
         }
     }
 

@@ -54,7 +54,6 @@ package enum SigningKeyFactory {
 
     /// Adds a stored key to a jwt-kit collection, which verifies with it: the private key for keys that sign now or will,
     /// the public key for retired ones. For a key that signs, returns what makes its signatures.
-    @discardableResult
     package static func add(_ record: SigningKeyRecord, to collection: JWTKeyCollection, box: SecretBox, now: Int64) async throws -> (any JWTAlgorithm)? {
         let kid = JWKIdentifier(string: record.kid)
         let opened: Data

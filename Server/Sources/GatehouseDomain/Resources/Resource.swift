@@ -15,7 +15,7 @@ public struct Resource: Sendable, Equatable, Codable {
     /// introspects (RFC 7662).
     public var tokenFormat: TokenFormat
     /// What its JWT access tokens are signed with: RS256, which every resource server must accept (RFC 9068 §4), or
-    /// ES256, which costs a tenth as much to sign and a resource server must then agree to.
+    /// ES256, which costs a small fraction as much to sign (`gatehouse sign-rate`) and a resource server must then agree to.
     public var tokenAlgorithm: SigningAlgorithm
     /// Seconds its access tokens live; `nil` for the server's `token_lifetimes.access_token`.
     public var accessTokenLifetime: Int64?

@@ -27,10 +27,10 @@ struct AdminPrincipal: Sendable {
         if presented.token.hasPrefix(AdminTokenStore.prefix) {
             // Personal admin tokens are bearer tokens: they are never bound to a key.
             guard presented.scheme == .bearer else { throw refused(.unboundTokenAsDPoP) }
-            guard let record = try await adminTokens.verify(presented.token) else { throw AdminProblem.unauthorized }
+            guard let record = try await adminTokens.verify(presented.token) else { throw AdminProblem.invalidToken }
             return AdminPrincipal(actor: "admin-token:\(record.name)", canWrite: !record.readOnly)
         }
-        guard let access = try await tokens.activeAccessToken(presented.token), access.audience == nil else { throw AdminProblem.unauthorized }
+        guard let access = try await tokens.activeAccessToken(presented.token), access.audience == nil else { throw AdminProblem.invalidToken }
         do {
             _ = try await presented.checkBinding(to: access.jkt, request: request, path: request.uri.path, proofs: proofs)
         } catch {

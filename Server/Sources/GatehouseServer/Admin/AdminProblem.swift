@@ -25,6 +25,12 @@ struct AdminProblem: Error, Sendable, CustomStringConvertible {
         status: .unauthorized, kind: "unauthorized", title: "Unauthorized",
         detail: "Send a bearer token: a client-credentials access token with the scope gatehouse:admin (or gatehouse:admin:read), or an admin token.",
         headers: [.wwwAuthenticate: #"Bearer realm="gatehouse-admin""#])
+    /// A token was sent but is not one this server accepts (unknown, expired, revoked): the challenge says so
+    /// (RFC 6750 §3.1), so a client knows to get a new one rather than to add one.
+    static let invalidToken = Self(
+        status: .unauthorized, kind: "unauthorized", title: "Unauthorized",
+        detail: "The bearer token is unknown, expired or revoked; get a new one.",
+        headers: [.wwwAuthenticate: #"Bearer realm="gatehouse-admin", error="invalid_token""#])
     static let forbiddenScope = Self(
         status: .forbidden, kind: "insufficient-scope", title: "Forbidden",
         detail: "This token cannot do that: reading needs gatehouse:admin:read or gatehouse:admin, changing needs gatehouse:admin.")

@@ -1,10 +1,13 @@
 """Hooks: the operator's endpoint asked before tokens are issued, its requests checked by an independent Standard
 Webhooks implementation (the `standardwebhooks` package); the claims it adds appear in the ID token, and a hook that is
-slow, answers garbage or reaches outside its namespace is a failure handled as its policy says."""
+slow, answers garbage or reaches outside its namespace is a failure handled as its policy says. A hook at `events` is
+told of the audit events it names, in order, again until it accepts."""
 import json
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from urllib.parse import quote
 
 import pytest
 import requests
@@ -17,17 +20,22 @@ from gatehouse_harness import (authorize_url, begin, Browser, free_port, gatehou
 
 SECRET = "hook-signing-secret-0123456789-abcdefghijkl"
 NAMESPACE = "https://example.com/"
+API = "https://orders.example.com/"
 
 
 class Receiver:
     """The operator's hook on loopback: verifies every request's signature, remembers what it was told, and answers as
-    `mode` says."""
+    `mode` says. Event notifications it keeps in `events` with their `webhook-id`, after refusing (503) as many as
+    `refuse` says."""
 
     def __init__(self):
         self.port = free_port()
         self.mode = "claims"
         self.requests: list[dict] = []
         self.bad_signatures = 0
+        self.refuse = 0
+        self.refused: list[str] = []
+        self.events: list[tuple[str, dict]] = []
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -41,6 +49,16 @@ class Receiver:
                 except WebhookVerificationError:
                     receiver.bad_signatures += 1
                     self.send_response(401)
+                    self.end_headers()
+                    return
+                if "data" in told:  # an event notification: answered by its status alone
+                    refused = receiver.refuse > 0
+                    if refused:
+                        receiver.refuse -= 1
+                        receiver.refused.append(self.headers["webhook-id"])
+                    else:
+                        receiver.events.append((self.headers["webhook-id"], told))
+                    self.send_response(503 if refused else 204)
                     self.end_headers()
                     return
                 receiver.requests.append(told)
@@ -58,10 +76,11 @@ class Receiver:
                     answer = {
                         "decide": decisions.get(told.get("user", {}).get("username"), {"decision": "allow"}),
                         "maybe": {"decision": "perhaps"},
-                        "claims": {"id_token": {NAMESPACE + "roles": ["admin", "ops"], NAMESPACE + "team": {"name": "blue", "size": 3}}},
+                        "claims": {"id_token": {NAMESPACE + "roles": ["admin", "ops"], NAMESPACE + "team": {"name": "blue", "size": 3}},
+                                   "access_token": {NAMESPACE + "tier": "gold"}},
                         "slow": {"id_token": {NAMESPACE + "late": True}},
                         "outside": {"id_token": {"email": "someone-else@example.com"}},
-                        "unknown": {"access_token": {NAMESPACE + "x": 1}},
+                        "unknown": {"refresh_token": {NAMESPACE + "x": 1}},
                     }.get(mode)
                 payload = b"<html>oops</html>" if mode == "garbage" else json.dumps(answer).encode()
                 try:
@@ -76,6 +95,12 @@ class Receiver:
         self.server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
+    def wait_for_events(self, count: int, seconds: float) -> list[tuple[str, dict]]:
+        deadline = time.monotonic() + seconds
+        while len(self.events) < count and time.monotonic() < deadline:
+            time.sleep(0.2)
+        return list(self.events)
+
     def stop(self):
         self.server.shutdown()
         self.server.server_close()
@@ -86,6 +111,7 @@ def hooked_server(receiver: Receiver, failure: str) -> Server:
                                        "points": ["tokens"], "timeout": 1, "failure": failure, "claims_namespace": NAMESPACE}]})
     server.add_user("alice", PASSWORD)
     server.add_client("web", WEB_REDIRECT, secret=WEB_SECRET)
+    server.cli("resources", "add", API, "--name", "Orders API")
     return server
 
 
@@ -117,6 +143,17 @@ def test_a_hook_adds_claims_to_the_id_token_and_is_told_who_and_why(receiver):
         assert refreshed.status_code == 200
         assert jwt.decode(refreshed.json()["id_token"], key_set(server), algorithms=["RS256"]).claims[NAMESPACE + "roles"] == ["admin", "ops"]
         assert receiver.requests[-1]["grant_type"] == "refresh_token"
+        assert "audience" not in receiver.requests[-1] and receiver.requests[-1]["access_token_format"] == "opaque"
+        assert NAMESPACE + "tier" not in jwt.decode(refreshed.json()["id_token"], key_set(server), algorithms=["RS256"]).claims
+
+        # A JWT access token (RFC 9068) for a resource carries the hook's access-token claims, and only those.
+        named = Browser(server).sign_in(authorize_url(server) + "&resource=" + quote(API, safe=""), "alice", PASSWORD)
+        for_api = redeem(server, redirect_parameters(named)["code"], resource=API)
+        assert for_api.status_code == 200, for_api.text
+        access = jwt.decode(for_api.json()["access_token"], key_set(server), algorithms=["RS256"])
+        assert access.header["typ"] == "at+jwt" and access.claims["aud"] == API and access.claims[NAMESPACE + "tier"] == "gold"
+        assert NAMESPACE + "roles" not in access.claims
+        assert receiver.requests[-1]["audience"] == API and receiver.requests[-1]["access_token_format"] == "jwt"
         assert receiver.bad_signatures == 0
     finally:
         server.stop()
@@ -256,3 +293,52 @@ def test_before_an_account_is_created_a_hook_allows_names_it_or_refuses(receiver
         assert len(receiver.requests) == asked and receiver.bad_signatures == 0
     finally:
         server.stop()
+
+
+def test_an_events_hook_is_told_of_the_events_it_names_in_order_and_again_until_it_accepts(receiver):
+    server = Server(config={"hooks": [{"id": "notify", "url": f"http://127.0.0.1:{receiver.port}/hooks/events", "secret": SECRET,
+                                       "points": ["events"], "events": ["account.locked", "account.unlocked"]}]})
+    try:
+        server.add_user("alice", PASSWORD)
+        server.add_user("warmup", PASSWORD)
+        # The hook starts with what is recorded after the server first met it (within its first second): lock a
+        # throwaway account until the hook hears of it, so that what follows is surely after.
+        for _ in range(20):
+            server.cli("users", "lock", "warmup")
+            server.cli("users", "unlock", "warmup")
+            if receiver.wait_for_events(1, 1):
+                break
+        assert receiver.events, "the hook was told of no event within 20 tries"
+        # The rest of the warm-up arrives with the next delivery (every second): wait until 1.5 s pass without news.
+        for _ in range(10):
+            heard = len(receiver.events)
+            time.sleep(1.5)
+            if len(receiver.events) == heard:
+                break
+        receiver.events.clear()
+
+        alice = next(user for user in json.loads(server.cli("users", "list", "--json").stdout) if user["username"] == "alice")
+        receiver.refuse = 1
+        server.cli("users", "lock", "alice")
+        server.cli("users", "unlock", "alice")
+        server.add_user("bob", PASSWORD)  # account.created: not named
+        # The first attempt is refused; the same event comes again 10 s later, and the next one only after it.
+        told = receiver.wait_for_events(2, 30)
+        assert [notice["type"] for _, notice in told] == ["account.locked", "account.unlocked"], told
+        assert receiver.refused == [told[0][0]] and told[0][0].startswith("evt_")
+        assert all(notice["data"]["user_id"] == alice["id"] and notice["data"]["type"] == notice["type"] for _, notice in told)
+        assert all(identifier == "evt_" + notice["data"]["id"] for identifier, notice in told)
+        assert told[0][1]["data"]["actor"].startswith("operator:") and told[0][1]["timestamp"].endswith("Z")
+        assert receiver.bad_signatures == 0
+    finally:
+        server.stop()
+
+
+def test_an_events_hook_naming_no_event_or_an_unknown_one_is_refused_at_start(tmp_path):
+    for events, named in [([], "hooks[0].events"), (["account.vanished"], "account.vanished")]:
+        config = tmp_path / "config.json"
+        config.write_text(json.dumps({"hooks": [{"id": "x", "url": "http://127.0.0.1:9/h", "secret": SECRET, "points": ["events"],
+                                                 "events": events}]}))
+        result = gatehouse("serve", "--config", str(config), "--database", str(tmp_path / "g.sqlite"), "--port", str(free_port()),
+                           check=False, timeout=60)
+        assert result.returncode != 0 and named in result.stderr, result.stderr

@@ -97,6 +97,13 @@ public struct AuditLog: Sendable {
         }
     }
 
+    /// The id of the newest event kept, or `nil` for an empty trail.
+    public func newestEventID() async throws -> String? {
+        try await database.read { sql in
+            try await sql.raw("SELECT id FROM audit_events ORDER BY id DESC LIMIT 1").first()?.decode(column: "id", as: String.self)
+        }
+    }
+
     /// The newest `limit` events of `userID`, newest first (the account page's security events).
     public func recent(of userID: String, limit: Int) async throws -> [AuditEvent] {
         try await database.read { sql in

@@ -28,11 +28,13 @@ package struct HookCaller: Sendable {
 
     /// Sends `request` (a JSON object) to `target` at `point` and reads its answer with `read`; what `read`
     /// made of it, or why there is nothing (`read` throws a ``Failure`` for an answer of another shape).
+    /// - Parameter id: The message's `webhook-id`: the same on every attempt to send the same thing (an event's id), so
+    ///   the receiver can drop what it already has; a fresh one for each question when `nil`.
     package func call<Answer: Sendable>(
-        _ target: HookTarget, at point: HookTarget.Point, request: some Encodable, read: (Data) throws -> Answer
+        _ target: HookTarget, at point: HookTarget.Point, request: some Encodable, id: String? = nil, read: (Data) throws -> Answer
     ) async -> Result<Answer, Failure> {
         let started = DispatchTime.now().uptimeNanoseconds
-        let result = await send(target, point: point, request: request).flatMap { answer in
+        let result = await send(target, request: request, id: id ?? "hook_" + Base64URL.encode(SecureRandom.bytes(16))).flatMap { answer in
             Result { try read(answer) }.mapError { $0 as? Failure ?? Failure(description: "its answer could not be read: \($0)") }
         }
         let outcome = if case .success = result { "answered" } else { "failed" }
@@ -45,7 +47,7 @@ package struct HookCaller: Sendable {
         return result
     }
 
-    private func send(_ target: HookTarget, point: HookTarget.Point, request: some Encodable) async -> Result<Data, Failure> {
+    private func send(_ target: HookTarget, request: some Encodable, id: String) async -> Result<Data, Failure> {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let body = try? encoder.encode(request) else { return .failure(Failure(description: "its request could not be encoded")) }
@@ -53,7 +55,6 @@ package struct HookCaller: Sendable {
         outbound.method = .POST
         outbound.headers.add(name: "Content-Type", value: "application/json")
         outbound.headers.add(name: "User-Agent", value: "Gatehouse hooks")
-        let id = "hook_" + Base64URL.encode(SecureRandom.bytes(16))
         for header in StandardWebhookSignature(secret: target.secret).headers(id: id, timestamp: clock.now(), body: body) {
             outbound.headers.add(name: header.name, value: header.value)
         }

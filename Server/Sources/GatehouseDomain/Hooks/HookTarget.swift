@@ -12,8 +12,12 @@ public struct HookTarget: Sendable, Decodable, Equatable {
         /// After the first factor (the password) proved the account: the answer allows the sign-in, refuses it, or
         /// requires a second factor whatever the sign-on policy says.
         case firstFactor = "first_factor"
-        /// Before tokens are issued: the answer may add claims, within the hook's `claims_namespace`, to the ID token.
+        /// Before tokens are issued: the answer may add claims, within the hook's `claims_namespace`, to the ID token
+        /// and to a JWT access token.
         case tokens
+        /// After events of the audit trail: each one the hook's `events` name is sent to it once it is recorded, in
+        /// order, and sent again until accepted. Nothing waits for it and its answer changes nothing.
+        case events
     }
 
     /// What a hook that did not answer, or answered something unreadable, means.
@@ -37,6 +41,8 @@ public struct HookTarget: Sendable, Decodable, Equatable {
     /// What every claim name the hook adds must begin with (e.g. `https://example.com/`), so it never replaces a claim
     /// of the standards or another hook's.
     public var claimsNamespace: String?
+    /// The audit events a hook at `events` is told about; every type when absent.
+    public var events: [AuditEventType]?
 
     public init(id: String, url: String, secret: String, points: [Point]) {
         self.id = id
@@ -53,6 +59,7 @@ public struct HookTarget: Sendable, Decodable, Equatable {
         try section.update(&timeout, .timeout)
         try section.update(&failure, .failure)
         try section.update(&claimsNamespace, .claimsNamespace)
+        try section.update(&events, .events)
     }
 
     package static func key(_ index: Int, _ member: String) -> String { "hooks[\(index)].\(member)" }
@@ -76,10 +83,14 @@ public struct HookTarget: Sendable, Decodable, Equatable {
                 throw ConfigurationError(key: key("claims_namespace"), "must be given (e.g. https://example.com/) for a hook at tokens.")
             }
         }
+        if let events {
+            guard points.contains(.events) else { throw ConfigurationError(key: key("events"), "is read only for a hook at the point events.") }
+            guard !events.isEmpty else { throw ConfigurationError(key: key("events"), "must name at least one event type, or be left out for all.") }
+        }
     }
 
     package enum CodingKeys: String, CodingKey, CaseIterable {
-        case id, url, secret, points, timeout, failure
+        case id, url, secret, points, timeout, failure, events
         case claimsNamespace = "claims_namespace"
     }
 }

@@ -24,6 +24,8 @@ package struct AccessTokenClaims: JWTPayload, Equatable {
     package var jkt: String?
     /// The clients acting for the subject (RFC 8693 `act`), most recent first.
     package var actors: [String] = []
+    /// Claims the operator's hooks at `tokens` added, each within its namespace.
+    package var extra = HookClaims()
 
     package enum CodingKeys: String, CodingKey {
         case iss, sub, aud, scope, jti, exp, iat, acr, amr, cnf, act
@@ -121,6 +123,7 @@ extension AccessTokenClaims: JSONObjectWritable {
         writer.member("jti", jti)
         writer.member("scope", scope)
         writer.member("sub", sub)
+        for (name, json) in extra.members { writer.member(named: name, json: json) }
     }
 
     /// The `act` object of `actors`, most recent first: `{"sub": first, "act": {…the rest}}`.

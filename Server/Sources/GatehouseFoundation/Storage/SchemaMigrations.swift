@@ -707,5 +707,24 @@ package enum SchemaMigrations {
             statements: [
                 "ALTER TABLE resources ADD COLUMN token_alg TEXT NOT NULL DEFAULT 'RS256'"
             ]),
+        // How far each reader of the audit trail has delivered, by channel: `audit` (the audit webhook, moved here from
+        // its one-row table) and `hook:ID` for each hook at `events`.
+        Migration(
+            version: 45, name: "event delivery per channel",
+            statements: [
+                """
+                CREATE TABLE event_deliveries (
+                    channel TEXT PRIMARY KEY,
+                    last_event_id TEXT,
+                    failures INTEGER NOT NULL,
+                    next_attempt_at BIGINT NOT NULL
+                )
+                """,
+                """
+                INSERT INTO event_deliveries (channel, last_event_id, failures, next_attempt_at)
+                SELECT 'audit', last_event_id, failures, next_attempt_at FROM audit_delivery WHERE id = 1
+                """,
+                "DROP TABLE audit_delivery",
+            ]),
     ]
 }

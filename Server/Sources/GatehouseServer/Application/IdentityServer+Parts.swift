@@ -87,10 +87,9 @@ extension IdentityServer {
             clients: clients, authenticator: clientAuthenticator, resources: resources, codes: codes, tokens: tokens, users: users,
             deviceAuthorizations: deviceAuthorizations, audit: audit,
             database: database,
-            idTokens: IDTokenIssuer(
-                issuer: issuer, lifetime: configuration.tokens.idToken, keys: keys, clock: clock,
-                hooks: TokenHooks(hooks: configuration.hooks, caller: HookCaller(clock: clock, logger: logger))),
+            idTokens: IDTokenIssuer(issuer: issuer, lifetime: configuration.tokens.idToken, keys: keys, clock: clock),
             accessTokens: AccessTokenSigner(issuer: issuer, keys: keys, clock: clock),
+            hooks: TokenHooks(hooks: configuration.hooks, caller: HookCaller(clock: clock, logger: logger)),
             upstreamTokens: UpstreamSubjectTokens(
                 providers: configuration.identityProviders, directory: upstreams, identities: federatedIdentities, clock: clock),
             proofs: dpopProofs,

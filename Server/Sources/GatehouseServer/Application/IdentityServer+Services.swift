@@ -27,9 +27,13 @@ extension IdentityServer {
         BackChannelLogoutService(delivery: backChannelLogout)
     }
 
-    /// The audit trail sent to `webhook`.
-    public func auditWebhookService(_ webhook: AuditWebhook) -> AuditWebhookService {
-        AuditWebhookService(database: database, audit: audit, clock: clock, logger: logger, webhook: webhook)
+    /// The audit trail sent on to `audit.webhook` and to the hooks at `events`; `nil` when there is neither.
+    public func eventDeliveryService() -> EventDeliveryService? {
+        let channels: [any EventChannel] =
+            (configuration.audit.webhook.map { [AuditWebhookChannel(webhook: $0)] } ?? [])
+            + EventHook.all(configuration.hooks, caller: HookCaller(clock: clock, logger: logger))
+        guard !channels.isEmpty else { return nil }
+        return EventDeliveryService(database: database, audit: audit, clock: clock, logger: logger, channels: channels)
     }
 
     /// The metrics listener on `metrics.host` and `metrics.port`, exposing `registry`.

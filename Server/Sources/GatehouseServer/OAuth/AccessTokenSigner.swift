@@ -21,16 +21,21 @@ struct AccessTokenSigner: Sendable {
         var actors: [String] = []
     }
 
-    /// `minted`'s access token as a JWT for `audience` when its format is `jwt`; else the opaque token as it is.
-    func token(_ minted: String, for audience: TokenAudience, subject: Subject, scopes: [String], jkt: String?, lifetime: Int64) async throws -> String {
+    /// `minted`'s access token as a JWT for `audience` when its format is `jwt`, with `extra` (the claims the hooks at
+    /// `tokens` added); else the opaque token as it is.
+    func token(
+        _ minted: String, for audience: TokenAudience, subject: Subject, scopes: [String], jkt: String?, lifetime: Int64,
+        extra: HookClaims = HookClaims()
+    ) async throws -> String {
         guard audience.isJWT, let resource = audience.resource else { return minted }
         let now = clock.now()
-        let claims = AccessTokenClaims(
+        var claims = AccessTokenClaims(
             iss: issuer, sub: subject.userID ?? subject.clientID, aud: resource.id, clientID: subject.clientID,
             scope: scopes.isEmpty ? nil : scopes.joined(separator: " "), jti: minted, exp: now + lifetime, iat: now,
             authTime: subject.userID == nil ? nil : subject.authTime,
             acr: subject.userID == nil ? nil : LoginFlow.acr(for: subject.methods),
             amr: subject.userID == nil || subject.methods.isEmpty ? nil : subject.methods, jkt: jkt, actors: subject.actors)
+        claims.extra = extra
         return try await keys.sign(claims, algorithm: resource.tokenAlgorithm.rawValue, type: .accessToken)
     }
 }

@@ -12,13 +12,11 @@ struct IDTokenIssuer: Sendable {
     let lifetime: Int64
     let keys: SigningKeyRing
     let clock: UnixClock
-    /// The hooks asked before tokens are issued, for claims of their own.
-    var hooks: TokenHooks? = nil
 
     /// An ID token for `user`, who the caller has already checked is the grant's user and not locked, issued beside
-    /// `accessToken` (its hash goes in `at_hash`), with the claims the hooks at `tokens` add (told the `grantType`).
+    /// `accessToken` (its hash goes in `at_hash`), with `extra`: the claims the hooks at `tokens` added.
     func issue(
-        for grant: Grant, user: User, client: Client, nonce: String?, accessToken: String? = nil, grantType: String = "authorization_code"
+        for grant: Grant, user: User, client: Client, nonce: String?, accessToken: String? = nil, extra: HookClaims = HookClaims()
     ) async throws -> String {
         let now = clock.now()
         var claims = IDTokenClaims(
@@ -28,9 +26,7 @@ struct IDTokenIssuer: Sendable {
         )
         ScopeClaims.apply(to: &claims, user: user, scopes: grant.scopes, requested: grant.requestedClaims)
         claims.atHash = accessToken.map(Self.hash)
-        if let hooks {
-            claims.extra = try await hooks.idTokenClaims(user: user, clientID: client.id, grantType: grantType, scopes: grant.scopes)
-        }
+        claims.extra = extra
         return try await keys.sign(claims, algorithm: client.idTokenAlgorithm)
     }
 

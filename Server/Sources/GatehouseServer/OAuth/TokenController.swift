@@ -21,6 +21,8 @@ struct TokenController: Sendable {
     let idTokens: IDTokenIssuer
     /// Signs the access tokens of resources that take JWTs.
     let accessTokens: AccessTokenSigner
+    /// The operator's hooks asked before a person's tokens are issued, for claims of their own.
+    let hooks: TokenHooks
     /// Identity providers' ID tokens, which a token exchange policy may accept as subject tokens.
     let upstreamTokens: UpstreamSubjectTokens
     let proofs: DPoPProofCheck
@@ -196,13 +198,19 @@ struct TokenController: Sendable {
     ) async throws -> Response {
         let scopes = audience.scopes(of: grant.scopes)
         let lifetime = audience.lifetime(standard: lifetimes.accessToken)
+        let withIDToken = grant.scopes.contains("openid")
+        // Asked only when there is a token to add to: an ID token, or a JWT access token.
+        let added =
+            withIDToken || audience.isJWT
+            ? try await hooks.claims(user: user, clientID: client.id, grantType: grantType, scopes: grant.scopes, audience: audience)
+            : TokenHooks.Claims()
         let accessToken = try await accessTokens.token(
             tokens.accessToken, for: audience,
             subject: .init(clientID: client.id, userID: grant.userID, authTime: grant.authTime, methods: grant.methods), scopes: scopes,
-            jkt: proof?.thumbprint, lifetime: lifetime)
+            jkt: proof?.thumbprint, lifetime: lifetime, extra: added.accessToken)
         let idToken =
-            grant.scopes.contains("openid")
-            ? try await idTokens.issue(for: grant, user: user, client: client, nonce: nonce, accessToken: accessToken, grantType: grantType)
+            withIDToken
+            ? try await idTokens.issue(for: grant, user: user, client: client, nonce: nonce, accessToken: accessToken, extra: added.idToken)
             : nil
         return JSONResponse.make(
             TokenResponse(

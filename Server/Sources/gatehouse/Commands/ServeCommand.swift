@@ -68,7 +68,7 @@ struct ServeCommand: AsyncParsableCommand {
             sideServices.append(server.metricsService(registry: registry, logger: logger))
             FileHandle.standardOutput.write(Data("  Metrics:   http://\(configuration.metrics.host):\(configuration.metrics.port ?? 0)/metrics\n".utf8))
         }
-        if let webhook = configuration.audit.webhook { sideServices.append(server.auditWebhookService(webhook)) }
+        if let events = server.eventDeliveryService() { sideServices.append(events) }
         if let tracing { sideServices.append(tracing.service) }
         if configuration.keys.rotateEvery != nil { sideServices.append(server.keyRotationService()) }
         // Last, so the first to hear of a shutdown: open streams end before the server waits for its responses.

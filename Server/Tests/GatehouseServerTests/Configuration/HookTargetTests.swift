@@ -33,6 +33,17 @@ struct HookTargetTests {
         var loopback = hook
         loopback.url = "http://127.0.0.1:9000/hook"
         try loopback.validate(index: 0)
+
+        // A hook at events takes its event types, or all of them; nowhere else are they read.
+        var notified = HookTarget(id: "notify", url: "https://hooks.example.com/events", secret: Self.secret, points: [.events])
+        try notified.validate(index: 0)
+        notified.events = [.accountLocked]
+        try notified.validate(index: 0)
+        notified.events = []
+        #expect(throws: ConfigurationError.self) { try notified.validate(index: 0) }
+        var misplaced = hook
+        misplaced.events = [.accountLocked]
+        #expect(throws: ConfigurationError.self) { try misplaced.validate(index: 0) }
     }
 
     @Test("an answer's claims are taken only inside the namespace, from the members the point takes")
@@ -52,13 +63,19 @@ struct HookTargetTests {
         #expect(throws: HookCaller.Failure.self) { try read("[1]") }
     }
 
-    @Test("claims a hook added are written into the ID token after the standard ones, their names escaped")
+    @Test("claims a hook added are written into the ID token and a JWT access token after the standard ones, their names escaped")
     func written() throws {
         var claims = IDTokenClaims(iss: "https://id.example.com", sub: "u", aud: "c", exp: 2, iat: 1, authTime: 1, azp: "c")
         claims.extra.members = [("https://example.com/\"q\"", Array("[1,2]".utf8))]
         let object = try #require(try JSONSerialization.jsonObject(with: Data(claims.jsonBytes)) as? [String: Any])
         #expect(object["https://example.com/\"q\""] as? [Int] == [1, 2])
         #expect(object["sub"] as? String == "u")
+
+        var access = AccessTokenClaims(
+            iss: "https://id.example.com", sub: "u", aud: "https://api.example.com/", clientID: "c", scope: nil, jti: "j", exp: 2, iat: 1)
+        access.extra.members = [("https://example.com/tier", Array(#""gold""#.utf8))]
+        let written = try #require(try JSONSerialization.jsonObject(with: Data(access.jsonBytes)) as? [String: Any])
+        #expect(written["https://example.com/tier"] as? String == "gold" && written["aud"] as? String == "https://api.example.com/")
     }
 
     @Test("a risk hook's answer is a decision, with a short message for the person at most")

@@ -5,7 +5,6 @@ the multi-factor acr (acr_values) is met by a real second factor or not at all. 
 `gatehouse authenticator` as the phone and the flow API as the browser; on SQLite, and on PostgreSQL with two nodes
 sharing the database (the app on one, the browser on the other)."""
 import base64
-import html
 import json
 import time
 
@@ -13,11 +12,10 @@ import pyotp
 import pytest
 
 from conftest import ENGINES
-from gatehouse_harness import (APP_REDIRECT, CODE_PATTERN, PASSWORD, RFC7636_CHALLENGE, RFC7636_VERIFIER, authenticator, balanced_nodes,
-                               latest_code, outbox, session_from)
+from app_approval import approve_qr_sign_in, bind_app, node_id, start, submit
+from gatehouse_harness import APP_REDIRECT, PASSWORD, RFC7636_CHALLENGE, RFC7636_VERIFIER, balanced_nodes, latest_code, session_from
 
 MFA = "urn:gatehouse:acr:mfa"
-PIN = "8642"
 CONFIG = {
     "sign_on": {"second_factor": "if_enrolled", "factors": ["totp", "email"], "app_login": True},
     "client_sign_on": {"enroll-app": {"second_factor": "required", "factors": ["totp"]}},
@@ -39,21 +37,6 @@ def nodes(request):
         yield started
 
 
-def start(session, node, client_id="app", acr_values=None):
-    body = {"client_id": client_id, "redirect_uri": APP_REDIRECT, "scope": "openid", "state": "st", "nonce": "nn",
-            "code_challenge": RFC7636_CHALLENGE, "code_challenge_method": "S256"}
-    if acr_values:
-        body["acr_values"] = acr_values
-    response = session.post(node.issuer + "/flows/login", json=body, timeout=10)
-    assert response.status_code == 200, response.text
-    return response.json()
-
-
-def submit(session, node, flow_id, values, action="submit", client_id="app"):
-    response = session.post(f"{node.issuer}/flows/{flow_id}", json={"client_id": client_id, "action": action, "values": values}, timeout=30)
-    return response.json()
-
-
 def id_token_claims(session, node, code):
     tokens = session.post(node.issuer + "/token", data={"grant_type": "authorization_code", "code": code, "client_id": "app",
                                                         "redirect_uri": APP_REDIRECT, "code_verifier": RFC7636_VERIFIER}, timeout=10).json()
@@ -73,10 +56,6 @@ def choose_totp(session, node, flow, answer):
     return submit(session, node, flow, {"factor": "totp"})
 
 
-def node_id(answer):
-    return (answer.get("node") or {}).get("id")
-
-
 def enroll_totp(node, username):
     """The owner's own sign-in to a client that requires a second factor: enrolls TOTP."""
     owner = session_from("127.0.0.1")
@@ -87,25 +66,6 @@ def enroll_totp(node, username):
     assert node_id(answer) == "mfa.enroll.recovery_codes", answer
     assert submit(owner, node, flow, {}, client_id="enroll-app")["status"] == "success"
     return totp
-
-
-def bind_app(node, home, email):
-    """What the attacker does with the mailbox alone: registers an app for the address, reads the code, sets a PIN."""
-    before = len(outbox(node, email))
-    identity = authenticator(home, "register", "--service", node.issuer, "--email", email, "--no-wait").stdout.strip()
-    authenticator(home, "confirm", identity, "--code", latest_code(node, email, after=before))
-    assert "Registered" in authenticator(home, "set-pin", identity, "--pin-stdin", stdin=PIN + "\n").stdout
-
-
-def approve_qr_sign_in(browser_node, app_node, home, session, acr_values=None):
-    """Starts a sign-in on `browser_node`, has the app approve its QR code through `app_node`; the answer after approving."""
-    flow = start(session, browser_node, acr_values=acr_values)["flow_id"]
-    shown = submit(session, browser_node, flow, {}, action="app")
-    assert node_id(shown) == "login.app", shown
-    code = CODE_PATTERN.search(html.unescape(json.dumps(shown))).group(1)
-    payload = f"{app_node.issuer}/authenticator#{code}"
-    assert "Approved" in authenticator(home, "approve", payload, "--pin-stdin", stdin=PIN + "\n").stdout
-    return flow, submit(session, browser_node, flow, {}, action="check")
 
 
 def test_a_mailbox_alone_never_gets_past_the_victims_second_factor(nodes, tmp_path):

@@ -3,107 +3,22 @@ Webhooks implementation (the `standardwebhooks` package); the claims it adds app
 slow, answers garbage or reaches outside its namespace is a failure handled as its policy says. A hook at `events` is
 told of the audit events it names, in order, again until it accepts."""
 import json
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-from urllib.parse import quote
+from urllib.parse import parse_qs, quote, urlparse
 
 import pytest
 import requests
 from joserfc import jwt
-from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
-from conftest import PASSWORD, WEB_REDIRECT, WEB_SECRET
-from gatehouse_harness import (authorize_url, begin, Browser, free_port, gatehouse, key_set, outbox, redeem, redirect_parameters, refresh, Server,
+from app_approval import approve_qr_sign_in, bind_app, node_id
+from conftest import APP_REDIRECT, PASSWORD, WEB_REDIRECT, WEB_SECRET
+from gatehouse_harness import (authorize_url, begin, Browser, free_port, gatehouse, key_set, redeem, redirect_parameters, refresh, Server,
                                start, submit)
+from hook_receiver import NAMESPACE, Receiver, SECRET
+from soft_passkey import PythonAuthenticator, passkey_options
+from upstream_standin import StandIn, Visit
 
-SECRET = "hook-signing-secret-0123456789-abcdefghijkl"
-NAMESPACE = "https://example.com/"
 API = "https://orders.example.com/"
-
-
-class Receiver:
-    """The operator's hook on loopback: verifies every request's signature, remembers what it was told, and answers as
-    `mode` says. Event notifications it keeps in `events` with their `webhook-id`, after refusing (503) as many as
-    `refuse` says."""
-
-    def __init__(self):
-        self.port = free_port()
-        self.mode = "claims"
-        self.requests: list[dict] = []
-        self.bad_signatures = 0
-        self.refuse = 0
-        self.refused: list[str] = []
-        self.events: list[tuple[str, dict]] = []
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers["Content-Length"])).decode()
-                try:
-                    told = Webhook(SECRET.encode()).verify(body, dict(self.headers.items()))
-                except WebhookVerificationError:
-                    receiver.bad_signatures += 1
-                    self.send_response(401)
-                    self.end_headers()
-                    return
-                if "data" in told:  # an event notification: answered by its status alone
-                    refused = receiver.refuse > 0
-                    if refused:
-                        receiver.refuse -= 1
-                        receiver.refused.append(self.headers["webhook-id"])
-                    else:
-                        receiver.events.append((self.headers["webhook-id"], told))
-                    self.send_response(503 if refused else 204)
-                    self.end_headers()
-                    return
-                receiver.requests.append(told)
-                mode = receiver.mode
-                if mode == "slow":
-                    time.sleep(3)
-                decisions = {"alice": {"decision": "allow"}, "bob": {"decision": "require_second_factor"},
-                             "mallory": {"decision": "deny", "message": "Sign-ins from this account are paused; call the help desk."}}
-                registrations = {"grace@example.com": {"decision": "allow", "profile": {"name": "Rear Admiral Grace Hopper"}},
-                                 "spam@example.com": {"decision": "deny", "message": "Accounts for this domain are not open."},
-                                 "sneaky@example.com": {"decision": "allow", "profile": {"email": "other@example.com"}}}
-                if told.get("type") == "registration":
-                    answer = registrations.get(told["profile"]["email"], {"decision": "allow"})
-                else:
-                    answer = {
-                        "decide": decisions.get(told.get("user", {}).get("username"), {"decision": "allow"}),
-                        "maybe": {"decision": "perhaps"},
-                        "claims": {"id_token": {NAMESPACE + "roles": ["admin", "ops"], NAMESPACE + "team": {"name": "blue", "size": 3}},
-                                   "access_token": {NAMESPACE + "tier": "gold"}},
-                        "slow": {"id_token": {NAMESPACE + "late": True}},
-                        "outside": {"id_token": {"email": "someone-else@example.com"}},
-                        "unknown": {"refresh_token": {NAMESPACE + "x": 1}},
-                    }.get(mode)
-                payload = b"<html>oops</html>" if mode == "garbage" else json.dumps(answer).encode()
-                try:
-                    self.send_response(200)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(payload)))
-                    self.end_headers()
-                    self.wfile.write(payload)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the server gave up waiting
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def wait_for_events(self, count: int, seconds: float) -> list[tuple[str, dict]]:
-        deadline = time.monotonic() + seconds
-        while len(self.events) < count and time.monotonic() < deadline:
-            time.sleep(0.2)
-        return list(self.events)
-
-    def stop(self):
-        self.server.shutdown()
-        self.server.server_close()
 
 
 def hooked_server(receiver: Receiver, failure: str) -> Server:
@@ -239,6 +154,129 @@ def test_after_the_password_a_hook_allows_requires_a_second_factor_or_refuses(re
         flow = start(server).json()["flow_id"]
         assert submit(server, flow, {"username": "alice", "password": "not the password"}).json()["status"] != "success"
         assert len(receiver.requests) == asked
+        assert receiver.bad_signatures == 0
+    finally:
+        server.stop()
+
+
+def test_after_another_providers_answer_a_hook_allows_requires_a_second_factor_or_refuses(receiver):
+    standin = StandIn()
+    server = Server(config={
+        "identity_providers": [{"id": "partner", "name": "Partner", "issuer": standin.issuer, "client_id": StandIn.CLIENT_ID,
+                                "client_secret": StandIn.CLIENT_SECRET, "trust_email": True}],
+        "hooks": [{"id": "risk", "url": f"http://127.0.0.1:{receiver.port}/hooks/risk", "secret": SECRET, "points": ["first_factor"],
+                   "timeout": 1}]})
+    try:
+        server.add_client("web", WEB_REDIRECT, secret=WEB_SECRET)
+        receiver.mode = "decide"
+        for username in ("alice", "bob", "mallory"):
+            standin.claims = dict(standin.claims, sub=f"partner-{username}", email=f"{username}@partner.example", preferred_username=username)
+            # The first answer makes the account: nobody is asked (registration hooks do not see it either).
+            asked = len(receiver.requests)
+            assert Visit(server).via_standin("partner").headers["Location"].startswith(WEB_REDIRECT)
+            assert len(receiver.requests) == asked
+
+        standin.claims = dict(standin.claims, sub="partner-alice", email="alice@partner.example", preferred_username="alice")
+        allowed = Visit(server)
+        allowed.via_standin("partner")
+        assert "code=" in allowed.page.headers["Location"]
+        told = receiver.requests[-1]
+        assert told["type"] == "first_factor" and told["factor"] == "fed" and told["user"]["username"] == "alice"
+
+        standin.claims = dict(standin.claims, sub="partner-bob", email="bob@partner.example", preferred_username="bob")
+        stepped_up = Visit(server)
+        stepped_up.via_standin("partner")
+        # A second factor whatever the policy says: bob has none, so he sets one up first.
+        assert stepped_up.page.status_code == 200 and stepped_up.node == "mfa.enroll.totp", stepped_up.node
+
+        standin.claims = dict(standin.claims, sub="partner-mallory", email="mallory@partner.example", preferred_username="mallory")
+        refused = Visit(server)
+        refused.via_standin("partner")
+        answer = parse_qs(urlparse(refused.page.headers["Location"]).query)
+        assert answer["error"] == ["access_denied"] and answer["error_description"] == ["Sign-ins from this account are paused; call the help desk."]
+        failed = json.loads(server.cli("events", "--type", "sign_in.failed", "--json").stdout)
+        assert failed[-1]["details"]["reason"] == "hook_denied" and failed[-1]["details"]["methods"] == "fed"
+        assert receiver.bad_signatures == 0
+    finally:
+        server.stop()
+        standin.stop()
+
+
+def test_after_a_passkey_sign_in_a_hook_allows_or_refuses(receiver):
+    server = Server(host_name="localhost", config={
+        "webauthn": {"user_verification": "required", "resident_key": "required"},
+        "client_sign_on": {"app": {"second_factor": "required", "factors": ["passkey", "totp"], "passkey_sign_in": True}},
+        "hooks": [{"id": "risk", "url": f"http://127.0.0.1:{receiver.port}/hooks/risk", "secret": SECRET, "points": ["first_factor"],
+                   "timeout": 1, "failure": "continue"}]})
+    try:
+        server.add_client("app", "com.example.app:/callback", public=True)
+        # Setting the passkeys up: the hook answers garbage, a failure passed over (continue), so the passwords go through.
+        receiver.mode = "garbage"
+        authenticators = {}
+        for username in ("alice", "mallory"):
+            server.add_user(username, PASSWORD)
+            authenticators[username] = PythonAuthenticator(server.issuer)
+            flow = start(server).json()["flow_id"]
+            assert submit(server, flow, {"username": username, "password": PASSWORD}).json()["node"]["id"] == "mfa.enroll.choose"
+            options = passkey_options(submit(server, flow, {"factor": "passkey"}).json())
+            assert submit(server, flow, {"credential": json.dumps(authenticators[username].create(options))}).json()["status"] == "success"
+
+        receiver.mode = "decide"
+
+        def with_passkey(username):
+            first = start(server).json()
+            assertion = authenticators[username].get(passkey_options(first))
+            return submit(server, first["flow_id"], {"credential": json.dumps(assertion)}, action="passkey").json()
+
+        assert with_passkey("alice")["status"] == "success"
+        told = receiver.requests[-1]
+        assert told["type"] == "first_factor" and told["factor"] == "hwk" and told["user"]["username"] == "alice"
+        refused = with_passkey("mallory")
+        assert refused["status"] == "failure" and refused["failure"]["error"] == "access_denied", refused
+        assert refused["failure"]["error_description"] == "Sign-ins from this account are paused; call the help desk."
+        failed = json.loads(server.cli("events", "--type", "sign_in.failed", "--json").stdout)
+        assert failed[-1]["details"] == {"reason": "hook_denied", "methods": "hwk user mfa"}
+
+        # An assertion that does not check out never reaches the hook.
+        asked = len(receiver.requests)
+        first = start(server).json()
+        spoiled = authenticators["alice"].get(passkey_options(first))
+        spoiled["response"]["signature"] = spoiled["response"]["signature"][:-4] + "AAAA"
+        assert submit(server, first["flow_id"], {"credential": json.dumps(spoiled)}, action="passkey").json()["status"] != "success"
+        assert len(receiver.requests) == asked and receiver.bad_signatures == 0
+    finally:
+        server.stop()
+
+
+def test_after_an_apps_approval_a_hook_allows_requires_a_second_factor_or_refuses(receiver, tmp_path):
+    server = Server(config={
+        "sign_on": {"second_factor": "if_enrolled", "factors": ["totp"], "app_login": True},
+        "hooks": [{"id": "risk", "url": f"http://127.0.0.1:{receiver.port}/hooks/risk", "secret": SECRET, "points": ["first_factor"],
+                   "timeout": 1}]})
+    try:
+        server.add_client("app", APP_REDIRECT, public=True)
+        receiver.mode = "decide"
+        session = requests.Session()
+        for username in ("alice", "bob", "mallory"):
+            server.add_user(username, PASSWORD, email=f"{username}@example.com")
+            bind_app(server, tmp_path / username, f"{username}@example.com")
+
+        asked = len(receiver.requests)
+        _, allowed = approve_qr_sign_in(server, server, tmp_path / "alice", session)
+        assert allowed["status"] == "success", allowed
+        told = receiver.requests[-1]
+        assert len(receiver.requests) == asked + 1
+        assert told["type"] == "first_factor" and told["factor"] == "swk" and told["user"]["username"] == "alice"
+
+        # The policy asks nothing more of bob; the hook asks a second factor, which he sets up first (never by email).
+        _, stepped_up = approve_qr_sign_in(server, server, tmp_path / "bob", session)
+        assert stepped_up["status"] == "continue" and node_id(stepped_up) == "mfa.enroll.totp", stepped_up
+
+        _, refused = approve_qr_sign_in(server, server, tmp_path / "mallory", session)
+        assert refused["status"] == "failure" and refused["failure"]["error"] == "access_denied", refused
+        assert refused["failure"]["error_description"] == "Sign-ins from this account are paused; call the help desk."
+        failed = json.loads(server.cli("events", "--type", "sign_in.failed", "--json").stdout)
+        assert failed[-1]["details"] == {"reason": "hook_denied", "methods": "swk pin"}
         assert receiver.bad_signatures == 0
     finally:
         server.stop()

@@ -20,7 +20,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 from browser_steps import click_and_wait, press, sign_out, signed_in
 from gatehouse_harness import (APP_REDIRECT, PASSWORD, binary, RFC7636_VERIFIER, WEB_REDIRECT, WEB_SECRET, Server, authorize_url, begin,
                                exchange, free_port, latest_code, redeem, start, submit, verify_id_token)
-from upstream_standin import StandIn
+from upstream_standin import StandIn, Visit
 
 CORP_SECRET = "corp-downstream-secret-0123456789abcdef"
 
@@ -131,70 +131,6 @@ def identities(server, username):
 def users(server):
     import json
     return {user["username"]: user for user in json.loads(server.cli("users", "list", "--json").stdout)}
-
-
-# Without JavaScript: a session that follows the hosted pages and the providers' redirects.
-
-class Visit:
-    """One browser visit without JavaScript: the sign-in page, a provider's button, and where the answer leads."""
-
-    def __init__(self, server):
-        self.server = server
-        self.session = requests.Session()
-        self.page = self.session.get(authorize_url(server, scope="openid profile email"), timeout=10)
-        assert self.page.status_code == 200 and "/login?flow=" in self.page.url, self.page.text[:300]
-
-    def provider_url(self, provider_id):
-        found = re.search(r'<a class="button idp" href="([^"]+)" data-idp="idp:' + re.escape(provider_id) + '"', self.page.text)
-        assert found, f"no button for {provider_id}"
-        return html.unescape(found.group(1))
-
-    def go(self, provider_id):
-        """Opens the provider's button; returns the provider's authorization URL it redirected to."""
-        response = self.session.get(self.provider_url(provider_id), allow_redirects=False, timeout=10)
-        assert response.status_code == 302, response.text[:300]
-        return response.headers["Location"]
-
-    def answer(self, callback_url):
-        """Brings the provider's answer back, following the server's redirects up to the client's."""
-        response = self.session.get(callback_url, allow_redirects=False, timeout=30)
-        while response.status_code in (302, 303) and not response.headers["Location"].startswith(WEB_REDIRECT):
-            response = self.session.get(self.server.issuer + response.headers["Location"] if response.headers["Location"].startswith("/")
-                                        else response.headers["Location"], allow_redirects=False, timeout=30)
-        self.page = response
-        return response
-
-    def via_mock(self, provider_id, sub):
-        authorization = self.go(provider_id)
-        approved = self.session.post(authorization, data={"sub": sub}, allow_redirects=False, timeout=10)
-        assert approved.status_code == 302, approved.text[:300]
-        return self.answer(approved.headers["Location"])
-
-    def via_standin(self, provider_id):
-        authorization = self.go(provider_id)
-        answered = self.session.get(authorization, allow_redirects=False, timeout=10)
-        return self.answer(answered.headers["Location"])
-
-    def form_submit(self, action, **values):
-        token = re.search(r'name="csrf_token" value="([^"]+)"', self.page.text).group(1)
-        flow = re.search(r'name="flow" value="([^"]+)"', self.page.text).group(1)
-        response = self.session.post(self.server.issuer + "/login", data={"flow": flow, "csrf_token": token, "action": action, **values},
-                                     allow_redirects=False, timeout=30)
-        if response.status_code == 303 and response.headers["Location"].startswith("/login"):
-            response = self.session.get(self.server.issuer + response.headers["Location"], timeout=10)
-        self.page = response
-        return response
-
-    @property
-    def node(self):
-        found = re.search(r'data-node="([^"]+)"', self.page.text)
-        return found.group(1) if found else None
-
-    def code(self):
-        assert self.page.status_code in (302, 303), (self.page.status_code, self.page.text[:500])
-        location = self.page.headers["Location"]
-        assert location.startswith(WEB_REDIRECT), location
-        return parse_qs(urlparse(location).query)["code"][0]
 
 
 def signed_in_claims(server, code):

@@ -13,6 +13,7 @@ from selenium.webdriver.common.by import By
 
 from browser_steps import page_node, press, sign_in, signed_in
 from gatehouse_harness import PASSWORD, WEB_REDIRECT, WEB_SECRET, Browser, authenticator, authorize_url, forms, latest_code, outbox, Server
+from hook_receiver import Receiver, SECRET
 from push_standins import APNsStandIn, FCMStandIn
 
 PIN = "1357"
@@ -177,3 +178,42 @@ def test_a_push_instead_of_the_password_in_chromium(push, chromium, tmp_path):
     assert 'data-node="login.push"' in shown.text and re.search(r'data-key="number">\d\d<', shown.text)
     time.sleep(0.5)
     assert len(apns.received) == sent
+
+
+def test_after_a_push_instead_of_the_password_a_hook_decides(tmp_path):
+    """The hook at first_factor is told of an approved push like of a password (factor swk), and its refusal ends the
+    sign-in; without JavaScript."""
+    apns, receiver = APNsStandIn(tmp_path), Receiver()
+    receiver.mode = "decide"
+    server = Server(config={
+        "client_sign_on": {"quick": {"push_sign_in": True}},
+        "authenticator": {"registrations_per_hour": 20},
+        "push": {"apns": apns.settings(), "timeout": 5},
+        "hooks": [{"id": "risk", "url": f"http://127.0.0.1:{receiver.port}/hooks/risk", "secret": SECRET, "points": ["first_factor"],
+                   "timeout": 1}],
+    })
+    try:
+        server.add_client("quick", WEB_REDIRECT, secret=WEB_SECRET)
+        for count, username in enumerate(("alice", "mallory"), start=1):
+            register(server, tmp_path / username, username, "apns", f"{count:02x}" * 32)
+            browser = Browser(server)
+            page = browser.get(authorize_url(server, client_id="quick"))
+            form = forms(page.text)[0]
+            shown = browser.post(urljoin(page.url, form["action"]), dict(form["inputs"], username=username, action="push"))
+            number = re.search(r'data-key="number">(\d\d)<', shown.text).group(1)
+            delivered = wait_for(apns.received, count)
+            authenticator(tmp_path / username, "push", json.dumps(delivered["payload"]), "--number", number, "--pin-stdin", stdin=PIN + "\n")
+            form = forms(shown.text)[0]
+            done = browser.post(urljoin(shown.url, form["action"]), dict(form["inputs"], action="check"))
+            assert done.status_code in (302, 303) and done.headers["Location"].startswith(WEB_REDIRECT), done.text[:300]
+            told = receiver.requests[-1]
+            assert told["type"] == "first_factor" and told["factor"] == "swk" and told["user"]["username"] == username
+            if username == "alice":
+                assert "code=" in done.headers["Location"]
+            else:
+                assert "error=access_denied" in done.headers["Location"] and "code=" not in done.headers["Location"]
+        assert receiver.bad_signatures == 0
+    finally:
+        server.stop()
+        apns.stop()
+        receiver.stop()

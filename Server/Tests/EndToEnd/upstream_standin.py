@@ -1,22 +1,26 @@
 """A small stand-in identity provider the identity provider tests start on loopback: GitHub-shaped OAuth 2.0 endpoints
 (authorize, access_token, /user, /user/emails) and an OpenID provider whose ID tokens a test can spoil on purpose
 (wrong iss or aud, expired, another nonce, `alg: none`, HS256 keyed with the public key). It approves every
-authorization at once; it checks PKCE and the client's credentials like the real ones do."""
+authorization at once; it checks PKCE and the client's credentials like the real ones do. ``Visit`` is a browser visit
+without JavaScript that signs in through a provider's button."""
 from __future__ import annotations
 
 import base64
 import hashlib
 import hmac
+import html
 import json
+import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlencode, urlparse
 
+import requests
 from joserfc import jwt
 from joserfc.jwk import RSAKey
 
-from gatehouse_harness import free_port
+from gatehouse_harness import WEB_REDIRECT, authorize_url, free_port
 
 
 def b64url(data: bytes) -> str:
@@ -197,3 +201,67 @@ class StandIn:
         if not self.bearer(request):
             return self.reply(request, 401, {"message": "Requires authentication"})
         self.reply(request, 200, self.emails)
+
+
+# Without JavaScript: a session that follows the hosted pages and the providers' redirects.
+
+class Visit:
+    """One browser visit without JavaScript: the sign-in page, a provider's button, and where the answer leads."""
+
+    def __init__(self, server):
+        self.server = server
+        self.session = requests.Session()
+        self.page = self.session.get(authorize_url(server, scope="openid profile email"), timeout=10)
+        assert self.page.status_code == 200 and "/login?flow=" in self.page.url, self.page.text[:300]
+
+    def provider_url(self, provider_id):
+        found = re.search(r'<a class="button idp" href="([^"]+)" data-idp="idp:' + re.escape(provider_id) + '"', self.page.text)
+        assert found, f"no button for {provider_id}"
+        return html.unescape(found.group(1))
+
+    def go(self, provider_id):
+        """Opens the provider's button; returns the provider's authorization URL it redirected to."""
+        response = self.session.get(self.provider_url(provider_id), allow_redirects=False, timeout=10)
+        assert response.status_code == 302, response.text[:300]
+        return response.headers["Location"]
+
+    def answer(self, callback_url):
+        """Brings the provider's answer back, following the server's redirects up to the client's."""
+        response = self.session.get(callback_url, allow_redirects=False, timeout=30)
+        while response.status_code in (302, 303) and not response.headers["Location"].startswith(WEB_REDIRECT):
+            response = self.session.get(self.server.issuer + response.headers["Location"] if response.headers["Location"].startswith("/")
+                                        else response.headers["Location"], allow_redirects=False, timeout=30)
+        self.page = response
+        return response
+
+    def via_mock(self, provider_id, sub):
+        authorization = self.go(provider_id)
+        approved = self.session.post(authorization, data={"sub": sub}, allow_redirects=False, timeout=10)
+        assert approved.status_code == 302, approved.text[:300]
+        return self.answer(approved.headers["Location"])
+
+    def via_standin(self, provider_id):
+        authorization = self.go(provider_id)
+        answered = self.session.get(authorization, allow_redirects=False, timeout=10)
+        return self.answer(answered.headers["Location"])
+
+    def form_submit(self, action, **values):
+        token = re.search(r'name="csrf_token" value="([^"]+)"', self.page.text).group(1)
+        flow = re.search(r'name="flow" value="([^"]+)"', self.page.text).group(1)
+        response = self.session.post(self.server.issuer + "/login", data={"flow": flow, "csrf_token": token, "action": action, **values},
+                                     allow_redirects=False, timeout=30)
+        if response.status_code == 303 and response.headers["Location"].startswith("/login"):
+            response = self.session.get(self.server.issuer + response.headers["Location"], timeout=10)
+        self.page = response
+        return response
+
+    @property
+    def node(self):
+        found = re.search(r'data-node="([^"]+)"', self.page.text)
+        return found.group(1) if found else None
+
+    def code(self):
+        assert self.page.status_code in (302, 303), (self.page.status_code, self.page.text[:500])
+        location = self.page.headers["Location"]
+        assert location.startswith(WEB_REDIRECT), location
+        return parse_qs(urlparse(location).query)["code"][0]

@@ -193,6 +193,20 @@ package struct AppLoginStore: Sendable {
         }
     }
 
+    /// Whose app approved session `id` for the flow `flowID`, while it waits to be used (``consume(_:flowID:)``);
+    /// `nil` when it is not approved, or its time is up.
+    package func approvedUser(_ id: String, flowID: String) async throws -> String? {
+        let now = clock.now()
+        return try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT user_id FROM app_logins
+                WHERE id = \(bind: id) AND flow_hash = \(bind: TokenDigest.hex(flowID)) AND status = \(bind: Status.approved.rawValue) AND expires_at > \(bind: now)
+                """
+            ).first().flatMap { try $0.decode(column: "user_id", as: String?.self) }
+        }
+    }
+
     /// Ends an approved session for its browser flow and returns whose sign-in it is; only one caller gets it.
     package func consume(_ id: String, flowID: String) async throws -> String? {
         let now = clock.now()

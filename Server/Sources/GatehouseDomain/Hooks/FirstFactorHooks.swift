@@ -54,7 +54,7 @@ package struct FirstFactorHooks: Sendable {
         }
     }
 
-    /// Asks every hook about `user`, who proved `factor` (`pwd`) for `clientID` from `address`.
+    /// Asks every hook about `user`, who proved `factor` (`pwd`, `hwk` or `swk`, `fed`) for `clientID` from `address`.
     package func decide(user: User, clientID: String, factor: String, address: String?) async -> Decision {
         guard let caller, !targets.isEmpty else { return .allow }
         let request = Request(

@@ -9,8 +9,9 @@ public struct HookTarget: Sendable, Decodable, Equatable {
         /// Before an account is created, once the registration form is filled in well: the answer allows it, refuses
         /// it, or sets the new profile's name fields.
         case registration
-        /// After the first factor (the password) proved the account: the answer allows the sign-in, refuses it, or
-        /// requires a second factor whatever the sign-on policy says.
+        /// After the first factor (the password, a passkey without it, or another provider's answer for an identity
+        /// already linked) proved the account: the answer allows the sign-in, refuses it, or requires a second factor
+        /// whatever the sign-on policy (or a provider trusted for its second factor) says.
         case firstFactor = "first_factor"
         /// Before tokens are issued: the answer may add claims, within the hook's `claims_namespace`, to the ID token
         /// and to a JWT access token.

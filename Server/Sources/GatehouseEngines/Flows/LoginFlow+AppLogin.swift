@@ -105,6 +105,15 @@ extension LoginFlow {
         var signedIn = state
         signedIn.journey = .signIn(appLogin: nil)
         let account = FlowStore.ProvenAccount(userID: user.id, methods: ["swk", "pin"], passwordSettled: true)
+        return try await asFirstFactorHooksDecided(id, state: signedIn, user: user, account: account, proven: .email) {
+            try await afterAllowedApproval(id, state: state, signedIn: signedIn, user: user, account: account, returnStep: returnStep)
+        }
+    }
+
+    /// An approval the hooks at `first_factor` allowed: on as the sign-on policy says.
+    private func afterAllowedApproval(
+        _ id: String, state: FlowStore.LoginState, signedIn: FlowStore.LoginState, user: User, account: FlowStore.ProvenAccount, returnStep: FlowStep
+    ) async throws -> Outcome {
         let plan = try await secondFactorPlan(for: state.request, user: user, proven: .email)
         guard let plan, plan.factors.isEmpty else {
             return try await afterFirstFactor(id, state: signedIn, user: user, account: account, plan: .some(plan))
@@ -119,5 +128,20 @@ extension LoginFlow {
         logger.info("QR sign-in needs more than the app", metadata: ["user": "\(user.id)"])
         return .retry(
             node(for: password, messages: [FlowMessage(level: .error, text: AppLoginMessages.notEnough, code: "app_login_insufficient")]), .notApproved)
+    }
+
+    /// Asks the hooks at `first_factor` about the account whose app approved this flow's QR or push sign-in (`swk`),
+    /// before the transaction like the password's: read without using the approval up, which the step does.
+    package mutating func askFirstFactorHooks(aboutApprovalIn id: String, state: FlowStore.LoginState) async throws {
+        let sessionID: String? =
+            switch state.journey {
+            case .signIn(let pending?) where state.step == .appLogin: pending.sessionID
+            default: state.step == .pushSignIn ? state.secondFactor.push?.sessionID : nil
+            }
+        guard !firstFactorHooks.targets.isEmpty, let sessionID, let userID = try await appLogins.approvedUser(sessionID, flowID: id),
+            let user = try await users.find(id: userID), !user.isLocked
+        else { return }
+        passwords.firstFactor = await firstFactorHooks.decide(user: user, clientID: state.request.clientID, factor: "swk", address: source.text)
+        passwords.firstFactorAccount = user.id
     }
 }

@@ -175,12 +175,26 @@ extension LoginFlow {
         let multiFactor = provider.trustMFA && profile.methods.contains("mfa")
         let methods = ["fed"] + (multiFactor ? profile.methods.filter { $0 != "fed" } : [])
         let account = FlowStore.ProvenAccount(userID: user.id, methods: methods, passwordSettled: true)
-        if multiFactor, case .signIn = state.journey {
-            next.username = user.username
-            next.account = account
-            return try await complete(id, state: next, user: user)
+        return try await asFirstFactorHooksDecided(id, state: next, user: user, account: account) {
+            if multiFactor, case .signIn = state.journey {
+                next.username = user.username
+                next.account = account
+                return try await complete(id, state: next, user: user)
+            }
+            return try await afterFirstFactor(id, state: next, user: user, account: account)
         }
-        return try await afterFirstFactor(id, state: next, user: user, account: account)
+    }
+
+    /// Asks the hooks at `first_factor` about the account a provider's answer signs in to, before the transaction like
+    /// the password's: only an identity already linked to an account that can sign in (a new one makes its account in
+    /// the step, which the hooks at `registration` do not see either).
+    package mutating func askFirstFactorHooks(about profile: UpstreamProfile, for state: FlowStore.LoginState) async throws {
+        guard !firstFactorHooks.targets.isEmpty,
+            let userID = try await federatedIdentities.account(provider: profile.providerID, subject: profile.subject),
+            let user = try await users.find(id: userID), !user.isLocked
+        else { return }
+        passwords.firstFactor = await firstFactorHooks.decide(user: user, clientID: state.request.clientID, factor: "fed", address: source.text)
+        passwords.firstFactorAccount = user.id
     }
 
     /// An account made from the provider's claims, without a password; `nil` when its address belongs to another

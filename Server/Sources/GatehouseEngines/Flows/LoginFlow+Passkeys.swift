@@ -99,6 +99,22 @@ extension LoginFlow {
         _ values: [String: FieldValue], ceremony: PasskeyCeremony, party: RelyingParty, userID: String?,
         accept: (Passkey, RelyingParty.Assertion) throws(WebAuthnError) -> Void = { _, _ in }
     ) async throws -> (Passkey, RelyingParty.Assertion) {
+        let (passkey, assertion) = try await checkedAssertion(values, ceremony: ceremony, party: party, userID: userID, logging: true, accept: accept)
+        if assertion.counterRegressed {
+            logger.warning(
+                "A passkey's counter did not move forward: it may have been cloned (let in: webauthn.counter_regression is warn)",
+                metadata: ["user": "\(passkey.userID)", "passkey": "\(passkey.id)"])
+        }
+        guard try await passkeys.recordUse(of: passkey, assertion: assertion) else { throw WebAuthnError.wrongChallenge }
+        return (passkey, assertion)
+    }
+
+    /// The assertion in `values` checked as ``verifiedAssertion(_:ceremony:party:userID:accept:)`` checks it, without
+    /// counting it: it changes nothing, so it may be done before the step's transaction too.
+    private func checkedAssertion(
+        _ values: [String: FieldValue], ceremony: PasskeyCeremony, party: RelyingParty, userID: String?, logging: Bool,
+        accept: (Passkey, RelyingParty.Assertion) throws(WebAuthnError) -> Void
+    ) async throws -> (Passkey, RelyingParty.Assertion) {
         let response = try PasskeyResponse.decode(
             PasskeyResponse.Assertion.self, from: values[Self.credentialKey]?.text ?? "", id: { ($0.type, $0.id, $0.rawId) })
         guard let passkey = try await passkeys.find(credentialID: try PasskeyResponse.bytes(response.rawId, "rawId")),
@@ -119,20 +135,32 @@ extension LoginFlow {
                 challenge: try PasskeyResponse.bytes(ceremony.challenge, "challenge"), credential: passkey.stored)
         } catch {
             // The security event: an authenticator that may have been copied.
-            if case .signCountRegressed = error {
+            if logging, case .signCountRegressed = error {
                 logger.warning(
                     "A passkey's counter went backwards: it may have been cloned; refused", metadata: ["user": "\(passkey.userID)", "passkey": "\(passkey.id)"])
             }
             throw error
         }
         try accept(passkey, assertion)
-        if assertion.counterRegressed {
-            logger.warning(
-                "A passkey's counter did not move forward: it may have been cloned (let in: webauthn.counter_regression is warn)",
-                metadata: ["user": "\(passkey.userID)", "passkey": "\(passkey.id)"])
-        }
-        guard try await passkeys.recordUse(of: passkey, assertion: assertion) else { throw WebAuthnError.wrongChallenge }
         return (passkey, assertion)
+    }
+
+    /// Without the password, the passkey must be both factors: something held and the user verified.
+    private static func requireUserVerified(_: Passkey, _ assertion: RelyingParty.Assertion) throws(WebAuthnError) {
+        guard assertion.userVerified else { throw .userNotVerified }
+    }
+
+    /// Asks the hooks at `first_factor` about the account a passkey signs in to (`hwk` or `swk`), before the
+    /// transaction like the password's: only when the assertion checks out, so nobody is asked about a failed one.
+    package mutating func askFirstFactorHooks(aboutPasskeyIn values: [String: FieldValue], for state: FlowStore.LoginState) async {
+        guard !firstFactorHooks.targets.isEmpty, let ceremony = state.secondFactor.passkey, let party = relyingParty,
+            let (passkey, _) = try? await checkedAssertion(
+                values, ceremony: ceremony, party: party, userID: nil, logging: false, accept: Self.requireUserVerified),
+            let user = try? await users.find(id: passkey.userID), !user.isLocked
+        else { return }
+        let factor = passkey.methodReferences(userVerified: true)[0]
+        passwords.firstFactor = await firstFactorHooks.decide(user: user, clientID: state.request.clientID, factor: factor, address: source.text)
+        passwords.firstFactorAccount = user.id
     }
 
     /// A credential that did not verify: the same step with a new challenge and a message saying why. A sign-in's
@@ -181,10 +209,7 @@ extension LoginFlow {
         let passkey: Passkey
         let user: User
         do {
-            // Without the password, the passkey must be both factors: something held and the user verified.
-            let (found, _) = try await verifiedAssertion(values, ceremony: ceremony, party: party, userID: nil) { (_, assertion) throws(WebAuthnError) in
-                guard assertion.userVerified else { throw .userNotVerified }
-            }
+            let (found, _) = try await verifiedAssertion(values, ceremony: ceremony, party: party, userID: nil, accept: Self.requireUserVerified)
             guard let owner = try await users.find(id: found.userID) else { throw WebAuthnError.wrongCredential }
             passkey = found
             user = owner
@@ -197,9 +222,12 @@ extension LoginFlow {
         next.username = user.username
         next.secondFactor.passkey = nil
         // The password played no part: its expiry is for the next password sign-in.
-        next.account = FlowStore.ProvenAccount(userID: user.id, methods: passkey.methodReferences(userVerified: true) + ["mfa"], passwordSettled: true)
-        logger.info("Signed in with a passkey", metadata: ["user": "\(user.id)"])
-        return try await complete(id, state: next, user: user)
+        let account = FlowStore.ProvenAccount(userID: user.id, methods: passkey.methodReferences(userVerified: true) + ["mfa"], passwordSettled: true)
+        next.account = account
+        return try await asFirstFactorHooksDecided(id, state: next, user: user, account: account) {
+            logger.info("Signed in with a passkey", metadata: ["user": "\(user.id)"])
+            return try await complete(id, state: next, user: user)
+        }
     }
 
     /// The name a new passkey is stored under: what the person typed, trimmed and shortened, or "Passkey".

@@ -306,6 +306,13 @@ package struct LoginFlow: Sendable {
         flow.passwords = try await preparePasswords(for: state, action: action, values: values)
         if isCallback { flow.upstream = await prepareUpstream(for: state, values: values) }
         if isAppToken { flow.upstream = await prepareAppToken(for: state, offered: current.actions, values: values) }
+        if case .profile(let profile) = flow.upstream { try await flow.askFirstFactorHooks(about: profile, for: state) }
+        if action == .passkey, [.credentials, .identify, .password].contains(state.step) {
+            await flow.askFirstFactorHooks(aboutPasskeyIn: values, for: state)
+        }
+        if [.appLogin, .pushSignIn].contains(state.step), ![.newCode, .password, .resend].contains(action) {
+            try await flow.askFirstFactorHooks(aboutApprovalIn: id, state: state)
+        }
         do {
             return try await database.transaction { [flow] _ in
                 let outcome = try await flow.dispatch(id, state: state, action: action, values: values)
@@ -391,27 +398,42 @@ package struct LoginFlow: Sendable {
     /// A password proved `user` (on the sign-in node, or to link another provider's identity): on as the hooks at
     /// `first_factor` decided before the transaction.
     package func afterCheckedPassword(_ id: String, state: FlowStore.LoginState, user: User) async throws -> Outcome {
+        try await asFirstFactorHooksDecided(id, state: state, user: user, account: FlowStore.ProvenAccount(userID: user.id, methods: ["pwd"])) {
+            try await afterPassword(id, state: state, user: user)
+        }
+    }
+
+    /// A first factor proved `user` (`account`, with its methods): on with `allowed` when the hooks at `first_factor`
+    /// allowed it before the transaction (or were not asked about this account: it was made in this step); to a second
+    /// factor whatever the policy says when they require one (never the one the first factor already `proven`);
+    /// refused when they refuse or failed with `deny`.
+    package func asFirstFactorHooksDecided(
+        _ id: String, state: FlowStore.LoginState, user: User, account: FlowStore.ProvenAccount, proven: SecondFactor? = nil,
+        allowed: () async throws -> Outcome
+    ) async throws -> Outcome {
+        guard passwords.firstFactorAccount == user.id else { return try await allowed() }
         switch passwords.firstFactor {
-        case .allow: return try await afterPassword(id, state: state, user: user)
+        case .allow: return try await allowed()
         case .requireSecondFactor:
-            let plan = try await secondFactorPlan(for: state.request, user: user, stepUp: true)
-            return try await afterFirstFactor(
-                id, state: state, user: user, account: FlowStore.ProvenAccount(userID: user.id, methods: ["pwd"]), plan: .some(plan))
+            let plan = try await secondFactorPlan(for: state.request, user: user, stepUp: true, proven: proven)
+            return try await afterFirstFactor(id, state: state, user: user, account: account, plan: .some(plan))
         case .deny(let message):
-            return try await refuseByHook(id, state: state, user: user, reason: "hook_denied", error: "access_denied", description: message)
+            return try await refuseByHook(
+                id, state: state, user: user, account: account, reason: "hook_denied", error: "access_denied", description: message)
         case .unavailable:
             return try await refuseByHook(
-                id, state: state, user: user, reason: "hook_unavailable", error: "temporarily_unavailable",
+                id, state: state, user: user, account: account, reason: "hook_unavailable", error: "temporarily_unavailable",
                 description: "A check of this sign-in did not answer; try again later.")
         }
     }
 
     /// Ends the flow refused, as the hooks at `first_factor` decided, with the failure in the audit trail.
     private func refuseByHook(
-        _ id: String, state: FlowStore.LoginState, user: User, reason: String, error: String, description: String?
+        _ id: String, state: FlowStore.LoginState, user: User, account: FlowStore.ProvenAccount, reason: String, error: String, description: String?
     ) async throws -> Outcome {
         guard try await flows.finish(id, at: state.version) else { throw FlowStore.Superseded() }
-        try await audit.record(.signInFailed, user: user.id, client: state.request.clientID, details: ["reason": reason, "methods": "pwd"])
+        try await audit.record(
+            .signInFailed, user: user.id, client: state.request.clientID, details: ["reason": reason, "methods": account.methods.joined(separator: " ")])
         return .refused(error: error, description: description ?? "This sign-in is not allowed.")
     }
 

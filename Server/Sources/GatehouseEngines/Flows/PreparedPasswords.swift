@@ -12,9 +12,11 @@ package struct PreparedPasswords: Sendable {
     package var newPasswordHash: String?
     /// Whether that new password is the account's current one (a change must pick another).
     package var newPasswordIsCurrent = false
-    /// What the hooks at `first_factor` decided once the password proved the account, asked before the transaction too:
-    /// a hook may take seconds.
+    /// What the hooks at `first_factor` decided once a first factor (the password, another provider's answer) proved
+    /// the account, asked before the transaction too: a hook may take seconds.
     package var firstFactor = FirstFactorHooks.Decision.allow
+    /// The account ``firstFactor`` is about: a decision holds only for the account the handler signs in.
+    package var firstFactorAccount: String?
     /// What the hooks at `registration` decided about a registration form that passed the checks made here.
     package var registration = RegistrationHooks.Decision.allow(.init())
 
@@ -33,6 +35,7 @@ extension LoginFlow {
                 username: username, password: values["password"]?.text ?? "", source: source, devices: devices, clientID: state.request.clientID)
             if case .authenticated(let user) = prepared.signIn {
                 prepared.firstFactor = await firstFactorHooks.decide(user: user, clientID: state.request.clientID, factor: "pwd", address: source.text)
+                prepared.firstFactorAccount = user.id
             }
         case .register:
             let password = values["new_password"]?.text ?? ""

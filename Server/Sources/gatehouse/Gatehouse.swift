@@ -19,6 +19,7 @@ struct GatehouseCommand: AsyncParsableCommand {
             ProvidersCommand.self,
             EventsCommand.self,
             AdminTokensCommand.self,
+            AdminsCommand.self,
             HashRateCommand.self,
             SignRateCommand.self,
         ]

@@ -19,7 +19,7 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.virtual_authenticator import VirtualAuthenticatorOptions  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
-from browser_steps import click_and_wait, page_node, press  # noqa: E402
+from browser_steps import Screens, click_and_wait, page_node, press  # noqa: E402
 
 REAUTHENTICATE_AFTER = 3
 NEW_PASSWORD = "a new passphrase for the walk"
@@ -38,29 +38,6 @@ def walk_server():
         yield server
     finally:
         server.stop()
-
-
-class Screens:
-    """Screenshots and axe-core for each screen the walk reaches."""
-
-    def __init__(self, browser, folder):
-        self.browser, self.folder, self.taken = browser, folder, []
-
-    def check(self, name):
-        from axe_selenium_python import Axe
-
-        self.browser.save_screenshot(os.path.join(self.folder, f"account-{len(self.taken) + 1:02d}-{name}.png"))
-        self.taken.append(name)
-        axe = Axe(self.browser)
-        axe.inject()
-        serious = [v for v in axe.run()["violations"] if v["impact"] in ("serious", "critical") and not one_time_code_token(v)]
-        assert not serious, f"{name}: " + json.dumps(serious, indent=1)[:3000]
-
-
-def one_time_code_token(violation):
-    """The axe-core that axe-selenium-python bundles (3.1) predates HTML's `one-time-code` autocomplete token and calls
-    it malformed; that finding alone is set aside (later axe-core releases accept it)."""
-    return violation["id"] == "autocomplete-valid" and all('autocomplete="one-time-code"' in node["html"] for node in violation["nodes"])
 
 
 def change(browser, name, **hidden):
@@ -90,7 +67,7 @@ def on_account_page(browser, server):
 
 def test_every_account_screen_in_chromium(walk_server, chromium, tmp_path):
     browser = chromium
-    screens = Screens(browser, os.environ.get("GATEHOUSE_SCREENSHOTS", str(tmp_path)))
+    screens = Screens(browser, os.environ.get("GATEHOUSE_SCREENSHOTS", str(tmp_path)), prefix="account")
     browser.add_virtual_authenticator(VirtualAuthenticatorOptions(
         protocol="ctap2", transport="internal", has_resident_key=True, has_user_verification=True, is_user_consenting=True,
         is_user_verified=True))

@@ -67,6 +67,10 @@ public enum AuditEventType: String, Sendable, Codable, CaseIterable {
     case databaseRestored = "database.restored"
     case adminTokenCreated = "admin_token.created"
     case adminTokenRevoked = "admin_token.revoked"
+    /// A person was given a role in the admin console (`details.role`), or a different one.
+    case adminRoleGranted = "admin_role.granted"
+    /// A person's role in the admin console was taken away (`details.role`, the one they had).
+    case adminRoleRevoked = "admin_role.revoked"
     case configurationLoaded = "configuration.loaded"
     // The device authorization grant (RFC 8628): the user's answer on the `/device` page.
     case deviceAuthorizationApproved = "device_authorization.approved"

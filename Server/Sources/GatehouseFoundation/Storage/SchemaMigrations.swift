@@ -726,5 +726,18 @@ package enum SchemaMigrations {
                 """,
                 "DROP TABLE audit_delivery",
             ]),
+        // People who may use the admin console, each with one role (viewer, operator, admin).
+        Migration(
+            version: 46, name: "admin console roles",
+            statements: [
+                """
+                CREATE TABLE admin_roles (
+                    user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+                    role TEXT NOT NULL,
+                    granted_at BIGINT NOT NULL,
+                    granted_by TEXT NOT NULL
+                )
+                """
+            ]),
     ]
 }

@@ -48,6 +48,7 @@ public enum GatehouseApplication {
         server.deviceConfirmationPage.addRoutes(to: router)
         server.deviceVerificationPage.addRoutes(to: router)
         server.accountPage.addRoutes(to: router)
+        if server.configuration.adminConsole.enabled { server.adminConsole.addRoutes(to: router) }
         // The JSON API: every failure is an RFC 6749 error, rendered in one place.
         let api = router.group().add(middleware: OAuthErrorMiddleware(logger: server.logger))
         DiscoveryController(

@@ -162,6 +162,12 @@ extension IdentityServer {
             sessionLifetime: configuration.tokens.session, flowLifetime: configuration.tokens.authorizationRequest, clock: clock)
     }
 
+    var adminConsole: AdminConsole {
+        AdminConsole(
+            users: users, sessions: sessions, roles: AdminRoleStore(database: database, clock: clock), audit: audit, loginFlow: loginFlow,
+            operations: operations(origin: "admin_console"), cookies: cookies, flowLifetime: configuration.tokens.authorizationRequest, clock: clock)
+    }
+
     var accountAPIController: AccountAPIController {
         let loginFlow = loginFlow
         return AccountAPIController(

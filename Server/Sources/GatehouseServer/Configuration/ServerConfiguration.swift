@@ -41,6 +41,8 @@ public struct ServerConfiguration: Sendable, Decodable {
     public var registration = RegistrationPolicy()
     /// The account page's rules (`account`).
     public var account = AccountPolicy()
+    /// The admin console at `/admin` (`admin_console`).
+    public var adminConsole = AdminConsolePolicy()
     /// Clients that register themselves (RFC 7591, RFC 7592): off by default.
     public var dynamicRegistration = DynamicRegistrationPolicy()
     /// Clients known by the URL of their metadata document: off by default.
@@ -128,6 +130,7 @@ public struct ServerConfiguration: Sendable, Decodable {
         try file.update(&loginSteps, .loginSteps)
         try file.update(&registration, .registration)
         try file.update(&account, .account)
+        try file.update(&adminConsole, .adminConsole)
         try file.update(&dynamicRegistration, .dynamicRegistration)
         try file.update(&clientMetadataDocuments, .clientMetadataDocuments)
         try file.update(&backchannelLogout, .backchannelLogout)
@@ -163,6 +166,7 @@ public struct ServerConfiguration: Sendable, Decodable {
         case host, port, database, issuer, secret, demo, registration, account, courier, authenticator, connections, audit, metrics, tracing
         case housekeeping, dpop, push, keys, hooks
         case dynamicRegistration = "dynamic_registration"
+        case adminConsole = "admin_console"
         case clientMetadataDocuments = "client_metadata_documents"
         case backchannelLogout = "backchannel_logout"
         case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"

@@ -16,6 +16,8 @@ struct CookieSettings: Sendable {
     var logoutName: String { secure ? "__Host-gatehouse_logout" : "gatehouse_logout" }
     /// Same binding for the account page's forms.
     var accountName: String { secure ? "__Host-gatehouse_account" : "gatehouse_account" }
+    /// Same binding for the admin console's forms.
+    var consoleName: String { secure ? "__Host-gatehouse_console" : "gatehouse_console" }
     var demoName: String { secure ? "__Host-gatehouse_demo" : "gatehouse_demo" }
     /// Marks a browser that signed in to an account before (``DeviceCookie``).
     var deviceName: String { secure ? "__Host-gatehouse_device" : "gatehouse_device" }

@@ -246,7 +246,12 @@ extension StoreOptions {
     /// closed around it), as the operator at this terminal.
     func withOperations<T>(_ body: (any AdminOperations) async throws -> T) async throws -> T {
         if let remote = try remote() { return try await body(remote) }
-        return try await withDatabase { configuration, database in
+        return try await withLocalOperations(body)
+    }
+
+    /// The operations on this machine's database, for those only it runs (`--server` is refused).
+    func withLocalOperations<T>(_ body: (DatabaseAdminOperations) async throws -> T) async throws -> T {
+        try await withDatabase { configuration, database in
             let settings = AdminSettings(
                 // Read (or made) only by an operation that needs it: rotating keys, unlocking.
                 secret: { try ServerSecret.resolve(configured: configuration.secret, filePath: configuration.resolvedSecretFile, logger: .quiet) },

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import GatehouseDomain
 @testable import GatehouseFoundation
 @testable import GatehouseServer
 
@@ -43,6 +44,35 @@ struct AdminOperationsTests {
             let events = try await server.audit.events(.init(types: [.clientCreated, .clientDeleted], clientID: "shop"), limit: 10)
             #expect(events.map(\.type) == [.clientCreated, .clientDeleted])
             #expect(events.allSatisfy { $0.actor == "operator:kim" })
+        }
+    }
+
+    @Test("console roles: one per person, replaced when given again, taken away, gone with the account, each recorded", arguments: TestEngine.available)
+    func consoleRoles(engine: TestEngine) async throws {
+        try await TestServer.withServer(engine: engine) { server in
+            let operations = operations(server)
+            let ann = try await operations.createUser(NewAccount(username: "ann", email: "ann@example.com", emailVerified: true))
+            _ = try await operations.createUser(NewAccount(username: "bo", email: "bo@example.com", emailVerified: true))
+            let roles = AdminRoleStore(database: server.database, clock: server.clock)
+            #expect(try await roles.role(of: ann.id) == nil)
+            try await operations.grantAdminRole(.viewer, to: "ann")
+            try await operations.grantAdminRole(.operator, to: "Ann")
+            try await operations.grantAdminRole(.admin, to: "bo")
+            #expect(try await roles.role(of: ann.id) == .operator)
+            let holders = try await operations.adminRoleHolders()
+            #expect(holders.map(\.username) == ["ann", "bo"] && holders.map(\.role) == [.operator, .admin])
+            #expect(holders.allSatisfy { $0.grantedBy == "operator:kim" })
+            await #expect(throws: AdminProblem.self) { try await operations.grantAdminRole(.admin, to: "nobody") }
+            try await operations.revokeAdminRole(of: "ann")
+            await #expect(throws: AdminProblem.self) { try await operations.revokeAdminRole(of: "ann") }
+            #expect(try await roles.role(of: ann.id) == nil)
+            let events = try await server.audit.events(.init(types: [.adminRoleGranted, .adminRoleRevoked], userID: ann.id), limit: 10)
+            #expect(events.map(\.type) == [.adminRoleGranted, .adminRoleGranted, .adminRoleRevoked])
+            #expect(events.map { $0.details["role"] } == ["viewer", "operator", "operator"] && events.allSatisfy { $0.actor == "operator:kim" })
+            // A deleted account holds no role.
+            try await operations.deleteUser(id: try await operations.user(named: "bo").id)
+            #expect(try await operations.adminRoleHolders().isEmpty)
+            #expect(AdminRole.viewer < .operator && .operator < .admin && !AdminRole.viewer.canChange && AdminRole.operator.canChange)
         }
     }
 

@@ -1,7 +1,8 @@
 """The admin console in headless Chromium, as an operator uses it, with a screenshot of each screen kept as test output
 (GATEHOUSE_SCREENSHOTS, else the test's folder) and axe-core on each: an admin signs in with a second factor (set up on
-the way, pyotp computes the codes), finds a user, locks and unlocks them (the trail names the admin), and signs one of
-their browsers out (that browser is signed out); a viewer sees but every change is refused; a forged cross-site form
+the way, pyotp computes the codes), finds a user, locks and unlocks them (the trail names the admin), signs one of
+their browsers out (that browser is signed out), creates a client and sees its secret once (it works at the token
+endpoint), gives it a new one, and rotates the signing keys; a viewer sees but every change is refused; a forged cross-site form
 is refused; someone without a role, or without a second factor, does not get in; `gatehouse admins` gives and takes
 roles; the console can be turned off."""
 import json
@@ -62,6 +63,10 @@ def change(browser, name, **hidden):
     click_and_wait(browser, form.find_element(By.CSS_SELECTOR, "button[type=submit]"))
 
 
+def token_for(server, client_id, secret):
+    return requests.post(server.issuer + "/token", data={"grant_type": "client_credentials"}, auth=(client_id, secret), timeout=10)
+
+
 def user_id(server, username):
     return next(user["id"] for user in json.loads(server.cli("users", "list", "--json").stdout) if user["username"] == username)
 
@@ -115,6 +120,41 @@ def test_an_admin_signs_in_with_a_second_factor_finds_a_user_locks_unlocks_and_s
     chromium.get(console.issuer + "/admin/events?type=account.locked")
     assert "account.locked" in chromium.find_element(By.TAG_NAME, "tbody").text
     screens.check("events")
+
+    # A client, made with the tool's validation; its secret shown once, working at the token endpoint.
+    chromium.get(console.issuer + "/admin/clients")
+    screens.check("clients")
+    chromium.find_element(By.ID, "client_id").send_keys("bad id")
+    chromium.find_element(By.ID, "redirect_uris").send_keys("https://shop.example/cb")
+    chromium.execute_script("document.getElementById('client_id').removeAttribute('pattern')")
+    click_and_wait(chromium, chromium.find_element(By.ID, "create_client"))
+    assert chromium.find_elements(By.CSS_SELECTOR, "p.error[role=alert]"), "an id the tool refuses is refused here too"
+    chromium.find_element(By.ID, "client_id").send_keys("shop")
+    chromium.find_element(By.ID, "redirect_uris").send_keys("https://shop.example/cb")
+    click_and_wait(chromium, chromium.find_element(By.ID, "create_client"))
+    secret = chromium.find_element(By.ID, "client_secret").text
+    screens.check("client-secret")
+    assert token_for(console, "shop", secret).status_code == 200
+    chromium.get(console.issuer + "/admin/clients")
+    assert secret not in chromium.page_source and chromium.find_elements(By.CSS_SELECTOR, "tr[data-client=shop]")
+    row = chromium.find_element(By.CSS_SELECTOR, "tr[data-client=shop]")
+    click_and_wait(chromium, row.find_element(By.XPATH, ".//form[input[@name='change' and @value='rotate_secret']]//button"))
+    rotated = chromium.find_element(By.ID, "client_secret").text
+    assert rotated != secret and token_for(console, "shop", secret).status_code == 401 and token_for(console, "shop", rotated).status_code == 200
+
+    # The signing keys, rotated: the new ones are published at once.
+    chromium.get(console.issuer + "/admin/keys")
+    before = {row.get_attribute("data-kid") for row in chromium.find_elements(By.CSS_SELECTOR, "tr[data-kid]")}
+    screens.check("keys")
+    click_and_wait(chromium, chromium.find_element(By.ID, "rotate_keys"))
+    after = {row.get_attribute("data-kid") for row in chromium.find_elements(By.CSS_SELECTOR, "tr[data-kid]")}
+    made = after - before
+    assert made and "New keys sign from now" in chromium.find_element(By.CSS_SELECTOR, "p.info").text
+    published = {key["kid"] for key in requests.get(console.issuer + "/jwks", timeout=10).json()["keys"]}
+    assert made <= published
+    types = [(event["type"], event["actor"]) for event in json.loads(console.cli("events", "--json").stdout)
+             if event["type"] in ("client.created", "client.secret_rotated", "keys.rotated") and event["actor"].startswith("user:")]
+    assert types == [("client.created", f"user:{root}"), ("client.secret_rotated", f"user:{root}"), ("keys.rotated", f"user:{root}")], types
 
 
 def test_a_viewer_sees_but_cannot_change_and_a_forged_form_is_refused(console, chromium, tmp_path):

@@ -89,19 +89,8 @@ extension AdminController {
             }
         }
         api.post("/clients/:id/rotate-secret") { request, context in
-            try await write(request, context) { _ in
-                let id = try context.parameters.require("id")
-                let secret = Base64URL.encode(SecureRandom.bytes(32))
-                // A client_secret_jwt client's secret is kept sealed too: the server computes its assertions' MACs.
-                let sealed =
-                    try await clients.find(id: id)?.authenticationMethod == .clientSecretJWT
-                    ? try settings.clientSecretBox().seal(Data(secret.utf8)) : nil
-                try await database.transaction { [clients, audit] _ in
-                    guard try await clients.replaceSecret(of: id, with: secret, sealed: sealed) else {
-                        throw AdminProblem.notFound("There is no confidential client \(id).")
-                    }
-                    try await audit.record(.clientSecretRotated, client: id)
-                }
+            try await write(request, context) { actor in
+                let secret = try await operations(actor).rotateClientSecret(of: try context.parameters.require("id"))
                 var response = JSONResponse.make(AdminRotatedSecret(clientSecret: secret))
                 response.headers[.cacheControl] = "no-store"
                 return response

@@ -6,11 +6,12 @@ import GatehouseProtocol
 import HTTPTypes
 import Hummingbird
 
-/// The admin console (`/admin`): server-rendered pages for the people who run Gatehouse, in the hosted pages' look and
-/// working without JavaScript. People sign in to it through Gatehouse itself with a second factor (set up on the way
-/// when they have none) and must hold a role (``AdminRole``, given with `gatehouse admins add`): a viewer sees, an
-/// operator also changes. Every change is the admin API's operation (``DatabaseAdminOperations``), audited with
-/// `user:ID` as the actor; every form carries a token bound to the browser by a cookie (CSRF); pages are not cached.
+/// The admin console (`/admin`): server-rendered pages for the people who run Gatehouse (the overview, users, clients,
+/// signing keys and the audit trail), in the hosted pages' look and working without JavaScript. People sign in to it
+/// through Gatehouse itself with a second factor (set up on the way when they have none) and must hold a role
+/// (``AdminRole``, given with `gatehouse admins add`): a viewer sees, an operator also changes. Every change is the
+/// admin API's operation (``DatabaseAdminOperations``), audited with `user:ID` as the actor; every form carries a token
+/// bound to the browser by a cookie (CSRF); pages are not cached.
 struct AdminConsole: Sendable {
     let users: UserStore
     let sessions: BrowserSessionStore
@@ -20,6 +21,8 @@ struct AdminConsole: Sendable {
     let loginFlow: LoginFlow
     /// The admin operations, on behalf of an actor (`user:ID`).
     let operations: @Sendable (_ actor: String) -> DatabaseAdminOperations
+    /// This node's signing keys, read again at once after a rotation (other nodes read them within their interval).
+    let keys: SigningKeyRing
     let cookies: CookieSettings
     /// Seconds the sign-in's binding cookie lives (`token_lifetimes.authorization_request`).
     let flowLifetime: Int64
@@ -39,6 +42,13 @@ struct AdminConsole: Sendable {
             try await change(request, userID: context.parameters.get("id") ?? "")
         }
         router.get(RouterPath(stringLiteral: Self.path + "/events")) { request, _ in try await page(request) { try await eventsPage(request, $0) } }
+        router.get(RouterPath(stringLiteral: Self.path + "/clients")) { request, _ in try await page(request) { try await clientsPage($0) } }
+        router.post(RouterPath(stringLiteral: Self.path + "/clients")) { request, _ in try await createClient(request) }
+        router.post(RouterPath(stringLiteral: Self.path + "/clients/:id")) { request, context in
+            try await changeClient(request, clientID: context.parameters.get("id") ?? "")
+        }
+        router.get(RouterPath(stringLiteral: Self.path + "/keys")) { request, _ in try await page(request) { try await keysPage($0) } }
+        router.post(RouterPath(stringLiteral: Self.path + "/keys")) { request, _ in try await rotateKeys(request) }
     }
 
     /// The person using the console: signed in with a second factor, holding a role.
@@ -71,7 +81,7 @@ struct AdminConsole: Sendable {
     }
 
     /// A console page for whoever may see it, with the console's form cookie; else the sign-in, or a refusal.
-    private func page(_ request: Request, _ body: (Operator) async throws -> Response) async throws -> Response {
+    func page(_ request: Request, _ body: (Operator) async throws -> Response) async throws -> Response {
         switch try await access(request) {
         case .signIn(let user): return try await signIn(request, as: user)
         case .noRole: return Self.noRole

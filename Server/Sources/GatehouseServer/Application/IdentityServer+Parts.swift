@@ -165,7 +165,8 @@ extension IdentityServer {
     var adminConsole: AdminConsole {
         AdminConsole(
             users: users, sessions: sessions, roles: AdminRoleStore(database: database, clock: clock), audit: audit, loginFlow: loginFlow,
-            operations: operations(origin: "admin_console"), cookies: cookies, flowLifetime: configuration.tokens.authorizationRequest, clock: clock)
+            operations: operations(origin: "admin_console"), keys: keys, cookies: cookies, flowLifetime: configuration.tokens.authorizationRequest,
+            clock: clock)
     }
 
     var accountAPIController: AccountAPIController {

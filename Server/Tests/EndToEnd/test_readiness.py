@@ -59,12 +59,12 @@ def test_a_node_that_cannot_commit_is_not_ready():
 
 
 def fill(folder) -> None:
-    """Writes to `folder` until its file system has no space left."""
-    with open(folder / "filler", "wb") as filler:
+    """Writes to `folder` until its file system has no space left. Unbuffered: a buffered file would try the bytes it
+    still holds again when it closes, and fail there."""
+    with open(folder / "filler", "wb", buffering=0) as filler:
         try:
             while True:
                 filler.write(b"\0" * (1 << 16))
-                filler.flush()
         except OSError:
             pass
 

@@ -78,6 +78,21 @@ public struct AuditLog: Sendable {
 
     /// Up to `limit` events matching `filter`, oldest first.
     public func events(_ filter: Filter, limit: Int) async throws -> [AuditEvent] {
+        let statement = Self.matching(filter, selecting: "*") + " ORDER BY id LIMIT \(bind: max(1, min(limit, 10_000)))"
+        return try await database.read { sql in
+            // An event of a type this version does not know (written by a newer one) is left out.
+            try await sql.raw(statement).all().compactMap(Self.decode)
+        }
+    }
+
+    /// How many events match `filter` (with no types named, those of types this version does not know too).
+    public func count(_ filter: Filter) async throws -> Int {
+        let statement = Self.matching(filter, selecting: "COUNT(*) AS count")
+        return try await database.read { sql in try await sql.raw(statement).first()?.decode(column: "count", as: Int.self) ?? 0 }
+    }
+
+    /// The query of the events `filter` matches, with the columns `columns`.
+    private static func matching(_ filter: Filter, selecting columns: String) -> SQLQueryString {
         var conditions: [SQLQueryString] = []
         if let types = filter.types, !types.isEmpty {
             conditions.append("type IN (\(unsafeRaw: types.map { "'\($0.rawValue)'" }.joined(separator: ", ")))")
@@ -87,14 +102,9 @@ public struct AuditLog: Sendable {
         if let since = filter.since { conditions.append("occurred_at >= \(bind: since)") }
         if let until = filter.until { conditions.append("occurred_at < \(bind: until)") }
         if let after = filter.after { conditions.append("id > \(bind: after)") }
-        var query: SQLQueryString = "SELECT * FROM audit_events"
+        var query: SQLQueryString = "SELECT \(unsafeRaw: columns) FROM audit_events"
         for (index, condition) in conditions.enumerated() { query = query + (index == 0 ? " WHERE " : " AND ") + condition }
-        query = query + " ORDER BY id LIMIT \(bind: max(1, min(limit, 10_000)))"
-        let statement = query
-        return try await database.read { sql in
-            // An event of a type this version does not know (written by a newer one) is left out.
-            try await sql.raw(statement).all().compactMap(Self.decode)
-        }
+        return query
     }
 
     /// The id of the newest event kept, or `nil` for an empty trail.

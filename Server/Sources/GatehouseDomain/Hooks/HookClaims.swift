@@ -11,7 +11,11 @@ package struct HookClaims: Sendable, Equatable {
     /// The claims of `answer`'s member `token` (`id_token`), each checked to begin with `namespace`.
     /// - Throws: ``HookCaller/Failure`` for an answer of another shape, or a claim outside the namespace.
     package static func read(_ answer: Data, token: String, namespace: String, allowedMembers: Set<String>) throws -> HookClaims {
-        let object = try HookAnswer.object(answer, members: allowedMembers)
+        try read(try HookAnswer.object(answer, members: allowedMembers), token: token, namespace: namespace)
+    }
+
+    /// The claims of the answer `object`'s member `token`, each checked to begin with `namespace`.
+    package static func read(_ object: [String: Any], token: String, namespace: String) throws -> HookClaims {
         guard let member = object[token] else { return HookClaims() }
         guard let claims = member as? [String: Any] else { throw HookCaller.Failure(description: "its \(token) is not a JSON object") }
         var read = HookClaims()

@@ -55,10 +55,10 @@ package struct TokenHooks: Sendable {
         for target in targets {
             let answer = await caller.call(target, at: .tokens, request: request) { answer in
                 let namespace = target.claimsNamespace ?? ""
-                let members: Set = ["id_token", "access_token"]
+                let object = try HookAnswer.object(answer, members: ["id_token", "access_token"])
                 return (
-                    try HookClaims.read(answer, token: "id_token", namespace: namespace, allowedMembers: members),
-                    try HookClaims.read(answer, token: "access_token", namespace: namespace, allowedMembers: members)
+                    try HookClaims.read(object, token: "id_token", namespace: namespace),
+                    try HookClaims.read(object, token: "access_token", namespace: namespace)
                 )
             }
             switch answer {

@@ -141,7 +141,6 @@ extension LoginFlow {
         guard !firstFactorHooks.targets.isEmpty, let sessionID, let userID = try await appLogins.approvedUser(sessionID, flowID: id),
             let user = try await users.find(id: userID), !user.isLocked
         else { return }
-        passwords.firstFactor = await firstFactorHooks.decide(user: user, clientID: state.request.clientID, factor: "swk", address: source.text)
-        passwords.firstFactorAccount = user.id
+        await passwords.askFirstFactorHooks(firstFactorHooks, about: user, factor: "swk", clientID: state.request.clientID, address: source.text)
     }
 }

@@ -193,8 +193,7 @@ extension LoginFlow {
             let userID = try await federatedIdentities.account(provider: profile.providerID, subject: profile.subject),
             let user = try await users.find(id: userID), !user.isLocked
         else { return }
-        passwords.firstFactor = await firstFactorHooks.decide(user: user, clientID: state.request.clientID, factor: "fed", address: source.text)
-        passwords.firstFactorAccount = user.id
+        await passwords.askFirstFactorHooks(firstFactorHooks, about: user, factor: "fed", clientID: state.request.clientID, address: source.text)
     }
 
     /// An account made from the provider's claims, without a password; `nil` when its address belongs to another

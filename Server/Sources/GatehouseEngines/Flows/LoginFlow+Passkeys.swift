@@ -158,9 +158,8 @@ extension LoginFlow {
                 values, ceremony: ceremony, party: party, userID: nil, logging: false, accept: Self.requireUserVerified),
             let user = try? await users.find(id: passkey.userID), !user.isLocked
         else { return }
-        let factor = passkey.methodReferences(userVerified: true)[0]
-        passwords.firstFactor = await firstFactorHooks.decide(user: user, clientID: state.request.clientID, factor: factor, address: source.text)
-        passwords.firstFactorAccount = user.id
+        await passwords.askFirstFactorHooks(
+            firstFactorHooks, about: user, factor: passkey.methodReferences(userVerified: true)[0], clientID: state.request.clientID, address: source.text)
     }
 
     /// A credential that did not verify: the same step with a new challenge and a message saying why. A sign-in's

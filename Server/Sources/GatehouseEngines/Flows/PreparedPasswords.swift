@@ -21,6 +21,12 @@ package struct PreparedPasswords: Sendable {
     package var registration = RegistrationHooks.Decision.allow(.init())
 
     package static let none = PreparedPasswords()
+
+    /// Asks `hooks` about `user`, who proved `factor` for `clientID` from `address`, and keeps what they decided.
+    package mutating func askFirstFactorHooks(_ hooks: FirstFactorHooks, about user: User, factor: String, clientID: String, address: String?) async {
+        firstFactor = await hooks.decide(user: user, clientID: clientID, factor: factor, address: address)
+        firstFactorAccount = user.id
+    }
 }
 
 extension LoginFlow {
@@ -34,8 +40,7 @@ extension LoginFlow {
             prepared.signIn = try await authenticator.authenticate(
                 username: username, password: values["password"]?.text ?? "", source: source, devices: devices, clientID: state.request.clientID)
             if case .authenticated(let user) = prepared.signIn {
-                prepared.firstFactor = await firstFactorHooks.decide(user: user, clientID: state.request.clientID, factor: "pwd", address: source.text)
-                prepared.firstFactorAccount = user.id
+                await prepared.askFirstFactorHooks(firstFactorHooks, about: user, factor: "pwd", clientID: state.request.clientID, address: source.text)
             }
         case .register:
             let password = values["new_password"]?.text ?? ""

@@ -15,7 +15,7 @@ extension AccountPage {
             return PageRenderer.error(title: "Invalid request", message: "The form could not be read.")
         }
         // CSRF: the form must carry the same secret as the browser's account cookie.
-        guard let cookie = cookies.value(cookies.accountName, in: request), let token = form["csrf_token"], ConstantTime.equals(cookie, token) else {
+        guard cookies.formTokenMatches(cookies.accountName, form, in: request) else {
             return PageRenderer.error(title: "Page expired", message: "The form expired. Open your account page again.", status: .forbidden)
         }
         guard let current = try await signedIn(request) else { return try await signIn(request, as: nil) }

@@ -195,13 +195,11 @@ struct AccountPage: Sendable {
     /// A flow of `kind` on the hosted pages that comes back to the page (saying `done`): a sign-in for anyone when
     /// `user` is `nil`, or again for `user` (a sensitive change after the allowed age), with their name filled in.
     func signIn(_ request: Request, as user: User?, kind: FlowKind = .login, done: String? = nil) async throws -> Response {
-        let binding = cookies.value(cookies.loginName, in: request) ?? SecureRandom.token()
         var authorization = AuthorizationRequest(
             clientID: Self.clientID, redirectURI: Self.path, scopes: ["openid"], prompts: user == nil ? [] : ["login"], loginHint: user?.username)
         authorization.returnPath = Self.path + (done.map { "?done=" + $0 } ?? "")
-        let flow = try await loginFlow.begin(authorization, kind: kind, clientName: "your account", owner: .browser(binding: binding))
-        var response = Redirect.to("/login?flow=\(flow.id)", afterPost: request.method == .post)
-        response.headers.append(cookies.setCookie(cookies.loginName, binding, maxAge: flowLifetime))
-        return response
+        return try await cookies.hostedFlow(for: request, lifetime: flowLifetime, afterPost: request.method == .post) { binding in
+            try await loginFlow.begin(authorization, kind: kind, clientName: "your account", owner: .browser(binding: binding)).id
+        }
     }
 }

@@ -16,42 +16,32 @@ extension AdminConsole {
         "password_change_required": "The person must choose a new password at their next sign-in.",
     ]
 
-    /// A posted form, taken or refused.
-    enum Submission {
-        /// Its token matches the browser's and its sender may change things.
-        case allowed(Operator, FormParameters)
-        /// The answer that refuses it: a page (403 for a forged form or a viewer), or the sign-in.
-        case refused(Response)
-    }
-
-    /// Reads a posted form and checks it may change anything: the CSRF token first (a forged cross-site form has
-    /// none of the browser's), then the sign-in and the role.
-    func submission(_ request: Request) async throws -> Submission {
+    /// Runs `body` with a posted form once it may change anything: the CSRF token first (a forged cross-site form has
+    /// none of the browser's), then the sign-in and the role; else the answer that refuses it (403 for a forged form
+    /// or a viewer, or the sign-in).
+    func submitted(_ request: Request, _ body: (Operator, FormParameters) async throws -> Response) async throws -> Response {
         guard let form = try? await FormParameters.body(of: request) else {
-            return .refused(PageRenderer.error(title: "Invalid request", message: "The form could not be read."))
+            return PageRenderer.error(title: "Invalid request", message: "The form could not be read.")
         }
-        guard let cookie = cookies.value(cookies.consoleName, in: request), let token = form["csrf_token"], ConstantTime.equals(cookie, token) else {
-            return .refused(
-                PageRenderer.error(title: "Page expired", message: "The form expired. Open the admin console again.", status: .forbidden))
+        guard cookies.formTokenMatches(cookies.consoleName, form, in: request) else {
+            return PageRenderer.error(title: "Page expired", message: "The form expired. Open the admin console again.", status: .forbidden)
         }
         switch try await access(request) {
-        case .signIn(let user): return .refused(try await signIn(request, as: user))
-        case .noRole: return .refused(Self.noRole)
+        case .signIn(let user): return try await signIn(request, as: user)
+        case .noRole: return Self.noRole
         case .allowed(let person) where !person.role.canChange:
-            return .refused(
-                PageRenderer.error(
-                    title: "Not allowed", message: "Your role in the admin console (viewer) lets you see, not change.", status: .forbidden))
-        case .allowed(let person): return .allowed(person, form)
+            return PageRenderer.error(
+                title: "Not allowed", message: "Your role in the admin console (viewer) lets you see, not change.", status: .forbidden)
+        case .allowed(let person): return try await body(person, form)
         }
     }
 
     /// Applies the change the form on user `userID`'s page names (`change`).
     func change(_ request: Request, userID: String) async throws -> Response {
-        let (person, form): (Operator, FormParameters)
-        switch try await submission(request) {
-        case .refused(let answer): return answer
-        case .allowed(let allowed, let posted): (person, form) = (allowed, posted)
-        }
+        try await submitted(request) { person, form in try await change(form, userID: userID, by: person, request: request) }
+    }
+
+    private func change(_ form: FormParameters, userID: String, by person: Operator, request: Request) async throws -> Response {
         let operations = operations(person.actor)
         let back = { (done: String) in Redirect.to(Self.path + "/users/" + userID + "?done=" + done, afterPost: true) }
         do {

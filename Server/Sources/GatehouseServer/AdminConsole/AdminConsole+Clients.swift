@@ -22,11 +22,10 @@ extension AdminConsole {
 
     /// Makes the client the form describes; its generated secret is on the answer, never stored in clear.
     func createClient(_ request: Request) async throws -> Response {
-        let (person, form): (Operator, FormParameters)
-        switch try await submission(request) {
-        case .refused(let answer): return answer
-        case .allowed(let allowed, let posted): (person, form) = (allowed, posted)
-        }
+        try await submitted(request) { person, form in try await createClient(form, by: person) }
+    }
+
+    private func createClient(_ form: FormParameters, by person: Operator) async throws -> Response {
         let redirectURIs = (form["redirect_uris"] ?? "").split(whereSeparator: \.isWhitespace).map(String.init)
         let name = form["name"].map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
         let registration = ClientRegistration(
@@ -43,11 +42,10 @@ extension AdminConsole {
 
     /// Rotates a client's secret, or deletes the client, as the form on the clients page says.
     func changeClient(_ request: Request, clientID: String) async throws -> Response {
-        let (person, form): (Operator, FormParameters)
-        switch try await submission(request) {
-        case .refused(let answer): return answer
-        case .allowed(let allowed, let posted): (person, form) = (allowed, posted)
-        }
+        try await submitted(request) { person, form in try await changeClient(form, clientID: clientID, by: person) }
+    }
+
+    private func changeClient(_ form: FormParameters, clientID: String, by person: Operator) async throws -> Response {
         do {
             switch form["change"] {
             case "rotate_secret":
@@ -88,9 +86,7 @@ extension AdminConsole {
     /// Rotates the signing keys: a new key of every algorithm signs from now; the old ones stay published until every
     /// token they signed has expired.
     func rotateKeys(_ request: Request) async throws -> Response {
-        switch try await submission(request) {
-        case .refused(let answer): return answer
-        case .allowed(let person, _):
+        try await submitted(request) { person, _ in
             let made = try await operations(person.actor).rotateSigningKeys()
             try await keys.reloadNow()
             return try await keysPage(person, notice: "New keys sign from now: \(made.map(\.kid).joined(separator: ", ")).")

@@ -99,16 +99,14 @@ struct AdminConsole: Sendable {
     /// A sign-in on the hosted pages that requires a second factor and comes back to `request`'s page: again for `user`
     /// when their session has none.
     func signIn(_ request: Request, as user: User?) async throws -> Response {
-        let binding = cookies.value(cookies.loginName, in: request) ?? SecureRandom.token()
         var authorization = AuthorizationRequest(
             clientID: Self.clientID, redirectURI: Self.path, scopes: ["openid"], prompts: user == nil ? [] : ["login"], loginHint: user?.username,
             acrValues: [LoginFlow.multiFactorACR])
         let path = request.uri.path
         authorization.returnPath = path.hasPrefix(Self.path) && request.method == .get ? path : Self.path
-        let flow = try await loginFlow.begin(authorization, kind: .login, clientName: "the admin console", owner: .browser(binding: binding))
-        var response = Redirect.to("/login?flow=\(flow.id)", afterPost: request.method == .post)
-        response.headers.append(cookies.setCookie(cookies.loginName, binding, maxAge: flowLifetime))
-        return response
+        return try await cookies.hostedFlow(for: request, lifetime: flowLifetime, afterPost: request.method == .post) { binding in
+            try await loginFlow.begin(authorization, kind: .login, clientName: "the admin console", owner: .browser(binding: binding)).id
+        }
     }
 
     /// The console's pages share their frame: where the person is, and who they are.

@@ -1,3 +1,5 @@
+import GatehouseFoundation
+import GatehouseProtocol
 import HTTPTypes
 import Hummingbird
 
@@ -37,5 +39,23 @@ struct CookieSettings: Sendable {
     func value(_ name: String, in request: Request) -> String? {
         guard let value = request.cookies[name]?.value, !value.isEmpty else { return nil }
         return value
+    }
+
+    /// Whether a posted `form` carries the secret the browser's cookie `name` holds (CSRF): a forged cross-site form
+    /// has neither the page's token nor a way to read the cookie.
+    func formTokenMatches(_ name: String, _ form: FormParameters, in request: Request) -> Bool {
+        guard let cookie = value(name, in: request), let token = form["csrf_token"] else { return false }
+        return ConstantTime.equals(cookie, token)
+    }
+
+    /// A redirect to the hosted page of the flow `start` makes, bound to this browser by a secret in the sign-in
+    /// cookie (its own, when it has one), which lives `lifetime` seconds; a 303 after a POST when `afterPost`.
+    func hostedFlow(
+        for request: Request, lifetime: Int64, afterPost: Bool = false, start: (_ binding: String) async throws -> String
+    ) async throws -> Response {
+        let binding = value(loginName, in: request) ?? SecureRandom.token()
+        var response = Redirect.to("/login?flow=\(try await start(binding))", afterPost: afterPost)
+        response.headers.append(setCookie(loginName, binding, maxAge: lifetime))
+        return response
     }
 }

@@ -114,26 +114,18 @@ struct AuthorizationController: Sendable {
                     afterPost: false)
             }
             if silent { return fail("consent_required", "The user has not allowed \(client.name ?? client.id) what it asks for.") }
-            return try await hostedFlow(for: request) { binding in
+            return try await cookies.hostedFlow(for: request, lifetime: flowLifetime) { binding in
                 try await loginFlow.beginConsent(
                     validated, asking: asking, userID: session.userID, methods: session.methods, authTime: session.authTime,
                     clientName: client.name ?? client.id, owner: .browser(binding: binding)
                 ).id
             }
         }
-        return try await hostedFlow(for: request) { binding in
+        return try await cookies.hostedFlow(for: request, lifetime: flowLifetime) { binding in
             try await loginFlow.begin(
                 validated, kind: registering ? .registration : .login, clientName: client.name ?? client.id, owner: .browser(binding: binding)
             ).id
         }
-    }
-
-    /// The hosted page of the flow `start` makes, bound to this browser by a secret in a cookie (its own, when it has one).
-    private func hostedFlow(for request: Request, start: (_ binding: String) async throws -> String) async throws -> Response {
-        let binding = cookies.value(cookies.loginName, in: request) ?? SecureRandom.token()
-        var response = Redirect.to("/login?flow=\(try await start(binding))")
-        response.headers.append(cookies.setCookie(cookies.loginName, binding, maxAge: flowLifetime))
-        return response
     }
 
     /// The most resources one authorization request may name.

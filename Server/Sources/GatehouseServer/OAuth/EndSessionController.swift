@@ -102,8 +102,7 @@ struct EndSessionController: Sendable {
     }
 
     private func csrfIsValid(_ parameters: FormParameters, _ request: Request) -> Bool {
-        guard let cookie = cookies.value(cookies.logoutName, in: request), let token = parameters["csrf_token"] else { return false }
-        return ConstantTime.equals(cookie, token)
+        cookies.formTokenMatches(cookies.logoutName, parameters, in: request)
     }
 
     private func confirmationPage(parameters: FormParameters, clientID: String?, request: Request) -> Response {

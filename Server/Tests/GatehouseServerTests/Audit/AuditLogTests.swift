@@ -48,6 +48,8 @@ struct AuditLogTests {
             let start = clock.now() - 5 * 86_400
             #expect(try await server.audit.events(.init(types: [.signInFailed]), limit: 100).map { $0.details["attempt"] } == ["0", "1", "2", "3", "4"])
             #expect(try await server.audit.events(.init(userID: "u-1"), limit: 100).count == 2)
+            #expect(try await server.audit.count(.init(types: [.signInFailed])) == 5)
+            #expect(try await server.audit.count(.init(types: [.signInSucceeded], clientID: "app")) == 2)
             #expect(try await server.audit.events(.init(types: [.signInSucceeded], clientID: "app"), limit: 100).count == 2)
             #expect(try await server.audit.events(.init(types: [.signInFailed], since: start + 86_400, until: start + 3 * 86_400), limit: 100).count == 2)
             let first = try await server.audit.events(.init(types: [.signInFailed]), limit: 2)

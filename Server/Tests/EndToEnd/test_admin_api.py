@@ -105,11 +105,17 @@ def test_an_admin_client_manages_users_clients_and_keys(admin):
     rotated = call(admin, "POST", "/admin/v1/keys/rotate", bearer).json()["items"]
     assert rotated and not {key["kid"] for key in rotated} & before
     assert all(key["kid"] in admin.cli("keys", "list").stdout for key in rotated)
+    # A retired key withdrawn now leaves the JWKS; a key that signs cannot be.
+    assert call(admin, "DELETE", f"/admin/v1/keys/{rotated[0]['kid']}", bearer).status_code == 409
+    withdrawn = sorted(before)[0]
+    assert call(admin, "DELETE", f"/admin/v1/keys/{withdrawn}", bearer).status_code == 204
+    assert withdrawn not in {key["kid"] for key in requests.get(admin.issuer + "/jwks", timeout=10).json()["keys"]}
+    assert call(admin, "DELETE", f"/admin/v1/keys/{withdrawn}", bearer).status_code == 404
 
     trail = call(admin, "GET", "/admin/v1/events?limit=500", bearer).json()["items"]
     mine = [event for event in trail if event["actor"] == "client:ops"]
     assert [event["type"] for event in mine] == ["account.created", "account.updated", "account.locked", "account.unlocked", "client.created",
-                                                  "client.updated", "keys.rotated"]
+                                                  "client.updated", "keys.rotated", "key.removed"]
     updated = mine[1]["details"]
     assert updated == {"name.before": "Grace H", "name.after": "Grace Hopper"}
     assert mine[5]["client_id"] == "shop" and mine[5]["details"]["scopes.after"] == "openid email"

@@ -4,7 +4,10 @@ the way, pyotp computes the codes), finds a user, locks and unlocks them (the tr
 their browsers out (that browser is signed out), creates a client and sees its secret once (it works at the token
 endpoint), gives it a new one, and rotates the signing keys; a viewer sees but every change is refused; a forged cross-site form
 is refused; someone without a role, or without a second factor, does not get in; `gatehouse admins` gives and takes
-roles; the console can be turned off."""
+roles; the console can be turned off. An operator makes and edits accounts (the profile, second factors reset, a
+person's tokens, consents, passkeys and apps listed), edits a client, registers and edits a resource, withdraws a retired
+key (the JWKS drops it), follows the trail by actor and request, and reads the outbox; an admin gives and takes roles,
+which an operator cannot; every page passes axe-core in dark mode too."""
 import json
 import os
 import re
@@ -13,7 +16,8 @@ from urllib.parse import urljoin
 import pytest
 import requests
 
-from gatehouse_harness import PASSWORD, WEB_REDIRECT, WEB_SECRET, Browser, Server, authorize_url, forms, redirect_parameters
+from gatehouse_harness import (PASSWORD, WEB_REDIRECT, WEB_SECRET, Browser, Server, authorize_url, forms, get_code, redeem,
+                               redirect_parameters)
 
 selenium = pytest.importorskip("selenium", reason="selenium is not installed (pip install selenium)")
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -35,10 +39,29 @@ def console():
         server.stop()
 
 
-def sign_in_with_totp(browser, username, keys):
+KEYS = {}
+"""The authenticator apps' keys, by username, as the people set them up during this module."""
+LAST_CODES = {}
+"""The code each person last signed in with: a code is good once, so the next sign-in waits for the next one."""
+
+
+def next_code(username, key):
+    import time
+
+    import pyotp
+
+    for _ in range(35):
+        code = pyotp.TOTP(key).now()
+        if code != LAST_CODES.get(username):
+            LAST_CODES[username] = code
+            return code
+        time.sleep(1)
+    raise AssertionError("no new TOTP code in 35 seconds")
+
+
+def sign_in_with_totp(browser, username, keys=KEYS):
     """On the hosted sign-in the console sent the browser to: the password, then the authenticator app (set up first
     when the person has none; its key is kept in `keys`)."""
-    import pyotp
 
     assert page_node(browser) == "login.credentials"
     browser.find_element(By.ID, "username").send_keys(username)
@@ -46,13 +69,16 @@ def sign_in_with_totp(browser, username, keys):
     press(browser, "submit")
     if page_node(browser) == "mfa.enroll.totp":
         keys[username] = re.search(r"Enter this key instead: ([A-Z2-7 ]+)", browser.page_source).group(1).replace(" ", "")
-        browser.find_element(By.ID, "code").send_keys(pyotp.TOTP(keys[username]).now())
+        browser.find_element(By.ID, "code").send_keys(next_code(username, keys[username]))
         press(browser, "submit")
         assert page_node(browser) == "mfa.enroll.recovery_codes"
         press(browser, "submit")
     else:
+        if page_node(browser) == "mfa.choose":  # the app or a recovery code
+            browser.find_element(By.CSS_SELECTOR, "input[type=radio][value=totp]").click()
+            press(browser, "submit")
         assert page_node(browser) == "mfa.totp", page_node(browser)
-        browser.find_element(By.ID, "code").send_keys(pyotp.TOTP(keys[username]).now())
+        browser.find_element(By.ID, "code").send_keys(next_code(username, keys[username]))
         press(browser, "submit")
 
 
@@ -79,8 +105,7 @@ def test_an_admin_signs_in_with_a_second_factor_finds_a_user_locks_unlocks_and_s
     assert "code" in redirect_parameters(hers.sign_in(authorize_url(console), "alice", PASSWORD))
 
     chromium.get(console.issuer + "/admin")
-    keys = {}
-    sign_in_with_totp(chromium, "root", keys)
+    sign_in_with_totp(chromium, "root")
     assert chromium.current_url == console.issuer + "/admin", chromium.current_url
     assert "root · admin" in chromium.find_element(By.CSS_SELECTOR, "nav.console").text
     screens.check("overview")
@@ -160,7 +185,7 @@ def test_an_admin_signs_in_with_a_second_factor_finds_a_user_locks_unlocks_and_s
 def test_a_viewer_sees_but_cannot_change_and_a_forged_form_is_refused(console, chromium, tmp_path):
     chromium.delete_all_cookies()
     chromium.get(console.issuer + "/admin")
-    sign_in_with_totp(chromium, "watcher", {})
+    sign_in_with_totp(chromium, "watcher")
     alice = user_id(console, "alice")
     chromium.get(console.issuer + f"/admin/users/{alice}")
     assert chromium.find_element(By.TAG_NAME, "h1").text == "alice"
@@ -220,6 +245,236 @@ def test_admins_are_given_and_taken_with_the_cli(console):
     assert wrong.returncode != 0 and "viewer" in wrong.stderr
     types = [event["type"] for event in json.loads(console.cli("events", "--user", "alice", "--json").stdout)]
     assert "admin_role.granted" in types and "admin_role.revoked" in types
+
+
+def enroll_totp_through_the_console(server, username):
+    """`username` signs in to the console with the password and sets an authenticator app up on the way (then is refused
+    for want of a role, or let in); returns the app's key."""
+    import pyotp
+
+    browser = Browser(server)
+    page = browser.submit_login(browser.get(server.issuer + "/admin"), username, PASSWORD)
+    assert 'data-node="mfa.enroll.totp"' in page.text, page.text[:500]
+    key = re.search(r"Enter this key instead: ([A-Z2-7 ]+)", page.text).group(1).replace(" ", "")
+    form = forms(page.text)[0]
+    page = browser.post(urljoin(page.url, form["action"]), dict(form["inputs"], code=pyotp.TOTP(key).now(), action="submit"))
+    form = forms(page.text)[0]
+    browser.post(urljoin(page.url, form["action"]), dict(form["inputs"], action="submit"))
+    return key
+
+
+def as_root(browser, server):
+    """The browser at the console's overview, signed in as root (again, when another person used it)."""
+    browser.get(server.issuer + "/admin")
+    if "root · admin" not in browser.page_source:
+        browser.delete_all_cookies()
+        browser.get(server.issuer + "/admin")
+        sign_in_with_totp(browser, "root")
+    assert "root · admin" in browser.find_element(By.CSS_SELECTOR, "nav.console").text
+
+
+def dark(browser, on=True):
+    """Chromium shows the pages as to a person whose system asks for a dark colour scheme."""
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark" if on else "light"}]})
+
+
+def test_an_operator_manages_accounts_clients_resources_and_keys(console, chromium, tmp_path):
+    screens = Screens(chromium, os.environ.get("GATEHOUSE_SCREENSHOTS", str(tmp_path)), prefix="console-operator")
+    as_root(chromium, console)
+    root = user_id(console, "root")
+
+    # A new account: a password the policy refuses is refused with the form kept; then made.
+    chromium.get(console.issuer + "/admin/users")
+    chromium.find_element(By.ID, "new_username").send_keys("carol")
+    chromium.find_element(By.ID, "new_email").send_keys("carol@example.com")
+    chromium.find_element(By.ID, "new_name").send_keys("Carol Danvers")
+    chromium.find_element(By.ID, "new_password").send_keys("short")
+    click_and_wait(chromium, chromium.find_element(By.ID, "create_user"))
+    assert chromium.find_elements(By.CSS_SELECTOR, "p.error[role=alert]")
+    assert chromium.find_element(By.ID, "new_username").get_attribute("value") == "carol"
+    chromium.find_element(By.ID, "new_password").send_keys(PASSWORD)
+    click_and_wait(chromium, chromium.find_element(By.ID, "create_user"))
+    assert chromium.find_element(By.TAG_NAME, "h1").text == "carol" and "was made" in chromium.find_element(By.CSS_SELECTOR, "p.info").text
+    carol = chromium.current_url.split("/admin/users/")[1].split("?")[0]
+
+    # Her profile: a name and a phone number; found by a word of the name and by the number.
+    chromium.find_element(By.ID, "profile_given_name").send_keys("Carol")
+    chromium.find_element(By.ID, "profile_phone").send_keys("+49 151 2345678")
+    click_and_wait(chromium, chromium.find_element(By.ID, "save_profile"))
+    assert "profile was saved" in chromium.find_element(By.CSS_SELECTOR, "p.info").text
+    assert "+491512345678 (not confirmed)" in chromium.find_element(By.TAG_NAME, "dl").text
+    screens.check("user-edited")
+    for query in ("danv", "+49 1512"):
+        chromium.get(console.issuer + "/admin/users?q=" + requests.utils.quote(query))
+        assert [row.text for row in chromium.find_elements(By.CSS_SELECTOR, "tbody tr a")] == ["carol"], query
+    updated = [event for event in json.loads(console.cli("events", "--user", "carol", "--json").stdout) if event["type"] == "account.updated"]
+    assert updated[-1]["actor"] == f"user:{root}", updated
+    assert updated[-1]["details"]["given_name.after"] == "Carol" and updated[-1]["details"]["phone_number.after"] == "+491512345678"
+    # An edit made from a page that is out of date is refused, not written over the newer one.
+    chromium.get(console.issuer + f"/admin/users/{carol}")
+    cookies = {cookie["name"]: cookie["value"] for cookie in chromium.get_cookies()}
+    stale = requests.post(console.issuer + f"/admin/users/{carol}", cookies=cookies, allow_redirects=False, timeout=10, data={
+        "csrf_token": cookies["gatehouse_console"], "change": "profile", "etag": '"0000"', "email": "carol@example.com", "name": "Overwritten"})
+    assert stale.status_code == 400 and "changed since this page was shown" in stale.text
+
+    # Her second factors, reset: she set an authenticator app up, and is asked to set one up again.
+    enroll_totp_through_the_console(console, "carol")
+    chromium.refresh()
+    change(chromium, "reset_factors")
+    assert "second factors were removed" in chromium.find_element(By.CSS_SELECTOR, "p.info").text
+    enroll_totp_through_the_console(console, "carol")
+    removed = [event for event in json.loads(console.cli("events", "--user", "carol", "--json").stdout) if event["type"] == "factor.removed"]
+    assert [(event["actor"], event["details"]["factor"]) for event in removed] == [(f"user:{root}", "all")]
+
+    # alice's tokens at the web client: listed, and revoked here; the refresh token stops working.
+    tokens = redeem(console, get_code(console)).json()
+    alice = user_id(console, "alice")
+    chromium.get(console.issuer + f"/admin/users/{alice}")
+    grants = chromium.find_elements(By.CSS_SELECTOR, "li[data-grant]")
+    assert grants and "web" in grants[0].text
+    screens.check("user-lists")
+    change(chromium, "revoke_grant", grant=grants[0].get_attribute("data-grant"))
+    assert requests.post(console.issuer + "/token", data={"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"]},
+                         auth=("web", WEB_SECRET), timeout=10).status_code == 400
+    change(chromium, "sign_out_everywhere")
+    assert "Every browser was signed out" in chromium.find_element(By.CSS_SELECTOR, "p.info").text
+
+    # A client edited: a redirect URI the rules refuse is refused, a good change saved and audited.
+    console.add_client("ledger", "https://ledger.example/cb", secret="ledger-secret-0123456789abcdef-0123456789")
+    chromium.get(console.issuer + "/admin/clients/ledger")
+    screens.check("client")
+    uris = chromium.find_element(By.ID, "redirect_uris")
+    uris.clear()
+    uris.send_keys("not a url")
+    click_and_wait(chromium, chromium.find_element(By.ID, "save_client"))
+    assert chromium.find_elements(By.CSS_SELECTOR, "p.error[role=alert]")
+    chromium.find_element(By.ID, "client_name").clear()
+    chromium.find_element(By.ID, "client_name").send_keys("Ledger")
+    uris = chromium.find_element(By.ID, "redirect_uris")
+    uris.clear()
+    uris.send_keys("https://ledger.example/cb\nhttps://ledger.example/other")
+    click_and_wait(chromium, chromium.find_element(By.ID, "save_client"))
+    assert "client was saved" in chromium.find_element(By.CSS_SELECTOR, "p.info").text
+    ledger = next(client for client in json.loads(console.cli("clients", "list", "--json").stdout) if client["id"] == "ledger")
+    assert ledger["name"] == "Ledger" and ledger["redirect_uris"] == ["https://ledger.example/cb", "https://ledger.example/other"], ledger
+    updated = [event for event in json.loads(console.cli("events", "--json").stdout) if event["type"] == "client.updated"]
+    assert updated[-1]["actor"] == f"user:{root}" and updated[-1]["details"]["name.after"] == "Ledger"
+
+    # A resource: registered, edited, removed.
+    chromium.get(console.issuer + "/admin/resources")
+    chromium.find_element(By.ID, "resource_id").send_keys("https://api.example.com/notes")
+    chromium.find_element(By.ID, "resource_name").send_keys("Notes")
+    chromium.find_element(By.ID, "resource_scopes").send_keys("notes.read: Read your notes")
+    click_and_wait(chromium, chromium.find_element(By.ID, "create_resource"))
+    assert chromium.find_element(By.TAG_NAME, "h1").text == "Notes"
+    screens.check("resource")
+    scopes = chromium.find_element(By.ID, "resource_scopes")
+    scopes.send_keys("\nnotes.write: Change your notes")
+    click_and_wait(chromium, chromium.find_element(By.ID, "save_resource"))
+    listed = json.loads(console.cli("resources", "list", "--json").stdout)
+    notes = next(resource for resource in listed if resource["id"] == "https://api.example.com/notes")
+    assert [scope["name"] for scope in notes["scopes"]] == ["notes.read", "notes.write"], notes
+    chromium.get(console.issuer + "/admin/resources")
+    screens.check("resources")
+    click_and_wait(chromium, chromium.find_element(By.CSS_SELECTOR, "tr[data-resource] a"))
+    click_and_wait(chromium, chromium.find_element(By.ID, "delete_resource"))
+    assert not json.loads(console.cli("resources", "list", "--json").stdout) or all(
+        resource["id"] != "https://api.example.com/notes" for resource in json.loads(console.cli("resources", "list", "--json").stdout))
+
+    # Keys: an active key cannot be withdrawn; after a rotation, a retired one can, and leaves the JWKS at once.
+    chromium.get(console.issuer + "/admin/keys")
+    click_and_wait(chromium, chromium.find_element(By.ID, "rotate_keys"))
+    retired = [row.get_attribute("data-kid") for row in chromium.find_elements(By.CSS_SELECTOR, "tr[data-kid]") if "retired" in row.text]
+    assert retired
+    active = next(row.get_attribute("data-kid") for row in chromium.find_elements(By.CSS_SELECTOR, "tr[data-kid]") if "active" in row.text)
+    cookies = {cookie["name"]: cookie["value"] for cookie in chromium.get_cookies()}
+    refused = requests.post(console.issuer + "/admin/keys", cookies=cookies, allow_redirects=False, timeout=10,
+                            data={"csrf_token": cookies["gatehouse_console"], "change": "withdraw", "kid": active})
+    assert refused.status_code == 400 and "still signs" in refused.text
+    change(chromium, "withdraw", kid=retired[0])
+    assert "left the JWKS" in chromium.find_element(By.CSS_SELECTOR, "p.info").text
+    assert retired[0] not in {key["kid"] for key in requests.get(console.issuer + "/jwks", timeout=10).json()["keys"]}
+    withdrawn = [event for event in json.loads(console.cli("events", "--json").stdout) if event["type"] == "key.removed"]
+    assert withdrawn[-1]["details"] == {"kid": retired[0], "by": "withdrawn"} and withdrawn[-1]["actor"] == f"user:{root}"
+
+    # The trail by actor: only root's changes; a request id followed shows that request's events.
+    chromium.get(console.issuer + f"/admin/events?actor=user:{root}&period=day")
+    rows = chromium.find_elements(By.CSS_SELECTOR, "tbody tr")
+    assert rows and all(f"user:{root}" in row.find_elements(By.TAG_NAME, "td")[2].text for row in rows)
+    links = chromium.find_elements(By.CSS_SELECTOR, "tbody tr td:last-child a")
+    assert links, "changes made through the console carry their request id"
+    request_id = links[0].text
+    click_and_wait(chromium, links[0])
+    assert {row.find_elements(By.TAG_NAME, "td")[5].text for row in chromium.find_elements(By.CSS_SELECTOR, "tbody tr")} == {request_id}
+
+    # The outbox, as the tool on the server's machine lists it.
+    chromium.get(console.issuer + "/admin/outbox")
+    shown = [section.get_attribute("data-message") for section in chromium.find_elements(By.CSS_SELECTOR, "section[data-message]")]
+    assert shown == [message["id"] for message in json.loads(console.cli("outbox", "--json", "--limit", "50").stdout)]
+    screens.check("outbox")
+
+    # The overview hour by hour, and the providers (none configured).
+    chromium.get(console.issuer + "/admin")
+    assert len(chromium.find_elements(By.CSS_SELECTOR, "table.hours tbody tr")) == 24
+    assert sum(int(meter.get_attribute("value")) for meter in chromium.find_elements(By.CSS_SELECTOR, "table.hours meter")) > 0
+    chromium.get(console.issuer + "/admin/providers")
+    assert "No identity provider is configured" in chromium.page_source
+
+
+def test_an_admin_gives_and_takes_roles_which_an_operator_cannot(console, chromium):
+    as_root(chromium, console)
+    chromium.find_element(By.ID, "role_username").send_keys("alice")
+    chromium.find_element(By.ID, "role").send_keys("operator")
+    click_and_wait(chromium, chromium.find_element(By.ID, "grant_role"))
+    assert "role was given" in chromium.find_element(By.CSS_SELECTOR, "p.info").text
+    assert "alice: operator" in chromium.find_element(By.CSS_SELECTOR, "li[data-admin=alice]").text
+    assert not chromium.find_elements(By.CSS_SELECTOR, "li[data-admin=root] form"), "an admin's own role has no button"
+    cookies = {cookie["name"]: cookie["value"] for cookie in chromium.get_cookies()}
+    own = requests.post(console.issuer + "/admin/roles", cookies=cookies, allow_redirects=False, timeout=10,
+                        data={"csrf_token": cookies["gatehouse_console"], "change": "revoke", "username": "root"})
+    assert own.status_code == 400 and "cannot take your own role" in own.text
+
+    # alice, an operator now (with a second factor set up on the way), changes accounts but not roles.
+    import pyotp
+
+    browser = Browser(console)
+    page = browser.submit_login(browser.get(console.issuer + "/admin"), "alice", PASSWORD)
+    if 'data-node="mfa.enroll.totp"' in page.text:
+        key = re.search(r"Enter this key instead: ([A-Z2-7 ]+)", page.text).group(1).replace(" ", "")
+        form = forms(page.text)[0]
+        page = browser.post(urljoin(page.url, form["action"]), dict(form["inputs"], code=pyotp.TOTP(key).now(), action="submit"))
+        form = forms(page.text)[0]
+        page = browser.post(urljoin(page.url, form["action"]), dict(form["inputs"], action="submit"))
+    assert page.status_code == 200 and "alice · operator" in page.text, page.text[:300]
+    assert 'id="grant_role"' not in page.text
+    token = browser.session.cookies.get("gatehouse_console")
+    refused = browser.session.post(console.issuer + "/admin/roles", data={"csrf_token": token, "change": "grant", "username": "nobody", "role": "admin"},
+                                   allow_redirects=False, timeout=10)
+    assert refused.status_code == 403 and "Only an admin" in refused.text
+
+    chromium.refresh()
+    change(chromium, "revoke", username="alice")
+    assert "role was taken away" in chromium.find_element(By.CSS_SELECTOR, "p.info").text
+    types = [(event["type"], event["actor"]) for event in json.loads(console.cli("events", "--user", "alice", "--json").stdout)
+             if event["type"].startswith("admin_role.")]
+    root = user_id(console, "root")
+    assert types[-2:] == [("admin_role.granted", f"user:{root}"), ("admin_role.revoked", f"user:{root}")], types
+
+
+def test_every_console_page_passes_axe_in_dark_mode(console, chromium, tmp_path):
+    screens = Screens(chromium, os.environ.get("GATEHOUSE_SCREENSHOTS", str(tmp_path)), prefix="console-dark")
+    as_root(chromium, console)
+    dark(chromium)
+    try:
+        alice = user_id(console, "alice")
+        for name, path in [("overview", ""), ("users", "/users"), ("user", f"/users/{alice}"), ("clients", "/clients"),
+                           ("client", "/clients/web"), ("resources", "/resources"), ("keys", "/keys"), ("providers", "/providers"),
+                           ("events", "/events"), ("outbox", "/outbox")]:
+            chromium.get(console.issuer + "/admin" + path)
+            assert chromium.execute_script("return matchMedia('(prefers-color-scheme: dark)').matches")
+            screens.check(name)
+    finally:
+        dark(chromium, on=False)
 
 
 def test_the_console_can_be_turned_off():

@@ -60,7 +60,8 @@ public enum AuditEventType: String, Sendable, Codable, CaseIterable {
     /// The next signing key of an algorithm was made on the rotation schedule: published now, signing from
     /// `details.activates_at`, when the current key (`details.retires`) stops signing.
     case keyScheduled = "key.scheduled"
-    /// A retired signing key left the JWKS: every token it signed has expired.
+    /// A retired signing key left the JWKS: every token it signed has expired, or an operator withdrew it at once
+    /// (`details.by` is `withdrawn`).
     case keyRemoved = "key.removed"
     /// An operator took a backup (`details.file`, the copy's `details.rows`), or restored one into this database.
     case databaseBackedUp = "database.backed_up"

@@ -59,14 +59,21 @@ public struct AuditLog: Sendable {
         public var types: [AuditEventType]?
         public var userID: String?
         public var clientID: String?
+        /// Who acted (`user:ID`, `admin_token:ID`, `client:ID`, `operator`, `system`).
+        public var actor: String?
+        /// The request the event was part of (`X-Request-ID`), to follow one request through the trail.
+        public var requestID: String?
         public var since: Int64?
         public var until: Int64?
         /// Only events after this id (the last one of the previous page), oldest first.
         public var after: String?
 
         public init(
-            types: [AuditEventType]? = nil, userID: String? = nil, clientID: String? = nil, since: Int64? = nil, until: Int64? = nil, after: String? = nil
+            types: [AuditEventType]? = nil, userID: String? = nil, clientID: String? = nil, actor: String? = nil, requestID: String? = nil,
+            since: Int64? = nil, until: Int64? = nil, after: String? = nil
         ) {
+            self.actor = actor
+            self.requestID = requestID
             self.types = types
             self.userID = userID
             self.clientID = clientID
@@ -85,10 +92,37 @@ public struct AuditLog: Sendable {
         }
     }
 
+    /// The newest `limit` events matching `filter`, newest first (the console's trail).
+    public func newest(_ filter: Filter, limit: Int) async throws -> [AuditEvent] {
+        let statement = Self.matching(filter, selecting: "*") + " ORDER BY id DESC LIMIT \(bind: max(1, min(limit, 10_000)))"
+        return try await database.read { sql in try await sql.raw(statement).all().compactMap(Self.decode) }
+    }
+
     /// How many events match `filter` (with no types named, those of types this version does not know too).
     public func count(_ filter: Filter) async throws -> Int {
         let statement = Self.matching(filter, selecting: "COUNT(*) AS count")
         return try await database.read { sql in try await sql.raw(statement).first()?.decode(column: "count", as: Int.self) ?? 0 }
+    }
+
+    /// How many events of each type `filter` matches in each hour (counted from the Unix epoch), for the console's
+    /// overview: one query rather than one per hour.
+    public func countsPerHour(_ filter: Filter) async throws -> [HourCount] {
+        let statement = Self.matching(filter, selecting: "occurred_at / 3600 AS hour, type, COUNT(*) AS count") + " GROUP BY occurred_at / 3600, type"
+        return try await database.read { sql in
+            try await sql.raw(statement).all().compactMap { row in
+                guard let type = AuditEventType(rawValue: try row.decode(column: "type", as: String.self)) else { return nil }
+                return HourCount(
+                    hourStart: try row.decode(column: "hour", as: Int64.self) * 3600, type: type, count: try row.decode(column: "count", as: Int.self))
+            }
+        }
+    }
+
+    /// Events of one type in one hour.
+    public struct HourCount: Sendable, Equatable {
+        /// The hour's first second (Unix time).
+        public var hourStart: Int64
+        public var type: AuditEventType
+        public var count: Int
     }
 
     /// The query of the events `filter` matches, with the columns `columns`.
@@ -99,6 +133,8 @@ public struct AuditLog: Sendable {
         }
         if let user = filter.userID { conditions.append("user_id = \(bind: user)") }
         if let client = filter.clientID { conditions.append("client_id = \(bind: client)") }
+        if let actor = filter.actor { conditions.append("actor = \(bind: actor)") }
+        if let request = filter.requestID { conditions.append("request_id = \(bind: request)") }
         if let since = filter.since { conditions.append("occurred_at >= \(bind: since)") }
         if let until = filter.until { conditions.append("occurred_at < \(bind: until)") }
         if let after = filter.after { conditions.append("id > \(bind: after)") }

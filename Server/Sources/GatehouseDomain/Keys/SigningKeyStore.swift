@@ -140,6 +140,26 @@ public struct SigningKeyStore: Sendable {
         }
     }
 
+    /// What ``withdraw(kid:in:)`` found.
+    package enum Withdrawal: Sendable {
+        /// The retired key left the JWKS.
+        case withdrawn
+        /// The key signs, or will on the schedule: it must be rotated out first.
+        case signing
+        /// No published key has that id.
+        case unknown
+    }
+
+    /// Deletes the retired key `kid` at once, before the tokens it signed expire (a key that leaked), in the caller's
+    /// transaction `sql`; a key that signs, or will, stays.
+    package func withdraw(kid: String, in sql: any SQLDatabase) async throws -> Withdrawal {
+        try await database.lock(.signingKeys, in: sql)
+        guard let row = try await sql.raw("SELECT * FROM signing_keys WHERE kid = \(bind: kid)").first() else { return .unknown }
+        guard try Self.decode(row).status(at: clock.now()) == .retired else { return .signing }
+        try await sql.raw("DELETE FROM signing_keys WHERE kid = \(bind: kid)").run()
+        return .withdrawn
+    }
+
     private static func insert(_ record: SigningKeyRecord, in sql: any SQLDatabase) async throws {
         try await sql.raw(
             """

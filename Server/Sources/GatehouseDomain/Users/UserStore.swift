@@ -189,7 +189,7 @@ public struct UserStore: Sendable {
         try await sql.raw("SELECT * FROM users WHERE id = \(bind: id)").first().map(Self.decode)
     }
 
-    /// Users whose username or email starts with `text` (case-insensitive), locked or active, ordered by username
+    /// Users whose username, email, a word of their name or phone number starts with `text` (case-insensitive), locked or active, ordered by username
     /// after `cursor` (the last username of the previous page).
     package func search(text: String?, locked: Bool?, after cursor: String?, limit: Int) async throws -> [User] {
         var conditions: [SQLQueryString] = []
@@ -197,7 +197,14 @@ public struct UserStore: Sendable {
             // Wildcards in the text are literal: escaped for LIKE with a backslash.
             let escaped = text.lowercased().replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
             let pattern = escaped.replacingOccurrences(of: "_", with: "\\_") + "%"
-            conditions.append("(username LIKE \(bind: pattern) ESCAPE '\\' OR email LIKE \(bind: pattern) ESCAPE '\\')")
+            // A name matches from any word's start; a phone number typed with spaces or dashes matches as stored (E.164).
+            var matches: SQLQueryString = """
+                (username LIKE \(bind: pattern) ESCAPE '\\' OR email LIKE \(bind: pattern) ESCAPE '\\'
+                 OR LOWER(name) LIKE \(bind: pattern) ESCAPE '\\' OR LOWER(name) LIKE \(bind: "% " + pattern) ESCAPE '\\'
+                """
+            let digits = text.filter { $0.isNumber || $0 == "+" }
+            if digits.count >= 4 { matches = matches + " OR phone_number LIKE \(bind: digits + "%")" }
+            conditions.append(matches + ")")
         }
         if let locked { conditions.append("locked = \(bind: locked ? 1 : 0)") }
         if let cursor { conditions.append("username > \(bind: cursor)") }

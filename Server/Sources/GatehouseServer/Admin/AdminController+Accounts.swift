@@ -30,24 +30,15 @@ extension AdminController {
         }
         // Reset second factors: authenticator apps, phone and email factors and recovery codes go (passkeys are removed one by one).
         api.delete("/users/:id/factors") { request, context in
-            try await write(request, context) { _ in
-                let user = try await user(try context.parameters.require("id"))
-                try await database.transaction { [authenticators, audit] _ in
-                    try await authenticators.removeAll(userID: user.id)
-                    try await audit.record(.factorRemoved, user: user.id, details: ["factor": "all"])
-                }
+            try await write(request, context) { actor in
+                try await operations(actor).resetSecondFactors(of: try context.parameters.require("id"))
                 return Response(status: .noContent)
             }
         }
         // Sign the user out everywhere: browser sessions end, access and refresh tokens are revoked.
         api.delete("/users/:id/sessions") { request, context in
-            try await write(request, context) { _ in
-                let user = try await user(try context.parameters.require("id"))
-                let now = clock.now()
-                try await database.transaction { [audit] sql in
-                    try await UserStore.endEverything(for: user.id, at: now, in: sql)
-                    try await audit.record(.tokenRevoked, user: user.id, details: ["scope": "all sessions and tokens"])
-                }
+            try await write(request, context) { actor in
+                try await operations(actor).signOutEverywhere(try context.parameters.require("id"))
                 return Response(status: .noContent)
             }
         }

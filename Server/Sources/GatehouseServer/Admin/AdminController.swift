@@ -14,7 +14,6 @@ import Logging
 struct AdminController: Sendable {
     let users: UserStore
     let clients: ClientStore
-    let authenticators: AuthenticatorStore
     let audit: AuditLog
     /// Where a change and its audit event commit together.
     let database: any Database
@@ -72,7 +71,7 @@ struct AdminController: Sendable {
         api.get("/clients/:id") { request, context in
             try await read(request, context) {
                 let id = try context.parameters.require("id")
-                return clientResponse(try await client(id))
+                return clientResponse(AdminClient(try await client(id)))
             }
         }
         api.patch("/clients/:id") { request, context in
@@ -88,6 +87,13 @@ struct AdminController: Sendable {
             try await read(request, context) { JSONResponse.make(AdminPage(items: try await operations().signingKeys())) }
         }
         api.post("/keys/rotate") { request, context in try await write(request, context) { try await rotateKeys(actor: $0) } }
+        api.delete("/keys/:kid") { request, context in
+            try await write(request, context) { actor in
+                try await operations(actor).withdrawSigningKey(try context.parameters.require("kid"))
+                try await keys.reloadNow()
+                return Response(status: .noContent)
+            }
+        }
         // The audit trail.
         api.get("/events") { request, context in try await read(request, context) { try await events(request) } }
         addAccountRoutes(to: api)
@@ -167,70 +173,7 @@ struct AdminController: Sendable {
     private func updateUser(_ id: String, _ request: Request, actor: String) async throws -> Response {
         guard let expected = request.headers[.ifMatch] else { throw AdminProblem.preconditionRequired }
         let change = try await JSONRequest.decode(AdminUserChange.self, from: request)
-        let current = try await user(id)
-        guard expected == AdminUser.eTag(of: current) || expected == "*" else { throw AdminProblem.preconditionFailed }
-        var changed = current
-        if let email = change.email {
-            try AccountInputValidation.validateEmail(email)
-            if current.username.contains("@"), email.lowercased() != current.username {
-                throw AdminProblem.badRequest("The username is the email address \(current.username); it cannot change to another address.")
-            }
-            changed.email = email.lowercased()
-            if changed.email != current.email { changed.emailVerified = false }
-        }
-        if let verified = change.emailVerified { changed.emailVerified = verified }
-        if let name = change.name { changed.name = name.isEmpty ? nil : String(name.prefix(200)) }
-        if let given = change.givenName { changed.givenName = given.isEmpty ? nil : String(given.prefix(100)) }
-        if let family = change.familyName { changed.familyName = family.isEmpty ? nil : String(family.prefix(100)) }
-        if let phone = change.phoneNumber {
-            if phone.isEmpty {
-                changed.phoneNumber = nil
-            } else {
-                guard let number = PhoneNumber(phone) else { throw AdminProblem.badRequest(PhoneNumber.hint) }
-                changed.phoneNumber = number.e164
-            }
-            if changed.phoneNumber != current.phoneNumber { changed.phoneVerified = false }
-        }
-        if let verified = change.phoneNumberVerified { changed.phoneVerified = verified && changed.phoneNumber != nil }
-        if let address = change.address {
-            try address.validate()
-            changed.address = address.isEmpty ? nil : address
-        }
-        let differences = Self.differences(AdminUser(current), AdminUser(changed))
-        do {
-            let updated = try await database.transaction { [users, audit, changed] _ in
-                guard let updated = try await users.update(current, to: changed) else { throw AdminProblem.preconditionFailed }
-                if !differences.isEmpty { try await audit.record(.accountUpdated, user: current.id, details: differences) }
-                return updated
-            }
-            return userResponse(AdminUser(updated))
-        } catch let error as DatabaseError where error.isDuplicate {
-            throw AdminProblem.conflict(error.description)
-        }
-    }
-
-    /// The fields that differ, as `field.before` and `field.after` details.
-    static func differences<Representation: Encodable>(_ before: Representation, _ after: Representation) -> [String: String] {
-        let encoder = JSONEncoder()
-        guard let old = (try? JSONSerialization.jsonObject(with: encoder.encode(before))) as? [String: Any],
-            let new = (try? JSONSerialization.jsonObject(with: encoder.encode(after))) as? [String: Any]
-        else { return [:] }
-        var details: [String: String] = [:]
-        for key in Set(old.keys).union(new.keys).sorted() where key != "updated_at" {
-            let was = old[key].map(Self.detail) ?? ""
-            let now = new[key].map(Self.detail) ?? ""
-            if was != now {
-                details[key + ".before"] = was
-                details[key + ".after"] = now
-            }
-        }
-        return details
-    }
-
-    /// A field's value as an audit detail: lists space-separated, like scopes on the wire.
-    private static func detail(_ value: Any) -> String {
-        if let list = value as? [Any] { return list.map { "\($0)" }.joined(separator: " ") }
-        return "\(value)"
+        return userResponse(try await operations(actor).updateUser(id, change, ifMatch: expected))
     }
 
     private func deleteUser(_ id: String, actor: String) async throws -> Response {
@@ -286,91 +229,16 @@ struct AdminController: Sendable {
         return client
     }
 
-    private func clientResponse(_ client: Client) -> Response {
-        var response = JSONResponse.make(AdminClient(client))
-        response.headers[.eTag] = AdminETag.of(AdminClient(client))
+    private func clientResponse(_ client: AdminClient) -> Response {
+        var response = JSONResponse.make(client)
+        response.headers[.eTag] = AdminETag.of(client)
         return response
     }
 
     private func updateClient(_ id: String, _ request: Request, actor: String) async throws -> Response {
         guard let expected = request.headers[.ifMatch] else { throw AdminProblem.preconditionRequired }
         let change = try await JSONRequest.decode(AdminClientChange.self, from: request)
-        let current = try await client(id)
-        guard expected == AdminETag.of(AdminClient(current)) || expected == "*" else { throw AdminProblem.preconditionFailed }
-        var changed = current
-        if let name = change.name { changed.name = name.isEmpty ? nil : String(name.prefix(200)) }
-        if let uris = change.redirectURIs { changed.redirectURIs = uris }
-        if let uris = change.postLogoutRedirectURIs { changed.postLogoutRedirectURIs = uris }
-        for uri in changed.redirectURIs + changed.postLogoutRedirectURIs { try ClientRegistrationRules.validateRedirectURI(uri) }
-        if changed.isPublic && changed.redirectURIs.isEmpty { throw AdminProblem.badRequest("A public client needs at least one redirect URI.") }
-        if let scopes = change.scopes {
-            try ClientRegistrationRules.validateScopes(scopes)
-            changed.scopes = scopes
-        }
-        if let algorithm = change.idTokenAlgorithm {
-            try ClientRegistrationRules.validateAlgorithm(algorithm)
-            changed.idTokenAlgorithm = algorithm
-        }
-        if let requirePKCE = change.requirePKCE {
-            guard requirePKCE || !changed.isPublic else { throw AdminProblem.badRequest("A public client always needs PKCE.") }
-            changed.requiresPKCE = requirePKCE
-        }
-        if let deviceGrant = change.deviceGrant {
-            changed.allowsDeviceGrant = deviceGrant
-        }
-        if let requireDPoP = change.requireDPoP {
-            changed.requiresDPoP = requireDPoP
-        }
-        if let thirdParty = change.thirdParty {
-            changed.isThirdParty = thirdParty
-        }
-        if let logo = change.logoURI {
-            if !logo.isEmpty { try ClientRegistrationRules.validateWebPage(logo, named: "logo URI") }
-            changed.logoURI = logo.isEmpty ? nil : logo
-        }
-        if let homepage = change.homepage {
-            if !homepage.isEmpty { try ClientRegistrationRules.validateWebPage(homepage, named: "client URI") }
-            changed.homepage = homepage.isEmpty ? nil : homepage
-        }
-        let logoutURIs: [(String?, WritableKeyPath<Client, String?>, String)] = [
-            (change.backchannelLogoutURI, \.backchannelLogoutURI, "back-channel logout URI"),
-            (change.frontchannelLogoutURI, \.frontchannelLogoutURI, "front-channel logout URI"),
-        ]
-        for case let (uri?, member, name) in logoutURIs {
-            if !uri.isEmpty { try ClientRegistrationRules.validateLogoutURI(uri, named: name) }
-            changed[keyPath: member] = uri.isEmpty ? nil : uri
-        }
-        if let signed = change.requireSignedRequestObject {
-            guard !signed || changed.authenticationMethod.usesAssertion else {
-                throw AdminProblem.badRequest("A client that must sign its requests needs private_key_jwt or client_secret_jwt to sign them with.")
-            }
-            changed.requiresSignedRequestObject = signed
-        }
-        if let pushed = change.requirePushedAuthorizationRequests { changed.requiresPushedAuthorizationRequests = pushed }
-        if change.jwksURI != nil || change.jwks != nil {
-            guard changed.authenticationMethod == .privateKeyJWT else {
-                throw AdminProblem.badRequest("jwks_uri and jwks are for a client that authenticates with private_key_jwt.")
-            }
-            try ClientRegistrationRules.validateAuthentication(.privateKeyJWT, jwksURI: change.jwksURI, jwks: change.jwks)
-            changed.jwksURI = change.jwksURI
-            changed.jwks = change.jwks
-        }
-        if let policy = change.tokenExchange {
-            if !policy.audiences.isEmpty { try ClientRegistrationRules.validateTokenExchange(policy, isPublic: changed.isPublic) }
-            changed.tokenExchange = policy.audiences.isEmpty ? nil : policy
-        }
-        if let profile = change.profile { changed.profile = profile }
-        if let profile = changed.profile {
-            if let violation = profile.violation(of: changed) { throw AdminProblem.badRequest(violation) }
-            changed = profile.applied(to: changed)
-        }
-        let differences = Self.differences(AdminClient(current), AdminClient(changed))
-        let updated = try await database.transaction { [clients, audit, changed] _ in
-            guard let updated = try await clients.update(current, to: changed) else { throw AdminProblem.preconditionFailed }
-            if !differences.isEmpty { try await audit.record(.clientUpdated, client: id, details: differences) }
-            return updated
-        }
-        return clientResponse(updated)
+        return clientResponse(try await operations(actor).updateClient(id, change, ifMatch: expected))
     }
 
     private func deleteClient(_ id: String, actor: String) async throws -> Response {

@@ -118,7 +118,7 @@ public struct DatabaseAdminOperations: AdminOperations {
         if let name { changed.name = cleaned(name, limit: 200) }
         if let givenName { changed.givenName = cleaned(givenName, limit: 100) }
         if let familyName { changed.familyName = cleaned(familyName, limit: 100) }
-        let differences = AdminController.differences(AdminUser(current), AdminUser(changed))
+        let differences = Self.differences(AdminUser(current), AdminUser(changed))
         guard !differences.isEmpty else { return AdminUser(current) }
         let updated = try await database.transaction { [users, audit, actor, changed] _ in
             guard let updated = try await users.update(current, to: changed) else { throw AdminProblem.conflict("The account changed meanwhile; try again.") }
@@ -160,7 +160,7 @@ public struct DatabaseAdminOperations: AdminOperations {
         let current = try await account(userID)
         var changed = current
         try change(&changed)
-        let differences = AdminController.differences(AdminUser(current), AdminUser(changed))
+        let differences = Self.differences(AdminUser(current), AdminUser(changed))
         guard !differences.isEmpty else { return nil }
         do {
             try await database.transaction { [users, audit, actor, changed] _ in

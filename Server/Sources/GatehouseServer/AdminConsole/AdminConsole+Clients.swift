@@ -21,11 +21,7 @@ extension AdminConsole {
     }
 
     /// Makes the client the form describes; its generated secret is on the answer, never stored in clear.
-    func createClient(_ request: Request) async throws -> Response {
-        try await submitted(request) { person, form in try await createClient(form, by: person) }
-    }
-
-    private func createClient(_ form: FormParameters, by person: Operator) async throws -> Response {
+    func createClient(_ form: FormParameters, by person: Operator) async throws -> Response {
         let redirectURIs = (form["redirect_uris"] ?? "").split(whereSeparator: \.isWhitespace).map(String.init)
         let name = form["name"].map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
         let registration = ClientRegistration(
@@ -40,14 +36,45 @@ extension AdminConsole {
         }
     }
 
-    /// Rotates a client's secret, or deletes the client, as the form on the clients page says.
-    func changeClient(_ request: Request, clientID: String) async throws -> Response {
-        try await submitted(request) { person, form in try await changeClient(form, clientID: clientID, by: person) }
+    /// One client: its settings, with a form for those a person edits here (the rest through the admin API).
+    func clientPage(_ clientID: String, _ person: Operator, notice: String? = nil, problem: String? = nil) async throws -> Response {
+        guard let client = try await operations(person.actor).clients().first(where: { $0.id == clientID }) else {
+            return PageRenderer.error(title: "Not found", message: "There is no client with that id.", status: .notFound)
+        }
+        var values = values(person, section: "Clients")
+        var shown: [String: Any] = [
+            "id": client.id, "name": client.name ?? "", "kind": client.isPublic ? "public" : "confidential", "confidential": !client.isPublic,
+            "redirectURIs": client.redirectURIs.joined(separator: "\n"), "postLogoutRedirectURIs": client.postLogoutRedirectURIs.joined(separator: "\n"),
+            "scopes": client.scopes.joined(separator: " "), "algorithm": client.idTokenAlgorithm, "authentication": client.authenticationMethod.rawValue,
+            "thirdParty": client.thirdParty, "deviceGrant": client.deviceGrant, "requireDPoP": client.requireDPoP,
+            "created": Timestamp.format(client.createdAt), "logo": client.logoURI ?? "", "homepage": client.homepage ?? "",
+        ]
+        shown["algorithms"] = ["RS256", "ES256"].map { ["value": $0, "selected": $0 == client.idTokenAlgorithm] }
+        values["client"] = shown
+        values["etag"] = AdminETag.of(client)
+        if let notice { values["notice"] = notice }
+        if let problem { values["problem"] = problem }
+        return PageRenderer.page(title: "\(client.id) · Admin console", template: "admin-client", values, status: problem == nil ? .ok : .badRequest)
     }
 
-    private func changeClient(_ form: FormParameters, clientID: String, by person: Operator) async throws -> Response {
+    /// Saves, rotates the secret of, or deletes the client `clientID`, as the form says.
+    func changeClient(_ clientID: String, form: FormParameters, by person: Operator) async throws -> Response {
         do {
             switch form["change"] {
+            case "save":
+                var change = AdminClientChange()
+                change.name = form.values["name"].map { $0.trimmingCharacters(in: .whitespaces) }
+                change.redirectURIs = Self.list(form, "redirect_uris")
+                change.postLogoutRedirectURIs = Self.list(form, "post_logout_redirect_uris")
+                change.scopes = Self.list(form, "scopes")
+                change.idTokenAlgorithm = form["id_token_alg"]
+                change.logoURI = form.values["logo_uri"].map { $0.trimmingCharacters(in: .whitespaces) }
+                change.homepage = form.values["client_uri"].map { $0.trimmingCharacters(in: .whitespaces) }
+                change.thirdParty = form["third_party"] == "on"
+                change.deviceGrant = form["device_grant"] == "on"
+                change.requireDPoP = form["require_dpop"] == "on"
+                _ = try await operations(person.actor).updateClient(clientID, change, ifMatch: form["etag"] ?? "")
+                return back(to: "/clients/" + clientID, done: "client_saved")
             case "rotate_secret":
                 let secret = try await operations(person.actor).rotateClientSecret(of: clientID)
                 return secretShown(person, clientID: clientID, secret: secret, made: false)
@@ -55,10 +82,14 @@ extension AdminConsole {
                 try await operations(person.actor).deleteClient(clientID)
                 return Redirect.to(Self.path + "/clients", afterPost: true)
             default:
-                return PageRenderer.error(title: "Invalid request", message: "The form asked for a change the console does not make.")
+                return Self.unknownChange
             }
         } catch let problem as AdminProblem {
-            return try await clientsPage(person, problem: problem.detail)
+            let detail =
+                problem.status == .preconditionFailed ? "The client changed since this page was shown; it is shown again as it is now." : problem.detail
+            return try await clientPage(clientID, person, problem: detail)
+        } catch let problem as ConfigurationError {
+            return try await clientPage(clientID, person, problem: problem.description)
         }
     }
 
@@ -69,27 +100,5 @@ extension AdminConsole {
         values["made"] = made
         if let secret { values["secret"] = secret }
         return PageRenderer.page(title: "\(clientID) · Admin console", template: "admin-client-secret", values)
-    }
-
-    func keysPage(_ person: Operator, notice: String? = nil) async throws -> Response {
-        var values = values(person, section: "Keys")
-        values["keys"] = try await operations(person.actor).signingKeys().map { key -> [String: Any] in
-            [
-                "kid": key.kid, "algorithm": key.algorithm, "status": key.status.rawValue, "created": Timestamp.format(key.createdAt),
-                "activates": Timestamp.format(key.activatesAt), "retired": Timestamp.format(key.retiredAt),
-            ]
-        }
-        if let notice { values["notice"] = notice }
-        return PageRenderer.page(title: "Signing keys · Admin console", template: "admin-keys", values)
-    }
-
-    /// Rotates the signing keys: a new key of every algorithm signs from now; the old ones stay published until every
-    /// token they signed has expired.
-    func rotateKeys(_ request: Request) async throws -> Response {
-        try await submitted(request) { person, _ in
-            let made = try await operations(person.actor).rotateSigningKeys()
-            try await keys.reloadNow()
-            return try await keysPage(person, notice: "New keys sign from now: \(made.map(\.kid).joined(separator: ", ")).")
-        }
     }
 }

@@ -23,6 +23,14 @@ struct AdminConsole: Sendable {
     let operations: @Sendable (_ actor: String) -> DatabaseAdminOperations
     /// This node's signing keys, read again at once after a rotation (other nodes read them within their interval).
     let keys: SigningKeyRing
+    /// The other identity providers people sign in with, checked on their page; the server's issuer, which their
+    /// redirect URI is under.
+    let providers: [IdentityProvider]
+    let issuer: String
+    /// The courier's queue, whose backlog the overview shows.
+    let courierQueue: CourierQueue
+    /// Whether a channel delivers to the development outbox: the console then shows it.
+    let showsOutbox: Bool
     let cookies: CookieSettings
     /// Seconds the sign-in's binding cookie lives (`token_lifetimes.authorization_request`).
     let flowLifetime: Int64
@@ -33,22 +41,49 @@ struct AdminConsole: Sendable {
     static let clientID = "gatehouse-console"
 
     func addRoutes(to router: Router<some RequestContext>) {
-        router.get(RouterPath(stringLiteral: Self.path)) { request, _ in try await page(request) { try await overview($0) } }
-        router.get(RouterPath(stringLiteral: Self.path + "/users")) { request, _ in try await page(request) { try await usersPage(request, $0) } }
-        router.get(RouterPath(stringLiteral: Self.path + "/users/:id")) { request, context in
-            try await page(request) { try await userPage(context.parameters.get("id") ?? "", $0, request: request) }
+        let pages: [(String, @Sendable (Request, Operator) async throws -> Response)] = [
+            ("", { try await overview($1, notice: Self.notice(in: $0)) }),
+            ("/users", { try await usersPage(FormParameters(encoded: $0.uri.query ?? ""), $1) }),
+            ("/clients", { try await clientsPage($1) }),
+            ("/resources", { try await resourcesPage($1) }),
+            ("/keys", { try await keysPage($1) }),
+            ("/providers", { try await providersPage($0, $1) }),
+            ("/events", { try await eventsPage($0, $1) }),
+            ("/outbox", { try await outboxPage($1) }),
+        ]
+        for (path, body) in pages {
+            router.get(RouterPath(stringLiteral: Self.path + path)) { request, _ in try await page(request) { try await body(request, $0) } }
         }
-        router.post(RouterPath(stringLiteral: Self.path + "/users/:id")) { request, context in
-            try await change(request, userID: context.parameters.get("id") ?? "")
+        let forms: [(String, @Sendable (Operator, FormParameters) async throws -> Response)] = [
+            ("/users", { try await createUser($1, by: $0) }),
+            ("/clients", { try await createClient($1, by: $0) }),
+            ("/resources", { try await createResource($1, by: $0) }),
+            ("/keys", { try await changeKeys($1, by: $0) }),
+        ]
+        for (path, body) in forms {
+            router.post(RouterPath(stringLiteral: Self.path + path)) { request, _ in try await submitted(request) { try await body($0, $1) } }
         }
-        router.get(RouterPath(stringLiteral: Self.path + "/events")) { request, _ in try await page(request) { try await eventsPage(request, $0) } }
-        router.get(RouterPath(stringLiteral: Self.path + "/clients")) { request, _ in try await page(request) { try await clientsPage($0) } }
-        router.post(RouterPath(stringLiteral: Self.path + "/clients")) { request, _ in try await createClient(request) }
-        router.post(RouterPath(stringLiteral: Self.path + "/clients/:id")) { request, context in
-            try await changeClient(request, clientID: context.parameters.get("id") ?? "")
+        // A role is the one change an operator cannot make: only an admin gives and takes them.
+        router.post(RouterPath(stringLiteral: Self.path + "/roles")) { request, _ in
+            try await submitted(request, needs: .admin) { try await changeRoles($1, by: $0) }
         }
-        router.get(RouterPath(stringLiteral: Self.path + "/keys")) { request, _ in try await page(request) { try await keysPage($0) } }
-        router.post(RouterPath(stringLiteral: Self.path + "/keys")) { request, _ in try await rotateKeys(request) }
+        let items:
+            [(String, @Sendable (Request, String, Operator) async throws -> Response, @Sendable (String, Operator, FormParameters) async throws -> Response)] =
+                [
+                    ("/users/:id", { try await userPage($1, $2, request: $0) }, { try await changeUser($0, form: $2, by: $1) }),
+                    ("/clients/:id", { try await clientPage($1, $2, notice: Self.notice(in: $0)) }, { try await changeClient($0, form: $2, by: $1) }),
+                    ("/resources/:id", { try await resourcePage($1, $2, notice: Self.notice(in: $0)) }, { try await changeResource($0, form: $2, by: $1) }),
+                ]
+        for (path, show, change) in items {
+            router.get(RouterPath(stringLiteral: Self.path + path)) { request, context in
+                let id = context.parameters.get("id") ?? ""
+                return try await page(request) { try await show(request, id, $0) }
+            }
+            router.post(RouterPath(stringLiteral: Self.path + path)) { request, context in
+                let id = context.parameters.get("id") ?? ""
+                return try await submitted(request) { try await change(id, $0, $1) }
+            }
+        }
     }
 
     /// The person using the console: signed in with a second factor, holding a role.
@@ -113,7 +148,7 @@ struct AdminConsole: Sendable {
     func values(_ person: Operator, section: String) -> [String: Any] {
         [
             "csrfToken": person.csrfToken, "username": person.user.username, "role": person.role.rawValue, "canChange": person.role.canChange,
-            "in\(section)": true,
+            "isAdmin": person.role == .admin, "showsOutbox": showsOutbox, "in\(section)": true,
         ]
     }
 }

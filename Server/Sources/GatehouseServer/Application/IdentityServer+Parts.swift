@@ -165,8 +165,10 @@ extension IdentityServer {
     var adminConsole: AdminConsole {
         AdminConsole(
             users: users, sessions: sessions, roles: AdminRoleStore(database: database, clock: clock), audit: audit, loginFlow: loginFlow,
-            operations: operations(origin: "admin_console"), keys: keys, cookies: cookies, flowLifetime: configuration.tokens.authorizationRequest,
-            clock: clock)
+            operations: operations(origin: "admin_console"), keys: keys, providers: configuration.identityProviders, issuer: issuer,
+            courierQueue: courier.queue,
+            showsOutbox: [configuration.courier.email, configuration.courier.sms, configuration.courier.voice].contains { $0.delivery == .outbox },
+            cookies: cookies, flowLifetime: configuration.tokens.authorizationRequest, clock: clock)
     }
 
     var accountAPIController: AccountAPIController {
@@ -181,7 +183,7 @@ extension IdentityServer {
     var adminController: AdminController {
         let settings = adminSettings(origin: "admin_api")
         return AdminController(
-            users: users, clients: clients, authenticators: authenticators, audit: audit, database: database, adminTokens: adminTokens, tokens: tokens,
+            users: users, clients: clients, audit: audit, database: database, adminTokens: adminTokens, tokens: tokens,
             proofs: dpopProofs, rateLimiter: adminRateLimiter, keys: keys, settings: settings, proxies: configuration.trustedProxies, clock: clock,
             logger: logger)
     }

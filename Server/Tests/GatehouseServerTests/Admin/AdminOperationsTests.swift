@@ -118,4 +118,41 @@ struct AdminOperationsTests {
             #expect(rotations.count == 1 && rotations.first?.actor == "operator:kim")
         }
     }
+
+    @Test("keys: a retired key is withdrawn from the set at once and recorded; a key that signs, or an unknown one, is not", arguments: TestEngine.available)
+    func withdrawal(engine: TestEngine) async throws {
+        try await TestServer.withServer(engine: engine) { server in
+            let operations = operations(server)
+            let retired = try await operations.signingKeys()
+            let signing = try await operations.rotateSigningKeys()
+            await #expect(throws: AdminProblem.self) { try await operations.withdrawSigningKey(signing[0].kid) }
+            await #expect(throws: AdminProblem.self) { try await operations.withdrawSigningKey("no-such-key") }
+            try await operations.withdrawSigningKey(retired[0].kid)
+            let left = try await operations.signingKeys().map(\.kid)
+            #expect(!left.contains(retired[0].kid) && Set(signing.map(\.kid)).isSubset(of: Set(left)) && left.count == retired.count - 1 + signing.count)
+            let removed = try await server.audit.events(.init(types: [.keyRemoved]), limit: 10)
+            #expect(removed.map(\.details) == [["kid": retired[0].kid, "by": "withdrawn"]] && removed.first?.actor == "operator:kim")
+        }
+    }
+
+    @Test(
+        "users: a profile changed only as read (its entity tag), each change recorded; factors reset and everything signed out, recorded",
+        arguments: TestEngine.available)
+    func profileAndReset(engine: TestEngine) async throws {
+        try await TestServer.withServer(engine: engine) { server in
+            let operations = operations(server)
+            let ann = try await operations.createUser(NewAccount(username: "ann", email: "ann@example.com", emailVerified: true))
+            var change = AdminUserChange()
+            change.givenName = "Ann"
+            change.phoneNumber = "+49 151 2345678"
+            await #expect(throws: AdminProblem.self) { try await operations.updateUser(ann.id, change, ifMatch: "\"stale\"") }
+            let changed = try await operations.updateUser(ann.id, change, ifMatch: AdminETag.of(ann))
+            #expect(changed.givenName == "Ann" && changed.phoneNumber == "+491512345678" && !changed.phoneNumberVerified)
+            try await operations.resetSecondFactors(of: ann.id)
+            try await operations.signOutEverywhere(ann.id)
+            let events = try await server.audit.events(.init(userID: ann.id), limit: 10)
+            #expect(events.map(\.type) == [.accountCreated, .accountUpdated, .factorRemoved, .tokenRevoked])
+            #expect(events[1].details["given_name.after"] == "Ann" && events.allSatisfy { $0.actor == "operator:kim" })
+        }
+    }
 }

@@ -9,7 +9,7 @@ import Testing
 /// that land only on the version read, admin tokens that expire and revoke, and the rate limit.
 @Suite("Admin API stores")
 struct AdminStoreTests {
-    @Test("search by username or email prefix; % and _ are literal; cursor paging; status", arguments: TestEngine.available)
+    @Test("search by username, email, name word or phone prefix; % and _ are literal; cursor paging; status", arguments: TestEngine.available)
     func search(engine: TestEngine) async throws {
         try await TestServer.withServer(engine: engine) { server in
             for name in ["ada", "ada_b", "adab", "bob"] {
@@ -20,6 +20,15 @@ struct AdminStoreTests {
             #expect(try await server.users.search(text: "%", locked: nil, after: nil, limit: 10).isEmpty)
             #expect(try await server.users.search(text: "BOB@EX", locked: nil, after: nil, limit: 10).map(\.username) == ["bob"])
             #expect(try await server.users.search(text: nil, locked: nil, after: "ada_b", limit: 2).map(\.username) == ["adab", "bob"])
+            let bob = try #require(try await server.users.find(username: "bob"))
+            var named = bob
+            named.name = "Robert Tables"
+            named.phoneNumber = "+491512345678"
+            _ = try #require(try await server.users.update(bob, to: named))
+            #expect(try await server.users.search(text: "tab", locked: nil, after: nil, limit: 10).map(\.username) == ["bob"])
+            #expect(try await server.users.search(text: "Rob", locked: nil, after: nil, limit: 10).map(\.username) == ["bob"])
+            #expect(try await server.users.search(text: "+49 151-23", locked: nil, after: nil, limit: 10).map(\.username) == ["bob"])
+            #expect(try await server.users.search(text: "obert", locked: nil, after: nil, limit: 10).isEmpty)
             _ = try await server.users.setLocked(username: "bob", true)
             #expect(try await server.users.search(text: nil, locked: true, after: nil, limit: 10).map(\.username) == ["bob"])
         }
@@ -41,7 +50,7 @@ struct AdminStoreTests {
             taken.email = "bob@example.com"
             let duplicate = await #expect(throws: DatabaseError.self) { _ = try await server.users.update(updated, to: taken) }
             #expect(duplicate?.isDuplicate == true)
-            #expect(AdminController.differences(AdminUser(ada), AdminUser(updated)) == ["name.before": "", "name.after": "Ada L"])
+            #expect(DatabaseAdminOperations.differences(AdminUser(ada), AdminUser(updated)) == ["name.before": "", "name.after": "Ada L"])
         }
     }
 

@@ -36,7 +36,7 @@ struct AuditLogTests {
         }
     }
 
-    @Test("queries by type, user, client and time, paged by cursor; old events are swept", arguments: TestEngine.available)
+    @Test("queries by type, user, client, actor and time, paged by cursor, newest first, per hour; old events are swept", arguments: TestEngine.available)
     func queries(engine: TestEngine) async throws {
         let (clock, advance) = UnixClock.manual()
         try await TestServer.withServer(engine: engine, clock: clock) { server in
@@ -52,6 +52,13 @@ struct AuditLogTests {
             #expect(try await server.audit.count(.init(types: [.signInSucceeded], clientID: "app")) == 2)
             #expect(try await server.audit.events(.init(types: [.signInSucceeded], clientID: "app"), limit: 100).count == 2)
             #expect(try await server.audit.events(.init(types: [.signInFailed], since: start + 86_400, until: start + 3 * 86_400), limit: 100).count == 2)
+            // Per day here, so per hour: one event of each type in each of five hours; the newest first; by actor.
+            let hours = try await server.audit.countsPerHour(.init(types: [.signInFailed, .signInSucceeded], since: start))
+            #expect(hours.count == 10 && hours.allSatisfy { $0.count == 1 && $0.hourStart % 3600 == 0 })
+            #expect(Set(hours.filter { $0.type == .signInFailed }.map(\.hourStart)).count == 5)
+            #expect(try await server.audit.newest(.init(types: [.signInFailed]), limit: 2).map { $0.details["attempt"] } == ["4", "3"])
+            #expect(try await server.audit.count(.init(actor: "user:u-1")) == 2)
+            #expect(try await server.audit.count(.init(requestID: "no-such-request")) == 0)
             let first = try await server.audit.events(.init(types: [.signInFailed]), limit: 2)
             let next = try await server.audit.events(.init(types: [.signInFailed], after: first.last?.id), limit: 2)
             #expect(next.map { $0.details["attempt"] } == ["2", "3"])

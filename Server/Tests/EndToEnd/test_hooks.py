@@ -60,6 +60,10 @@ def test_a_hook_adds_claims_to_the_id_token_and_is_told_who_and_why(receiver):
         assert receiver.requests[-1]["grant_type"] == "refresh_token"
         assert "audience" not in receiver.requests[-1] and receiver.requests[-1]["access_token_format"] == "opaque"
         assert NAMESPACE + "tier" not in jwt.decode(refreshed.json()["id_token"], key_set(server), algorithms=["RS256"]).claims
+        # Userinfo answers the hook's userinfo claims for the access token they were added to, beside the scopes' claims.
+        info = requests.get(server.issuer + "/userinfo", headers={"Authorization": "Bearer " + refreshed.json()["access_token"]}, timeout=10)
+        assert info.status_code == 200 and info.json()[NAMESPACE + "plan"] == {"seats": 5} and info.json()["sub"] == claims["sub"], info.text
+        assert NAMESPACE + "plan" not in jwt.decode(refreshed.json()["id_token"], key_set(server), algorithms=["RS256"]).claims
 
         # A JWT access token (RFC 9068) for a resource carries the hook's access-token claims, and only those.
         named = Browser(server).sign_in(authorize_url(server) + "&resource=" + quote(API, safe=""), "alice", PASSWORD)

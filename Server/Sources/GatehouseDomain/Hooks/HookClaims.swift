@@ -29,6 +29,27 @@ package struct HookClaims: Sendable, Equatable {
         return read
     }
 
+    /// The claims as one JSON object, to keep with a token.
+    package var storedJSON: String {
+        let pairs = members.map { name, json in
+            let key = (try? JSONSerialization.data(withJSONObject: name, options: .fragmentsAllowed)) ?? Data("\"\"".utf8)
+            return String(decoding: key, as: UTF8.self) + ":" + String(decoding: json, as: UTF8.self)
+        }
+        return "{" + pairs.joined(separator: ",") + "}"
+    }
+
+    /// The claims kept as ``storedJSON``; none for `nil` or a text that is not a JSON object.
+    package init(storedJSON: String?) {
+        guard let storedJSON, let object = (try? JSONSerialization.jsonObject(with: Data(storedJSON.utf8))) as? [String: Any] else { return }
+        for name in object.keys.sorted() {
+            guard
+                let value = try? JSONSerialization.data(
+                    withJSONObject: object[name] as Any, options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes])
+            else { continue }
+            members.append((name, Array(value)))
+        }
+    }
+
     package static func == (lhs: HookClaims, rhs: HookClaims) -> Bool {
         lhs.members.map(\.name) == rhs.members.map(\.name) && lhs.members.map(\.json) == rhs.members.map(\.json)
     }

@@ -3,7 +3,7 @@ import GatehouseFoundation
 import HTTPTypes
 
 /// The hooks asked before tokens are issued (the point `tokens`), in the order configured: the claims they add to the
-/// ID token and to a JWT access token. A hook that fails (no answer in time, an error status, an answer of another
+/// ID token, to a JWT access token, and to what userinfo answers for the access token. A hook that fails (no answer in time, an error status, an answer of another
 /// shape or a claim outside its namespace) adds nothing and goes on, or refuses the tokens, as its `failure` says.
 package struct TokenHooks: Sendable {
     package let targets: [HookTarget]
@@ -21,6 +21,8 @@ package struct TokenHooks: Sendable {
         /// Written into the access token when it is a JWT (its resource's format is `jwt`); an opaque token has no
         /// claims to carry them.
         package var accessToken = HookClaims()
+        /// Answered by userinfo for the access token (kept with it), beside the claims its scopes release.
+        package var userinfo = HookClaims()
 
         package init() {}
     }
@@ -55,16 +57,18 @@ package struct TokenHooks: Sendable {
         for target in targets {
             let answer = await caller.call(target, at: .tokens, request: request) { answer in
                 let namespace = target.claimsNamespace ?? ""
-                let object = try HookAnswer.object(answer, members: ["id_token", "access_token"])
+                let object = try HookAnswer.object(answer, members: ["id_token", "access_token", "userinfo"])
                 return (
                     try HookClaims.read(object, token: "id_token", namespace: namespace),
-                    try HookClaims.read(object, token: "access_token", namespace: namespace)
+                    try HookClaims.read(object, token: "access_token", namespace: namespace),
+                    try HookClaims.read(object, token: "userinfo", namespace: namespace)
                 )
             }
             switch answer {
-            case .success(let (idToken, accessToken)):
+            case .success(let (idToken, accessToken, userinfo)):
                 claims.idToken.members += idToken.members
                 claims.accessToken.members += accessToken.members
+                claims.userinfo.members += userinfo.members
             case .failure where target.failure == .continue: continue
             case .failure:
                 throw OAuthError(

@@ -53,6 +53,8 @@ package struct TokenStore: Sendable {
         package var actors: [String] = []
         /// The claims the relying party asked for by name (`claims`): userinfo answers with them too.
         package var requestedClaims: ClaimsRequest? = nil
+        /// The claims the hooks at `tokens` added to userinfo for it.
+        package var userinfoClaims = HookClaims()
 
         package init(
             clientID: String, userID: String?, scopes: [String], issuedAt: Int64, expiresAt: Int64, jkt: String? = nil, authTime: Int64? = nil,
@@ -331,7 +333,7 @@ package struct TokenStore: Sendable {
                 SELECT t.client_id AS token_client_id, t.user_id AS token_user_id, t.scope AS token_scope,
                        t.created_at AS token_created_at, t.expires_at AS token_expires_at, t.jkt AS token_jkt,
                        t.auth_time AS token_auth_time, t.amr AS token_amr, t.audience AS token_audience, t.grant_id AS token_grant_id,
-                       t.act AS token_act, t.claims AS token_claims, u.*
+                       t.act AS token_act, t.claims AS token_claims, t.hook_claims AS token_hook_claims, u.*
                 FROM access_tokens t LEFT JOIN users u ON u.id = t.user_id
                 WHERE t.token_hash = \(bind: Self.accessTokenKey(token)) AND t.revoked_at IS NULL AND t.expires_at > \(bind: now)
                   AND \(GrantRevocations.familyIsActive("t"))
@@ -339,7 +341,7 @@ package struct TokenStore: Sendable {
             ).first()
         }
         guard let row else { return nil }
-        let record = AccessTokenRecord(
+        var record = AccessTokenRecord(
             clientID: try row.decode(column: "token_client_id", as: String.self),
             userID: try row.decode(column: "token_user_id", as: String?.self),
             scopes: try row.decode(column: "token_scope", as: String.self).split(separator: " ").map(String.init),
@@ -353,6 +355,7 @@ package struct TokenStore: Sendable {
             actors: (try row.decode(column: "token_act", as: String?.self) ?? "").split(separator: " ").map(String.init),
             requestedClaims: Grant.requestedClaims(stored: try row.decode(column: "token_claims", as: String?.self))
         )
+        record.userinfoClaims = HookClaims(storedJSON: try row.decode(column: "token_hook_claims", as: String?.self))
         let user = try row.decode(column: "id", as: String?.self) == nil ? nil : try UserStore.decode(row)
         return (record, user)
     }
@@ -492,6 +495,15 @@ package struct TokenStore: Sendable {
 
     /// The key an access token's row is stored under: the digest of an opaque token, or of a JWT's `jti` (a JWT access
     /// token is made after its row, and is read back by its `jti` alone: the row, not the JWT, says whether it is active).
+    /// Keeps with the access token `token`, just issued, the claims the hooks added to userinfo for it.
+    package func keepUserinfoClaims(_ claims: HookClaims, for token: String) async throws {
+        let key = Self.accessTokenKey(token)
+        let stored = claims.storedJSON
+        try await database.autocommit { sql in
+            try await sql.raw("UPDATE access_tokens SET hook_claims = \(bind: stored) WHERE token_hash = \(bind: key)").run()
+        }
+    }
+
     package static func accessTokenKey(_ token: String) -> String {
         if let id = AccessTokenClaims.unverifiedID(of: token) { return jwtKey(id: id) }
         return TokenDigest.storageKey(token)

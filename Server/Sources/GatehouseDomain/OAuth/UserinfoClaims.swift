@@ -14,6 +14,8 @@ package struct UserinfoClaims: Encodable, Equatable, Sendable {
     package var phoneNumber: String?
     package var phoneNumberVerified: Bool?
     package var address: PostalAddress?
+    /// Claims the hooks at `tokens` added for the access token.
+    package var extra = HookClaims()
 
     package enum CodingKeys: String, CodingKey {
         case sub, name, email, address
@@ -40,5 +42,6 @@ extension UserinfoClaims: JSONObjectWritable {
         writer.member("preferred_username", preferredUsername)
         writer.member("sub", sub)
         writer.member("updated_at", updatedAt)
+        for (name, json) in extra.members { writer.member(named: name, json: json) }
     }
 }

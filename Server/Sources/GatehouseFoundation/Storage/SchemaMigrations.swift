@@ -739,5 +739,7 @@ package enum SchemaMigrations {
                 )
                 """
             ]),
+        // The claims the hooks at `tokens` add to userinfo for an access token (a JSON object), read back at /userinfo.
+        Migration(version: 47, name: "userinfo claims from hooks", statements: ["ALTER TABLE access_tokens ADD COLUMN hook_claims TEXT"]),
     ]
 }

@@ -212,6 +212,8 @@ struct TokenController: Sendable {
             withIDToken
             ? try await idTokens.issue(for: grant, user: user, client: client, nonce: nonce, accessToken: accessToken, extra: added.idToken)
             : nil
+        // Only the server's own tokens reach userinfo.
+        if !added.userinfo.isEmpty, audience == .server { try await self.tokens.keepUserinfoClaims(added.userinfo, for: accessToken) }
         return JSONResponse.make(
             TokenResponse(
                 accessToken: accessToken, tokenType: proof != nil ? "DPoP" : "Bearer", expiresIn: Int(lifetime),

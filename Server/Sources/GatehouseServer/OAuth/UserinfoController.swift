@@ -55,7 +55,9 @@ struct UserinfoController: Sendable {
         guard let user, !user.isLocked else {
             throw refuse(.invalidToken, "The access token's user is locked or no longer exists.")
         }
-        var response = JSONResponse.make(ScopeClaims.userinfo(for: user, scopes: record.scopes, requested: record.requestedClaims))
+        var claims = ScopeClaims.userinfo(for: user, scopes: record.scopes, requested: record.requestedClaims)
+        claims.extra = record.userinfoClaims
+        var response = JSONResponse.make(claims)
         if let nonce { response.headers[.dpopNonce] = nonce }
         return response
     }

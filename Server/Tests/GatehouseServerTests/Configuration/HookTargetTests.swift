@@ -63,6 +63,18 @@ struct HookTargetTests {
         #expect(throws: HookCaller.Failure.self) { try read("[1]") }
     }
 
+    @Test("userinfo claims kept with a token read back the same, names escaped; a damaged record reads as none")
+    func kept() throws {
+        var claims = HookClaims()
+        claims.members = [("https://example.com/\"q\"", Array(#"{"a":[1,2]}"#.utf8)), ("https://example.com/on", Array("true".utf8))]
+        #expect(HookClaims(storedJSON: claims.storedJSON) == claims)
+        #expect(HookClaims(storedJSON: nil).isEmpty && HookClaims(storedJSON: "[1]").isEmpty && HookClaims(storedJSON: "{").isEmpty)
+        var info = UserinfoClaims(sub: "u")
+        info.extra = claims
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(info.jsonBytes)) as? [String: Any])
+        #expect((object["https://example.com/on"] as? Bool) == true && object["sub"] as? String == "u")
+    }
+
     @Test("claims a hook added are written into the ID token and a JWT access token after the standard ones, their names escaped")
     func written() throws {
         var claims = IDTokenClaims(iss: "https://id.example.com", sub: "u", aud: "c", exp: 2, iat: 1, authTime: 1, azp: "c")

@@ -16,8 +16,8 @@ from urllib.parse import urljoin
 import pytest
 import requests
 
-from gatehouse_harness import (PASSWORD, WEB_REDIRECT, WEB_SECRET, Browser, Server, authorize_url, forms, get_code, redeem,
-                               redirect_parameters)
+from gatehouse_harness import (PASSWORD, WEB_REDIRECT, WEB_SECRET, Browser, Server, authorize_url, forms, free_port, gatehouse, get_code,
+                               redeem, redirect_parameters)
 
 selenium = pytest.importorskip("selenium", reason="selenium is not installed (pip install selenium)")
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -250,14 +250,12 @@ def test_admins_are_given_and_taken_with_the_cli(console):
 def enroll_totp_through_the_console(server, username):
     """`username` signs in to the console with the password and sets an authenticator app up on the way (then is refused
     for want of a role, or let in); returns the app's key."""
-    import pyotp
-
     browser = Browser(server)
     page = browser.submit_login(browser.get(server.issuer + "/admin"), username, PASSWORD)
     assert 'data-node="mfa.enroll.totp"' in page.text, page.text[:500]
     key = re.search(r"Enter this key instead: ([A-Z2-7 ]+)", page.text).group(1).replace(" ", "")
     form = forms(page.text)[0]
-    page = browser.post(urljoin(page.url, form["action"]), dict(form["inputs"], code=pyotp.TOTP(key).now(), action="submit"))
+    page = browser.post(urljoin(page.url, form["action"]), dict(form["inputs"], code=next_code(f"{server.issuer} {username}", key), action="submit"))
     form = forms(page.text)[0]
     browser.post(urljoin(page.url, form["action"]), dict(form["inputs"], action="submit"))
     return key
@@ -483,3 +481,42 @@ def test_the_console_can_be_turned_off():
         assert requests.get(server.issuer + "/admin", allow_redirects=False, timeout=10).status_code == 404
     finally:
         server.stop()
+
+
+def test_the_console_can_be_moved_to_the_metrics_listener(tmp_path):
+    port = free_port()
+    server = Server(config={"metrics": {"port": port}, "admin_console": {"listener": "metrics"},
+                            "sign_on": {"second_factor": "if_enrolled", "factors": ["totp"]}})
+    try:
+        server.add_user("root", PASSWORD, email="root@example.com")
+        server.cli("admins", "add", "root")
+        internal = f"http://127.0.0.1:{port}"
+        assert requests.get(server.issuer + "/admin", allow_redirects=False, timeout=10).status_code == 404
+        assert requests.get(internal + "/metrics", timeout=10).status_code == 200
+
+        # The whole sign-in happens on the internal listener: the hosted pages it needs are served there too.
+        class Internal:
+            issuer = internal
+
+        key = enroll_totp_through_the_console(Internal, "root")
+        assert key
+        browser = Browser(Internal)
+        page = browser.submit_login(browser.get(internal + "/admin"), "root", PASSWORD)
+        assert 'data-node="mfa.totp"' in page.text or 'data-node="mfa.choose"' in page.text, page.text[:300]
+        if 'data-node="mfa.choose"' in page.text:
+            form = forms(page.text)[0]
+            page = browser.post(urljoin(page.url, form["action"]), dict(form["inputs"], factor="totp", action="submit"))
+        form = forms(page.text)[0]
+        page = browser.post(urljoin(page.url, form["action"]), dict(form["inputs"], code=next_code(f"{internal} root", key), action="submit"))
+        assert page.url == internal + "/admin" and page.status_code == 200 and "root · admin" in page.text, page.text[:300]
+        assert "text/css" in browser.session.get(internal + "/assets/gatehouse.css", timeout=10).headers["Content-Type"]
+        assert "Content-Security-Policy" in page.headers
+    finally:
+        server.stop()
+
+    # Without a metrics listener to move to, the server refuses to start and names the setting.
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"admin_console": {"listener": "metrics"}}))
+    result = gatehouse("serve", "--config", str(config), "--database", str(tmp_path / "g.sqlite"), "--port", str(free_port()), check=False,
+                       timeout=60)
+    assert result.returncode != 0 and "admin_console.listener" in result.stderr, result.stderr

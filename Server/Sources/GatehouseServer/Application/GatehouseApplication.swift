@@ -13,28 +13,8 @@ public enum GatehouseApplication {
     /// The router with every Gatehouse route.
     public static func makeRouter(server: IdentityServer, demo: DemoRelyingParty? = nil) -> Router<Context> {
         let router = Router(context: Context.self)
-        // A span per request when tracing is on, around everything else, so the request's whole work is in it.
-        if server.configuration.tracing.otlpEndpoint != nil { router.add(middleware: RequestTracingMiddleware(proxies: server.configuration.trustedProxies)) }
-        router.add(middleware: SecurityHeadersMiddleware(https: server.configuration.issuerIsHTTPS))
-        router.add(middleware: RequestIDMiddleware(proxies: server.configuration.trustedProxies))
-        router.add(middleware: CallerPresenceMiddleware())
-        // HTTP requests by route and status, with their durations, when metrics are on (nothing per request otherwise).
-        if server.configuration.metrics.port != nil { router.add(middleware: HTTPMetricsMiddleware()) }
+        addCommonParts(to: router, server: server)
         router.get("/") { _, _ in Redirect.to(demo == nil ? "/.well-known/openid-configuration" : "/demo") }
-        // Served from our own origin, so the CSP can forbid inline styles and scripts.
-        for (name, contentType) in [
-            ("assets/gatehouse.css", "text/css; charset=utf-8"), ("assets/app-login.js", "text/javascript; charset=utf-8"),
-            ("assets/passkey.js", "text/javascript; charset=utf-8"),
-        ] {
-            let body = ByteBuffer(string: PackageResources.contents(name))
-            let path = "/" + name
-            router.get(RouterPath(path)) { _, _ in
-                var headers = HTTPFields()
-                headers[.contentType] = contentType
-                headers[.cacheControl] = "public, max-age=3600"
-                return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
-            }
-        }
         HealthController(
             database: server.database, keys: server.keys,
             probe: WriteProbe(database: server.database, location: server.configuration.database, clock: server.clock), logger: server.logger
@@ -48,7 +28,7 @@ public enum GatehouseApplication {
         server.deviceConfirmationPage.addRoutes(to: router)
         server.deviceVerificationPage.addRoutes(to: router)
         server.accountPage.addRoutes(to: router)
-        if server.configuration.adminConsole.enabled { server.adminConsole.addRoutes(to: router) }
+        if server.configuration.adminConsole.enabled, server.configuration.adminConsole.listener == .public { server.adminConsole.addRoutes(to: router) }
         // The JSON API: every failure is an RFC 6749 error, rendered in one place.
         let api = router.group().add(middleware: OAuthErrorMiddleware(logger: server.logger))
         DiscoveryController(
@@ -73,6 +53,44 @@ public enum GatehouseApplication {
         FlowAPIDocument.addRoutes(to: api, issuer: server.issuer)
         demo?.addRoutes(to: router)
         return router
+    }
+
+    /// What every listener that serves pages has: tracing, security headers, request ids and metrics around each
+    /// request, and the pages' stylesheet and scripts from its own origin.
+    static func addCommonParts(to router: Router<Context>, server: IdentityServer) {
+        // A span per request when tracing is on, around everything else, so the request's whole work is in it.
+        if server.configuration.tracing.otlpEndpoint != nil { router.add(middleware: RequestTracingMiddleware(proxies: server.configuration.trustedProxies)) }
+        router.add(middleware: SecurityHeadersMiddleware(https: server.configuration.issuerIsHTTPS))
+        router.add(middleware: RequestIDMiddleware(proxies: server.configuration.trustedProxies))
+        router.add(middleware: CallerPresenceMiddleware())
+        // HTTP requests by route and status, with their durations, when metrics are on (nothing per request otherwise).
+        if server.configuration.metrics.port != nil { router.add(middleware: HTTPMetricsMiddleware()) }
+        // Served from our own origin, so the CSP can forbid inline styles and scripts.
+        for (name, contentType) in [
+            ("assets/gatehouse.css", "text/css; charset=utf-8"), ("assets/app-login.js", "text/javascript; charset=utf-8"),
+            ("assets/passkey.js", "text/javascript; charset=utf-8"),
+        ] {
+            let body = ByteBuffer(string: PackageResources.contents(name))
+            let path = "/" + name
+            router.get(RouterPath(path)) { _, _ in
+                var headers = HTTPFields()
+                headers[.contentType] = contentType
+                headers[.cacheControl] = "public, max-age=3600"
+                return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
+            }
+        }
+    }
+
+    /// The admin console with the hosted sign-in it sends people to, for the metrics listener
+    /// (`admin_console.listener: metrics`); `nil` when the console is off or on the public listener.
+    static func makeConsoleRoutes(server: IdentityServer) -> (@Sendable (Router<Context>) -> Void)? {
+        let policy = server.configuration.adminConsole
+        guard policy.enabled, policy.listener == .metrics else { return nil }
+        return { router in
+            addCommonParts(to: router, server: server)
+            server.loginController.addRoutes(to: router)
+            server.adminConsole.addRoutes(to: router)
+        }
     }
 
     /// The application, bound to the configured host and port, holding at most as many connections as the

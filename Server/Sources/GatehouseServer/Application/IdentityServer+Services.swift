@@ -36,10 +36,13 @@ extension IdentityServer {
         return EventDeliveryService(database: database, audit: audit, clock: clock, logger: logger, channels: channels)
     }
 
-    /// The metrics listener on `metrics.host` and `metrics.port`, exposing `registry`.
+    /// The metrics listener on `metrics.host` and `metrics.port`, exposing `registry`, and the admin console when it is
+    /// served there (`admin_console.listener`).
     public func metricsService(registry: PrometheusCollectorRegistry, logger: Logger) -> some Service {
         let gauges = ScrapeGauges(database: database, hasher: hasher, courierQueue: courier.queue, clock: clock, logger: self.logger)
-        return PrometheusEndpoint.application(registry: registry, policy: configuration.metrics, gauges: gauges, logger: logger)
+        return PrometheusEndpoint.application(
+            registry: registry, policy: configuration.metrics, gauges: gauges, logger: logger,
+            alsoServing: GatehouseApplication.makeConsoleRoutes(server: self))
     }
 }
 

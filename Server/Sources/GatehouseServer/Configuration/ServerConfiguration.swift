@@ -248,6 +248,9 @@ public struct ServerConfiguration: Sendable, Decodable {
         try connections.validate()
         try audit.validate()
         try metrics.validate(serverPort: port)
+        if adminConsole.enabled, adminConsole.listener == .metrics, metrics.port == nil {
+            throw ConfigurationError(key: "admin_console.listener", "is metrics, but no metrics listener is configured: set metrics.port.")
+        }
         try tracing.validate()
         try housekeeping.validate()
         try keys.validate()

@@ -74,8 +74,14 @@ public enum PrometheusEndpoint {
 
     /// The metrics listener, as a service to run beside the server: `registry`'s metrics on `policy`'s address, with
     /// `gauges` set just before each scrape.
-    static func application(registry: PrometheusCollectorRegistry, policy: MetricsPolicy, gauges: ScrapeGauges, logger: Logger) -> some Service {
-        let router = Router()
+    ///
+    /// `alsoServing` adds routes beside `/metrics` (the admin console, when it is served here).
+    static func application(
+        registry: PrometheusCollectorRegistry, policy: MetricsPolicy, gauges: ScrapeGauges, logger: Logger,
+        alsoServing: (@Sendable (Router<GatehouseRequestContext>) -> Void)? = nil
+    ) -> some Service {
+        let router = Router(context: GatehouseRequestContext.self)
+        alsoServing?(router)
         router.get("/metrics") { _, _ in
             await gauges.refresh()
             var buffer = [UInt8]()

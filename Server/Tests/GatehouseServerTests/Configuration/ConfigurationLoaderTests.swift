@@ -61,6 +61,8 @@ struct ConfigurationLoaderTests {
             (#"{"sign_on": {"second_factor": "sometimes"}}"#, "sign_on.second_factor"),
             (#"{"sign_on": {"second_factor": "required", "optional_enrollment": true}}"#, "sign_on.optional_enrollment"),
             (#"{"client_sign_on": {"app": {"second_factor": "if_enrolled", "enrollment_reminder_days": 0}}}"#, "client_sign_on.app.enrollment_reminder_days"),
+            (#"{"admin_console": {"listener": "metrics"}}"#, "admin_console.listener"),
+            (#"{"admin_console": {"listener": "intranet"}}"#, "admin_console.listener"),
         ] {
             try Data(json.utf8).write(to: file)
             let error = #expect(throws: ConfigurationError.self) { try ConfigurationLoader(environment: [:]).load(configFile: file.path) }

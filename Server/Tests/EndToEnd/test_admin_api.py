@@ -124,6 +124,28 @@ def test_an_admin_client_manages_users_clients_and_keys(admin):
     assert call(admin, "GET", f"/admin/v1/users/{grace['id']}", bearer).status_code == 404
 
 
+def test_console_roles_are_given_read_and_taken_through_the_api(admin):
+    bearer = token(admin, "ops", OPS_SECRET, "gatehouse:admin")
+    reader = token(admin, "auditor", AUDITOR_SECRET, "gatehouse:admin:read")
+    ada = call(admin, "POST", "/admin/v1/users", bearer, json={"username": "ada-role", "email": "ada-role@example.com"}).json()
+    path = f"/admin/v1/users/{ada['id']}/admin-role"
+    assert call(admin, "GET", path, bearer).status_code == 404
+    assert call(admin, "PUT", path, reader, json={"role": "viewer"}).status_code == 403
+    assert call(admin, "PUT", path, bearer, json={"role": "owner"}).status_code == 400
+    assert call(admin, "PUT", path, bearer, json={"role": "viewer", "extra": 1}).status_code == 400
+    given = call(admin, "PUT", path, bearer, json={"role": "operator"})
+    assert given.status_code == 200 and given.json()["role"] == "operator" and given.json()["granted_by"] == "client:ops", given.text
+    assert call(admin, "PUT", path, bearer, json={"role": "viewer"}).json()["role"] == "viewer"
+    listed = call(admin, "GET", "/admin/v1/admin-roles", reader).json()["items"]
+    assert ("ada-role", "viewer") in [(holder["username"], holder["role"]) for holder in listed]
+    assert "ada-role" in admin.cli("admins", "list").stdout
+    assert call(admin, "DELETE", path, bearer).status_code == 204
+    assert call(admin, "DELETE", path, bearer).status_code == 404
+    trail = call(admin, "GET", f"/admin/v1/events?user_id={ada['id']}", bearer).json()["items"]
+    assert [(event["type"], event["actor"]) for event in trail if event["type"].startswith("admin_role.")] == [
+        ("admin_role.granted", "client:ops"), ("admin_role.granted", "client:ops"), ("admin_role.revoked", "client:ops")]
+
+
 def test_who_may_do_what(admin):
     reader = token(admin, "auditor", AUDITOR_SECRET, "gatehouse:admin:read")
     assert call(admin, "GET", "/admin/v1/users", reader).status_code == 200

@@ -204,6 +204,14 @@ def test_a_viewer_sees_but_cannot_change_and_a_forged_form_is_refused(console, c
     forged = session.post(console.issuer + f"/admin/users/{alice}", data={"csrf_token": "guessed", "change": "lock"}, allow_redirects=False,
                           timeout=10)
     assert forged.status_code == 403 and "expired" in forged.text
+    # Every form of the console refuses the viewer, whatever it would change.
+    for path, form in [("/admin/users", {"username": "eve"}), ("/admin/clients", {"id": "eve"}), ("/admin/resources", {"id": "urn:eve"}),
+                       ("/admin/keys", {"change": "rotate"}), ("/admin/roles", {"change": "grant", "username": "watcher", "role": "admin"}),
+                       ("/admin/clients/web", {"change": "delete"}), ("/admin/resources/urn%3Aeve", {"change": "delete"}),
+                       (f"/admin/users/{alice}", {"change": "reset_factors"}), (f"/admin/users/{alice}", {"change": "sign_out_everywhere"})]:
+        answer = session.post(console.issuer + path, data=dict(form, csrf_token=token), allow_redirects=False, timeout=10)
+        assert answer.status_code == 403, (path, form, answer.status_code)
+    assert any(client["id"] == "web" for client in json.loads(console.cli("clients", "list", "--json").stdout))
     assert not next(user for user in json.loads(console.cli("users", "list", "--json").stdout) if user["username"] == "alice")["locked"]
 
 
@@ -459,18 +467,19 @@ def test_an_admin_gives_and_takes_roles_which_an_operator_cannot(console, chromi
     assert types[-2:] == [("admin_role.granted", f"user:{root}"), ("admin_role.revoked", f"user:{root}")], types
 
 
-def test_every_console_page_passes_axe_in_dark_mode(console, chromium, tmp_path):
-    screens = Screens(chromium, os.environ.get("GATEHOUSE_SCREENSHOTS", str(tmp_path)), prefix="console-dark")
+def test_every_console_page_passes_axe_in_light_and_dark_mode(console, chromium, tmp_path):
+    screens = Screens(chromium, os.environ.get("GATEHOUSE_SCREENSHOTS", str(tmp_path)), prefix="console-schemes")
     as_root(chromium, console)
-    dark(chromium)
+    alice = user_id(console, "alice")
+    pages = [("overview", ""), ("users", "/users"), ("user", f"/users/{alice}"), ("clients", "/clients"), ("client", "/clients/web"),
+             ("resources", "/resources"), ("keys", "/keys"), ("providers", "/providers"), ("events", "/events"), ("outbox", "/outbox")]
     try:
-        alice = user_id(console, "alice")
-        for name, path in [("overview", ""), ("users", "/users"), ("user", f"/users/{alice}"), ("clients", "/clients"),
-                           ("client", "/clients/web"), ("resources", "/resources"), ("keys", "/keys"), ("providers", "/providers"),
-                           ("events", "/events"), ("outbox", "/outbox")]:
-            chromium.get(console.issuer + "/admin" + path)
-            assert chromium.execute_script("return matchMedia('(prefers-color-scheme: dark)').matches")
-            screens.check(name)
+        for scheme in ("light", "dark"):
+            dark(chromium, on=scheme == "dark")
+            for name, path in pages:
+                chromium.get(console.issuer + "/admin" + path)
+                assert chromium.execute_script("return matchMedia('(prefers-color-scheme: dark)').matches") == (scheme == "dark")
+                screens.check(f"{scheme}-{name}")
     finally:
         dark(chromium, on=False)
 

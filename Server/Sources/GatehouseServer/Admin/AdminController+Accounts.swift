@@ -79,6 +79,32 @@ extension AdminController {
                 return Response(status: .noContent)
             }
         }
+        // The admin console's roles: who holds one, given (replacing any other) and taken away.
+        api.get("/admin-roles") { request, context in
+            try await read(request, context) { JSONResponse.make(AdminPage(items: try await operations().adminRoleHolders())) }
+        }
+        api.get("/users/:id/admin-role") { request, context in
+            try await read(request, context) { JSONResponse.make(try await operations().adminRole(of: try context.parameters.require("id"))) }
+        }
+        api.put("/users/:id/admin-role") { request, context in
+            try await write(request, context) { actor in
+                let id = try context.parameters.require("id")
+                let role = try await JSONRequest.decode(AdminRoleChange.self, from: request).role
+                guard let known = AdminRole(rawValue: role) else {
+                    throw AdminProblem.badRequest("role must be one of \(AdminRole.allCases.map(\.rawValue).joined(separator: ", ")), not \(role).")
+                }
+                let operations = operations(actor)
+                try await operations.grantAdminRole(known, to: try await operations.user(id: id).username)
+                return JSONResponse.make(try await operations.adminRole(of: id))
+            }
+        }
+        api.delete("/users/:id/admin-role") { request, context in
+            try await write(request, context) { actor in
+                let operations = operations(actor)
+                try await operations.revokeAdminRole(of: try await operations.user(id: try context.parameters.require("id")).username)
+                return Response(status: .noContent)
+            }
+        }
         api.post("/clients/:id/rotate-secret") { request, context in
             try await write(request, context) { actor in
                 let secret = try await operations(actor).rotateClientSecret(of: try context.parameters.require("id"))
@@ -110,6 +136,16 @@ extension AdminController {
                 return JSONResponse.make(AdminPage(items: messages.map(\.message)))
             }
         }
+    }
+}
+
+/// `PUT /admin/v1/users/{id}/admin-role`: the role to hold.
+struct AdminRoleChange: ClosedJSONBody, Sendable {
+    typealias Members = CodingKeys
+    var role: String
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case role
     }
 }
 

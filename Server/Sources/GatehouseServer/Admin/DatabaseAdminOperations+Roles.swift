@@ -1,8 +1,8 @@
 import GatehouseDomain
 import GatehouseFoundation
 
-/// Who holds a role in the admin console: on the database only (the command line on the server's machine, and the
-/// console itself), never through the admin API, whose clients are machines.
+/// Who holds a role in the admin console, given and taken at the command line, in the console by an admin, and through
+/// the admin API (`/admin/v1/users/{id}/admin-role`).
 extension DatabaseAdminOperations {
     private var roles: AdminRoleStore { AdminRoleStore(database: database, clock: clock) }
 
@@ -16,6 +16,16 @@ extension DatabaseAdminOperations {
     /// Gives the person named `username` the console role `role`, replacing any other.
     public func grantAdminRole(_ role: AdminRole, to username: String) async throws {
         try await roles.grant(role, to: try await user(named: username).id, by: grantor)
+    }
+
+    /// The role of the user `id`, as its record says.
+    /// - Throws: ``AdminProblem`` not found when they hold none.
+    public func adminRole(of userID: String) async throws -> AdminRoleStore.Holder {
+        let user = try await account(userID)
+        guard let holder = try await roles.holders().first(where: { $0.userID == user.id }) else {
+            throw AdminProblem.notFound("\(user.username) holds no role in the admin console.")
+        }
+        return holder
     }
 
     /// Takes the console role of the person named `username` away.

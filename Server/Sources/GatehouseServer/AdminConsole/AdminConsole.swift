@@ -7,9 +7,10 @@ import HTTPTypes
 import Hummingbird
 
 /// The admin console (`/admin`): server-rendered pages for the people who run Gatehouse (the overview, users, clients,
-/// signing keys and the audit trail), in the hosted pages' look and working without JavaScript. People sign in to it
-/// through Gatehouse itself with a second factor (set up on the way when they have none) and must hold a role
-/// (``AdminRole``, given with `gatehouse admins add`): a viewer sees, an operator also changes. Every change is the
+/// resources, signing keys, identity providers, the audit trail and the development outbox), in the hosted pages' look
+/// and working without JavaScript. People sign in to it through Gatehouse itself with a second factor (set up on the way
+/// when they have none) and must hold a role (``AdminRole``, given with `gatehouse admins add`, by an admin here, or
+/// through the admin API): a viewer sees, an operator also changes, an admin also gives roles. Every change is the
 /// admin API's operation (``DatabaseAdminOperations``), audited with `user:ID` as the actor; every form carries a token
 /// bound to the browser by a cookie (CSRF); pages are not cached.
 struct AdminConsole: Sendable {

@@ -32,6 +32,9 @@ def test_every_scenario_runs_and_reports_without_errors(tmp_path):
     assert report["runs"][0]["peak_memory_mib"] > 0
     assert "password logins / raw hash rate" in run.stdout and "against the HTTP floor" in run.stdout
     assert "DPoP-bound / bearer" in run.stdout
+    # Logins set against the hash rate by the server's own CPU, whatever the driver on the same cores costs.
+    assert all(scenarios[name]["server_cpu_seconds"] > 0 for name in ("password_login", "password_totp_login"))
+    assert "logins per server core-second / raw hash rate per core" in run.stdout and "password_login " in run.stdout.split("core-second")[1]
     # The signature baselines, measured in the same run: OpenSSL's own rate and the server's signers.
     signatures = report["signatures"]
     assert signatures["openssl_rsa2048_one_core"] > 0 and signatures["openssl_rsa2048_every_core"] > 0

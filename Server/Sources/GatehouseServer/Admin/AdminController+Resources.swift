@@ -11,7 +11,7 @@ extension AdminController {
         }
         api.post("/resources") { request, context in try await write(request, context) { try await createResource(request, actor: $0) } }
         api.get("/resources/:id") { request, context in
-            try await read(request, context) { Self.resourceResponse(try await resource(try Self.resourceID(context))) }
+            try await read(request, context) { Self.resourceResponse(try await operations().resource(id: try Self.resourceID(context))) }
         }
         api.patch("/resources/:id") { request, context in
             try await write(request, context) { try await updateResource(try Self.resourceID(context), request, actor: $0) }
@@ -33,13 +33,6 @@ extension AdminController {
         return decoded
     }
 
-    private func resource(_ id: String) async throws -> Resource {
-        guard let resource = try await ResourceStore(database: database, clock: clock).find(id: id) else {
-            throw AdminProblem.notFound("There is no resource \(id).")
-        }
-        return resource
-    }
-
     private static func resourceResponse(_ resource: Resource, status: HTTPResponse.Status = .ok) -> Response {
         var response = JSONResponse.make(resource, status: status)
         response.headers[.eTag] = AdminETag.of(resource)
@@ -59,7 +52,7 @@ extension AdminController {
         guard let expected = request.headers[.ifMatch] else { throw AdminProblem.preconditionRequired }
         let body = try await JSONRequest.decode(AdminResourceBody.self, from: request)
         if body.id != nil { throw AdminProblem.badRequest("A resource's identifier cannot change; register a new one instead.") }
-        let current = try await resource(id)
+        let current = try await operations().resource(id: id)
         guard expected == AdminETag.of(current) || expected == "*" else { throw AdminProblem.preconditionFailed }
         return Self.resourceResponse(try await operations(actor).updateResource(body.applied(to: current)))
     }

@@ -71,7 +71,7 @@ struct AdminController: Sendable {
         api.get("/clients/:id") { request, context in
             try await read(request, context) {
                 let id = try context.parameters.require("id")
-                return clientResponse(AdminClient(try await client(id)))
+                return clientResponse(AdminClient(try await operations().registeredClient(id)))
             }
         }
         api.patch("/clients/:id") { request, context in
@@ -222,11 +222,6 @@ struct AdminController: Sendable {
         response.headers[.location] = "/admin/v1/clients/\(created.client.id)"
         response.headers[.cacheControl] = "no-store"
         return response
-    }
-
-    private func client(_ id: String) async throws -> Client {
-        guard let client = try await clients.find(id: id) else { throw AdminProblem.notFound("There is no client \(id).") }
-        return client
     }
 
     private func clientResponse(_ client: AdminClient) -> Response {

@@ -54,7 +54,7 @@ extension DatabaseAdminOperations {
     /// Changes the settings of client `id` that `change` gives, checked by the rules a new client meets, when the
     /// client still is as `ifMatch` (its entity tag, or `*`) says.
     func updateClient(_ id: String, _ change: AdminClientChange, ifMatch expected: String) async throws -> AdminClient {
-        guard let current = try await clients.find(id: id) else { throw AdminProblem.notFound("There is no client \(id).") }
+        let current = try await registeredClient(id)
         guard expected == AdminETag.of(AdminClient(current)) || expected == "*" else { throw AdminProblem.preconditionFailed }
         var changed = current
         if let name = change.name { changed.name = name.isEmpty ? nil : String(name.prefix(200)) }

@@ -196,6 +196,18 @@ public struct DatabaseAdminOperations: AdminOperations {
         }
     }
 
+    /// The client `id` as stored.
+    func registeredClient(_ id: String) async throws -> Client {
+        guard let client = try await clients.find(id: id) else { throw AdminProblem.notFound("There is no client \(id).") }
+        return client
+    }
+
+    /// The resource whose identifier is `id`.
+    func resource(id: String) async throws -> Resource {
+        guard let resource = try await resources.find(id: id) else { throw AdminProblem.notFound("There is no resource \(id).") }
+        return resource
+    }
+
     public func clients() async throws -> [AdminClient] {
         try await clients.list().map(AdminClient.init)
     }
@@ -490,12 +502,23 @@ public struct DatabaseAdminOperations: AdminOperations {
         }
     }
 
-    /// Deletes an authenticator app of `userID` at the person's own request: only one of theirs.
+    /// Deletes an authenticator app of `userID` (at the person's own request, or from their page in the console): only
+    /// one of theirs.
     public func deleteOwnDevice(_ id: String, of userID: String) async throws {
+        try await requireDevice(id, of: userID)
+        try await deleteDevice(id)
+    }
+
+    /// Unblocks an authenticator app of `userID` after too many wrong PINs: only one of theirs.
+    public func unblockOwnDevice(_ id: String, of userID: String) async throws {
+        try await requireDevice(id, of: userID)
+        try await unblockDevice(id)
+    }
+
+    private func requireDevice(_ id: String, of userID: String) async throws {
         guard try await devices(of: userID).contains(where: { $0.id == id }) else {
             throw AdminProblem.notFound("The account has no authenticator app \(id).")
         }
-        try await deleteDevice(id)
     }
 
     public func outbox(to recipient: String?, limit: Int) async throws -> [OutboxMessage] {

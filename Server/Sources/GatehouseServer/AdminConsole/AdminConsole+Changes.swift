@@ -62,6 +62,12 @@ extension AdminConsole {
     /// The answer to a form that asked for a change this console does not make.
     static let unknownChange = PageRenderer.error(title: "Invalid request", message: "The form asked for a change the console does not make.")
 
+    /// What a refused change says on the page shown again: a precondition that failed means the form was filled from
+    /// a version that has changed since.
+    static func explain(_ problem: AdminProblem) -> String {
+        problem.status == .preconditionFailed ? "It changed since this page was shown; it is shown again as it is now." : problem.detail
+    }
+
     /// The notice `request`'s query names (`done=`), if it is one of ``notices``.
     static func notice(in request: Request) -> String? {
         FormParameters(encoded: request.uri.query ?? "")["done"].flatMap { notices[$0] }

@@ -22,10 +22,8 @@ extension AdminConsole {
 
     /// Makes the client the form describes; its generated secret is on the answer, never stored in clear.
     func createClient(_ form: FormParameters, by person: Operator) async throws -> Response {
-        let redirectURIs = (form["redirect_uris"] ?? "").split(whereSeparator: \.isWhitespace).map(String.init)
-        let name = form["name"].map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
         let registration = ClientRegistration(
-            id: (form["id"] ?? "").trimmingCharacters(in: .whitespaces), name: name, redirectURIs: redirectURIs, isPublic: form["public"] == "on")
+            id: Self.text(form, "id") ?? "", name: Self.text(form, "name"), redirectURIs: Self.list(form, "redirect_uris"), isPublic: form["public"] == "on")
         do {
             let created = try await operations(person.actor).createClient(registration)
             return secretShown(person, clientID: created.client.id, secret: created.generatedSecret, made: true)
@@ -38,7 +36,7 @@ extension AdminConsole {
 
     /// One client: its settings, with a form for those a person edits here (the rest through the admin API).
     func clientPage(_ clientID: String, _ person: Operator, notice: String? = nil, problem: String? = nil) async throws -> Response {
-        guard let client = try await operations(person.actor).clients().first(where: { $0.id == clientID }) else {
+        guard let client = try? await AdminClient(operations(person.actor).registeredClient(clientID)) else {
             return PageRenderer.error(title: "Not found", message: "There is no client with that id.", status: .notFound)
         }
         var values = values(person, section: "Clients")
@@ -85,9 +83,7 @@ extension AdminConsole {
                 return Self.unknownChange
             }
         } catch let problem as AdminProblem {
-            let detail =
-                problem.status == .preconditionFailed ? "The client changed since this page was shown; it is shown again as it is now." : problem.detail
-            return try await clientPage(clientID, person, problem: detail)
+            return try await clientPage(clientID, person, problem: Self.explain(problem))
         } catch let problem as ConfigurationError {
             return try await clientPage(clientID, person, problem: problem.description)
         }

@@ -39,7 +39,7 @@ extension AdminConsole {
     /// One resource, its settings in a form.
     func resourcePage(_ path: String, _ person: Operator, notice: String? = nil, problem: String? = nil) async throws -> Response {
         let id = path.removingPercentEncoding ?? path
-        guard let resource = try await operations(person.actor).resources().first(where: { $0.id == id }) else {
+        guard let resource = try? await operations(person.actor).resource(id: id) else {
             return PageRenderer.error(title: "Not found", message: "There is no resource with that identifier.", status: .notFound)
         }
         var values = values(person, section: "Resources")
@@ -65,12 +65,8 @@ extension AdminConsole {
         do {
             switch form["change"] {
             case "save":
-                guard let current = try await operations.resources().first(where: { $0.id == id }) else {
-                    throw AdminProblem.notFound("There is no resource \(id).")
-                }
-                guard form["etag"] == AdminETag.of(current) else {
-                    throw AdminProblem.conflict("The resource changed since this page was shown; it is shown again as it is now.")
-                }
+                let current = try await operations.resource(id: id)
+                guard form["etag"] == AdminETag.of(current) else { throw AdminProblem.preconditionFailed }
                 _ = try await operations.updateResource(try Self.resource(from: form, changing: current))
                 return back(to: "/resources/" + AdminController.pathSegment(id), done: "resource_saved")
             case "delete":
@@ -80,7 +76,7 @@ extension AdminConsole {
                 return Self.unknownChange
             }
         } catch let problem as AdminProblem {
-            return try await resourcePage(path, person, problem: problem.detail)
+            return try await resourcePage(path, person, problem: Self.explain(problem))
         }
     }
 

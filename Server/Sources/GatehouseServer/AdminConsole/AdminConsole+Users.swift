@@ -139,17 +139,12 @@ extension AdminConsole {
             case "unlink_identity":
                 try await operations.unlinkIdentity(at: form["provider"] ?? "", of: userID)
                 return back(to: page, done: "identity_unlinked")
-            case "unblock_device", "remove_device":
-                // Only one of this person's: the form names the device, the page the person.
-                let device = form["device"] ?? ""
-                guard try await operations.devices(of: userID).contains(where: { $0.id == device }) else {
-                    throw AdminProblem.notFound("The account has no authenticator app \(device).")
-                }
-                if form["change"] == "unblock_device" {
-                    try await operations.unblockDevice(device)
-                    return back(to: page, done: "device_unblocked")
-                }
-                try await operations.deleteDevice(device)
+            // Only one of this person's: the form names the device, the page the person.
+            case "unblock_device":
+                try await operations.unblockOwnDevice(form["device"] ?? "", of: userID)
+                return back(to: page, done: "device_unblocked")
+            case "remove_device":
+                try await operations.deleteOwnDevice(form["device"] ?? "", of: userID)
                 return back(to: page, done: "device_removed")
             case "revoke_consent":
                 try await operations.revokeConsent(to: form["client"] ?? "", of: userID)
@@ -161,11 +156,9 @@ extension AdminConsole {
                 return Self.unknownChange
             }
         } catch let problem as AdminProblem {
-            return try await userPage(userID, person, problem: problem.status == .preconditionFailed ? Self.changedMeanwhile : problem.detail)
+            return try await userPage(userID, person, problem: Self.explain(problem))
         }
     }
-
-    static let changedMeanwhile = "The account changed since this page was shown; its profile is shown again as it is now."
 
     /// The profile form as the admin API's change: every field the form holds, an empty one clearing it.
     static func profileChange(_ form: FormParameters) -> AdminUserChange {

@@ -121,7 +121,9 @@ public struct AuditLog: Sendable {
     public struct HourCount: Sendable, Equatable {
         /// The hour's first second (Unix time).
         public var hourStart: Int64
+        /// The events' type.
         public var type: AuditEventType
+        /// How many there were.
         public var count: Int
     }
 

@@ -145,7 +145,7 @@ let package = Package(
             resources: [
                 .copy("Resources/common-passwords.txt"), .copy("Resources/openapi.json"), .copy("Resources/admin-openapi.json"),
                 .copy("Resources/account-openapi.json"), .copy("Resources/assets"),
-                .copy("Resources/templates"),
+                .copy("Resources/templates"), .copy("Resources/messages"),
             ]
         ),
         .executableTarget(

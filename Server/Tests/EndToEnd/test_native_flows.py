@@ -18,12 +18,14 @@ def test_single_node_login_with_a_retry_after_a_wrong_password(server):
     assert node["id"] == "login.credentials" and node["category"] == "sign_in"
     assert [(f["key"], f["type"], f["autocomplete"]) for f in node["fields"]] == [
         ("username", "text", "username"), ("password", "password", "current-password")]
-    assert node["actions"] == [{"id": "submit", "type": "submit", "label": "Sign in"},
-                               {"id": "recover", "type": "link", "label": "Forgot your password?", "flow": "recovery"}]
+    assert node["actions"] == [{"id": "submit", "type": "submit", "label": "Sign in", "label_id": "flow.sign_in.submit"},
+                               {"id": "recover", "type": "link", "label": "Forgot your password?", "label_id": "flow.sign_in.forgot_password",
+                                "flow": "recovery"}]
 
     wrong = submit(server, body["flow_id"], {"username": "alice", "password": "nope nope"}).json()
     assert wrong["status"] == "error" and wrong["node"]["id"] == "login.credentials"
-    assert wrong["node"]["messages"] == [{"level": "error", "text": "The username or password is incorrect.", "code": "invalid_credentials"}]
+    assert wrong["node"]["messages"] == [{"level": "error", "text": "The username or password is incorrect.", "code": "invalid_credentials",
+                                          "id": "flow.error.invalid_credentials"}]
 
     done = submit(server, body["flow_id"], {"username": "alice", "password": PASSWORD}).json()
     assert done["status"] == "success"

@@ -3,10 +3,15 @@
 public struct FlowNode: Codable, Sendable, Equatable {
     /// Stable identifier of this step, e.g. `login.password`; apps may switch on it.
     public var id: String
-    /// The step's title, e.g. "Enter your password".
+    /// The step's title, e.g. "Enter your password", in the language the request chose.
     public var name: String
     /// A sentence under the title saying what the step is for.
     public var description: String
+    /// The stable key of ``name``'s message in the server's catalogs (e.g. `flow.password.name`), for an app that
+    /// shows its own wording; absent from servers before localization.
+    public var nameID: String?
+    /// The stable key of ``description``'s message.
+    public var descriptionID: String?
     /// Which kind of screen this is, e.g. `sign_in`.
     public var category: String
     /// What the user fills in or reads, in order.
@@ -51,6 +56,8 @@ public struct FlowNode: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case id, name, description, category, fields, actions, messages, consent
         case codeSource = "code_source"
+        case nameID = "name_id"
+        case descriptionID = "description_id"
     }
 
     /// The node's category, when it is one this version knows.
@@ -124,6 +131,8 @@ public struct FlowField: Codable, Sendable, Equatable {
     public var kind: Kind
     /// What the field is called on screen.
     public var label: String
+    /// The stable key of ``label``'s message in the server's catalogs.
+    public var labelID: String?
     /// Whether the primary action needs a value.
     public var required: Bool
     /// Rules the value must follow, checked by the SDK before submitting and by the server again.
@@ -160,6 +169,7 @@ public struct FlowField: Codable, Sendable, Equatable {
         case key, label, required, validation, options, autocomplete
         case kind = "type"
         case defaultValue = "default_value"
+        case labelID = "label_id"
     }
 }
 
@@ -173,6 +183,8 @@ public struct FieldValidation: Codable, Sendable, Equatable {
     public var regex: String?
     /// What to tell the user when the value breaks a rule.
     public var message: String?
+    /// The stable key of ``message``'s message in the server's catalogs.
+    public var messageID: String?
 
     /// Rules; each one left out does not apply.
     public init(minLength: Int? = nil, maxLength: Int? = nil, regex: String? = nil, message: String? = nil) {
@@ -186,6 +198,7 @@ public struct FieldValidation: Codable, Sendable, Equatable {
         case regex, message
         case minLength = "min_length"
         case maxLength = "max_length"
+        case messageID = "message_id"
     }
 }
 
@@ -195,11 +208,19 @@ public struct FieldOption: Codable, Sendable, Equatable {
     public var value: String
     /// What the option is called on screen.
     public var label: String
+    /// The stable key of ``label``'s message in the server's catalogs.
+    public var labelID: String?
 
     /// An option submitted as `value`, shown as `label`.
-    public init(value: String, label: String) {
+    public init(value: String, label: String, labelID: String? = nil) {
         self.value = value
         self.label = label
+        self.labelID = labelID
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case value, label
+        case labelID = "label_id"
     }
 }
 
@@ -237,6 +258,9 @@ public struct FlowAction: Codable, Sendable, Equatable {
     public var kind: Kind
     /// The button's or link's text.
     public var label: String
+    /// The stable key of ``label``'s message in the server's catalogs (absent for another identity provider's button,
+    /// which is named by its configuration).
+    public var labelID: String?
     /// For links: the flow they start.
     public var flow: String?
     /// For identity providers: the page to open in a browser.
@@ -271,6 +295,7 @@ public struct FlowAction: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case id, label, flow, url, icon, nonce
         case kind = "type"
+        case labelID = "label_id"
     }
 }
 
@@ -292,6 +317,12 @@ public struct FlowMessage: Codable, Sendable, Equatable {
     public var field: String?
     /// A stable, machine-readable reason, e.g. `invalid_credentials`, `throttled`, `locked`, `invalid_value`.
     public var code: String?
+    /// The stable key of the message in the server's catalogs (e.g. `flow.error.invalid_credentials`), for an app that
+    /// shows its own wording.
+    public var id: String?
+    /// The values the message's text was given (a masked phone number, a count of seconds), by the names its
+    /// catalog entry uses.
+    public var context: [String: String]?
 
     /// A message on the node, or on the field `field`.
     public init(level: Level, text: String, field: String? = nil, code: String? = nil) {

@@ -29,6 +29,9 @@ package struct AuthorizationRequest: Sendable, Equatable, Codable {
     package var claims: ClaimsRequest? = nil
     /// The client's security profile when it has one (FAPI 2.0 shortens the code's life).
     package var profile: SecurityProfile? = nil
+    /// The languages the person prefers (`ui_locales`, BCP 47 tags), most preferred first; the pages speak the first one
+    /// Gatehouse ships.
+    package var uiLocales: [String]? = nil
 
     package var scope: String { scopes.joined(separator: " ") }
 

@@ -26,12 +26,13 @@ package enum EnrollableFactor: String, Sendable, Codable, CaseIterable {
     }
 
     /// How the choice reads on a node.
-    package var label: String {
+    /// The key of the choice's name in the message catalogs.
+    package var labelKey: String {
         switch self {
-        case .passkey: "Passkey: your device's screen lock or a security key"
-        case .totp: "Authenticator app"
-        case .phone: "Phone: codes by text message or call"
-        case .email: "Email: codes sent to your address"
+        case .passkey: "enroll.factor.passkey"
+        case .totp: "enroll.factor.totp"
+        case .phone: "enroll.factor.phone.any"
+        case .email: "enroll.factor.email"
         }
     }
 }

@@ -1,3 +1,4 @@
+import GatehouseFoundation
 import GatehouseProtocol
 
 /// A way to prove who you are after the password.
@@ -19,15 +20,18 @@ public enum SecondFactor: String, Sendable, Codable, CaseIterable {
     case push
 
     /// How the choice reads on a node.
-    package var label: String {
+    package var label: String { Wording.english(labelKey).text }
+
+    /// The key of the factor's name in the message catalogs.
+    package var labelKey: String {
         switch self {
-        case .passkey: "Passkey"
-        case .totp: "Authenticator app"
-        case .email: "Code sent by email"
-        case .sms: "Code sent by text message"
-        case .voice: "Code read out in a phone call"
-        case .recoveryCode: "Recovery code"
-        case .push: "Approve on your phone"
+        case .passkey: "factor.passkey"
+        case .totp: "factor.totp"
+        case .email: "factor.email"
+        case .sms: "factor.sms"
+        case .voice: "factor.voice"
+        case .recoveryCode: "factor.recovery_code"
+        case .push: "factor.push"
         }
     }
 

@@ -1,20 +1,13 @@
 import Foundation
 import GatehouseDomain
+import GatehouseFoundation
 import GatehouseProtocol
 
 /// "Sign in with the app": the node shows a QR code with the service URL and a fresh access code; an
 /// authenticator app approves it with its PIN (``AuthenticatorController``), and the next submission of this
 /// node (the page's script sends it when the live status changes) finishes the sign-in.
 extension LoginFlow {
-    package static let appLoginAction = FlowAction(id: .app, kind: .submit, label: "Sign in with the app")
-
-    package enum AppLoginMessages {
-        package static let waiting = "Waiting for approval in the app."
-        package static let aborted = "The sign-in was cancelled in the app. Show a new code to try again."
-        package static let expired = "This code has expired. Show a new code and scan it again."
-        package static let notEnough =
-            "Your authenticator app alone is not enough to sign in here. Sign in with your password; you may be asked for a second factor."
-    }
+    package var appLoginAction: FlowAction { FlowAction(id: .app, kind: .submit, label: say("flow.app_login.start")) }
 
     /// What the QR code carries: the service URL, `#`, the access code.
     package func appLoginPayload(accessCode: String) -> String {
@@ -28,17 +21,17 @@ extension LoginFlow {
         let accessCode = String(decoding: code, as: UTF8.self)
         let clientName = state.clientName ?? state.request.clientID
         return FlowNode(
-            id: FlowStep.appLogin.rawValue, name: "Sign in with the app",
-            description: "Scan the code with your authenticator app and approve with your PIN to continue to \(clientName).",
+            id: FlowStep.appLogin.rawValue, name: say("flow.app_login.start"),
+            description: say("flow.app_login.description", ["client": clientName]),
             category: .appLogin,
             fields: [
-                FlowField(key: "qr", kind: .qrCode, label: "Scan with your authenticator app", defaultValue: appLoginPayload(accessCode: accessCode)),
-                FlowField(key: "access_code", kind: .label, label: "Can't scan? Enter this code in the app: \(accessCode)", defaultValue: accessCode),
+                FlowField(key: "qr", kind: .qrCode, label: say("flow.app_login.qr_code"), defaultValue: appLoginPayload(accessCode: accessCode)),
+                FlowField(key: "access_code", kind: .label, label: say("flow.app_login.access_code", ["code": accessCode]), defaultValue: accessCode),
             ],
             actions: [
-                FlowAction(id: .check, kind: .submit, label: "Continue after approving"),
-                FlowAction(id: .newCode, kind: .submit, label: "Show a new code"),
-                FlowAction(id: .password, kind: .submit, label: "Sign in with a password instead"),
+                FlowAction(id: .check, kind: .submit, label: say("flow.app_login.check")),
+                FlowAction(id: .newCode, kind: .submit, label: say("flow.app_login.new_code")),
+                FlowAction(id: .password, kind: .submit, label: say("flow.app_login.password")),
             ],
             messages: messages
         )
@@ -77,21 +70,21 @@ extension LoginFlow {
         default:
             break
         }
-        func again(_ text: String, level: FlowMessage.Level, code: String, _ problem: Problem) -> Outcome {
+        func again(_ text: Phrase, level: FlowMessage.Level, code: String, _ problem: Problem) -> Outcome {
             .retry(node(for: state, messages: [FlowMessage(level: level, text: text, code: code)]), problem)
         }
         switch try await appLogins.status(pending.sessionID, flowID: id) {
         case .pending, .claimed:
-            return again(AppLoginMessages.waiting, level: .info, code: "app_login_pending", .waiting)
+            return again(say("flow.app_login.waiting"), level: .info, code: "app_login_pending", .waiting)
         case .aborted:
-            return again(AppLoginMessages.aborted, level: .error, code: "app_login_aborted", .notApproved)
+            return again(say("flow.app_login.aborted"), level: .error, code: "app_login_aborted", .notApproved)
         case .expired:
-            return again(AppLoginMessages.expired, level: .error, code: "app_login_expired", .notApproved)
+            return again(say("flow.app_login.expired"), level: .error, code: "app_login_expired", .notApproved)
         case .approved:
             guard let userID = try await appLogins.consume(pending.sessionID, flowID: id),
                 let user = try await users.find(id: userID)
-            else { return again(AppLoginMessages.expired, level: .error, code: "app_login_expired", .notApproved) }
-            guard !user.isLocked else { return again(LoginMessages.locked, level: .error, code: "locked", .locked) }
+            else { return again(say("flow.app_login.expired"), level: .error, code: "app_login_expired", .notApproved) }
+            guard !user.isLocked else { return again(say(LoginMessages.locked), level: .error, code: "locked", .locked) }
             return try await afterApproval(id, state: state, user: user, returnStep: pending.returnStep)
         }
     }
@@ -127,7 +120,7 @@ extension LoginFlow {
         try await flows.update(id, to: password)
         logger.info("QR sign-in needs more than the app", metadata: ["user": "\(user.id)"])
         return .retry(
-            node(for: password, messages: [FlowMessage(level: .error, text: AppLoginMessages.notEnough, code: "app_login_insufficient")]), .notApproved)
+            node(for: password, messages: [FlowMessage(level: .error, text: say("flow.app_login.not_enough"), code: "app_login_insufficient")]), .notApproved)
     }
 
     /// Asks the hooks at `first_factor` about the account whose app approved this flow's QR or push sign-in (`swk`),

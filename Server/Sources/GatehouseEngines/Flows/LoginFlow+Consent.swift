@@ -1,4 +1,5 @@
 import GatehouseDomain
+import GatehouseFoundation
 import GatehouseProtocol
 
 /// Consent: a third-party client (``Client/isThirdParty``) gets a code only for scopes the person allowed it. The
@@ -38,7 +39,7 @@ extension LoginFlow {
         guard !named.isEmpty, let found = try await resources.find(ids: named) else { return nil }
         var descriptions: [String: String] = [:]
         for resource in found {
-            descriptions[resource.id] = "Use \(resource.name) as you"
+            descriptions[resource.id] = say("scope.resource", ["resource": resource.name]).text
             for scope in resource.scopes { descriptions[scope.name] = "\(resource.name): \(scope.description)" }
         }
         return descriptions
@@ -69,13 +70,21 @@ extension LoginFlow {
                 application: FlowConsent.Application(id: state.request.clientID, name: state.clientName ?? state.request.clientID),
                 scopes: state.request.scopes)
         let name = asking.application.name
-        let who = state.username.map { "You are signed in as \($0). " } ?? ""
-        let scopes = asking.scopes.map { FlowConsent.Scope(name: $0, description: asking.descriptions?[$0] ?? ScopeDescriptions.describe($0)) }
+        let description =
+            if let username = state.username {
+                say("flow.consent.description.signed_in", ["username": username, "client": name])
+            } else {
+                say("flow.consent.description.default", ["client": name])
+            }
+        let scopes = asking.scopes.map {
+            FlowConsent.Scope(name: $0, description: asking.descriptions?[$0] ?? ScopeDescriptions.describe($0, in: wording))
+        }
         return FlowNode(
-            id: FlowStep.consent.rawValue, name: "Allow \(name) access?",
-            description: "\(who)\(name) is not run by this service. Allow it only if you trust it. It asks to:", category: .consent,
+            id: FlowStep.consent.rawValue, name: say("flow.consent.name", ["client": name]), description: description, category: .consent,
             fields: scopes.map { FlowField(key: "scope.\($0.name)", kind: .label, label: $0.description, required: false) },
-            actions: [FlowAction(id: .submit, kind: .submit, label: "Allow"), FlowAction(id: .deny, kind: .submit, label: "Deny")],
+            actions: [
+                FlowAction(id: .submit, kind: .submit, label: say("flow.consent.allow")), FlowAction(id: .deny, kind: .submit, label: say("flow.consent.deny")),
+            ],
             messages: messages, consent: FlowConsent(application: asking.application, scopes: scopes))
     }
 
@@ -87,7 +96,7 @@ extension LoginFlow {
         if action == .deny {
             guard try await flows.finish(id, at: state.version) else { throw FlowStore.Superseded() }
             try await audit.record(.consentDenied, user: account.userID, client: state.request.clientID, details: ["scope": scope])
-            return .refused(error: Self.accessDenied, description: "You did not allow \(asking.application.name) access.")
+            return .refused(error: Self.accessDenied, description: say("flow.consent.denied", ["client": asking.application.name]).text)
         }
         guard let user = try await users.find(id: account.userID), !user.isLocked else {
             guard try await flows.finish(id, at: state.version) else { throw FlowStore.Superseded() }

@@ -1,20 +1,21 @@
 import Foundation
 import GatehouseDomain
+import GatehouseFoundation
 import GatehouseProtocol
 
 /// Codes sent by email or SMS, for every step that uses one: a second factor, confirming an address at
 /// registration, password recovery and unlocking an account.
 extension LoginFlow {
-    package static func deliveredCodeField(digits: Int) -> FlowField {
+    package func deliveredCodeField(digits: Int) -> FlowField {
         FlowField(
-            key: "code", kind: .oneTimeCode, label: "Code",
-            validation: FieldValidation(regex: "[0-9 ]{\(digits),\(digits + 2)}", message: "Enter the \(digits)-digit code."),
+            key: "code", kind: .oneTimeCode, label: say("flow.field.code.label"),
+            validation: FieldValidation(regex: "[0-9 ]{\(digits),\(digits + 2)}", message: say("flow.field.code.digits", ["digits": "\(digits)"])),
             autocomplete: "one-time-code")
     }
 
-    package var codeField: FlowField { Self.deliveredCodeField(digits: settings.oneTimeCodes.digits) }
+    package var codeField: FlowField { deliveredCodeField(digits: settings.oneTimeCodes.digits) }
 
-    package static let resendAction = FlowAction(id: .resend, kind: .submit, label: "Send a new code")
+    package var resendAction: FlowAction { FlowAction(id: .resend, kind: .submit, label: say("flow.code.resend")) }
 
     /// Issues a code for this flow and sends it to `destination`; `nil` when it went out, else the outcome to answer
     /// with (asked again too soon: `state`'s node with a message; no guesses left: the flow ends). Without a
@@ -28,10 +29,10 @@ extension LoginFlow {
         switch try await oneTimeCodes.issue(flowID: id, purpose: purpose, channel: channel, resend: resend) {
         case .exhausted:
             _ = try await flows.finish(id)
-            return .failed(LoginMessages.tooManyCodes)
+            return .failed(say(LoginMessages.tooManyCodes).text)
         case .wait(let seconds):
             let message = FlowMessage(
-                level: .error, text: "A code was sent a moment ago. You can ask for another in \(seconds) seconds.", code: "resend_too_soon")
+                level: .error, text: say("flow.code.resend_too_soon", ["seconds": "\(seconds)"]), code: "resend_too_soon")
             return .retry(node(for: state, messages: [message]), .throttled)
         case .code(let code):
             if let destination {
@@ -75,15 +76,15 @@ extension LoginFlow {
             return .accepted(channel)
         case .rejected(let remaining) where remaining <= 0:
             _ = try await flows.finish(id)
-            return .refused(.failed(LoginMessages.tooManyCodes))
+            return .refused(.failed(say(LoginMessages.tooManyCodes).text))
         case .rejected:
-            return .refused(try await wrongCode(id, state: state, message: LoginMessages.invalidCode, guess: guess))
+            return .refused(try await wrongCode(id, state: state, message: say(LoginMessages.invalidCode), guess: guess))
         case .expired:
-            let message = FlowMessage(level: .error, text: LoginMessages.expiredCode, field: "code", code: "expired_code")
+            let message = FlowMessage(level: .error, text: say(LoginMessages.expiredCode), field: "code", code: "expired_code")
             return .refused(.retry(node(for: state, messages: [message]), .invalidCode))
         case .exhausted:
             _ = try await flows.finish(id)
-            return .refused(.failed(LoginMessages.tooManyCodes))
+            return .refused(.failed(say(LoginMessages.tooManyCodes).text))
         }
     }
 
@@ -97,7 +98,7 @@ extension LoginFlow {
         {
             return refused
         }
-        return .next(node(for: state, messages: [FlowMessage(level: .info, text: "We sent a new code.", code: "code_sent")]))
+        return .next(node(for: state, messages: [FlowMessage(level: .info, text: say("flow.code.sent_again"), code: "code_sent")]))
     }
 
     /// Where a code went, for the node's text: enough to recognize, not enough to learn anything new.

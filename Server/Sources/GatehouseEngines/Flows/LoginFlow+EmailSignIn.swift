@@ -1,4 +1,5 @@
 import GatehouseDomain
+import GatehouseFoundation
 import GatehouseProtocol
 
 /// Signing in with a code sent by email instead of a password (`email_sign_in` in the sign-on policy): the address,
@@ -13,30 +14,30 @@ extension LoginFlow {
     /// The sign-in node's "Email me a sign-in code", when the client's policy offers it.
     func emailSignInAction(for state: FlowStore.LoginState) -> [FlowAction] {
         guard case .signIn = state.journey, settings.signOnPolicy(for: state.request.clientID).emailSignIn else { return [] }
-        return [FlowAction(id: .emailCode, kind: .submit, label: "Email me a sign-in code")]
+        return [FlowAction(id: .emailCode, kind: .submit, label: say("flow.email_sign_in.start"))]
     }
 
     /// The address and code nodes.
     package func emailSignInNode(_ step: StepFamily.EmailSignIn, for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode {
         let clientName = state.clientName ?? state.request.clientID
-        let back = FlowAction(id: .cancel, kind: .submit, label: "Use a password instead")
+        let back = FlowAction(id: .cancel, kind: .submit, label: say("flow.email_sign_in.use_password"))
         switch step {
         case .address:
-            var field = Self.emailField
-            field.label = "Email address"
+            var field = emailField
+            field.label = say("flow.field.email_address").text
+            field.labelID = "flow.field.email_address"
             field.defaultValue = state.emailSignInAddress
             return FlowNode(
-                id: FlowStep.emailSignIn.rawValue, name: "Sign in with email",
-                description: "Enter your email address. We'll send you a code and a link to sign in to \(clientName), no password needed.",
-                category: .signIn, fields: [field], actions: [FlowAction(id: .submit, kind: .submit, label: "Email me a code"), back],
+                id: FlowStep.emailSignIn.rawValue, name: say("flow.email_sign_in.name"),
+                description: say("flow.email_sign_in.description", ["client": clientName]),
+                category: .signIn, fields: [field], actions: [FlowAction(id: .submit, kind: .submit, label: say("flow.email_sign_in.submit")), back],
                 messages: messages)
         case .code:
-            let address = state.emailSignInAddress ?? "your email address"
             return FlowNode(
-                id: FlowStep.emailSignInCode.rawValue, name: "Check your email",
-                description: "If \(address) can sign in here, we sent a code to it. Enter it, or open the link in the message in this browser.",
+                id: FlowStep.emailSignInCode.rawValue, name: say("flow.email_sign_in.code.name"),
+                description: say("flow.email_sign_in.code.description", ["address": state.emailSignInAddress ?? ""]),
                 category: .verification, fields: [codeField],
-                actions: [FlowAction(id: .submit, kind: .submit, label: "Sign in"), Self.resendAction, back], messages: messages)
+                actions: [FlowAction(id: .submit, kind: .submit, label: say("flow.sign_in.submit")), resendAction, back], messages: messages)
         }
     }
 
@@ -113,7 +114,7 @@ extension LoginFlow {
             try await audit.record(.accountCreated, user: user.id, client: state.request.clientID, details: ["by": "email_sign_in"])
         }
         if user.isLocked {
-            return .retry(node(for: state, messages: [FlowMessage(level: .error, text: LoginMessages.locked, code: "locked")]), .locked)
+            return .retry(node(for: state, messages: [FlowMessage(level: .error, text: say(LoginMessages.locked), code: "locked")]), .locked)
         }
         logger.info("Email sign-in code accepted", metadata: ["user": "\(user.id)"])
         let account = FlowStore.ProvenAccount(userID: user.id, methods: Self.emailSignInMethods, passwordSettled: true)

@@ -1,5 +1,6 @@
 import Foundation
 import GatehouseDomain
+import GatehouseFoundation
 import GatehouseProtocol
 
 /// Managing two-step verification outside a sign-in (`POST /flows/enrollment`): the person signs in with the
@@ -27,15 +28,13 @@ extension LoginFlow {
         }
 
         /// How the choice reads for an account that has `enrolled` these factors.
-        package func label(enrolled: [SecondFactor]) -> String {
+        package func labelKey(enrolled: [SecondFactor]) -> String {
             switch self {
-            case .passkey: enrolled.contains(.passkey) ? "Add another passkey" : "Add a passkey"
-            case .authenticator:
-                enrolled.contains(.totp) ? "Set up a new authenticator app (the current one stops working)" : "Set up an authenticator app"
-            case .phone:
-                enrolled.contains(where: \.usesPhone) ? "Change the phone number that gets your codes" : "Get codes on your phone, by text message or call"
-            case .email: "Get codes by email"
-            case .recoveryCodes: "Make new recovery codes (the current ones stop working)"
+            case .passkey: enrolled.contains(.passkey) ? "flow.enrollment.passkey.another" : "flow.enrollment.passkey.first"
+            case .authenticator: enrolled.contains(.totp) ? "flow.enrollment.totp.replace" : "flow.enrollment.totp.first"
+            case .phone: enrolled.contains(where: \.usesPhone) ? "flow.enrollment.phone.change" : "flow.enrollment.phone.first"
+            case .email: "flow.enrollment.email"
+            case .recoveryCodes: "flow.enrollment.recovery_codes"
             }
         }
     }
@@ -76,19 +75,22 @@ extension LoginFlow {
         let enrolled = state.secondFactor.factors
         let choices = enrollmentChoices(for: state, enrolled: enrolled)
         let choice = FlowField(
-            key: "setup", kind: .singleChoice, label: "What do you want to change?",
-            options: choices.map { FieldOption(value: $0.rawValue, label: $0.label(enrolled: enrolled)) },
+            key: "setup", kind: .singleChoice, label: say("flow.enrollment.field"),
+            options: choices.map { FieldOption(value: $0.rawValue, label: say($0.labelKey(enrolled: enrolled))) },
             defaultValue: choices.first?.rawValue)
         let has = [
-            enrolled.contains(.totp) ? "an authenticator app and recovery codes" : nil,
-            enrolled.contains(where: \.usesPhone) ? "codes by phone" : nil,
-            enrolled.contains(.email) ? "codes by email" : nil,
+            enrolled.contains(.totp) ? say("flow.enrollment.has.totp").text : nil,
+            enrolled.contains(where: \.usesPhone) ? say("flow.enrollment.has.phone").text : nil,
+            enrolled.contains(.email) ? say("flow.enrollment.has.email").text : nil,
         ].compactMap { $0 }
-        let summary = has.isEmpty ? "Your account has no second step yet." : "Your account uses \(has.joined(separator: ", "))."
+        let username = state.username ?? ""
+        let description =
+            has.isEmpty
+            ? say("flow.enrollment.description.none", ["username": username])
+            : say("flow.enrollment.description.default", ["username": username, "methods": has.joined(separator: say("list.separator").text)])
         return FlowNode(
-            id: FlowStep.enrollChoose.rawValue, name: "Two-step verification",
-            description: "You're signed in as \(state.username ?? "you"). \(summary)",
-            category: .mfaEnrollment, fields: [choice], actions: [FlowAction(id: .submit, kind: .submit, label: "Continue")],
+            id: FlowStep.enrollChoose.rawValue, name: say("flow.enrollment.name"), description: description,
+            category: .mfaEnrollment, fields: [choice], actions: [FlowAction(id: .submit, kind: .submit, label: say("flow.continue"))],
             messages: messages)
     }
 

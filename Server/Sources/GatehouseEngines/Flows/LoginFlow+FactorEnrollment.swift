@@ -91,7 +91,7 @@ extension LoginFlow {
     ) async throws -> Outcome {
         var next = state
         let text = { (key: String) in values[key]?.text.trimmingCharacters(in: .whitespaces) ?? "" }
-        func again(_ message: String, field: String) -> Outcome {
+        func again(_ message: Phrase, field: String) -> Outcome {
             .retry(node(for: state, messages: [FlowMessage(level: .error, text: message, field: field, code: "invalid_value")]), .invalidInput)
         }
         switch (state.step, action) {
@@ -119,15 +119,15 @@ extension LoginFlow {
             next.secondFactor.enrolling = PendingContact(channel: method)
             next.step = .enrollPhone
         case (.enrollPhone, _):
-            guard let number = PhoneNumber(text("phone_number")) else { return again(PhoneNumber.hint, field: "phone_number") }
+            guard let number = PhoneNumber(text("phone_number")) else { return again(say("flow.field.phone.hint"), field: "phone_number") }
             let method = state.secondFactor.enrolling?.channel ?? phoneMethods(for: state)[0]
             if let refused = try await sendEnrollmentCode(id, state: &next, to: number.e164, on: method) { return refused }
         case (.enrollEmail, _):
             let address = text("email").lowercased()
-            guard (try? AccountInputValidation.validateEmail(address)) != nil else { return again("Enter a valid email address.", field: "email") }
+            guard (try? AccountInputValidation.validateEmail(address)) != nil else { return again(say("flow.field.email.invalid"), field: "email") }
             // A username that is an email address must stay the account's own.
             guard (try? AccountInputValidation.validateUsername(user.username, email: address)) != nil else {
-                return again("Your username is your email address, so it cannot change here.", field: "email")
+                return again(say("flow.enroll_email.username_is_email"), field: "email")
             }
             if let refused = try await sendEnrollmentCode(id, state: &next, to: address, on: .email) { return refused }
         case (.enrollPasskey, .submit):
@@ -175,7 +175,7 @@ extension LoginFlow {
                 next.secondFactor.enrolling = PendingContact(channel: .email)
                 try await flows.update(id, to: next)
                 let message = FlowMessage(
-                    level: .error, text: "Another account uses that address. Enter a different one.", field: "email", code: "invalid_value")
+                    level: .error, text: say("flow.enroll_email.taken"), field: "email", code: "invalid_value")
                 return .retry(node(for: next, messages: [message]), .invalidInput)
             }
             logger.info("Enrolled email", metadata: ["user": "\(user.id)", "replacing": "\(previous != nil)"])
@@ -209,7 +209,7 @@ extension LoginFlow {
     package func factorEnrollmentNode(_ step: StepFamily.FactorEnrollment, for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode {
         let clientName = state.clientName ?? state.request.clientID
         let pending = state.secondFactor.enrolling
-        let back = [FlowAction(id: .choose, kind: .submit, label: "Set up something else")]
+        let back = [FlowAction(id: .choose, kind: .submit, label: say("flow.enroll.something_else"))]
         let canChooseAgain: Bool =
             if case .enrollment = state.journey { true } else { offeredFactors(for: state).count > 1 || state.secondFactor.enrollmentOptional }
         let backIfAny = canChooseAgain ? back : []
@@ -218,82 +218,82 @@ extension LoginFlow {
             let offered = offeredFactors(for: state)
             let methods = phoneMethods(for: state)
             let choice = FlowField(
-                key: "factor", kind: .singleChoice, label: "Set up",
-                options: offered.map { FieldOption(value: $0.rawValue, label: $0 == .phone ? Self.phoneLabel(methods) : $0.label) },
+                key: "factor", kind: .singleChoice, label: say("flow.enroll.set_up"),
+                options: offered.map { FieldOption(value: $0.rawValue, label: $0 == .phone ? phoneLabel(methods) : say($0.labelKey)) },
                 defaultValue: offered.first?.rawValue)
-            let later = state.secondFactor.enrollmentOptional ? [FlowAction(id: .skip, kind: .submit, label: "Not now")] : []
+            let later = state.secondFactor.enrollmentOptional ? [FlowAction(id: .skip, kind: .submit, label: say("flow.not_now"))] : []
             return FlowNode(
-                id: FlowStep.enrollOffer.rawValue, name: "Protect your account",
-                description: "Add a second step to signing in to \(clientName), so that a stolen password alone cannot open your account.",
-                category: .mfaEnrollmentRequired, fields: [choice], actions: [FlowAction(id: .submit, kind: .submit, label: "Set up")] + later,
+                id: FlowStep.enrollOffer.rawValue, name: say("flow.enroll.offer.name"),
+                description: say("flow.enroll.offer.description", ["client": clientName]),
+                category: .mfaEnrollmentRequired, fields: [choice], actions: [FlowAction(id: .submit, kind: .submit, label: say("flow.enroll.set_up"))] + later,
                 messages: messages)
         case .enrollMethod:
             let choice = FlowField(
-                key: "method", kind: .singleChoice, label: "Get codes by",
-                options: phoneMethods(for: state).map { FieldOption(value: $0.rawValue, label: Self.methodLabel($0)) },
+                key: "method", kind: .singleChoice, label: say("flow.enroll.method.field"),
+                options: phoneMethods(for: state).map { FieldOption(value: $0.rawValue, label: methodLabel($0)) },
                 defaultValue: MessageChannel.sms.rawValue)
             return FlowNode(
-                id: FlowStep.enrollMethod.rawValue, name: "How should we reach you?",
-                description: "Choose how your phone gets a code when you sign in. You can ask for the other way each time.",
-                category: .mfaEnrollment, fields: [choice], actions: [FlowAction(id: .submit, kind: .submit, label: "Continue")] + backIfAny,
+                id: FlowStep.enrollMethod.rawValue, name: say("flow.enroll.method.name"),
+                description: say("flow.enroll.method.description"),
+                category: .mfaEnrollment, fields: [choice], actions: [FlowAction(id: .submit, kind: .submit, label: say("flow.continue"))] + backIfAny,
                 messages: messages)
         case .enrollPhone:
             let number = FlowField(
-                key: "phone_number", kind: .phoneNumber, label: "Mobile number",
-                validation: FieldValidation(regex: PhoneNumber.fieldPattern, message: PhoneNumber.hint), autocomplete: "tel")
-            let how = pending?.channel == .voice ? "We'll call it to read out a code." : "We'll text it a code."
+                key: "phone_number", kind: .phoneNumber, label: say("flow.field.phone.label"),
+                validation: FieldValidation(regex: PhoneNumber.fieldPattern, message: say("flow.field.phone.hint")), autocomplete: "tel")
             return FlowNode(
-                id: FlowStep.enrollPhone.rawValue, name: "Add your phone number",
-                description: "Enter the number with its country code. \(how)",
-                category: .mfaEnrollment, fields: [number], actions: [FlowAction(id: .submit, kind: .submit, label: "Send the code")] + backIfAny,
+                id: FlowStep.enrollPhone.rawValue, name: say("flow.enroll_phone.name"),
+                description: pending?.channel == .voice ? say("flow.enroll_phone.description.voice") : say("flow.enroll_phone.description.sms"),
+                category: .mfaEnrollment, fields: [number], actions: [FlowAction(id: .submit, kind: .submit, label: say("flow.enroll.send_code"))] + backIfAny,
                 messages: messages)
         case .enrollPhoneCode:
             let voice = pending?.channel == .voice
-            let number = pending?.address ?? "your phone"
+            let number = pending?.address ?? ""
             var actions = [
-                FlowAction(id: .submit, kind: .submit, label: "Verify"),
-                FlowAction(id: .resend, kind: .submit, label: voice ? "Call again" : "Send a new code"),
+                FlowAction(id: .submit, kind: .submit, label: say("flow.code.verify")),
+                FlowAction(id: .resend, kind: .submit, label: voice ? say("flow.code.call_again") : say("flow.code.resend")),
             ]
             if let method = pending?.channel, let other = Self.otherPhoneMethod(method, among: phoneMethods(for: state)) {
-                actions.append(FlowAction(id: .otherMethod, kind: .submit, label: other == .voice ? "Call me instead" : "Text me instead"))
+                actions.append(
+                    FlowAction(id: .otherMethod, kind: .submit, label: other == .voice ? say("flow.code.call_instead") : say("flow.code.text_instead")))
             }
-            actions.append(FlowAction(id: .change, kind: .submit, label: "Use a different number"))
+            actions.append(FlowAction(id: .change, kind: .submit, label: say("flow.enroll_phone.change")))
             return FlowNode(
-                id: FlowStep.enrollPhoneCode.rawValue, name: voice ? "Enter the code you hear" : "Enter the code we sent you",
+                id: FlowStep.enrollPhoneCode.rawValue, name: voice ? say("flow.code.name.voice") : say("flow.code.name.sent"),
                 description: voice
-                    ? "We're calling \(number) to read out a code. Enter it to confirm the number."
-                    : "We sent a code by text message to \(number). Enter it to confirm the number.",
+                    ? say("flow.enroll_phone.code.description.voice", ["number": number])
+                    : say("flow.enroll_phone.code.description.sms", ["number": number]),
                 category: .mfaEnrollment, fields: [codeField], actions: actions, messages: messages)
         case .enrollEmail:
-            var address = Self.emailField
+            var address = emailField
             address.defaultValue = pending?.address
             return FlowNode(
-                id: FlowStep.enrollEmail.rawValue, name: "Confirm your email address",
-                description: "Codes for signing in will go to this address. We'll send a code to confirm it.",
-                category: .mfaEnrollment, fields: [address], actions: [FlowAction(id: .submit, kind: .submit, label: "Send the code")] + backIfAny,
+                id: FlowStep.enrollEmail.rawValue, name: say("flow.enroll_email.name"),
+                description: say("flow.enroll_email.description"),
+                category: .mfaEnrollment, fields: [address], actions: [FlowAction(id: .submit, kind: .submit, label: say("flow.enroll.send_code"))] + backIfAny,
                 messages: messages)
         case .enrollEmailCode:
             return FlowNode(
-                id: FlowStep.enrollEmailCode.rawValue, name: "Enter the code we sent you",
-                description: "We sent a code to \(pending?.address ?? "your email address"). Enter it to get sign-in codes there.",
+                id: FlowStep.enrollEmailCode.rawValue, name: say("flow.code.name.sent"),
+                description: say("flow.enroll_email.code.description", ["address": pending?.address ?? ""]),
                 category: .mfaEnrollment, fields: [codeField],
                 actions: [
-                    FlowAction(id: .submit, kind: .submit, label: "Verify"), Self.resendAction,
-                    FlowAction(id: .change, kind: .submit, label: "Use a different address"),
+                    FlowAction(id: .submit, kind: .submit, label: say("flow.code.verify")), resendAction,
+                    FlowAction(id: .change, kind: .submit, label: say("flow.enroll_email.change")),
                 ], messages: messages)
         }
     }
 
     /// How the phone choice reads with the policy's ways of getting codes.
-    package static func phoneLabel(_ methods: [MessageChannel]) -> String {
+    package func phoneLabel(_ methods: [MessageChannel]) -> Phrase {
         switch methods {
-        case [.sms]: "Phone: codes by text message"
-        case [.voice]: "Phone: codes read out in a call"
-        default: EnrollableFactor.phone.label
+        case [.sms]: say("enroll.factor.phone.sms")
+        case [.voice]: say("enroll.factor.phone.voice")
+        default: say(EnrollableFactor.phone.labelKey)
         }
     }
 
-    package static func methodLabel(_ method: MessageChannel) -> String {
-        method == .voice ? "Phone call: a code read out" : "Text message"
+    package func methodLabel(_ method: MessageChannel) -> Phrase {
+        method == .voice ? say("enroll.method.voice") : say("enroll.method.sms")
     }
 }

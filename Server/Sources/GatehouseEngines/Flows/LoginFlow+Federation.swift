@@ -19,15 +19,15 @@ extension LoginFlow {
     /// The configured providers as actions, on the nodes that offer them: signing in and creating an account.
     package func identityProviderActions(for state: FlowStore.LoginState) -> [FlowAction] {
         guard let id = state.id, !settings.identityProviders.isEmpty else { return [] }
-        let verb: String
+        let key: String
         switch (state.journey, state.step) {
-        case (.signIn, .credentials), (.signIn, .identify), (.enrollment, .credentials), (.enrollment, .identify): verb = "Sign in"
-        case (.registration(pending: nil), .register): verb = "Sign up"
+        case (.signIn, .credentials), (.signIn, .identify), (.enrollment, .credentials), (.enrollment, .identify): key = "flow.provider.sign_in"
+        case (.registration(pending: nil), .register): key = "flow.provider.sign_up"
         default: return []
         }
         return settings.identityProviders.map { provider in
             FlowAction(
-                id: FlowActionID.identityProviderPrefix + provider.id, kind: .idp, label: "\(verb) with \(provider.name)",
+                id: FlowActionID.identityProviderPrefix + provider.id, kind: .idp, label: say(key, ["provider": provider.name]).text,
                 url: settings.url("/flows/\(id)/idp/\(provider.id)"), icon: provider.icon,
                 nonce: provider.native ? state.federation.nativeNonce : nil)
         }
@@ -170,7 +170,7 @@ extension LoginFlow {
     ) async throws
         -> Outcome
     {
-        if user.isLocked { return .retry(node(for: state, messages: [FlowMessage(level: .error, text: LoginMessages.locked, code: "locked")]), .locked) }
+        if user.isLocked { return .retry(node(for: state, messages: [FlowMessage(level: .error, text: say(LoginMessages.locked), code: "locked")]), .locked) }
         var next = state
         let multiFactor = provider.trustMFA && profile.methods.contains("mfa")
         let methods = ["fed"] + (multiFactor ? profile.methods.filter { $0 != "fed" } : [])
@@ -245,28 +245,27 @@ extension LoginFlow {
 
     /// The linking steps' nodes.
     package func federationNode(_ step: StepFamily.Linking, for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode {
-        let providerName = state.federation.link.flatMap { settings.identityProvider($0.providerID)?.name } ?? "the other provider"
-        let cancel = FlowAction(id: .cancel, kind: .submit, label: "Cancel")
+        let providerName = state.federation.link.flatMap { settings.identityProvider($0.providerID)?.name } ?? ""
+        let cancel = FlowAction(id: .cancel, kind: .submit, label: say("flow.cancel"))
         switch step {
         case .linkAccount:
-            var username = Self.usernameField
+            var username = usernameField
             username.defaultValue = state.username
             let known = state.federation.candidateID != nil
             let description =
                 known
-                ? "An account with your \(providerName) email address exists. Sign in to it once to link \(providerName) to it."
-                : "Sign in to your account once to link \(providerName) to it."
-            let code = known ? [FlowAction(id: .emailCode, kind: .submit, label: "Email me a code instead")] : []
+                ? say("flow.link.description.known", ["provider": providerName]) : say("flow.link.description.default", ["provider": providerName])
+            let code = known ? [FlowAction(id: .emailCode, kind: .submit, label: say("flow.link.email_code"))] : []
             return FlowNode(
-                id: FlowStep.linkAccount.rawValue, name: "Link your \(providerName) account", description: description, category: .signIn,
-                fields: [username, Self.passwordField], actions: [FlowAction(id: .submit, kind: .submit, label: "Sign in and link")] + code + [cancel],
+                id: FlowStep.linkAccount.rawValue, name: say("flow.link.name", ["provider": providerName]), description: description, category: .signIn,
+                fields: [username, passwordField], actions: [FlowAction(id: .submit, kind: .submit, label: say("flow.link.submit"))] + code + [cancel],
                 messages: messages)
         case .linkCode:
             return FlowNode(
-                id: FlowStep.linkCode.rawValue, name: "Check your email",
-                description: "Enter the code we sent to \(state.secondFactor.sentTo ?? "your email address") to link \(providerName) to your account.",
+                id: FlowStep.linkCode.rawValue, name: say("flow.email_sign_in.code.name"),
+                description: say("flow.link.code.description", ["place": state.secondFactor.sentTo ?? "", "provider": providerName]),
                 category: .verification, fields: [codeField],
-                actions: [FlowAction(id: .submit, kind: .submit, label: "Link"), Self.resendAction, cancel], messages: messages)
+                actions: [FlowAction(id: .submit, kind: .submit, label: say("flow.link.code.submit")), resendAction, cancel], messages: messages)
         }
     }
 
@@ -290,7 +289,7 @@ extension LoginFlow {
             next.step = .linkCode
             next.secondFactor.sentTo = Self.masked(candidate.email, on: .email)
             try await flows.update(id, to: next)
-            return .next(node(for: next, messages: [FlowMessage(level: .info, text: "We sent a code.", code: "code_sent")]))
+            return .next(node(for: next, messages: [FlowMessage(level: .info, text: say("flow.code.sent"), code: "code_sent")]))
         case (.linkCode, _):
             guard let candidate else { return .gone }
             switch try await checkCode(id, state: state, purpose: .linkIdentity, code: values["code"]?.text ?? "", owner: candidate) {
@@ -302,16 +301,16 @@ extension LoginFlow {
             }
         default:
             // The password, checked before the transaction like the sign-in node's.
-            func again(_ text: String, _ problem: Problem, code: String) -> Outcome {
+            func again(_ text: Phrase, _ problem: Problem, code: String) -> Outcome {
                 var retried = state
                 retried.username = values["username"]?.text
                 return .retry(node(for: retried, messages: [FlowMessage(level: .error, text: text, code: code)]), problem)
             }
             guard let checked = passwords.signIn else { throw FlowEngineError.passwordNotPrepared }
             switch checked {
-            case .invalidCredentials: return again(LoginMessages.invalidCredentials, .invalidCredentials, code: "invalid_credentials")
-            case .throttled: return again(LoginMessages.throttled, .throttled, code: "throttled")
-            case .locked: return again(LoginMessages.locked, .locked, code: "locked")
+            case .invalidCredentials: return again(say(LoginMessages.invalidCredentials), .invalidCredentials, code: "invalid_credentials")
+            case .throttled: return again(say(LoginMessages.throttled), .throttled, code: "throttled")
+            case .locked: return again(say(LoginMessages.locked), .locked, code: "locked")
             case .authenticated(let user): return try await afterCheckedPassword(id, state: state, user: user)
             }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import GatehouseDomain
+import GatehouseFoundation
 import GatehouseProtocol
 
 /// Every code a flow checks (delivered codes, TOTP, recovery codes) is counted per account (or, before there is an
@@ -66,7 +67,7 @@ extension LoginFlow {
         switch try await codeGuesses.admit(purpose, subject: subject, source: source) {
         case .blocked(let until, _):
             let message = FlowMessage(
-                level: .error, text: LoginMessages.guessesBlocked(minutes: codeGuesses.minutesLeft(until: until)),
+                level: .error, text: say(LoginMessages.guessesBlocked, ["minutes": "\(codeGuesses.minutesLeft(until: until))"]),
                 field: "code", code: "too_many_guesses")
             return .blocked(.retry(node(for: state, messages: [message]), .throttled))
         case .admitted(let admitted):

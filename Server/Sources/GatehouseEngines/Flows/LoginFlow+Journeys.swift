@@ -1,4 +1,5 @@
 import GatehouseDomain
+import GatehouseFoundation
 import GatehouseProtocol
 
 /// Routes between the journeys one flow can take: from the sign-in node to registration or recovery (links),

@@ -172,7 +172,7 @@ extension LoginFlow {
         if error.isMalformed { throw OAuthError.invalidRequest(error.description) }
         if let guess, guess >= settings.signOnPolicy(for: state.request.clientID).maxCodeAttempts {
             _ = try await flows.finish(id)
-            return .failed(LoginMessages.tooManyCodes)
+            return .failed(say(LoginMessages.tooManyCodes).text)
         }
         // The same step again, with a challenge of its own.
         var again = state
@@ -215,7 +215,7 @@ extension LoginFlow {
         } catch let error as WebAuthnError {
             return try await passkeyRefused(id, state: state, user: nil, error: error, guess: guess)
         }
-        if user.isLocked { return .retry(node(for: state, messages: [FlowMessage(level: .error, text: LoginMessages.locked, code: "locked")]), .locked) }
+        if user.isLocked { return .retry(node(for: state, messages: [FlowMessage(level: .error, text: say(LoginMessages.locked), code: "locked")]), .locked) }
         try await flows.clearCodeChecks(id)
         var next = state
         next.username = user.username
@@ -243,28 +243,29 @@ extension LoginFlow {
         case .enrollPasskey:
             let fields = [
                 FlowField(
-                    key: Self.credentialKey, kind: .passkeyCreate, label: "Create a passkey with this device's screen lock or a security key.",
+                    key: Self.credentialKey, kind: .passkeyCreate, label: say("flow.enroll_passkey.field"),
                     defaultValue: options),
                 FlowField(
-                    key: "name", kind: .text, label: "Name this passkey", required: false, validation: FieldValidation(maxLength: 64), defaultValue: "Passkey"),
+                    key: "name", kind: .text, label: say("flow.enroll_passkey.name_field"), required: false, validation: FieldValidation(maxLength: 64),
+                    defaultValue: say("factor.passkey").text),
             ]
             // Offered (after registration, or when a policy only offers a second factor): "Not now" too.
-            let later = state.secondFactor.enrollmentOptional ? [FlowAction(id: .skip, kind: .submit, label: "Not now")] : []
+            let later = state.secondFactor.enrollmentOptional ? [FlowAction(id: .skip, kind: .submit, label: say("flow.not_now"))] : []
             let canChooseAgain: Bool =
                 if case .enrollment = state.journey { true } else { offeredFactors(for: state).count > 1 }
-            let back = later + (canChooseAgain ? [FlowAction(id: .choose, kind: .submit, label: "Set up something else")] : [])
+            let back = later + (canChooseAgain ? [FlowAction(id: .choose, kind: .submit, label: say("flow.enroll.something_else"))] : [])
             return FlowNode(
-                id: FlowStep.enrollPasskey.rawValue, name: "Create a passkey",
-                description: "Sign in to \(clientName) with your fingerprint, face or screen lock instead of a code.",
-                category: .mfaEnrollment, fields: fields, actions: [FlowAction(id: .submit, kind: .submit, label: "Create passkey")] + back,
+                id: FlowStep.enrollPasskey.rawValue, name: say("flow.enroll_passkey.name"),
+                description: say("flow.enroll_passkey.description", ["client": clientName]),
+                category: .mfaEnrollment, fields: fields, actions: [FlowAction(id: .submit, kind: .submit, label: say("flow.enroll_passkey.submit"))] + back,
                 messages: messages)
         case .passkey:
-            let another = state.secondFactor.factors.count > 1 ? [FlowAction(id: .choose, kind: .submit, label: "Use another method")] : []
+            let another = state.secondFactor.factors.count > 1 ? [FlowAction(id: .choose, kind: .submit, label: say("flow.second_factor.another"))] : []
             return FlowNode(
-                id: FlowStep.passkey.rawValue, name: "Use your passkey", description: "Confirm it's you signing in to \(clientName) with your passkey.",
+                id: FlowStep.passkey.rawValue, name: say("flow.passkey.name"), description: say("flow.passkey.description", ["client": clientName]),
                 category: .mfaChallenge,
-                fields: [FlowField(key: Self.credentialKey, kind: .passkeyGet, label: "Use your passkey.", defaultValue: options)],
-                actions: [FlowAction(id: .submit, kind: .submit, label: "Use passkey")] + another, messages: messages)
+                fields: [FlowField(key: Self.credentialKey, kind: .passkeyGet, label: say("flow.passkey.field"), defaultValue: options)],
+                actions: [FlowAction(id: .submit, kind: .submit, label: say("flow.passkey.submit"))] + another, messages: messages)
         }
     }
 }

@@ -1,4 +1,5 @@
 import GatehouseDomain
+import GatehouseFoundation
 import GatehouseProtocol
 
 /// Setting a new password inside a flow: after a recovery code, and when the password has expired (a forced
@@ -8,10 +9,10 @@ extension LoginFlow {
     package var newPasswordField: FlowField {
         let policy = settings.passwords
         return FlowField(
-            key: "new_password", kind: .password, label: "New password",
+            key: "new_password", kind: .password, label: say("flow.field.new_password.label"),
             validation: FieldValidation(
                 minLength: policy.minLength, maxLength: policy.maxLength,
-                message: "Use \(policy.minLength) to \(policy.maxLength) characters."),
+                message: say("flow.field.new_password.length", ["min": "\(policy.minLength)", "max": "\(policy.maxLength)"])),
             autocomplete: "new-password")
     }
 
@@ -29,23 +30,23 @@ extension LoginFlow {
 
     /// The password nodes.
     package func passwordNode(_ step: StepFamily.Password, for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode {
-        let change = FlowAction(id: .submit, kind: .submit, label: "Change password")
+        let change = FlowAction(id: .submit, kind: .submit, label: say("flow.password_change.submit"))
         switch step {
         case .passwordExpired:
             return FlowNode(
-                id: FlowStep.passwordExpired.rawValue, name: "Your password has expired",
-                description: "Choose a new password to continue. Use a passphrase you don't use anywhere else.",
+                id: FlowStep.passwordExpired.rawValue, name: say("flow.password_change.expired.name"),
+                description: say("flow.password_change.expired.description"),
                 category: .passwordExpired, fields: [newPasswordField], actions: [change], messages: messages)
         case .passwordWarning:
             return FlowNode(
-                id: FlowStep.passwordWarning.rawValue, name: "Your password expires soon",
-                description: "Change it now, or skip and be asked again next time.",
+                id: FlowStep.passwordWarning.rawValue, name: say("flow.password_change.warning.name"),
+                description: say("flow.password_change.warning.description"),
                 category: .passwordWarning, fields: [newPasswordField],
-                actions: [change, FlowAction(id: .skip, kind: .submit, label: "Not now")], messages: messages)
+                actions: [change, FlowAction(id: .skip, kind: .submit, label: say("flow.not_now"))], messages: messages)
         case .recoveryPassword:
             return FlowNode(
-                id: FlowStep.recoveryPassword.rawValue, name: "Choose a new password",
-                description: "It's you: choose the new password for \(state.username ?? "your account"). You will be signed out everywhere else.",
+                id: FlowStep.recoveryPassword.rawValue, name: say("flow.password_change.recovery.name"),
+                description: say("flow.password_change.recovery.description", ["account": state.username ?? ""]),
                 category: .recovery, fields: [newPasswordField], actions: [change], messages: messages)
         }
     }
@@ -62,11 +63,13 @@ extension LoginFlow {
             return try await complete(id, state: next, user: user)
         }
         let password = values["new_password"]?.text ?? ""
-        func again(_ text: String) -> Outcome {
+        func again(_ text: Phrase) -> Outcome {
             .retry(node(for: state, messages: [FlowMessage(level: .error, text: text, field: "new_password", code: "invalid_password")]), .invalidInput)
         }
-        if let problem = settings.passwords.problem(with: password, username: user.username, email: user.email) { return again(problem) }
-        if passwords.newPasswordIsCurrent { return again("Choose a password different from your current one.") }
+        if let problem = settings.passwords.passwordProblem(with: password, username: user.username, email: user.email) {
+            return again(say(problem.key, problem.arguments))
+        }
+        if passwords.newPasswordIsCurrent { return again(say("flow.password_change.same")) }
         guard let hash = passwords.newPasswordHash else { throw FlowEngineError.passwordNotPrepared }
         try await users.changePassword(userID: user.id, to: hash)
         logger.info("Password changed in a flow", metadata: ["user": "\(user.id)", "node": "\(state.step)"])

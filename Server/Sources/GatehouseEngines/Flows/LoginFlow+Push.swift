@@ -8,24 +8,19 @@ import GatehouseProtocol
 /// and enters the PIN (``AuthenticatorController`` checks both). The node's `check` goes on once approved; a wrong
 /// number or "this wasn't me" denies it there and then.
 extension LoginFlow {
-    package enum PushMessages {
-        package static let waiting = "Waiting for approval on your phone."
-        package static let denied = "The sign-in was denied on your phone. Send a new notification, or choose another way."
-        package static let expired = "The notification expired. Send a new one to try again."
-        package static let noDevice = "No phone can receive a notification for this account. Choose another way."
-        package static func tooSoon(seconds: Int64) -> String { "A notification was just sent. Wait \(seconds) seconds before sending another." }
-    }
-
     /// The push node: the number to pick, and where the notification went.
     package func pushNode(for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode {
         let clientName = state.clientName ?? state.request.clientID
         let pending = state.secondFactor.push
-        let device = pending?.deviceName.map { "“\($0)”" } ?? "your phone"
-        let another = state.secondFactor.factors.count > 1 ? [FlowAction(id: .choose, kind: .submit, label: "Use another method")] : []
+        let another = state.secondFactor.factors.count > 1 ? [FlowAction(id: .choose, kind: .submit, label: say("flow.second_factor.another"))] : []
+        let description =
+            if let device = pending?.deviceName {
+                say("flow.push.description.named", ["device": device, "client": clientName])
+            } else {
+                say("flow.push.description.default", ["client": clientName])
+            }
         return FlowNode(
-            id: FlowStep.push.rawValue, name: "Approve on your phone",
-            description:
-                "We sent a notification to \(device). Open it, choose the number shown here and enter your PIN to sign in to \(clientName).",
+            id: FlowStep.push.rawValue, name: say("factor.push"), description: description,
             category: .mfaChallenge,
             fields: [
                 FlowField(
@@ -33,14 +28,14 @@ extension LoginFlow {
                     defaultValue: pending.map { String($0.number) })
             ],
             actions: [
-                FlowAction(id: .check, kind: .submit, label: "Continue after approving"),
-                FlowAction(id: .resend, kind: .submit, label: "Send a new notification"),
+                FlowAction(id: .check, kind: .submit, label: say("flow.app_login.check")),
+                FlowAction(id: .resend, kind: .submit, label: say("flow.push.resend")),
             ] + another,
             messages: messages)
     }
 
     /// The node of `state` again, with one message saying why the sign-in did not go on.
-    package func shown(_ state: FlowStore.LoginState, _ text: String, level: FlowMessage.Level, code: String, _ problem: Problem) -> Outcome {
+    package func shown(_ state: FlowStore.LoginState, _ text: Phrase, level: FlowMessage.Level, code: String, _ problem: Problem) -> Outcome {
         .retry(node(for: state, messages: [FlowMessage(level: level, text: text, code: code)]), problem)
     }
 
@@ -56,14 +51,14 @@ extension LoginFlow {
     package func answer(to pending: PendingPush, id: String, state: FlowStore.LoginState) async throws -> PushAnswer {
         switch try await appLogins.status(pending.sessionID, flowID: id) {
         case .pending, .claimed:
-            return .notYet(shown(state, PushMessages.waiting, level: .info, code: "push_pending", .waiting))
+            return .notYet(shown(state, say("flow.push.waiting"), level: .info, code: "push_pending", .waiting))
         case .aborted:
-            return .notYet(shown(state, PushMessages.denied, level: .error, code: "push_denied", .notApproved))
+            return .notYet(shown(state, say("flow.push.denied"), level: .error, code: "push_denied", .notApproved))
         case .expired:
-            return .notYet(shown(state, PushMessages.expired, level: .error, code: "push_expired", .notApproved))
+            return .notYet(shown(state, say("flow.push.expired"), level: .error, code: "push_expired", .notApproved))
         case .approved:
             guard let userID = try await appLogins.consume(pending.sessionID, flowID: id), !userID.isEmpty else {
-                return .notYet(shown(state, PushMessages.expired, level: .error, code: "push_expired", .notApproved))
+                return .notYet(shown(state, say("flow.push.expired"), level: .error, code: "push_expired", .notApproved))
             }
             return .approved(userID: userID)
         }
@@ -73,7 +68,8 @@ extension LoginFlow {
     func sendPush(to identity: DeviceIdentity, target: PushTarget, for user: User, sessionID: String, clientName: String, now: Int64) {
         pushes.sendAfterCommit(
             PushApproval(
-                target: target, title: "Sign in to \(clientName)?", body: "\(user.username) is signing in to \(clientName). Tap to approve or deny.",
+                target: target, title: say("push.title", ["client": clientName]).text,
+                body: say("push.body", ["username": user.username, "client": clientName]).text,
                 payload: PushApprovalPayload(service: settings.url("/authenticator"), identityID: identity.id, sessionID: sessionID),
                 expiresAt: now + settings.authenticator.accessCodeLifetime),
             on: database)
@@ -85,7 +81,7 @@ extension LoginFlow {
         let policy = settings.authenticator
         guard let identity = try await deviceIdentities.pushable(userID: user.id, limit: policy.maxPINAttempts).first, let target = identity.push
         else {
-            return .retry(node(for: state, messages: [FlowMessage(level: .error, text: PushMessages.noDevice, code: "push_unavailable")]), .notApproved)
+            return .retry(node(for: state, messages: [FlowMessage(level: .error, text: say("flow.push.no_device"), code: "push_unavailable")]), .notApproved)
         }
         let clientName = state.clientName ?? state.request.clientID
         let created = try await appLogins.createPush(
@@ -108,7 +104,7 @@ extension LoginFlow {
             next.secondFactor.push = nil
         case .resend:
             let wait = settings.oneTimeCodes.resendDelay - (clock.now() - (state.secondFactor.push?.sentAt ?? 0))
-            if wait > 0 { return shown(state, PushMessages.tooSoon(seconds: wait), level: .error, code: "resend_too_soon", .invalidInput) }
+            if wait > 0 { return shown(state, say("flow.push.too_soon", ["seconds": "\(wait)"]), level: .error, code: "resend_too_soon", .invalidInput) }
             if let refused = try await startPush(id, state: &next, user: user) { return refused }
         default:
             guard let pending = state.secondFactor.push else { return .gone }
@@ -132,22 +128,20 @@ extension LoginFlow {
 /// else the policy asks). Every name gets the same node and a session that waits: only an account with an app that
 /// takes pushes receives one, so the page says nothing about which names are accounts.
 extension LoginFlow {
-    package static let pushSignInAction = FlowAction(id: .pushSignIn, kind: .submit, label: "Send a notification to my phone")
+    package var pushSignInAction: FlowAction { FlowAction(id: .pushSignIn, kind: .submit, label: say("flow.push_sign_in.start")) }
 
     package func pushSignInNode(for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode {
         let clientName = state.clientName ?? state.request.clientID
         let number = state.secondFactor.push.map { String($0.number) }
         return FlowNode(
-            id: FlowStep.pushSignIn.rawValue, name: "Approve on your phone",
-            description:
-                "If \(state.username ?? "this account") has the authenticator app with notifications on, we sent it a notification. "
-                + "Open it, choose the number shown here and enter your PIN to continue to \(clientName).",
+            id: FlowStep.pushSignIn.rawValue, name: say("factor.push"),
+            description: say("flow.push_sign_in.description", ["account": state.username ?? "", "client": clientName]),
             category: .appLogin,
             fields: [FlowField(key: "number", kind: .label, label: number ?? "", required: false, defaultValue: number)],
             actions: [
-                FlowAction(id: .check, kind: .submit, label: "Continue after approving"),
-                FlowAction(id: .resend, kind: .submit, label: "Send a new notification"),
-                FlowAction(id: .password, kind: .submit, label: "Sign in with a password instead"),
+                FlowAction(id: .check, kind: .submit, label: say("flow.app_login.check")),
+                FlowAction(id: .resend, kind: .submit, label: say("flow.push.resend")),
+                FlowAction(id: .password, kind: .submit, label: say("flow.app_login.password")),
             ],
             messages: messages)
     }
@@ -156,7 +150,7 @@ extension LoginFlow {
     package func startPushSignIn(_ id: String, state: FlowStore.LoginState, typed: String?) async throws -> Outcome {
         let username = (typed ?? state.username ?? "").trimmingCharacters(in: .whitespaces)
         guard !username.isEmpty else {
-            let message = FlowMessage(level: .error, text: "Enter your username first.", field: "username", code: "invalid_value")
+            let message = FlowMessage(level: .error, text: say("flow.push_sign_in.username_first"), field: "username", code: "invalid_value")
             return .retry(node(for: state, messages: [message]), .invalidInput)
         }
         var next = state
@@ -195,7 +189,7 @@ extension LoginFlow {
             return .next(node(for: next))
         case .resend:
             let wait = settings.oneTimeCodes.resendDelay - (clock.now() - pending.sentAt)
-            if wait > 0 { return shown(state, PushMessages.tooSoon(seconds: wait), level: .error, code: "resend_too_soon", .invalidInput) }
+            if wait > 0 { return shown(state, say("flow.push.too_soon", ["seconds": "\(wait)"]), level: .error, code: "resend_too_soon", .invalidInput) }
             return try await startPushSignIn(id, state: state, typed: state.username)
         default:
             switch try await answer(to: pending, id: id, state: state) {
@@ -203,9 +197,9 @@ extension LoginFlow {
                 return outcome
             case .approved(let userID):
                 guard let user = try await users.find(id: userID) else {
-                    return shown(state, PushMessages.expired, level: .error, code: "push_expired", .notApproved)
+                    return shown(state, say("flow.push.expired"), level: .error, code: "push_expired", .notApproved)
                 }
-                guard !user.isLocked else { return shown(state, LoginMessages.locked, level: .error, code: "locked", .locked) }
+                guard !user.isLocked else { return shown(state, say(LoginMessages.locked), level: .error, code: "locked", .locked) }
                 var approved = state
                 approved.secondFactor.push = nil
                 return try await afterApproval(id, state: approved, user: user, returnStep: pending.returnStep ?? FlowStep.credentials)

@@ -1,56 +1,58 @@
 import GatehouseDomain
+import GatehouseFoundation
 import GatehouseProtocol
 
 /// Password recovery (identify → choose email or SMS → code → any enrolled second factor → new password) and
 /// unlocking an account locked by failed sign-ins (a code by email). Neither says whether an account exists:
 /// every identifier gets the same nodes and a code that only a real account's owner receives.
 extension LoginFlow {
-    package static let identifierField = FlowField(
-        key: "username", kind: .text, label: "Username or email",
-        validation: FieldValidation(maxLength: 256, message: "Enter your username or email address."),
-        autocomplete: "username")
+    package var identifierField: FlowField {
+        FlowField(
+            key: "username", kind: .text, label: say("flow.field.identifier.label"),
+            validation: FieldValidation(maxLength: 256, message: say("flow.field.identifier.missing")), autocomplete: "username")
+    }
 
     /// The recovery and unlock nodes.
     package func recoveryNode(_ step: StepFamily.Recovery, for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode {
-        let back = FlowAction(id: .cancel, kind: .link, label: "Back to sign in", flow: FlowKind.login.rawValue)
+        let back = FlowAction(id: .cancel, kind: .link, label: say("flow.back_to_sign_in"), flow: FlowKind.login.rawValue)
         switch step {
         case .recoveryIdentify:
-            var field = Self.identifierField
+            var field = identifierField
             field.defaultValue = state.username
             return FlowNode(
-                id: FlowStep.recoveryIdentify.rawValue, name: "Reset your password",
-                description: "Enter your username or email address. We'll send you a code to reset your password.",
-                category: .recovery, fields: [field], actions: [FlowAction(id: .submit, kind: .submit, label: "Continue"), back],
+                id: FlowStep.recoveryIdentify.rawValue, name: say("flow.recovery.name"),
+                description: say("flow.recovery.description"),
+                category: .recovery, fields: [field], actions: [FlowAction(id: .submit, kind: .submit, label: say("flow.continue")), back],
                 messages: messages)
         case .recoveryChoose:
-            let options = recoveryChannels(for: state).map { FieldOption(value: $0.rawValue, label: Self.recoveryChannelLabel($0)) }
+            let options = recoveryChannels(for: state).map { FieldOption(value: $0.rawValue, label: recoveryChannelLabel($0)) }
             return FlowNode(
-                id: FlowStep.recoveryChoose.rawValue, name: "Where should we send the code?",
-                description: "Choose where to receive the code for \(state.username ?? "your account").", category: .recovery,
-                fields: [FlowField(key: "method", kind: .singleChoice, label: "Send the code by", options: options, defaultValue: "email")],
-                actions: [FlowAction(id: .submit, kind: .submit, label: "Send code"), back], messages: messages)
+                id: FlowStep.recoveryChoose.rawValue, name: say("flow.recovery.choose.name"),
+                description: say("flow.recovery.choose.description", ["account": state.username ?? ""]), category: .recovery,
+                fields: [FlowField(key: "method", kind: .singleChoice, label: say("flow.recovery.choose.field"), options: options, defaultValue: "email")],
+                actions: [FlowAction(id: .submit, kind: .submit, label: say("flow.recovery.choose.submit")), back], messages: messages)
         case .resetCode:
-            let account = state.username ?? "this account"
+            let account = ["account": state.username ?? ""]
             let description =
                 switch state.recoveryChannel {
-                case .voice: "If \(account) has the phone number on file, we're calling it to read out a code. Enter it here."
-                case .sms: "If \(account) has the phone number on file, we sent a code to it. Enter it here."
-                case .email, nil: "If \(account) has the email address on file, we sent a code to it. Enter it here."
+                case .voice: say("flow.recovery.code.description.voice", account)
+                case .sms: say("flow.recovery.code.description.sms", account)
+                case .email, nil: say("flow.recovery.code.description.email", account)
                 }
             return FlowNode(
-                id: FlowStep.resetCode.rawValue, name: state.recoveryChannel == .voice ? "Enter the code you hear" : "Enter the code",
+                id: FlowStep.resetCode.rawValue, name: state.recoveryChannel == .voice ? say("flow.code.name.voice") : say("flow.code.name.default"),
                 description: description,
                 category: .recovery, fields: [codeField],
                 actions: [
-                    FlowAction(id: .submit, kind: .submit, label: "Verify"), Self.resendAction,
-                    FlowAction(id: .choose, kind: .submit, label: "Send it another way"),
+                    FlowAction(id: .submit, kind: .submit, label: say("flow.code.verify")), resendAction,
+                    FlowAction(id: .choose, kind: .submit, label: say("flow.recovery.code.another_way")),
                 ], messages: messages)
         case .unlockCode:
             return FlowNode(
-                id: FlowStep.unlockCode.rawValue, name: "Unlock your account",
-                description: "If \(state.username ?? "this account") has an email address on file, we sent an unlock code to it. Enter it here.",
+                id: FlowStep.unlockCode.rawValue, name: say("flow.unlock.name"),
+                description: say("flow.unlock.description", ["account": state.username ?? ""]),
                 category: .lockedOut, fields: [codeField],
-                actions: [FlowAction(id: .submit, kind: .submit, label: "Unlock"), Self.resendAction, back], messages: messages)
+                actions: [FlowAction(id: .submit, kind: .submit, label: say("flow.unlock.submit")), resendAction, back], messages: messages)
         }
     }
 
@@ -127,7 +129,7 @@ extension LoginFlow {
                 try await audit.record(.accountUnlocked, user: user.id, client: state.request.clientID, details: ["by": "email_code"])
                 next = state.backToSignIn(username: user.username)
                 try await flows.update(id, to: next)
-                return .next(node(for: next, messages: [FlowMessage(level: .info, text: "Your account is unlocked. Sign in.", code: "unlocked")]))
+                return .next(node(for: next, messages: [FlowMessage(level: .info, text: say("flow.unlock.done"), code: "unlocked")]))
             }
         default:
             throw OAuthError.invalidRequest("The node \(state.step) has no action \(action).")
@@ -160,11 +162,11 @@ extension LoginFlow {
         return [.email, .sms] + (voice ? [.voice] : [])
     }
 
-    private static func recoveryChannelLabel(_ channel: MessageChannel) -> String {
+    private func recoveryChannelLabel(_ channel: MessageChannel) -> Phrase {
         switch channel {
-        case .email: "Email"
-        case .sms: "Text message (SMS)"
-        case .voice: "Phone call"
+        case .email: say("flow.channel.email")
+        case .sms: say("flow.channel.sms")
+        case .voice: say("flow.channel.voice")
         }
     }
 

@@ -7,42 +7,43 @@ import GatehouseProtocol
 /// given, by SMS). The account is created only once confirmed, so an abandoned registration leaves nothing
 /// behind; then the person is signed in.
 extension LoginFlow {
-    package static let emailField = FlowField(
-        key: "email", kind: .text, label: "Email",
-        validation: FieldValidation(maxLength: 254, regex: "[^@\\s]+@[^@\\s]+\\.[^@\\s]+", message: "Enter a valid email address."),
-        autocomplete: "email")
+    package var emailField: FlowField {
+        FlowField(
+            key: "email", kind: .text, label: say("flow.field.email.label"),
+            validation: FieldValidation(maxLength: 254, regex: "[^@\\s]+@[^@\\s]+\\.[^@\\s]+", message: say("flow.field.email.invalid")),
+            autocomplete: "email")
+    }
 
     /// The profile fields the registration policy asks for.
     package var registrationFields: [FlowField] {
-        let name = { (key: String, label: String, autocomplete: String) in
+        let name = { (key: String, label: Phrase, missing: Phrase, autocomplete: String) in
             FlowField(
-                key: key, kind: .text, label: label, validation: FieldValidation(minLength: 1, maxLength: 100, message: "Enter your \(label.lowercased())."),
-                autocomplete: autocomplete)
+                key: key, kind: .text, label: label, validation: FieldValidation(minLength: 1, maxLength: 100, message: missing), autocomplete: autocomplete)
         }
         var fields = [
-            name("given_name", "First name", "given-name"),
-            name("family_name", "Last name", "family-name"),
-            Self.emailField,
+            name("given_name", say("flow.field.given_name.label"), say("flow.field.given_name.missing"), "given-name"),
+            name("family_name", say("flow.field.family_name.label"), say("flow.field.family_name.missing"), "family-name"),
+            emailField,
         ]
         if settings.registration.collectPhone {
             fields.append(
                 FlowField(
-                    key: "phone_number", kind: .phoneNumber, label: "Mobile number (optional, for codes by SMS)", required: false,
-                    validation: FieldValidation(regex: PhoneNumber.fieldPattern, message: PhoneNumber.hint),
+                    key: "phone_number", kind: .phoneNumber, label: say("flow.field.phone_optional"), required: false,
+                    validation: FieldValidation(regex: PhoneNumber.fieldPattern, message: say("flow.field.phone.hint")),
                     autocomplete: "tel"))
         }
-        var username = Self.usernameField
+        var username = usernameField
         username.validation = FieldValidation(
-            minLength: 1, maxLength: 64, regex: "[A-Za-z0-9._@-]{1,64}",
-            message: "Use 1 to 64 letters, digits, '.', '_', '-' or '@'.")
+            minLength: 1, maxLength: 64, regex: "[A-Za-z0-9._@-]{1,64}", message: say("flow.field.username.rules"))
         var password = newPasswordField
-        password.label = "Password"
+        password.label = say("flow.field.password.label").text
+        password.labelID = "flow.field.password.label"
         return fields + [username, password]
     }
 
     /// The registration nodes.
     package func registrationNode(_ step: StepFamily.Registration, for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode {
-        let back = FlowAction(id: .cancel, kind: .link, label: "I already have an account", flow: FlowKind.login.rawValue)
+        let back = FlowAction(id: .cancel, kind: .link, label: say("flow.registration.back"), flow: FlowKind.login.rawValue)
         let pending = state.pendingRegistration
         switch step {
         case .register:
@@ -55,24 +56,25 @@ extension LoginFlow {
                 for index in fields.indices { fields[index].defaultValue = known[fields[index].key] ?? nil }
             }
             return FlowNode(
-                id: FlowStep.register.rawValue, name: "Create your account",
-                description: "Create an account to continue to \(state.clientName ?? state.request.clientID).",
+                id: FlowStep.register.rawValue, name: say("flow.registration.name"),
+                description: say("flow.registration.description", ["client": state.clientName ?? state.request.clientID]),
                 category: .registration, fields: fields,
-                actions: [FlowAction(id: .submit, kind: .submit, label: "Create account")] + identityProviderActions(for: state) + [back], messages: messages)
+                actions: [FlowAction(id: .submit, kind: .submit, label: say("flow.registration.submit"))] + identityProviderActions(for: state) + [back],
+                messages: messages)
         case .verifyEmail:
             return FlowNode(
-                id: FlowStep.verifyEmail.rawValue, name: "Confirm your email",
-                description: "We sent a code to \(pending?.profile.email ?? "your email address"). Enter it to create your account.",
+                id: FlowStep.verifyEmail.rawValue, name: say("flow.registration.verify_email.name"),
+                description: say("flow.registration.verify_email.description", ["address": pending?.profile.email ?? ""]),
                 category: .verification, fields: [codeField],
-                actions: [FlowAction(id: .submit, kind: .submit, label: "Confirm"), Self.resendAction], messages: messages)
+                actions: [FlowAction(id: .submit, kind: .submit, label: say("flow.confirm")), resendAction], messages: messages)
         case .verifyPhone:
             return FlowNode(
-                id: FlowStep.verifyPhone.rawValue, name: "Confirm your mobile number",
-                description: "We sent a code by text message to \(pending?.profile.phoneNumber ?? "your phone").",
+                id: FlowStep.verifyPhone.rawValue, name: say("flow.registration.verify_phone.name"),
+                description: say("flow.registration.verify_phone.description", ["number": pending?.profile.phoneNumber ?? ""]),
                 category: .verification, fields: [codeField],
                 actions: [
-                    FlowAction(id: .submit, kind: .submit, label: "Confirm"), Self.resendAction,
-                    FlowAction(id: .skip, kind: .submit, label: "Skip; don't keep the number"),
+                    FlowAction(id: .submit, kind: .submit, label: say("flow.confirm")), resendAction,
+                    FlowAction(id: .skip, kind: .submit, label: say("flow.registration.verify_phone.skip")),
                 ], messages: messages)
         }
     }
@@ -123,7 +125,7 @@ extension LoginFlow {
         let username = text("username").lowercased()
         let password = values["new_password"]?.text ?? ""
         var next = state
-        func again(_ text: String, field: String) -> Outcome {
+        func again(_ text: Phrase, field: String) -> Outcome {
             // Shown again with what was typed (never the password); nothing is stored.
             next.journey = .registration(
                 pending: PendingRegistration(
@@ -131,27 +133,25 @@ extension LoginFlow {
                     phoneVerified: false, emailTaken: false))
             return .retry(node(for: next, messages: [FlowMessage(level: .error, text: text, field: field, code: "invalid_value")]), .invalidInput)
         }
-        if (try? AccountInputValidation.validateEmail(profile.email)) == nil { return again("Enter a valid email address.", field: "email") }
-        if !phone.isEmpty, number == nil { return again(PhoneNumber.hint, field: "phone_number") }
+        if (try? AccountInputValidation.validateEmail(profile.email)) == nil { return again(say("flow.field.email.invalid"), field: "email") }
+        if !phone.isEmpty, number == nil { return again(say("flow.field.phone.hint"), field: "phone_number") }
         if (try? AccountInputValidation.validateUsername(username, email: profile.email)) == nil {
             return again(
-                username.contains("@")
-                    ? "A username with '@' must be your own email address."
-                    : "Use 1 to 64 letters, digits, '.', '_', '-' or '@'.", field: "username")
+                username.contains("@") ? say("flow.field.username.own_email") : say("flow.field.username.rules"), field: "username")
         }
-        if let problem = settings.passwords.problem(with: password, username: username, email: profile.email) {
-            return again(problem, field: "new_password")
+        if let problem = settings.passwords.passwordProblem(with: password, username: username, email: profile.email) {
+            return again(say(problem.key, problem.arguments), field: "new_password")
         }
         // Usernames are public names, so saying one is taken reveals little; emails are not: a taken email is
         // handled below exactly like a free one, and its owner gets a notice instead of a code.
-        if try await users.find(username: username) != nil { return again("That username is taken; choose another.", field: "username") }
+        if try await users.find(username: username) != nil { return again(say("flow.field.username.taken"), field: "username") }
         switch passwords.registration {
         case .allow(let names): profile = names.applied(to: profile)
         case .deny(let message):
             logger.info("A hook refused a registration")
-            return refusedRegistration(next, message ?? "This registration is not allowed.", code: "registration_denied")
+            return refusedRegistration(next, message ?? say("flow.registration.denied").text, code: "registration_denied")
         case .unavailable:
-            return refusedRegistration(next, "Registration is not available right now; try again later.", code: "temporarily_unavailable")
+            return refusedRegistration(next, say("flow.registration.unavailable").text, code: "temporarily_unavailable")
         }
         // An address no one proved does not keep its owner out: with verification on, the code proves it and claims it.
         let emailTaken = try await users.emailIsTaken(profile.email, unproven: !settings.registration.verifyEmail)
@@ -232,7 +232,7 @@ extension LoginFlow {
             return .retry(
                 node(
                     for: again,
-                    messages: [FlowMessage(level: .error, text: "That username is taken; choose another.", field: "username", code: "invalid_value")]),
+                    messages: [FlowMessage(level: .error, text: say("flow.field.username.taken"), field: "username", code: "invalid_value")]),
                 .invalidInput)
         }
         logger.info("Account registered", metadata: ["user": "\(user.id)"])

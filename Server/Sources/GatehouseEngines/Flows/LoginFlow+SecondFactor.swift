@@ -1,5 +1,6 @@
 import Foundation
 import GatehouseDomain
+import GatehouseFoundation
 import GatehouseProtocol
 
 /// The second-factor steps of the login flow: choose a factor, enter its code, or enroll TOTP when policy
@@ -16,14 +17,17 @@ extension LoginFlow {
         methods.contains("mfa") ? multiFactorACR : passwordACR
     }
 
-    package static let totpCodeField = FlowField(
-        key: "code", kind: .oneTimeCode, label: "Code",
-        validation: FieldValidation(regex: "[0-9]{6}", message: "Enter the 6-digit code."),
-        autocomplete: "one-time-code")
-    package static let recoveryCodeField = FlowField(
-        key: "code", kind: .text, label: "Recovery code",
-        validation: FieldValidation(maxLength: 32, message: "Enter one of your recovery codes."),
-        autocomplete: "off")
+    package var totpCodeField: FlowField {
+        FlowField(
+            key: "code", kind: .oneTimeCode, label: say("flow.field.code.label"),
+            validation: FieldValidation(regex: "[0-9]{6}", message: say("flow.field.code.digits", ["digits": "6"])), autocomplete: "one-time-code")
+    }
+
+    package var recoveryCodeField: FlowField {
+        FlowField(
+            key: "code", kind: .text, label: say("factor.recovery_code"),
+            validation: FieldValidation(maxLength: 32, message: say("flow.field.recovery_code.missing")), autocomplete: "off")
+    }
 
     /// The password was right: ask for a second factor when policy or the request wants one, else finish.
     package func afterPassword(_ id: String, state: FlowStore.LoginState, user: User) async throws -> Outcome {
@@ -140,7 +144,7 @@ extension LoginFlow {
             _ = try await flows.finish(id)
             return .gone
         }
-        if user.isLocked { return .retry(node(for: state, messages: [FlowMessage(level: .error, text: LoginMessages.locked, code: "locked")]), .locked) }
+        if user.isLocked { return .retry(node(for: state, messages: [FlowMessage(level: .error, text: say(LoginMessages.locked), code: "locked")]), .locked) }
         var next = state
         let code = values["code"]?.text.trimmingCharacters(in: .whitespaces) ?? ""
         switch (state.step, action) {
@@ -184,8 +188,8 @@ extension LoginFlow {
             case .accepted:
                 try await flows.clearCodeChecks(id)
                 return try await complete(id, state: next.adding(.totp), user: user)
-            case .replayed: return try await wrongCode(id, state: state, message: LoginMessages.replayedCode, guess: guess)
-            case .rejected: return try await wrongCode(id, state: state, message: LoginMessages.invalidCode, guess: guess)
+            case .replayed: return try await wrongCode(id, state: state, message: say(LoginMessages.replayedCode), guess: guess)
+            case .rejected: return try await wrongCode(id, state: state, message: say(LoginMessages.invalidCode), guess: guess)
             }
         case (FlowStep.recoveryCode, _):
             guard let guess = try await takeCodeCheck(id, state: state) else { return try await guessesUsedUp(id) }
@@ -195,7 +199,7 @@ extension LoginFlow {
             }
             guard case .checked(let redeemed) = checked else { return Self.refusal(of: checked) }
             guard redeemed else {
-                return try await wrongCode(id, state: state, message: "The recovery code is incorrect or was already used.", guess: guess)
+                return try await wrongCode(id, state: state, message: say("flow.error.recovery_code"), guess: guess)
             }
             try await flows.clearCodeChecks(id)
             try await audit.record(.recoveryCodeUsed, user: user.id, client: state.request.clientID)
@@ -209,7 +213,7 @@ extension LoginFlow {
             guard let guess = try await takeCodeCheck(id, state: state) else { return try await guessesUsedUp(id) }
             guard let step = generator.matchingStep(for: code, at: clock.now()) else {
                 return try await wrongCode(
-                    id, state: state, message: "The code is incorrect. Check that your device's clock is right, then try the next code.",
+                    id, state: state, message: say("flow.error.totp_enrollment"),
                     guess: guess)
             }
             try await flows.clearCodeChecks(id)
@@ -244,19 +248,19 @@ extension LoginFlow {
 
     /// No guess was left: the flow ends (or had already ended, finished by another submission).
     package func guessesUsedUp(_ id: String) async throws -> Outcome {
-        try await flows.finish(id) ? .failed(LoginMessages.tooManyCodes) : .gone
+        try await flows.finish(id) ? .failed(say(LoginMessages.tooManyCodes).text) : .gone
     }
 
     /// A wrong code, which was the flow's `guess`-th check in a row (the account's and the client address's counts
     /// took it already, in ``limitedGuess(_:state:owner:check:)``); the one that uses up the policy's limit ends the flow.
-    package func wrongCode(_ id: String, state: FlowStore.LoginState, message: String, guess: Int) async throws -> Outcome {
+    package func wrongCode(_ id: String, state: FlowStore.LoginState, message: Phrase, guess: Int) async throws -> Outcome {
         try await audit.record(
             .codeRejected, user: state.account?.userID ?? state.candidateID ?? state.federation.candidateID, client: state.request.clientID,
             details: ["step": state.step.rawValue])
         if guess >= settings.signOnPolicy(for: state.request.clientID).maxCodeAttempts {
             _ = try await flows.finish(id)
             logger.notice("Sign-in ended after too many wrong codes", metadata: ["user": "\(state.account?.userID ?? "")"])
-            return .failed(LoginMessages.tooManyCodes)
+            return .failed(say(LoginMessages.tooManyCodes).text)
         }
         return .retry(node(for: state, messages: [FlowMessage(level: .error, text: message, field: "code", code: "invalid_code")]), .invalidCode)
     }
@@ -303,73 +307,77 @@ extension LoginFlow {
     package func secondFactorNode(_ step: StepFamily.SecondFactor, for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode {
         let clientName = state.clientName ?? state.request.clientID
         let factors = state.secondFactor.factors
-        let verify = FlowAction(id: .submit, kind: .submit, label: "Verify")
-        let another = factors.count > 1 ? [FlowAction(id: .choose, kind: .submit, label: "Use another method")] : []
+        let verify = FlowAction(id: .submit, kind: .submit, label: say("flow.code.verify"))
+        let another = factors.count > 1 ? [FlowAction(id: .choose, kind: .submit, label: say("flow.second_factor.another"))] : []
         switch step {
         case .chooseFactor:
             let choice = FlowField(
-                key: "factor", kind: .singleChoice, label: "Verify with",
-                options: factors.map { FieldOption(value: $0.rawValue, label: $0.label) }, defaultValue: factors.first?.rawValue)
+                key: "factor", kind: .singleChoice, label: say("flow.second_factor.choose.field"),
+                options: factors.map { FieldOption(value: $0.rawValue, label: say($0.labelKey)) }, defaultValue: factors.first?.rawValue)
             return FlowNode(
-                id: FlowStep.chooseFactor.rawValue, name: "Verify it's you", description: "Choose how to confirm that it's you signing in to \(clientName).",
-                category: .mfaRequired, fields: [choice], actions: [FlowAction(id: .submit, kind: .submit, label: "Continue")],
+                id: FlowStep.chooseFactor.rawValue, name: say("flow.second_factor.choose.name"),
+                description: say("flow.second_factor.choose.description", ["client": clientName]),
+                category: .mfaRequired, fields: [choice], actions: [FlowAction(id: .submit, kind: .submit, label: say("flow.continue"))],
                 messages: messages)
         case .totp:
             return FlowNode(
-                id: FlowStep.totp.rawValue, name: "Enter your verification code",
-                description: "Enter the 6-digit code your authenticator app shows for \(settings.serviceName).",
-                category: .mfaChallenge, fields: [Self.totpCodeField], actions: [verify] + another, messages: messages)
+                id: FlowStep.totp.rawValue, name: say("flow.second_factor.totp.name"),
+                description: say("flow.second_factor.totp.description", ["service": settings.serviceName]),
+                category: .mfaChallenge, fields: [totpCodeField], actions: [verify] + another, messages: messages)
         case .emailCode:
-            let place = state.secondFactor.sentTo ?? "your email address"
+            let place = state.secondFactor.sentTo ?? ""
             return FlowNode(
-                id: state.step.rawValue, name: "Enter the code we sent you", description: "We sent a code to \(place). Enter it to sign in to \(clientName).",
-                category: .mfaChallenge, fields: [codeField], actions: [verify, Self.resendAction] + another, messages: messages)
+                id: state.step.rawValue, name: say("flow.code.name.sent"),
+                description: say("flow.second_factor.code.description", ["place": place, "client": clientName]),
+                category: .mfaChallenge, fields: [codeField], actions: [verify, resendAction] + another, messages: messages)
         case .smsCode:
-            let place = state.secondFactor.sentTo ?? "your phone"
-            let call = factors.contains(.voice) ? [FlowAction(id: .otherMethod, kind: .submit, label: "Call me instead")] : []
+            let place = state.secondFactor.sentTo ?? ""
+            let call = factors.contains(.voice) ? [FlowAction(id: .otherMethod, kind: .submit, label: say("flow.code.call_instead"))] : []
             return FlowNode(
-                id: state.step.rawValue, name: "Enter the code we sent you", description: "We sent a code to \(place). Enter it to sign in to \(clientName).",
-                category: .mfaChallenge, fields: [codeField], actions: [verify, Self.resendAction] + call + another, messages: messages)
+                id: state.step.rawValue, name: say("flow.code.name.sent"),
+                description: say("flow.second_factor.code.description", ["place": place, "client": clientName]),
+                category: .mfaChallenge, fields: [codeField], actions: [verify, resendAction] + call + another, messages: messages)
         case .voiceCode:
-            let place = state.secondFactor.sentTo ?? "your phone"
-            let text = factors.contains(.sms) ? [FlowAction(id: .otherMethod, kind: .submit, label: "Text me instead")] : []
+            let place = state.secondFactor.sentTo ?? ""
+            let text = factors.contains(.sms) ? [FlowAction(id: .otherMethod, kind: .submit, label: say("flow.code.text_instead"))] : []
             return FlowNode(
-                id: FlowStep.voiceCode.rawValue, name: "Enter the code you hear",
-                description: "We're calling \(place) to read out a code. Enter it to sign in to \(clientName).",
+                id: FlowStep.voiceCode.rawValue, name: say("flow.code.name.voice"),
+                description: say("flow.second_factor.voice.description", ["place": place, "client": clientName]),
                 category: .mfaChallenge, fields: [codeField],
-                actions: [verify, FlowAction(id: .resend, kind: .submit, label: "Call again")] + text + another, messages: messages)
+                actions: [verify, FlowAction(id: .resend, kind: .submit, label: say("flow.code.call_again"))] + text + another, messages: messages)
         case .recoveryCode:
             return FlowNode(
-                id: FlowStep.recoveryCode.rawValue, name: "Enter a recovery code", description: "Each of the recovery codes you saved signs you in once.",
-                category: .mfaChallenge, fields: [Self.recoveryCodeField], actions: [verify] + another, messages: messages)
+                id: FlowStep.recoveryCode.rawValue, name: say("flow.second_factor.recovery_code.name"),
+                description: say("flow.second_factor.recovery_code.description"),
+                category: .mfaChallenge, fields: [recoveryCodeField], actions: [verify] + another, messages: messages)
         case .enrollTOTP:
             let generator = pendingTOTP(state) ?? OneTimePassword(secret: [])
             let key = Base32.encode(generator.secret)
             let grouped = stride(from: 0, to: key.count, by: 4).map { String(key.dropFirst($0).prefix(4)) }.joined(separator: " ")
             let fields = [
                 FlowField(
-                    key: "otpauth", kind: .qrCode, label: "Scan this QR code with your authenticator app.", required: false,
+                    key: "otpauth", kind: .qrCode, label: say("flow.enroll_totp.qr_code"), required: false,
                     defaultValue: generator.provisioningURI(issuer: settings.serviceName, account: state.username ?? "")),
-                FlowField(key: "secret", kind: .label, label: "Can't scan it? Enter this key instead: \(grouped)", required: false),
-                Self.totpCodeField,
+                FlowField(key: "secret", kind: .label, label: say("flow.enroll_totp.key", ["key": grouped]), required: false),
+                totpCodeField,
             ]
             let why =
                 if case .enrollment = state.journey {
-                    "Add this account to your authenticator app, then enter the code it shows. It replaces any app you set up before."
+                    say("flow.enroll_totp.description.replacing")
                 } else {
-                    "\(clientName) asks for a code from an authenticator app at sign-in. Add this account to your app, then enter the code it shows."
+                    say("flow.enroll_totp.description.default", ["client": clientName])
                 }
             return FlowNode(
-                id: FlowStep.enrollTOTP.rawValue, name: "Set up two-step verification", description: why,
+                id: FlowStep.enrollTOTP.rawValue, name: say("flow.enroll_totp.name"), description: why,
                 category: .mfaEnrollment, fields: fields, actions: [verify], messages: messages)
         case .recoveryCodes:
             let codes =
                 state.secondFactor.recoveryCodesToShow.flatMap { try? authenticators.box.open($0) }.map { String(decoding: $0, as: UTF8.self) } ?? ""
             return FlowNode(
-                id: FlowStep.recoveryCodes.rawValue, name: "Save your recovery codes",
-                description: "If you lose your authenticator, each of these codes signs you in once. Keep them somewhere safe; they are shown only now.",
+                id: FlowStep.recoveryCodes.rawValue, name: say("flow.recovery_codes.name"),
+                description: say("flow.recovery_codes.description"),
                 category: .mfaEnrollment, fields: [FlowField(key: "recovery_codes", kind: .label, label: codes, required: false)],
-                actions: [FlowAction(id: .submit, kind: .submit, label: "I have saved them")], messages: messages)
+                actions: [FlowAction(id: .submit, kind: .submit, label: say("flow.recovery_codes.saved"))], messages: messages)
         }
     }
 

@@ -44,6 +44,8 @@ package struct LoginFlow: Sendable {
     package let firstFactorHooks: FirstFactorHooks
     /// The operator's hooks asked before an account is created.
     package let registrationHooks: RegistrationHooks
+    /// The language the person is spoken to in: every node's texts and messages.
+    package var wording = Wording.english
     /// Where the submission comes from: guesses are counted per client address too.
     package var source = ClientAddress.unknown
     /// The browser's device cookie or the app's device tokens this server signed: their accounts' owners pass the
@@ -102,13 +104,27 @@ package struct LoginFlow: Sendable {
         return flow
     }
 
-    package static let usernameField = FlowField(
-        key: "username", kind: .text, label: "Username",
-        validation: FieldValidation(maxLength: 256, message: "Enter your username."), autocomplete: "username")
-    package static let passwordField = FlowField(
-        key: "password", kind: .password, label: "Password",
-        validation: FieldValidation(maxLength: 1024, message: "The password is too long."),
-        autocomplete: "current-password")
+    /// This flow, speaking `wording`'s language.
+    package func speaking(_ wording: Wording) -> LoginFlow {
+        var flow = self
+        flow.wording = wording
+        return flow
+    }
+
+    /// The catalog message `key` in the flow's language, with `arguments` put in.
+    package func say(_ key: String, _ arguments: [String: String] = [:]) -> Phrase { wording(key, arguments) }
+
+    package var usernameField: FlowField {
+        FlowField(
+            key: "username", kind: .text, label: say("flow.field.username.label"),
+            validation: FieldValidation(maxLength: 256, message: say("flow.field.username.missing")), autocomplete: "username")
+    }
+
+    package var passwordField: FlowField {
+        FlowField(
+            key: "password", kind: .password, label: say("flow.field.password.label"),
+            validation: FieldValidation(maxLength: 1024, message: say("flow.field.password.too_long")), autocomplete: "current-password")
+    }
 
     /// Starts a flow of `kind` for a validated authorization request; returns its id and first node.
     package func begin(
@@ -179,48 +195,51 @@ package struct LoginFlow: Sendable {
     /// The sign-in node: username and password together, or one after the other.
     private func signInNode(_ step: StepFamily.SignIn, for state: FlowStore.LoginState, messages: [FlowMessage]) -> FlowNode {
         let clientName = state.clientName ?? state.request.clientID
-        var usernameField = Self.usernameField
+        var usernameField = self.usernameField
         usernameField.defaultValue = state.username
         // Locked out after too many failures: the same node, with a way out by email code.
         let locked = state.lockedOut
         let category: FlowCategory = locked ? .lockedOut : .signIn
-        let unlock = locked ? [FlowAction(id: .unlock, kind: .submit, label: "Unlock with a code sent by email")] : []
-        var links = [FlowAction(id: .recover, kind: .link, label: "Forgot your password?", flow: FlowKind.recovery.rawValue)]
+        let unlock = locked ? [FlowAction(id: .unlock, kind: .submit, label: say("flow.sign_in.unlock"))] : []
+        var links = [FlowAction(id: .recover, kind: .link, label: say("flow.sign_in.forgot_password"), flow: FlowKind.recovery.rawValue)]
         if case .signIn = state.journey, settings.signOnPolicy(for: state.request.clientID).pushSignIn {
-            links.insert(Self.pushSignInAction, at: 0)
+            links.insert(pushSignInAction, at: 0)
         }
         if case .signIn = state.journey, settings.signOnPolicy(for: state.request.clientID).appLogin {
-            links.insert(Self.appLoginAction, at: 0)
+            links.insert(appLoginAction, at: 0)
         }
         if settings.registration.enabled {
-            links.append(FlowAction(id: .register, kind: .link, label: "Create an account", flow: FlowKind.registration.rawValue))
+            links.append(FlowAction(id: .register, kind: .link, label: say("flow.sign_in.register"), flow: FlowKind.registration.rawValue))
         }
         // A passkey may sign in instead: a button, and the browser's saved passkeys offered in the username field.
         let passkey = state.secondFactor.passkey.map { ceremony in
-            FlowField(key: Self.credentialKey, kind: .passkeyGet, label: "Or sign in with a passkey.", required: false, defaultValue: ceremony.options)
+            FlowField(key: Self.credentialKey, kind: .passkeyGet, label: say("flow.sign_in.passkey_field"), required: false, defaultValue: ceremony.options)
         }
         if passkey != nil { usernameField.autocomplete = "username webauthn" }
         // Offered where the passkey field is: the first node (not the password node of identify-first).
         let passkeyAction =
-            passkey == nil || locked || step == .password ? [] : [FlowAction(id: .passkey, kind: .submit, label: "Sign in with a passkey")]
+            passkey == nil || locked || step == .password ? [] : [FlowAction(id: .passkey, kind: .submit, label: say("flow.sign_in.passkey"))]
         let providers = identityProviderActions(for: state)
         let email = emailSignInAction(for: state)
-        let submit = { (label: String) in [FlowAction(id: .submit, kind: .submit, label: label)] + passkeyAction + email + unlock + providers + links }
+        let submit = { (label: Phrase) in [FlowAction(id: .submit, kind: .submit, label: label)] + passkeyAction + email + unlock + providers + links }
         switch step {
         case .identify:
             return FlowNode(
-                id: FlowStep.identify.rawValue, name: "Sign in", description: "Enter your username to continue to \(clientName).",
-                category: .signIn, fields: [usernameField] + (passkey.map { [$0] } ?? []), actions: submit("Next"), messages: messages)
+                id: FlowStep.identify.rawValue, name: say("flow.sign_in.name"), description: say("flow.identify.description", ["client": clientName]),
+                category: .signIn, fields: [usernameField] + (passkey.map { [$0] } ?? []), actions: submit(say("flow.identify.next")), messages: messages)
         case .password:
             return FlowNode(
-                id: FlowStep.password.rawValue, name: "Enter your password", description: "Signing in as \(state.username ?? "") to \(clientName).",
-                category: category, fields: [Self.passwordField], actions: submit("Sign in"), messages: messages)
+                id: FlowStep.password.rawValue, name: say("flow.password.name"),
+                description: say("flow.password.description", ["username": state.username ?? "", "client": clientName]),
+                category: category, fields: [passwordField], actions: submit(say("flow.sign_in.submit")), messages: messages)
         case .credentials:
             let purpose =
-                if case .enrollment = state.journey { "Sign in to change your two-step verification." } else { "Sign in to continue to \(clientName)." }
+                if case .enrollment = state.journey { say("flow.credentials.description.enrollment") } else {
+                    say("flow.credentials.description.default", ["client": clientName])
+                }
             return FlowNode(
-                id: FlowStep.credentials.rawValue, name: "Sign in", description: purpose, category: category,
-                fields: [usernameField, Self.passwordField] + (passkey.map { [$0] } ?? []), actions: submit("Sign in"), messages: messages)
+                id: FlowStep.credentials.rawValue, name: say("flow.sign_in.name"), description: purpose, category: category,
+                fields: [usernameField, passwordField] + (passkey.map { [$0] } ?? []), actions: submit(say("flow.sign_in.submit")), messages: messages)
         }
     }
 
@@ -379,17 +398,17 @@ package struct LoginFlow: Sendable {
         }
         var attempt = state
         if state.step != FlowStep.password { attempt.username = values["username"]?.text ?? "" }
-        func again(_ text: String, _ problem: Problem, code: String) -> Outcome {
+        func again(_ text: Phrase, _ problem: Problem, code: String) -> Outcome {
             .retry(node(for: attempt, messages: [FlowMessage(level: .error, text: text, code: code)]), problem)
         }
         guard let checked = passwords.signIn else { throw FlowEngineError.passwordNotPrepared }
         switch checked {
-        case .invalidCredentials: return again(LoginMessages.invalidCredentials, .invalidCredentials, code: "invalid_credentials")
+        case .invalidCredentials: return again(say(LoginMessages.invalidCredentials), .invalidCredentials, code: "invalid_credentials")
         case .throttled:
             attempt.lockedOut = true
             try await flows.update(id, to: attempt)
-            return again(LoginMessages.throttled, .throttled, code: "throttled")
-        case .locked: return again(LoginMessages.locked, .locked, code: "locked")
+            return again(say(LoginMessages.throttled), .throttled, code: "throttled")
+        case .locked: return again(say(LoginMessages.locked), .locked, code: "locked")
         case .authenticated(let user):
             return try await afterCheckedPassword(id, state: attempt, user: user)
         }
@@ -423,7 +442,7 @@ package struct LoginFlow: Sendable {
         case .unavailable:
             return try await refuseByHook(
                 id, state: state, user: user, account: account, reason: "hook_unavailable", error: "temporarily_unavailable",
-                description: "A check of this sign-in did not answer; try again later.")
+                description: say("flow.error.hook_unavailable").text)
         }
     }
 
@@ -434,7 +453,7 @@ package struct LoginFlow: Sendable {
         guard try await flows.finish(id, at: state.version) else { throw FlowStore.Superseded() }
         try await audit.record(
             .signInFailed, user: user.id, client: state.request.clientID, details: ["reason": reason, "methods": account.methods.joined(separator: " ")])
-        return .refused(error: error, description: description ?? "This sign-in is not allowed.")
+        return .refused(error: error, description: description ?? say("flow.error.not_allowed").text)
     }
 
     /// Ends the flow for `user` (only one submission can), unless a password must be set first: a recovery's
@@ -457,7 +476,7 @@ package struct LoginFlow: Sendable {
                 .signInFailed, user: user.id, client: state.request.clientID,
                 details: ["reason": Self.unmetRequirements, "methods": state.methods.joined(separator: " ")])
             return .refused(
-                error: Self.unmetRequirements, description: "The sign-in could not give the authentication the application asked for (acr_values).")
+                error: Self.unmetRequirements, description: say("flow.error.unmet_requirements").text)
         }
         // A third-party client gets nothing the person has not allowed it (after every other step: not asked for a
         // sign-in that cannot finish). A device's sign-in asks on the device's confirmation instead.
@@ -484,20 +503,22 @@ package struct LoginFlow: Sendable {
     }
 }
 
-/// The words the sign-in steps use, the same in the app and on the hosted page.
+/// The catalog keys of the words the sign-in steps share with the other parts that speak to a person (the app's API,
+/// the hosted pages, the account page).
 package enum LoginMessages {
-    package static let invalidCredentials = "The username or password is incorrect."
-    package static let throttled =
-        "Too many failed attempts. Wait a few minutes, sign in from a device you have used before, or unlock the account with a code sent by email."
-    package static func guessesBlocked(minutes: Int64) -> String {
-        "Too many wrong attempts. Try again in \(minutes) minute\(minutes == 1 ? "" : "s")."
-    }
-    package static let locked = "This account is locked. Contact your administrator."
-    package static let invalidCode = "The code is incorrect."
-    package static let replayedCode = "That code was already used. Wait for your app to show the next one."
-    package static let tooManyCodes = "Too many wrong codes. Start signing in again."
-    package static let expiredCode = "The code has expired. Ask for a new one."
-    package static let expired = "This sign-in has expired or does not exist. Start again."
-    package static let superseded = "This step was already answered, perhaps in another tab or by a second tap. Here is where the sign-in is now."
-    package static let hostedExpired = "This sign-in page has expired or was opened in another browser. Go back to the application and start again."
+    package static let invalidCredentials = "flow.error.invalid_credentials"
+    package static let throttled = "flow.error.throttled"
+    /// Takes `minutes`.
+    package static let guessesBlocked = "flow.error.guesses_blocked"
+    package static let locked = "flow.error.locked"
+    package static let invalidCode = "flow.error.invalid_code"
+    package static let replayedCode = "flow.error.replayed_code"
+    package static let tooManyCodes = "flow.error.too_many_codes"
+    package static let expiredCode = "flow.error.expired_code"
+    package static let expired = "flow.error.expired"
+    package static let superseded = "flow.error.superseded"
+    package static let hostedExpired = "flow.error.hosted_expired"
+
+    /// `key`'s message in English, for the parts that do not yet know the person's language.
+    package static func english(_ key: String, _ arguments: [String: String] = [:]) -> String { Wording.english(key, arguments).text }
 }

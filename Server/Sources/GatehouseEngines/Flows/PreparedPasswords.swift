@@ -1,4 +1,5 @@
 import GatehouseDomain
+import GatehouseFoundation
 import GatehouseProtocol
 
 /// The password work of a submission, done before its database transaction: a password hash takes tens of

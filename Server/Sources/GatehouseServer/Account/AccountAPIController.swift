@@ -178,8 +178,8 @@ struct AccountAPIController: Sendable {
         case .authenticated: break
         case .invalidCredentials: throw OAuthError(.invalidRequest, "The current password is incorrect.")
         case .throttled:
-            throw OAuthError(.tooManyAttempts, LoginMessages.throttled)
-        case .locked: throw OAuthError(.accountLocked, LoginMessages.locked)
+            throw OAuthError(.tooManyAttempts, LoginMessages.english(LoginMessages.throttled))
+        case .locked: throw OAuthError(.accountLocked, LoginMessages.english(LoginMessages.locked))
         }
         guard body.newPassword != body.currentPassword else { throw AdminProblem.badRequest("Choose a password different from your current one.") }
         try await operations.setPassword(body.newPassword, of: user.id)

@@ -117,7 +117,7 @@ extension AccountPage {
         switch checked {
         case .authenticated: break
         case .invalidCredentials: return try await show(request, problem: "The current password is incorrect.", status: .unauthorized)
-        case .throttled: return try await show(request, problem: LoginMessages.throttled, status: .tooManyRequests)
+        case .throttled: return try await show(request, problem: LoginMessages.english(LoginMessages.throttled), status: .tooManyRequests)
         case .locked: return try await signIn(request, as: nil)
         }
         guard chosen != given else { return try await show(request, problem: "Choose a password different from your current one.", status: .badRequest) }

@@ -102,7 +102,7 @@ struct AccountPage: Sendable {
             "apps": consents.map { consent -> [String: Any] in
                 [
                     "clientID": consent.clientID, "name": names[consent.clientID] ?? consent.clientID,
-                    "scopes": consent.scopes.map(ScopeDescriptions.describe), "since": Timestamp.format(consent.grantedAt),
+                    "scopes": consent.scopes.map { ScopeDescriptions.describe($0) }, "since": Timestamp.format(consent.grantedAt),
                 ]
             },
             "sessions": browserSessions.map { session -> [String: Any] in

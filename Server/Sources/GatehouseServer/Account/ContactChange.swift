@@ -74,7 +74,7 @@ struct ContactChange: Sendable {
             throw Refusal(
                 message: "A code was sent a moment ago. You can ask for another in \(seconds) seconds.", status: .tooManyRequests, codeStillPending: true)
         case .exhausted:
-            throw Refusal(message: LoginMessages.tooManyCodes, status: .tooManyRequests)
+            throw Refusal(message: LoginMessages.english(LoginMessages.tooManyCodes), status: .tooManyRequests)
         }
     }
 
@@ -89,13 +89,13 @@ struct ContactChange: Sendable {
         }
         switch checked {
         case .blocked(let minutes):
-            throw Refusal(message: LoginMessages.guessesBlocked(minutes: minutes), status: .tooManyRequests)
+            throw Refusal(message: LoginMessages.english(LoginMessages.guessesBlocked, ["minutes": "\(minutes)"]), status: .tooManyRequests)
         case .checked(.rejected(let remaining)) where remaining > 0:
-            throw Refusal(message: LoginMessages.invalidCode, status: .unauthorized, codeStillPending: true)
+            throw Refusal(message: LoginMessages.english(LoginMessages.invalidCode), status: .unauthorized, codeStillPending: true)
         case .checked(.expired):
-            throw Refusal(message: LoginMessages.expiredCode, status: .gone)
+            throw Refusal(message: LoginMessages.english(LoginMessages.expiredCode), status: .gone)
         case .checked(.rejected):
-            throw Refusal(message: LoginMessages.tooManyCodes, status: .tooManyRequests)
+            throw Refusal(message: LoginMessages.english(LoginMessages.tooManyCodes), status: .tooManyRequests)
         case .checked(.exhausted):
             // Used up, or never sent to this address here.
             throw Refusal(message: "That code cannot be used: ask for a new one.", status: .badRequest)

@@ -44,14 +44,14 @@ extension IdentityServer {
     var flowController: FlowController {
         FlowController(
             clients: clients, flows: flows, loginFlow: loginFlow, responder: authorizationResponder, deviceCookies: deviceCookies,
-            proxies: configuration.trustedProxies, clock: clock, logger: logger, issuer: issuer)
+            proxies: configuration.trustedProxies, localizer: localizer, clock: clock, logger: logger, issuer: issuer)
     }
 
     var loginController: LoginController {
         LoginController(
             flows: flows, loginFlow: loginFlow, sessions: sessions, responder: authorizationResponder, appLoginWatcher: appLoginWatcher,
             accessCodeLifetime: configuration.authenticator.accessCodeLifetime, cookies: cookies, deviceCookies: deviceCookies,
-            proxies: configuration.trustedProxies, sessionLifetime: configuration.tokens.session, logger: logger)
+            proxies: configuration.trustedProxies, localizer: localizer, sessionLifetime: configuration.tokens.session, logger: logger)
     }
 
     var deviceAuthorizationController: DeviceAuthorizationController {

@@ -64,11 +64,15 @@ public final class IdentityServer: Sendable {
     let codeGuesses: CodeGuesses
     /// The sign-in flows' engine, shared by the hosted pages, the flow API and the device grant's confirmation.
     let loginFlow: LoginFlow
+    /// The message catalogs (with the operator's overrides) and how a request's language is chosen.
+    let localizer: Localizer
 
     /// Opens the database, migrates it, resolves the server secret and makes sure signing keys exist.
     public static func start(configuration: ServerConfiguration, logger: Logger, clock: UnixClock = .system) async throws -> IdentityServer {
         try PackageResources.requireAll()
         try Templates.requireAll()
+        // Before the database: a broken override stops the start without touching anything.
+        let catalog = try configuration.messageCatalog()
         let secret = try ServerSecret.resolve(configured: configuration.secret, filePath: configuration.resolvedSecretFile, logger: logger)
         let database = try await DatabaseOpener.open(
             configuration.database, logger: logger, sqliteSynchronous: configuration.sqliteSynchronous, postgresConnections: configuration.postgresConnections,
@@ -78,7 +82,7 @@ public final class IdentityServer: Sendable {
             let decoyHash = try await hasher.hash(SecureRandom.token())
             let server = try IdentityServer(
                 configuration: configuration, database: database, clock: clock, logger: logger,
-                hasher: hasher, secret: secret, decoyHash: decoyHash)
+                hasher: hasher, secret: secret, decoyHash: decoyHash, catalog: catalog)
             try await server.keyStore.ensureActiveKeys(box: server.signingKeyBox)
             if let profile = configuration.profile {
                 // Every client is held to the server's profile: one registered before it was turned on must be brought
@@ -104,10 +108,11 @@ public final class IdentityServer: Sendable {
 
     private init(
         configuration: ServerConfiguration, database: any Database, clock: UnixClock, logger: Logger, hasher: PasswordHasher, secret: ServerSecret,
-        decoyHash: String
+        decoyHash: String, catalog: MessageCatalog
     ) throws {
         self.configuration = configuration
         self.issuer = configuration.resolvedIssuer
+        localizer = Localizer(catalog: catalog, defaultLanguage: configuration.defaultLocale)
         // Stores' transactions join the one a flow submission runs in (see ``TransactionScope``).
         let database = ScopedDatabase(database, carrying: AuditContext.self)
         self.database = database

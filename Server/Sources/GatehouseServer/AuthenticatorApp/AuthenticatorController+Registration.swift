@@ -92,7 +92,7 @@ extension AuthenticatorController {
         }
         let check: OneTimeCodeStore.Check
         switch checked {
-        case .blocked(let minutes): throw OAuthError(.tooManyAttempts, LoginMessages.guessesBlocked(minutes: minutes))
+        case .blocked(let minutes): throw OAuthError(.tooManyAttempts, LoginMessages.english(LoginMessages.guessesBlocked, ["minutes": "\(minutes)"]))
         case .checked(let result): check = result
         }
         switch check {
@@ -100,9 +100,9 @@ extension AuthenticatorController {
             guard try await deviceIdentities.markVerified(identity.id) else { throw Self.wrongState("The email is confirmed already.") }
             logger.info("Device identity confirmed", metadata: ["identity": "\(identity.id)"])
         case .rejected(let remaining) where remaining > 0:
-            throw OAuthError(.invalidCode, LoginMessages.invalidCode, attemptsRemaining: remaining)
+            throw OAuthError(.invalidCode, LoginMessages.english(LoginMessages.invalidCode), attemptsRemaining: remaining)
         case .expired:
-            throw OAuthError(.expiredCode, LoginMessages.expiredCode)
+            throw OAuthError(.expiredCode, LoginMessages.english(LoginMessages.expiredCode))
         case .rejected, .exhausted:
             throw OAuthError(.registrationExpired, "Too many wrong codes; start the registration again.")
         }

@@ -111,6 +111,6 @@ extension OAuthError {
     }
 
     static var locked: OAuthError {
-        OAuthError(.accountLocked, LoginMessages.locked)
+        OAuthError(.accountLocked, LoginMessages.english(LoginMessages.locked))
     }
 }

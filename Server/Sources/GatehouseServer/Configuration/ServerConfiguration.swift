@@ -88,6 +88,11 @@ public struct ServerConfiguration: Sendable, Decodable {
     public var connections = ConnectionPolicy()
     /// Reverse proxies whose forwarded client addresses the per-address limits believe; none by default.
     public var trustedProxies = TrustedProxies()
+    /// The language of pages and messages when neither the request (`ui_locales`), the person's preference nor the
+    /// browser's `Accept-Language` names a shipped one (`default_locale`).
+    package var defaultLocale = Language.base
+    /// A folder of `<language>.json` files whose messages replace the shipped ones (`messages_dir`); read at start.
+    public var messagesDirectory: String?
     /// Create a demo user and client and serve the demo relying party at `/demo`.
     public var demo = false
     /// The least severe log messages written (to standard error).
@@ -153,6 +158,15 @@ public struct ServerConfiguration: Sendable, Decodable {
         try file.update(&connections, .connections)
         try file.update(&trustedProxies, .trustedProxies)
         try file.update(&demo, .demo)
+        if let text = try file.decodeIfPresent(String.self, forKey: .defaultLocale) {
+            guard let language = Language(tag: text) else {
+                throw ConfigurationError(
+                    key: "default_locale",
+                    "is \(text), which is not a shipped language; use one of \(Language.allCases.map(\.rawValue).joined(separator: ", ")).")
+            }
+            defaultLocale = language
+        }
+        try file.update(&messagesDirectory, .messagesDirectory)
         try file.update(&sqliteSynchronous, .sqliteSynchronous)
         try file.update(&postgresConnections, .postgresConnections)
         try file.update(&databaseWait, .databaseWait)
@@ -191,6 +205,8 @@ public struct ServerConfiguration: Sendable, Decodable {
         case postgresConnections = "postgres_connections"
         case databaseWait = "database_wait"
         case trustedProxies = "trusted_proxies"
+        case defaultLocale = "default_locale"
+        case messagesDirectory = "messages_dir"
     }
 
     /// The issuer without a trailing slash.
@@ -306,6 +322,18 @@ public struct ServerConfiguration: Sendable, Decodable {
     var serviceName: String {
         guard let url = URL(string: resolvedIssuer), let host = url.host else { return "Gatehouse" }
         return url.port.map { "\(host):\($0)" } ?? host
+    }
+
+    /// The shipped message catalogs with the operator's overrides (`messages_dir`) laid over them; a broken override
+    /// stops the start, naming its file and key.
+    func messageCatalog() throws -> MessageCatalog {
+        try MessageCatalog.requireShipped()
+        guard let messagesDirectory else { return MessageCatalog.standard }
+        do {
+            return try MessageCatalog.standard.overridden(from: messagesDirectory)
+        } catch {
+            throw ConfigurationError(key: "messages_dir", "holds an override that cannot be used. \(error.description)")
+        }
     }
 
     /// What the sign-in flows need of this configuration.

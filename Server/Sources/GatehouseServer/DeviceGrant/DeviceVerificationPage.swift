@@ -113,7 +113,7 @@ struct DeviceVerificationPage: Sendable {
         let application = client?.name ?? pending.clientID
         let binding = binding(of: request)
         var values: [String: Any] = [
-            "application": application, "username": user?.username ?? "", "asks": pending.scopes.map(ScopeDescriptions.describe),
+            "application": application, "username": user?.username ?? "", "asks": pending.scopes.map { ScopeDescriptions.describe($0) },
             "action": "\(Self.path)/confirm", "csrfToken": binding, "id": pending.id, "isThirdParty": client?.isThirdParty == true,
         ]
         // A third-party application as its operator registered it, like the sign-in's consent node.

@@ -45,7 +45,7 @@ struct FederationController: Sendable {
 
     func start(_ request: Request, flowID: String, providerID: String, source: ClientAddress) async throws -> Response {
         guard let located = try await flows.locate(flowID), let binding = browserBinding(of: located, in: request) else {
-            return PageRenderer.error(title: "Sign-in expired", message: LoginMessages.hostedExpired)
+            return PageRenderer.error(title: "Sign-in expired", message: LoginMessages.english(LoginMessages.hostedExpired))
         }
         let flow = loginFlow.submitted(from: source)
         let started: Result<String, FederationError>?
@@ -71,7 +71,7 @@ struct FederationController: Sendable {
     }
 
     func callback(_ request: Request, parameters: FormParameters, source: ClientAddress) async throws -> Response {
-        let expired = PageRenderer.error(title: "Sign-in expired", message: LoginMessages.hostedExpired)
+        let expired = PageRenderer.error(title: "Sign-in expired", message: LoginMessages.english(LoginMessages.hostedExpired))
         guard let state = parameters["state"], let flowID = state.split(separator: ".", maxSplits: 1).first.map(String.init),
             let located = try await flows.locate(flowID)
         else { return expired }
@@ -106,7 +106,9 @@ struct FederationController: Sendable {
     }
 
     private func again(_ flowID: String, binding: Holder, state: FlowStore.LoginState) -> Response {
-        guard case .browser = binding else { return PageRenderer.error(title: "Try again", message: LoginMessages.superseded, status: .conflict) }
+        guard case .browser = binding else {
+            return PageRenderer.error(title: "Try again", message: LoginMessages.english(LoginMessages.superseded), status: .conflict)
+        }
         return Redirect.to("/login?flow=\(flowID)")
     }
 

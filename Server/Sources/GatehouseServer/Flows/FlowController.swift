@@ -17,6 +17,8 @@ struct FlowController: Sendable {
     let deviceCookies: DeviceCookie
     /// The reverse proxies whose word on the client's address is believed.
     let proxies: TrustedProxies
+    /// The language each answer is in.
+    let localizer: Localizer
     let clock: UnixClock
     let logger: Logger
     /// Sent as `iss` with the authorization code.
@@ -56,20 +58,22 @@ struct FlowController: Sendable {
         case .success(let request): validated = request
         case .failure(let error): throw error
         }
-        let started = try await loginFlow.begin(validated, kind: kind, clientName: client.name ?? client.id, owner: .client(client.id))
+        let wording = localizer.wording(for: request, requested: validated.uiLocales)
+        let started = try await loginFlow.speaking(wording).begin(validated, kind: kind, clientName: client.name ?? client.id, owner: .client(client.id))
         return JSONResponse.make(FlowResponse(status: .continue, flowID: started.id, node: started.node))
     }
 
     func submit(_ request: Request, flowID: String, context: some RequestContext) async throws -> Response {
         let submission = try await JSONRequest.decode(FlowSubmission.self, from: request)
-        guard let state = try await flows.find(flowID, owner: .client(submission.clientID)) else { return Self.expired }
+        guard let state = try await flows.find(flowID, owner: .client(submission.clientID)) else { return expired(localizer.wording(for: request)) }
         let presented = submission.deviceTokens ?? []
         guard presented.count <= DeviceCookie.maximumPresented, presented.allSatisfy({ $0.utf8.count <= DeviceCookie.maximumLength }) else {
             throw OAuthError.invalidRequest("Send at most \(DeviceCookie.maximumPresented) device tokens of at most \(DeviceCookie.maximumLength) bytes each.")
         }
         let devices = deviceCookies.verify(all: presented)
         let flow = loginFlow.submitted(
-            from: ClientAddress(of: request, context: context, trusting: proxies), devices: devices, userAgent: request.headers[.userAgent])
+            from: ClientAddress(of: request, context: context, trusting: proxies), devices: devices, userAgent: request.headers[.userAgent]
+        ).speaking(localizer.wording(for: request, requested: state.request.uiLocales))
         // The authorization code is issued in the submission's transaction: a sign-in and its code commit together.
         let submitted = try await flow.submit(flowID, state: state, action: submission.action, values: submission.values) { [responder, clock] user, state in
             try await responder.issueCode(for: state.request, userID: user.id, authTime: clock.now(), methods: state.methods)
@@ -80,10 +84,10 @@ struct FlowController: Sendable {
         case .retry(let node, _):
             return JSONResponse.make(FlowResponse(status: .error, flowID: flowID, node: node))
         case .gone:
-            return Self.expired
+            return expired(flow.wording)
         case .superseded:
-            guard let now = try await flows.find(flowID, owner: .client(submission.clientID)) else { return Self.expired }
-            let message = FlowMessage(level: .error, text: LoginMessages.superseded, code: "already_answered")
+            guard let now = try await flows.find(flowID, owner: .client(submission.clientID)) else { return expired(flow.wording) }
+            let message = FlowMessage(level: .error, text: flow.say(LoginMessages.superseded), code: "already_answered")
             return JSONResponse.make(FlowResponse(status: .error, flowID: flowID, node: flow.node(for: now, messages: [message])))
         case .failed(let message):
             return JSONResponse.make(
@@ -107,9 +111,9 @@ struct FlowController: Sendable {
     }
 
     /// Unknown, expired, finished, or started by another client: all look the same.
-    private static var expired: Response {
+    private func expired(_ wording: Wording) -> Response {
         JSONResponse.make(
-            FlowResponse(status: .failure, failure: OAuthErrorResponse(error: "flow_expired", errorDescription: LoginMessages.expired)),
+            FlowResponse(status: .failure, failure: OAuthErrorResponse(error: "flow_expired", errorDescription: wording(LoginMessages.expired).text)),
             status: .notFound)
     }
 }

@@ -21,6 +21,8 @@ struct LoginController: Sendable {
     let deviceCookies: DeviceCookie
     /// The reverse proxies whose word on the client's address is believed.
     let proxies: TrustedProxies
+    /// The language each page is in.
+    let localizer: Localizer
     /// Seconds a browser session lives (`token_lifetimes.session`).
     let sessionLifetime: Int64
     let logger: Logger
@@ -46,7 +48,8 @@ struct LoginController: Sendable {
             return try await run(
                 id, state: state, binding: binding, action: FlowActionID.submit.rawValue, values: ["code": .text(code)], request: request, source: source)
         }
-        return PageRenderer.page(title: "Finish signing in where you asked", template: "email-link", ["code": code])
+        let wording = localizer.wording(for: request)
+        return PageRenderer.page(title: wording("page.email_link.title").text, template: "email-link", ["code": code], wording: wording)
     }
 
     func show(_ request: Request) async throws -> Response {
@@ -54,9 +57,10 @@ struct LoginController: Sendable {
         guard let id = parameters["flow"], let binding = cookies.value(cookies.loginName, in: request),
             let state = try await flows.find(id, owner: .browser(binding: binding))
         else {
-            return PageRenderer.error(title: "Sign-in expired", message: LoginMessages.hostedExpired)
+            return PageRenderer.error("page.sign_in_expired.title", LoginMessages.hostedExpired, wording: localizer.wording(for: request))
         }
-        return FlowPage.render(loginFlow.node(for: state), flowID: id, csrfToken: binding, action: "/login")
+        let wording = localizer.wording(for: request, requested: state.request.uiLocales)
+        return FlowPage.render(loginFlow.speaking(wording).node(for: state), flowID: id, csrfToken: binding, action: "/login", wording: wording)
     }
 
     /// The live status of the QR code the flow's page shows (``AppLoginStatusStream``), for this browser only.
@@ -65,7 +69,7 @@ struct LoginController: Sendable {
         guard let id = parameters["flow"], let binding = cookies.value(cookies.loginName, in: request),
             let state = try await flows.find(id, owner: .browser(binding: binding)), let sessionID = Self.appSession(of: state)
         else {
-            return PageRenderer.error(title: "Sign-in expired", message: LoginMessages.hostedExpired, status: .notFound)
+            return PageRenderer.error("page.sign_in_expired.title", LoginMessages.hostedExpired, status: .notFound, wording: localizer.wording(for: request))
         }
         return AppLoginStatusStream(watcher: appLoginWatcher, accessCodeLifetime: accessCodeLifetime).response(sessionID: sessionID, flowID: id)
     }
@@ -81,7 +85,7 @@ struct LoginController: Sendable {
         do {
             form = try await FormParameters.body(of: request)
         } catch {
-            return PageRenderer.error(title: "Invalid request", message: "The sign-in form could not be read.")
+            return PageRenderer.error("page.invalid_request.title", "page.form_unreadable", wording: localizer.wording(for: request))
         }
         // CSRF: the form must carry the same secret as the cookie that binds the flow to this browser.
         guard let binding = cookies.value(cookies.loginName, in: request),
@@ -89,7 +93,8 @@ struct LoginController: Sendable {
             let id = form["flow"],
             let state = try await flows.find(id, owner: .browser(binding: binding))
         else {
-            return PageRenderer.error(title: "Sign-in expired", message: LoginMessages.hostedExpired, status: .forbidden)
+            return PageRenderer.error(
+                "page.sign_in_expired.title", LoginMessages.hostedExpired, status: .forbidden, wording: localizer.wording(for: request))
         }
         let node = loginFlow.node(for: state)
         let action = form["action"] ?? node.primaryAction?.id ?? FlowActionID.submit.rawValue
@@ -102,7 +107,8 @@ struct LoginController: Sendable {
         _ id: String, state: FlowStore.LoginState, binding: String, action: String, values: [String: FieldValue], request: Request, source: ClientAddress
     ) async throws -> Response {
         let device = deviceCookies.verify(cookies.value(cookies.deviceName, in: request))
-        let flow = loginFlow.submitted(from: source, devices: device.map { [$0] } ?? [], userAgent: request.headers[.userAgent])
+        let wording = localizer.wording(for: request, requested: state.request.uiLocales)
+        let flow = loginFlow.submitted(from: source, devices: device.map { [$0] } ?? [], userAgent: request.headers[.userAgent]).speaking(wording)
         let previous = cookies.value(cookies.sessionName, in: request)
         let submitted: LoginFlow.Submitted<Response>
         do {
@@ -135,7 +141,7 @@ struct LoginController: Sendable {
                 return response
             }
         } catch let error as OAuthError {
-            return PageRenderer.error(title: "Invalid request", message: error.description)
+            return PageRenderer.error(title: wording("page.invalid_request.title").text, message: error.description, wording: wording)
         }
         switch submitted.outcome {
         case .next, .superseded:
@@ -143,16 +149,20 @@ struct LoginController: Sendable {
             // shows the flow where that one left it.
             return Redirect.to("/login?flow=\(id)", afterPost: true)
         case .retry(let node, let problem):
-            return FlowPage.render(node, flowID: id, csrfToken: binding, action: "/login", status: Self.status(for: problem))
+            return FlowPage.render(node, flowID: id, csrfToken: binding, action: "/login", status: Self.status(for: problem), wording: wording)
         case .gone:
-            return PageRenderer.error(title: "Sign-in expired", message: LoginMessages.hostedExpired)
+            return PageRenderer.error("page.sign_in_expired.title", LoginMessages.hostedExpired, wording: wording)
         case .failed(let message):
-            return PageRenderer.error(title: "Sign-in stopped", message: message + " Go back to the application to try again.", status: .tooManyRequests)
+            return PageRenderer.error(
+                title: wording("page.sign_in_stopped.title").text, message: wording("page.sign_in_stopped.message", ["reason": message]).text,
+                status: .tooManyRequests, wording: wording)
         case .refused(let error, let description):
+            let title = wording("page.sign_in_refused.title").text
             guard state.request.deviceAuthorizationID == nil else {
-                return PageRenderer.error(title: "Sign-in refused", message: description + " Go back to the device to try again.", status: .forbidden)
+                return PageRenderer.error(
+                    title: title, message: wording("page.sign_in_refused.device", ["reason": description]).text, status: .forbidden, wording: wording)
             }
-            guard state.request.returnPath == nil else { return PageRenderer.error(title: "Sign-in refused", message: description, status: .forbidden) }
+            guard state.request.returnPath == nil else { return PageRenderer.error(title: title, message: description, status: .forbidden, wording: wording) }
             return responder.failure(
                 redirectURI: state.request.redirectURI, state: state.request.state, error: error, description: description, afterPost: true)
         case .authenticated(let user, let state):

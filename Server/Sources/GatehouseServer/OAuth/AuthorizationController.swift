@@ -209,7 +209,7 @@ struct AuthorizationController: Sendable {
         if let jkt = parameters["dpop_jkt"], !PKCE.isValidChallenge(jkt) {
             return .failure(.invalidRequest("dpop_jkt must be the base64url SHA-256 thumbprint of the DPoP key (43 characters)."))
         }
-        for (name, limit) in [("state", 2048), ("nonce", 512), ("login_hint", 256), ("acr_values", 512)] {
+        for (name, limit) in [("state", 2048), ("nonce", 512), ("login_hint", 256), ("acr_values", 512), ("ui_locales", 256)] {
             if let value = parameters[name], value.utf8.count > limit {
                 return .failure(.invalidRequest("\(name) is longer than \(limit) bytes."))
             }
@@ -235,6 +235,7 @@ struct AuthorizationController: Sendable {
         )
         request.claims = claims
         request.profile = client.profile
+        request.uiLocales = parameters["ui_locales"].map { $0.split(separator: " ").prefix(16).map(String.init) }
         return .success(request)
     }
 

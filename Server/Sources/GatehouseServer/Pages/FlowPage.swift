@@ -9,12 +9,15 @@ import QRCode
 /// Labelled fields with `autocomplete` hints so password managers and one-time-code autofill work, the
 /// server's rules as HTML constraints, a hidden CSRF token, and messages announced to screen readers.
 enum FlowPage {
-    static func render(_ node: FlowNode, flowID: String, csrfToken: String, action: String, status: HTTPResponse.Status = .ok) -> Response {
-        PageRenderer.page(title: node.name, body: content(node, flowID: flowID, csrfToken: csrfToken, action: action), status: status)
+    static func render(
+        _ node: FlowNode, flowID: String, csrfToken: String, action: String, status: HTTPResponse.Status = .ok, wording: Wording = .english
+    ) -> Response {
+        PageRenderer.page(
+            title: node.name, body: content(node, flowID: flowID, csrfToken: csrfToken, action: action, wording: wording), status: status, wording: wording)
     }
 
     /// The node's form, as it goes inside the page's layout.
-    static func content(_ node: FlowNode, flowID: String, csrfToken: String, action: String) -> String {
+    static func content(_ node: FlowNode, flowID: String, csrfToken: String, action: String, wording: Wording = .english) -> String {
         let messages = node.messages.filter { $0.field == nil }.enumerated().map { index, message -> [String: Any] in
             ["level": message.level == .error ? "error" : "info", "text": message.text, "isFirst": index == 0]
         }
@@ -59,7 +62,7 @@ enum FlowPage {
             if let homepage = application.homepage { consent["homepage"] = homepage }
             page["consent"] = consent
         }
-        return Templates.render("flow", page)
+        return Templates.render("flow", page.merging(wording.pageValues) { own, _ in own })
     }
 
     /// The submitted values of `node`'s fields: every checked box of a multiple choice, one value otherwise.

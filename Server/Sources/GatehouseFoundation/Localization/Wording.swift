@@ -1,0 +1,29 @@
+/// The messages of a catalog bound to one language: what a part that speaks to one person uses.
+package struct Wording: Sendable {
+    package let language: Language
+    package let catalog: MessageCatalog
+
+    /// The shipped catalog in English.
+    package static var english: Wording { MessageCatalog.standard.wording(.base) }
+
+    /// The message `key` with `arguments` put in, with its key kept beside it.
+    package func callAsFunction(_ key: String, _ arguments: [String: String] = [:]) -> Phrase {
+        Phrase(id: key, text: catalog.text(key, arguments, in: language), arguments: arguments)
+    }
+
+    /// What every page's template is given: the language's tag and direction, and its texts (`{{t.…}}`).
+    package var pageValues: [String: Any] {
+        ["lang": language.tag, "dir": language.isRightToLeft ? "rtl" : "ltr", "t": catalog.templateTexts(in: language)]
+    }
+}
+
+/// A message in the language it was asked in, with its stable key and the arguments it was given, so an app can
+/// show its own wording.
+package struct Phrase: Sendable, Equatable, CustomStringConvertible {
+    /// The message's key in the catalogs, e.g. `flow.sign_in.name`.
+    package let id: String
+    package let text: String
+    package let arguments: [String: String]
+
+    package var description: String { text }
+}

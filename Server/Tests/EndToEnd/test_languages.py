@@ -1,0 +1,126 @@
+"""Languages: the flow API and the hosted sign-in page speak the language the request chooses (`ui_locales`, then
+`Accept-Language`, then `default_locale`), with the same message ids in every language; an operator's override folder
+changes one message, and a broken one stops the start with the file and key named."""
+import json
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+from urllib.parse import urlencode
+
+import requests
+
+from conftest import APP_REDIRECT, PASSWORD, WEB_REDIRECT
+from gatehouse_harness import Browser, Server, binary, conforms_to_openapi, forms, submit
+
+OUTBOX = {"email": {"delivery": "outbox"}, "sms": {"delivery": "outbox"}}
+CATALOGS = Path(__file__).resolve().parents[2] / "Sources/GatehouseServer/Resources/messages"
+
+
+def start_in(server, language_header=None, **overrides):
+    body = {"client_id": "app", "redirect_uri": APP_REDIRECT, "scope": "openid", "state": "st", "nonce": "nn",
+            "code_challenge": "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", "code_challenge_method": "S256"}
+    body.update(overrides)
+    headers = {"Accept-Language": language_header} if language_header else {}
+    response = requests.post(server.issuer + "/flows/login", json=body, headers=headers, timeout=10)
+    return conforms_to_openapi(server, response)
+
+
+def texts_with_ids(node):
+    """Every (id, text) pair of a node: its title, description, labels, buttons and messages."""
+    pairs = [(node.get("name_id"), node["name"]), (node.get("description_id"), node["description"])]
+    pairs += [(field.get("label_id"), field["label"]) for field in node["fields"]]
+    pairs += [(action.get("label_id"), action["label"]) for action in node["actions"]]
+    pairs += [(message.get("id"), message["text"]) for message in node["messages"]]
+    return pairs
+
+
+def test_the_flow_api_answers_in_the_language_asked_with_the_same_ids(server):
+    english = start_in(server).json()["node"]
+    german = start_in(server, "de-DE,de;q=0.9,en;q=0.5").json()["node"]
+    german_catalog = json.loads((CATALOGS / "de.json").read_text())
+    english_catalog = json.loads((CATALOGS / "en.json").read_text())
+    assert [pair[0] for pair in texts_with_ids(english)] == [pair[0] for pair in texts_with_ids(german)]
+    for key, text in texts_with_ids(german):
+        assert key is not None, text
+        catalog_text = german_catalog[key]
+        # Placeholders are filled in: the text starts as the catalog's does, up to the first one.
+        assert text == catalog_text if "{" not in catalog_text else text.startswith(catalog_text.split("{")[0]), (key, text)
+        assert text != english_catalog[key], (key, text)
+    assert german["name"] == "Anmelden" and german["fields"][0]["label"] == "Benutzername"
+    assert german["description"].startswith("Melden Sie sich an, um zu ") and german["description"].endswith(" fortzufahren.")
+
+    # The flow keeps asking in German as the app keeps sending its header; a wrong password says so in German.
+    flow = start_in(server, "de").json()
+    wrong = requests.post(f"{server.issuer}/flows/{flow['flow_id']}", headers={"Accept-Language": "de"}, timeout=30,
+                          json={"client_id": "app", "action": "submit", "values": {"username": "alice", "password": "nope nope"}})
+    message = conforms_to_openapi(server, wrong).json()["node"]["messages"][0]
+    assert message == {"level": "error", "text": "Benutzername oder Passwort ist falsch.", "code": "invalid_credentials",
+                       "id": "flow.error.invalid_credentials"}
+    # The same flow asked without the header answers in English: each answer is in its request's language.
+    english_wrong = submit(server, flow["flow_id"], {"username": "alice", "password": "nope nope"}).json()
+    assert english_wrong["node"]["messages"][0]["text"] == "The username or password is incorrect."
+
+    # An unknown language falls back to the default.
+    assert start_in(server, "tlh, x-klingon;q=0.8").json()["node"]["name"] == "Sign in"
+
+
+def test_the_hosted_page_speaks_ui_locales_then_accept_language(server):
+    def page(ui_locales=None, accept=None):
+        browser = Browser(server)
+        if accept:
+            browser.session.headers["Accept-Language"] = accept
+        parameters = {"response_type": "code", "client_id": "web", "redirect_uri": WEB_REDIRECT, "scope": "openid",
+                      "state": "s", "nonce": "n", "code_challenge": "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+                      "code_challenge_method": "S256"}
+        if ui_locales:
+            parameters["ui_locales"] = ui_locales
+        return browser, browser.get(server.issuer + "/authorize?" + urlencode(parameters))
+
+    _, german = page(ui_locales="tlh de en")
+    assert '<html lang="de" dir="ltr">' in german.text and "Benutzername" in german.text and ">Anmelden</button>" in german.text
+    _, by_header = page(accept="de-AT")
+    assert '<html lang="de"' in by_header.text and "Passwort vergessen?" in by_header.text
+    _, requested_wins = page(ui_locales="en", accept="de")
+    assert '<html lang="en"' in requested_wins.text and "Forgot your password?" in requested_wins.text
+
+    # A wrong password on the German page is answered in German, on the same form.
+    browser, first = page(ui_locales="de")
+    answer = browser.submit_login(first, "alice", "wrong wrong")
+    assert answer.status_code == 401 and "Benutzername oder Passwort ist falsch." in answer.text
+    done = browser.submit_login(answer, "alice", PASSWORD)
+    assert done.status_code in (302, 303), done.text
+
+
+def test_an_override_folder_changes_one_message_and_a_broken_one_stops_the_start():
+    folder = tempfile.TemporaryDirectory(prefix="gatehouse-messages-")
+    Path(folder.name, "de.json").write_text(json.dumps({"flow.sign_in.submit": "Hinein"}), encoding="utf-8")
+    server = Server(config={"messages_dir": folder.name, "default_locale": "de"})
+    try:
+        server.add_client("app", APP_REDIRECT, public=True)
+        node = start_in(server).json()["node"]
+        assert node["name"] == "Anmelden"  # the default language, with nothing asked
+        submit_button = next(action for action in node["actions"] if action["id"] == "submit")
+        assert submit_button == {"id": "submit", "type": "submit", "label": "Hinein", "label_id": "flow.sign_in.submit"}
+        assert start_in(server, "en").json()["node"]["actions"][0]["label"] == "Sign in"
+    finally:
+        server.stop()
+
+    work = tempfile.TemporaryDirectory(prefix="gatehouse-refused-")
+    for text, named in [({"flow.no_such_message": "x"}, "flow.no_such_message"), ({"flow.identify.description": "{unclosed"}, "flow.identify.description"),
+                        ({"flow.sign_in.submit": "Für {client}"}, "{client}")]:
+        Path(folder.name, "de.json").write_text(json.dumps(text), encoding="utf-8")
+        config = Path(work.name, "config.json")
+        config.write_text(json.dumps({"messages_dir": folder.name, "courier": OUTBOX}))
+        database = os.path.join(work.name, "refused.sqlite")
+        refused = subprocess.run([binary(), "serve", "--config", str(config), "--database", database, "--port", "0"],
+                                 capture_output=True, text=True, timeout=60)
+        assert refused.returncode != 0 and not os.path.exists(database)
+        assert named in refused.stderr and "de.json" in refused.stderr and "messages_dir" in refused.stderr, refused.stderr
+    Path(folder.name, "de.json").unlink()
+    config.write_text(json.dumps({"default_locale": "tlh", "courier": OUTBOX}))
+    refused = subprocess.run([binary(), "serve", "--config", str(config), "--database", database, "--port", "0"],
+                             capture_output=True, text=True, timeout=60)
+    assert refused.returncode != 0 and "default_locale" in refused.stderr, refused.stderr
+    folder.cleanup()
+    work.cleanup()

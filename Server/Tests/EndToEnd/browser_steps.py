@@ -47,6 +47,11 @@ def signed_in(browser):
     return "code=" in browser.current_url
 
 
+def dark(browser, on=True):
+    """Chromium shows the pages as to a person whose system asks for a dark colour scheme."""
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark" if on else "light"}]})
+
+
 class Screens:
     """Screenshots (named `prefix`-NN-name.png) and axe-core, no serious or critical finding, for each screen a walk reaches."""
 

@@ -22,7 +22,7 @@ from gatehouse_harness import (PASSWORD, WEB_REDIRECT, WEB_SECRET, Browser, Serv
 selenium = pytest.importorskip("selenium", reason="selenium is not installed (pip install selenium)")
 from selenium.webdriver.common.by import By  # noqa: E402
 
-from browser_steps import Screens, click_and_wait, page_node, press  # noqa: E402
+from browser_steps import Screens, click_and_wait, dark, page_node, press  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -277,11 +277,6 @@ def as_root(browser, server):
         browser.get(server.issuer + "/admin")
         sign_in_with_totp(browser, "root")
     assert "root · admin" in browser.find_element(By.CSS_SELECTOR, "nav.console").text
-
-
-def dark(browser, on=True):
-    """Chromium shows the pages as to a person whose system asks for a dark colour scheme."""
-    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark" if on else "light"}]})
 
 
 def test_an_operator_manages_accounts_clients_resources_and_keys(console, chromium, tmp_path):

@@ -3,15 +3,18 @@
 changes one message, and a broken one stops the start with the file and key named."""
 import json
 import os
+import re
 import subprocess
 import tempfile
 from pathlib import Path
-from urllib.parse import urlencode
 
+import pytest
 import requests
+from selenium.webdriver.common.by import By
 
-from conftest import APP_REDIRECT, PASSWORD, WEB_REDIRECT
-from gatehouse_harness import Browser, Server, binary, conforms_to_openapi, forms, submit
+from browser_steps import Screens, dark, press
+from conftest import APP_REDIRECT, PASSWORD, WEB_REDIRECT, WEB_SECRET  # noqa: F401
+from gatehouse_harness import Browser, Server, authorize_url, binary, conforms_to_openapi, submit
 
 OUTBOX = {"email": {"delivery": "outbox"}, "sms": {"delivery": "outbox"}}
 CATALOGS = Path(__file__).resolve().parents[2] / "Sources/GatehouseServer/Resources/messages"
@@ -70,12 +73,7 @@ def test_the_hosted_page_speaks_ui_locales_then_accept_language(server):
         browser = Browser(server)
         if accept:
             browser.session.headers["Accept-Language"] = accept
-        parameters = {"response_type": "code", "client_id": "web", "redirect_uri": WEB_REDIRECT, "scope": "openid",
-                      "state": "s", "nonce": "n", "code_challenge": "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
-                      "code_challenge_method": "S256"}
-        if ui_locales:
-            parameters["ui_locales"] = ui_locales
-        return browser, browser.get(server.issuer + "/authorize?" + urlencode(parameters))
+        return browser, browser.get(authorize_url(server, ui_locales=ui_locales))
 
     _, german = page(ui_locales="tlh de en")
     assert '<html lang="de" dir="ltr">' in german.text and "Benutzername" in german.text and ">Anmelden</button>" in german.text
@@ -124,3 +122,97 @@ def test_an_override_folder_changes_one_message_and_a_broken_one_stops_the_start
     assert refused.returncode != 0 and "default_locale" in refused.stderr, refused.stderr
     folder.cleanup()
     work.cleanup()
+
+
+LANGUAGES = ["en", "de", "fr", "es", "ja", "ar"]
+
+
+def catalog(language):
+    return json.loads((CATALOGS / f"{language}.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def multilingual():
+    """A server that offers registration, with one account and the confidential web client."""
+    instance = Server(config={"registration": {"enabled": True}})
+    try:
+        instance.add_user("alice", PASSWORD, email="alice@example.com")
+        instance.add_client("web", WEB_REDIRECT, secret=WEB_SECRET)
+        yield instance
+    finally:
+        instance.stop()
+
+
+def untranslated(chromium, language):
+    """The page's texts (headings, paragraphs, labels, buttons, links, captions, hidden ones too) that are an English
+    message whose translation differs, or that look like a catalog key."""
+    english, own = catalog("en"), catalog(language)
+    leftovers = {text for key, text in english.items() if "{" not in text and own[key] != text}
+    found = []
+    for element in chromium.find_elements(By.CSS_SELECTOR, "title, h1, p, label, button, legend, a, figcaption"):
+        text = (element.get_attribute("textContent") or "").strip()
+        if text in leftovers or re.fullmatch(r"[a-z_]+(\.[a-z_]+)+", text):
+            found.append(text)
+    return found
+
+
+def test_every_shipped_language_renders_the_sign_in_registration_and_recovery_pages(multilingual, chromium, tmp_path):
+    folder = os.environ.get("GATEHOUSE_SCREENSHOTS", str(tmp_path))
+    screens = {language: Screens(chromium, folder, prefix=f"language-{language}") for language in LANGUAGES}
+    for language in LANGUAGES:
+        own = catalog(language)
+        direction = "rtl" if language == "ar" else "ltr"
+        chromium.get(authorize_url(multilingual, ui_locales=f"tlh {language}"))
+        html = chromium.find_element(By.TAG_NAME, "html")
+        assert (html.get_attribute("lang"), html.get_attribute("dir")) == (language, direction)
+        assert chromium.find_element(By.TAG_NAME, "h1").text == own["flow.sign_in.name"]
+        assert chromium.find_element(By.CSS_SELECTOR, "label[for=username]").text == own["flow.field.username.label"]
+        assert untranslated(chromium, language) == [], language
+        # Right to left, the form's text starts at the right edge: the layout mirrors.
+        heading = chromium.find_element(By.TAG_NAME, "h1")
+        assert heading.value_of_css_property("direction") == direction
+        screens[language].check("sign-in")
+        if language in ("en", "ar"):
+            dark(chromium)
+            chromium.refresh()
+            screens[language].check("sign-in-dark")
+            dark(chromium, on=False)
+
+        # A wrong password (for a name of its own each time, so the account's limit stays out of it): the message, in
+        # the language.
+        chromium.find_element(By.ID, "username").send_keys(f"someone-{language}")
+        chromium.find_element(By.ID, "password").send_keys("wrong wrong")
+        press(chromium, "submit")
+        assert chromium.find_element(By.CSS_SELECTOR, "p.error").text == own["flow.error.invalid_credentials"]
+        assert untranslated(chromium, language) == [], language
+
+        # Recovery: the link on the sign-in page, then where to send the code.
+        press(chromium, "recover")
+        assert chromium.find_element(By.TAG_NAME, "h1").text == own["flow.recovery.name"]
+        assert untranslated(chromium, language) == [], language
+        screens[language].check("recovery")
+        chromium.find_element(By.ID, "username").send_keys("alice")
+        press(chromium, "submit")
+        assert chromium.find_element(By.TAG_NAME, "h1").text == own["flow.recovery.choose.name"]
+        assert chromium.find_element(By.TAG_NAME, "legend").text == own["flow.recovery.choose.field"]
+        assert untranslated(chromium, language) == [], language
+
+        # Registration, asked for with prompt=create.
+        chromium.get(authorize_url(multilingual, ui_locales=language, prompt="create"))
+        assert chromium.find_element(By.TAG_NAME, "h1").text == own["flow.registration.name"]
+        assert chromium.find_element(By.CSS_SELECTOR, "label[for=given_name]").text == own["flow.field.given_name.label"]
+        assert untranslated(chromium, language) == [], language
+        screens[language].check("registration")
+        if language in ("en", "ar"):
+            dark(chromium)
+            chromium.refresh()
+            screens[language].check("registration-dark")
+            dark(chromium, on=False)
+
+
+def test_accept_language_alone_chooses_each_shipped_language(multilingual):
+    for language in LANGUAGES:
+        page = requests.get(authorize_url(multilingual), headers={"Accept-Language": f"{language}-XX;q=0.9, tlh"}, timeout=10)
+        assert page.status_code == 200
+        assert f'<html lang="{language}" dir="{"rtl" if language == "ar" else "ltr"}">' in page.text
+        assert f"<h1>{catalog(language)['flow.sign_in.name']}</h1>" in page.text

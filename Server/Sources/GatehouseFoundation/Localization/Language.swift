@@ -3,6 +3,10 @@
 package enum Language: String, Sendable, CaseIterable, Codable, Comparable {
     case english = "en"
     case german = "de"
+    case french = "fr"
+    case spanish = "es"
+    case japanese = "ja"
+    case arabic = "ar"
 
     /// The language every catalog is checked against and every missing message falls back to.
     package static let base = Language.english

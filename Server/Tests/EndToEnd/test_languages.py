@@ -7,6 +7,7 @@ import re
 import subprocess
 import tempfile
 from pathlib import Path
+from urllib.parse import urljoin
 
 import pytest
 import requests
@@ -14,7 +15,7 @@ from selenium.webdriver.common.by import By
 
 from browser_steps import Screens, dark, press
 from conftest import APP_REDIRECT, PASSWORD, WEB_REDIRECT, WEB_SECRET  # noqa: F401
-from gatehouse_harness import Browser, Server, authorize_url, binary, conforms_to_openapi, submit
+from gatehouse_harness import Browser, Server, authorize_url, binary, conforms_to_openapi, forms, outbox, submit
 
 OUTBOX = {"email": {"delivery": "outbox"}, "sms": {"delivery": "outbox"}}
 CATALOGS = Path(__file__).resolve().parents[2] / "Sources/GatehouseServer/Resources/messages"
@@ -216,3 +217,34 @@ def test_accept_language_alone_chooses_each_shipped_language(multilingual):
         assert page.status_code == 200
         assert f'<html lang="{language}" dir="{"rtl" if language == "ar" else "ltr"}">' in page.text
         assert f"<h1>{catalog(language)['flow.sign_in.name']}</h1>" in page.text
+
+
+def test_a_person_who_chose_french_reads_their_account_page_and_codes_in_french(multilingual):
+    multilingual.add_user("claire", PASSWORD, email="claire@example.com")
+    browser = Browser(multilingual)
+    page = browser.sign_in(multilingual.issuer + "/account", "claire", PASSWORD)
+    assert page.status_code == 200 and '<html lang="en"' in page.text and "<h1>Your account</h1>" in page.text
+    form = next(form for form in forms(page.text) if form["inputs"].get("change") == "language")
+    saved = browser.post(urljoin(page.url, form["action"]), {**form["inputs"], "locale": "fr"})
+    assert saved.status_code == 200 and '<html lang="fr" dir="ltr">' in saved.text
+    assert "<h1>Votre compte</h1>" in saved.text and "Votre langue a été enregistrée." in saved.text
+    assert '<option value="fr" lang="fr" selected>Français</option>' in saved.text
+    refused = browser.post(urljoin(page.url, form["action"]), {**form["inputs"], "locale": "tlh"})
+    assert refused.status_code == 400 and "locale must be one of en, de, fr, es, ja, ar" in refused.text
+
+    # A recovery asked from an English app: the flow speaks English (a typed name changes nothing it shows), and the
+    # code goes to the account's address in French.
+    english = {"Accept-Language": "en"}
+    body = {"client_id": "web-public", "redirect_uri": APP_REDIRECT, "scope": "openid", "state": "s", "nonce": "n",
+            "code_challenge": "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", "code_challenge_method": "S256"}
+    multilingual.add_client("web-public", APP_REDIRECT, public=True)
+    started = requests.post(multilingual.issuer + "/flows/recovery", json=body, headers=english, timeout=10).json()
+    step = lambda values: requests.post(f"{multilingual.issuer}/flows/{started['flow_id']}", headers=english, timeout=30,  # noqa: E731
+                                        json={"client_id": "web-public", "action": "submit", "values": values}).json()
+    chose = step({"username": "claire"})
+    assert chose["node"]["name"] == "Where should we send the code?"
+    sent = step({"method": "email"})
+    assert sent["node"]["name"] == "Enter the code"
+    message = outbox(multilingual, "claire@example.com")[0]
+    assert message["subject"] == catalog("fr")["message.recovery_code.subject"] == "Réinitialisez votre mot de passe"
+    assert "est votre code de réinitialisation du mot de passe" in message["body"] and "minutes" in message["body"], message["body"]

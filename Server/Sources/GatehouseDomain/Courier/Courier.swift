@@ -10,15 +10,24 @@ public final class Courier: Sendable {
     package let queue: CourierQueue
     package let configuration: CourierConfiguration
     package let logger: Logger
+    /// The messages' words in every language.
+    package let catalog: MessageCatalog
+    /// The language of a message to someone whose own language is not known (`default_locale`).
+    package let defaultLanguage: Language
     private let deliveries: [MessageChannel: any MessageDelivery]
     /// One delivery pass at a time in this process (other nodes are kept apart by the queue's claims), and
     /// whether a call arrived during it.
     private let pass = NIOLockedValueBox((running: false, requested: false))
 
-    package init(queue: CourierQueue, configuration: CourierConfiguration, clientName: String, logger: Logger) {
+    package init(
+        queue: CourierQueue, configuration: CourierConfiguration, clientName: String, logger: Logger, catalog: MessageCatalog = .standard,
+        defaultLanguage: Language = .base
+    ) {
         self.queue = queue
         self.configuration = configuration
         self.logger = logger
+        self.catalog = catalog
+        self.defaultLanguage = defaultLanguage
         var deliveries: [MessageChannel: any MessageDelivery] = [:]
         for channel in MessageChannel.allCases {
             let settings = configuration.settings(for: channel)
@@ -32,14 +41,21 @@ public final class Courier: Sendable {
         self.deliveries = deliveries
     }
 
-    /// Queues `template` for `recipient` and starts delivering it. Past the hourly limit per recipient the
+    /// The language to write to `user` in: the one they chose, else `fallback` (the language of the page they are on),
+    /// else the default.
+    package func language(of user: User?, otherwise fallback: Language? = nil) -> Language {
+        user?.locale.flatMap { Language(tag: $0) } ?? fallback ?? defaultLanguage
+    }
+
+    /// Queues `template` for `recipient`, written in `language` (the default when `nil`), and starts delivering it. Past the hourly limit per recipient the
     /// message is dropped (and logged, without the address): flows go on the same way, so someone starting
     /// flows in a loop cannot flood an inbox or a phone, nor learn anything from it.
     package func send(
         _ template: MessageTemplate, code: String = "", link: String = "", to recipient: String, on channel: MessageChannel, service: String,
-        codeLifetime: Int64
+        codeLifetime: Int64, language: Language? = nil
     ) async throws {
-        let text = template.render(code: code, link: link, minutes: max(1, codeLifetime / 60), service: service, on: channel)
+        let text = template.render(
+            code: code, link: link, minutes: max(1, codeLifetime / 60), service: service, on: channel, in: catalog.wording(language ?? defaultLanguage))
         let limit = template.isSecurityNotice ? configuration.securityNoticeHourlyLimit : configuration.recipientHourlyLimit
         guard
             let id = try await queue.enqueue(

@@ -47,21 +47,26 @@ package enum MessageTemplate: String, Sendable, CaseIterable {
 
     package var isSecurityNotice: Bool { Self.securityNotices.contains(self) }
 
-    /// The subject and body for `code` on `channel`: for a call, the text a voice gateway reads out, with the code
-    /// spoken digit by digit, twice.
-    package func render(code: String, link: String = "", minutes: Int64, service: String, on channel: MessageChannel) -> (subject: String, body: String) {
-        let text = render(code: code, link: link, minutes: minutes, service: service)
+    /// The subject and body for `code` on `channel`, in `wording`'s language: for a call, the text a voice gateway
+    /// reads out, with the code spoken digit by digit, twice.
+    package func render(
+        code: String, link: String = "", minutes: Int64, service: String, on channel: MessageChannel, in wording: Wording
+    ) -> (subject: String, body: String) {
+        let text = render(code: code, link: link, minutes: minutes, service: service, in: wording)
         guard channel == .voice, !code.isEmpty else { return text }
-        let spoken = code.filter { !$0.isWhitespace }.map(String.init).joined(separator: ", ")
-        return (text.subject, text.body.replacingOccurrences(of: code, with: spoken) + " Again, your code is: \(spoken).")
+        let spoken = code.filter { !$0.isWhitespace }.map(String.init).joined(separator: wording("list.separator").text)
+        return (text.subject, text.body.replacingOccurrences(of: code, with: spoken) + " " + wording("message.voice.again", ["code": spoken]).text)
     }
 
     /// The subject and body for `code` (empty for the notices: ``accountExists`` and the changes), valid for `minutes`,
-    /// from `service`, with `link` where the message has one: the template `messages/<raw value>`, whose first line is
-    /// the subject and the rest the body.
-    package func render(code: String, link: String = "", minutes: Int64, service: String) -> (subject: String, body: String) {
-        let text = Templates.render("messages/\(rawValue)", ["code": code, "link": link, "minutes": minutes, "service": service])
-        let lines = text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)
-        return (String(lines.first ?? ""), lines.count > 1 ? String(lines[1]).trimmingCharacters(in: .whitespacesAndNewlines) : "")
+    /// from `service`, with `link` where the message has one: the catalog's `message.<raw value>.subject` and `.body`.
+    package func render(code: String, link: String = "", minutes: Int64, service: String, in wording: Wording) -> (subject: String, body: String) {
+        let arguments = ["code": code, "link": link, "minutes": "\(minutes)", "service": service]
+        return (wording(subjectKey, arguments).text, wording(bodyKey, arguments).text)
     }
+
+    /// The key of the message's subject in the catalogs.
+    package var subjectKey: String { "message.\(rawValue).subject" }
+    /// The key of the message's body in the catalogs.
+    package var bodyKey: String { "message.\(rawValue).body" }
 }

@@ -20,6 +20,8 @@ public struct User: Sendable, Equatable, Codable {
     public var enrollmentDeclinedAt: Int64? = nil
     /// Their postal address (the `address` claim), when they or an operator gave one.
     public var address: PostalAddress? = nil
+    /// The language they chose (a BCP 47 tag such as `fr`), for pages and messages; `nil` until they choose one.
+    public var locale: String? = nil
 
     /// The password hash of an account made by another identity provider, which has no password until one is set
     /// (by recovery): no password matches it.
@@ -41,7 +43,7 @@ public struct User: Sendable, Equatable, Codable {
         case createdAt = "created_at"
         case updatedAt = "updated_at"
         case enrollmentDeclinedAt = "enrollment_declined_at"
-        case address
+        case address, locale
     }
 }
 

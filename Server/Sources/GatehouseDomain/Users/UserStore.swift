@@ -284,6 +284,14 @@ public struct UserStore: Sendable {
         }
     }
 
+    /// Stores the language the person chose (a shipped language's tag), or forgets it with `nil`.
+    package func setLocale(userID: String, to locale: String?) async throws {
+        let now = clock.now()
+        try await database.transaction { sql in
+            try await sql.raw("UPDATE users SET locale = \(bind: locale), updated_at = \(bind: now) WHERE id = \(bind: userID)").run()
+        }
+    }
+
     public func updatePasswordHash(userID: String, to hash: String) async throws {
         let now = clock.now()
         try await database.transaction { sql in
@@ -317,7 +325,8 @@ public struct UserStore: Sendable {
             createdAt: try row.decode(column: "created_at", as: Int64.self),
             updatedAt: try row.decode(column: "updated_at", as: Int64.self),
             enrollmentDeclinedAt: try row.decode(column: "enrollment_declined_at", as: Int64?.self),
-            address: try row.decode(column: "address", as: String?.self).flatMap { try? JSONDecoder().decode(PostalAddress.self, from: Data($0.utf8)) }
+            address: try row.decode(column: "address", as: String?.self).flatMap { try? JSONDecoder().decode(PostalAddress.self, from: Data($0.utf8)) },
+            locale: try row.decode(column: "locale", as: String?.self)
         )
     }
 }

@@ -83,23 +83,24 @@ package struct CodeGuesses: Sendable {
                 .accountLockedOut, user: owner?.id,
                 details: ["factor": "code", "purpose": purpose.rawValue, "limit": "\(block.scope)", "until": "\(block.until)"])
             guard block.scope.hasPrefix("code:"), let owner else { continue }
+            let language = courier.language(of: owner)
             try await courier.send(
-                .guessesBlocked, code: Self.journeyName(purpose), to: owner.email, on: .email, service: serviceName,
-                codeLifetime: block.until - clock.now())
+                .guessesBlocked, code: courier.catalog.text(Self.journeyKey(purpose), in: language), to: owner.email, on: .email, service: serviceName,
+                codeLifetime: block.until - clock.now(), language: language)
         }
     }
 
     /// How a security notice names the journey whose codes were guessed.
-    static func journeyName(_ purpose: OneTimeCodeStore.Purpose) -> String {
+    static func journeyKey(_ purpose: OneTimeCodeStore.Purpose) -> String {
         switch purpose {
-        case .secondFactor: "two-step verification codes"
-        case .enrollFactor: "codes confirming a new phone number or email address"
-        case .recovery: "password reset codes"
-        case .unlock: "account unlock codes"
-        case .verifyEmail, .verifyPhone: "confirmation codes"
-        case .verifyDevice: "device confirmation codes"
-        case .linkIdentity: "codes linking another sign-in to the account"
-        case .signIn: "email sign-in codes"
+        case .secondFactor: "journey.second_factor"
+        case .enrollFactor: "journey.enroll_factor"
+        case .recovery: "journey.recovery"
+        case .unlock: "journey.unlock"
+        case .verifyEmail, .verifyPhone: "journey.verify"
+        case .verifyDevice: "journey.verify_device"
+        case .linkIdentity: "journey.link_identity"
+        case .signIn: "journey.sign_in"
         }
     }
 }

@@ -36,9 +36,12 @@ extension LoginFlow {
             return .retry(node(for: state, messages: [message]), .throttled)
         case .code(let code):
             if let destination {
+                // Written in the language the account's owner chose, else the page's: only they read it.
+                let owner = state.account?.userID ?? state.candidateID ?? state.federation.candidateID
+                let recipient: User? = if let owner { try await users.find(id: owner) } else { nil }
                 try await courier.send(
                     template, code: code, link: link?(code) ?? "", to: destination, on: channel, service: settings.serviceName,
-                    codeLifetime: settings.oneTimeCodes.lifetime)
+                    codeLifetime: settings.oneTimeCodes.lifetime, language: courier.language(of: recipient, otherwise: wording.language))
             }
             return nil
         }

@@ -122,6 +122,7 @@ extension LoginFlow {
     /// Tells the account's owner about a change to how they sign in, at their verified email address.
     package func notify(_ user: User, _ notice: MessageTemplate) async throws {
         guard let address = Self.destination(of: user, on: .email) else { return }
-        try await courier.send(notice, to: address, on: .email, service: settings.serviceName, codeLifetime: 0)
+        try await courier.send(
+            notice, to: address, on: .email, service: settings.serviceName, codeLifetime: 0, language: courier.language(of: user, otherwise: wording.language))
     }
 }

@@ -181,14 +181,18 @@ extension LoginFlow {
             logger.info("Enrolled email", metadata: ["user": "\(user.id)", "replacing": "\(previous != nil)"])
             if let previous {
                 // The address that stops getting messages hears of it, in case the change was not its owner's.
-                try await courier.send(.emailChanged, to: previous, on: .email, service: settings.serviceName, codeLifetime: 0)
+                try await courier.send(
+                    .emailChanged, to: previous, on: .email, service: settings.serviceName, codeLifetime: 0,
+                    language: courier.language(of: user, otherwise: wording.language))
             }
         } else {
             let change = try await authenticators.enrollPhone(userID: user.id, number: address, method: channel)
             logger.info("Enrolled phone", metadata: ["user": "\(user.id)", "method": "\(channel.rawValue)", "replacing": "\(change.replaced)"])
             if let previous = change.previousNumber {
                 // The number that stops getting codes hears of it, in case the change was not its owner's.
-                try await courier.send(.phoneChanged, to: previous, on: .sms, service: settings.serviceName, codeLifetime: 0)
+                try await courier.send(
+                    .phoneChanged, to: previous, on: .sms, service: settings.serviceName, codeLifetime: 0,
+                    language: courier.language(of: user, otherwise: wording.language))
             }
             if change.replaced || change.previousNumber != nil { try await notify(user, .phoneChanged) }
         }

@@ -111,6 +111,13 @@ package struct LoginFlow: Sendable {
         return flow
     }
 
+    /// The language the person who proved to be signing in chose, if any. Only a proven account's: a name merely
+    /// typed must not change the page, or the page would tell which names are accounts.
+    package func preferredLocale(of state: FlowStore.LoginState) async throws -> String? {
+        guard let userID = state.account?.userID else { return nil }
+        return try await users.find(id: userID)?.locale
+    }
+
     /// The catalog message `key` in the flow's language, with `arguments` put in.
     package func say(_ key: String, _ arguments: [String: String] = [:]) -> Phrase { wording(key, arguments) }
 

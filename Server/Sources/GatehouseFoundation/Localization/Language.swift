@@ -14,6 +14,18 @@ package enum Language: String, Sendable, CaseIterable, Codable, Comparable {
     /// The BCP 47 tag pages carry in `lang`.
     package var tag: String { rawValue }
 
+    /// The language's name in itself, as a choice of language shows it.
+    package var endonym: String {
+        switch self {
+        case .english: "English"
+        case .german: "Deutsch"
+        case .french: "Français"
+        case .spanish: "Español"
+        case .japanese: "日本語"
+        case .arabic: "العربية"
+        }
+    }
+
     /// Whether the language is written right to left: its pages carry `dir="rtl"` and their layout mirrors.
     package var isRightToLeft: Bool { Self.rightToLeftTags.contains(rawValue) }
 

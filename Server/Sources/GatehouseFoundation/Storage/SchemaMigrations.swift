@@ -741,5 +741,7 @@ package enum SchemaMigrations {
             ]),
         // The claims the hooks at `tokens` add to userinfo for an access token (a JSON object), read back at /userinfo.
         Migration(version: 47, name: "userinfo claims from hooks", statements: ["ALTER TABLE access_tokens ADD COLUMN hook_claims TEXT"]),
+        // The language the person chose on the account page (a BCP 47 tag); pages and messages to them use it.
+        Migration(version: 48, name: "the person's language", statements: ["ALTER TABLE users ADD COLUMN locale TEXT"]),
     ]
 }

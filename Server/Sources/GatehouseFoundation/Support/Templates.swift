@@ -3,10 +3,10 @@ import Mustache
 /// The hosted pages' and messages' templates (`Resources/templates`, Mustache), read from the resources and parsed
 /// once. The template engine HTML-escapes every value it inserts into a page, so no page builds markup from strings by
 /// hand; the only values inserted as they are are markup a template rendered (a page into the layout) or the QR
-/// encoder drew. Message templates (`messages/…`) are plain text: they begin with `{{% CONTENT_TYPE: TEXT}}`.
+/// encoder drew. The words of emails, texts and calls are catalog messages (``MessageCatalog``), not templates.
 package enum Templates {
     /// The folder of the resources the templates are in; a template is named by its path inside it without
-    /// `.mustache` (`flow`, `messages/sign_in_code`), and includes another as a partial by that name (`{{>flow-field}}`).
+    /// `.mustache` (`flow`, `admin-user`), and includes another as a partial by that name (`{{>flow-field}}`).
     package static let folder = "templates"
 
     private static let parsed = Result { () throws(Unreadable) -> MustacheLibrary in

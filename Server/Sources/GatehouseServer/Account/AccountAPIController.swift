@@ -48,6 +48,7 @@ struct AccountAPIController: Sendable {
         router.patch(RouterPath(stringLiteral: Self.prefix)) { request, _ in
             try await answer(request) { user, operations in
                 let change = try await JSONRequest.decode(ProfileChange.self, from: request)
+                if let locale = change.locale { _ = try await operations.setLocale(of: user.id, to: locale) }
                 return JSONResponse.make(
                     try await operations.setNames(of: user.id, name: change.name, givenName: change.givenName, familyName: change.familyName))
             }
@@ -239,9 +240,11 @@ struct AccountAPIController: Sendable {
     struct ProfileChange: ClosedJSONBody, Sendable {
         typealias Members = CodingKeys
         var name, givenName, familyName: String?
+        /// A shipped language's tag, or empty to follow the browser.
+        var locale: String?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case name
+            case name, locale
             case givenName = "given_name"
             case familyName = "family_name"
         }

@@ -25,6 +25,9 @@ extension AccountPage {
         if Self.removesAWayIn.contains(form["change"] ?? ""), !isRecent(current) { return try await signIn(request, as: user) }
         do {
             switch form["change"] {
+            case "language":
+                _ = try await operations.setLocale(of: user.id, to: form["locale"] ?? "")
+                return Self.back("done=language_changed")
             case "names":
                 _ = try await operations.setNames(
                     of: user.id, name: form["name"] ?? "", givenName: form["given_name"] ?? "", familyName: form["family_name"] ?? "")
@@ -140,12 +143,12 @@ extension AccountPage {
         factors.filter { $0 != .voice && $0 != .passkey && $0 != .recoveryCode && $0 != .push }
     }
 
-    /// What the page calls `factor`.
-    static func name(of factor: SecondFactor) -> String {
+    /// The key of what the page calls `factor`.
+    static func nameKey(of factor: SecondFactor) -> String {
         switch factor {
-        case .sms, .voice: "Codes to your phone"
-        case .totp: "Authenticator app (with its recovery codes)"
-        case .email, .passkey, .recoveryCode, .push: factor.label
+        case .sms, .voice: "account.two_step.phone"
+        case .totp: "account.two_step.totp"
+        case .email, .passkey, .recoveryCode, .push: factor.labelKey
         }
     }
 

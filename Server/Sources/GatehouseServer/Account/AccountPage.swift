@@ -58,6 +58,9 @@ struct AccountPage: Sendable {
         router.get(RouterPath(stringLiteral: Self.path + "/data")) { request, _ in try await download(request) }
     }
 
+    /// The pages' words, in the language the person chose or their browser's.
+    let localizer: Localizer
+
     /// The person this browser's session signed in, with the session and its cookie.
     struct SignedIn {
         var sessionID: String
@@ -96,13 +99,16 @@ struct AccountPage: Sendable {
 
         let token = cookies.value(cookies.accountName, in: request) ?? SecureRandom.token()
         let query = FormParameters(encoded: request.uri.query ?? "")
+        let say = localizer.wording(for: request, preference: user.locale)
         var values: [String: Any] = [
             "csrfToken": token, "action": Self.path, "username": user.username, "email": user.email, "emailVerified": user.emailVerified,
             "hasPassword": user.hasPassword, "minLength": passwords.minLength, "maxLength": passwords.maxLength,
             "apps": consents.map { consent -> [String: Any] in
                 [
                     "clientID": consent.clientID, "name": names[consent.clientID] ?? consent.clientID,
-                    "scopes": consent.scopes.map { ScopeDescriptions.describe($0) }, "since": Timestamp.format(consent.grantedAt),
+                    "scopes": consent.scopes.map { ScopeDescriptions.describe($0, in: say) },
+                    "since": say("account.apps.since", ["date": Timestamp.format(consent.grantedAt)]).text,
+                    "revoke": say("account.apps.revoke", ["name": names[consent.clientID] ?? consent.clientID]).text,
                 ]
             },
             "sessions": browserSessions.map { session -> [String: Any] in
@@ -110,66 +116,101 @@ struct AccountPage: Sendable {
                     "id": session.id, "isCurrent": session.id == current.handle, "methods": session.methods.joined(separator: " "),
                     "signedIn": Timestamp.format(session.authenticatedAt), "lastSeen": Timestamp.format(session.lastSeenAt),
                     "browser": session.userAgent ?? "", "address": session.address ?? "",
+                    "label": say("account.sessions.other", ["id": session.id]).text,
+                    "from": say("account.sessions.from", ["address": session.address ?? ""]).text,
+                    "signOut": say("account.sessions.sign_out", ["id": session.id]).text,
                 ]
             },
             "hasOtherSessions": browserSessions.contains { $0.id != current.handle },
             "hasGrants": !grants.isEmpty,
-            "factors": Self.removable(factors).map { factor -> [String: Any] in ["id": factor.rawValue, "label": Self.name(of: factor)] },
+            "factors": Self.removable(factors).map { factor -> [String: Any] in
+                let label = say(Self.nameKey(of: factor)).text
+                return ["id": factor.rawValue, "label": label, "remove": say("account.two_step.remove", ["factor": label]).text]
+            },
             "hasFactors": !factors.isEmpty,
             // The journey that adds one is the one that changes two-step verification, where the policy offers passkeys.
             "passkeysOffered": loginFlow.settings.signOnPolicy(for: Self.clientID).factors.contains(.passkey),
             "passkeys": passkeys.map { passkey -> [String: Any] in
-                ["id": passkey.id, "name": passkey.name, "added": Timestamp.format(passkey.createdAt), "lastUsed": Timestamp.format(passkey.lastUsedAt)]
-            },
-            "devices": devices.map { device -> [String: Any] in
                 [
-                    "id": device.id, "name": device.deviceName ?? "Authenticator app", "added": Timestamp.format(device.createdAt),
-                    "lastUsed": Timestamp.format(device.lastUsedAt), "state": device.state,
+                    "id": passkey.id, "name": passkey.name,
+                    "dates": say("account.passkeys.dates", ["added": Timestamp.format(passkey.createdAt), "used": Timestamp.format(passkey.lastUsedAt)]).text,
+                    "rename": say("account.passkeys.rename", ["name": passkey.name]).text,
+                    "remove": say("account.passkeys.remove", ["name": passkey.name]).text,
                 ]
             },
+            "devices": devices.map { device -> [String: Any] in
+                let name = device.deviceName ?? say("account.devices.unnamed").text
+                let details = say(
+                    "account.devices.details",
+                    ["added": Timestamp.format(device.createdAt), "used": Timestamp.format(device.lastUsedAt), "state": device.state])
+                return ["id": device.id, "name": name, "details": details.text, "remove": say("account.devices.remove", ["name": name]).text]
+            },
             "identities": identities.map { identity -> [String: Any] in
-                ["provider": identity.providerID, "email": identity.email ?? "", "linked": Timestamp.format(identity.createdAt)]
+                [
+                    "provider": identity.providerID,
+                    "details": say("account.identities.details", ["email": identity.email ?? "", "linked": Timestamp.format(identity.createdAt)]).text,
+                    "unlink": say("account.identities.unlink", ["provider": identity.providerID]).text,
+                ]
             },
             "grants": grants.map { grant -> [String: Any] in
-                ["id": grant.id, "name": names[grant.clientID] ?? grant.clientID, "lastUsed": Timestamp.format(grant.lastIssuedAt)]
+                [
+                    "id": grant.id, "name": names[grant.clientID] ?? grant.clientID,
+                    "lastUsed": say("account.sessions.app_last_used", ["date": Timestamp.format(grant.lastIssuedAt)]).text,
+                    "signOut": say("account.sessions.app_sign_out", ["name": names[grant.clientID] ?? grant.clientID]).text,
+                ]
             },
             "events": events.map { event -> [String: Any] in
                 ["type": event.type.rawValue, "when": Timestamp.format(event.occurredAt), "address": event.address ?? ""]
             },
         ]
-        if let pending { values[pending.contact == .email ? "pendingEmail" : "pendingPhone"] = pending.address }
+        values["languages"] = Language.allCases.map { language -> [String: Any] in
+            ["tag": language.tag, "name": language.endonym, "selected": user.locale.flatMap { Language(tag: $0) } == language]
+        }
+        values["chosenLanguage"] = user.locale.flatMap { Language(tag: $0) } != nil
+        if let pending {
+            if pending.contact == .email {
+                values["pendingEmail"] = pending.address
+                values["pendingEmailInfo"] = say("account.email.pending_info", ["address": pending.address]).text
+                values["pendingEmailLabel"] = say("account.email.code_label", ["address": pending.address]).text
+            } else {
+                values["pendingPhone"] = pending.address
+                values["pendingPhoneInfo"] = say("account.phone.pending_info", ["number": pending.address]).text
+                values["pendingPhoneLabel"] = say("account.phone.code_label", ["number": pending.address]).text
+            }
+        }
         if let name = user.name { values["name"] = name }
         if let given = user.givenName { values["givenName"] = given }
         if let family = user.familyName { values["familyName"] = family }
         if let phone = user.phoneNumber { values["phone"] = phone }
-        if let notice = query["done"].flatMap({ Self.notices[$0] }) { values["notice"] = notice }
-        if let problem = problem ?? query["problem"].flatMap({ Self.problems[$0] }) { values["problem"] = problem }
-        var response = PageRenderer.page(title: "Your account", template: "account", values, status: status)
+        if let notice = query["done"].flatMap({ Self.notices[$0] }) { values["notice"] = say(notice).text }
+        if let problem = problem ?? query["problem"].flatMap({ Self.problems[$0] }).map({ say($0).text }) { values["problem"] = problem }
+        var response = PageRenderer.page(title: say("account.title").text, template: "account", values, status: status, wording: say)
         response.headers.append(cookies.setCookie(cookies.accountName, token, maxAge: 3600))
         return response
     }
 
-    /// What the page says after a change (`done=`), and about a form it could not take (`problem=`): fixed words, so
-    /// a link cannot make the page say anything else.
+    /// What the page says after a change (`done=`), and about a form it could not take (`problem=`), as catalog keys:
+    /// fixed words, so a link cannot make the page say anything else.
     static let notices = [
-        "app_revoked": "The application's access was revoked. It asks again if you sign in to it.",
-        "session_ended": "That browser was signed out.",
-        "others_ended": "Every other browser was signed out.",
-        "grant_revoked": "The application's sign-in was ended.",
-        "password_changed": "Your password was changed, and you were signed out everywhere else.",
-        "two_step_changed": "Your two-step verification was changed.",
-        "factor_removed": "That way of confirming it's you was removed.",
-        "passkey_renamed": "The passkey was renamed.",
-        "passkey_removed": "The passkey was removed.",
-        "identity_unlinked": "The other provider's sign-in was unlinked.",
-        "device_removed": "The authenticator app was removed: it no longer signs in to your account.",
-        "email_changed": "Your email address was changed. The old one was told.",
-        "names_changed": "Your names were saved.",
-        "phone_changed": "Your phone number was changed. The old one was told.",
+        "app_revoked": "account.notice.app_revoked",
+        "session_ended": "account.notice.session_ended",
+        "others_ended": "account.notice.others_ended",
+        "grant_revoked": "account.notice.grant_revoked",
+        "password_changed": "account.notice.password_changed",
+        "two_step_changed": "account.notice.two_step_changed",
+        "factor_removed": "account.notice.factor_removed",
+        "passkey_renamed": "account.notice.passkey_renamed",
+        "passkey_removed": "account.notice.passkey_removed",
+        "identity_unlinked": "account.notice.identity_unlinked",
+        "device_removed": "account.notice.device_removed",
+        "email_changed": "account.notice.email_changed",
+        "names_changed": "account.notice.names_changed",
+        "phone_changed": "account.notice.phone_changed",
+        "language_changed": "account.notice.language_changed",
     ]
     static let problems = [
-        "confirm": "To delete your account, type your username exactly.",
-        "gone": "That was already removed.",
+        "confirm": "account.problem.confirm",
+        "gone": "account.problem.gone",
     ]
 
     // MARK: - Download

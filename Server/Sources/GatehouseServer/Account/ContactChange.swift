@@ -115,7 +115,8 @@ struct ContactChange: Sendable {
         if let replaced {
             // The address or number that stops getting messages hears of it, in case the change was not its owner's.
             try await loginFlow.courier.send(
-                pending.contact.notice, to: replaced, on: pending.contact.channel, service: loginFlow.settings.serviceName, codeLifetime: 0)
+                pending.contact.notice, to: replaced, on: pending.contact.channel, service: loginFlow.settings.serviceName, codeLifetime: 0,
+                language: loginFlow.courier.language(of: user))
         }
         if pending.contact == .phone, let updated = try await users.find(id: user.id) { try await loginFlow.notify(updated, .phoneChanged) }
     }

@@ -22,6 +22,8 @@ public struct AdminUser: Codable, Sendable, Equatable {
     public var phoneNumberVerified, locked, hasPassword: Bool
     /// Their postal address (the `address` claim).
     public var address: PostalAddress?
+    /// The language they chose for pages and messages, when they chose one.
+    public var locale: String?
     public var createdAt, updatedAt: Int64
 
     /// What the API shows of `user`.
@@ -36,6 +38,7 @@ public struct AdminUser: Codable, Sendable, Equatable {
         phoneNumber = user.phoneNumber
         phoneNumberVerified = user.phoneVerified
         address = user.address
+        locale = user.locale
         locked = user.isLocked
         hasPassword = user.hasPassword
         createdAt = user.createdAt
@@ -46,7 +49,7 @@ public struct AdminUser: Codable, Sendable, Equatable {
     static func eTag(of user: User) -> String { AdminETag.of(AdminUser(user)) }
 
     enum CodingKeys: String, CodingKey {
-        case id, username, email, name, locked, address
+        case id, username, email, name, locked, address, locale
         case emailVerified = "email_verified"
         case givenName = "given_name"
         case familyName = "family_name"

@@ -108,6 +108,26 @@ public struct DatabaseAdminOperations: AdminOperations {
 
     /// Changes the names on the profile of `userID`: `nil` leaves one as it is, an empty text clears it. Audited with
     /// what changed (the account page and API, where a person changes their own).
+    /// Sets the language `userID` reads pages and messages in: a shipped language's tag (`fr`, or `fr-CA` for French),
+    /// or empty to follow the browser again. Audited as an account update.
+    public func setLocale(of userID: String, to locale: String) async throws -> AdminUser {
+        let current = try await account(userID)
+        var chosen: String?
+        if !locale.isEmpty {
+            guard let language = Language(tag: locale) else {
+                throw AdminProblem.badRequest(
+                    "locale must be one of \(Language.allCases.map(\.tag).joined(separator: ", ")), or empty to follow the browser; not \(locale.prefix(35)).")
+            }
+            chosen = language.tag
+        }
+        guard chosen != current.locale else { return AdminUser(current) }
+        try await database.transaction { [users, audit, actor, chosen] _ in
+            try await users.setLocale(userID: userID, to: chosen)
+            try await audit.record(.accountUpdated, user: userID, actor: actor, details: ["locale": chosen ?? ""])
+        }
+        return AdminUser(try await account(userID))
+    }
+
     public func setNames(of userID: String, name: String?, givenName: String?, familyName: String?) async throws -> AdminUser {
         let current = try await account(userID)
         var changed = current

@@ -159,7 +159,7 @@ extension IdentityServer {
             operations: operations(origin: "account_page"), contactChange: contactChange, cookies: cookies, deviceCookies: deviceCookies,
             proxies: configuration.trustedProxies,
             policy: configuration.account, passwords: configuration.passwords,
-            sessionLifetime: configuration.tokens.session, flowLifetime: configuration.tokens.authorizationRequest, clock: clock)
+            sessionLifetime: configuration.tokens.session, flowLifetime: configuration.tokens.authorizationRequest, clock: clock, localizer: localizer)
     }
 
     var adminConsole: AdminConsole {

@@ -162,7 +162,8 @@ public final class IdentityServer: Sendable {
         pinKeys = PINKeyring(box: SecretBox(serverSecret: secret.bytes, purpose: PINKeyring.purpose))
         courier = Courier(
             queue: CourierQueue(database: database, clock: clock, secret: secret), configuration: configuration.courier,
-            clientName: URL(string: configuration.resolvedIssuer)?.host ?? "localhost", logger: logger)
+            clientName: URL(string: configuration.resolvedIssuer)?.host ?? "localhost", logger: logger, catalog: catalog,
+            defaultLanguage: configuration.defaultLocale)
         guesses = AttemptLimiter(database: database, clock: clock, secret: secret)
         deviceCookies = DeviceCookie(secret: secret)
         authenticator = PasswordAuthenticator(

@@ -61,6 +61,6 @@ extension AuthenticatorController {
         try await audit.record(.pushDenied, user: identity.userID, details: ["identity": identity.id, "reason": reason])
         logger.notice("A sign-in push was denied", metadata: ["identity": "\(identity.id)", "reason": "\(reason)"])
         guard let userID = identity.userID, let user = try await users.find(id: userID), user.emailVerified else { return }
-        try await courier.send(.pushDenied, to: user.email, on: .email, service: serverName, codeLifetime: 0)
+        try await courier.send(.pushDenied, to: user.email, on: .email, service: serverName, codeLifetime: 0, language: courier.language(of: user))
     }
 }

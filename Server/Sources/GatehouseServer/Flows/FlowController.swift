@@ -73,7 +73,8 @@ struct FlowController: Sendable {
         let devices = deviceCookies.verify(all: presented)
         let flow = loginFlow.submitted(
             from: ClientAddress(of: request, context: context, trusting: proxies), devices: devices, userAgent: request.headers[.userAgent]
-        ).speaking(localizer.wording(for: request, requested: state.request.uiLocales))
+        ).speaking(
+            localizer.wording(for: request, requested: state.request.uiLocales, preference: try await loginFlow.preferredLocale(of: state)))
         // The authorization code is issued in the submission's transaction: a sign-in and its code commit together.
         let submitted = try await flow.submit(flowID, state: state, action: submission.action, values: submission.values) { [responder, clock] user, state in
             try await responder.issueCode(for: state.request, userID: user.id, authTime: clock.now(), methods: state.methods)

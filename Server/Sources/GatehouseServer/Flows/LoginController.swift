@@ -59,7 +59,8 @@ struct LoginController: Sendable {
         else {
             return PageRenderer.error("page.sign_in_expired.title", LoginMessages.hostedExpired, wording: localizer.wording(for: request))
         }
-        let wording = localizer.wording(for: request, requested: state.request.uiLocales)
+        let wording = localizer.wording(
+            for: request, requested: state.request.uiLocales, preference: try await loginFlow.preferredLocale(of: state))
         return FlowPage.render(loginFlow.speaking(wording).node(for: state), flowID: id, csrfToken: binding, action: "/login", wording: wording)
     }
 
@@ -107,7 +108,8 @@ struct LoginController: Sendable {
         _ id: String, state: FlowStore.LoginState, binding: String, action: String, values: [String: FieldValue], request: Request, source: ClientAddress
     ) async throws -> Response {
         let device = deviceCookies.verify(cookies.value(cookies.deviceName, in: request))
-        let wording = localizer.wording(for: request, requested: state.request.uiLocales)
+        let wording = localizer.wording(
+            for: request, requested: state.request.uiLocales, preference: try await loginFlow.preferredLocale(of: state))
         let flow = loginFlow.submitted(from: source, devices: device.map { [$0] } ?? [], userAgent: request.headers[.userAgent]).speaking(wording)
         let previous = cookies.value(cookies.sessionName, in: request)
         let submitted: LoginFlow.Submitted<Response>

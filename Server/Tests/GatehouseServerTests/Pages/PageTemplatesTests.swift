@@ -17,24 +17,29 @@ struct TemplatesTests {
             "device-confirmed", "device-code", "device-consent", "device-approved", "device-denied", "demo-home", "demo-signed-in",
             "application", "account", "account-deleted", "email-link",
         ]
-        for name in pages + MessageTemplate.allCases.map({ "messages/\($0.rawValue)" }) {
+        for name in pages {
             #expect(Templates.exists(name), "\(name)")
         }
     }
 
-    @Test("a message's first line is its subject; its values are not HTML-escaped; a call spells the code out")
-    func messages() {
-        let email = MessageTemplate.signInCode.render(code: "123 456", minutes: 10, service: "Tom & Jerry's", on: .email)
+    @Test("a message's subject and body come from the catalog in its language, unescaped; a call spells the code out")
+    func messages() throws {
+        let english = try MessageCatalog.shipped.get().wording(.english)
+        let email = MessageTemplate.signInCode.render(code: "123 456", minutes: 10, service: "Tom & Jerry's", on: .email, in: english)
         #expect(email.subject == "Your sign-in code")
         #expect(
             email.body
                 == "123 456 is your Tom & Jerry's sign-in code. It expires in 10 minutes. If you are not signing in, someone else knows your password: change it."
         )
-        let call = MessageTemplate.verificationCode.render(code: "42", minutes: 5, service: "Gatehouse", on: .voice)
+        let call = MessageTemplate.verificationCode.render(code: "42", minutes: 5, service: "Gatehouse", on: .voice, in: english)
         #expect(call.body == "4, 2 is your Gatehouse verification code. It expires in 5 minutes. Again, your code is: 4, 2.")
-        for template in MessageTemplate.allCases {
-            let text = template.render(code: "C", minutes: 1, service: "S")
-            #expect(!text.subject.isEmpty && !text.body.isEmpty && !text.subject.contains("{{") && !text.body.contains("{{"), "\(template)")
+        let french = MessageTemplate.recoveryCode.render(code: "123456", minutes: 1, service: "Notes", in: try MessageCatalog.shipped.get().wording(.french))
+        #expect(french.body.hasPrefix("123456") && french.body.contains("1 minute") && french.body.contains("Notes"), "\(french.body)")
+        for language in Language.allCases {
+            for template in MessageTemplate.allCases {
+                let text = template.render(code: "C", minutes: 1, service: "S", in: try MessageCatalog.shipped.get().wording(language))
+                #expect(!text.subject.isEmpty && text.subject != template.subjectKey && text.body != template.bodyKey, "\(language) \(template)")
+            }
         }
     }
 

@@ -32,7 +32,9 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            // The SDK's words for people in six languages, read at run time as the JSON it is (``StringCatalog``).
+            resources: [.copy("Resources/Localizable.xcstrings")]
         ),
         // Checks access tokens for an API; no web framework, no server dependencies.
         .target(

@@ -84,7 +84,8 @@ def test_flow_is_bound_to_its_client_and_checks_its_input(server):
     assert unknown.status_code == 404
     missing = submit(server, body["flow_id"], {"username": "alice"}).json()
     assert missing["status"] == "error"
-    assert missing["node"]["messages"] == [{"level": "error", "text": "Password is required.", "field": "password", "code": "invalid_value"}]
+    assert missing["node"]["messages"] == [{"level": "error", "text": "Password is required.", "field": "password", "code": "invalid_value",
+                                            "id": "field.required", "context": {"label": "Password"}}]
     bad_action = submit(server, body["flow_id"], {}, action="teleport")
     assert bad_action.status_code == 400 and error_of(bad_action) == "invalid_request"
     # The flow still works after those mistakes.

@@ -18,14 +18,17 @@ public enum BrowserRedirectError: Error, Equatable, Sendable, CustomStringConver
         return nil
     }
 
-    public var description: String {
-        switch self {
-        case .refused(let error, let description):
-            "The identity provider refused the sign-in (\(error))\(description.map { ": \($0)" } ?? "")."
-        case .stateMismatch: "The browser came back with an answer to another sign-in request (state mismatch); it was ignored. Start again."
-        case .issuerMismatch(let expected, let found):
-            "The browser came back with an answer from \(found ?? "an unnamed issuer"), not \(expected); it was ignored. Start again."
-        case .missingCode: "The browser came back without an authorization code. Start again."
+    /// What happened, in English: for logs.
+    public var description: String { localizedDescription(in: ["en"]) }
+
+    /// What happened, in the first of `languages` the SDK speaks, else English: for the person using the app.
+    public func localizedDescription(in languages: [String]) -> String {
+        func say(_ key: String, _ arguments: String...) -> String { StringCatalog.text(key, arguments, languages: languages) }
+        return switch self {
+        case .refused(let error, let description): say("redirect.refused", error, description.map { ": \($0)" } ?? "")
+        case .stateMismatch: say("redirect.state_mismatch")
+        case .issuerMismatch(let expected, let found): say("redirect.issuer_mismatch", found ?? say("redirect.unnamed_issuer"), expected)
+        case .missingCode: say("redirect.missing_code")
         }
     }
 }

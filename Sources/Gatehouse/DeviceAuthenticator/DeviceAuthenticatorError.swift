@@ -48,33 +48,35 @@ public enum DeviceAuthenticatorError: Error, Equatable, Sendable, CustomStringCo
     /// The push is not one this app can read (no Gatehouse payload), or names an identity not on this device.
     case notAGatehousePush
 
-    public var description: String {
-        switch self {
-        case .notAGatehouseCode: "This is not a Gatehouse sign-in code."
-        case .invalidServiceDescription(let problem): "The service's description cannot be used: \(problem)."
-        case .appNotAllowed: "This app cannot be used with this service."
-        case .updateRequired(let minimum): "Update the app: this service needs version \(minimum ?? "newer") or later."
-        case .malformedPIN(let length): "The PIN must be \(length) digits."
-        case .wrongPIN(let remaining):
-            remaining == 1
-                ? "Wrong PIN. 1 attempt remains before this identity is blocked."
-                : "Wrong PIN. \(remaining) attempts remain before this identity is blocked."
-        case .identityBlocked: "This identity is blocked after too many wrong PINs. Delete it and register again."
-        case .sessionExpired: "The session expired; refresh the page and scan again."
-        case .invalidCode(let remaining): "The code is incorrect; \(remaining) more attempts allowed."
-        case .codeExpired: "The code has expired; ask for a new one."
-        case .registrationExpired: "The registration expired; start it again."
+    /// What went wrong, in English: for logs.
+    public var description: String { localizedDescription(in: ["en"]) }
+
+    /// What went wrong, in the first of `languages` the SDK speaks, else English: for the person holding the device.
+    public func localizedDescription(in languages: [String]) -> String {
+        func say(_ key: String, _ arguments: String...) -> String { StringCatalog.text(key, arguments, languages: languages) }
+        return switch self {
+        case .notAGatehouseCode: say("device.not_a_code")
+        case .invalidServiceDescription(let problem): say("device.invalid_service", problem)
+        case .appNotAllowed: say("device.app_not_allowed")
+        case .updateRequired(let minimum): say("device.update_required", minimum ?? say("device.newer"))
+        case .malformedPIN(let length): say("device.malformed_pin", "\(length)")
+        case .wrongPIN(let remaining): remaining == 1 ? say("device.wrong_pin.one") : say("device.wrong_pin.other", "\(remaining)")
+        case .identityBlocked: say("device.identity_blocked")
+        case .sessionExpired: say("device.session_expired")
+        case .invalidCode(let remaining): say("device.invalid_code", "\(remaining)")
+        case .codeExpired: say("device.code_expired")
+        case .registrationExpired: say("device.registration_expired")
         case .wrongState(let advice): advice
-        case .unknownIdentity: "This identity is not known here; register the device again."
-        case .accountLocked: "The account is locked. Contact your administrator."
-        case .invalidEvaluation: "The service's answer could not be verified; do not trust this service."
-        case .network(let reason): "The service could not be reached (\(reason))."
-        case .service(let status, let error, let description): "The service answered HTTP \(status) \(error)\(description.map { ": \($0)" } ?? "")."
-        case .storage(let reason): "The identities could not be stored: \(reason)."
-        case .untrustedService(let host): "This app does not sign in to \(host). Scan codes only from services you use it with."
-        case .duplicateIdentity: "This device already has an identity for this account at this service. Use it, or delete it first."
-        case .wrongNumber: "That is not the number on the sign-in page, so the sign-in was denied."
-        case .notAGatehousePush: "This notification is not a sign-in request for an identity on this device."
+        case .unknownIdentity: say("device.unknown_identity")
+        case .accountLocked: say("device.account_locked")
+        case .invalidEvaluation: say("device.invalid_evaluation")
+        case .network(let reason): say("device.network", reason.summary)
+        case .service(let status, let error, let description): say("device.service", "\(status)", error, description.map { ": \($0)" } ?? "")
+        case .storage(let reason): say("device.storage", reason.summary)
+        case .untrustedService(let host): say("device.untrusted_service", host)
+        case .duplicateIdentity: say("device.duplicate_identity")
+        case .wrongNumber: say("device.wrong_number")
+        case .notAGatehousePush: say("device.not_a_push")
         }
     }
 }

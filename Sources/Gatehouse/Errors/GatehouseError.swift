@@ -1,3 +1,5 @@
+import Foundation
+
 /// What went wrong between the app and the provider, and what the app can do about it.
 ///
 /// Every case says in its ``description`` what happened and what to do next; none ever contains a
@@ -60,30 +62,40 @@ public enum GatehouseError: Error, Equatable, Sendable, CustomStringConvertible 
         return nil
     }
 
-    public var description: String {
-        switch self {
-        case .signedOut: "The session has ended; sign in again."
-        case .invalidCredentials: "The username or password is incorrect."
-        case .throttled: "Too many failed attempts. Wait a few minutes, then try again."
-        case .locked: "This account is locked. Contact your administrator."
+    /// What happened and what to do, in English: for logs.
+    public var description: String { localizedDescription(in: ["en"]) }
+
+    /// What happened and what to do, in the first of `languages` (BCP 47 tags, most preferred first) the SDK speaks,
+    /// else English: for the person using the app.
+    public func localizedDescription(in languages: [String]) -> String {
+        func say(_ key: String, _ arguments: String...) -> String { StringCatalog.text(key, arguments, languages: languages) }
+        return switch self {
+        case .signedOut: say("error.signed_out")
+        case .invalidCredentials: say("error.invalid_credentials")
+        case .throttled: say("error.throttled")
+        case .locked: say("error.locked")
         case .invalidInput(let messages):
-            messages.isEmpty ? "Some values are not valid." : messages.map(\.text).joined(separator: " ")
-        case .flowExpired: "This sign-in has expired. Start again."
-        case .alreadyAnswered: "This step was already answered, perhaps by a second tap. The sign-in goes on from where that answer left it."
-        case .unsupportedStep(let node): "The sign-in needs a step (\(node)) that this helper cannot complete; drive the flow node by node."
-        case .network(let reason): "The identity provider could not be reached (\(reason)). Check the connection and the issuer URL."
-        case .provider(let status, let error, let description):
-            "The identity provider answered HTTP \(status) \(error)\(description.map { ": \($0)" } ?? "")."
-        case .unexpectedResponse(let status): "The identity provider answered HTTP \(status) with a body the SDK cannot read."
+            messages.isEmpty ? say("error.invalid_input") : messages.map(\.text).joined(separator: " ")
+        case .flowExpired: say("error.flow_expired")
+        case .alreadyAnswered: say("error.already_answered")
+        case .unsupportedStep(let node): say("error.unsupported_step", node)
+        case .network(let reason): say("error.network", reason.summary)
+        case .provider(let status, let error, let description): say("error.provider", "\(status)", error, description.map { ": \($0)" } ?? "")
+        case .unexpectedResponse(let status): say("error.unexpected_response", "\(status)")
         case .discovery(let error): error.description
-        case .invalidIDToken(let error): "The ID token was refused: \(error)"
-        case .storage(let reason): "The token storage failed: \(reason)."
-        case .deviceSignInDenied: "The sign-in was denied on the other device."
-        case .deviceCodeExpired: "The code expired before the sign-in was approved. Start again for a new code."
-        case .cancelled: "The sign-in was cancelled."
-        case .dpopKey(let reason): "The key that binds the tokens could not be used (\(reason)). Sign in again."
-        case .browserRedirect(let error): error.description
-        case .userAgent(let reason): "The browser sign-in did not complete (\(reason)). Try again."
+        case .invalidIDToken(let error): say("error.invalid_id_token", error.description)
+        case .storage(let reason): say("error.storage", reason.summary)
+        case .deviceSignInDenied: say("error.device_sign_in_denied")
+        case .deviceCodeExpired: say("error.device_code_expired")
+        case .cancelled: say("error.cancelled")
+        case .dpopKey(let reason): say("error.dpop_key", reason.summary)
+        case .browserRedirect(let error): error.localizedDescription(in: languages)
+        case .userAgent(let reason): say("error.user_agent", reason.summary)
         }
     }
+}
+
+extension GatehouseError: LocalizedError {
+    /// ``localizedDescription(in:)`` in the languages the person prefers (`Locale.preferredLanguages`).
+    public var errorDescription: String? { localizedDescription(in: Locale.preferredLanguages) }
 }

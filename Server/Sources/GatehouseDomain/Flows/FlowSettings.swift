@@ -21,6 +21,8 @@ package struct FlowSettings: Sendable {
     package var authenticator: AuthenticatorPolicy
     /// Seconds a flow may take from its first node to its end.
     package var lifetime: Int64
+    /// Clients' own names and logos where a node names the application (`branding.clients`).
+    package var branding = BrandingPolicy()
 
     package init(
         issuer: String, serviceName: String, loginSteps: LoginSteps, signOn: SignOnPolicy, clientSignOn: [String: SignOnPolicy],

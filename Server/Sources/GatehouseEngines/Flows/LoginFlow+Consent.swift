@@ -27,7 +27,9 @@ extension LoginFlow {
             }
         guard !asked.isEmpty else { return nil }
         var pending = PendingConsent(
-            application: FlowConsent.Application(id: client.id, name: client.name ?? client.id, logoURI: client.logoURI, homepage: client.homepage),
+            application: FlowConsent.Application(
+                id: client.id, name: settings.branding.name(of: client.id, registered: client.name ?? client.id),
+                logoURI: settings.branding.clients[client.id]?.logoURL ?? client.logoURI, homepage: client.homepage),
             scopes: asked)
         pending.descriptions = try await resourceDescriptions(named)
         return pending

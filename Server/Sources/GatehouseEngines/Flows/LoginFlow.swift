@@ -118,6 +118,27 @@ package struct LoginFlow: Sendable {
         return try await users.find(id: userID)?.locale
     }
 
+    /// A message, in the flow's language, for every field of `node` whose value breaks a rule: the checks the SDK runs
+    /// too (``FlowField/fieldProblem(with:)``), worded here.
+    func problems(of node: FlowNode, in values: [String: FieldValue]) -> [FlowMessage] {
+        node.fields.compactMap { field in
+            field.fieldProblem(with: values[field.key]).map { problem in
+                let label = ["label": field.label]
+                let text: Phrase =
+                    switch problem {
+                    case .required: say("field.required", label)
+                    case .invalid:
+                        field.validation?.message.map { Phrase(id: field.validation?.messageID ?? "field.invalid", text: $0, arguments: [:]) }
+                            ?? say("field.invalid", label)
+                    case .chooseOne: say("field.choose_one", label)
+                    case .chooseFromOptions: say("field.choose_from_options", label)
+                    case .controlCharacters: say("field.control_characters", label)
+                    }
+                return FlowMessage(level: .error, text: text, field: field.key, code: "invalid_value")
+            }
+        }
+    }
+
     /// The catalog message `key` in the flow's language, with `arguments` put in.
     package func say(_ key: String, _ arguments: [String: String] = [:]) -> Phrase { wording(key, arguments) }
 
@@ -146,7 +167,9 @@ package struct LoginFlow: Sendable {
             case .registration: FlowStep.register
             case .recovery: FlowStep.recoveryIdentify
             }
-        var state = FlowStore.LoginState(request: request, step: first, journey: Journey(kind), username: request.loginHint, clientName: clientName)
+        var state = FlowStore.LoginState(
+            request: request, step: first, journey: Journey(kind), username: request.loginHint,
+            clientName: settings.branding.name(of: request.clientID, registered: clientName))
         if kind == .login { startPasskeySignIn(&state) }
         if settings.identityProviders.contains(where: \.native) { state.federation.nativeNonce = SecureRandom.token() }
         let id = try await flows.create(state, owner: owner, lifetime: settings.lifetime)
@@ -322,7 +345,7 @@ package struct LoginFlow: Sendable {
         else {
             throw OAuthError.invalidRequest("The node \(current.id) has no action \(action).")
         }
-        let problems = action.rawValue == current.primaryAction?.id ? current.problems(in: values) : []
+        let problems = action.rawValue == current.primaryAction?.id ? problems(of: current, in: values) : []
         guard problems.isEmpty else {
             var retried = state
             if [FlowStep.identify, FlowStep.credentials].contains(state.step) { retried.username = values["username"]?.text }

@@ -2,6 +2,8 @@
 package struct Wording: Sendable {
     package let language: Language
     package let catalog: MessageCatalog
+    /// The operator's brand on the pages this wording renders.
+    package var brand = PageBrand()
 
     /// The shipped catalog in English.
     package static var english: Wording { MessageCatalog.standard.wording(.base) }
@@ -13,7 +15,7 @@ package struct Wording: Sendable {
 
     /// What every page's template is given: the language's tag and direction, and its texts (`{{t.…}}`).
     package var pageValues: [String: Any] {
-        ["lang": language.tag, "dir": language.isRightToLeft ? "rtl" : "ltr", "t": catalog.templateTexts(in: language)]
+        ["lang": language.tag, "dir": language.isRightToLeft ? "rtl" : "ltr", "t": catalog.templateTexts(in: language), "brand": brand.values]
     }
 }
 
@@ -26,4 +28,11 @@ package struct Phrase: Sendable, Equatable, CustomStringConvertible {
     package let arguments: [String: String]
 
     package var description: String { text }
+
+    /// A message with its key, as the caller already has it in words (a rule's message the node carries).
+    package init(id: String, text: String, arguments: [String: String] = [:]) {
+        self.id = id
+        self.text = text
+        self.arguments = arguments
+    }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Mustache
 
 /// The hosted pages' and messages' templates (`Resources/templates`, Mustache), read from the resources and parsed
@@ -31,19 +32,65 @@ package enum Templates {
         return library
     }
 
-    /// Stops a server whose templates cannot be read or do not parse, naming the file.
-    package static func requireAll() throws(Unreadable) {
-        _ = try parsed.get()
+    /// The shipped templates with an operator's laid over them (`templates_dir`), once a server set them; process-wide,
+    /// as the configuration is.
+    private static let overridden = Overridden()
+
+    private final class Overridden: @unchecked Sendable {
+        private let lock = NSLock()
+        private var library: MustacheLibrary?
+
+        var current: MustacheLibrary? { lock.withLock { library } }
+        func set(_ library: MustacheLibrary?) { lock.withLock { self.library = library } }
     }
+
+    /// Stops a server whose templates cannot be read or do not parse, naming the file; with `directory`, its
+    /// `<name>.mustache` files replace the shipped templates of those names (an operator's own markup). A file that
+    /// names no shipped template, or does not parse, is refused with its path (and line and column).
+    package static func requireAll(overriding directory: String? = nil) throws(Unreadable) {
+        var library = try parsed.get()
+        guard let directory else {
+            overridden.set(nil)
+            return
+        }
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".mustache") }.sorted()
+        } catch {
+            throw Unreadable(name: directory, reason: "the folder cannot be read (\(error.localizedDescription))")
+        }
+        for file in names {
+            let name = String(file.dropLast(".mustache".count))
+            let path = (directory as NSString).appendingPathComponent(file)
+            guard library.getTemplate(named: name) != nil else {
+                throw Unreadable(name: path, reason: "no page template is called \(name); a file here replaces a shipped template of the same name")
+            }
+            guard let data = FileManager.default.contents(atPath: path) else { throw Unreadable(name: path, reason: "the file cannot be read") }
+            var text = String(decoding: data, as: UTF8.self)
+            if text.hasSuffix("\n") { text.removeLast() }
+            do {
+                try library.register(text, named: name)
+            } catch let error as MustacheTemplate.ParserError {
+                throw Unreadable(
+                    name: "\(path):\(error.context.lineNumber):\(error.context.columnNumber)",
+                    reason: "\(error.error) at “\(error.context.line.trimmingCharacters(in: .whitespaces))”")
+            } catch {
+                throw Unreadable(name: path, reason: "\(error)")
+            }
+        }
+        overridden.set(library)
+    }
+
+    private static var library: MustacheLibrary? { overridden.current ?? (try? parsed.get()) }
 
     /// Whether there is a template `name`.
     package static func exists(_ name: String) -> Bool {
-        (try? parsed.get())?.getTemplate(named: name) != nil
+        library?.getTemplate(named: name) != nil
     }
 
-    /// `name` rendered with `values`; empty if there is no such template (``requireAll()`` ran at start).
+    /// `name` rendered with `values`; empty if there is no such template (``requireAll(overriding:)`` ran at start).
     package static func render(_ name: String, _ values: [String: Any]) -> String {
-        (try? parsed.get())?.render(values, withTemplate: name) ?? ""
+        library?.render(values, withTemplate: name) ?? ""
     }
 
     /// Templates that cannot be read or do not parse.

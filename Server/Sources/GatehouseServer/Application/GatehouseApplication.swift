@@ -1,3 +1,4 @@
+import GatehouseDomain
 import GatehouseFoundation
 import HTTPTypes
 import Hummingbird
@@ -60,17 +61,22 @@ public enum GatehouseApplication {
     static func addCommonParts(to router: Router<Context>, server: IdentityServer) {
         // A span per request when tracing is on, around everything else, so the request's whole work is in it.
         if server.configuration.tracing.otlpEndpoint != nil { router.add(middleware: RequestTracingMiddleware(proxies: server.configuration.trustedProxies)) }
-        router.add(middleware: SecurityHeadersMiddleware(https: server.configuration.issuerIsHTTPS))
+        router.add(
+            middleware: SecurityHeadersMiddleware(
+                https: server.configuration.issuerIsHTTPS,
+                styleOrigin: server.configuration.branding.stylesheetURL.flatMap(BrandingPolicy.origin(of:))))
         router.add(middleware: RequestIDMiddleware(proxies: server.configuration.trustedProxies))
         router.add(middleware: CallerPresenceMiddleware())
         // HTTP requests by route and status, with their durations, when metrics are on (nothing per request otherwise).
         if server.configuration.metrics.port != nil { router.add(middleware: HTTPMetricsMiddleware()) }
         // Served from our own origin, so the CSP can forbid inline styles and scripts.
-        for (name, contentType) in [
-            ("assets/gatehouse.css", "text/css; charset=utf-8"), ("assets/app-login.js", "text/javascript; charset=utf-8"),
-            ("assets/passkey.js", "text/javascript; charset=utf-8"),
+        for (name, contentType, text) in [
+            ("assets/gatehouse.css", "text/css; charset=utf-8", PackageResources.contents("assets/gatehouse.css")),
+            ("assets/app-login.js", "text/javascript; charset=utf-8", PackageResources.contents("assets/app-login.js")),
+            ("assets/passkey.js", "text/javascript; charset=utf-8", PackageResources.contents("assets/passkey.js")),
+            ("assets/brand.css", "text/css; charset=utf-8", server.configuration.brandStylesheet),
         ] {
-            let body = ByteBuffer(string: PackageResources.contents(name))
+            let body = ByteBuffer(string: text)
             let path = "/" + name
             router.get(RouterPath(path)) { _, _ in
                 var headers = HTTPFields()

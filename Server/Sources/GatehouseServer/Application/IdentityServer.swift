@@ -70,7 +70,11 @@ public final class IdentityServer: Sendable {
     /// Opens the database, migrates it, resolves the server secret and makes sure signing keys exist.
     public static func start(configuration: ServerConfiguration, logger: Logger, clock: UnixClock = .system) async throws -> IdentityServer {
         try PackageResources.requireAll()
-        try Templates.requireAll()
+        do {
+            try Templates.requireAll(overriding: configuration.templatesDirectory)
+        } catch {
+            throw ConfigurationError(key: "templates_dir", "holds a template that cannot be used. \(error.description)")
+        }
         // Before the database: a broken override stops the start without touching anything.
         let catalog = try configuration.messageCatalog()
         let secret = try ServerSecret.resolve(configured: configuration.secret, filePath: configuration.resolvedSecretFile, logger: logger)
@@ -112,7 +116,7 @@ public final class IdentityServer: Sendable {
     ) throws {
         self.configuration = configuration
         self.issuer = configuration.resolvedIssuer
-        localizer = Localizer(catalog: catalog, defaultLanguage: configuration.defaultLocale)
+        localizer = Localizer(catalog: catalog, defaultLanguage: configuration.defaultLocale, brand: configuration.pageBrand)
         // Stores' transactions join the one a flow submission runs in (see ``TransactionScope``).
         let database = ScopedDatabase(database, carrying: AuditContext.self)
         self.database = database

@@ -93,6 +93,11 @@ public struct ServerConfiguration: Sendable, Decodable {
     package var defaultLocale = Language.base
     /// A folder of `<language>.json` files whose messages replace the shipped ones (`messages_dir`); read at start.
     public var messagesDirectory: String?
+    /// A folder of `<name>.mustache` files that replace the shipped page templates of those names (`templates_dir`);
+    /// read at start.
+    public var templatesDirectory: String?
+    /// The operator's brand on the hosted pages (`branding`).
+    public var branding = BrandingPolicy()
     /// Create a demo user and client and serve the demo relying party at `/demo`.
     public var demo = false
     /// The least severe log messages written (to standard error).
@@ -167,6 +172,8 @@ public struct ServerConfiguration: Sendable, Decodable {
             defaultLocale = language
         }
         try file.update(&messagesDirectory, .messagesDirectory)
+        try file.update(&templatesDirectory, .templatesDirectory)
+        try file.update(&branding, .branding)
         try file.update(&sqliteSynchronous, .sqliteSynchronous)
         try file.update(&postgresConnections, .postgresConnections)
         try file.update(&databaseWait, .databaseWait)
@@ -207,6 +214,8 @@ public struct ServerConfiguration: Sendable, Decodable {
         case trustedProxies = "trusted_proxies"
         case defaultLocale = "default_locale"
         case messagesDirectory = "messages_dir"
+        case templatesDirectory = "templates_dir"
+        case branding
     }
 
     /// The issuer without a trailing slash.
@@ -283,6 +292,7 @@ public struct ServerConfiguration: Sendable, Decodable {
             throw ConfigurationError(key: "database_wait", "must be 1 to 300 seconds.")
         }
         try trustedProxies.validate()
+        try branding.validate()
         if fapi2 {
             guard !demo else { throw ConfigurationError(key: "fapi2", "cannot hold the demo's client; turn demo off.") }
             guard tokens.authorizationCode <= SecurityProfile.fapi2CodeLifetime else {
@@ -338,9 +348,26 @@ public struct ServerConfiguration: Sendable, Decodable {
 
     /// What the sign-in flows need of this configuration.
     var flowSettings: FlowSettings {
-        FlowSettings(
+        var settings = FlowSettings(
             issuer: resolvedIssuer, serviceName: serviceName, loginSteps: loginSteps, signOn: signOn, clientSignOn: clientSignOn,
             registration: registration, passwords: passwords, oneTimeCodes: oneTimeCodes, webAuthn: webAuthn, identityProviders: identityProviders,
             authenticator: authenticator, lifetime: tokens.authorizationRequest)
+        settings.branding = branding
+        return settings
+    }
+
+    /// What every hosted page shows of `branding`.
+    var pageBrand: PageBrand {
+        PageBrand(
+            name: branding.productName, logoURL: branding.logoURL, faviconURL: branding.faviconURL, stylesheetURL: branding.stylesheetURL,
+            hasColors: branding.primaryColor != nil || branding.accentColor != nil)
+    }
+
+    /// `/assets/brand.css`: the operator's colours as the variables Gatehouse's stylesheet reads.
+    var brandStylesheet: String {
+        var rules: [String] = []
+        if let primary = branding.primaryColor { rules.append("--primary: \(primary);") }
+        if let accent = branding.accentColor { rules.append("--accent: \(accent); --accent-dark: \(accent);") }
+        return "/* The operator's colours (branding). */\n:root { " + rules.joined(separator: " ") + " }\n"
     }
 }

@@ -5,6 +5,8 @@ import Hummingbird
 /// no referrer leaking codes or tokens, a strict content security policy, and HSTS on https.
 struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
     let https: Bool
+    /// The origin of the operator's stylesheet (`branding.stylesheet_url`), allowed beside our own.
+    var styleOrigin: String? = nil
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response = try await next(request, context)
@@ -14,6 +16,9 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
         // Images may come from https too: identity providers' icons are theirs. No form-action: browsers apply it to the redirect after sign-in, which goes to the client.
         // A page that frames others (front-channel logout) sets its own policy, this one plus `frame-src`.
         if response.headers[.contentSecurityPolicy] == nil { response.headers[.contentSecurityPolicy] = ContentSecurityPolicy.standard }
+        if let styleOrigin, let policy = response.headers[.contentSecurityPolicy] {
+            response.headers[.contentSecurityPolicy] = policy.replacingOccurrences(of: "style-src 'self'", with: "style-src 'self' \(styleOrigin)")
+        }
         if https { response.headers[.strictTransportSecurity] = "max-age=31536000" }
         return response
     }

@@ -7,10 +7,14 @@ import Hummingbird
 struct Localizer: Sendable {
     let catalog: MessageCatalog
     let defaultLanguage: Language
+    /// The operator's brand on every page.
+    var brand = PageBrand()
 
     /// The catalog in the language chosen for `request`.
     func wording(for request: Request, requested: [String]? = nil, preference: String? = nil) -> Wording {
         let choice = LanguageChoice(requested: requested ?? [], preference: preference, acceptLanguage: request.headers[.acceptLanguage])
-        return catalog.wording(choice.language(default: defaultLanguage))
+        var wording = catalog.wording(choice.language(default: defaultLanguage))
+        wording.brand = brand
+        return wording
     }
 }

@@ -29,7 +29,7 @@ public struct BrandingPolicy: Sendable, Codable, Equatable {
 
     /// What the pages' titles and header call the service.
     public var productName = "Gatehouse"
-    /// The logo at the top of every page (https, or a path on this server).
+    /// The logo at the top of every page (https, a path on this server, or a `data:image/` URL).
     public var logoURL: String?
     /// The pages' icon.
     public var faviconURL: String?
@@ -74,8 +74,15 @@ public struct BrandingPolicy: Sendable, Codable, Equatable {
             throw ConfigurationError(key: "branding.product_name", "must be 1 to 60 characters without line breaks.")
         }
         for (key, color) in [("primary_color", primaryColor), ("accent_color", accentColor)] {
-            if let color, color.range(of: "^#[0-9A-Fa-f]{6}$", options: .regularExpression) == nil {
+            guard let color else { continue }
+            guard let contrast = Self.contrastWithWhite(color) else {
                 throw ConfigurationError(key: "branding.\(key)", "must be a colour written #rrggbb, not \(color).")
+            }
+            // White text on the buttons, and links on the white page: WCAG 2.2 AA asks for 4.5:1.
+            guard contrast >= 4.5 else {
+                throw ConfigurationError(
+                    key: "branding.\(key)",
+                    "is \(color), which stands only \(String(format: "%.1f", contrast)):1 against white; choose a darker colour (at least 4.5:1).")
             }
         }
         for (key, url) in [("logo_url", logoURL), ("favicon_url", faviconURL)]
@@ -84,7 +91,7 @@ public struct BrandingPolicy: Sendable, Codable, Equatable {
             })
         {
             if let url, !Self.isImageSource(url) {
-                throw ConfigurationError(key: "branding.\(key)", "must be an https URL or a path on this server (/…), not \(url).")
+                throw ConfigurationError(key: "branding.\(key)", "must be an https URL, a path on this server (/…) or a data:image/ URL, not \(url.prefix(80)).")
             }
         }
         if let stylesheetURL, Self.origin(of: stylesheetURL) == nil {
@@ -103,7 +110,19 @@ public struct BrandingPolicy: Sendable, Codable, Equatable {
         return "https://" + host + (components.port.map { ":\($0)" } ?? "")
     }
 
+    /// The contrast ratio of `#rrggbb` against white (WCAG 2's relative luminance), or `nil` if it is not such a colour.
+    static func contrastWithWhite(_ color: String) -> Double? {
+        guard color.range(of: "^#[0-9A-Fa-f]{6}$", options: .regularExpression) != nil, let value = Int(color.dropFirst(), radix: 16) else { return nil }
+        func channel(_ shift: Int) -> Double {
+            let c = Double((value >> shift) & 0xFF) / 255
+            return c <= 0.03928 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)
+        }
+        let luminance = 0.2126 * channel(16) + 0.7152 * channel(8) + 0.0722 * channel(0)
+        return 1.05 / (luminance + 0.05)
+    }
+
+    /// What the pages' CSP lets an image come from: this server, https, or a `data:` image.
     private static func isImageSource(_ url: String) -> Bool {
-        (url.hasPrefix("/") && !url.hasPrefix("//")) || origin(of: url) != nil
+        (url.hasPrefix("/") && !url.hasPrefix("//")) || origin(of: url) != nil || url.lowercased().hasPrefix("data:image/")
     }
 }

@@ -367,7 +367,9 @@ public struct ServerConfiguration: Sendable, Decodable {
     var brandStylesheet: String {
         var rules: [String] = []
         if let primary = branding.primaryColor { rules.append("--primary: \(primary);") }
-        if let accent = branding.accentColor { rules.append("--accent: \(accent); --accent-dark: \(accent);") }
+        // Links on the light canvas only: the dark scheme keeps its own lifted accent, which a dark brand colour would
+        // sink below the contrast WCAG asks for.
+        if let accent = branding.accentColor { rules.append("--accent: \(accent);") }
         return "/* The operator's colours (branding). */\n:root { " + rules.joined(separator: " ") + " }\n"
     }
 }

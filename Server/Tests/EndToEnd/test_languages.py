@@ -13,8 +13,9 @@ from urllib.parse import urljoin
 import pytest
 import requests
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
 
-from browser_steps import Screens, dark, press
+from browser_steps import Screens, click_and_wait, dark, page_node, press
 from conftest import APP_REDIRECT, PASSWORD, WEB_REDIRECT, WEB_SECRET  # noqa: F401
 from gatehouse_harness import Browser, Server, authorize_url, binary, conforms_to_openapi, forms, outbox, submit
 
@@ -139,10 +140,13 @@ def catalog(language):
 @pytest.fixture(scope="module")
 def multilingual():
     """A server that offers registration, with one account and the confidential web client."""
-    instance = Server(config={"registration": {"enabled": True}})
+    instance = Server(config={"registration": {"enabled": True}, "client_sign_on": {"mfa-web": {"second_factor": "required"}}})
     try:
         instance.add_user("alice", PASSWORD, email="alice@example.com")
         instance.add_client("web", WEB_REDIRECT, secret=WEB_SECRET)
+        # Asks every person for a second factor: a first sign-in sets one up.
+        instance.add_client("mfa-web", WEB_REDIRECT, secret=WEB_SECRET)
+        instance.add_client("partner", WEB_REDIRECT, secret=WEB_SECRET, extra=["--name", "Partner App", "--third-party"])
         yield instance
     finally:
         instance.stop()
@@ -161,7 +165,7 @@ def untranslated(chromium, language):
     return found
 
 
-def test_every_shipped_language_renders_the_sign_in_registration_and_recovery_pages(multilingual, chromium, tmp_path):
+def test_every_shipped_language_renders_the_sign_in_recovery_registration_second_factor_and_consent_pages(multilingual, chromium, tmp_path):
     folder = os.environ.get("GATEHOUSE_SCREENSHOTS", str(tmp_path))
     screens = {language: Screens(chromium, folder, prefix=f"language-{language}") for language in LANGUAGES}
     for language in LANGUAGES:
@@ -214,6 +218,38 @@ def test_every_shipped_language_renders_the_sign_in_registration_and_recovery_pa
             screens[language].check("registration-dark")
             dark(chromium, on=False)
 
+        # Second factor: a client that asks for one; a new person sets up an authenticator app.
+        sign_in_as(chromium, multilingual, client_id="mfa-web", ui_locales=language)
+        assert page_node(chromium) == "mfa.enroll.totp"
+        assert chromium.find_element(By.TAG_NAME, "h1").text == own["flow.enroll_totp.name"]
+        assert untranslated(chromium, language) == [], language
+        screens[language].check("second-factor")
+
+        # Consent: a third-party client asks the person to allow it.
+        sign_in_as(chromium, multilingual, client_id="partner", ui_locales=language)
+        assert page_node(chromium) == "consent"
+        # Right to left, a value put in a sentence is isolated (U+2068 … U+2069) so its own direction stays its own.
+        client = "\u2068Partner App\u2069" if language == "ar" else "Partner App"
+        assert chromium.find_element(By.TAG_NAME, "h1").text == own["flow.consent.name"].replace("{client}", client)
+        assert untranslated(chromium, language) == [], language
+        screens[language].check("consent")
+        if language in ("en", "ar"):
+            dark(chromium)
+            chromium.refresh()
+            screens[language].check("consent-dark")
+            dark(chromium, on=False)
+
+
+def sign_in_as(chromium, server, **overrides):
+    """A new person signs in, in a browser without a session, on the authorization request `overrides` make."""
+    username = f"person-{time.monotonic_ns()}"
+    server.add_user(username, PASSWORD)
+    chromium.delete_all_cookies()
+    chromium.get(authorize_url(server, **overrides))
+    chromium.find_element(By.ID, "username").send_keys(username)
+    chromium.find_element(By.ID, "password").send_keys(PASSWORD)
+    press(chromium, "submit")
+
 
 def test_accept_language_alone_chooses_each_shipped_language(multilingual):
     for language in LANGUAGES:
@@ -252,3 +288,30 @@ def test_a_person_who_chose_french_reads_their_account_page_and_codes_in_french(
     message = outbox(multilingual, "claire@example.com")[0]
     assert message["subject"] == catalog("fr")["message.recovery_code.subject"] == "Réinitialisez votre mot de passe"
     assert "est votre code de réinitialisation du mot de passe" in message["body"] and "minutes" in message["body"], message["body"]
+
+
+def test_the_account_page_in_every_language_from_its_own_choice_of_language(multilingual, chromium, tmp_path):
+    folder = os.environ.get("GATEHOUSE_SCREENSHOTS", str(tmp_path))
+    username = f"chooser-{time.monotonic_ns()}"
+    multilingual.add_user(username, PASSWORD, email=f"{username}@example.com")
+    chromium.delete_all_cookies()
+    chromium.get(multilingual.issuer + "/account")
+    chromium.find_element(By.ID, "username").send_keys(username)
+    chromium.find_element(By.ID, "password").send_keys(PASSWORD)
+    press(chromium, "submit")
+    for language in LANGUAGES[1:] + LANGUAGES[:1]:
+        own = catalog(language)
+        Select(chromium.find_element(By.ID, "locale")).select_by_value(language)
+        click_and_wait(chromium, chromium.find_element(By.CSS_SELECTOR, "section[aria-labelledby=language] button"))
+        html = chromium.find_element(By.TAG_NAME, "html")
+        assert (html.get_attribute("lang"), html.get_attribute("dir")) == (language, "rtl" if language == "ar" else "ltr")
+        assert chromium.find_element(By.TAG_NAME, "h1").text == own["account.title"]
+        assert chromium.find_element(By.CSS_SELECTOR, "p.info").text == own["account.notice.language_changed"]
+        assert untranslated(chromium, language) == [], language
+        screens = Screens(chromium, folder, prefix=f"language-{language}-account")
+        screens.check("account")
+        if language in ("en", "ar"):
+            dark(chromium)
+            chromium.refresh()
+            screens.check("account-dark")
+            dark(chromium, on=False)

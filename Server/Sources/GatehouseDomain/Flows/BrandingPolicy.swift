@@ -91,7 +91,8 @@ public struct BrandingPolicy: Sendable, Codable, Equatable {
             })
         {
             if let url, !Self.isImageSource(url) {
-                throw ConfigurationError(key: "branding.\(key)", "must be an https URL, a path on this server (/…) or a data:image/ URL, not \(url.prefix(80)).")
+                throw ConfigurationError(
+                    key: "branding.\(key)", "must be an https URL, a path on this server (/…) or a data:image/ URL, not \(url.prefix(80)).")
             }
         }
         if let stylesheetURL, Self.origin(of: stylesheetURL) == nil {

@@ -47,7 +47,11 @@ package struct MessageFormat: Sendable, Equatable {
         for part in parts {
             switch part {
             case .text(let literal): text += literal
-            case .argument(let name): text += arguments[name] ?? ""
+            case .argument(let name):
+                // Right to left, a value (a name, an address, a number) is isolated, so its own direction cannot
+                // reorder the sentence around it (Unicode's first-strong isolate).
+                let value = arguments[name] ?? ""
+                text += language.isRightToLeft && !value.isEmpty ? "\u{2068}" + value + "\u{2069}" : value
             case .count: text += count ?? "#"
             case .plural(let name, let exact, let categories):
                 let value = arguments[name] ?? ""

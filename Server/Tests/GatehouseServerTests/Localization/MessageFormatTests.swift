@@ -13,6 +13,13 @@ struct MessageFormatTests {
         #expect(message.format(["client": "Notes"], in: .english) == "Signing in as  to Notes.")
     }
 
+    @Test("right to left, each value is isolated so its own direction cannot reorder the sentence")
+    func isolatesInRightToLeft() throws {
+        let message = try MessageFormat("{client} asks")
+        #expect(message.format(["client": "Notes"], in: .arabic) == "\u{2068}Notes\u{2069} asks")
+        #expect(message.format(["client": "Notes"], in: .german) == "Notes asks")
+    }
+
     @Test("plurals choose an exact count first, then the language's form, then other; # is the count")
     func plurals() throws {
         let message = try MessageFormat("Wait {seconds, plural, =0 {no time} one {# second} other {# seconds}}.")

@@ -315,3 +315,17 @@ def test_the_account_page_in_every_language_from_its_own_choice_of_language(mult
             chromium.refresh()
             screens.check("account-dark")
             dark(chromium, on=False)
+
+
+def test_the_device_and_sign_out_pages_speak_the_browsers_language(multilingual):
+    for language in LANGUAGES:
+        own = catalog(language)
+        headers = {"Accept-Language": language}
+        device = requests.get(multilingual.issuer + "/device", headers=headers, timeout=10)
+        assert device.status_code == 200 and f'<html lang="{language}"' in device.text
+        assert f"<h1>{own['device.code.title']}</h1>" in device.text and own["device.code.hint"] in device.text
+        wrong = requests.post(multilingual.issuer + "/device", headers=headers, data={"user_code": "BCDF-GHJK"}, timeout=10)
+        assert wrong.status_code == 403 and own["device.form_expired"] in wrong.text
+        sign_out = requests.get(multilingual.issuer + "/logout", headers=headers, timeout=10)
+        assert sign_out.status_code == 200 and f"<h1>{own['logout.heading']}</h1>" in sign_out.text
+        assert own["logout.question"].replace("{product}", "\u2068Gatehouse\u2069" if language == "ar" else "Gatehouse") in sign_out.text

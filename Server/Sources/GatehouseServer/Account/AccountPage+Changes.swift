@@ -12,11 +12,11 @@ extension AccountPage {
     /// Applies the change the form names (`change`), from `source`.
     func change(_ request: Request, source: ClientAddress) async throws -> Response {
         guard let form = try? await FormParameters.body(of: request) else {
-            return PageRenderer.error(title: "Invalid request", message: "The form could not be read.")
+            return PageRenderer.error("page.invalid_request.title", "account.form_unreadable", wording: localizer.wording(for: request))
         }
         // CSRF: the form must carry the same secret as the browser's account cookie.
         guard cookies.formTokenMatches(cookies.accountName, form, in: request) else {
-            return PageRenderer.error(title: "Page expired", message: "The form expired. Open your account page again.", status: .forbidden)
+            return PageRenderer.error("page.expired.title", "account.form_expired", status: .forbidden, wording: localizer.wording(for: request))
         }
         guard let current = try await signedIn(request) else { return try await signIn(request, as: nil) }
         let user = current.user

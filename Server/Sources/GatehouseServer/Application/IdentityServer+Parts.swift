@@ -65,7 +65,7 @@ extension IdentityServer {
             clients: clients, users: users, deviceAuthorizations: deviceAuthorizations, consents: consents, singleSignOn: singleSignOn, loginFlow: loginFlow,
             audit: audit,
             database: database, guesses: guesses, userCodeLimit: configuration.codeGuesses, sourceLimit: configuration.sourceThrottling, cookies: cookies,
-            proxies: configuration.trustedProxies, flowLifetime: configuration.tokens.authorizationRequest, logger: logger)
+            proxies: configuration.trustedProxies, flowLifetime: configuration.tokens.authorizationRequest, logger: logger, localizer: localizer)
     }
 
     var authenticatorController: AuthenticatorController {
@@ -132,7 +132,7 @@ extension IdentityServer {
     var userinfoController: UserinfoController { UserinfoController(tokens: tokens, proofs: dpopProofs) }
 
     var endSessionController: EndSessionController {
-        EndSessionController(clients: clients, sessions: sessions, keys: keys, issuer: issuer, cookies: cookies)
+        EndSessionController(clients: clients, sessions: sessions, keys: keys, issuer: issuer, cookies: cookies, localizer: localizer)
     }
 
     /// The admin operations' settings, for changes through `origin` (`admin_api`, `account_page`).

@@ -36,6 +36,8 @@ struct DeviceVerificationPage: Sendable {
     /// Seconds the sign-in's binding cookie lives (`token_lifetimes.authorization_request`).
     let flowLifetime: Int64
     let logger: Logger
+    /// The language each page is in.
+    let localizer: Localizer
 
     static let path = "/device"
 
@@ -61,7 +63,8 @@ struct DeviceVerificationPage: Sendable {
         let binding = binding(of: request)
         var values: [String: Any] = ["action": Self.path, "csrfToken": binding, "code": prefilled]
         if let error { values["error"] = error }
-        var response = PageRenderer.page(title: "Sign in on a device", template: "device-code", values, status: status)
+        let say = localizer.wording(for: request)
+        var response = PageRenderer.page(title: say("device.code.title").text, template: "device-code", values, status: status, wording: say)
         response.headers.append(bindingCookie(binding))
         return response
     }
@@ -69,7 +72,7 @@ struct DeviceVerificationPage: Sendable {
     /// A typed code: counted as a guess, looked up, and on to the sign-in or straight to the confirmation.
     func enter(_ request: Request, source: ClientAddress) async throws -> Response {
         guard let form = try? await FormParameters.body(of: request), let binding = checkedBinding(form, request) else {
-            return PageRenderer.error(title: "Page expired", message: "The form expired. Open the page again and enter the code.", status: .forbidden)
+            return PageRenderer.error("page.expired.title", "device.form_expired", status: .forbidden, wording: localizer.wording(for: request))
         }
         let typed = form["user_code"] ?? ""
         let counters = [
@@ -81,7 +84,7 @@ struct DeviceVerificationPage: Sendable {
         case .blocked(let until, _):
             let minutes = guesses.minutesLeft(until: until)
             return entryForm(
-                request, code: typed, error: "Too many wrong codes from your network. Try again in \(minutes) minute\(minutes == 1 ? "" : "s").",
+                request, code: typed, error: localizer.wording(for: request)("device.code.blocked", ["minutes": "\(minutes)"]).text,
                 status: .tooManyRequests)
         case .admitted(let admitted):
             ticket = admitted
@@ -92,9 +95,7 @@ struct DeviceVerificationPage: Sendable {
             logger.notice("Too many wrong device codes: blocked", metadata: ["limit": "\(block.scope)", "until": "\(block.until)"])
         }
         guard let pending else {
-            return entryForm(
-                request, code: typed, error: "That code is not valid, or it expired. Check the code on your device and try again.",
-                status: .badRequest)
+            return entryForm(request, code: typed, error: localizer.wording(for: request)("device.code.invalid").text, status: .badRequest)
         }
         return try await proceed(to: pending, request: request, binding: binding)
     }
@@ -103,23 +104,30 @@ struct DeviceVerificationPage: Sendable {
 
     func showConfirmation(_ request: Request) async throws -> Response {
         let query = FormParameters(encoded: request.uri.query ?? "")
-        guard let id = query["id"], let pending = try await deviceAuthorizations.find(id: id) else { return Self.expired }
+        guard let id = query["id"], let pending = try await deviceAuthorizations.find(id: id) else { return expired(request) }
         let authorization = signInRequest(for: pending, forceSignIn: false)
         guard let session = try await singleSignOn.usableSession(for: authorization, request: request) else {
             return try await signIn(to: pending, request: request, binding: binding(of: request), forceSignIn: false)
         }
         let client = try await clients.find(id: pending.clientID)
         let user = try await users.find(id: session.userID)
-        let application = client?.name ?? pending.clientID
+        let application = loginFlow.settings.branding.name(of: pending.clientID, registered: client?.name ?? pending.clientID)
         let binding = binding(of: request)
+        let say = localizer.wording(for: request, preference: user?.locale)
+        let signedInAs = say("device.consent.signed_in_as", ["username": Self.nameMark, "application": application]).text.components(separatedBy: Self.nameMark)
         var values: [String: Any] = [
-            "application": application, "username": user?.username ?? "", "asks": pending.scopes.map { ScopeDescriptions.describe($0) },
+            "application": application, "username": user?.username ?? "", "asks": pending.scopes.map { ScopeDescriptions.describe($0, in: say) },
+            "heading": say("device.consent.heading", ["application": application]).text,
+            // The account's name in bold, wherever the language puts it in the sentence.
+            "signedInBefore": signedInAs.first ?? "", "signedInAfter": signedInAs.dropFirst().joined(),
+            "notOurs": say("device.consent.third_party", ["application": application]).text,
             "action": "\(Self.path)/confirm", "csrfToken": binding, "id": pending.id, "isThirdParty": client?.isThirdParty == true,
         ]
         // A third-party application as its operator registered it, like the sign-in's consent node.
         if let logo = client?.logoURI { values["logoURI"] = logo }
         if let homepage = client?.homepage { values["homepage"] = homepage }
-        var response = PageRenderer.page(title: "Sign in on \(application)?", template: "device-consent", values)
+        var response = PageRenderer.page(
+            title: say("device.consent.title", ["application": application]).text, template: "device-consent", values, wording: say)
         response.headers.append(bindingCookie(binding))
         return response
     }
@@ -127,9 +135,9 @@ struct DeviceVerificationPage: Sendable {
     /// The person's answer: allow or deny for the signed-in account, or sign in as someone else first.
     func confirm(_ request: Request) async throws -> Response {
         guard let form = try? await FormParameters.body(of: request), let binding = checkedBinding(form, request) else {
-            return PageRenderer.error(title: "Page expired", message: "The form expired. Enter the code again.", status: .forbidden)
+            return PageRenderer.error("page.expired.title", "device.confirm_expired", status: .forbidden, wording: localizer.wording(for: request))
         }
-        guard let id = form["id"], let pending = try await deviceAuthorizations.find(id: id) else { return Self.expired }
+        guard let id = form["id"], let pending = try await deviceAuthorizations.find(id: id) else { return expired(request) }
         let decision = form["decision"]
         if decision == "switch" { return try await signIn(to: pending, request: request, binding: binding, forceSignIn: true) }
         guard decision == "allow" || decision == "deny" else {
@@ -158,11 +166,16 @@ struct DeviceVerificationPage: Sendable {
             }
             return true
         }
-        guard answered else { return Self.expired }
-        let application = client?.name ?? pending.clientID
+        guard answered else { return expired(request) }
+        let application = loginFlow.settings.branding.name(of: pending.clientID, registered: client?.name ?? pending.clientID)
+        let say = localizer.wording(for: request, preference: try await users.find(id: session.userID)?.locale)
         return approved
-            ? PageRenderer.page(title: "Device signed in", template: "device-approved", ["application": application])
-            : PageRenderer.page(title: "Sign-in denied", template: "device-denied", ["application": application])
+            ? PageRenderer.page(
+                title: say("device.approved.title").text, template: "device-approved",
+                ["heading": say("device.approved.heading", ["application": application]).text], wording: say)
+            : PageRenderer.page(
+                title: say("device.denied.title").text, template: "device-denied",
+                ["message": say("device.denied.message", ["application": application]).text], wording: say)
     }
 
     // MARK: - Helpers
@@ -212,9 +225,10 @@ struct DeviceVerificationPage: Sendable {
         cookies.setCookie(cookies.loginName, binding, maxAge: flowLifetime)
     }
 
-    private static var expired: Response {
-        PageRenderer.error(
-            title: "Code expired", message: "This sign-in was already answered or has expired. Start again on your device for a new code.",
-            status: .gone)
+    /// Stands for the account's name in a sentence until the template sets it in bold.
+    private static let nameMark = "\u{1}"
+
+    private func expired(_ request: Request) -> Response {
+        PageRenderer.error("device.expired.title", "device.expired.message", status: .gone, wording: localizer.wording(for: request))
     }
 }

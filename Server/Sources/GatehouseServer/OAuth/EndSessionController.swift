@@ -20,6 +20,8 @@ struct EndSessionController: Sendable {
     /// What `id_token_hint` must name as its issuer.
     let issuer: String
     let cookies: CookieSettings
+    /// The language of the pages.
+    let localizer: Localizer
 
     func addRoutes(to router: Router<some RequestContext>) {
         router.get("/logout") { request, _ in try await endSession(request) }
@@ -73,9 +75,12 @@ struct EndSessionController: Sendable {
         } else {
             // Clients with a front-channel logout URI are signed out in frames of the signed-out page, which then goes on
             // to the client that asked (at once with a script-free refresh, or by its link).
-            var values: [String: Any] = ["frames": frames.map { ["url": $0.url, "name": $0.name] }]
+            let say = localizer.wording(for: request)
+            var values: [String: Any] = [
+                "frames": frames.map { ["url": $0.url, "name": $0.name, "frameTitle": say("logout.frame", ["application": $0.name]).text] }
+            ]
             if let destination { values["continue"] = destination }
-            response = PageRenderer.page(title: "Signed out", template: "signed-out", values)
+            response = PageRenderer.page(title: say("logout.done.title").text, template: "signed-out", values, wording: say)
             if !frames.isEmpty {
                 response.headers[.contentSecurityPolicy] = ContentSecurityPolicy.framing(frames.map(\.origin))
             }
@@ -110,7 +115,10 @@ struct EndSessionController: Sendable {
         // What the request named goes back with the confirmation.
         var hidden = ["post_logout_redirect_uri", "state"].compactMap { name in parameters[name].map { ["name": name, "value": $0] } }
         if let clientID { hidden.append(["name": "client_id", "value": clientID]) }
-        var response = PageRenderer.page(title: "Sign out", template: "sign-out", ["csrfToken": token, "hidden": hidden])
+        let say = localizer.wording(for: request)
+        var response = PageRenderer.page(
+            title: say("logout.title").text, template: "sign-out",
+            ["csrfToken": token, "hidden": hidden, "question": say("logout.question", ["product": say.brand.name]).text], wording: say)
         response.headers.append(cookies.setCookie(cookies.logoutName, token, maxAge: 900))
         return response
     }

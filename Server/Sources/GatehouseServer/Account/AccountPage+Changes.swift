@@ -98,7 +98,8 @@ extension AccountPage {
         guard isRecent(current) else { return try await signIn(request, as: current.user) }
         try await operations("user:\(current.user.id)").deleteUser(id: current.user.id)
         try await loginFlow.notify(current.user, .accountDeleted)
-        var response = PageRenderer.page(title: "Account deleted", template: "account-deleted", [:])
+        let say = localizer.wording(for: request, preference: current.user.locale)
+        var response = PageRenderer.page(title: say("account.deleted.title").text, template: "account-deleted", [:], wording: say)
         response.headers.append(cookies.clearCookie(cookies.sessionName))
         response.headers.append(cookies.clearCookie(cookies.accountName))
         return response

@@ -79,7 +79,7 @@ extension IdentityServer {
     var deviceConfirmationPage: DeviceConfirmationPage {
         DeviceConfirmationPage(
             deviceIdentities: deviceIdentities, authenticator: authenticatorController, serverName: configuration.serviceName,
-            proxies: configuration.trustedProxies)
+            proxies: configuration.trustedProxies, localizer: localizer)
     }
 
     var tokenController: TokenController {

@@ -12,31 +12,42 @@ struct DeviceConfirmationPage: Sendable {
     let serverName: String
     /// The reverse proxies whose word on the client's address is believed.
     let proxies: TrustedProxies
+    /// The language of the pages.
+    let localizer: Localizer
 
     func addRoutes(to router: Router<some RequestContext>) {
         router.get("/authenticator/confirm") { request, _ in
             let query = FormParameters(encoded: request.uri.query ?? "")
             guard let id = query["identity"], let code = query["code"], let identity = try await deviceIdentities.find(id: id),
                 identity.state == .registrationStarted
-            else { return Self.expired }
-            var values: [String: Any] = ["serviceName": serverName, "email": identity.email, "identity": id, "code": code]
-            if let name = identity.deviceName { values["deviceName"] = name }
-            return PageRenderer.page(title: "Confirm your new device", template: "device-confirm", values)
+            else { return expired(request) }
+            let say = localizer.wording(for: request)
+            let asks =
+                if let name = identity.deviceName {
+                    say("device_confirm.asks.named", ["device": name, "service": serverName, "email": identity.email])
+                } else {
+                    say("device_confirm.asks.default", ["service": serverName, "email": identity.email])
+                }
+            let values: [String: Any] = ["asks": asks.text, "identity": id, "code": code]
+            return PageRenderer.page(title: say("device_confirm.title").text, template: "device-confirm", values, wording: say)
         }
         router.post("/authenticator/confirm") { request, context in
             guard let form = try? await FormParameters.body(of: request), let id = form["identity"], let code = form["code"],
                 let identity = try await deviceIdentities.find(id: id), identity.state == .registrationStarted
-            else { return Self.expired }
+            else { return expired(request) }
+            let say = localizer.wording(for: request)
             do {
                 try await authenticator.confirm(identity, code: code, source: ClientAddress(of: request, context: context, trusting: proxies))
             } catch let error as OAuthError {
-                return PageRenderer.error(title: "Device not confirmed", message: error.description + " Start the registration again in the app.")
+                return PageRenderer.error(
+                    title: say("device_confirm.failed.title").text, message: say("device_confirm.failed.message", ["reason": error.description]).text,
+                    wording: say)
             }
-            return PageRenderer.page(title: "Device confirmed", template: "device-confirmed", [:])
+            return PageRenderer.page(title: say("device_confirm.done.title").text, template: "device-confirmed", [:], wording: say)
         }
     }
 
-    private static var expired: Response {
-        PageRenderer.error(title: "Link expired", message: "This confirmation link has expired or was used already. Start the registration again in the app.")
+    private func expired(_ request: Request) -> Response {
+        PageRenderer.error("device_confirm.expired.title", "device_confirm.expired.message", wording: localizer.wording(for: request))
     }
 }

@@ -182,10 +182,7 @@ def test_every_shipped_language_renders_the_sign_in_recovery_registration_second
         assert heading.value_of_css_property("direction") == direction
         screens[language].check("sign-in")
         if language in ("en", "ar"):
-            dark(chromium)
-            chromium.refresh()
-            screens[language].check("sign-in-dark")
-            dark(chromium, on=False)
+            check_dark_too(chromium, screens[language], "sign-in")
 
         # A wrong password (for a name of its own each time, so the account's limit stays out of it): the message, in
         # the language.
@@ -213,10 +210,7 @@ def test_every_shipped_language_renders_the_sign_in_recovery_registration_second
         assert untranslated(chromium, language) == [], language
         screens[language].check("registration")
         if language in ("en", "ar"):
-            dark(chromium)
-            chromium.refresh()
-            screens[language].check("registration-dark")
-            dark(chromium, on=False)
+            check_dark_too(chromium, screens[language], "registration")
 
         # Second factor: a client that asks for one; a new person sets up an authenticator app.
         sign_in_as(chromium, multilingual, client_id="mfa-web", ui_locales=language)
@@ -234,10 +228,15 @@ def test_every_shipped_language_renders_the_sign_in_recovery_registration_second
         assert untranslated(chromium, language) == [], language
         screens[language].check("consent")
         if language in ("en", "ar"):
-            dark(chromium)
-            chromium.refresh()
-            screens[language].check("consent-dark")
-            dark(chromium, on=False)
+            check_dark_too(chromium, screens[language], "consent")
+
+
+def check_dark_too(chromium, screens, name):
+    """The same screen again for a person whose system asks for a dark colour scheme, checked and kept as `name-dark`."""
+    dark(chromium)
+    chromium.refresh()
+    screens.check(f"{name}-dark")
+    dark(chromium, on=False)
 
 
 def sign_in_as(chromium, server, **overrides):
@@ -311,10 +310,7 @@ def test_the_account_page_in_every_language_from_its_own_choice_of_language(mult
         screens = Screens(chromium, folder, prefix=f"language-{language}-account")
         screens.check("account")
         if language in ("en", "ar"):
-            dark(chromium)
-            chromium.refresh()
-            screens.check("account-dark")
-            dark(chromium, on=False)
+            check_dark_too(chromium, screens, "account")
 
 
 def test_the_device_and_sign_out_pages_speak_the_browsers_language(multilingual):

@@ -20,8 +20,6 @@ public enum SecondFactor: String, Sendable, Codable, CaseIterable {
     case push
 
     /// How the choice reads on a node.
-    package var label: String { Wording.english(labelKey).text }
-
     /// The key of the factor's name in the message catalogs.
     package var labelKey: String {
         switch self {

@@ -32,7 +32,7 @@ struct StringCatalogTests {
     @Test("every key the SDK names is in the catalog, and every catalog key is named")
     func keysAreUsed() throws {
         var named: Set<String> = []
-        let call = try Regex(#"say\("([a-z_.]+)""#)
+        let call = try Regex(#"(?:say|StringCatalog\.text)\("([a-z_.]+)""#)
         let files = FileManager.default.enumerator(at: Self.sources, includingPropertiesForKeys: nil)
         while let url = files?.nextObject() as? URL {
             guard url.pathExtension == "swift" else { continue }
@@ -54,6 +54,23 @@ struct StringCatalogTests {
             GatehouseError.browserRedirect(.issuerMismatch(expected: "https://a", found: nil)).localizedDescription(in: ["es"])
                 == "El navegador volvió con una respuesta de un emisor sin nombre, no de https://a; se ignoró. Empieza de nuevo.")
         #expect(GatehouseError.network("timed out").localizedDescription(in: ["ar"]).contains("timed out"))
+    }
+
+    @Test("a field's problem is in the app's language; a value its rule refuses gets the server's own words for it")
+    func fieldProblems() {
+        let name = FlowField(key: "name", kind: .text, label: "Name", required: true)
+        #expect(name.localizedProblem(with: nil, in: ["de-AT"]) == "Name ist erforderlich.")
+        #expect(name.localizedProblem(with: .text("a\nb"), in: ["fr"]) == "Name ne peut pas contenir de saut de ligne ni d’autre caractère de contrôle.")
+        #expect(name.localizedProblem(with: .text("Zoë"), in: ["ja"]) == nil)
+        let choice = FlowField(key: "factor", kind: .singleChoice, label: "Método", options: [FieldOption(value: "sms", label: "SMS")])
+        #expect(choice.localizedProblem(with: .text("fax"), in: ["es"]) == "Elige una de las opciones para Método.")
+        // The rule's message came from the server, already in the flow's language.
+        let code = FlowField(key: "code", kind: .oneTimeCode, label: "Code", validation: FieldValidation(regex: "^[0-9]{6}$", message: "Sechs Ziffern."))
+        #expect(code.localizedProblem(with: .text("12"), in: ["ar"]) == "Sechs Ziffern.")
+        #expect(
+            FlowField(key: "code", kind: .oneTimeCode, label: "رمز", validation: FieldValidation(regex: "^[0-9]{6}$")).localizedProblem(
+                with: .text("12"), in: ["ar"]) == "رمز غير صالح.")
+        #expect(name.localizedProblem(with: nil, in: ["tlh"]) == name.problem(with: nil), "English otherwise, as the protocol words it")
     }
 
     @Test("placeholders: %@ in order, %N$@ by position, %% a percent sign")

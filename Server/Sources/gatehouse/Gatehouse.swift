@@ -24,4 +24,19 @@ struct GatehouseCommand: AsyncParsableCommand {
             SignRateCommand.self,
         ]
     )
+
+    /// Runs the command as ArgumentParser does, with one difference: an error of the SDK is said in the terminal's
+    /// language (``TerminalLanguage``), as the tool's own messages are.
+    static func main() async {
+        do {
+            var command = try await asyncParseAsRoot(nil)
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: TerminalLanguage.worded(error))
+        }
+    }
 }

@@ -52,6 +52,12 @@ def dark(browser, on=True):
     browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark" if on else "light"}]})
 
 
+def accept_language(browser, header):
+    """Makes `browser` send `header` as its `Accept-Language`, as a browser set to those languages does."""
+    agent = browser.execute_script("return navigator.userAgent")
+    browser.execute_cdp_cmd("Emulation.setUserAgentOverride", {"userAgent": agent, "acceptLanguage": header})
+
+
 class Screens:
     """Screenshots (named `prefix`-NN-name.png) and axe-core, no serious or critical finding, for each screen a walk reaches."""
 

@@ -3,6 +3,11 @@ import shutil
 
 # authlib refuses plain http unless told; these tests only talk to loopback.
 os.environ.setdefault("AUTHLIB_INSECURE_TRANSPORT", "1")
+# The command-line tool speaks the locale's language (LANGUAGE, LC_ALL, LC_MESSAGES, LANG): the tests read its
+# English, whatever the machine's locale; the languages test sets its own.
+for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+    os.environ.pop(name, None)
+os.environ["LANG"] = "C.UTF-8"
 
 import pytest
 

@@ -10,14 +10,15 @@ import time
 from pathlib import Path
 from urllib.parse import urljoin
 
+import pexpect
 import pytest
 import requests
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from browser_steps import Screens, click_and_wait, dark, page_node, press
+from browser_steps import Screens, accept_language, click_and_wait, dark, page_node, press
 from conftest import APP_REDIRECT, PASSWORD, WEB_REDIRECT, WEB_SECRET  # noqa: F401
-from gatehouse_harness import Browser, Server, authorize_url, binary, conforms_to_openapi, forms, outbox, submit
+from gatehouse_harness import Browser, Server, authorize_url, binary, conforms_to_openapi, forms, gatehouse, outbox, submit
 
 OUTBOX = {"email": {"delivery": "outbox"}, "sms": {"delivery": "outbox"}}
 CATALOGS = Path(__file__).resolve().parents[2] / "Sources/GatehouseServer/Resources/messages"
@@ -250,6 +251,41 @@ def sign_in_as(chromium, server, **overrides):
     press(chromium, "submit")
 
 
+def test_a_browser_set_to_each_language_gets_every_page_in_it_without_ui_locales(multilingual, chromium):
+    for language in LANGUAGES:
+        own = catalog(language)
+        accept_language(chromium, f"{language}-XX, tlh;q=0.5")
+        chromium.delete_all_cookies()
+        chromium.get(authorize_url(multilingual))
+        html = chromium.find_element(By.TAG_NAME, "html")
+        assert (html.get_attribute("lang"), html.get_attribute("dir")) == (language, "rtl" if language == "ar" else "ltr")
+        assert chromium.find_element(By.TAG_NAME, "h1").text == own["flow.sign_in.name"]
+        assert untranslated(chromium, language) == [], language
+        press(chromium, "recover")
+        assert chromium.find_element(By.TAG_NAME, "h1").text == own["flow.recovery.name"]
+        assert untranslated(chromium, language) == [], language
+        chromium.get(authorize_url(multilingual, prompt="create"))
+        assert chromium.find_element(By.TAG_NAME, "h1").text == own["flow.registration.name"]
+        assert untranslated(chromium, language) == [], language
+        sign_in_as(chromium, multilingual, client_id="mfa-web")
+        assert chromium.find_element(By.TAG_NAME, "h1").text == own["flow.enroll_totp.name"]
+        assert untranslated(chromium, language) == [], language
+        sign_in_as(chromium, multilingual, client_id="partner")
+        assert page_node(chromium) == "consent" and untranslated(chromium, language) == [], language
+        # The account page of a person who chose no language: the browser's, dates written its way (in UTC, not ISO 8601).
+        username = f"reader-{time.monotonic_ns()}"
+        multilingual.add_user(username, PASSWORD)
+        chromium.delete_all_cookies()
+        chromium.get(multilingual.issuer + "/account")
+        chromium.find_element(By.ID, "username").send_keys(username)
+        chromium.find_element(By.ID, "password").send_keys(PASSWORD)
+        press(chromium, "submit")
+        assert chromium.find_element(By.TAG_NAME, "h1").text == own["account.title"]
+        assert untranslated(chromium, language) == [], language
+        text = chromium.find_element(By.TAG_NAME, "main").text
+        assert "UTC" in text and not re.search(r"\d{4}-\d\d-\d\dT\d\d:", text), text
+
+
 def test_accept_language_alone_chooses_each_shipped_language(multilingual):
     for language in LANGUAGES:
         page = requests.get(authorize_url(multilingual), headers={"Accept-Language": f"{language}-XX;q=0.9, tlh"}, timeout=10)
@@ -325,3 +361,131 @@ def test_the_device_and_sign_out_pages_speak_the_browsers_language(multilingual)
         sign_out = requests.get(multilingual.issuer + "/logout", headers=headers, timeout=10)
         assert sign_out.status_code == 200 and f"<h1>{own['logout.heading']}</h1>" in sign_out.text
         assert own["logout.question"].replace("{product}", "\u2068Gatehouse\u2069" if language == "ar" else "Gatehouse") in sign_out.text
+
+
+def isolated(language, value):
+    """`value` as a message puts it in a sentence: right to left, between Unicode isolates."""
+    return f"\u2068{value}\u2069" if language == "ar" else value
+
+
+def test_pages_that_stop_a_request_before_any_flow_speak_its_language(multilingual):
+    for language in LANGUAGES:
+        own = catalog(language)
+        # `ui_locales` on the request first, then the browser's languages.
+        unknown = requests.get(multilingual.issuer + "/authorize", params={"client_id": "no-such-app", "ui_locales": f"{language}-XX tlh"},
+                               headers={"Accept-Language": "en"}, timeout=10)
+        assert unknown.status_code == 400 and f'<html lang="{language}"' in unknown.text
+        assert f"<h1>{own['page.unknown_application.title']}</h1>" in unknown.text
+        assert own["page.unknown_application.message"].replace("{client}", isolated(language, "no-such-app")) in unknown.text
+        headers = {"Accept-Language": language}
+        nameless = requests.get(multilingual.issuer + "/authorize", params={"scope": "openid"}, headers=headers, timeout=10)
+        assert nameless.status_code == 400 and own["page.request.no_client"] in nameless.text
+        elsewhere = requests.get(multilingual.issuer + "/authorize", headers=headers, timeout=10,
+                                 params={"client_id": "web", "redirect_uri": "https://elsewhere.example/cb", "response_type": "code"})
+        assert elsewhere.status_code == 400 and f"<h1>{own['page.invalid_redirect.title']}</h1>" in elsewhere.text
+        forged = requests.get(multilingual.issuer + "/logout", params={"id_token_hint": "a.b.c", "ui_locales": language}, timeout=10)
+        assert forged.status_code == 400 and f'<html lang="{language}"' in forged.text
+        assert f"<h1>{own['page.sign_out.invalid']}</h1>" in forged.text and own["page.sign_out.foreign_hint"] in forged.text
+        # RP-initiated logout's `ui_locales` chooses the sign-out question's language, and goes with its form.
+        asked = requests.get(multilingual.issuer + "/logout", params={"ui_locales": language}, timeout=10)
+        assert asked.status_code == 200 and f"<h1>{own['logout.heading']}</h1>" in asked.text
+        assert f'name="ui_locales" value="{language}"' in asked.text
+        stray = requests.get(multilingual.issuer + "/login/idp/callback", params={"state": "no-such-flow.x", "code": "c"}, headers=headers,
+                             timeout=10)
+        assert f'<html lang="{language}"' in stray.text and f"<h1>{own['page.sign_in_expired.title']}</h1>" in stray.text
+
+
+def test_the_terminal_speaks_the_language_of_its_locale(multilingual, tmp_path):
+    multilingual.add_client("gatehouse-cli", "dev.gatehouse.cli:/callback", public=True)
+    de, ja, es = catalog("de"), catalog("ja"), catalog("es")
+
+    def login(home, password, **env):
+        return gatehouse("login", "--issuer", multilingual.issuer, "--home", str(home), "--username", "alice", "--password-stdin",
+                         stdin=password + "\n", check=False, env=env)
+
+    # A scripted sign-in under a German locale: the refusal (the SDK's words) and the success (the tool's) in German.
+    wrong = login(tmp_path / "de", "a wrong password", LANG="de_DE.UTF-8")
+    assert wrong.returncode == 1 and de["flow.error.invalid_credentials"] in wrong.stderr, wrong.stderr
+    done = login(tmp_path / "de", PASSWORD, LANG="de_DE.UTF-8")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == de["cli.done.login"].replace("{who}", "alice").replace("{issuer}", multilingual.issuer)
+    signed_out = gatehouse("logout", "--home", str(tmp_path / "de"), env={"LC_ALL": "es_ES.UTF-8", "LANG": "de_DE.UTF-8"})
+    assert signed_out.stdout.strip() == es["cli.signed_out"].replace("{issuer}", multilingual.issuer)
+    # gettext's rules: LANGUAGE's list comes first, but a C locale means plain English.
+    assert gatehouse("logout", "--home", str(tmp_path / "none"), env={"LANGUAGE": "es:de", "LANG": "fr_FR.UTF-8"}).stdout.strip() == es["cli.not_signed_in"]
+    assert gatehouse("logout", "--home", str(tmp_path / "none"), env={"LANGUAGE": "es:de", "LANG": "C.UTF-8"}).stdout.strip() == "Not signed in."
+
+    # At the keyboard in Japanese: the server's labels and messages, and the tool's own prompts, in Japanese.
+    session = pexpect.spawn(binary(), ["login", "--issuer", multilingual.issuer, "--home", str(tmp_path / "ja")], encoding="utf-8",
+                            timeout=60, env=dict(os.environ, LANG="ja_JP.UTF-8", COLUMNS="120"))
+    prompt = lambda label, **more: ja["cli.prompt_suggested" if more else "cli.prompt"].replace("{label}", label).replace(  # noqa: E731
+        "{suggestion}", more.get("suggestion", "")) + " "
+    session.expect_exact(prompt(ja["flow.field.username.label"]))
+    session.sendline("alice")
+    session.expect_exact(prompt(ja["flow.field.password.label"]))
+    session.sendline("a wrong password")
+    session.expect_exact(ja["flow.error.invalid_credentials"])
+    session.expect_exact(prompt(ja["flow.field.username.label"], suggestion="alice"))
+    session.sendline("")
+    session.expect_exact(prompt(ja["flow.field.password.label"]))
+    session.sendline(PASSWORD)
+    session.expect_exact(ja["cli.done.login"].replace("{who}", "alice").replace("{issuer}", multilingual.issuer))
+    session.expect(pexpect.EOF)
+    session.close()
+    assert session.exitstatus == 0
+
+
+def test_the_other_hosted_pages_pass_axe_in_english_and_arabic_light_and_dark(multilingual, chromium, tmp_path):
+    """Beyond the journeys above: the error page, the email link's page, the authenticator app's confirmation, the
+    device grant's pages, and sign-out."""
+    multilingual.cli("clients", "add", "tv", "--public", "--device-grant", "--name", "Living-room TV")
+    folder = os.environ.get("GATEHOUSE_SCREENSHOTS", str(tmp_path))
+    issuer = multilingual.issuer
+
+    def click(selector):
+        click_and_wait(chromium, chromium.find_element(By.CSS_SELECTOR, selector))
+
+    for language in ("en", "ar"):
+        own = catalog(language)
+        screens = Screens(chromium, folder, prefix=f"language-{language}-other")
+
+        def check(name, heading=None):
+            assert heading is None or chromium.find_element(By.TAG_NAME, "h1").text == heading
+            assert chromium.find_element(By.TAG_NAME, "html").get_attribute("lang") == language
+            assert untranslated(chromium, language) == [], (language, name)
+            screens.check(name)
+            dark(chromium)  # the colour scheme applies at once, without reloading what may have been a form's answer
+            screens.check(f"{name}-dark")
+            dark(chromium, on=False)
+
+        accept_language(chromium, language)
+        chromium.delete_all_cookies()
+        chromium.get(issuer + "/authorize?client_id=no-such-app")
+        check("error", own["page.unknown_application.title"])
+        chromium.get(issuer + "/login/email?code=123456")
+        check("email-link", own["page.email_link.title"])
+        chromium.get(issuer + "/authenticator/confirm?identity=none&code=none")
+        check("app-confirmation-expired", own["device_confirm.expired.title"])
+
+        # The device grant: the code typed on /device, a sign-in, the question, the answer.
+        codes = requests.post(issuer + "/device_authorization", data={"client_id": "tv", "scope": "openid"}, timeout=10).json()
+        chromium.get(issuer + "/device")
+        check("device-code", own["device.code.title"])
+        chromium.find_element(By.ID, "user_code").send_keys(codes["user_code"])
+        click("button[type=submit]")
+        username = f"viewer-{language}-{time.monotonic_ns()}"
+        multilingual.add_user(username, PASSWORD)
+        chromium.find_element(By.ID, "username").send_keys(username)
+        chromium.find_element(By.ID, "password").send_keys(PASSWORD)
+        press(chromium, "submit")
+        assert "/device/confirm" in chromium.current_url
+        check("device-question")
+        click("button[name=decision][value=allow]")
+        check("device-approved", own["device.approved.heading"].replace("{application}", isolated(language, "Living-room TV")))
+
+        # Sign-out: the question, then the signed-out page.
+        chromium.get(issuer + "/logout")
+        check("sign-out", own["logout.heading"])
+        click("button[name=confirm]")
+        check("signed-out", own["logout.done.heading"])
+

@@ -49,9 +49,16 @@ public struct ContinueNode: Sendable, Identifiable {
         Dictionary(collectors.compactMap(\.field).map { ($0.key, $0.fieldValue) }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// What the server's rules say about the current values, checked on the device; empty when the
-    /// node can be submitted.
-    public var problems: [FlowMessage] { node.problems(in: values) }
+    /// What the server's rules say about the current values, checked on the device and worded in the configuration's
+    /// ``GatehouseConfiguration/preferredLanguages``; empty when the node can be submitted.
+    public var problems: [FlowMessage] {
+        let languages = context.preferredLanguages
+        return node.fields.compactMap { field in
+            field.localizedProblem(with: values[field.key], in: languages).map {
+                FlowMessage(level: .error, text: $0, field: field.key, code: "invalid_value")
+            }
+        }
+    }
 
     /// The node's main submit action.
     public var submit: SubmitCollector? { submits.first }

@@ -22,6 +22,8 @@ struct FlowContext: Sendable {
     var maxAge: Int? = nil
 
     private var configuration: GatehouseConfiguration { client.configuration }
+    /// The languages the app's user reads, which the server's messages arrive in: the SDK's own words follow them.
+    var preferredLanguages: [String] { configuration.preferredLanguages }
     private var provider: ProviderRequest { ProviderRequest(configuration: configuration) }
 
     /// Starts a flow of `kind` with a fresh authorization request; returns its first node.

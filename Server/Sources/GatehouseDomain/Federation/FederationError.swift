@@ -1,5 +1,6 @@
-/// Why signing in with another identity provider did not work. ``message`` is shown to the person (it names the
-/// provider and never a token); ``detail`` goes to the log.
+import GatehouseFoundation
+
+/// Why signing in with another identity provider did not work: ``message`` for the person, ``detail`` for the log.
 package struct FederationError: Error, Sendable, Equatable {
     package enum Reason: String, Sendable {
         /// The provider could not be reached or answered something unreadable.
@@ -15,36 +16,42 @@ package struct FederationError: Error, Sendable, Equatable {
     }
 
     package var reason: Reason
-    package var message: String
+    /// What the person reads, in their language; it names the provider and never a token.
+    package var message: MessageReference
     package var detail: String
 
     package static func unavailable(_ provider: String, _ detail: String) -> Self {
-        Self(reason: .unavailable, message: "\(provider) could not be reached. Try again in a moment, or sign in another way.", detail: detail)
+        Self(reason: .unavailable, message: MessageReference("federation.unavailable", ["provider": provider]), detail: detail)
     }
 
     /// The provider refused; `provider` is its name, `nil` when the answer cannot be tied to one.
     package static func denied(_ provider: String?, error: String, description: String?) -> Self {
-        let message =
-            error == "access_denied"
-            ? "Signing in with \(provider ?? "the identity provider") was cancelled or not allowed."
-            : "\(provider ?? "The identity provider") did not sign you in (\(error)). Try again, or sign in another way."
-        return Self(reason: .denied, message: message, detail: "\(error): \(description ?? "")")
+        let cancelled = error == "access_denied"
+        let key =
+            switch (cancelled, provider == nil) {
+            case (true, false): "federation.cancelled"
+            case (true, true): "federation.cancelled_unnamed"
+            case (false, false): "federation.denied"
+            case (false, true): "federation.denied_unnamed"
+            }
+        var arguments = cancelled ? [:] : ["error": error]
+        arguments["provider"] = provider
+        return Self(reason: .denied, message: MessageReference(key, arguments), detail: "\(error): \(description ?? "")")
     }
 
     package static func tokenRefused(_ provider: String, _ detail: String) -> Self {
-        Self(reason: .tokenRefused, message: "\(provider) did not confirm the sign-in. Try again.", detail: detail)
+        Self(reason: .tokenRefused, message: MessageReference("federation.token_refused", ["provider": provider]), detail: detail)
     }
 
     package static func invalidIdentity(_ provider: String, _ detail: String) -> Self {
-        Self(reason: .invalidIdentity, message: "The sign-in from \(provider) could not be verified, so it was refused. Try again.", detail: detail)
+        Self(reason: .invalidIdentity, message: MessageReference("federation.invalid_identity", ["provider": provider]), detail: detail)
     }
 
     /// The answer belongs to no sign-in this flow has waiting; `provider` is the name of the one it last went to, if any.
     package static func invalidState(_ provider: String?) -> Self {
         Self(
             reason: .invalidState,
-            message:
-                "This answer from \(provider ?? "the identity provider") does not belong to this sign-in (it was used already, or started in another window). Try again.",
+            message: provider.map { MessageReference("federation.invalid_state", ["provider": $0]) } ?? MessageReference("federation.invalid_state_unnamed"),
             detail: "state did not match")
     }
 }

@@ -35,6 +35,11 @@ package struct AuthorizationRequest: Sendable, Equatable, Codable {
 
     package var scope: String { scopes.joined(separator: " ") }
 
+    /// The tags of a `ui_locales` value (space-separated, OpenID Connect Core §3.1.2.1), at most 16 of them.
+    package static func languageTags(_ uiLocales: String) -> [String] {
+        uiLocales.split(separator: " ").prefix(16).map(String.init)
+    }
+
     package init(
         clientID: String, redirectURI: String, scopes: [String], state: String? = nil, nonce: String? = nil, codeChallenge: String? = nil, prompts: Set<String>,
         maxAge: Int64? = nil, loginHint: String? = nil, acrValues: [String]? = nil, dpopJKT: String? = nil, deviceAuthorizationID: String? = nil,

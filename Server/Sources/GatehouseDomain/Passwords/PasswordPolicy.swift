@@ -42,27 +42,27 @@ public struct PasswordPolicy: Sendable, Codable, Equatable {
 
     /// Why `password` is not acceptable for the account, in words for the person choosing it; `nil` when it is.
     public func problem(with password: String, username: String?, email: String?) -> String? {
-        passwordProblem(with: password, username: username, email: email).map { Wording.english($0.key, $0.arguments).text }
+        passwordProblem(with: password, username: username, email: email)?.english
     }
 
-    /// What is wrong with `password` as a catalog message's key and arguments, for a person spoken to in their
+    /// What is wrong with `password` as a catalog message, for a person spoken to in their
     /// language; `nil` if the policy takes it.
-    package func passwordProblem(with password: String, username: String?, email: String?) -> (key: String, arguments: [String: String])? {
-        if password.count < minLength { return ("password.too_short", ["min": "\(minLength)"]) }
-        if password.count > maxLength || password.utf8.count > 1024 { return ("password.too_long", ["max": "\(maxLength)"]) }
+    package func passwordProblem(with password: String, username: String?, email: String?) -> MessageReference? {
+        if password.count < minLength { return MessageReference("password.too_short", ["min": "\(minLength)"]) }
+        if password.count > maxLength || password.utf8.count > 1024 { return MessageReference("password.too_long", ["max": "\(maxLength)"]) }
         let lowered = password.lowercased()
         if let username, !username.isEmpty, lowered == username.lowercased() || (username.count >= 4 && lowered.contains(username.lowercased())) {
-            return ("password.contains_username", [:])
+            return MessageReference("password.contains_username")
         }
         if let email, !email.isEmpty {
             let address = email.lowercased()
             let local = address.split(separator: "@").first.map(String.init) ?? address
             if lowered.contains(address) || (local.count >= 4 && lowered.contains(local)) {
-                return ("password.contains_email", [:])
+                return MessageReference("password.contains_email")
             }
         }
         if rejectCommon, CommonPasswords.contains(password) {
-            return ("password.common", [:])
+            return MessageReference("password.common")
         }
         return nil
     }

@@ -130,7 +130,7 @@ extension LoginFlow {
             details["provider"] = state.federation.pending?.providerID ?? state.federation.lastProviderID
             try await audit.record(.signInFailed, client: state.request.clientID, details: details)
             if next != state { try await flows.update(id, to: next) }
-            let message = FlowMessage(level: .error, text: error.message, code: error.reason.rawValue)
+            let message = FlowMessage(level: .error, text: wording(error.message), code: error.reason.rawValue)
             return .retry(node(for: next, messages: [message]), error.reason == .unavailable ? .upstreamUnavailable : .invalidCredentials)
         case .profile(let answered):
             profile = answered

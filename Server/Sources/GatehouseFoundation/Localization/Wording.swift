@@ -1,3 +1,5 @@
+import Foundation
+
 /// The messages of a catalog bound to one language: what a part that speaks to one person uses.
 package struct Wording: Sendable {
     package let language: Language
@@ -11,6 +13,15 @@ package struct Wording: Sendable {
     /// The message `key` with `arguments` put in, with its key kept beside it.
     package func callAsFunction(_ key: String, _ arguments: [String: String] = [:]) -> Phrase {
         Phrase(id: key, text: catalog.text(key, arguments, in: language), arguments: arguments)
+    }
+
+    /// A moment (seconds since 1970) as this language writes a date and time, in UTC, which the page says; "-" for none.
+    package func date(_ seconds: Int64?) -> String {
+        guard let seconds else { return "-" }
+        let style = Date.FormatStyle(
+            date: .abbreviated, time: .shortened, locale: Locale(identifier: language.tag), calendar: Calendar(identifier: .gregorian),
+            timeZone: TimeZone(identifier: "UTC") ?? .current)
+        return Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(style) + " UTC"
     }
 
     /// What every page's template is given: the language's tag and direction, and its texts (`{{t.…}}`).

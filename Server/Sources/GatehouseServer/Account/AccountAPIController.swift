@@ -215,10 +215,10 @@ struct AccountAPIController: Sendable {
         } catch let refusal as ContactChange.Refusal {
             var error =
                 switch refusal.status {
-                case .unauthorized: OAuthError(.invalidCode, refusal.message)
-                case .tooManyRequests: OAuthError(.tooManyAttempts, refusal.message)
-                case .gone: OAuthError(.expiredCode, refusal.message)
-                default: OAuthError(.invalidRequest, refusal.message)
+                case .unauthorized: OAuthError(.invalidCode, refusal.message.english)
+                case .tooManyRequests: OAuthError(.tooManyAttempts, refusal.message.english)
+                case .gone: OAuthError(.expiredCode, refusal.message.english)
+                default: OAuthError(.invalidRequest, refusal.message.english)
                 }
             if refusal.status == .conflict { error.status = .conflict }
             throw error

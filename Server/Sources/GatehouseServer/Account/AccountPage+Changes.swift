@@ -79,13 +79,19 @@ extension AccountPage {
             case "delete":
                 return try await delete(current, confirmation: form["confirm_username"] ?? "", request: request)
             default:
-                return PageRenderer.error(title: "Invalid request", message: "The form asked for a change the account page does not make.")
+                return PageRenderer.error(
+                    "page.invalid_request.title", "account.change_unknown", wording: localizer.wording(for: request, preference: user.locale))
             }
         } catch let problem as AdminProblem where problem.status == .notFound {
             return Self.back("problem=gone")
         } catch let problem as AdminProblem where problem.status == .conflict || problem.status == .badRequest {
-            return try await show(request, problem: problem.detail, status: problem.status)
+            return try await show(request, problem: Self.message(for: problem), status: problem.status)
         }
+    }
+
+    /// What the page tells the person about a refused change: the problem's own words, else its detail quoted.
+    static func message(for problem: AdminProblem) -> MessageReference {
+        problem.message ?? MessageReference("account.problem.refused", ["reason": problem.detail])
     }
 
     /// The changes that remove a way to sign in other than a second factor.
@@ -112,7 +118,7 @@ extension AccountPage {
         let user = current.user
         guard isRecent(current) else { return try await signIn(request, as: user) }
         guard user.hasPassword else {
-            return try await show(request, problem: "Your account has no password yet: choose one with “Forgot your password?” when you sign in.")
+            return try await show(request, problem: MessageReference("account.password.none"))
         }
         let given = form["current_password"] ?? "", chosen = form["new_password"] ?? ""
         let device = deviceCookies.verify(cookies.value(cookies.deviceName, in: request))
@@ -120,15 +126,18 @@ extension AccountPage {
             username: user.username, password: given, source: source, devices: device.map { [$0] } ?? [], clientID: Self.clientID)
         switch checked {
         case .authenticated: break
-        case .invalidCredentials: return try await show(request, problem: "The current password is incorrect.", status: .unauthorized)
-        case .throttled: return try await show(request, problem: LoginMessages.english(LoginMessages.throttled), status: .tooManyRequests)
+        case .invalidCredentials: return try await show(request, problem: MessageReference("account.problem.wrong_password"), status: .unauthorized)
+        case .throttled: return try await show(request, problem: MessageReference(LoginMessages.throttled), status: .tooManyRequests)
         case .locked: return try await signIn(request, as: nil)
         }
-        guard chosen != given else { return try await show(request, problem: "Choose a password different from your current one.", status: .badRequest) }
+        guard chosen != given else { return try await show(request, problem: MessageReference("flow.password_change.same"), status: .badRequest) }
+        if let problem = passwords.passwordProblem(with: chosen, username: user.username, email: user.email) {
+            return try await show(request, problem: problem, status: .badRequest)
+        }
         do {
             try await operations("user:\(user.id)").setPassword(chosen, of: user.id)
         } catch let problem as AdminProblem where problem.status == .badRequest {
-            return try await show(request, problem: problem.detail, status: .badRequest)
+            return try await show(request, problem: Self.message(for: problem), status: .badRequest)
         }
         try await loginFlow.notify(user, .passwordChanged)
         // Every session ended with the old password, this one too: this browser, which just proved the password, gets a new one.
@@ -155,7 +164,10 @@ extension AccountPage {
 
     /// Removes a second factor, after a recent sign-in; audited and told to the owner (whoever removed it could sign in).
     func removeFactor(_ current: SignedIn, _ factor: SecondFactor?, request: Request) async throws -> Response {
-        guard let factor else { return PageRenderer.error(title: "Invalid request", message: "The form named no second factor the page knows.") }
+        guard let factor else {
+            return PageRenderer.error(
+                "page.invalid_request.title", "account.factor_unknown", wording: localizer.wording(for: request, preference: current.user.locale))
+        }
         guard isRecent(current) else { return try await signIn(request, as: current.user) }
         let user = current.user
         let removed = try await database.transaction { [authenticators, audit] _ in

@@ -82,7 +82,9 @@ struct AccountPage: Sendable {
 
     /// The page; `problem` says why the form just posted was not taken (answered with `status`); `pending`, a new
     /// address waiting for its code.
-    func show(_ request: Request, problem: String? = nil, status: HTTPResponse.Status = .ok, pending: ContactChange.Pending? = nil) async throws -> Response {
+    func show(
+        _ request: Request, problem: MessageReference? = nil, status: HTTPResponse.Status = .ok, pending: ContactChange.Pending? = nil
+    ) async throws -> Response {
         guard let current = try await signedIn(request) else { return try await signIn(request, as: nil) }
         let user = current.user
         let operations = operations("user:\(user.id)")
@@ -107,14 +109,14 @@ struct AccountPage: Sendable {
                 [
                     "clientID": consent.clientID, "name": names[consent.clientID] ?? consent.clientID,
                     "scopes": consent.scopes.map { ScopeDescriptions.describe($0, in: say) },
-                    "since": say("account.apps.since", ["date": Timestamp.format(consent.grantedAt)]).text,
+                    "since": say("account.apps.since", ["date": say.date(consent.grantedAt)]).text,
                     "revoke": say("account.apps.revoke", ["name": names[consent.clientID] ?? consent.clientID]).text,
                 ]
             },
             "sessions": browserSessions.map { session -> [String: Any] in
                 [
                     "id": session.id, "isCurrent": session.id == current.handle, "methods": session.methods.joined(separator: " "),
-                    "signedIn": Timestamp.format(session.authenticatedAt), "lastSeen": Timestamp.format(session.lastSeenAt),
+                    "signedIn": say.date(session.authenticatedAt), "lastSeen": say.date(session.lastSeenAt),
                     "browser": session.userAgent ?? "", "address": session.address ?? "",
                     "label": say("account.sessions.other", ["id": session.id]).text,
                     "from": say("account.sessions.from", ["address": session.address ?? ""]).text,
@@ -133,7 +135,7 @@ struct AccountPage: Sendable {
             "passkeys": passkeys.map { passkey -> [String: Any] in
                 [
                     "id": passkey.id, "name": passkey.name,
-                    "dates": say("account.passkeys.dates", ["added": Timestamp.format(passkey.createdAt), "used": Timestamp.format(passkey.lastUsedAt)]).text,
+                    "dates": say("account.passkeys.dates", ["added": say.date(passkey.createdAt), "used": say.date(passkey.lastUsedAt)]).text,
                     "rename": say("account.passkeys.rename", ["name": passkey.name]).text,
                     "remove": say("account.passkeys.remove", ["name": passkey.name]).text,
                 ]
@@ -142,25 +144,25 @@ struct AccountPage: Sendable {
                 let name = device.deviceName ?? say("account.devices.unnamed").text
                 let details = say(
                     "account.devices.details",
-                    ["added": Timestamp.format(device.createdAt), "used": Timestamp.format(device.lastUsedAt), "state": device.state])
+                    ["added": say.date(device.createdAt), "used": say.date(device.lastUsedAt), "state": device.state])
                 return ["id": device.id, "name": name, "details": details.text, "remove": say("account.devices.remove", ["name": name]).text]
             },
             "identities": identities.map { identity -> [String: Any] in
                 [
                     "provider": identity.providerID,
-                    "details": say("account.identities.details", ["email": identity.email ?? "", "linked": Timestamp.format(identity.createdAt)]).text,
+                    "details": say("account.identities.details", ["email": identity.email ?? "", "linked": say.date(identity.createdAt)]).text,
                     "unlink": say("account.identities.unlink", ["provider": identity.providerID]).text,
                 ]
             },
             "grants": grants.map { grant -> [String: Any] in
                 [
                     "id": grant.id, "name": names[grant.clientID] ?? grant.clientID,
-                    "lastUsed": say("account.sessions.app_last_used", ["date": Timestamp.format(grant.lastIssuedAt)]).text,
+                    "lastUsed": say("account.sessions.app_last_used", ["date": say.date(grant.lastIssuedAt)]).text,
                     "signOut": say("account.sessions.app_sign_out", ["name": names[grant.clientID] ?? grant.clientID]).text,
                 ]
             },
             "events": events.map { event -> [String: Any] in
-                ["type": event.type.rawValue, "when": Timestamp.format(event.occurredAt), "address": event.address ?? ""]
+                ["type": event.type.rawValue, "when": say.date(event.occurredAt), "address": event.address ?? ""]
             },
         ]
         values["languages"] = Language.allCases.map { language -> [String: Any] in
@@ -183,7 +185,7 @@ struct AccountPage: Sendable {
         if let family = user.familyName { values["familyName"] = family }
         if let phone = user.phoneNumber { values["phone"] = phone }
         if let notice = query["done"].flatMap({ Self.notices[$0] }) { values["notice"] = say(notice).text }
-        if let problem = problem ?? query["problem"].flatMap({ Self.problems[$0] }).map({ say($0).text }) { values["problem"] = problem }
+        if let problem = problem ?? query["problem"].flatMap({ Self.problems[$0] }).map({ MessageReference($0) }) { values["problem"] = say(problem).text }
         var response = PageRenderer.page(title: say("account.title").text, template: "account", values, status: status, wording: say)
         response.headers.append(cookies.setCookie(cookies.accountName, token, maxAge: 3600))
         return response

@@ -34,7 +34,7 @@ struct ContactChange: Sendable {
 
     /// Why a change was not made: words for the person, an HTTP status, and whether the code may still be entered.
     struct Refusal: Error, Sendable {
-        var message: String
+        var message: MessageReference
         var status: HTTPResponse.Status
         var codeStillPending = false
     }
@@ -44,13 +44,19 @@ struct ContactChange: Sendable {
         let text = typed.trimmingCharacters(in: .whitespaces)
         switch contact {
         case .email:
-            guard (try? AccountInputValidation.validateEmail(text)) != nil else { throw Refusal(message: "Enter a valid email address.", status: .badRequest) }
+            guard (try? AccountInputValidation.validateEmail(text)) != nil else {
+                throw Refusal(message: MessageReference("flow.field.email.invalid"), status: .badRequest)
+            }
             guard text.lowercased() != user.email.lowercased() || !user.emailVerified else {
-                throw Refusal(message: "That is already your email address.", status: .badRequest)
+                throw Refusal(message: MessageReference("account.problem.same_email"), status: .badRequest)
+            }
+            // A username that is an email address stays the account's address: refused before a code is sent.
+            guard !user.username.contains("@") || text.lowercased() == user.username else {
+                throw Refusal(message: MessageReference("account.problem.username_is_email", ["username": user.username]), status: .badRequest)
             }
             return Pending(contact: .email, address: text.lowercased())
         case .phone:
-            guard let number = PhoneNumber(text) else { throw Refusal(message: PhoneNumber.hint, status: .badRequest) }
+            guard let number = PhoneNumber(text) else { throw Refusal(message: MessageReference("flow.field.phone.hint"), status: .badRequest) }
             return Pending(contact: .phone, address: number.e164)
         }
     }
@@ -72,9 +78,9 @@ struct ContactChange: Sendable {
             }
         case .wait(let seconds):
             throw Refusal(
-                message: "A code was sent a moment ago. You can ask for another in \(seconds) seconds.", status: .tooManyRequests, codeStillPending: true)
+                message: MessageReference("flow.code.resend_too_soon", ["seconds": "\(seconds)"]), status: .tooManyRequests, codeStillPending: true)
         case .exhausted:
-            throw Refusal(message: LoginMessages.english(LoginMessages.tooManyCodes), status: .tooManyRequests)
+            throw Refusal(message: MessageReference(LoginMessages.tooManyCodes), status: .tooManyRequests)
         }
     }
 
@@ -89,16 +95,16 @@ struct ContactChange: Sendable {
         }
         switch checked {
         case .blocked(let minutes):
-            throw Refusal(message: LoginMessages.english(LoginMessages.guessesBlocked, ["minutes": "\(minutes)"]), status: .tooManyRequests)
+            throw Refusal(message: MessageReference(LoginMessages.guessesBlocked, ["minutes": "\(minutes)"]), status: .tooManyRequests)
         case .checked(.rejected(let remaining)) where remaining > 0:
-            throw Refusal(message: LoginMessages.english(LoginMessages.invalidCode), status: .unauthorized, codeStillPending: true)
+            throw Refusal(message: MessageReference(LoginMessages.invalidCode), status: .unauthorized, codeStillPending: true)
         case .checked(.expired):
-            throw Refusal(message: LoginMessages.english(LoginMessages.expiredCode), status: .gone)
+            throw Refusal(message: MessageReference(LoginMessages.expiredCode), status: .gone)
         case .checked(.rejected):
-            throw Refusal(message: LoginMessages.english(LoginMessages.tooManyCodes), status: .tooManyRequests)
+            throw Refusal(message: MessageReference(LoginMessages.tooManyCodes), status: .tooManyRequests)
         case .checked(.exhausted):
             // Used up, or never sent to this address here.
-            throw Refusal(message: "That code cannot be used: ask for a new one.", status: .badRequest)
+            throw Refusal(message: MessageReference("account.problem.code_unusable"), status: .badRequest)
         case .checked(.accepted):
             break
         }
@@ -110,7 +116,7 @@ struct ContactChange: Sendable {
                 case .phone: try await operations.setProvenPhone(pending.address, of: user.id)
                 }
         } catch let problem as AdminProblem {
-            throw Refusal(message: problem.detail, status: problem.status)
+            throw Refusal(message: AccountPage.message(for: problem), status: problem.status)
         }
         if let replaced {
             // The address or number that stops getting messages hears of it, in case the change was not its owner's.

@@ -14,13 +14,24 @@ struct AdminProblem: Error, Sendable, CustomStringConvertible {
     var title: String
     var detail: String
     var headers: HTTPFields = [:]
+    /// The problem in the words of the account's owner, where a page of theirs shows it in their language; ``detail``
+    /// is what the API answers.
+    var message: MessageReference? = nil
 
     /// What to change, for whoever reads the error outside HTTP (the command-line tool on a local database).
     var description: String { detail }
 
-    static func badRequest(_ detail: String) -> Self { Self(status: .badRequest, kind: "invalid-request", title: "Invalid request", detail: detail) }
+    static func badRequest(_ detail: String, message: MessageReference? = nil) -> Self {
+        Self(status: .badRequest, kind: "invalid-request", title: "Invalid request", detail: detail, message: message)
+    }
     static func notFound(_ detail: String) -> Self { Self(status: .notFound, kind: "not-found", title: "Not found", detail: detail) }
-    static func conflict(_ detail: String) -> Self { Self(status: .conflict, kind: "conflict", title: "Conflict", detail: detail) }
+    static func conflict(_ detail: String, message: MessageReference? = nil) -> Self {
+        Self(status: .conflict, kind: "conflict", title: "Conflict", detail: detail, message: message)
+    }
+    /// A contact change lost a race with another change of the same account.
+    static let changedMeanwhile = conflict("The account changed meanwhile; try again.", message: MessageReference("account.problem.changed_meanwhile"))
+    /// A proven address another account already holds.
+    static let addressTaken = conflict("Another account uses that address.", message: MessageReference("account.problem.address_taken"))
     static let unauthorized = Self(
         status: .unauthorized, kind: "unauthorized", title: "Unauthorized",
         detail: "Send a bearer token: a client-credentials access token with the scope gatehouse:admin (or gatehouse:admin:read), or an admin token.",

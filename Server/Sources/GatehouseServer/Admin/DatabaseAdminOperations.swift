@@ -106,8 +106,6 @@ public struct DatabaseAdminOperations: AdminOperations {
         }
     }
 
-    /// Changes the names on the profile of `userID`: `nil` leaves one as it is, an empty text clears it. Audited with
-    /// what changed (the account page and API, where a person changes their own).
     /// Sets the language `userID` reads pages and messages in: a shipped language's tag (`fr`, or `fr-CA` for French),
     /// or empty to follow the browser again. Audited as an account update.
     public func setLocale(of userID: String, to locale: String) async throws -> AdminUser {
@@ -128,6 +126,8 @@ public struct DatabaseAdminOperations: AdminOperations {
         return AdminUser(try await account(userID))
     }
 
+    /// Changes the names on the profile of `userID`: `nil` leaves one as it is, an empty text clears it. Audited with
+    /// what changed (the account page and API, where a person changes their own).
     public func setNames(of userID: String, name: String?, givenName: String?, familyName: String?) async throws -> AdminUser {
         let current = try await account(userID)
         var changed = current
@@ -141,7 +141,7 @@ public struct DatabaseAdminOperations: AdminOperations {
         let differences = Self.differences(AdminUser(current), AdminUser(changed))
         guard !differences.isEmpty else { return AdminUser(current) }
         let updated = try await database.transaction { [users, audit, actor, changed] _ in
-            guard let updated = try await users.update(current, to: changed) else { throw AdminProblem.conflict("The account changed meanwhile; try again.") }
+            guard let updated = try await users.update(current, to: changed) else { throw AdminProblem.changedMeanwhile }
             try await audit.record(.accountUpdated, user: current.id, actor: actor, details: differences)
             return updated
         }
@@ -154,7 +154,9 @@ public struct DatabaseAdminOperations: AdminOperations {
         try AccountInputValidation.validateEmail(address)
         return try await setProvenContact(of: userID) { user in
             if user.username.contains("@"), address.lowercased() != user.username {
-                throw AdminProblem.badRequest("Your username is the email address \(user.username); it cannot change to another address.")
+                throw AdminProblem.badRequest(
+                    "Your username is the email address \(user.username); it cannot change to another address.",
+                    message: MessageReference("account.problem.username_is_email", ["username": user.username]))
             }
             user.email = address.lowercased()
             user.emailVerified = true
@@ -189,11 +191,11 @@ public struct DatabaseAdminOperations: AdminOperations {
                         .accountUpdated, user: holder.id, actor: actor,
                         details: ["email.before": changed.email, "email.after": holder.email, "by": "address_claimed"])
                 }
-                guard try await users.update(current, to: changed) != nil else { throw AdminProblem.conflict("The account changed meanwhile; try again.") }
+                guard try await users.update(current, to: changed) != nil else { throw AdminProblem.changedMeanwhile }
                 try await audit.record(.accountUpdated, user: current.id, actor: actor, details: differences)
             }
         } catch let error as DatabaseError where error.isDuplicate {
-            throw AdminProblem.conflict("Another account uses that address.")
+            throw AdminProblem.addressTaken
         }
         return previous(current)
     }
@@ -438,7 +440,8 @@ public struct DatabaseAdminOperations: AdminOperations {
         guard passkeys.contains(where: { $0.id == id }) else { throw AdminProblem.notFound("The account has no passkey \(id).") }
         let others = try await identities(of: user.id)
         guard user.hasPassword || passkeys.count > 1 || !others.isEmpty else {
-            throw AdminProblem.conflict("This passkey is your only way to sign in: add another first.")
+            throw AdminProblem.conflict(
+                "This passkey is your only way to sign in: add another first.", message: MessageReference("account.problem.last_passkey"))
         }
         try await removePasskey(id, of: user.id)
     }
@@ -458,7 +461,9 @@ public struct DatabaseAdminOperations: AdminOperations {
         case .unlinked: return
         case .notLinked: throw AdminProblem.notFound("\(user.username) has no identity at \(provider).")
         case .lastWayToSignIn:
-            throw AdminProblem.conflict("\(provider) is \(user.username)'s only way to sign in: set a password (recovery) or link another first.")
+            throw AdminProblem.conflict(
+                "\(provider) is \(user.username)'s only way to sign in: set a password (recovery) or link another first.",
+                message: MessageReference("account.problem.last_identity", ["provider": provider]))
         }
     }
 

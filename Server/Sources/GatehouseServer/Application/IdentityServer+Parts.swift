@@ -26,7 +26,7 @@ extension IdentityServer {
             loginFlow: loginFlow,
             responder: authorizationResponder,
             cookies: cookies, registrationEnabled: configuration.registration.enabled, flowLifetime: configuration.tokens.authorizationRequest,
-            requestObjects: requestObjects, requirePushed: configuration.requirePushedAuthorizationRequests || configuration.fapi2)
+            requestObjects: requestObjects, requirePushed: configuration.requirePushedAuthorizationRequests || configuration.fapi2, localizer: localizer)
     }
 
     /// Checks signed authorization requests (RFC 9101) with the clients' keys and secrets.
@@ -197,6 +197,7 @@ extension IdentityServer {
     }
 
     var federationController: FederationController {
-        FederationController(flows: flows, loginFlow: loginFlow, login: loginController, cookies: cookies, proxies: configuration.trustedProxies)
+        FederationController(
+            flows: flows, loginFlow: loginFlow, login: loginController, cookies: cookies, proxies: configuration.trustedProxies, localizer: localizer)
     }
 }

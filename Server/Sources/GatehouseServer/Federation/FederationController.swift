@@ -18,6 +18,8 @@ struct FederationController: Sendable {
     let cookies: CookieSettings
     /// The reverse proxies whose word on the client's address is believed.
     let proxies: TrustedProxies
+    /// The language of the pages that stop before a flow is found.
+    let localizer: Localizer
 
     func addRoutes(to router: Router<some RequestContext>) {
         router.get("/flows/:flow/idp/:provider") { request, context in
@@ -33,7 +35,7 @@ struct FederationController: Sendable {
         // as a GET of the same URL, which the browser makes with the cookie.
         router.post("/login/idp/callback") { request, _ in
             guard let form = try? await FormParameters.body(of: request) else {
-                return PageRenderer.error(title: "Invalid request", message: "The answer from the identity provider could not be read.")
+                return PageRenderer.error("page.invalid_request.title", "page.federation.unreadable", wording: localizer.wording(for: request))
             }
             let answer = Self.answerParameters.map { ($0, form[$0]) }
             return Redirect.to(Redirect.url("/login/idp/callback", adding: answer), afterPost: true)
@@ -45,40 +47,41 @@ struct FederationController: Sendable {
 
     func start(_ request: Request, flowID: String, providerID: String, source: ClientAddress) async throws -> Response {
         guard let located = try await flows.locate(flowID), let binding = browserBinding(of: located, in: request) else {
-            return PageRenderer.error(title: "Sign-in expired", message: LoginMessages.english(LoginMessages.hostedExpired))
+            return expired(request)
         }
-        let flow = loginFlow.submitted(from: source)
+        let wording = try await login.wording(for: request, state: located.state)
+        let flow = loginFlow.submitted(from: source).speaking(wording)
         let started: Result<String, FederationError>?
         do {
             started = try await flow.startUpstream(flowID, state: located.state, providerID: providerID)
         } catch is FlowStore.Superseded {
-            return again(flowID, binding: binding, state: located.state)
+            return again(flowID, binding: binding, wording: wording)
         }
         switch started {
         case nil:
-            return PageRenderer.error(title: "Not offered", message: "This sign-in does not offer that identity provider.", status: .notFound)
+            return PageRenderer.error("page.not_offered.title", "page.not_offered.message", status: .notFound, wording: wording)
         case .success(let url):
             return Redirect.to(url)
         case .failure(let error):
             guard case .browser = binding else {
                 // The app's browser session returns to the app, which submits the error and shows it on its node.
                 return Redirect.to(
-                    Redirect.url(located.state.request.redirectURI, adding: [("error", "temporarily_unavailable"), ("error_description", error.message)]))
+                    Redirect.url(
+                        located.state.request.redirectURI, adding: [("error", "temporarily_unavailable"), ("error_description", error.message.english)]))
             }
-            let message = FlowMessage(level: .error, text: error.message, code: error.reason.rawValue)
-            return page(flowID, binding: binding, node: flow.node(for: located.state, messages: [message]), status: .badGateway)
+            let message = FlowMessage(level: .error, text: wording(error.message), code: error.reason.rawValue)
+            return page(flowID, binding: binding, node: flow.node(for: located.state, messages: [message]), status: .badGateway, wording: wording)
         }
     }
 
     func callback(_ request: Request, parameters: FormParameters, source: ClientAddress) async throws -> Response {
-        let expired = PageRenderer.error(title: "Sign-in expired", message: LoginMessages.english(LoginMessages.hostedExpired))
         guard let state = parameters["state"], let flowID = state.split(separator: ".", maxSplits: 1).first.map(String.init),
             let located = try await flows.locate(flowID)
-        else { return expired }
+        else { return expired(request) }
         let answer = Self.answerParameters.map { ($0, parameters[$0]) }
         switch browserBinding(of: located, in: request) {
         case nil:
-            return expired
+            return expired(request)
         case .app:
             // The app's registered redirect URI: where its browser session ends, and the app takes over.
             return Redirect.to(Redirect.url(located.state.request.redirectURI, adding: answer))
@@ -105,15 +108,22 @@ struct FederationController: Sendable {
         return .browser(binding)
     }
 
-    private func again(_ flowID: String, binding: Holder, state: FlowStore.LoginState) -> Response {
+    private func again(_ flowID: String, binding: Holder, wording: Wording) -> Response {
         guard case .browser = binding else {
-            return PageRenderer.error(title: "Try again", message: LoginMessages.english(LoginMessages.superseded), status: .conflict)
+            return PageRenderer.error("page.try_again.title", LoginMessages.superseded, status: .conflict, wording: wording)
         }
         return Redirect.to("/login?flow=\(flowID)")
     }
 
-    private func page(_ flowID: String, binding: Holder, node: FlowNode, status: HTTPResponse.Status) -> Response {
-        guard case .browser(let token) = binding else { return PageRenderer.error(title: node.name, message: node.messages.first?.text ?? "", status: status) }
-        return FlowPage.render(node, flowID: flowID, csrfToken: token, action: "/login", status: status)
+    private func page(_ flowID: String, binding: Holder, node: FlowNode, status: HTTPResponse.Status, wording: Wording) -> Response {
+        guard case .browser(let token) = binding else {
+            return PageRenderer.error(title: node.name, message: node.messages.first?.text ?? "", status: status, wording: wording)
+        }
+        return FlowPage.render(node, flowID: flowID, csrfToken: token, action: "/login", status: status, wording: wording)
+    }
+
+    /// The flow is gone, or belongs to another browser: nothing says which language it spoke, so the browser's.
+    private func expired(_ request: Request) -> Response {
+        PageRenderer.error("page.sign_in_expired.title", LoginMessages.hostedExpired, wording: localizer.wording(for: request))
     }
 }

@@ -1,5 +1,6 @@
 import GatehouseDomain
 import GatehouseEngines
+import GatehouseFoundation
 import GatehouseProtocol
 import HTTPTypes
 import Hummingbird
@@ -59,9 +60,14 @@ struct LoginController: Sendable {
         else {
             return PageRenderer.error("page.sign_in_expired.title", LoginMessages.hostedExpired, wording: localizer.wording(for: request))
         }
-        let wording = localizer.wording(
-            for: request, requested: state.request.uiLocales, preference: try await loginFlow.preferredLocale(of: state))
+        let wording = try await wording(for: request, state: state)
         return FlowPage.render(loginFlow.speaking(wording).node(for: state), flowID: id, csrfToken: binding, action: "/login", wording: wording)
+    }
+
+    /// The language of a flow's pages: the request's `ui_locales`, the proven person's choice, the browser's, the
+    /// server's default.
+    func wording(for request: Request, state: FlowStore.LoginState) async throws -> Wording {
+        localizer.wording(for: request, requested: state.request.uiLocales, preference: try await loginFlow.preferredLocale(of: state))
     }
 
     /// The live status of the QR code the flow's page shows (``AppLoginStatusStream``), for this browser only.
@@ -108,8 +114,7 @@ struct LoginController: Sendable {
         _ id: String, state: FlowStore.LoginState, binding: String, action: String, values: [String: FieldValue], request: Request, source: ClientAddress
     ) async throws -> Response {
         let device = deviceCookies.verify(cookies.value(cookies.deviceName, in: request))
-        let wording = localizer.wording(
-            for: request, requested: state.request.uiLocales, preference: try await loginFlow.preferredLocale(of: state))
+        let wording = try await wording(for: request, state: state)
         let flow = loginFlow.submitted(from: source, devices: device.map { [$0] } ?? [], userAgent: request.headers[.userAgent]).speaking(wording)
         let previous = cookies.value(cookies.sessionName, in: request)
         let submitted: LoginFlow.Submitted<Response>

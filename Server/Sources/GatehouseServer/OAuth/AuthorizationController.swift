@@ -27,6 +27,8 @@ struct AuthorizationController: Sendable {
     let requestObjects: RequestObjectVerifier
     /// Whether every client must push its requests first (`require_pushed_authorization_requests`).
     let requirePushed: Bool
+    /// The language of the error pages: the request's `ui_locales`, else the browser's.
+    let localizer: Localizer
     /// `create` starts registration (OpenID Connect "Initiating User Registration").
     static let supportedPrompts: Set<String> = ["none", "login", "consent", "select_account", "create"]
 
@@ -40,54 +42,49 @@ struct AuthorizationController: Sendable {
         do {
             parameters = try await FormParameters.of(request, context: context)
         } catch {
-            return PageRenderer.error(title: "Invalid request", message: "The authorization request could not be read.")
+            return refusal("page.invalid_request.title", "page.request.unreadable", wording: localizer.wording(for: request))
         }
+        // Refusals here are pages, never redirects: the person reads them in the language the request asked for.
+        let wording = localizer.wording(for: request, requested: parameters["ui_locales"].map(AuthorizationRequest.languageTags))
         guard let clientID = parameters["client_id"] else {
-            return PageRenderer.error(title: "Invalid request", message: "The request names no client (client_id is missing).")
+            return refusal("page.invalid_request.title", "page.request.no_client", wording: wording)
         }
         let found: Client?
         do {
             found = try await documents.client(clientID)
         } catch let refusal as ClientMetadataDocuments.Refusal {
-            return PageRenderer.error(
-                title: "Unknown application",
-                message: "The application's metadata document at \(OutboundHTTP.printable(clientID)) cannot be used: \(refusal.description)")
+            return self.refusal(
+                "page.unknown_application.title", "page.unknown_application.metadata",
+                ["url": OutboundHTTP.printable(clientID), "reason": refusal.description], wording: wording)
         }
         guard let client = found else {
-            return PageRenderer.error(title: "Unknown application", message: "No application is registered as \"\(clientID)\".")
+            return refusal("page.unknown_application.title", "page.unknown_application.message", ["client": clientID], wording: wording)
         }
+        let application = ["application": client.name ?? client.id]
         let validated: AuthorizationRequest
         if let requestURI = parameters["request_uri"] {
             // RFC 9126 §4: a request pushed ahead, checked then; the other parameters of this one are not used.
             guard parameters.repeatedName == nil, let pushed = try await pushedRequests.take(requestURI, clientID: client.id) else {
-                return PageRenderer.error(
-                    title: "Sign-in request expired",
-                    message: "This sign-in request has expired or was used already. Go back to \(client.name ?? client.id) and start again.")
+                return refusal("page.request_expired.title", "page.request_expired.message", application, wording: wording)
             }
             validated = pushed
         } else {
             if requirePushed || client.requiresPushedAuthorizationRequests {
-                return PageRenderer.error(
-                    title: "Invalid request",
-                    message: "\(client.name ?? client.id) must push its sign-in requests first (PAR); this one came through the browser and was refused.")
+                return refusal("page.invalid_request.title", "page.request.must_push", application, wording: wording)
             }
             do {
                 parameters = try await requestObjects.parameters(of: parameters, client: client)
             } catch {
                 // The object's redirect URI is not to be trusted: the error goes to the request's own, when registered.
                 guard let redirectURI = parameters["redirect_uri"], client.allowsRedirect(to: redirectURI) else {
-                    return PageRenderer.error(title: "Invalid sign-in request", message: error.description)
+                    return refusal("page.request.refused.title", "page.request.refused.message", ["reason": error.description], wording: wording)
                 }
                 return responder.failure(redirectURI: redirectURI, state: parameters["state"], error: error.code.rawValue, description: error.description)
             }
             guard let redirectURI = parameters["redirect_uri"], client.allowsRedirect(to: redirectURI),
                 !["client_id", "redirect_uri"].contains(parameters.repeatedName ?? "")
             else {
-                return PageRenderer.error(
-                    title: "Invalid redirect",
-                    message:
-                        "The redirect URI is missing or is not registered for \(client.name ?? client.id); the sign-in was stopped to protect you."
-                )
+                return refusal("page.invalid_redirect.title", "page.invalid_redirect.message", application, wording: wording)
             }
             let checked = try await Self.resources(namedIn: parameters, client: client, from: resources).flatMap { named in
                 Self.validate(parameters, client: client, redirectURI: redirectURI, resources: named)
@@ -235,7 +232,7 @@ struct AuthorizationController: Sendable {
         )
         request.claims = claims
         request.profile = client.profile
-        request.uiLocales = parameters["ui_locales"].map { $0.split(separator: " ").prefix(16).map(String.init) }
+        request.uiLocales = parameters["ui_locales"].map(AuthorizationRequest.languageTags)
         return .success(request)
     }
 
@@ -257,5 +254,13 @@ struct AuthorizationController: Sendable {
             return .invalidScope("The client may not request the scope \(forbidden).")
         }
         return nil
+    }
+}
+
+extension AuthorizationController {
+    /// A page that stops a request which cannot go back to the client, titled and worded by the catalog's `title` and
+    /// `message`; the technical reasons it quotes stay in the protocol's English.
+    fileprivate func refusal(_ title: String, _ message: String, _ arguments: [String: String] = [:], wording: Wording) -> Response {
+        PageRenderer.error(title: wording(title).text, message: wording(message, arguments).text, wording: wording)
     }
 }

@@ -33,16 +33,17 @@ struct EndSessionController: Sendable {
         do {
             parameters = request.method == .post ? try await FormParameters.body(of: request) : FormParameters(encoded: request.uri.query ?? "")
         } catch {
-            return PageRenderer.error(title: "Invalid request", message: "The sign-out request could not be read.")
+            return PageRenderer.error("page.invalid_request.title", "page.sign_out.unreadable", wording: localizer.wording(for: request))
         }
+        let wording = localizer.wording(for: request, requested: parameters["ui_locales"].map(AuthorizationRequest.languageTags))
         var clientID = parameters["client_id"]
         var hintedUser: String?
         if let hint = parameters["id_token_hint"] {
             guard let claims = try? await keys.verify(hint, as: IDTokenClaims.self), claims.iss == issuer else {
-                return PageRenderer.error(title: "Invalid sign-out request", message: "The id_token_hint was not issued by this server.")
+                return PageRenderer.error("page.sign_out.invalid", "page.sign_out.foreign_hint", wording: wording)
             }
             if let clientID, clientID != claims.aud {
-                return PageRenderer.error(title: "Invalid sign-out request", message: "client_id does not match the id_token_hint.")
+                return PageRenderer.error("page.sign_out.invalid", "page.sign_out.client_mismatch", wording: wording)
             }
             clientID = claims.aud
             if try await clients.find(id: claims.aud) != nil { hintedUser = claims.sub }
@@ -52,9 +53,7 @@ struct EndSessionController: Sendable {
             guard let clientID, let client = try await clients.find(id: clientID),
                 client.allowsPostLogoutRedirect(to: redirectURI)
             else {
-                return PageRenderer.error(
-                    title: "Invalid sign-out request",
-                    message: "The post-logout redirect URI is not registered for this application.")
+                return PageRenderer.error("page.sign_out.invalid", "page.sign_out.unregistered_return", wording: wording)
             }
         }
 
@@ -63,7 +62,7 @@ struct EndSessionController: Sendable {
         let hintNamesThisBrowser = hintedUser != nil && hintedUser == session?.userID
         let confirmed = request.method == .post && parameters["confirm"] == "yes" && csrfIsValid(parameters, request)
         guard hintNamesThisBrowser || confirmed || (session == nil && hintedUser != nil) else {
-            return confirmationPage(parameters: parameters, clientID: clientID, request: request)
+            return confirmationPage(parameters: parameters, clientID: clientID, request: request, wording: wording)
         }
 
         let ended = if let sessionID { try await sessions.end(id: sessionID) } else { BrowserSessionStore.Ended?.none }
@@ -75,12 +74,11 @@ struct EndSessionController: Sendable {
         } else {
             // Clients with a front-channel logout URI are signed out in frames of the signed-out page, which then goes on
             // to the client that asked (at once with a script-free refresh, or by its link).
-            let say = localizer.wording(for: request)
             var values: [String: Any] = [
-                "frames": frames.map { ["url": $0.url, "name": $0.name, "frameTitle": say("logout.frame", ["application": $0.name]).text] }
+                "frames": frames.map { ["url": $0.url, "name": $0.name, "frameTitle": wording("logout.frame", ["application": $0.name]).text] }
             ]
             if let destination { values["continue"] = destination }
-            response = PageRenderer.page(title: say("logout.done.title").text, template: "signed-out", values, wording: say)
+            response = PageRenderer.page(title: wording("logout.done.title").text, template: "signed-out", values, wording: wording)
             if !frames.isEmpty {
                 response.headers[.contentSecurityPolicy] = ContentSecurityPolicy.framing(frames.map(\.origin))
             }
@@ -110,12 +108,11 @@ struct EndSessionController: Sendable {
         cookies.formTokenMatches(cookies.logoutName, parameters, in: request)
     }
 
-    private func confirmationPage(parameters: FormParameters, clientID: String?, request: Request) -> Response {
+    private func confirmationPage(parameters: FormParameters, clientID: String?, request: Request, wording say: Wording) -> Response {
         let token = cookies.value(cookies.logoutName, in: request) ?? SecureRandom.token()
         // What the request named goes back with the confirmation.
-        var hidden = ["post_logout_redirect_uri", "state"].compactMap { name in parameters[name].map { ["name": name, "value": $0] } }
+        var hidden = ["post_logout_redirect_uri", "state", "ui_locales"].compactMap { name in parameters[name].map { ["name": name, "value": $0] } }
         if let clientID { hidden.append(["name": "client_id", "value": clientID]) }
-        let say = localizer.wording(for: request)
         var response = PageRenderer.page(
             title: say("logout.title").text, template: "sign-out",
             ["csrfToken": token, "hidden": hidden, "question": say("logout.question", ["product": say.brand.name]).text], wording: say)

@@ -26,18 +26,18 @@ struct AuthenticatorApproveCommand: AsyncParsableCommand {
             // Checks that this app may talk to the service (406) and is recent enough (412) before anything else.
             let service = try await authenticator.service(at: scanned.serviceURL)
             let request = try await authenticator.begin(scanned, identityID: identity)
-            request.describe(serviceName: service.name, deny: "Deny it.")
+            request.describe(serviceName: service.name, deny: "cli.app.not_you")
             if deny {
                 try await authenticator.abort(request)
-                return print("Denied; the browser shows that the sign-in was cancelled.")
+                return print(Terminal.words("cli.app.denied"))
             }
             // A person at a terminal may retry a wrong PIN while attempts remain; a script gets one try.
             while true {
                 do {
-                    try await authenticator.approve(request, pin: try pin.read("PIN: "))
-                    return print("Approved; the browser is signing in.")
+                    try await authenticator.approve(request, pin: try pin.read(Terminal.words("cli.app.pin") + " "))
+                    return print(Terminal.words("cli.app.approved"))
                 } catch DeviceAuthenticatorError.wrongPIN(let remaining) where !pin.fromStandardInput && remaining > 0 {
-                    Terminal.say(DeviceAuthenticatorError.wrongPIN(attemptsRemaining: remaining).description)
+                    Terminal.say(DeviceAuthenticatorError.wrongPIN(attemptsRemaining: remaining).commandError.description)
                 }
             }
         } catch let error as DeviceAuthenticatorError {
@@ -76,14 +76,12 @@ struct AuthenticatorSignInCommand: AsyncParsableCommand {
             scopes: ["openid", "profile", "email", "offline_access"])
         let client = GatehouseClient(configuration: try options.home.configuration(for: profile))
         do {
-            let user = try await authenticator.signIn(with: identity, pin: try pin.read("PIN: "), client: client)
+            let user = try await authenticator.signIn(with: identity, pin: try pin.read(Terminal.words("cli.app.pin") + " "), client: client)
             try options.home.save(profile)
             let claims = await user.claims
-            print("Signed in as \(claims?.preferredUsername ?? claims?.subject ?? identity) at \(record.issuer).")
+            print(Terminal.words("cli.done.login", ["who": claims?.preferredUsername ?? claims?.subject ?? identity, "issuer": record.issuer]))
         } catch let error as DeviceAuthenticatorError {
             throw error.commandError
-        } catch let error as GatehouseError {
-            throw CommandError(error.description)
         }
     }
 }

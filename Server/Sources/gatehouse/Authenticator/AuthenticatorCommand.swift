@@ -50,16 +50,20 @@ struct PINInput: ParsableArguments {
 
 extension PendingApproval {
     /// Says on standard error who asks, and where the request came from, so that a code relayed from someone else's
-    /// page, or a push the person did not ask for, is recognizable; `deny` says how to refuse it.
+    /// page, or a push the person did not ask for, is recognizable; `deny` is the message that says how to refuse it.
     func describe(serviceName: String, deny: String) {
-        Terminal.say("\(clientName) asks to sign in to \(serviceName) as \(username).")
-        let when = requestedAt.map { " at " + $0.formatted(date: .omitted, time: .standard) } ?? ""
-        Terminal.say(
-            "Requested from \(requesterAddress ?? "an unknown address")\(when)" + (requesterUserAgent.map { " by \($0)" } ?? "") + ". Not you? \(deny)")
+        Terminal.say(Terminal.words("cli.app.asks", ["client": clientName, "service": serviceName, "username": username]))
+        let language = Locale(identifier: TerminalLanguage.wording.language.tag)
+        var origin = [
+            "address": requesterAddress ?? Terminal.words("cli.app.unknown_address"),
+            "time": (requestedAt ?? Date()).formatted(Date.FormatStyle(date: .omitted, time: .standard, locale: language)),
+        ]
+        origin["agent"] = requesterUserAgent
+        Terminal.say(Terminal.words(requesterUserAgent == nil ? "cli.app.origin_no_agent" : "cli.app.origin", origin) + " " + Terminal.words(deny))
     }
 }
 
 extension DeviceAuthenticatorError {
-    /// The same words, as the terminal's error.
-    var commandError: CommandError { CommandError(description) }
+    /// The same words in the terminal's language, as the terminal's error.
+    var commandError: CommandError { CommandError(localizedDescription(in: [TerminalLanguage.wording.language.tag])) }
 }

@@ -66,23 +66,23 @@ struct AuthenticatorPushCommand: AsyncParsableCommand {
         let text = payload == "-" ? (readLine(strippingNewline: false) ?? "") : payload
         do {
             let request = try await authenticator.handlePush(Data(text.utf8))
-            request.describe(serviceName: request.serviceName, deny: "Deny it with --deny --report.")
+            request.describe(serviceName: request.serviceName, deny: "cli.app.not_you_push")
             if deny {
                 try await authenticator.deny(request, reportFraud: reportFraud)
-                return print(reportFraud ? "Denied and reported." : "Denied.")
+                return print(Terminal.words(reportFraud ? "cli.app.denied_reported" : "cli.app.denied_push"))
             }
             let choices = request.numberChoices.map(String.init).joined(separator: "  ")
             let picked: Int
             if let number {
                 picked = number
             } else {
-                guard let answer = Int(try Terminal.ask("Which number does the sign-in page show? \(choices): ")) else {
-                    throw CommandError("Answer with one of the numbers: \(choices).")
+                guard let answer = Int(try Terminal.ask(Terminal.words("cli.app.which_number", ["choices": choices]) + " ")) else {
+                    throw CommandError(Terminal.words("cli.app.answer_number", ["choices": choices]))
                 }
                 picked = answer
             }
-            try await authenticator.approve(request, number: picked, pin: try pin.read("PIN: "))
-            print("Approved; the browser is signing in.")
+            try await authenticator.approve(request, number: picked, pin: try pin.read(Terminal.words("cli.app.pin") + " "))
+            print(Terminal.words("cli.app.approved"))
         } catch let error as DeviceAuthenticatorError {
             throw error.commandError
         }

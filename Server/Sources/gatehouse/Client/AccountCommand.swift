@@ -24,9 +24,11 @@ struct AccountCommand: AsyncParsableCommand {
     /// The account client of the current session; a change that needs a recent sign-in walks a new one in the terminal.
     static func client(_ home: ClientHome) async throws -> AccountClient {
         let (user, _) = try await home.signedInUser()
-        let username = await user.claims?.preferredUsername
+        let claims = await user.claims
+        let username = claims?.preferredUsername
+        let name = username ?? claims?.subject ?? ""
         return AccountClient(session: user) { needed in
-            Terminal.say("This change needs a recent sign-in. Sign in again as \(username ?? "yourself").")
+            Terminal.say(Terminal.words("cli.reauthenticate", ["name": name]))
             let flow = TerminalFlow(client: GatehouseClient(configuration: user.configuration), username: username, password: nil)
             _ = try await flow.run(from: await user.stepUp(acrValues: needed.acrValues, maxAge: needed.maxAge))
         }

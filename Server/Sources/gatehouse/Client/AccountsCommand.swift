@@ -20,7 +20,7 @@ struct AccountsCommand: AsyncParsableCommand {
 
     /// The client of the saved profile, or a readable error when nobody signed in.
     static func client(_ home: ClientHome) throws -> GatehouseClient {
-        guard let profile = try home.loadProfile() else { throw CommandError("Not signed in; run `gatehouse login` first.") }
+        guard let profile = try home.loadProfile() else { throw CommandError(Terminal.words("cli.sign_in_first")) }
         return GatehouseClient(configuration: try home.configuration(for: profile))
     }
 
@@ -28,7 +28,7 @@ struct AccountsCommand: AsyncParsableCommand {
     static func account(_ name: String, in client: GatehouseClient) async throws -> StoredAccount {
         let accounts = try await client.accounts()
         guard let account = accounts.first(where: { $0.username == name || $0.subject == name || $0.email == name }) else {
-            throw CommandError("No account \(name) is signed in here; `gatehouse accounts` lists them.")
+            throw CommandError(Terminal.words("cli.no_such_account", ["name": name]))
         }
         return account
     }
@@ -42,7 +42,7 @@ struct AccountsCommand: AsyncParsableCommand {
 
         func run() async throws {
             guard try home.loadProfile() != nil else {
-                if json { try JSONOutput.print([Listed]()) } else { print("Not signed in.") }
+                if json { try JSONOutput.print([Listed]()) } else { print(Terminal.words("cli.not_signed_in")) }
                 return
             }
             let accounts = try await AccountsCommand.client(home).accounts()
@@ -50,7 +50,7 @@ struct AccountsCommand: AsyncParsableCommand {
                 try JSONOutput.print(accounts.map(Listed.init))
                 return
             }
-            if accounts.isEmpty { print("Not signed in.") }
+            if accounts.isEmpty { print(Terminal.words("cli.not_signed_in")) }
             for account in accounts {
                 let since = ISO8601DateFormatter().string(from: account.signedInAt)
                 print("\(account.isDefault ? "*" : " ") \(AccountsCommand.name(of: account))\(account.email.map { "  \($0)" } ?? "")  signed in \(since)")
@@ -70,7 +70,7 @@ struct AccountsCommand: AsyncParsableCommand {
             let client = try AccountsCommand.client(home)
             let chosen = try await AccountsCommand.account(account, in: client)
             _ = try await client.switchAccount(to: chosen)
-            print("Now signed in as \(AccountsCommand.name(of: chosen)).")
+            print(Terminal.words("cli.now_signed_in_as", ["name": AccountsCommand.name(of: chosen)]))
         }
     }
 
@@ -88,10 +88,10 @@ struct AccountsCommand: AsyncParsableCommand {
             do {
                 try await client.removeAccount(chosen)
             } catch {
-                throw CommandError("\(AccountsCommand.name(of: chosen)) is forgotten here, but the server could not revoke the tokens: \(error)")
+                throw CommandError(Terminal.words("cli.account_forgotten", ["name": AccountsCommand.name(of: chosen), "reason": "\(error)"]))
             }
             if try await client.accounts().isEmpty { try home.removeProfile() }
-            print("Signed out \(AccountsCommand.name(of: chosen)).")
+            print(Terminal.words("cli.account_signed_out", ["name": AccountsCommand.name(of: chosen)]))
         }
     }
 

@@ -70,7 +70,7 @@ struct ClientHome: ParsableArguments {
         logger.logLevel = .warning
         return GatehouseConfiguration(
             issuer: issuer, clientID: profile.clientID, redirectURI: profile.redirectURI, scopes: profile.scopes,
-            timeout: timeout, tokenStorage: tokenStorage, logger: logger)
+            timeout: timeout, tokenStorage: tokenStorage, logger: logger, preferredLanguages: [TerminalLanguage.wording.language.tag])
     }
 
     /// The session `gatehouse login` left, if there is one.
@@ -90,7 +90,7 @@ struct ClientHome: ParsableArguments {
 
     /// The session `gatehouse login` left, or a readable error telling the user to sign in.
     func signedInUser() async throws -> (UserSession, Profile) {
-        guard let signedIn = try await currentUser() else { throw CommandError("Not signed in; run `gatehouse login` first.") }
+        guard let signedIn = try await currentUser() else { throw CommandError(Terminal.words("cli.sign_in_first")) }
         return signedIn
     }
 }

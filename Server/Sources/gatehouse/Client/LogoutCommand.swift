@@ -24,27 +24,24 @@ struct LogoutCommand: AsyncParsableCommand {
     func run() async throws {
         guard let (user, profile) = try await home.currentUser() else {
             try home.removeProfile()
-            print("Not signed in.")
+            print(Terminal.words("cli.not_signed_in"))
             return
         }
         do {
             if browser {
                 let open = !noBrowser
-                try await user.logout(using: LoopbackUserAgent(timeout: browserTimeout) { Terminal.showInBrowser($0, "Sign out", open: open) })
+                try await user.logout(using: LoopbackUserAgent(timeout: browserTimeout) { Terminal.showInBrowser($0, "cli.browser.sign_out", open: open) })
             } else {
                 try await user.logout()
             }
         } catch {
             _ = try? await whoIsCurrent(after: profile)
-            throw CommandError(
-                browser
-                    ? "Signed out on this machine, but the sign-out at the server did not complete: \(error)"
-                    : "Signed out on this machine, but the server could not revoke the tokens: \(error)")
+            throw CommandError(Terminal.words(browser ? "cli.signed_out_locally.browser" : "cli.signed_out_locally.server", ["reason": "\(error)"]))
         }
         if let next = try await whoIsCurrent(after: profile) {
-            print("Signed out of \(profile.issuer). Now signed in as \(next).")
+            print(Terminal.words("cli.signed_out_next", ["issuer": profile.issuer, "next": next]))
         } else {
-            print("Signed out of \(profile.issuer).")
+            print(Terminal.words("cli.signed_out", ["issuer": profile.issuer]))
         }
     }
 

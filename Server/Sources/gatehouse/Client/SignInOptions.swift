@@ -110,7 +110,7 @@ struct SignInOptions: ParsableArguments {
                 chosen = choice.providerID
             }
         }
-        guard let success else { throw CommandError("The sign-in did not finish.") }
+        guard let success else { throw CommandError(Terminal.words("cli.unfinished")) }
         try home.save(saved)
         try await report(kind, user: success.user, claims: success.claims, profile: profile)
     }
@@ -127,12 +127,12 @@ struct SignInOptions: ParsableArguments {
             let who = [claims.preferredUsername, claims.name.map { "(\($0))" }].compactMap { $0 }.joined(separator: " ")
             let done =
                 switch kind {
-                case .login: "Signed in"
-                case .registration: "Registered and signed in"
-                case .recovery: "Password reset; signed in"
-                case .enrollment: "Two-step verification updated; signed in"
+                case .login: "cli.done.login"
+                case .registration: "cli.done.registration"
+                case .recovery: "cli.done.recovery"
+                case .enrollment: "cli.done.enrollment"
                 }
-            print("\(done) as \(who.isEmpty ? claims.subject : who) at \(claims.issuer).")
+            print(Terminal.words(done, ["who": who.isEmpty ? claims.subject : who, "issuer": claims.issuer]))
         }
     }
 }
@@ -156,7 +156,7 @@ extension SignInOptions {
     /// answer comes back to a loopback port.
     var terminalUserAgent: LoopbackUserAgent {
         let open = !noBrowser
-        return LoopbackUserAgent(timeout: browserTimeout) { Terminal.showInBrowser($0, "Continue", open: open) }
+        return LoopbackUserAgent(timeout: browserTimeout) { Terminal.showInBrowser($0, "cli.browser.continue", open: open) }
     }
 
     /// The server's own sign-in pages in the browser (authorization code with PKCE), back to a loopback port.
@@ -166,7 +166,7 @@ extension SignInOptions {
             prompt: prompt.map { $0.split(separator: " ").map(String.init) } ?? [], loginHint: username, acrValues: acrList ?? [],
             maxAge: maxAge, pushesRequest: !noPush)
         let user = try await client.signInWithBrowser(using: terminalUserAgent, options: options)
-        guard let claims = await user.claims else { throw CommandError("The provider's answer held no ID token.") }
+        guard let claims = await user.claims else { throw CommandError(Terminal.words("cli.no_id_token")) }
         return (user, claims)
     }
 
@@ -180,13 +180,10 @@ extension SignInOptions {
         }
         let minutes = max(Int(authorization.expiresAt.timeIntervalSinceNow / 60), 1)
         Terminal.say(
-            """
-            To sign in, open \(authorization.verificationURI.absoluteString) on your phone or computer and enter the code
-                \(authorization.userCode)
-            (or scan the QR code). The code works for \(minutes) minute\(minutes == 1 ? "" : "s"). Waiting…
-            """)
+            Terminal.words(
+                "cli.device", ["url": authorization.verificationURI.absoluteString, "code": authorization.userCode, "minutes": "\(minutes)"]))
         let user = try await client.completeDeviceAuthorization(authorization)
-        guard let claims = await user.claims else { throw CommandError("The provider's answer held no ID token.") }
+        guard let claims = await user.claims else { throw CommandError(Terminal.words("cli.no_id_token")) }
         return (user, claims)
     }
 
@@ -201,14 +198,13 @@ extension SignInOptions {
         let first = await client.start(kind, loginHint: username, acrValues: acrList)
         guard case .continue(let step) = first else { return first }
         guard let provider = step.identityProviders.first(where: { $0.providerID == providerID }) else {
-            throw CommandError("This sign-in does not offer the identity provider \(providerID); `gatehouse providers list` shows the configured ones.")
+            throw CommandError(Terminal.words("cli.unknown_provider", ["provider": providerID]))
         }
         let open = !noBrowser
         let wait = browserTimeout
         let browser = ClosureIdentityProviderBrowser { url, _ in
-            Terminal.showInBrowser(url, "\(provider.label): continue", open: open)
-            return try await callback.wait(
-                timeout: wait, message: "Signed in with the identity provider. You can close this window and go back to the terminal.")
+            Terminal.showInBrowser(url, "cli.browser.provider", ["provider": provider.label], open: open)
+            return try await callback.wait(timeout: wait, message: Terminal.words("cli.browser.provider_done"))
         }
         return await step.next(signingInWith: provider, browser: browser)
     }

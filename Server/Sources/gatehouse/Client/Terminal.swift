@@ -13,10 +13,15 @@ enum Terminal {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 
+    /// The catalog's message `key` in the terminal's language (``TerminalLanguage``).
+    static func words(_ key: String, _ arguments: [String: String] = [:]) -> String {
+        TerminalLanguage.wording(key, arguments).text
+    }
+
     /// Says where to go on with `url` (printed, so the person may open it anywhere on this machine) and, when `open`,
-    /// opens it in the desktop's browser.
-    static func showInBrowser(_ url: URL, _ prompt: String, open: Bool) {
-        say("\(prompt) in your browser at\n\(url.absoluteString)\nWaiting for it to come back…")
+    /// opens it in the desktop's browser. `key` is the message that says so, given the `url` and `arguments`.
+    static func showInBrowser(_ url: URL, _ key: String, _ arguments: [String: String] = [:], open: Bool) {
+        say(words(key, arguments.merging(["url": url.absoluteString]) { own, _ in own }))
         if open { LoopbackUserAgent.openInSystemBrowser(url) }
     }
 
@@ -24,7 +29,7 @@ enum Terminal {
     static func ask(_ question: String) throws -> String {
         FileHandle.standardError.write(Data(question.utf8))
         guard let line = readLine(strippingNewline: true) else {
-            throw CommandError("No input for \"\(question.trimmingCharacters(in: .whitespaces))\"; run in a terminal, or pass --username and --password-stdin.")
+            throw CommandError(words("cli.no_input", ["question": question.trimmingCharacters(in: .whitespaces)]))
         }
         return line
     }

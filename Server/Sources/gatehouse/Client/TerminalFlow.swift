@@ -47,7 +47,7 @@ struct TerminalFlow {
                     continue
                 }
                 if email != nil, !emailChosen, [FlowStep.credentials, .identify].contains(step.step) {
-                    throw CommandError("This server does not offer sign-in by email code for this client (sign_on.email_sign_in); sign in with a password.")
+                    throw CommandError(Terminal.words("cli.no_email_sign_in"))
                 }
                 node = try await answer(step)
             case .error(let error):
@@ -76,8 +76,10 @@ struct TerminalFlow {
         // Another identity provider opens a browser, whose answer comes back to a port of this machine.
         let providers = step.identityProviders
         if interactive, !others.isEmpty || !providers.isEmpty {
-            let options = [step.submit?.label ?? "Continue"] + others.map(\.label) + providers.map { "\($0.label) (in a browser)" }
-            if let picked = try choose("What next?", options, several: false).first, picked > 0 {
+            let options =
+                [step.submit?.label ?? Terminal.words("cli.continue")] + others.map(\.label)
+                + providers.map { Terminal.words("cli.in_browser", ["label": $0.label]) }
+            if let picked = try choose(Terminal.words("cli.what_next"), options, several: false).first, picked > 0 {
                 guard picked <= others.count else { throw ProviderChosen(providerID: providers[picked - 1 - others.count].providerID) }
                 return await step.next(others[picked - 1])
             }
@@ -85,11 +87,11 @@ struct TerminalFlow {
         if step.collectors.contains(where: { if case .passkey = $0 { true } else { false } }) {
             // A passkey lives in a browser, an OS or a security key the terminal cannot reach: take another way when
             // the node offers one.
-            Terminal.say("This step needs a passkey, which the terminal cannot use.")
+            Terminal.say(Terminal.words("cli.passkey_needed"))
             guard let other = [FlowActionID.choose, .skip, .change].lazy.compactMap(step.submit).first else {
-                throw CommandError("Signing in here needs a passkey; use the sign-in page in a browser, or an app.")
+                throw CommandError(Terminal.words("cli.passkey_only"))
             }
-            Terminal.say("Taking another way: \(other.label).")
+            Terminal.say(Terminal.words("cli.other_way", ["label": other.label]))
             return await step.next(other)
         }
         for index in step.collectors.indices {
@@ -107,19 +109,19 @@ struct TerminalFlow {
                     step[text.key] = username
 
                 } else {
-                    let suggestion = text.value.isEmpty ? "" : " [\(text.value)]"
-                    let entered = try Terminal.ask("\(text.label)\(suggestion): ")
+                    let entered = try Terminal.ask(
+                        text.value.isEmpty ? Self.prompt(text.label) : Self.question("cli.prompt_suggested", ["label": text.label, "suggestion": text.value]))
                     if !entered.isEmpty || text.value.isEmpty { step[text.key] = entered }
                 }
             case .password(let secret) where secret.field.autocomplete == "new-password":
                 step[secret.key] = try password ?? askNewPassword(secret.label)
             case .password(let secret):
-                step[secret.key] = try password ?? Terminal.askSecret("\(secret.label): ")
+                step[secret.key] = try password ?? Terminal.askSecret(Self.prompt(secret.label))
             case .phoneNumber(let phone):
-                let entered = try Terminal.ask("\(phone.label): ")
+                let entered = try Terminal.ask(Self.prompt(phone.label))
                 if !entered.isEmpty || phone.isRequired { step[phone.key] = entered }
             case .oneTimeCode(let code):
-                step[code.key] = try Terminal.askSecret("\(code.label): ")
+                step[code.key] = try Terminal.askSecret(Self.prompt(code.label))
             case .singleChoice(let choice):
                 step[choice.key] = try choose(choice.label, choice.options.map(\.label), several: false).map { choice.options[$0].value }.first
             case .multipleChoice(let choice):
@@ -135,11 +137,11 @@ struct TerminalFlow {
     /// Asks twice for a new password, so a typo in hidden input does not lock the person out.
     private func askNewPassword(_ label: String) throws -> String {
         for _ in 0..<Self.maximumRetries {
-            let first = try Terminal.askSecret("\(label): ")
-            if try Terminal.askSecret("Repeat the \(label.lowercased()): ") == first { return first }
-            Terminal.say("✗ The two entries differ; try again.")
+            let first = try Terminal.askSecret(Self.prompt(label))
+            if try Terminal.askSecret(Self.question("cli.repeat_password")) == first { return first }
+            Terminal.say("✗ " + Terminal.words("cli.entries_differ"))
         }
-        throw CommandError("The password entries did not match.")
+        throw CommandError(Terminal.words("cli.entries_never_matched"))
     }
 
     /// Asks for one (or several, comma-separated) of `options` by number; returns their indices.
@@ -147,12 +149,22 @@ struct TerminalFlow {
         Terminal.say(question)
         for (number, option) in options.enumerated() { Terminal.say("  \(number + 1)) \(option)") }
         while true {
-            let answer = try Terminal.ask(several ? "Numbers, separated by commas: " : "Number: ")
+            let answer = try Terminal.ask(Self.question(several ? "cli.numbers" : "cli.number"))
             let picked = answer.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
             if !picked.isEmpty, picked.allSatisfy({ $0.map { (1...options.count).contains($0) } ?? false }), several || picked.count == 1 {
                 return picked.compactMap { $0.map { $0 - 1 } }
             }
-            Terminal.say("Enter \(several ? "numbers" : "a number") from 1 to \(options.count).")
+            Terminal.say(Terminal.words(several ? "cli.pick_numbers" : "cli.pick_number", ["count": "\(options.count)"]))
         }
+    }
+
+    /// A question ending where the person types: the message `key` (a label by default) and a space.
+    private static func question(_ key: String, _ arguments: [String: String] = [:]) -> String {
+        Terminal.words(key, arguments) + " "
+    }
+
+    /// The question for a field labelled `label`, in the terminal's language ("Password: ", "パスワード： ").
+    private static func prompt(_ label: String) -> String {
+        question("cli.prompt", ["label": label])
     }
 }

@@ -35,7 +35,7 @@ struct MessageCatalogTests {
         let known = catalog.keys(in: .base)
         var literals: Set<String> = []
         var named: Set<String> = []
-        let swiftKey = try Regex(#"(?:say|wording)\(\s*"([a-z0-9_.]+)""#)
+        let swiftKey = try Regex(#"(?:say|wording|words|question|MessageReference)\(\s*"([a-z0-9_.]+)""#)
         let literal = try Regex(#""([a-z0-9_]+(?:\.[a-z0-9_]+)+)""#)
         let templateKey = try Regex(#"\{\{\s*t\.([a-z0-9_.]+)\s*\}\}"#)
         let files = FileManager.default.enumerator(at: Self.sources, includingPropertiesForKeys: nil)

@@ -1,3 +1,4 @@
+import Foundation
 import GatehouseProtocol
 
 /// A collector that holds what the user enters for one field of a node.
@@ -20,6 +21,10 @@ extension FieldCollector {
     public var label: String { field.label }
     /// Whether the node cannot be submitted without a value for this field.
     public var isRequired: Bool { field.required }
-    /// Why the current value would be rejected, or `nil` when it is acceptable.
-    public var problem: String? { field.problem(with: fieldValue) }
+    /// Why the current value would be rejected, in the system's languages, or `nil` when it is acceptable.
+    public var problem: String? { problem(in: Locale.preferredLanguages) }
+
+    /// Why the current value would be rejected, in the first of `languages` the SDK speaks (else English), or `nil`
+    /// when it is acceptable.
+    public func problem(in languages: [String]) -> String? { field.localizedProblem(with: fieldValue, in: languages) }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import GatehouseProtocol
 
 /// What a view shows for a flow at one moment: the step waiting for the person, what went wrong with the last
@@ -73,7 +74,8 @@ public struct FlowScreen: Sendable {
             step[passkey.key] = try await passkey.credential(from: provider)
         } catch {
             isWorking = false
-            errorMessage = "The passkey could not be used: \(error)"
+            let reason = (error as? LocalizedError)?.errorDescription ?? "\(error)"
+            errorMessage = StringCatalog.text("flow.passkey_failed", [reason], languages: step.context.preferredLanguages)
             return
         }
         self.step = step

@@ -1,5 +1,6 @@
 import os
 import shutil
+from pathlib import Path
 
 # authlib refuses plain http unless told; these tests only talk to loopback.
 os.environ.setdefault("AUTHLIB_INSECURE_TRANSPORT", "1")
@@ -40,6 +41,15 @@ def server(request):
         yield instance
     finally:
         instance.stop()
+
+
+@pytest.fixture
+def screenshots():
+    """The folder the browser tests keep their screenshots in, after the run too: GATEHOUSE_SCREENSHOTS, else
+    `.build/screenshots` at the repository's root."""
+    folder = os.environ.get("GATEHOUSE_SCREENSHOTS") or str(Path(__file__).resolve().parents[3] / ".build" / "screenshots")
+    os.makedirs(folder, exist_ok=True)
+    return folder
 
 
 @pytest.fixture

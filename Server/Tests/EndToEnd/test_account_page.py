@@ -330,7 +330,7 @@ def test_deleting_the_account_after_signing_in_again(site):
     assert mine and mine[0]["actor"] == f"user:{mine[0]['user_id']}"
 
 
-def test_the_account_page_in_chromium_is_accessible(site, chromium, tmp_path):
+def test_the_account_page_in_chromium_is_accessible(site, chromium, screenshots):
     from axe_selenium_python import Axe
     from selenium.webdriver.common.by import By
 
@@ -342,7 +342,7 @@ def test_the_account_page_in_chromium_is_accessible(site, chromium, tmp_path):
     chromium.find_element(By.ID, "password").send_keys(PASSWORD)
     press(chromium, "submit")
     assert chromium.find_element(By.TAG_NAME, "h1").text == "Your account"
-    chromium.save_screenshot(os.path.join(os.environ.get("GATEHOUSE_SCREENSHOTS", str(tmp_path)), "account.png"))
+    chromium.save_screenshot(os.path.join(screenshots, "account.png"))
     axe = Axe(chromium)
     axe.inject()
     serious = [violation for violation in axe.run()["violations"] if violation["impact"] in ("serious", "critical")]

@@ -1,5 +1,5 @@
 """Every screen of the account page in headless Chromium, as a person uses it, with a screenshot of each kept as test
-output (GATEHOUSE_SCREENSHOTS, else the test's folder) and axe-core on each: sign in; set up an authenticator app
+output (GATEHOUSE_SCREENSHOTS, else .build/screenshots) and axe-core on each: sign in; set up an authenticator app
 (pyotp computes its codes) and remove it; add a passkey (WebDriver's virtual authenticator) and remove it; sign out
 another browser, which is then signed out; unlink another provider; download the data; change the password after
 the allowed age (signing in again first); delete the account, whose tokens then stop working and which cannot sign in."""
@@ -65,9 +65,9 @@ def on_account_page(browser, server):
     return browser.find_element(By.TAG_NAME, "h1").text == "Your account"
 
 
-def test_every_account_screen_in_chromium(walk_server, chromium, tmp_path):
+def test_every_account_screen_in_chromium(walk_server, chromium, screenshots):
     browser = chromium
-    screens = Screens(browser, os.environ.get("GATEHOUSE_SCREENSHOTS", str(tmp_path)), prefix="account")
+    screens = Screens(browser, screenshots, prefix="account")
     browser.add_virtual_authenticator(VirtualAuthenticatorOptions(
         protocol="ctap2", transport="internal", has_resident_key=True, has_user_verification=True, is_user_consenting=True,
         is_user_verified=True))

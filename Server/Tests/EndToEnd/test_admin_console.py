@@ -1,5 +1,5 @@
 """The admin console in headless Chromium, as an operator uses it, with a screenshot of each screen kept as test output
-(GATEHOUSE_SCREENSHOTS, else the test's folder) and axe-core on each: an admin signs in with a second factor (set up on
+(GATEHOUSE_SCREENSHOTS, else .build/screenshots) and axe-core on each: an admin signs in with a second factor (set up on
 the way, pyotp computes the codes), finds a user, locks and unlocks them (the trail names the admin), signs one of
 their browsers out (that browser is signed out), creates a client and sees its secret once (it works at the token
 endpoint), gives it a new one, and rotates the signing keys; a viewer sees but every change is refused; a forged cross-site form
@@ -97,8 +97,8 @@ def user_id(server, username):
     return next(user["id"] for user in json.loads(server.cli("users", "list", "--json").stdout) if user["username"] == username)
 
 
-def test_an_admin_signs_in_with_a_second_factor_finds_a_user_locks_unlocks_and_signs_a_browser_out(console, chromium, tmp_path):
-    screens = Screens(chromium, os.environ.get("GATEHOUSE_SCREENSHOTS", str(tmp_path)), prefix="console")
+def test_an_admin_signs_in_with_a_second_factor_finds_a_user_locks_unlocks_and_signs_a_browser_out(console, chromium, screenshots):
+    screens = Screens(chromium, screenshots, prefix="console")
     chromium.delete_all_cookies()
     # alice is signed in elsewhere: a browser of her own.
     hers = Browser(console)
@@ -182,7 +182,7 @@ def test_an_admin_signs_in_with_a_second_factor_finds_a_user_locks_unlocks_and_s
     assert types == [("client.created", f"user:{root}"), ("client.secret_rotated", f"user:{root}"), ("keys.rotated", f"user:{root}")], types
 
 
-def test_a_viewer_sees_but_cannot_change_and_a_forged_form_is_refused(console, chromium, tmp_path):
+def test_a_viewer_sees_but_cannot_change_and_a_forged_form_is_refused(console, chromium, screenshots):
     chromium.delete_all_cookies()
     chromium.get(console.issuer + "/admin")
     sign_in_with_totp(chromium, "watcher")
@@ -190,7 +190,7 @@ def test_a_viewer_sees_but_cannot_change_and_a_forged_form_is_refused(console, c
     chromium.get(console.issuer + f"/admin/users/{alice}")
     assert chromium.find_element(By.TAG_NAME, "h1").text == "alice"
     assert not chromium.find_elements(By.ID, "lock") and not chromium.find_elements(By.ID, "unlock")
-    Screens(chromium, os.environ.get("GATEHOUSE_SCREENSHOTS", str(tmp_path)), prefix="console-viewer").check("user")
+    Screens(chromium, screenshots, prefix="console-viewer").check("user")
 
     # The viewer's own browser posts a well-formed change (its cookie and token): refused for the role.
     cookies = {cookie["name"]: cookie["value"] for cookie in chromium.get_cookies()}
@@ -279,8 +279,8 @@ def as_root(browser, server):
     assert "root · admin" in browser.find_element(By.CSS_SELECTOR, "nav.console").text
 
 
-def test_an_operator_manages_accounts_clients_resources_and_keys(console, chromium, tmp_path):
-    screens = Screens(chromium, os.environ.get("GATEHOUSE_SCREENSHOTS", str(tmp_path)), prefix="console-operator")
+def test_an_operator_manages_accounts_clients_resources_and_keys(console, chromium, screenshots):
+    screens = Screens(chromium, screenshots, prefix="console-operator")
     as_root(chromium, console)
     root = user_id(console, "root")
 
@@ -462,8 +462,8 @@ def test_an_admin_gives_and_takes_roles_which_an_operator_cannot(console, chromi
     assert types[-2:] == [("admin_role.granted", f"user:{root}"), ("admin_role.revoked", f"user:{root}")], types
 
 
-def test_every_console_page_passes_axe_in_light_and_dark_mode(console, chromium, tmp_path):
-    screens = Screens(chromium, os.environ.get("GATEHOUSE_SCREENSHOTS", str(tmp_path)), prefix="console-schemes")
+def test_every_console_page_passes_axe_in_light_and_dark_mode(console, chromium, screenshots):
+    screens = Screens(chromium, screenshots, prefix="console-schemes")
     as_root(chromium, console)
     alice = user_id(console, "alice")
     pages = [("overview", ""), ("users", "/users"), ("user", f"/users/{alice}"), ("clients", "/clients"), ("client", "/clients/web"),

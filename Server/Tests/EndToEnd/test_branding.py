@@ -2,7 +2,7 @@
 page (colours through `/assets/brand.css`, the stylesheet's origin allowed by the CSP), and a client's own name and
 logo where a page names the application; `templates_dir` replaces a shipped template; a broken setting or template
 stops the start with what is wrong and where. The default look fits a 320 px wide screen; Chromium checks it with
-axe-core, light and dark, and keeps screenshots (GATEHOUSE_SCREENSHOTS, else the test's folder)."""
+axe-core, light and dark, and keeps screenshots (GATEHOUSE_SCREENSHOTS, else .build/screenshots)."""
 import json
 import os
 import re
@@ -68,8 +68,8 @@ def test_every_page_carries_the_brand_and_a_client_its_own_name(branded):
     assert '<h1 class="acme">' in expired.text and "Acme: " in expired.text
 
 
-def test_the_default_look_fits_320_pixels_and_passes_axe_light_and_dark(branded, chromium, tmp_path):
-    screens = Screens(chromium, os.environ.get("GATEHOUSE_SCREENSHOTS", str(tmp_path)), prefix="branding")
+def test_the_default_look_fits_320_pixels_and_passes_axe_light_and_dark(branded, chromium, screenshots):
+    screens = Screens(chromium, screenshots, prefix="branding")
     chromium.set_window_size(320, 800)
     try:
         # The width of the page's viewport, not the window's: 320 CSS pixels across.

@@ -247,7 +247,7 @@ def test_the_admin_api_registers_third_party_clients_and_lists_consents(partner)
     assert gone.status_code == 404 and gone.headers["Content-Type"].startswith("application/problem+json")
 
 
-def test_consent_in_chromium(partner, chromium, tmp_path):
+def test_consent_in_chromium(partner, chromium, screenshots):
     """The whole consent story in a real browser: the page names the app and the scopes (axe-core finds nothing
     serious); Allow signs in; the next sign-in does not ask; `prompt=consent` asks again; Deny answers access_denied;
     revoking on the account page stops the app's refresh token."""
@@ -261,7 +261,7 @@ def test_consent_in_chromium(partner, chromium, tmp_path):
         chromium.find_element(By.ID, "password").send_keys(PASSWORD)
         press(chromium, "submit")
 
-    folder = os.environ.get("GATEHOUSE_SCREENSHOTS", str(tmp_path))
+    folder = screenshots
     username = person(partner, "chromium")
     chromium.get(partner_url(partner))
     sign_in_here()

@@ -170,14 +170,14 @@ def one_time_code_token(violation):
     return violation["id"] == "autocomplete-valid" and all('autocomplete="one-time-code"' in node["html"] for node in violation["nodes"])
 
 
-def test_email_sign_in_in_chromium_is_accessible(email_server, chromium, tmp_path):
+def test_email_sign_in_in_chromium_is_accessible(email_server, chromium, screenshots):
     from axe_selenium_python import Axe
     from selenium.webdriver.common.by import By
 
     from browser_steps import page_node, press as click, signed_in
 
     def no_serious_violations(name):
-        chromium.save_screenshot(os.path.join(os.environ.get("GATEHOUSE_SCREENSHOTS", str(tmp_path)), name))
+        chromium.save_screenshot(os.path.join(screenshots, name))
         axe = Axe(chromium)
         axe.inject()
         serious = [v for v in axe.run()["violations"] if v["impact"] in ("serious", "critical") and not one_time_code_token(v)]

@@ -166,8 +166,8 @@ def untranslated(chromium, language):
     return found
 
 
-def test_every_shipped_language_renders_the_sign_in_recovery_registration_second_factor_and_consent_pages(multilingual, chromium, tmp_path):
-    folder = os.environ.get("GATEHOUSE_SCREENSHOTS", str(tmp_path))
+def test_every_shipped_language_renders_the_sign_in_recovery_registration_second_factor_and_consent_pages(multilingual, chromium, screenshots):
+    folder = screenshots
     screens = {language: Screens(chromium, folder, prefix=f"language-{language}") for language in LANGUAGES}
     for language in LANGUAGES:
         own = catalog(language)
@@ -325,8 +325,8 @@ def test_a_person_who_chose_french_reads_their_account_page_and_codes_in_french(
     assert "est votre code de réinitialisation du mot de passe" in message["body"] and "minutes" in message["body"], message["body"]
 
 
-def test_the_account_page_in_every_language_from_its_own_choice_of_language(multilingual, chromium, tmp_path):
-    folder = os.environ.get("GATEHOUSE_SCREENSHOTS", str(tmp_path))
+def test_the_account_page_in_every_language_from_its_own_choice_of_language(multilingual, chromium, screenshots):
+    folder = screenshots
     username = f"chooser-{time.monotonic_ns()}"
     multilingual.add_user(username, PASSWORD, email=f"{username}@example.com")
     chromium.delete_all_cookies()
@@ -435,11 +435,11 @@ def test_the_terminal_speaks_the_language_of_its_locale(multilingual, tmp_path):
     assert session.exitstatus == 0
 
 
-def test_the_other_hosted_pages_pass_axe_in_english_and_arabic_light_and_dark(multilingual, chromium, tmp_path):
+def test_the_other_hosted_pages_pass_axe_in_english_and_arabic_light_and_dark(multilingual, chromium, screenshots):
     """Beyond the journeys above: the error page, the email link's page, the authenticator app's confirmation, the
     device grant's pages, and sign-out."""
     multilingual.cli("clients", "add", "tv", "--public", "--device-grant", "--name", "Living-room TV")
-    folder = os.environ.get("GATEHOUSE_SCREENSHOTS", str(tmp_path))
+    folder = screenshots
     issuer = multilingual.issuer
 
     def click(selector):

@@ -195,7 +195,7 @@ ZBARIMG = shutil.which("zbarimg")
 
 
 @pytest.mark.skipif(not ZBARIMG, reason="zbar-tools is not installed (apt-get install zbar-tools)")
-def test_chromium_shows_a_qr_code_that_decodes_and_signs_in_without_a_click(demo, chromium, tmp_path):
+def test_chromium_shows_a_qr_code_that_decodes_and_signs_in_without_a_click(demo, chromium, tmp_path, screenshots):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -207,7 +207,7 @@ def test_chromium_shows_a_qr_code_that_decodes_and_signs_in_without_a_click(demo
     WebDriverWait(browser, 20).until(lambda driver: driver.find_elements(By.CSS_SELECTOR, 'form[data-node="login.app"]'))
     # The live status script runs under the page's CSP and says it is waiting.
     WebDriverWait(browser, 20).until(lambda driver: "Waiting" in driver.find_element(By.ID, "app-login-status").text)
-    screenshot = os.path.join(os.environ.get("GATEHOUSE_SCREENSHOTS", str(tmp_path)), "qr-login.png")
+    screenshot = os.path.join(screenshots, "qr-login.png")
     browser.save_screenshot(screenshot)
     decoded = subprocess.run([ZBARIMG, "--raw", "-q", screenshot], capture_output=True, text=True, timeout=30)
     assert decoded.returncode == 0, decoded.stderr

@@ -17,7 +17,7 @@ def wait_for_url(browser, prefix: str) -> None:
     WebDriverWait(browser, 20).until(lambda driver: driver.current_url.startswith(prefix))
 
 
-def test_new_user_signs_in_to_the_demo_with_chromium(chromium, tmp_path):
+def test_new_user_signs_in_to_the_demo_with_chromium(chromium, screenshots):
     browser = chromium
     server = Server(demo=True)
     try:
@@ -30,7 +30,7 @@ def test_new_user_signs_in_to_the_demo_with_chromium(chromium, tmp_path):
         assert width != "auto"
         assert browser.find_element(By.ID, "username").get_attribute("autocomplete") == "username"
         assert browser.find_element(By.ID, "password").get_attribute("autocomplete") == "current-password"
-        browser.save_screenshot(os.path.join(os.environ.get("GATEHOUSE_SCREENSHOTS", str(tmp_path)), "login.png"))
+        browser.save_screenshot(os.path.join(screenshots, "login.png"))
 
         browser.find_element(By.ID, "username").send_keys("demo")
         browser.find_element(By.ID, "password").send_keys("not the password")
@@ -45,7 +45,7 @@ def test_new_user_signs_in_to_the_demo_with_chromium(chromium, tmp_path):
         assert claims["iss"] == server.issuer and claims["preferred_username"] == "demo"
         userinfo = json.loads(browser.find_element(By.ID, "userinfo").text)
         assert userinfo["sub"] == claims["sub"]
-        browser.save_screenshot(os.path.join(os.environ.get("GATEHOUSE_SCREENSHOTS", str(tmp_path)), "signed-in.png"))
+        browser.save_screenshot(os.path.join(screenshots, "signed-in.png"))
 
         session = browser.get_cookie("gatehouse_session")
         assert session and session["httpOnly"] and session["sameSite"] == "Lax"

@@ -118,6 +118,54 @@ struct BrowserSignInTests {
         // Closed once answered: nothing listens on the port any more.
         await #expect(throws: (any Error).self) { _ = try await URLSession.shared.data(from: URL(string: base + "/cb")!) }
     }
+
+    @Test("the page the browser lands on after a sign-in speaks the configuration's language, right to left in Arabic")
+    func closingPageLanguage() async throws {
+        let landed = LandedPage()
+        let agent = LoopbackUserAgent(timeout: 10) { url in
+            // The browser: straight back to the redirect URI the page names, as a provider would send it.
+            let query = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery)
+            let redirect = try #require(FormEncoding.decode(query).first { $0.name == "redirect_uri" }?.value)
+            Task {
+                let (body, _) = try await URLSession.shared.data(from: URL(string: redirect + "?code=c&state=s")!)
+                await landed.keep(String(decoding: body, as: UTF8.self))
+            }
+        }
+        for (languages, expected) in [(["ar-EG", "en"], ("ar", "rtl")), (["tlh", "de"], ("de", "ltr")), (["tlh"], ("en", "ltr"))] {
+            let page = BrowserPage(
+                purpose: .signIn, endpoint: URL(string: "https://id.example.com/authorize")!, parameters: [],
+                registeredRedirectURI: "http://127.0.0.1/callback", preferredLanguages: languages)
+            _ = try await agent.present(page)
+            var html = ""
+            for _ in 0..<200 where html.isEmpty {
+                html = await landed.take()
+                if html.isEmpty { try await Task.sleep(for: .milliseconds(25)) }
+            }
+            #expect(html.contains(#"<html lang="\#(expected.0)" dir="\#(expected.1)">"#), "\(html)")
+            #expect(html.contains(StringCatalog.text("browser.signed_in", languages: [expected.0])), "\(html)")
+        }
+        #expect(StringCatalog.text("browser.signed_in", languages: ["ar"]) != StringCatalog.text("browser.signed_in", languages: ["en"]))
+    }
+
+    @Test("the SDK's own advice on a step out of place is translated; a service's own words stay as they came")
+    func adviceTranslated() {
+        let own = DeviceAuthenticatorError.wrongState(StringCatalog.text("device.state.other_service", ["Acme"], languages: ["en"]))
+        #expect(own.description == "That identity belongs to Acme, not to this service.")
+        #expect(own.localizedDescription(in: ["fr"]) == "Cette identité appartient à Acme, pas à ce service.")
+        #expect(DeviceAuthenticatorError.wrongState("Ask your administrator.").localizedDescription(in: ["fr"]) == "Ask your administrator.")
+        #expect(StringCatalog.arguments(making: "a X b Y c", from: "a %@ b %@ c") == ["X", "Y"])
+        #expect(StringCatalog.arguments(making: "a X b", from: "a %@ c") == nil)
+    }
+}
+
+/// What the browser stand-in read on the page it landed on.
+private actor LandedPage {
+    var html = ""
+    func keep(_ page: String) { html = page }
+    func take() -> String {
+        defer { html = "" }
+        return html
+    }
 }
 
 /// What a stand-in push endpoint received.

@@ -60,7 +60,8 @@ extension GatehouseClient {
             push = { parameters throws(GatehouseError) in try await tokenClient.pushAuthorizationRequest(parameters).requestURI }
         }
         let page = BrowserPage(
-            purpose: .signIn, endpoint: endpoint, parameters: parameters, registeredRedirectURI: configuration.redirectURI, push: push)
+            purpose: .signIn, endpoint: endpoint, parameters: parameters, registeredRedirectURI: configuration.redirectURI,
+            preferredLanguages: configuration.preferredLanguages, push: push)
         let redirect = try await Self.present(page, with: userAgent)
         let code = try Self.code(in: redirect.url, state: state, metadata: metadata)
         configuration.logger.debug("The browser came back with a code")

@@ -31,6 +31,8 @@ public struct BrowserPage: Sendable {
     /// The redirect URI the app registered (from its configuration). A user agent that hears back elsewhere, such as a
     /// loopback listener on a port the system gave it, passes its own to ``url(redirectURI:)``.
     public let registeredRedirectURI: String
+    /// The languages the app's user reads (the configuration's), for the page a user agent shows when it is done.
+    public let preferredLanguages: [String]
     let endpoint: URL
     let parameters: [(name: String, value: String)]
     let redirectParameter: String
@@ -39,9 +41,10 @@ public struct BrowserPage: Sendable {
 
     init(
         purpose: Purpose, endpoint: URL, parameters: [(name: String, value: String)], registeredRedirectURI: String,
-        push: (@Sendable ([(name: String, value: String)]) async throws(GatehouseError) -> String)? = nil
+        preferredLanguages: [String] = [], push: (@Sendable ([(name: String, value: String)]) async throws(GatehouseError) -> String)? = nil
     ) {
         self.purpose = purpose
+        self.preferredLanguages = preferredLanguages
         self.endpoint = endpoint
         self.parameters = parameters
         self.registeredRedirectURI = registeredRedirectURI

@@ -60,15 +60,17 @@ public final class LoopbackRedirectListener: @unchecked Sendable {
     }
 
     /// Waits up to `timeout` seconds for the browser to arrive at `path`, answers it with a short page saying
-    /// `message`, and returns the URL it came to. Other requests (a favicon) get a 404 and the wait goes on. The
+    /// `message` (in `language`, a BCP 47 tag), and returns the URL it came to. Other requests (a favicon) get a 404 and the wait goes on. The
     /// listener is closed afterwards; cancelling the task stops the wait.
     ///
     /// - Throws: ``GatehouseError/userAgent(_:)`` when nothing came in time, ``GatehouseError/cancelled`` when the
     ///   task was cancelled.
-    public func wait(path: String = "/callback", timeout: TimeInterval, message: String) async throws(GatehouseError) -> URL {
+    public func wait(path: String = "/callback", timeout: TimeInterval, message: String, language: String = "en") async throws(GatehouseError) -> URL {
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<URL, GatehouseError>, Never>) in
-                Thread.detachNewThread { continuation.resume(returning: self.receive(path: path, timeout: timeout, message: message)) }
+                Thread.detachNewThread {
+                    continuation.resume(returning: self.receive(path: path, timeout: timeout, message: message, language: language))
+                }
             }
         } onCancel: {
             lock.withLock { cancelled = true }
@@ -76,7 +78,7 @@ public final class LoopbackRedirectListener: @unchecked Sendable {
         return try result.get()
     }
 
-    private func receive(path: String, timeout: TimeInterval, message: String) -> Result<URL, GatehouseError> {
+    private func receive(path: String, timeout: TimeInterval, message: String, language: String) -> Result<URL, GatehouseError> {
         defer { stop() }
         let expected = path.hasPrefix("/") ? path : "/" + path
         let deadline = Date().addingTimeInterval(timeout)
@@ -94,7 +96,7 @@ public final class LoopbackRedirectListener: @unchecked Sendable {
                 Self.respond(connection, status: "404 Not Found", body: "Not here.")
                 continue
             }
-            Self.respond(connection, status: "200 OK", body: message)
+            Self.respond(connection, status: "200 OK", body: message, language: language)
             return .success(url)
         }
         return .failure(.userAgent(ErrorCause("no answer came back from the browser within \(Int(timeout)) seconds")))
@@ -129,8 +131,12 @@ public final class LoopbackRedirectListener: @unchecked Sendable {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
     }
 
-    private static func respond(_ connection: Int32, status: String, body: String) {
-        let page = "<!doctype html><meta charset=utf-8><title>Gatehouse</title><p>\(escape(body))</p>"
+    private static func respond(_ connection: Int32, status: String, body: String, language: String = "en") {
+        let direction = StringCatalog.isRightToLeft(language) ? "rtl" : "ltr"
+        let page = """
+            <!doctype html><html lang="\(escape(language))" dir="\(direction)"><meta charset=utf-8><title>Gatehouse</title>\
+            <p>\(escape(body))</p>
+            """
         let response = """
             HTTP/1.1 \(status)\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: \(page.utf8.count)\r\n\
             Cache-Control: no-store\r\nReferrer-Policy: no-referrer\r\nConnection: close\r\n\r\n\(page)

@@ -24,12 +24,15 @@ public struct LoopbackUserAgent: BrowserUserAgent {
         let path = Self.path(of: page.registeredRedirectURI)
         let redirectURI = listener.redirectURI(path: path)
         try await open(try await page.url(redirectURI: redirectURI))
+        let languages = page.preferredLanguages
         let message =
             switch page.purpose {
-            case .signIn: "You are signed in. You can close this window and go back to the app."
-            case .signOut: "You are signed out. You can close this window and go back to the app."
+            case .signIn: StringCatalog.text("browser.signed_in", languages: languages)
+            case .signOut: StringCatalog.text("browser.signed_out", languages: languages)
             }
-        let url = try await listener.wait(path: path, timeout: timeout, message: message)
+        // Every message of the catalog is in the same languages: the page's `lang` is the one either is found in.
+        let url = try await listener.wait(
+            path: path, timeout: timeout, message: message, language: StringCatalog.language(of: "browser.signed_in", languages: languages))
         return BrowserRedirect(url: url, redirectURI: redirectURI)
     }
 

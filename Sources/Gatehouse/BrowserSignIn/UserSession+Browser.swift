@@ -27,7 +27,7 @@ extension UserSession {
         if !configuration.preferredLanguages.isEmpty { parameters.append(("ui_locales", configuration.preferredLanguages.joined(separator: " "))) }
         let page = BrowserPage(
             purpose: .signOut, endpoint: endpoint, parameters: parameters,
-            registeredRedirectURI: configuration.postLogoutRedirectURI ?? configuration.redirectURI)
+            registeredRedirectURI: configuration.postLogoutRedirectURI ?? configuration.redirectURI, preferredLanguages: configuration.preferredLanguages)
         let redirect = try await GatehouseClient.present(page, with: userAgent)
         let query = URLComponents(url: redirect.url, resolvingAgainstBaseURL: false)?.percentEncodedQuery ?? ""
         let returned = FormEncoding.decode(query).first { $0.name == "state" }?.value

@@ -65,7 +65,7 @@ struct AuthenticatorConnection: Sendable {
         case (_, "expired_code"): return .codeExpired
         case (_, "registration_expired"): return .registrationExpired
         case (_, "invalid_device"): return .unknownIdentity
-        case (_, "invalid_state"): return .wrongState(problem?.errorDescription ?? "This step does not fit the registration.")
+        case (_, "invalid_state"): return .wrongState(problem?.errorDescription ?? StringCatalog.text("device.state.not_fitting", languages: ["en"]))
         case (_, "account_locked"): return .accountLocked
         default: return .service(status: status, error: problem?.error ?? "http_\(status)", description: problem?.errorDescription)
         }

@@ -35,7 +35,7 @@ extension DeviceAuthenticator {
         let record = try await identity(request.identityID)
         guard PINProtocol.isWellFormed(pin, length: record.pinLength) else { throw .malformedPIN(length: record.pinLength) }
         guard record.state == .registered, let serverKey = record.oprfPublicKey, let sealed = record.sealedSigningKey else {
-            throw record.state == .blocked ? .identityBlocked : .wrongState("Finish registering this identity first.")
+            throw record.state == .blocked ? .identityBlocked : .wrongState(StringCatalog.text("device.state.finish_registering", languages: ["en"]))
         }
         let credential = try PINCredential(identityID: record.id, oprfPublicKey: serverKey)
         let blinded = try credential.blind(pin)
@@ -103,14 +103,16 @@ extension DeviceAuthenticator {
     private func approvingIdentity(for serviceURL: URL, identityID: String?) async throws(DeviceAuthenticatorError) -> DeviceIdentityRecord {
         if let identityID {
             let record = try await identity(identityID)
-            guard record.serviceURL == serviceURL else { throw .wrongState("That identity belongs to \(record.serviceName), not to this service.") }
+            guard record.serviceURL == serviceURL else {
+                throw .wrongState(StringCatalog.text("device.state.other_service", [record.serviceName], languages: ["en"]))
+            }
             return record
         }
         let forService = try await identities().filter { $0.serviceURL == serviceURL }
         let candidates = forService.filter { $0.state == .registered }
         guard candidates.count == 1, let only = candidates.first else {
             if candidates.isEmpty { throw forService.contains { $0.state == .blocked } ? .identityBlocked : .unknownIdentity }
-            throw .wrongState("Several identities can answer; choose one.")
+            throw .wrongState(StringCatalog.text("device.state.choose_identity", languages: ["en"]))
         }
         return only
     }

@@ -159,7 +159,7 @@ public actor DeviceAuthenticator {
         guard PINProtocol.isWellFormed(pin, length: record.pinLength) else { throw .malformedPIN(length: record.pinLength) }
         if record.state != .verified || record.oprfPublicKey == nil { record = try await refresh(id) }
         guard record.state == .verified, let serverKey = record.oprfPublicKey else {
-            throw .wrongState("Confirm the email before choosing a PIN.")
+            throw .wrongState(StringCatalog.text("device.state.confirm_email_first", languages: ["en"]))
         }
         let credential = try PINCredential(identityID: id, oprfPublicKey: serverKey)
         let blinded = try credential.blind(pin)

@@ -24,7 +24,8 @@ public enum DeviceAuthenticatorError: Error, Equatable, Sendable, CustomStringCo
     case codeExpired
     /// The registration expired or used up its codes; start it again.
     case registrationExpired
-    /// The step does not fit where the registration stands (what to do).
+    /// The step does not fit where the registration stands (what to do, in English; ``localizedDescription(in:)``
+    /// translates the SDK's own advice, and shows a service's as it came).
     case wrongState(String)
     /// No identity with this id is stored on the device, or the service no longer knows it.
     case unknownIdentity
@@ -66,7 +67,7 @@ public enum DeviceAuthenticatorError: Error, Equatable, Sendable, CustomStringCo
         case .invalidCode(let remaining): say("device.invalid_code", "\(remaining)")
         case .codeExpired: say("device.code_expired")
         case .registrationExpired: say("device.registration_expired")
-        case .wrongState(let advice): advice
+        case .wrongState(let advice): StringCatalog.translation(of: advice, under: "device.state.", languages: languages) ?? advice
         case .unknownIdentity: say("device.unknown_identity")
         case .accountLocked: say("device.account_locked")
         case .invalidEvaluation: say("device.invalid_evaluation")

@@ -25,8 +25,48 @@ enum StringCatalog {
     /// `arguments` put in for `%@` and `%1$@`, `%2$@`, ….
     static func text(_ key: String, _ arguments: [String] = [], languages: [String] = Locale.preferredLanguages) -> String {
         guard let entry = texts[key] else { return key }
-        let chosen = languages.lazy.compactMap { tag in entry[String(tag.prefix { $0 != "-" && $0 != "_" }).lowercased()] }.first
-        return format(chosen ?? entry["en"] ?? key, arguments)
+        return format(entry[language(of: key, languages: languages)] ?? entry["en"] ?? key, arguments)
+    }
+
+    /// The language `text(key, languages:)` speaks: the first of `languages` the catalog has `key` in, else English.
+    static func language(of key: String, languages: [String]) -> String {
+        let entry = texts[key] ?? [:]
+        return languages.lazy.map { String($0.prefix { $0 != "-" && $0 != "_" }).lowercased() }.first { entry[$0] != nil } ?? "en"
+    }
+
+    /// Whether `language` (a BCP 47 tag) is written right to left, among those the catalog has.
+    static func isRightToLeft(_ language: String) -> Bool {
+        language.prefix { $0 != "-" && $0 != "_" }.lowercased() == "ar"
+    }
+
+    /// `english`, a text made from one of the catalog's messages under `prefix` (its `%@` filled in), in the first of
+    /// `languages` the catalog has; `nil` when no message there makes it, such as a server's own words.
+    static func translation(of english: String, under prefix: String, languages: [String]) -> String? {
+        for key in texts.keys.sorted() where key.hasPrefix(prefix) {
+            guard let pattern = texts[key]?["en"], let arguments = arguments(making: english, from: pattern) else { continue }
+            return text(key, arguments, languages: languages)
+        }
+        return nil
+    }
+
+    /// The arguments that `pattern` (with `%@` placeholders only) was given to make `text`; `nil` when it cannot make it.
+    static func arguments(making text: String, from pattern: String) -> [String]? {
+        let parts = pattern.components(separatedBy: "%@")
+        guard let first = parts.first, text.hasPrefix(first), text.count >= pattern.count - 2 * (parts.count - 1) else { return nil }
+        var rest = text.dropFirst(first.count)
+        var arguments: [String] = []
+        for (index, part) in parts.enumerated().dropFirst() {
+            if index == parts.count - 1 {
+                guard rest.hasSuffix(part) else { return nil }
+                arguments.append(String(rest.dropLast(part.count)))
+                rest = ""
+            } else {
+                guard !part.isEmpty, let range = rest.range(of: part) else { return nil }
+                arguments.append(String(rest[..<range.lowerBound]))
+                rest = rest[range.upperBound...]
+            }
+        }
+        return rest.isEmpty ? arguments : nil
     }
 
     /// `pattern` with `%@` (the next argument) and `%N$@` (argument N) put in; `%%` is a percent sign.

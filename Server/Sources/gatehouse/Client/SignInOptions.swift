@@ -204,7 +204,8 @@ extension SignInOptions {
         let wait = browserTimeout
         let browser = ClosureIdentityProviderBrowser { url, _ in
             Terminal.showInBrowser(url, "cli.browser.provider", ["provider": provider.label], open: open)
-            return try await callback.wait(timeout: wait, message: Terminal.words("cli.browser.provider_done"))
+            return try await callback.wait(
+                timeout: wait, message: Terminal.words("cli.browser.provider_done"), language: TerminalLanguage.wording.language.tag)
         }
         return await step.next(signingInWith: provider, browser: browser)
     }

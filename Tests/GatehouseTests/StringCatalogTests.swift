@@ -54,6 +54,9 @@ struct StringCatalogTests {
             GatehouseError.browserRedirect(.issuerMismatch(expected: "https://a", found: nil)).localizedDescription(in: ["es"])
                 == "El navegador volvió con una respuesta de un emisor sin nombre, no de https://a; se ignoró. Empieza de nuevo.")
         #expect(GatehouseError.network("timed out").localizedDescription(in: ["ar"]).contains("timed out"))
+        let mismatch = GatehouseError.discovery(.issuerMismatch(expected: "https://a", found: "https://b"))
+        #expect(mismatch.description == "The discovery document names the issuer https://b, not https://a; check the issuer URL.")
+        #expect(mismatch.localizedDescription(in: ["ja"]) == "ディスカバリー文書の発行者は https://a ではなく https://b です。発行者の URL を確認してください。")
     }
 
     @Test("a field's problem is in the app's language; a value its rule refuses gets the server's own words for it")

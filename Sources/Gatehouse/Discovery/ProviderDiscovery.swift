@@ -56,14 +56,16 @@ public enum DiscoveryError: Error, Equatable, Sendable, CustomStringConvertible 
     /// The document names another issuer than the one configured; the URL is wrong or the server is misconfigured.
     case issuerMismatch(expected: String, found: String)
 
-    public var description: String {
-        switch self {
-        case .unexpectedStatus(let status):
-            "The discovery document answered HTTP \(status); check the issuer URL."
-        case .malformedDocument(let reason):
-            "The discovery document is not valid OpenID provider metadata: \(reason)"
-        case .issuerMismatch(let expected, let found):
-            "The discovery document names the issuer \(found), not \(expected); check the issuer URL."
+    /// What went wrong and what to check, in English: for logs.
+    public var description: String { localizedDescription(in: ["en"]) }
+
+    /// What went wrong and what to check, in the first of `languages` the SDK speaks, else English.
+    public func localizedDescription(in languages: [String]) -> String {
+        func say(_ key: String, _ arguments: String...) -> String { StringCatalog.text(key, arguments, languages: languages) }
+        return switch self {
+        case .unexpectedStatus(let status): say("discovery.unexpected_status", "\(status)")
+        case .malformedDocument(let reason): say("discovery.malformed", reason)
+        case .issuerMismatch(let expected, let found): say("discovery.issuer_mismatch", found, expected)
         }
     }
 }

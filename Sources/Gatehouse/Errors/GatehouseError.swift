@@ -82,7 +82,7 @@ public enum GatehouseError: Error, Equatable, Sendable, CustomStringConvertible 
         case .network(let reason): say("error.network", reason.summary)
         case .provider(let status, let error, let description): say("error.provider", "\(status)", error, description.map { ": \($0)" } ?? "")
         case .unexpectedResponse(let status): say("error.unexpected_response", "\(status)")
-        case .discovery(let error): error.description
+        case .discovery(let error): error.localizedDescription(in: languages)
         case .invalidIDToken(let error): say("error.invalid_id_token", error.description)
         case .storage(let reason): say("error.storage", reason.summary)
         case .deviceSignInDenied: say("error.device_sign_in_denied")

@@ -158,7 +158,7 @@ struct TerminalFlow {
         }
     }
 
-    /// A question ending where the person types: the message `key` (a label by default) and a space.
+    /// A question ending where the person types: the message `key` and a space.
     private static func question(_ key: String, _ arguments: [String: String] = [:]) -> String {
         Terminal.words(key, arguments) + " "
     }

@@ -138,6 +138,11 @@ def catalog(language):
     return json.loads((CATALOGS / f"{language}.json").read_text(encoding="utf-8"))
 
 
+def isolated(language, value):
+    """`value` as a message puts it in a sentence: right to left, between Unicode isolates."""
+    return f"\u2068{value}\u2069" if language == "ar" else value
+
+
 @pytest.fixture(scope="module")
 def multilingual():
     """A server that offers registration, with one account and the confidential web client."""
@@ -231,8 +236,7 @@ def test_every_shipped_language_renders_the_sign_in_recovery_registration_second
         sign_in_as(chromium, multilingual, client_id="partner", ui_locales=language)
         assert page_node(chromium) == "consent"
         # Right to left, a value put in a sentence is isolated (U+2068 … U+2069) so its own direction stays its own.
-        client = "\u2068Partner App\u2069" if language == "ar" else "Partner App"
-        assert chromium.find_element(By.TAG_NAME, "h1").text == own["flow.consent.name"].replace("{client}", client)
+        assert chromium.find_element(By.TAG_NAME, "h1").text == own["flow.consent.name"].replace("{client}", isolated(language, "Partner App"))
         assert untranslated(chromium, language) == [], language
         screens[language].check("consent")
         if language in ("en", "ar"):
@@ -367,12 +371,8 @@ def test_the_device_and_sign_out_pages_speak_the_browsers_language(multilingual)
         assert wrong.status_code == 403 and own["device.form_expired"] in wrong.text
         sign_out = requests.get(multilingual.issuer + "/logout", headers=headers, timeout=10)
         assert sign_out.status_code == 200 and f"<h1>{own['logout.heading']}</h1>" in sign_out.text
-        assert own["logout.question"].replace("{product}", "\u2068Gatehouse\u2069" if language == "ar" else "Gatehouse") in sign_out.text
+        assert own["logout.question"].replace("{product}", isolated(language, "Gatehouse")) in sign_out.text
 
-
-def isolated(language, value):
-    """`value` as a message puts it in a sentence: right to left, between Unicode isolates."""
-    return f"\u2068{value}\u2069" if language == "ar" else value
 
 
 def test_pages_that_stop_a_request_before_any_flow_speak_its_language(multilingual):

@@ -19,7 +19,6 @@ public enum SecondFactor: String, Sendable, Codable, CaseIterable {
     /// Set up in the app (a device identity with a push token), never in a flow.
     case push
 
-    /// How the choice reads on a node.
     /// The key of the factor's name in the message catalogs.
     package var labelKey: String {
         switch self {

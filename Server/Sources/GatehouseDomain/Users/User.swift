@@ -45,6 +45,11 @@ public struct User: Sendable, Equatable, Codable {
         case enrollmentDeclinedAt = "enrollment_declined_at"
         case address, locale
     }
+
+    /// Whether the username, being an email address, keeps the account's email from changing to `address`.
+    package func usernameKeepsEmail(from address: String) -> Bool {
+        username.contains("@") && address.lowercased() != username
+    }
 }
 
 /// What a person tells about themselves when an account is created.

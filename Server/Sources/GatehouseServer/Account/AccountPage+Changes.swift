@@ -85,13 +85,8 @@ extension AccountPage {
         } catch let problem as AdminProblem where problem.status == .notFound {
             return Self.back("problem=gone")
         } catch let problem as AdminProblem where problem.status == .conflict || problem.status == .badRequest {
-            return try await show(request, problem: Self.message(for: problem), status: problem.status)
+            return try await show(request, problem: problem.messageForOwner, status: problem.status)
         }
-    }
-
-    /// What the page tells the person about a refused change: the problem's own words, else its detail quoted.
-    static func message(for problem: AdminProblem) -> MessageReference {
-        problem.message ?? MessageReference("account.problem.refused", ["reason": problem.detail])
     }
 
     /// The changes that remove a way to sign in other than a second factor.
@@ -137,7 +132,7 @@ extension AccountPage {
         do {
             try await operations("user:\(user.id)").setPassword(chosen, of: user.id)
         } catch let problem as AdminProblem where problem.status == .badRequest {
-            return try await show(request, problem: Self.message(for: problem), status: .badRequest)
+            return try await show(request, problem: problem.messageForOwner, status: .badRequest)
         }
         try await loginFlow.notify(user, .passwordChanged)
         // Every session ended with the old password, this one too: this browser, which just proved the password, gets a new one.

@@ -51,7 +51,7 @@ struct ContactChange: Sendable {
                 throw Refusal(message: MessageReference("account.problem.same_email"), status: .badRequest)
             }
             // A username that is an email address stays the account's address: refused before a code is sent.
-            guard !user.username.contains("@") || text.lowercased() == user.username else {
+            guard !user.usernameKeepsEmail(from: text) else {
                 throw Refusal(message: MessageReference("account.problem.username_is_email", ["username": user.username]), status: .badRequest)
             }
             return Pending(contact: .email, address: text.lowercased())
@@ -116,7 +116,7 @@ struct ContactChange: Sendable {
                 case .phone: try await operations.setProvenPhone(pending.address, of: user.id)
                 }
         } catch let problem as AdminProblem {
-            throw Refusal(message: AccountPage.message(for: problem), status: problem.status)
+            throw Refusal(message: problem.messageForOwner, status: problem.status)
         }
         if let replaced {
             // The address or number that stops getting messages hears of it, in case the change was not its owner's.

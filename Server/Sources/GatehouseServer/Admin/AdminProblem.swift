@@ -18,6 +18,9 @@ struct AdminProblem: Error, Sendable, CustomStringConvertible {
     /// is what the API answers.
     var message: MessageReference? = nil
 
+    /// The problem as the account's owner reads it on their page: its own words, else its detail quoted.
+    var messageForOwner: MessageReference { message ?? MessageReference("account.problem.refused", ["reason": detail]) }
+
     /// What to change, for whoever reads the error outside HTTP (the command-line tool on a local database).
     var description: String { detail }
 

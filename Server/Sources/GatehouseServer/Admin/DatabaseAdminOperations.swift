@@ -153,7 +153,7 @@ public struct DatabaseAdminOperations: AdminOperations {
     public func setProvenEmail(_ address: String, of userID: String) async throws -> String? {
         try AccountInputValidation.validateEmail(address)
         return try await setProvenContact(of: userID) { user in
-            if user.username.contains("@"), address.lowercased() != user.username {
+            if user.usernameKeepsEmail(from: address) {
                 throw AdminProblem.badRequest(
                     "Your username is the email address \(user.username); it cannot change to another address.",
                     message: MessageReference("account.problem.username_is_email", ["username": user.username]))

@@ -39,9 +39,7 @@ struct DeviceConfirmationPage: Sendable {
             do {
                 try await authenticator.confirm(identity, code: code, source: ClientAddress(of: request, context: context, trusting: proxies))
             } catch let error as OAuthError {
-                return PageRenderer.error(
-                    title: say("device_confirm.failed.title").text, message: say("device_confirm.failed.message", ["reason": error.description]).text,
-                    wording: say)
+                return PageRenderer.error("device_confirm.failed.title", "device_confirm.failed.message", ["reason": error.description], wording: say)
             }
             return PageRenderer.page(title: say("device_confirm.done.title").text, template: "device-confirmed", [:], wording: say)
         }

@@ -161,8 +161,7 @@ struct LoginController: Sendable {
             return PageRenderer.error("page.sign_in_expired.title", LoginMessages.hostedExpired, wording: wording)
         case .failed(let message):
             return PageRenderer.error(
-                title: wording("page.sign_in_stopped.title").text, message: wording("page.sign_in_stopped.message", ["reason": message]).text,
-                status: .tooManyRequests, wording: wording)
+                "page.sign_in_stopped.title", "page.sign_in_stopped.message", ["reason": message], status: .tooManyRequests, wording: wording)
         case .refused(let error, let description):
             let title = wording("page.sign_in_refused.title").text
             guard state.request.deviceAuthorizationID == nil else {

@@ -42,49 +42,50 @@ struct AuthorizationController: Sendable {
         do {
             parameters = try await FormParameters.of(request, context: context)
         } catch {
-            return refusal("page.invalid_request.title", "page.request.unreadable", wording: localizer.wording(for: request))
+            return PageRenderer.error("page.invalid_request.title", "page.request.unreadable", wording: localizer.wording(for: request))
         }
-        // Refusals here are pages, never redirects: the person reads them in the language the request asked for.
+        // Refusals here are pages, never redirects: the person reads them in the language the request asked for; the
+        // technical reasons they quote stay in the protocol's English.
         let wording = localizer.wording(for: request, requested: parameters["ui_locales"].map(AuthorizationRequest.languageTags))
         guard let clientID = parameters["client_id"] else {
-            return refusal("page.invalid_request.title", "page.request.no_client", wording: wording)
+            return PageRenderer.error("page.invalid_request.title", "page.request.no_client", wording: wording)
         }
         let found: Client?
         do {
             found = try await documents.client(clientID)
         } catch let refusal as ClientMetadataDocuments.Refusal {
-            return self.refusal(
+            return PageRenderer.error(
                 "page.unknown_application.title", "page.unknown_application.metadata",
                 ["url": OutboundHTTP.printable(clientID), "reason": refusal.description], wording: wording)
         }
         guard let client = found else {
-            return refusal("page.unknown_application.title", "page.unknown_application.message", ["client": clientID], wording: wording)
+            return PageRenderer.error("page.unknown_application.title", "page.unknown_application.message", ["client": clientID], wording: wording)
         }
         let application = ["application": client.name ?? client.id]
         let validated: AuthorizationRequest
         if let requestURI = parameters["request_uri"] {
             // RFC 9126 §4: a request pushed ahead, checked then; the other parameters of this one are not used.
             guard parameters.repeatedName == nil, let pushed = try await pushedRequests.take(requestURI, clientID: client.id) else {
-                return refusal("page.request_expired.title", "page.request_expired.message", application, wording: wording)
+                return PageRenderer.error("page.request_expired.title", "page.request_expired.message", application, wording: wording)
             }
             validated = pushed
         } else {
             if requirePushed || client.requiresPushedAuthorizationRequests {
-                return refusal("page.invalid_request.title", "page.request.must_push", application, wording: wording)
+                return PageRenderer.error("page.invalid_request.title", "page.request.must_push", application, wording: wording)
             }
             do {
                 parameters = try await requestObjects.parameters(of: parameters, client: client)
             } catch {
                 // The object's redirect URI is not to be trusted: the error goes to the request's own, when registered.
                 guard let redirectURI = parameters["redirect_uri"], client.allowsRedirect(to: redirectURI) else {
-                    return refusal("page.request.refused.title", "page.request.refused.message", ["reason": error.description], wording: wording)
+                    return PageRenderer.error("page.request.refused.title", "page.request.refused.message", ["reason": error.description], wording: wording)
                 }
                 return responder.failure(redirectURI: redirectURI, state: parameters["state"], error: error.code.rawValue, description: error.description)
             }
             guard let redirectURI = parameters["redirect_uri"], client.allowsRedirect(to: redirectURI),
                 !["client_id", "redirect_uri"].contains(parameters.repeatedName ?? "")
             else {
-                return refusal("page.invalid_redirect.title", "page.invalid_redirect.message", application, wording: wording)
+                return PageRenderer.error("page.invalid_redirect.title", "page.invalid_redirect.message", application, wording: wording)
             }
             let checked = try await Self.resources(namedIn: parameters, client: client, from: resources).flatMap { named in
                 Self.validate(parameters, client: client, redirectURI: redirectURI, resources: named)
@@ -254,13 +255,5 @@ struct AuthorizationController: Sendable {
             return .invalidScope("The client may not request the scope \(forbidden).")
         }
         return nil
-    }
-}
-
-extension AuthorizationController {
-    /// A page that stops a request which cannot go back to the client, titled and worded by the catalog's `title` and
-    /// `message`; the technical reasons it quotes stay in the protocol's English.
-    fileprivate func refusal(_ title: String, _ message: String, _ arguments: [String: String] = [:], wording: Wording) -> Response {
-        PageRenderer.error(title: wording(title).text, message: wording(message, arguments).text, wording: wording)
     }
 }

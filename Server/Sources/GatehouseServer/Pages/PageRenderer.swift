@@ -29,8 +29,10 @@ enum PageRenderer {
         page(title: title, template: "error", ["title": title, "message": message], status: status, wording: wording)
     }
 
-    /// An error page titled and worded by the catalog messages `title` and `message`.
-    static func error(_ title: String, _ message: String, status: HTTPResponse.Status = .badRequest, wording: Wording) -> Response {
-        error(title: wording(title).text, message: wording(message).text, status: status, wording: wording)
+    /// An error page titled and worded by the catalog messages `title` and `message` (given `arguments`).
+    static func error(
+        _ title: String, _ message: String, _ arguments: [String: String] = [:], status: HTTPResponse.Status = .badRequest, wording: Wording
+    ) -> Response {
+        error(title: wording(title).text, message: wording(message, arguments).text, status: status, wording: wording)
     }
 }

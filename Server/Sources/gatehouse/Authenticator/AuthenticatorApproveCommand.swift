@@ -34,7 +34,7 @@ struct AuthenticatorApproveCommand: AsyncParsableCommand {
             // A person at a terminal may retry a wrong PIN while attempts remain; a script gets one try.
             while true {
                 do {
-                    try await authenticator.approve(request, pin: try pin.read(Terminal.words("cli.app.pin") + " "))
+                    try await authenticator.approve(request, pin: try pin.read(Terminal.question("cli.app.pin")))
                     return print(Terminal.words("cli.app.approved"))
                 } catch DeviceAuthenticatorError.wrongPIN(let remaining) where !pin.fromStandardInput && remaining > 0 {
                     Terminal.say(DeviceAuthenticatorError.wrongPIN(attemptsRemaining: remaining).commandError.description)
@@ -76,7 +76,7 @@ struct AuthenticatorSignInCommand: AsyncParsableCommand {
             scopes: ["openid", "profile", "email", "offline_access"])
         let client = GatehouseClient(configuration: try options.home.configuration(for: profile))
         do {
-            let user = try await authenticator.signIn(with: identity, pin: try pin.read(Terminal.words("cli.app.pin") + " "), client: client)
+            let user = try await authenticator.signIn(with: identity, pin: try pin.read(Terminal.question("cli.app.pin")), client: client)
             try options.home.save(profile)
             let claims = await user.claims
             print(Terminal.words("cli.done.login", ["who": claims?.preferredUsername ?? claims?.subject ?? identity, "issuer": record.issuer]))

@@ -53,7 +53,7 @@ extension PendingApproval {
     /// page, or a push the person did not ask for, is recognizable; `deny` is the message that says how to refuse it.
     func describe(serviceName: String, deny: String) {
         Terminal.say(Terminal.words("cli.app.asks", ["client": clientName, "service": serviceName, "username": username]))
-        let language = Locale(identifier: TerminalLanguage.wording.language.tag)
+        let language = Locale(identifier: TerminalLanguage.tag)
         var origin = [
             "address": requesterAddress ?? Terminal.words("cli.app.unknown_address"),
             "time": (requestedAt ?? Date()).formatted(Date.FormatStyle(date: .omitted, time: .standard, locale: language)),
@@ -65,5 +65,5 @@ extension PendingApproval {
 
 extension DeviceAuthenticatorError {
     /// The same words in the terminal's language, as the terminal's error.
-    var commandError: CommandError { CommandError(localizedDescription(in: [TerminalLanguage.wording.language.tag])) }
+    var commandError: CommandError { CommandError(localizedDescription(in: [TerminalLanguage.tag])) }
 }

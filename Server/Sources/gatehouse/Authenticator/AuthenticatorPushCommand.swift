@@ -76,12 +76,12 @@ struct AuthenticatorPushCommand: AsyncParsableCommand {
             if let number {
                 picked = number
             } else {
-                guard let answer = Int(try Terminal.ask(Terminal.words("cli.app.which_number", ["choices": choices]) + " ")) else {
+                guard let answer = Int(try Terminal.ask(Terminal.question("cli.app.which_number", ["choices": choices]))) else {
                     throw CommandError(Terminal.words("cli.app.answer_number", ["choices": choices]))
                 }
                 picked = answer
             }
-            try await authenticator.approve(request, number: picked, pin: try pin.read(Terminal.words("cli.app.pin") + " "))
+            try await authenticator.approve(request, number: picked, pin: try pin.read(Terminal.question("cli.app.pin")))
             print(Terminal.words("cli.app.approved"))
         } catch let error as DeviceAuthenticatorError {
             throw error.commandError

@@ -70,7 +70,7 @@ struct ClientHome: ParsableArguments {
         logger.logLevel = .warning
         return GatehouseConfiguration(
             issuer: issuer, clientID: profile.clientID, redirectURI: profile.redirectURI, scopes: profile.scopes,
-            timeout: timeout, tokenStorage: tokenStorage, logger: logger, preferredLanguages: [TerminalLanguage.wording.language.tag])
+            timeout: timeout, tokenStorage: tokenStorage, logger: logger, preferredLanguages: [TerminalLanguage.tag])
     }
 
     /// The session `gatehouse login` left, if there is one.

@@ -205,7 +205,7 @@ extension SignInOptions {
         let browser = ClosureIdentityProviderBrowser { url, _ in
             Terminal.showInBrowser(url, "cli.browser.provider", ["provider": provider.label], open: open)
             return try await callback.wait(
-                timeout: wait, message: Terminal.words("cli.browser.provider_done"), language: TerminalLanguage.wording.language.tag)
+                timeout: wait, message: Terminal.words("cli.browser.provider_done"), language: TerminalLanguage.tag)
         }
         return await step.next(signingInWith: provider, browser: browser)
     }

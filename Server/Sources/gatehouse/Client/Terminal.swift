@@ -18,6 +18,11 @@ enum Terminal {
         TerminalLanguage.wording(key, arguments).text
     }
 
+    /// A question ending where the person types: the catalog's message `key` and a space.
+    static func question(_ key: String, _ arguments: [String: String] = [:]) -> String {
+        words(key, arguments) + " "
+    }
+
     /// Says where to go on with `url` (printed, so the person may open it anywhere on this machine) and, when `open`,
     /// opens it in the desktop's browser. `key` is the message that says so, given the `url` and `arguments`.
     static func showInBrowser(_ url: URL, _ key: String, _ arguments: [String: String] = [:], open: Bool) {

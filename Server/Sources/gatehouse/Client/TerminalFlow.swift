@@ -110,7 +110,8 @@ struct TerminalFlow {
 
                 } else {
                     let entered = try Terminal.ask(
-                        text.value.isEmpty ? Self.prompt(text.label) : Self.question("cli.prompt_suggested", ["label": text.label, "suggestion": text.value]))
+                        text.value.isEmpty
+                            ? Self.prompt(text.label) : Terminal.question("cli.prompt_suggested", ["label": text.label, "suggestion": text.value]))
                     if !entered.isEmpty || text.value.isEmpty { step[text.key] = entered }
                 }
             case .password(let secret) where secret.field.autocomplete == "new-password":
@@ -138,7 +139,7 @@ struct TerminalFlow {
     private func askNewPassword(_ label: String) throws -> String {
         for _ in 0..<Self.maximumRetries {
             let first = try Terminal.askSecret(Self.prompt(label))
-            if try Terminal.askSecret(Self.question("cli.repeat_password")) == first { return first }
+            if try Terminal.askSecret(Terminal.question("cli.repeat_password")) == first { return first }
             Terminal.say("✗ " + Terminal.words("cli.entries_differ"))
         }
         throw CommandError(Terminal.words("cli.entries_never_matched"))
@@ -149,7 +150,7 @@ struct TerminalFlow {
         Terminal.say(question)
         for (number, option) in options.enumerated() { Terminal.say("  \(number + 1)) \(option)") }
         while true {
-            let answer = try Terminal.ask(Self.question(several ? "cli.numbers" : "cli.number"))
+            let answer = try Terminal.ask(Terminal.question(several ? "cli.numbers" : "cli.number"))
             let picked = answer.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
             if !picked.isEmpty, picked.allSatisfy({ $0.map { (1...options.count).contains($0) } ?? false }), several || picked.count == 1 {
                 return picked.compactMap { $0.map { $0 - 1 } }
@@ -158,13 +159,8 @@ struct TerminalFlow {
         }
     }
 
-    /// A question ending where the person types: the message `key` and a space.
-    private static func question(_ key: String, _ arguments: [String: String] = [:]) -> String {
-        Terminal.words(key, arguments) + " "
-    }
-
     /// The question for a field labelled `label`, in the terminal's language ("Password: ", "パスワード： ").
     private static func prompt(_ label: String) -> String {
-        question("cli.prompt", ["label": label])
+        Terminal.question("cli.prompt", ["label": label])
     }
 }

@@ -11,6 +11,9 @@ enum TerminalLanguage {
     /// The tool's words in the first of ``preferred`` that Gatehouse ships, else English.
     static let wording = MessageCatalog.standard.wording(LanguageChoice(requested: preferred).language(default: .base))
 
+    /// The BCP 47 tag of the language the tool speaks, which it asks the server and the SDK for too.
+    static var tag: String { wording.language.tag }
+
     /// The languages `environment` names. `LANGUAGE` (a colon-separated list) counts only beside a locale other than
     /// C or POSIX, as in gettext: a C locale is a request for plain English output.
     static func tags(in environment: [String: String]) -> [String] {
@@ -32,7 +35,7 @@ enum TerminalLanguage {
 
     /// `error` as the person should read it: the SDK's errors in the terminal's language, any other as it is.
     static func worded(_ error: any Error) -> any Error {
-        let languages = [wording.language.tag]
+        let languages = [tag]
         switch error {
         case let error as GatehouseError: return CommandError(error.localizedDescription(in: languages))
         case let error as BrowserRedirectError: return CommandError(error.localizedDescription(in: languages))

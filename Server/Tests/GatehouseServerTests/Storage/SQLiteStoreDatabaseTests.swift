@@ -137,6 +137,32 @@ struct SQLiteStoreDatabaseTests {
         }
     }
 
+    @Test("once closed, no connection of the database holds the file, even one that was checkpointing")
+    func closeLeavesTheFileFree() async throws {
+        try await withDatabasePath { path in
+            let row = String(repeating: "x", count: 4000)
+            // Each round's commits start a background checkpoint; closing right after catches some of them running.
+            for round in 0..<20 {
+                let database = try await SQLiteStoreDatabase.open(path: path, logger: Logger(label: "test"))
+                try await database.transaction { sql in
+                    try await sql.raw("CREATE TABLE IF NOT EXISTS notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)").run()
+                    for index in 0..<50 {
+                        try await sql.raw("INSERT INTO notes (id, body) VALUES (\(bind: round * 50 + index), \(bind: row))").run()
+                    }
+                }
+                try await database.close()
+                // Another process that does not wait for locks: an exclusive lock is free at once.
+                let other = try SQLiteConnectionHandle(path: path)
+                other.setBusyTimeout(milliseconds: 0)
+                #expect(throws: Never.self, "round \(round)") {
+                    try other.execute("BEGIN EXCLUSIVE", [])
+                    try other.execute("COMMIT", [])
+                }
+                other.close()
+            }
+        }
+    }
+
     @Test("a failed statement rolls the whole transaction back and says what SQLite said")
     func rollbackAndError() async throws {
         try await withDatabase { _, database in

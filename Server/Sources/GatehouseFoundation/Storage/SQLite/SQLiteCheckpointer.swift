@@ -20,6 +20,8 @@ package final class SQLiteCheckpointer: Sendable {
         var lastStart: ContinuousClock.Instant?
         var isClosed = false
         var completed = 0
+        /// Closers waiting for the running checkpoint to end.
+        var closers: [CheckedContinuation<Void, Never>] = []
     }
 
     private let path: String
@@ -47,15 +49,26 @@ package final class SQLiteCheckpointer: Sendable {
         NIOThreadPool.singleton.submit { [self] _ in run() }
     }
 
-    /// Stops future checkpoints and closes the connection, at once or, while a checkpoint holds it, when that ends.
-    package func close() {
-        let connection = state.withLockedValue { state -> SQLiteConnectionHandle? in
-            state.isClosed = true
-            guard !state.isRunning else { return nil }
-            defer { state.connection = nil }
-            return state.connection
+    /// Stops future checkpoints and closes the connection; while a checkpoint holds it, returns when that ends.
+    ///
+    /// A checkpoint left running would still hold the file's locks after the database "closed": the next open of
+    /// the same file (a backup's check, a restart) would find it locked.
+    package func close() async {
+        await withCheckedContinuation { (closer: CheckedContinuation<Void, Never>) in
+            // While a checkpoint runs, it closes the connection and resumes the closer when it ends.
+            let (waits, connection) = state.withLockedValue { state -> (Bool, SQLiteConnectionHandle?) in
+                state.isClosed = true
+                if state.isRunning {
+                    state.closers.append(closer)
+                    return (true, nil)
+                }
+                defer { state.connection = nil }
+                return (false, state.connection)
+            }
+            guard !waits else { return }
+            connection?.close()
+            closer.resume()
         }
-        connection?.close()
     }
 
     private func run() {
@@ -76,13 +89,17 @@ package final class SQLiteCheckpointer: Sendable {
                 checkpointed = true
             }
         } catch {}
-        let closing = state.withLockedValue { state -> SQLiteConnectionHandle? in
+        let (closing, closers) = state.withLockedValue { state -> (SQLiteConnectionHandle?, [CheckedContinuation<Void, Never>]) in
             state.isRunning = false
             if checkpointed { state.completed += 1 }
-            guard state.isClosed else { return nil }
-            defer { state.connection = nil }
-            return state.connection
+            guard state.isClosed else { return (nil, []) }
+            defer {
+                state.connection = nil
+                state.closers = []
+            }
+            return (state.connection, state.closers)
         }
         closing?.close()
+        closers.forEach { $0.resume() }
     }
 }

@@ -62,6 +62,9 @@ package final class SQLiteStoreDatabase: Database {
         }
         do {
             let writer = try SQLiteConnectionHandle(path: path)
+            // Opening may meet another connection's lock on the file: the last one of another process (or of a
+            // database closed a moment ago) checkpoints and removes the log as it closes.
+            writer.setBusyTimeout(milliseconds: 5000)
             // WAL lets readers run beside the writer. The writer never sleeps inside SQLite: a transaction
             // that finds the lock taken by another process waits asynchronously (see `beginImmediate`).
             // The writer's page cache holds 32 MiB instead of SQLite's 2 MiB: with less, the token tables' index
@@ -126,7 +129,7 @@ package final class SQLiteStoreDatabase: Database {
             return readers
         }
         readers.forEach { $0.close() }
-        checkpointer?.close()
+        await checkpointer?.close()
         writer.close()
     }
 

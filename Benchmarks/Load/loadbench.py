@@ -624,7 +624,7 @@ def login_baseline(results: dict, hash_rate: float) -> tuple[float, str]:
     return hash_rate, "at the start"
 
 
-def login_cost_line(scenarios: dict, hash_rate: float, measured: str = "at the start") -> str:
+def login_cost_line(scenarios: dict, hash_rate: float, measured: str) -> str:
     """Logins per second of the server's own CPU, per core, against the raw hash rate per core: 1.0 would be a login
     that costs its password hash and nothing more (the goal is at least 0.9 at scrypt log_n 13, about 8 MiB)."""
     per_core_hashes = hash_rate / os.cpu_count()

@@ -92,6 +92,15 @@ def signature_line(scenarios: dict, baseline: dict) -> str:
         rate = scenarios["refresh_token"]["requests_per_second"]
         line += (f"\nRS256 refresh {rate:.0f}/s = {rate / (cores * one):.2f} of {cores} cores × openssl speed rsa2048 (goal ≥ 0.85), "
                  f"{rate / every:.2f} of openssl -multi {cores}")
+    es256_signature = cores * 1e6 / baseline["gatehouse"]["ES256"]  # µs of one core, as the server signs on every core
+    refreshes = [scenarios.get(name, {}) for name in ("refresh_token", "refresh_token_es256")]
+    if all("server_cpu_us" in figures for figures in refreshes):
+        # What bounds the RS256 ratio whatever the driver costs: the signature against everything else a refresh does.
+        signature, rest = 1e6 / one, refreshes[1]["server_cpu_us"] - es256_signature
+        line += (f"\n  server CPU per RS256 refresh {refreshes[0]['server_cpu_us']:.0f} µs, an RSA-2048 signature {signature:.0f} µs of it "
+                 f"(openssl speed, one core); the rest of a refresh (the ES256 one's {refreshes[1]['server_cpu_us']:.0f} µs less its "
+                 f"{es256_signature:.0f} µs signature) {rest:.0f} µs: with {cores} cores to itself the server would reach "
+                 f"{signature / (signature + rest):.2f} of {cores} × openssl speed")
     if "refresh_token_es256" in scenarios:
         line += f"\nES256 refresh {scenarios['refresh_token_es256']['requests_per_second']:.0f}/s (goal ≥ 8,000/s)"
     if all(name in scenarios for name in ("client_credentials_opaque_api", "client_credentials_jwt", "client_credentials_jwt_es256")):
@@ -100,6 +109,10 @@ def signature_line(scenarios: dict, baseline: dict) -> str:
         line += (f"\nJWT access tokens (client credentials for an API) / opaque ones {opaque:.0f}/s: ES256 {es256:.0f}/s = {es256 / opaque:.2f} (goal ≥ 0.8), "
                  f"RS256 {rs256:.0f}/s = {rs256 / opaque:.2f}; RS256 / the server's RS256 signing rate "
                  f"{rs256 / baseline['gatehouse']['RS256']:.2f} (goal ≥ 0.85)")
+        costs = [scenarios[name].get("server_cpu_us") for name in ("client_credentials_opaque_api", "client_credentials_jwt_es256")]
+        if all(costs):
+            line += (f"\n  server CPU per token: opaque {costs[0]:.0f} µs, ES256 JWT {costs[1]:.0f} µs ({costs[1] - costs[0]:.0f} µs more, "
+                     f"{es256_signature:.0f} µs of it the signature at gatehouse sign-rate's pace)")
     return line
 
 
@@ -291,13 +304,19 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def drive_metered(pid: int, *args, **kwargs) -> dict:
-    """``drive``, with the server's CPU seconds for the scenario (`server_cpu_seconds`): logins per server core-second
-    set against the raw hash rate per core do not depend on what the driver, on the same cores, costs."""
+def metered(pid: int, run) -> dict:
+    """The figures `run()` returns, with the server's own CPU for the scenario: `server_cpu_seconds`, and `server_cpu_us`
+    per request. What a request costs the server alone, whatever the driver (wrk, Python) on the same cores costs."""
     before = cpu_seconds(pid)
-    figures = drive(*args, **kwargs)
+    figures = run()
     figures["server_cpu_seconds"] = cpu_seconds(pid) - before
+    figures["server_cpu_us"] = figures["server_cpu_seconds"] * 1e6 / max(1, figures["count"])
     return figures
+
+
+def drive_metered(pid: int, *args, **kwargs) -> dict:
+    """``drive``, metered (``metered``): logins per server core-second set against the raw hash rate per core."""
+    return metered(pid, lambda: drive(*args, **kwargs))
 
 
 def peak_memory_mib(pid: int) -> float:
@@ -368,38 +387,42 @@ def run_engine(engine: str, users: int, seconds: float, connections: int, passwo
         assert enrolled["errors"] == 0, enrolled
         scenarios = results["scenarios"]
         base = server.issuer
+
+        def measure(run) -> dict:
+            return metered(server.process.pid, run)
+
         # The HTTP floor: the cheapest route (a constant JSON body through the same router and middleware).
-        scenarios["http_floor"] = wrk(base + "/health/live", "get.lua", seconds, connections)
+        scenarios["http_floor"] = measure(lambda: wrk(base + "/health/live", "get.lua", seconds, connections))
         if wanted("discovery"):
-            scenarios["discovery"] = wrk(base + "/.well-known/openid-configuration", "get.lua", seconds, connections)
+            scenarios["discovery"] = measure(lambda: wrk(base + "/.well-known/openid-configuration", "get.lua", seconds, connections))
         if wanted("jwks"):
-            scenarios["jwks"] = wrk(base + "/jwks", "get.lua", seconds, connections)
+            scenarios["jwks"] = measure(lambda: wrk(base + "/jwks", "get.lua", seconds, connections))
         if wanted("userinfo"):
-            scenarios["userinfo"] = wrk(base + "/userinfo", "userinfo.lua", seconds, connections, [access_token])
+            scenarios["userinfo"] = measure(lambda: wrk(base + "/userinfo", "userinfo.lua", seconds, connections, [access_token]))
         for name, client_id, families in (("refresh_token", "bench-app", sessions), ("refresh_token_es256", "bench-app-es256", es256_sessions)):
             if wanted(name):
-                scenarios[name] = wrk(base + "/token", "refresh.lua", seconds, connections, [client_id, *[t["refresh_token"] for t in families]])
+                scenarios[name] = measure(lambda: wrk(base + "/token", "refresh.lua", seconds, connections, [client_id, *[t["refresh_token"] for t in families]]))
         # The same with DPoP-bound tokens (RFC 9449): the proof's check (a signature, a jti recorded once) is the cost.
         proofs = DPoPProofPool()
         if wanted("userinfo_dpop") and "userinfo" in scenarios:
             bound = Client(port).password_login("user0", proof=proofs.one("POST", base + "/token"))["access_token"]
-            scenarios["userinfo_dpop"] = dpop_scenario(
+            scenarios["userinfo_dpop"] = measure(lambda: dpop_scenario(
                 base + "/userinfo", "userinfo_dpop.lua", seconds, connections, scenarios["userinfo"]["requests_per_second"], proofs, "GET",
-                bound, [bound], [])
+                bound, [bound], []))
         if wanted("refresh_token_es256_dpop") and "refresh_token_es256" in scenarios:
             dpop_sessions = sign_in_families("bench-app-es256")
-            scenarios["refresh_token_es256_dpop"] = dpop_scenario(
+            scenarios["refresh_token_es256_dpop"] = measure(lambda: dpop_scenario(
                 base + "/token", "refresh_dpop.lua", seconds, connections, scenarios["refresh_token_es256"]["requests_per_second"], proofs,
-                "POST", None, [], ["bench-app-es256", *[t["refresh_token"] for t in dpop_sessions]])
+                "POST", None, [], ["bench-app-es256", *[t["refresh_token"] for t in dpop_sessions]]))
         service = base64.b64encode(f"bench-service:{SERVICE_SECRET}".encode()).decode()
         if wanted("client_credentials"):
-            scenarios["client_credentials"] = wrk(base + "/token", "client_credentials.lua", seconds, connections, [service])
+            scenarios["client_credentials"] = measure(lambda: wrk(base + "/token", "client_credentials.lua", seconds, connections, [service]))
         for name, api, scope in [("client_credentials_opaque_api", OPAQUE_API, "bench:opaque"),
                                  *[("client_credentials_jwt" + ("" if algorithm == "RS256" else "_es256"), api, f"bench:{algorithm}")
                                    for api, algorithm in JWT_APIS.items()]]:
             if wanted(name):
                 body = "&" + urlencode({"resource": api, "scope": scope})
-                scenarios[name] = wrk(base + "/token", "client_credentials.lua", seconds, connections, [service, body])
+                scenarios[name] = measure(lambda: wrk(base + "/token", "client_credentials.lua", seconds, connections, [service, body]))
         sign_in_users = max(1, users - TOTP_USERS)
         # The hash rate again right before and right after the sign-ins, with the server idle: these machines change
         # speed by a third within minutes, so the start-up figure alone can move the logins' ratio more than any change.
@@ -592,10 +615,11 @@ EXTRA_CONFIG: dict = {}
 def table(results: dict, hash_rate: float) -> str:
     lines = [f"Gatehouse load benchmark — {results['engine']}, {results['users']:,} users, {os.cpu_count()} cores, "
              f"raw hash rate (gatehouse hash-rate, scrypt N=2^{LOG_N}) {hash_rate:.2f}/s",
-             f"{'scenario':<22}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'conns':>7}{'errors':>8}"]
+             f"{'scenario':<30}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'conns':>7}{'errors':>8}{'server µs':>11}"]
     for name, figures in results["scenarios"].items():
-        lines.append(f"{name:<22}{figures['requests_per_second']:>10.1f}{figures['p50_ms']:>10.2f}{figures['p99_ms']:>10.2f}"
-                     f"{figures['connections']:>7}{figures['errors']:>8}")
+        cost = f"{figures['server_cpu_us']:>11.0f}" if "server_cpu_us" in figures else ""
+        lines.append(f"{name:<30}{figures['requests_per_second']:>10.1f}{figures['p50_ms']:>10.2f}{figures['p99_ms']:>10.2f}"
+                     f"{figures['connections']:>7}{figures['errors']:>8}{cost}")
     floor = results["scenarios"]["http_floor"]["requests_per_second"]
     lines.append("against the HTTP floor: " + ", ".join(
         f"{name} {results['scenarios'][name]['requests_per_second'] / floor:.2f}" for name in ("discovery", "jwks", "userinfo")))
@@ -670,7 +694,8 @@ def pgbench_baseline(seconds: float, connections: int) -> dict:
 
 
 # The request scenarios, and the two sign-ins that go through the flow engine node by node.
-AGAINST_SCENARIOS = {"userinfo", "refresh_token", "refresh_token_es256", "client_credentials", "password_login", "password_totp_login"}
+AGAINST_SCENARIOS = {"discovery", "userinfo", "refresh_token", "refresh_token_es256", "client_credentials", "client_credentials_opaque_api",
+                     "client_credentials_jwt", "client_credentials_jwt_es256", "password_login", "password_totp_login"}
 
 
 def run_against(baseline: Path, engine: str, options, password_hash: str) -> dict:
@@ -691,10 +716,10 @@ def run_against(baseline: Path, engine: str, options, password_hash: str) -> dic
     os.environ["GATEHOUSE_BINARY"] = builds["current"]
     lines = [f"this build ({'with ' + ', '.join(EXTRA_CONFIG) if EXTRA_CONFIG else 'defaults'}) against {baseline}, {engine}, "
              f"best of {options.rounds} rounds",
-             f"{'scenario':<22}{'baseline/s':>12}{'current/s':>12}{'ratio':>8}"]
+             f"{'scenario':<30}{'baseline/s':>12}{'current/s':>12}{'ratio':>8}"]
     for name, old in best["baseline"].items():
         new = best["current"][name]["requests_per_second"]
-        lines.append(f"{name:<22}{old['requests_per_second']:>12.0f}{new:>12.0f}{new / old['requests_per_second']:>8.3f}")
+        lines.append(f"{name:<30}{old['requests_per_second']:>12.0f}{new:>12.0f}{new / old['requests_per_second']:>8.3f}")
     print("\n".join(lines), flush=True)
     return {"engine": engine, "rounds": options.rounds, "baseline": str(baseline), "best": best}
 

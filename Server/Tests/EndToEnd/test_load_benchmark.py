@@ -41,6 +41,9 @@ def test_every_scenario_runs_and_reports_without_errors(tmp_path):
     assert set(signatures["gatehouse"]) == {"RS256", "RS256 (swift-crypto)", "ES256"} and all(rate > 0 for rate in signatures["gatehouse"].values())
     assert f"of {os.cpu_count()} cores × openssl speed rsa2048" in run.stdout
     assert "JWT access tokens (client credentials for an API) / opaque ones" in run.stdout
+    # What each request cost the server alone, and what that says of the signatures' share.
+    assert all(figures["server_cpu_us"] > 0 for figures in scenarios.values()), scenarios
+    assert "server µs" in run.stdout and "server CPU per RS256 refresh" in run.stdout and "server CPU per token: opaque" in run.stdout
 
 
 @pytest.mark.skipif(shutil.which("wrk") is None, reason="wrk is not installed (.ci/run installs it)")
@@ -54,7 +57,8 @@ def test_against_a_baseline_build_prints_the_ratios(tmp_path):
                          capture_output=True, text=True, timeout=600, env=dict(os.environ, GATEHOUSE_BINARY=binary()))
     assert run.returncode == 0, run.stdout + run.stderr
     best = json.loads(output.read_text())["against"]["best"]
-    expected = {"http_floor", "userinfo", "refresh_token", "refresh_token_es256", "client_credentials", "password_login", "password_totp_login"}
+    expected = {"http_floor", "discovery", "userinfo", "refresh_token", "refresh_token_es256", "client_credentials", "client_credentials_opaque_api",
+                "client_credentials_jwt", "client_credentials_jwt_es256", "password_login", "password_totp_login"}
     assert set(best["baseline"]) == set(best["current"]) == expected
     assert all(figures["errors"] == 0 and figures["count"] > 0 for build in best.values() for figures in build.values())
     assert "with metrics" in run.stdout and all(f"\n{name} " in run.stdout for name in expected)

@@ -1,7 +1,6 @@
 import Foundation
 import GatehouseFoundation
 import GatehouseProtocol
-import NIOConcurrencyHelpers
 import SQLKit
 
 /// Registered clients in the database.
@@ -231,24 +230,13 @@ public struct ClientStore: Sendable {
 package enum JSONList {
     // Shared: a client is decoded on every token request, and each new coder is an allocation of its own.
     private static let encoder = JSONEncoder()
-    private static let decoder = JSONDecoder()
+    private static let decoded = DecodedJSONMemo<[String]>()
 
     package static func encode(_ values: [String]) throws -> String {
         String(decoding: try encoder.encode(values), as: UTF8.self)
     }
 
-    /// Lists already decoded, by their text: the same few client lists are read on every token request, and a
-    /// decoder run costs more than the rest of reading the client. Bounded; emptied whole when full.
-    private static let decoded = NIOLockedValueBox<[String: [String]]>([:])
-    private static let decodedLimit = 1024
-
     package static func decode(_ text: String) throws -> [String] {
-        if let known = decoded.withLockedValue({ $0[text] }) { return known }
-        let list = try decoder.decode([String].self, from: Data(text.utf8))
-        decoded.withLockedValue { decoded in
-            if decoded.count >= decodedLimit { decoded.removeAll(keepingCapacity: true) }
-            decoded[text] = list
-        }
-        return list
+        try decoded.decode(text)
     }
 }

@@ -41,7 +41,9 @@ public struct ResourceStore: Sendable {
 
     /// The registered resource a request's `resource` names, or `nil`: unknown, or no identifier at all (never looked up).
     package func find(named identifier: String) async throws -> Resource? {
-        guard (try? ResourceRules.validateIdentifier(identifier)) != nil else { return nil }
+        // Only the length is checked: every registered identifier passed ``ResourceRules/validateIdentifier(_:)``, so
+        // any other text is simply not found (parsing it as a URL on every token request cost more than the lookup).
+        guard (1...ResourceRules.maximumIdentifierLength).contains(identifier.utf8.count) else { return nil }
         return try await find(id: identifier)
     }
 
@@ -108,11 +110,14 @@ public struct ResourceStore: Sendable {
         String(decoding: try encoder.encode(scopes), as: UTF8.self)
     }
 
+    /// A token request for a resource reads it, scopes and all.
+    private static let decodedScopes = DecodedJSONMemo<[Resource.Scope]>()
+
     package static func decode(_ row: any SQLRow) throws -> Resource {
         Resource(
             id: try row.decode(column: "id", as: String.self),
             name: try row.decode(column: "name", as: String.self),
-            scopes: try JSONDecoder().decode([Resource.Scope].self, from: Data(try row.decode(column: "scopes", as: String.self).utf8)),
+            scopes: try decodedScopes.decode(try row.decode(column: "scopes", as: String.self)),
             tokenFormat: Resource.TokenFormat(rawValue: try row.decode(column: "token_format", as: String.self)) ?? .opaque,
             tokenAlgorithm: Resource.SigningAlgorithm(rawValue: try row.decode(column: "token_alg", as: String.self)) ?? .rs256,
             accessTokenLifetime: try row.decode(column: "access_token_lifetime", as: Int64?.self),

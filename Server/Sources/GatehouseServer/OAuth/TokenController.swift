@@ -229,7 +229,8 @@ struct TokenController: Sendable {
         let requested = parameters["scope"].map { $0.split(separator: " ").map(String.init) }
         // Read before the write transaction; whether the client may ask for it is checked once it is known.
         let audience = try await namedAudience(parameters, authenticating: credentials)
-        let bearer = TokenStore.MintedTokens(withRefreshToken: true, boundTo: proof?.thumbprint, bindingRefreshToken: true)
+        // No refresh token of its own: the rotation works the successor out from the token it replaces.
+        let bearer = TokenStore.MintedTokens(withRefreshToken: false, boundTo: proof?.thumbprint, bindingRefreshToken: true)
         let minted = audience.isJWT ? bearer.forJWT() : bearer
         // The common case in one statement where the engine can (PostgreSQL: two round trips instead of seven).
         if requested == nil, audience == .server, database.engine == .postgresql {

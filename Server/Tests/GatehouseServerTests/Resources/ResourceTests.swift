@@ -83,6 +83,37 @@ struct ResourceTests {
         #expect(TokenStore.jwtKey(id: "abc") != TokenDigest.storageKey("abc"), "a jti alone is no token")
     }
 
+    @Test(
+        "a JWT access token's row key starts with its jti's issue time; a row kept under the key before that is still found and revoked",
+        arguments: TestEngine.available)
+    func jwtRowKeys(engine: TestEngine) async throws {
+        let id = SecureRandom.orderedToken()
+        let key = TokenStore.jwtKey(id: id)
+        #expect(key.hasPrefix(id.prefix(SecureRandom.orderedPrefixLength)) && key.count == SecureRandom.orderedPrefixLength + 64)
+        #expect(key != TokenDigest.storageKey(id) && key != TokenStore.legacyJWTKey(id: id), "a jti alone is no token")
+        // Keys made in order sort in order: each new row lands at the end of the index.
+        let later = SecureRandom.orderedToken()
+        #expect(TokenStore.jwtKey(id: id) < TokenStore.jwtKey(id: later))
+
+        try await TestServer.withServer(engine: engine) { server in
+            let user = try await server.users.create(username: "ann", email: "ann@example.com", name: nil, passwordHash: "$scrypt$ln=10,r=8,p=1$AA$AA")
+            let now = server.clock.now()
+            try await server.database.transaction { sql in
+                try await sql.raw(
+                    """
+                    INSERT INTO access_tokens (token_hash, grant_id, client_id, user_id, scope, created_at, expires_at)
+                    VALUES (\(bind: TokenStore.legacyJWTKey(id: id)), 'g1', 'web', \(bind: user.id), 'openid', \(bind: now), \(bind: now + 600))
+                    """
+                ).run()
+            }
+            let token = "e30.\(Base64URL.encode(Data(#"{"jti":"\#(id)"}"#.utf8))).c2ln"
+            let found = try #require(try await server.tokens.activeAccessToken(token), "issued before its key kept the prefix")
+            #expect(found.userID == user.id)
+            try await server.tokens.revoke(token, clientID: "web")
+            #expect(try await server.tokens.activeAccessToken(token) == nil)
+        }
+    }
+
     @Test("refreshing for a resource the grant did not name is invalid_target and leaves the refresh token usable", arguments: TestEngine.available)
     func refreshForUnnamedResource(engine: TestEngine) async throws {
         try await TestServer.withServer(engine: engine) { server in

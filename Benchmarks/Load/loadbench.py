@@ -314,11 +314,6 @@ def metered(pid: int, run) -> dict:
     return figures
 
 
-def drive_metered(pid: int, *args, **kwargs) -> dict:
-    """``drive``, metered (``metered``): logins per server core-second set against the raw hash rate per core."""
-    return metered(pid, lambda: drive(*args, **kwargs))
-
-
 def peak_memory_mib(pid: int) -> float:
     status = Path(f"/proc/{pid}/status").read_text()
     return int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) / 1024
@@ -430,15 +425,13 @@ def run_engine(engine: str, users: int, seconds: float, connections: int, passwo
         if wanted("password_login") or wanted("password_totp_login"):
             results["hash_rate_around_logins"] = [raw_hash_rate(baseline_seconds, LOG_N)]
         if wanted("password_login"):
-            scenarios["password_login"] = drive_metered(server.process.pid, port,
-                                                        lambda client, i: client.password_login(f"user{(i * 7919) % sign_in_users}"),
-                                                        LOGIN_CONCURRENCY, seconds)
+            scenarios["password_login"] = measure(lambda: drive(port, lambda client, i: client.password_login(f"user{(i * 7919) % sign_in_users}"),
+                                                                LOGIN_CONCURRENCY, seconds))
         # Each enrolled user signs in once, with the next time step's code (enrollment used the current one).
         later = time.time() + 30
         if wanted("password_totp_login"):
-            scenarios["password_totp_login"] = drive_metered(server.process.pid, port,
-                                                             lambda client, i: client.totp_login(secrets[i][0], secrets[i][1], later),
-                                                             LOGIN_CONCURRENCY, seconds, limit=len(secrets))
+            scenarios["password_totp_login"] = measure(lambda: drive(port, lambda client, i: client.totp_login(secrets[i][0], secrets[i][1], later),
+                                                                     LOGIN_CONCURRENCY, seconds, limit=len(secrets)))
         if "hash_rate_around_logins" in results:
             results["hash_rate_around_logins"].append(raw_hash_rate(baseline_seconds, LOG_N))
         results["peak_memory_mib"] = peak_memory_mib(server.process.pid)

@@ -514,9 +514,10 @@ package struct TokenStore: Sendable {
     /// had before JWT keys kept the issue-time prefix (``legacyJWTKey(id:)``), while such tokens may still live.
     package static func accessTokenKeys(_ token: String) -> [String] {
         guard let id = AccessTokenClaims.unverifiedID(of: token) else { return [TokenDigest.storageKey(token)] }
-        let key = jwtKey(id: id)
+        // One digest for both: the key is the legacy key behind the jti's prefix, when it has one.
         let legacy = legacyJWTKey(id: id)
-        return key == legacy ? [key] : [key, legacy]
+        guard let prefix = TokenDigest.orderedPrefix(of: id) else { return [legacy] }
+        return [String(prefix) + legacy, legacy]
     }
 
     /// The row key of the JWT access token whose `jti` is `id`: never that of an opaque token, so the `jti` alone is no
@@ -524,7 +525,7 @@ package struct TokenStore: Sendable {
     /// index, where a key that is only a digest put each insert on a random page (measured: 1.6 times an opaque token's
     /// SQLite work per grant).
     package static func jwtKey(id: String) -> String {
-        TokenDigest.storageKey(id, digesting: "jwt:" + id)
+        String(TokenDigest.orderedPrefix(of: id) ?? "") + legacyJWTKey(id: id)
     }
 
     /// ``jwtKey(id:)`` as it was before it kept the prefix: the digest alone.

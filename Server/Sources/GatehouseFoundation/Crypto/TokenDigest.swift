@@ -15,16 +15,16 @@ package enum TokenDigest {
     /// ``SecureRandom/orderedToken()`` followed by the digest of the whole token, so keys sort by issue time;
     /// just the digest for a token without that prefix (issued before ordered tokens, or made up).
     package static func storageKey(_ token: String) -> String {
-        storageKey(token, digesting: token)
+        String(orderedPrefix(of: token) ?? "") + hex(token)
     }
 
-    /// The key of a row found by `token` whose digest is of `digested` (another text made from `token`): `token`'s
-    /// issue-time prefix, when it is an ``SecureRandom/orderedToken()``, before the digest of `digested`.
-    package static func storageKey(_ token: String, digesting digested: String) -> String {
+    /// The issue-time prefix of an ``SecureRandom/orderedToken()``, which its storage key starts with; `nil` for any
+    /// other text.
+    package static func orderedPrefix(of token: String) -> Substring? {
         let utf8 = token.utf8
         guard utf8.count == SecureRandom.orderedTokenLength,
             utf8.prefix(SecureRandom.orderedPrefixLength).allSatisfy({ Hex.lowercaseDigits.contains($0) })
-        else { return hex(digested) }
-        return String(token.prefix(SecureRandom.orderedPrefixLength)) + hex(digested)
+        else { return nil }
+        return token.prefix(SecureRandom.orderedPrefixLength)
     }
 }

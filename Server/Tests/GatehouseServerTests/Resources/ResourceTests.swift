@@ -107,6 +107,7 @@ struct ResourceTests {
                 ).run()
             }
             let token = "e30.\(Base64URL.encode(Data(#"{"jti":"\#(id)"}"#.utf8))).c2ln"
+            #expect(TokenStore.accessTokenKeys(token) == [key, TokenStore.legacyJWTKey(id: id)])
             let found = try #require(try await server.tokens.activeAccessToken(token), "issued before its key kept the prefix")
             #expect(found.userID == user.id)
             try await server.tokens.revoke(token, clientID: "web")

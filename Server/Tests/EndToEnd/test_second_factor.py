@@ -38,7 +38,8 @@ def password_step(server, username):
 
 def enroll(server, username):
     """Signs in for the first time: the password, then TOTP enrollment. Returns the pyotp generator, the
-    recovery codes and the ID token's claims."""
+    recovery codes, the ID token's claims and the code that confirmed enrollment (a later `now()` may already be the
+    next time step's)."""
     flow_id, answer = password_step(server, username)
     node = answer["node"]
     assert answer["status"] == "continue" and node["id"] == "mfa.enroll.totp" and node["category"] == "mfa_enrollment"
@@ -53,7 +54,8 @@ def enroll(server, username):
 
     wrong = submit(server, flow_id, {"code": "000000" if parsed.now() != "000000" else "111111"}).json()
     assert wrong["status"] == "error" and wrong["node"]["messages"][0]["code"] == "invalid_code"
-    codes_node = submit(server, flow_id, {"code": parsed.now()}).json()
+    confirming_code = parsed.now()
+    codes_node = submit(server, flow_id, {"code": confirming_code}).json()
     assert codes_node["status"] == "continue" and codes_node["node"]["id"] == "mfa.enroll.recovery_codes"
     codes = codes_node["node"]["fields"][0]["label"].split()
     assert len(codes) == 10 and len(set(codes)) == 10 and all(re.fullmatch(r"[a-z2-7]{5}-[a-z2-7]{5}", c) for c in codes)
@@ -61,12 +63,12 @@ def enroll(server, username):
     assert done["status"] == "success"
     tokens = exchange(server, done["authorization"]["code"])
     assert tokens.status_code == 200, tokens.text
-    return parsed, codes, verify_id_token(server, tokens.json(), "app", "nn", "RS256")
+    return parsed, codes, verify_id_token(server, tokens.json(), "app", "nn", "RS256"), confirming_code
 
 
 def test_totp_enrollment_then_sign_in_with_the_next_code(mfa_server):
     mfa_server.add_user("tess", PASSWORD)
-    totp, _, claims = enroll(mfa_server, "tess")
+    totp, _, claims, confirming_code = enroll(mfa_server, "tess")
     assert claims["amr"] == ["pwd", "otp", "mfa"] and claims["acr"] == MFA_ACR
 
     flow_id, answer = password_step(mfa_server, "tess")
@@ -77,8 +79,8 @@ def test_totp_enrollment_then_sign_in_with_the_next_code(mfa_server):
     assert challenge["id"] == "mfa.totp" and challenge["category"] == "mfa_challenge"
     assert [a["id"] for a in challenge["actions"]] == ["submit", "choose"]
 
-    # The code that confirmed enrollment was used: the same time step's code is refused as a replay.
-    replay = submit(mfa_server, flow_id, {"code": totp.now()}).json()
+    # The code that confirmed enrollment was used: it is refused as a replay.
+    replay = submit(mfa_server, flow_id, {"code": confirming_code}).json()
     assert replay["status"] == "error" and "already used" in replay["node"]["messages"][0]["text"]
     # The next step's code is inside the clock-skew window and is accepted once.
     next_code = totp.at(time.time() + 30)
@@ -98,7 +100,7 @@ def test_totp_enrollment_then_sign_in_with_the_next_code(mfa_server):
 
 def test_wrong_codes_beyond_the_limit_end_the_flow(mfa_server):
     mfa_server.add_user("gus", PASSWORD)
-    totp, _, _ = enroll(mfa_server, "gus")
+    totp, _, _, _ = enroll(mfa_server, "gus")
     flow_id, _ = password_step(mfa_server, "gus")
     submit(mfa_server, flow_id, {"factor": "totp"})
     good = totp.at(time.time() + 30)
@@ -116,7 +118,7 @@ def test_concurrent_wrong_codes_are_checked_at_most_the_limit(mfa_server):
     """Ten wrong codes at once on one flow: the count is taken in the database before each check, so no more than
     `max_code_attempts` (3) are looked at. (Counted in the flow's state, all ten could read "0 so far".)"""
     mfa_server.add_user("vera", PASSWORD)
-    totp, _, _ = enroll(mfa_server, "vera")
+    totp, _, _, _ = enroll(mfa_server, "vera")
     flow_id, _ = password_step(mfa_server, "vera")
     submit(mfa_server, flow_id, {"factor": "totp"})
     wrong = "123456" if totp.now() != "123456" and totp.at(time.time() + 30) != "123456" else "654321"
@@ -141,7 +143,7 @@ def test_concurrent_wrong_codes_are_checked_at_most_the_limit(mfa_server):
 
 def test_recovery_code_signs_in_once_and_the_code_field_is_checked(mfa_server):
     mfa_server.add_user("ria", PASSWORD)
-    _, codes, _ = enroll(mfa_server, "ria")
+    _, codes, _, _ = enroll(mfa_server, "ria")
     flow_id, _ = password_step(mfa_server, "ria")
     node = submit(mfa_server, flow_id, {"factor": "recovery_code"}).json()["node"]
     assert node["id"] == "mfa.recovery_code"
@@ -159,7 +161,7 @@ def test_recovery_code_signs_in_once_and_the_code_field_is_checked(mfa_server):
 
 def test_hosted_page_asks_enrolled_users_and_acr_values_steps_up(mfa_server):
     mfa_server.add_user("hana", PASSWORD)
-    totp, _, _ = enroll(mfa_server, "hana")
+    totp, _, _, _ = enroll(mfa_server, "hana")
     mfa_server.add_user("otto", PASSWORD)  # no second factor
 
     def authorize(browser, **extra):

@@ -262,6 +262,32 @@ struct SQLiteStoreDatabaseTests {
         }
     }
 
+    @Test("a read running while the database closes finishes, then its connection closes too, and later reads are refused")
+    func readAcrossClose() async throws {
+        try await withDatabasePath { path in
+            let database = try await openNotes(at: path)
+            try await database.transaction { sql in try await sql.insert(into: "notes").model(Note(id: 1, body: "kept")).run() }
+            let started = AsyncStream<Void>.makeStream()
+            let resume = AsyncStream<Void>.makeStream()
+            let reading = Task {
+                try await database.read { sql in
+                    started.continuation.yield()
+                    for await _ in resume.stream { break }
+                    return try await sql.raw("SELECT COUNT(*) AS n FROM notes").first(decodingColumn: "n", as: Int.self)
+                }
+            }
+            for await _ in started.stream { break }
+            try await database.close()
+            resume.continuation.yield()
+            #expect(try await reading.value == 1)
+            // SQLite removes the write-ahead log when the file's last connection closes: none was kept open.
+            #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+            await #expect(throws: DatabaseError.closed) {
+                try await database.read { sql in try await sql.raw("SELECT 1 AS n").first(decodingColumn: "n", as: Int.self) }
+            }
+        }
+    }
+
     private struct Refused: Error, Equatable { let index: Int }
 
     @Test("of concurrent transactions committed together, one that throws rolls back only its own writes")

@@ -20,7 +20,7 @@ package final class SQLiteStoreDatabase: Database {
     /// `nil` for an in-memory database, which has no write-ahead log.
     package let checkpointer: SQLiteCheckpointer?
     /// Idle read connections; an in-memory database has none, because its data lives in the writer only.
-    private let idleReaders = NIOLockedValueBox<[SQLiteConnectionHandle]>([])
+    private let readers = NIOLockedValueBox(ReaderPool())
     private let logger: Logger
 
     private var isInMemory: Bool { path == ":memory:" }
@@ -124,11 +124,13 @@ package final class SQLiteStoreDatabase: Database {
 
     package func close() async throws {
         await writes.close()
-        let readers = idleReaders.withLockedValue { readers in
-            defer { readers.removeAll() }
-            return readers
+        // A read still running keeps its connection; it closes as it comes back (see `returnReader`).
+        let idle = readers.withLockedValue { pool in
+            pool.isClosed = true
+            defer { pool.idle.removeAll() }
+            return pool.idle
         }
-        readers.forEach { $0.close() }
+        idle.forEach { $0.close() }
         await checkpointer?.close()
         writer.close()
     }
@@ -152,7 +154,11 @@ package final class SQLiteStoreDatabase: Database {
     }
 
     private func takeReader() throws -> SQLiteConnectionHandle {
-        if let reader = idleReaders.withLockedValue({ $0.popLast() }) { return reader }
+        let idle = try readers.withLockedValue { pool -> SQLiteConnectionHandle? in
+            guard !pool.isClosed else { throw DatabaseError.closed }
+            return pool.idle.popLast()
+        }
+        if let idle { return idle }
         let reader = try SQLiteConnectionHandle(path: path)
         // Readers never wait for the writer in WAL mode; this covers another process checkpointing.
         reader.setBusyTimeout(milliseconds: 5000)
@@ -161,11 +167,17 @@ package final class SQLiteStoreDatabase: Database {
 
     private func returnReader(_ reader: SQLiteConnectionHandle) {
         // Keep a few for the next reads; a burst's extra connections close.
-        let kept = idleReaders.withLockedValue { readers -> Bool in
-            guard readers.count < 8 else { return false }
-            readers.append(reader)
+        let kept = readers.withLockedValue { pool -> Bool in
+            guard !pool.isClosed, pool.idle.count < 8 else { return false }
+            pool.idle.append(reader)
             return true
         }
         if !kept { reader.close() }
+    }
+
+    /// The read connections waiting for the next read, and whether the database was closed (then none are kept).
+    private struct ReaderPool {
+        var idle: [SQLiteConnectionHandle] = []
+        var isClosed = false
     }
 }

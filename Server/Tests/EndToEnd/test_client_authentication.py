@@ -168,6 +168,8 @@ def test_a_private_key_jwt_client_asserts_itself_at_every_endpoint(keyed):
         unsigned("keyed", server.issuer),
         assertion(keyed["other_key"], "keyed", server.issuer),
         assertion(b"0123456789abcdef0123456789abcdef", "keyed", server.issuer, alg="HS256"),
+        # Not valid for another ten minutes (RFC 7523 §3): a signed assertion made ahead of time is not one for now.
+        assertion(key, "keyed", server.issuer, nbf=int(time.time()) + 600),
     ]
     for refused in refusals:
         answer = redeem(server, code, refused)

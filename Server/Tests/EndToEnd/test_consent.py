@@ -1,9 +1,9 @@
 """Consent for third-party clients: a client the operator registers with `--third-party` gets a code only for the
-scopes a person allowed it, on a consent node after sign-in (the hosted page, the flow API and the device grant's
-confirmation). Allowed once, a sign-in does not ask again; more scopes ask for the new ones only; `prompt=consent`
+scopes a person allowed it, on a consent node after sign-in (the hosted page and the device grant's
+confirmation; never the flow API, which third parties cannot drive). Allowed once, a sign-in does not ask again; more scopes ask for the new ones only; `prompt=consent`
 always asks; `prompt=none` without consent is `consent_required`; Deny is `access_denied`; revoking a consent revokes
 the client's tokens. First-party clients never ask. Played by the cookie-keeping browser of the harness, the flow API
-(responses checked against its OpenAPI document), an RFC 8628 device and headless Chromium with axe-core."""
+(refusing the third party), an RFC 8628 device and headless Chromium with axe-core."""
 import json
 import os
 import re
@@ -142,6 +142,37 @@ def test_deny_and_silent_requests_without_consent_are_refused(partner):
     assert late.status_code == 400 and "You signed out while this page was open" in late.text, late.text
 
 
+def test_claims_asked_for_by_name_are_allowed_recorded_and_released_as_their_scopes(partner):
+    """Attack script: `claims` asked for the email address, phone and address of a person who was asked only to let the
+    client know who they are; with `prompt=none` after an `openid`-only consent it got them with no page at all."""
+    claims = json.dumps({"userinfo": {"email": None, "phone_number": None, "address": None, "name": None}})
+    username = person(partner, "claims")
+    browser = Browser(partner)
+    page = browser.sign_in(partner_url(partner, scope="openid", claims=claims), username, PASSWORD)
+    assert node_of(page) == "consent", page.text
+    for words in ["Know who you are", "See your name and username", "See your email address"]:
+        assert words in page.text
+    # The client may not ask for the phone number or address by scope, so not by name either.
+    assert "See your phone number" not in page.text
+    code = redirect_parameters(decide(browser, page, "submit"))["code"]
+    tokens = redeem(partner, code, auth=("partner", WEB_SECRET)).json()
+    info = requests.get(partner.issuer + "/userinfo", headers={"Authorization": "Bearer " + tokens["access_token"]}, timeout=10).json()
+    assert info["email"] == f"{username}@example.com" and "phone_number" not in info and "address" not in info, info
+    listed = json.loads(partner.cli("users", "consents", username, "--json").stdout)
+    assert [(entry["client_id"], sorted(entry["scopes"])) for entry in listed] == [("partner", ["email", "openid", "profile"])], listed
+
+    # Allowed `openid` only: a silent request naming the email address and username is refused, not answered.
+    username = person(partner, "silent-claims")
+    browser = Browser(partner)
+    assert "code" in redirect_parameters(decide(browser, browser.sign_in(partner_url(partner, scope="openid"), username, PASSWORD), "submit"))
+    wanted = json.dumps({"userinfo": {"email": None}, "id_token": {"preferred_username": None}})
+    silent = redirect_parameters(browser.get(partner_url(partner, scope="openid", prompt="none", claims=wanted)))
+    assert silent.get("error") == "consent_required" and "code" not in silent, silent
+    # Asked in the open, the page names what the claims would release.
+    page = browser.get(partner_url(partner, scope="openid", claims=wanted))
+    assert node_of(page) == "consent" and "See your email address" in page.text and "See your name and username" in page.text
+
+
 def test_revoking_a_consent_revokes_the_clients_tokens_and_asks_again(partner):
     username = person(partner, "revoking")
     browser = Browser(partner)
@@ -168,34 +199,20 @@ def test_revoking_a_consent_revokes_the_clients_tokens_and_asks_again(partner):
     assert again.returncode != 0 and "has not allowed partner anything" in again.stderr
 
 
-def test_the_flow_api_asks_with_a_consent_node(partner):
+def test_a_third_party_client_cannot_drive_the_flow_api(partner):
+    """Attack script: a third-party app started a native flow, collected the person's password itself, answered the
+    consent node itself, and got a code, a refresh token and a `consent.granted` in the person's name. The flow API is
+    for the operator's own apps: it refuses the third party at the start, pointing to the browser."""
     username = person(partner, "native")
-    started = start(partner, client_id="partner-app")
-    assert started.status_code == 200, started.text
-    flow = started.json()["flow_id"]
-    node = submit(partner, flow, {"username": username, "password": PASSWORD}, client_id="partner-app").json()["node"]
-    assert node["id"] == "consent" and node["category"] == "consent"
-    assert [action["id"] for action in node["actions"]] == ["submit", "deny"]
-    assert node["consent"]["application"] == {"id": "partner-app", "name": "Partner Phone"}
-    assert [scope["name"] for scope in node["consent"]["scopes"]] == ["openid", "profile", "offline_access"]
-    assert [field["label"] for field in node["fields"]] == [scope["description"] for scope in node["consent"]["scopes"]]
-
-    denied = submit(partner, flow, {}, client_id="partner-app", action="deny")
-    assert denied.status_code == 403 and denied.json()["failure"]["error"] == "access_denied", denied.text
-
-    flow = start(partner, client_id="partner-app").json()["flow_id"]
-    assert submit(partner, flow, {"username": username, "password": PASSWORD}, client_id="partner-app").json()["node"]["id"] == "consent"
-    allowed = submit(partner, flow, {}, client_id="partner-app")
-    assert allowed.json()["status"] == "success", allowed.text
-    code = allowed.json()["authorization"]["code"]
-    tokens = requests.post(partner.issuer + "/token", data={"grant_type": "authorization_code", "code": code, "client_id": "partner-app",
-                                                            "redirect_uri": APP_REDIRECT, "code_verifier": RFC7636_VERIFIER}, timeout=10)
-    assert tokens.status_code == 200, tokens.text
-
-    # Allowed once: the next native sign-in ends without the node.
-    flow = start(partner, client_id="partner-app").json()["flow_id"]
-    finished = submit(partner, flow, {"username": username, "password": PASSWORD}, client_id="partner-app")
-    assert finished.json()["status"] == "success", finished.text
+    refused = start(partner, client_id="partner-app")
+    assert refused.status_code == 400 and error_of(refused) == "unauthorized_client", refused.text
+    assert "third-party" in refused.json()["error_description"] and "browser" in refused.json()["error_description"]
+    assert not events(partner, "consent.granted", username)
+    # The same app still signs people in through the browser, where the person answers the consent page.
+    browser = Browser(partner)
+    page = browser.sign_in(authorize_url(partner, client_id="partner-app", redirect_uri=APP_REDIRECT), username, PASSWORD)
+    assert node_of(page) == "consent"
+    assert "code" in redirect_parameters(decide(browser, page, "submit"))
 
 
 def test_the_device_confirmation_is_the_consent_of_a_third_party_device(partner):

@@ -123,6 +123,15 @@ def test_bad_metadata_is_refused_with_rfc_7591_codes(registry):
         ({"redirect_uris": [REDIRECT], "scope": "gatehouse:admin"}, "invalid_client_metadata"),
         ({"redirect_uris": [REDIRECT], "logo_uri": "javascript:alert(1)"}, "invalid_client_metadata"),
         ({"redirect_uris": [REDIRECT], "client_name": "x" * 300}, "invalid_client_metadata"),
+        # A name that reads as another's on the consent page (a right-to-left override), and addresses that only look
+        # like loopback (plain http allowed there) or that reach this machine or a private network from the person's browser.
+        ({"redirect_uris": [REDIRECT], "client_name": "Notes \u202eppa"}, "invalid_client_metadata"),
+        ({"redirect_uris": ["http://127.attacker.example/cb"]}, "invalid_redirect_uri"),
+        ({"redirect_uris": ["http://127.0.0.1.nip.io/cb"]}, "invalid_redirect_uri"),
+        ({"redirect_uris": [REDIRECT], "frontchannel_logout_uri": "http://127.0.0.1:9/fc"}, "invalid_client_metadata"),
+        ({"redirect_uris": [REDIRECT], "frontchannel_logout_uri": "https://192.168.1.1/fc"}, "invalid_client_metadata"),
+        ({"redirect_uris": [REDIRECT], "frontchannel_logout_uri": "https://localhost/fc"}, "invalid_client_metadata"),
+        ({"redirect_uris": [REDIRECT], "backchannel_logout_uri": "https://[::1]/bc"}, "invalid_client_metadata"),
         ({"redirect_uris": [REDIRECT], "backchannel_logout_uri": "http://rp.example.com/logout"}, "invalid_client_metadata"),
         ({"redirect_uris": [REDIRECT], "frontchannel_logout_uri": "https://rp.example.com/logout#top"}, "invalid_client_metadata"),
         ({"redirect_uris": [REDIRECT], "token_endpoint_auth_method": "client_secret_jwt", "jwks": {"keys": []}}, "invalid_client_metadata"),

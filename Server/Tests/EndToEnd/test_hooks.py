@@ -12,8 +12,8 @@ from joserfc import jwt
 
 from app_approval import approve_qr_sign_in, bind_app, node_id
 from conftest import APP_REDIRECT, PASSWORD, WEB_REDIRECT, WEB_SECRET
-from gatehouse_harness import (authorize_url, begin, Browser, free_port, gatehouse, key_set, redeem, redirect_parameters, refresh, Server,
-                               start, submit)
+from gatehouse_harness import (authorize_url, begin, Browser, free_port, gatehouse, key_set, latest_code, outbox, redeem, redirect_parameters,
+                               refresh, Server, start, submit)
 from hook_receiver import NAMESPACE, Receiver, SECRET
 from soft_passkey import PythonAuthenticator, passkey_options
 from upstream_standin import StandIn, Visit
@@ -83,13 +83,18 @@ def test_a_failing_hook_with_the_deny_policy_refuses_the_tokens(receiver, mode):
     server = hooked_server(receiver, "deny")
     try:
         receiver.mode = mode
+        code = redirect_parameters(Browser(server).sign_in(authorize_url(server), "alice", PASSWORD))["code"]
         started = time.monotonic()
-        answer = signed_in(server)
+        answer = redeem(server, code)
         assert answer.status_code == 503, answer.text
         assert answer.json()["error"] == "temporarily_unavailable"
         if mode == "slow":
             assert time.monotonic() - started < 10, "the hook's one-second timeout held"
         assert "hook" in server.stderr() and "claims" in server.stderr()
+        # The hook was asked before the code was spent: once it answers again, the same code gets the tokens.
+        receiver.mode = "claims"
+        again = redeem(server, code)
+        assert again.status_code == 200, again.text
     finally:
         server.stop()
 
@@ -335,6 +340,75 @@ def test_before_an_account_is_created_a_hook_allows_names_it_or_refuses(receiver
         assert len(receiver.requests) == asked and receiver.bad_signatures == 0
     finally:
         server.stop()
+
+
+def test_every_other_door_asks_the_hooks_its_point_promises(receiver):
+    """Attack script: a `first_factor` hook answering deny was never asked when the person got in by password recovery or
+    by email sign-in, and a `registration` hook answering deny was never asked when the account was made by email
+    sign-in or by a new identity at another provider. Each door now asks, and the refusal holds."""
+    standin = StandIn()
+    server = Server(config={
+        "sign_on": {"email_sign_in": True},
+        "registration": {"enabled": True, "verify_email": False},
+        "identity_providers": [{"id": "partner", "name": "Partner", "issuer": standin.issuer, "client_id": StandIn.CLIENT_ID,
+                                "client_secret": StandIn.CLIENT_SECRET, "trust_email": True}],
+        "hooks": [{"id": "gate", "url": f"http://127.0.0.1:{receiver.port}/hooks/gate", "secret": SECRET,
+                   "points": ["first_factor", "registration"], "timeout": 1}]})
+    try:
+        server.add_client("app", APP_REDIRECT, public=True)
+        server.add_client("web", WEB_REDIRECT, secret=WEB_SECRET)
+        for name in ("alice", "mallory"):
+            server.add_user(name, PASSWORD, email=f"{name}@example.com")
+        receiver.mode = "decide"
+
+        def recover(name):
+            flow = begin(server, "recovery")["flow_id"]
+            submit(server, flow, {"username": name})
+            before = len(outbox(server, f"{name}@example.com"))
+            assert submit(server, flow, {"method": "email"}).json()["node"]["id"] == "recovery.code"
+            return submit(server, flow, {"code": latest_code(server, f"{name}@example.com", after=before)}).json()
+
+        assert recover("alice")["node"]["id"] == "recovery.password"
+        told = receiver.requests[-1]
+        assert told["type"] == "first_factor" and told["factor"] == "email" and told["user"]["username"] == "alice"
+        refused = recover("mallory")
+        assert refused["status"] == "failure" and refused["failure"]["error"] == "access_denied", refused
+        assert refused["failure"]["error_description"] == "Sign-ins from this account are paused; call the help desk."
+
+        def email_sign_in(address):
+            flow = start(server).json()["flow_id"]
+            submit(server, flow, {}, action="email_code")
+            before = len(outbox(server, address))
+            assert submit(server, flow, {"email": address}).json()["node"]["id"] == "login.email_code"
+            return submit(server, flow, {"code": latest_code(server, address, after=before)}).json()
+
+        assert email_sign_in("alice@example.com")["status"] == "success"
+        assert receiver.requests[-1]["type"] == "first_factor" and receiver.requests[-1]["user"]["username"] == "alice"
+        refused = email_sign_in("mallory@example.com")
+        assert refused["status"] == "failure" and refused["failure"]["error"] == "access_denied", refused
+        # A new address makes an account only as the hook at `registration` allows: this one it refuses.
+        refused = email_sign_in("spam@example.com")
+        assert refused["status"] == "failure" and refused["failure"]["error_description"] == "Accounts for this domain are not open.", refused
+        assert receiver.requests[-1]["type"] == "registration" and receiver.requests[-1]["profile"]["email"] == "spam@example.com"
+        allowed = email_sign_in("grace@example.com")
+        assert allowed["status"] == "success", allowed
+        users = {user["username"]: user for user in json.loads(server.cli("users", "list", "--json").stdout)}
+        assert "spam" not in users and users["grace"]["name"] == "Rear Admiral Grace Hopper"
+
+        # A new identity at another provider makes an account only as the hook at `registration` allows.
+        standin.claims = dict(standin.claims, sub="partner-spam", email="spam@example.com", preferred_username="spam")
+        visit = Visit(server)
+        visit.via_standin("partner")
+        answer = parse_qs(urlparse(visit.page.headers["Location"]).query)
+        assert answer["error"] == ["access_denied"] and answer["error_description"] == ["Accounts for this domain are not open."], answer
+        assert receiver.requests[-1]["type"] == "registration" and receiver.requests[-1]["profile"]["username"] == "spam"
+        assert "spam" not in {user["username"] for user in json.loads(server.cli("users", "list", "--json").stdout)}
+        failed = json.loads(server.cli("events", "--type", "sign_in.failed", "--json").stdout)
+        assert failed[-1]["details"] == {"reason": "registration_denied", "methods": "fed"}
+        assert receiver.bad_signatures == 0
+    finally:
+        server.stop()
+        standin.stop()
 
 
 def test_an_events_hook_is_told_of_the_events_it_names_in_order_and_again_until_it_accepts(receiver):

@@ -1,6 +1,7 @@
 import Foundation
 import GatehouseFoundation
 import GatehouseProtocol
+import NIOCore
 
 /// What a client that registers itself may say about itself (RFC 7591 §2), checked and completed with the server's
 /// defaults. Errors are RFC 7591's: `invalid_redirect_uri` and `invalid_client_metadata`, saying which member is wrong.
@@ -76,8 +77,9 @@ package enum ClientMetadataRules {
         }
 
         if let name = metadata.clientName {
-            guard (1...200).contains(name.count), !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-                throw OAuthError(.invalidClientMetadata, "client_name must be 1 to 200 characters without line breaks.")
+            // Shown on consent as the client's name: nothing that would make it read as another's.
+            guard (1...200).contains(name.count), !name.unicodeScalars.contains(where: \.changesDisplay) else {
+                throw OAuthError(.invalidClientMetadata, "client_name must be 1 to 200 characters without line breaks or bidirectional controls.")
             }
         }
         for (member, value) in [
@@ -96,6 +98,11 @@ package enum ClientMetadataRules {
                 try ClientRegistrationRules.validateLogoutURI(value, named: member)
             } catch let error as ConfigurationError {
                 throw OAuthError(.invalidClientMetadata, error.description)
+            }
+            // The server posts to one, the person's browser loads the other at sign-out: a stranger's client names
+            // neither this machine nor a private network.
+            guard reachesOnlyThePublicWeb(value) else {
+                throw OAuthError(.invalidClientMetadata, "\(member) must be an https address on the public internet, not a loopback or private one.")
             }
         }
         if let contacts = metadata.contacts {
@@ -118,6 +125,18 @@ package enum ClientMetadataRules {
     /// A client's keys for `private_key_jwt`: `jwks_uri` an https URL (first, whatever the method: a key set fetched over
     /// plain http would let anyone on the path swap it; http on loopback with `loopbackKeys`, for development), `jwks`
     /// 1 to 20 public RSA, EC or OKP keys.
+    /// Whether `uri` is https to a name, or to a public IP address: somewhere a self-registered client may have the
+    /// server or the person's browser go (never `localhost`, loopback, private, link-local or other special addresses;
+    /// a name is resolved where it is used, and the server's own fetches check the address then).
+    package static func reachesOnlyThePublicWeb(_ uri: String) -> Bool {
+        guard let url = URL(string: uri), url.scheme?.lowercased() == "https",
+            let host = url.host?.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased(), !host.isEmpty
+        else { return false }
+        if LoopbackHost.contains(host) || host.hasSuffix(".localhost") { return false }
+        if let address = try? SocketAddress(ipAddress: host, port: 443) { return PublicAddress.contains(address) }
+        return true
+    }
+
     package static func validateKeys(jwksURI: String?, jwks: JSONWebKeySet?, loopbackKeys: Bool) throws {
         if let jwksURI {
             guard let url = URL(string: jwksURI), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty,

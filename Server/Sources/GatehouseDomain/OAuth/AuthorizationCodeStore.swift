@@ -55,6 +55,24 @@ package struct AuthorizationCodeStore: Sendable {
         return code
     }
 
+    /// The person and scopes of `code`, unspent, unexpired and issued to `clientID`, without spending it: for what must
+    /// be asked before (a hook that may fail); `nil` otherwise.
+    package func unspent(_ code: String, clientID: String) async throws -> (userID: String, scopes: [String])? {
+        let digest = TokenDigest.hex(code)
+        let now = clock.now()
+        return try await database.read { sql in
+            let row = try await sql.raw(
+                """
+                SELECT user_id, scope FROM authorization_codes
+                WHERE code_hash = \(bind: digest) AND consumed_at IS NULL AND client_id = \(bind: clientID) AND expires_at > \(bind: now)
+                """
+            ).first()
+            return try row.map {
+                (try $0.decode(column: "user_id", as: String.self), try $0.decode(column: "scope", as: String.self).split(separator: " ").map(String.init))
+            }
+        }
+    }
+
     /// Consumes `code` for `clientID`. The database decides atomically which of two racing redemptions wins.
     package func redeem(_ code: String, clientID: String) async throws -> Redemption {
         let digest = TokenDigest.hex(code)

@@ -9,6 +9,27 @@ package enum ScopeClaims {
         "address": ["address"],
     ]
 
+    /// The scopes that release claims, in the order a consent page lists them.
+    private static let releasingScopes = ["profile", "email", "phone", "address"]
+
+    /// The scopes whose claims `requested` names, for the ID token or userinfo: a claim asked for by name counts as the
+    /// scope that releases it, so a person allows it (and the consent records it) as they would allow that scope.
+    package static func scopes(releasing requested: ClaimsRequest?) -> [String] {
+        guard let requested else { return [] }
+        let names = Set(requested.idToken + requested.userinfo)
+        return releasingScopes.filter { scope in byScope[scope]?.contains(where: names.contains) ?? false }
+    }
+
+    /// `requested` without the claims of scopes outside `allowed` (the client's): a client gets by name only what it
+    /// could get by scope (OpenID Connect Core §5.5 lets a provider leave a requested claim out).
+    package static func limiting(_ requested: ClaimsRequest, to allowed: [String]) -> ClaimsRequest {
+        let held = Set(allowed.flatMap { byScope[$0] ?? [] })
+        var limited = requested
+        limited.idToken = requested.idToken.filter(held.contains)
+        limited.userinfo = requested.userinfo.filter(held.contains)
+        return limited
+    }
+
     /// Every claim Gatehouse holds for a person, which a `claims` request may name.
     package static let supported: Set<String> = Set(byScope.values.joined())
 

@@ -10,7 +10,7 @@ extension LoginFlow {
     package static let accessDenied = "access_denied"
 
     /// What `userID` has still to allow the client of `request`: `nil` for a first-party client, or when every scope
-    /// asked for was allowed before and the request does not say `prompt=consent`. `known` is the request's client
+    /// asked for (and every scope whose claims the request names) was allowed before and the request does not say `prompt=consent`. `known` is the request's client
     /// when the caller read it already.
     package func consentToAsk(for request: AuthorizationRequest, userID: String, client known: Client? = nil) async throws -> PendingConsent? {
         let found = if let known { known } else { try await clients.find(id: request.clientID) }
@@ -18,7 +18,9 @@ extension LoginFlow {
         // A resource is allowed like a scope (its identifier is recorded beside the scopes): a request for an API and
         // no scope still asks the person first.
         let named = request.resources ?? []
-        let requested = request.scopes + named
+        // A claim asked for by name (`claims`) is allowed as the scope that releases it.
+        let claimed = ScopeClaims.scopes(releasing: request.claims).filter { !request.scopes.contains($0) }
+        let requested = request.scopes + claimed + named
         let asked =
             if request.prompts.contains("consent") {
                 requested

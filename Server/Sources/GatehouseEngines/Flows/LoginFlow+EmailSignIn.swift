@@ -101,13 +101,26 @@ extension LoginFlow {
         if let candidate {
             user = candidate
         } else {
-            // Only an address without an account received a code (registration on): the code proved it.
+            // Only an address without an account received a code (registration on): the code proved it, and the
+            // hooks at `registration` decided before the transaction.
             guard settings.registration.enabled, let address = state.emailSignInAddress else { return .gone }
+            var profile = UserProfile(email: address.lowercased())
+            switch passwords.registration {
+            case .allow(let names): profile = names.applied(to: profile)
+            case .deny(let message):
+                logger.info("A hook refused a registration by email sign-in")
+                return try await refuseByHook(
+                    id, state: state, user: nil, methods: Self.emailSignInMethods, reason: "registration_denied", error: "access_denied",
+                    description: message ?? say("flow.registration.denied").text)
+            case .unavailable:
+                return try await refuseByHook(
+                    id, state: state, user: nil, methods: Self.emailSignInMethods, reason: "hook_unavailable", error: "temporarily_unavailable",
+                    description: say("flow.registration.unavailable").text)
+            }
             try await claimProvenEmail(address, clientID: state.request.clientID)
             guard
                 let created = try await createAccountWithoutPassword(
-                    usernameFrom: String(address.prefix { $0 != "@" }), fallback: "user", profile: UserProfile(email: address.lowercased()),
-                    emailVerified: true)
+                    usernameFrom: Self.usernameHint(of: address), fallback: "user", profile: profile, emailVerified: true)
             else { return .gone }
             user = created
             logger.info("Account registered by email sign-in", metadata: ["user": "\(user.id)"])
@@ -118,8 +131,26 @@ extension LoginFlow {
         }
         logger.info("Email sign-in code accepted", metadata: ["user": "\(user.id)"])
         let account = FlowStore.ProvenAccount(userID: user.id, methods: Self.emailSignInMethods, passwordSettled: true)
-        let plan = try await secondFactorPlan(for: state.request, user: user, proven: .email)
-        return try await afterFirstFactor(id, state: state, user: user, account: account, plan: .some(plan))
+        return try await asFirstFactorHooksDecided(id, state: state, user: user, account: account, proven: .email) {
+            let plan = try await secondFactorPlan(for: state.request, user: user, proven: .email)
+            return try await afterFirstFactor(id, state: state, user: user, account: account, plan: .some(plan))
+        }
+    }
+
+    /// The username a new account made by email sign-in starts from: the address's local part.
+    private static func usernameHint(of address: String) -> String { String(address.prefix { $0 != "@" }) }
+
+    /// Asks the hooks about an email sign-in code before the transaction, like a password's: those at `first_factor`
+    /// about the account the address proves, or, where the code would make a new account, those at `registration`.
+    package mutating func askHooks(aboutEmailSignInIn state: FlowStore.LoginState) async throws {
+        if let candidate = try await emailSignInCandidate(of: state) {
+            guard !firstFactorHooks.targets.isEmpty, !candidate.isLocked else { return }
+            await passwords.askFirstFactorHooks(firstFactorHooks, about: candidate, factor: "email", clientID: state.request.clientID, address: source.text)
+        } else if settings.registration.enabled, !registrationHooks.targets.isEmpty, let address = state.emailSignInAddress {
+            passwords.registration = await registrationHooks.decide(
+                username: Self.usernameCharacters(Self.usernameHint(of: address)), profile: UserProfile(email: address.lowercased()),
+                clientID: state.request.clientID, address: source.text)
+        }
     }
 
     /// The account the flow's address proved, read again (it may have changed since the address was typed).

@@ -153,7 +153,21 @@ extension LoginFlow {
         guard provider.newIdentities == .create else {
             return try await startLinking(id, state: next, profile: profile, candidate: nil, provider: provider)
         }
-        guard let user = try await createAccount(for: profile, provider: provider) else {
+        // A new account: as the hooks at `registration` decided before the transaction.
+        let names: RegistrationHooks.Names
+        switch passwords.registration {
+        case .allow(let set): names = set
+        case .deny(let message):
+            logger.info("A hook refused a registration through an identity provider", metadata: ["provider": "\(provider.id)"])
+            return try await refuseByHook(
+                id, state: next, user: nil, methods: ["fed"], reason: "registration_denied", error: "access_denied",
+                description: message ?? say("flow.registration.denied").text)
+        case .unavailable:
+            return try await refuseByHook(
+                id, state: next, user: nil, methods: ["fed"], reason: "hook_unavailable", error: "temporarily_unavailable",
+                description: say("flow.registration.unavailable").text)
+        }
+        guard let user = try await createAccount(for: profile, provider: provider, names: names) else {
             // The address is an account's, but the provider does not vouch for it: only proving that account links it.
             return try await startLinking(id, state: next, profile: profile, candidate: nil, provider: provider)
         }
@@ -185,24 +199,34 @@ extension LoginFlow {
         }
     }
 
-    /// Asks the hooks at `first_factor` about the account a provider's answer signs in to, before the transaction like
-    /// the password's: only an identity already linked to an account that can sign in (a new one makes its account in
-    /// the step, which the hooks at `registration` do not see either).
+    /// Asks the hooks about a provider's answer before the transaction, like a password's: those at `first_factor` about
+    /// an identity already linked to an account that can sign in; those at `registration` about a new identity that
+    /// would make its account (the account the step makes is not asked about again at `first_factor`).
     package mutating func askFirstFactorHooks(about profile: UpstreamProfile, for state: FlowStore.LoginState) async throws {
-        guard !firstFactorHooks.targets.isEmpty,
-            let userID = try await federatedIdentities.account(provider: profile.providerID, subject: profile.subject),
-            let user = try await users.find(id: userID), !user.isLocked
-        else { return }
-        await passwords.askFirstFactorHooks(firstFactorHooks, about: user, factor: "fed", clientID: state.request.clientID, address: source.text)
+        if let userID = try await federatedIdentities.account(provider: profile.providerID, subject: profile.subject) {
+            guard !firstFactorHooks.targets.isEmpty, let user = try await users.find(id: userID), !user.isLocked else { return }
+            await passwords.askFirstFactorHooks(firstFactorHooks, about: user, factor: "fed", clientID: state.request.clientID, address: source.text)
+        } else if let provider = settings.identityProvider(profile.providerID), provider.newIdentities == .create, !registrationHooks.targets.isEmpty {
+            let (username, email) = Self.newAccountNames(for: profile, provider: provider)
+            passwords.registration = await registrationHooks.decide(
+                username: Self.usernameCharacters(username), profile: UserProfile(email: email, name: profile.name), clientID: state.request.clientID,
+                address: source.text)
+        }
+    }
+
+    /// The username (before it is made unique) and email address an account made from `profile` starts from.
+    private static func newAccountNames(for profile: UpstreamProfile, provider: IdentityProvider) -> (username: String, email: String) {
+        let email = profile.email ?? "\(usernameCharacters(profile.subject).prefix(40))@\(provider.id).invalid"
+        return (profile.username ?? String(email.prefix { $0 != "@" }), email)
     }
 
     /// An account made from the provider's claims, without a password; `nil` when its address belongs to another
     /// account. The username is the provider's (or the address's local part), made unique.
-    private func createAccount(for profile: UpstreamProfile, provider: IdentityProvider) async throws -> User? {
-        let email = profile.email ?? "\(Self.usernameCharacters(profile.subject).prefix(40))@\(provider.id).invalid"
+    private func createAccount(for profile: UpstreamProfile, provider: IdentityProvider, names: RegistrationHooks.Names) async throws -> User? {
+        let (username, email) = Self.newAccountNames(for: profile, provider: provider)
         return try await createAccountWithoutPassword(
-            usernameFrom: profile.username ?? String(email.prefix { $0 != "@" }), fallback: provider.id,
-            profile: UserProfile(email: email, name: profile.name), emailVerified: profile.emailVerified)
+            usernameFrom: username, fallback: provider.id, profile: names.applied(to: UserProfile(email: email, name: profile.name)),
+            emailVerified: profile.emailVerified)
     }
 
     /// An account without a password (it signs in another way: a provider, a code by email); `nil` when its address

@@ -98,23 +98,16 @@ extension LoginFlow {
             switch try await checkCode(id, state: state, purpose: .recovery, code: code, owner: candidate) {
             case .refused(let outcome): return outcome
             case .accepted(let channel):
-                // Only the account's owner could have received the code; from here on it's their sign-in.
+                // Only the account's owner could have received the code; from here on it's their sign-in, and it
+                // passes the hooks at `first_factor` as a password would.
                 guard let user = candidate else { return .gone }
                 next.username = user.username
-                next.account = FlowStore.ProvenAccount(userID: user.id, methods: [channel.factor.methodReference])
+                let account = FlowStore.ProvenAccount(userID: user.id, methods: [channel.factor.methodReference])
+                next.account = account
                 logger.info("Recovery code accepted", metadata: ["user": "\(user.id)"])
-                // An enrolled second factor is asked for whatever the client's policy: recovery never skips it. The
-                // address the code just went to proves nothing more, so its factors are not among the choices.
-                let enrolled = try await authenticators.enrolledFactors(userID: user.id).filter { factor in
-                    channel == .email ? factor != .email : !factor.usesPhone
-                }
-                guard !enrolled.isEmpty else { return try await complete(id, state: next, user: user) }
-                next.secondFactor.factors = enrolled
-                if enrolled.count == 1 {
-                    // The one factor is challenged at once: its code sent, or its passkey asked for.
-                    if let refused = try await challenge(id, state: &next, factor: enrolled[0], user: user) { return refused }
-                } else {
-                    next.step = FlowStep.chooseFactor
+                let proven = next
+                return try await asFirstFactorHooksDecided(id, state: proven, user: user, account: account, proven: channel.factor) {
+                    try await afterRecoveryCode(id, state: proven, user: user, channel: channel)
                 }
             }
         case (FlowStep.unlockCode, .resend):
@@ -136,6 +129,35 @@ extension LoginFlow {
         }
         try await flows.update(id, to: next)
         return .next(node(for: next))
+    }
+
+    /// A recovery code to `channel` proved `user`: an enrolled second factor is asked for whatever the client's policy
+    /// (recovery never skips it), then the new password.
+    private func afterRecoveryCode(_ id: String, state: FlowStore.LoginState, user: User, channel: MessageChannel) async throws -> Outcome {
+        var next = state
+        // The address the code just went to proves nothing more, so its factors are not among the choices.
+        let enrolled = try await authenticators.enrolledFactors(userID: user.id).filter { factor in
+            channel == .email ? factor != .email : !factor.usesPhone
+        }
+        guard !enrolled.isEmpty else { return try await complete(id, state: next, user: user) }
+        next.secondFactor.factors = enrolled
+        if enrolled.count == 1 {
+            // The one factor is challenged at once: its code sent, or its passkey asked for.
+            if let refused = try await challenge(id, state: &next, factor: enrolled[0], user: user) { return refused }
+        } else {
+            next.step = FlowStep.chooseFactor
+        }
+        try await flows.update(id, to: next)
+        return .next(node(for: next))
+    }
+
+    /// Asks the hooks at `first_factor` about the account a recovery code is for, before the transaction like the
+    /// password's: a recovery signs its owner in (the factor is the code's channel: `email`, `sms`).
+    package mutating func askFirstFactorHooks(aboutRecoveryIn state: FlowStore.LoginState) async throws {
+        guard !firstFactorHooks.targets.isEmpty, let candidateID = state.candidateID, let user = try await users.find(id: candidateID), !user.isLocked
+        else { return }
+        let factor = (state.recoveryChannel ?? .email).rawValue
+        await passwords.askFirstFactorHooks(firstFactorHooks, about: user, factor: factor, clientID: state.request.clientID, address: source.text)
     }
 
     /// From a locked-out sign-in node: send an unlock code to the account's email, if the name is an account.

@@ -362,6 +362,9 @@ package struct LoginFlow: Sendable {
         if [.appLogin, .pushSignIn].contains(state.step), ![.newCode, .password, .resend].contains(action) {
             try await flow.askFirstFactorHooks(aboutApprovalIn: id, state: state)
         }
+        // Every other way in passes the same hooks: a recovery code, an email sign-in code.
+        if action == .submit, state.step == .resetCode { try await flow.askFirstFactorHooks(aboutRecoveryIn: state) }
+        if action == .submit, state.step == .emailSignInCode { try await flow.askHooks(aboutEmailSignInIn: state) }
         do {
             return try await database.transaction { [flow] _ in
                 let outcome = try await flow.dispatch(id, state: state, action: action, values: values)
@@ -480,9 +483,17 @@ package struct LoginFlow: Sendable {
     private func refuseByHook(
         _ id: String, state: FlowStore.LoginState, user: User, account: FlowStore.ProvenAccount, reason: String, error: String, description: String?
     ) async throws -> Outcome {
+        try await refuseByHook(id, state: state, user: user, methods: account.methods, reason: reason, error: error, description: description)
+    }
+
+    /// Ends the flow refused, as a hook decided about `user` (none yet: an account the hooks at `registration` kept
+    /// from being made) who proved `methods`, with the failure in the audit trail.
+    package func refuseByHook(
+        _ id: String, state: FlowStore.LoginState, user: User?, methods: [String], reason: String, error: String, description: String?
+    ) async throws -> Outcome {
         guard try await flows.finish(id, at: state.version) else { throw FlowStore.Superseded() }
         try await audit.record(
-            .signInFailed, user: user.id, client: state.request.clientID, details: ["reason": reason, "methods": account.methods.joined(separator: " ")])
+            .signInFailed, user: user?.id, client: state.request.clientID, details: ["reason": reason, "methods": methods.joined(separator: " ")])
         return .refused(error: error, description: description ?? say("flow.error.not_allowed").text)
     }
 

@@ -132,6 +132,9 @@ public struct AdminSettings: Sendable {
     public var origin: String
     /// The profile every client is held to (`fapi2: true`), if any.
     public var profile: SecurityProfile? = nil
+    /// Tells an address or number that it no longer is the account's (the server's courier); `nil` where nothing
+    /// sends messages (the terminal on the server's machine).
+    package var tellReplacedContact: (@Sendable (_ user: User, _ replaced: String, _ channel: MessageChannel) async throws -> Void)? = nil
 
     /// Seals the secrets of `client_secret_jwt` clients, which the server must read back to check their assertions.
     func clientSecretBox() throws -> SecretBox {

@@ -48,6 +48,8 @@ struct AdminProblem: Error, Sendable, CustomStringConvertible {
     static let forbiddenScope = Self(
         status: .forbidden, kind: "insufficient-scope", title: "Forbidden",
         detail: "This token cannot do that: reading needs gatehouse:admin:read or gatehouse:admin, changing needs gatehouse:admin.")
+    /// Something only an admin may do, asked by someone with a lesser role.
+    static func adminOnly(_ detail: String) -> Self { Self(status: .forbidden, kind: "admin-only", title: "Forbidden", detail: detail) }
     static let preconditionRequired = Self(
         status: .init(code: 428), kind: "precondition-required", title: "Precondition required",
         detail: "Send If-Match with the ETag of the resource as you read it, so that no one else's change is overwritten blindly.")

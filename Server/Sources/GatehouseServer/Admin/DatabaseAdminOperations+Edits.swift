@@ -38,17 +38,29 @@ extension DatabaseAdminOperations {
             try address.validate()
             changed.address = address.isEmpty ? nil : address
         }
+        // A way into the account: only an admin changes it on a role holder's account.
+        if changed.email != current.email || changed.emailVerified != current.emailVerified || changed.phoneNumber != current.phoneNumber
+            || changed.phoneVerified != current.phoneVerified
+        {
+            try await requireAuthority(over: current, to: "change the email address or phone number of")
+        }
         let differences = Self.differences(AdminUser(current), AdminUser(changed))
+        let updated: User
         do {
-            let updated = try await database.transaction { [users, audit, actor, changed] _ in
+            updated = try await database.transaction { [users, audit, actor, changed] _ in
                 guard let updated = try await users.update(current, to: changed) else { throw AdminProblem.preconditionFailed }
                 if !differences.isEmpty { try await audit.record(.accountUpdated, user: current.id, actor: actor, details: differences) }
                 return updated
             }
-            return AdminUser(updated)
         } catch let error as DatabaseError where error.isDuplicate {
             throw AdminProblem.conflict(error.description)
         }
+        // The address or number that stops getting messages hears of it, in case the change was not its owner's wish.
+        if let tell = settings.tellReplacedContact {
+            if current.email != updated.email, !current.email.isEmpty { try await tell(updated, current.email, .email) }
+            if let number = current.phoneNumber, number != updated.phoneNumber { try await tell(updated, number, .sms) }
+        }
+        return AdminUser(updated)
     }
 
     /// Changes the settings of client `id` that `change` gives, checked by the rules a new client meets, when the
@@ -62,8 +74,11 @@ extension DatabaseAdminOperations {
         if let uris = change.postLogoutRedirectURIs { changed.postLogoutRedirectURIs = uris }
         for uri in changed.redirectURIs + changed.postLogoutRedirectURIs { try ClientRegistrationRules.validateRedirectURI(uri) }
         if changed.isPublic && changed.redirectURIs.isEmpty { throw AdminProblem.badRequest("A public client needs at least one redirect URI.") }
+        // Checked on what the client holds and on what it would hold: an admin scope is an admin's to give or change.
+        try requireAuthority(overClientWith: current.scopes, to: "change")
         if let scopes = change.scopes {
             try ClientRegistrationRules.validateScopes(scopes)
+            try requireAuthority(overClientWith: scopes, to: "give an admin scope to")
             changed.scopes = scopes
         }
         if let algorithm = change.idTokenAlgorithm {
@@ -130,6 +145,7 @@ extension DatabaseAdminOperations {
     /// are removed one by one). For a person who lost their phone; they set one up again at their next sign-in.
     func resetSecondFactors(of userID: String) async throws {
         let user = try await account(userID)
+        try await requireAuthority(over: user, to: "reset the second factors of")
         let authenticators = AuthenticatorStore(
             database: database, clock: clock, box: SecretBox(serverSecret: try settings.secret().bytes, purpose: AuthenticatorStore.purpose))
         try await database.transaction { [audit, actor] _ in

@@ -21,6 +21,8 @@ public struct DatabaseAdminOperations: AdminOperations {
     let devices: DeviceIdentityStore
     let settings: AdminSettings
     let actor: String?
+    /// How far `actor` may reach; see ``acting(as:)``.
+    private(set) var authority = AdminAuthority.full
 
     /// Operations on `database` with `settings`, on behalf of `actor`, at `clock`'s time.
     public init(database: any Database, clock: UnixClock = .system, settings: AdminSettings, actor: String? = nil) {
@@ -38,6 +40,13 @@ public struct DatabaseAdminOperations: AdminOperations {
         devices = DeviceIdentityStore(database: database, clock: clock)
         self.settings = settings
         self.actor = actor
+    }
+
+    /// These operations for someone with `authority`: a console operator's stop short of what only an admin does.
+    public func acting(as authority: AdminAuthority) -> DatabaseAdminOperations {
+        var limited = self
+        limited.authority = authority
+        return limited
     }
 
     public func user(named username: String) async throws -> AdminUser {
@@ -85,6 +94,7 @@ public struct DatabaseAdminOperations: AdminOperations {
 
     public func deleteUser(id: String) async throws {
         let user = try await account(id)
+        try await requireAuthority(over: user, to: "delete")
         try await database.transaction { [users, audit, actor] _ in
             guard try await users.delete(username: user.username) else { throw AdminProblem.notFound("There is no user with the id \(id).") }
             // The event outlives the account: its id and name stay in the trail.
@@ -96,6 +106,7 @@ public struct DatabaseAdminOperations: AdminOperations {
     /// token of the account: whoever had them may have had the old password too.
     public func setPassword(_ password: String, of userID: String) async throws {
         let user = try await account(userID)
+        try await requireAuthority(over: user, to: "set the password of")
         if let problem = settings.passwords.problem(with: password, username: user.username, email: user.email) {
             throw AdminProblem.badRequest(problem)
         }
@@ -256,6 +267,7 @@ public struct DatabaseAdminOperations: AdminOperations {
         for uri in registration.redirectURIs + registration.postLogoutRedirectURIs { try ClientRegistrationRules.validateRedirectURI(uri) }
         let scopes = registration.scopes ?? ClientRegistrationRules.defaultScopes
         try ClientRegistrationRules.validateScopes(scopes)
+        try requireAuthority(overClientWith: scopes, to: "register")
         try ClientRegistrationRules.validateAlgorithm(registration.idTokenAlgorithm)
         if let secret = registration.secret { try ClientRegistrationRules.validateSecret(secret) }
         if let logo = registration.logoURI { try ClientRegistrationRules.validateWebPage(logo, named: "logo URI") }
@@ -304,6 +316,7 @@ public struct DatabaseAdminOperations: AdminOperations {
     /// A new secret for the confidential client `id`, returned this once (stored as a digest; sealed too for a
     /// `client_secret_jwt` client, whose assertions' MACs the server computes); the old one stops working at once.
     public func rotateClientSecret(of id: String) async throws -> String {
+        if let client = try await clients.find(id: id) { try requireAuthority(overClientWith: client.scopes, to: "rotate the secret of") }
         let secret = Base64URL.encode(SecureRandom.bytes(32))
         let sealed =
             try await clients.find(id: id)?.authenticationMethod == .clientSecretJWT
@@ -318,6 +331,7 @@ public struct DatabaseAdminOperations: AdminOperations {
     }
 
     public func deleteClient(_ id: String) async throws {
+        if let client = try await clients.find(id: id) { try requireAuthority(overClientWith: client.scopes, to: "delete") }
         try await database.transaction { [clients, audit, actor] _ in
             guard try await clients.delete(id: id) else { throw AdminProblem.notFound("There is no client with the id \(id).") }
             try await audit.record(.clientDeleted, client: id, actor: actor)
@@ -426,6 +440,7 @@ public struct DatabaseAdminOperations: AdminOperations {
 
     public func removePasskey(_ id: String, of userID: String) async throws {
         let user = try await account(userID)
+        try await requireAuthority(over: user, to: "remove a passkey of")
         try await database.transaction { [passkeys, audit, actor] _ in
             guard try await passkeys.remove(id, of: user.id) else { throw AdminProblem.notFound("\(user.username) has no passkey \(id).") }
             try await audit.record(.factorRemoved, user: user.id, actor: actor, details: ["factor": "passkey", "passkey": id])
@@ -452,6 +467,7 @@ public struct DatabaseAdminOperations: AdminOperations {
 
     public func unlinkIdentity(at provider: String, of userID: String) async throws {
         let user = try await account(userID)
+        try await requireAuthority(over: user, to: "unlink a sign-in of")
         let outcome = try await database.transaction { [identities, audit, actor] _ in
             let outcome = try await identities.unlink(userID: user.id, providerID: provider)
             if outcome == .unlinked { try await audit.record(.identityUnlinked, user: user.id, actor: actor, details: ["provider": provider]) }

@@ -68,6 +68,11 @@ extension AdminConsole {
         problem.status == .preconditionFailed ? "It changed since this page was shown; it is shown again as it is now." : problem.detail
     }
 
+    /// The status of the page that shows `problem`: 403 for what the person's role does not allow, else 400.
+    static func status(of problem: AdminProblem) -> HTTPResponse.Status {
+        problem.status == .forbidden ? .forbidden : .badRequest
+    }
+
     /// The notice `request`'s query names (`done=`), if it is one of ``notices``.
     static func notice(in request: Request) -> String? {
         FormParameters(encoded: request.uri.query ?? "")["done"].flatMap { notices[$0] }

@@ -1,14 +1,15 @@
 import Foundation
 import GatehouseDomain
 import GatehouseFoundation
+import HTTPTypes
 import Hummingbird
 
 /// The console's clients and signing keys: listed; a client made with the tool's validation, its secret shown once (and
 /// again once on each rotation), or deleted; the keys rotated.
 extension AdminConsole {
-    func clientsPage(_ person: Operator, problem: String? = nil) async throws -> Response {
+    func clientsPage(_ person: Operator, problem: String? = nil, status: HTTPResponse.Status = .badRequest) async throws -> Response {
         var values = values(person, section: "Clients")
-        values["clients"] = try await operations(person.actor).clients().map { client -> [String: Any] in
+        values["clients"] = try await operations(person).clients().map { client -> [String: Any] in
             var shown: [String: Any] = [
                 "id": client.id, "kind": client.isPublic ? "public" : "confidential", "redirectURIs": client.redirectURIs.joined(separator: " "),
                 "confidential": !client.isPublic, "created": Timestamp.format(client.createdAt),
@@ -17,7 +18,7 @@ extension AdminConsole {
             return shown
         }
         if let problem { values["problem"] = problem }
-        return PageRenderer.page(title: "Clients · Admin console", template: "admin-clients", values, status: problem == nil ? .ok : .badRequest)
+        return PageRenderer.page(title: "Clients · Admin console", template: "admin-clients", values, status: problem == nil ? .ok : status)
     }
 
     /// Makes the client the form describes; its generated secret is on the answer, never stored in clear.
@@ -25,18 +26,20 @@ extension AdminConsole {
         let registration = ClientRegistration(
             id: Self.text(form, "id") ?? "", name: Self.text(form, "name"), redirectURIs: Self.list(form, "redirect_uris"), isPublic: form["public"] == "on")
         do {
-            let created = try await operations(person.actor).createClient(registration)
+            let created = try await operations(person).createClient(registration)
             return secretShown(person, clientID: created.client.id, secret: created.generatedSecret, made: true)
         } catch let problem as AdminProblem {
-            return try await clientsPage(person, problem: problem.detail)
+            return try await clientsPage(person, problem: problem.detail, status: Self.status(of: problem))
         } catch let problem as ConfigurationError {
             return try await clientsPage(person, problem: problem.description)
         }
     }
 
     /// One client: its settings, with a form for those a person edits here (the rest through the admin API).
-    func clientPage(_ clientID: String, _ person: Operator, notice: String? = nil, problem: String? = nil) async throws -> Response {
-        guard let client = try? await AdminClient(operations(person.actor).registeredClient(clientID)) else {
+    func clientPage(
+        _ clientID: String, _ person: Operator, notice: String? = nil, problem: String? = nil, status: HTTPResponse.Status = .badRequest
+    ) async throws -> Response {
+        guard let client = try? await AdminClient(operations(person).registeredClient(clientID)) else {
             return PageRenderer.error(title: "Not found", message: "There is no client with that id.", status: .notFound)
         }
         var values = values(person, section: "Clients")
@@ -52,7 +55,7 @@ extension AdminConsole {
         values["etag"] = AdminETag.of(client)
         if let notice { values["notice"] = notice }
         if let problem { values["problem"] = problem }
-        return PageRenderer.page(title: "\(client.id) · Admin console", template: "admin-client", values, status: problem == nil ? .ok : .badRequest)
+        return PageRenderer.page(title: "\(client.id) · Admin console", template: "admin-client", values, status: problem == nil ? .ok : status)
     }
 
     /// Saves, rotates the secret of, or deletes the client `clientID`, as the form says.
@@ -71,19 +74,19 @@ extension AdminConsole {
                 change.thirdParty = form["third_party"] == "on"
                 change.deviceGrant = form["device_grant"] == "on"
                 change.requireDPoP = form["require_dpop"] == "on"
-                _ = try await operations(person.actor).updateClient(clientID, change, ifMatch: form["etag"] ?? "")
+                _ = try await operations(person).updateClient(clientID, change, ifMatch: form["etag"] ?? "")
                 return back(to: "/clients/" + clientID, done: "client_saved")
             case "rotate_secret":
-                let secret = try await operations(person.actor).rotateClientSecret(of: clientID)
+                let secret = try await operations(person).rotateClientSecret(of: clientID)
                 return secretShown(person, clientID: clientID, secret: secret, made: false)
             case "delete":
-                try await operations(person.actor).deleteClient(clientID)
+                try await operations(person).deleteClient(clientID)
                 return Redirect.to(Self.path + "/clients", afterPost: true)
             default:
                 return Self.unknownChange
             }
         } catch let problem as AdminProblem {
-            return try await clientPage(clientID, person, problem: Self.explain(problem))
+            return try await clientPage(clientID, person, problem: Self.explain(problem), status: Self.status(of: problem))
         } catch let problem as ConfigurationError {
             return try await clientPage(clientID, person, problem: problem.description)
         }

@@ -8,7 +8,7 @@ import Hummingbird
 extension AdminConsole {
     func keysPage(_ person: Operator, notice: String? = nil, problem: String? = nil) async throws -> Response {
         var values = values(person, section: "Keys")
-        values["keys"] = try await operations(person.actor).signingKeys().map { key -> [String: Any] in
+        values["keys"] = try await operations(person).signingKeys().map { key -> [String: Any] in
             [
                 "kid": key.kid, "algorithm": key.algorithm, "status": key.status.rawValue, "created": Timestamp.format(key.createdAt),
                 "activates": Timestamp.format(key.activatesAt), "retired": Timestamp.format(key.retiredAt), "isRetired": key.status == .retired,
@@ -25,12 +25,12 @@ extension AdminConsole {
         do {
             switch form["change"] ?? "rotate" {
             case "rotate":
-                let made = try await operations(person.actor).rotateSigningKeys()
+                let made = try await operations(person).rotateSigningKeys()
                 try await keys.reloadNow()
                 return try await keysPage(person, notice: "New keys sign from now: \(made.map(\.kid).joined(separator: ", ")).")
             case "withdraw":
                 let kid = form["kid"] ?? ""
-                try await operations(person.actor).withdrawSigningKey(kid)
+                try await operations(person).withdrawSigningKey(kid)
                 try await keys.reloadNow()
                 return try await keysPage(person, notice: "The key \(kid) left the JWKS: tokens it signed no longer verify.")
             default:

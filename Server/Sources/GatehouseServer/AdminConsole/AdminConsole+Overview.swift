@@ -46,7 +46,7 @@ extension AdminConsole {
     /// Gives the person the form names a role, or takes theirs away: an admin's change only (``submitted(_:needs:_:)``).
     /// An admin cannot take their own role, so the console never loses its last admin by a slip.
     func changeRoles(_ form: FormParameters, by person: Operator) async throws -> Response {
-        let operations = operations(person.actor)
+        let operations = operations(person)
         let username = Self.text(form, "username") ?? ""
         do {
             switch form["change"] {

@@ -36,7 +36,7 @@ extension AdminConsole {
             return PageRenderer.error(title: "Not found", message: "No courier channel delivers to the development outbox.", status: .notFound)
         }
         var values = values(person, section: "Outbox")
-        values["messages"] = try await operations(person.actor).outbox(to: nil, limit: 50).map { message -> [String: Any] in
+        values["messages"] = try await operations(person).outbox(to: nil, limit: 50).map { message -> [String: Any] in
             var row: [String: Any] = [
                 "id": message.message.id, "channel": message.message.channel, "recipient": message.message.recipient,
                 "template": message.message.template, "status": message.message.status, "created": Timestamp.format(message.message.createdAt),

@@ -8,7 +8,7 @@ import Hummingbird
 extension AdminConsole {
     func resourcesPage(_ person: Operator, refused: FormParameters? = nil, problem: String? = nil) async throws -> Response {
         var values = values(person, section: "Resources")
-        let resources = try await operations(person.actor).resources()
+        let resources = try await operations(person).resources()
         values["hasResources"] = !resources.isEmpty
         values["resources"] = resources.map { resource -> [String: Any] in
             [
@@ -29,7 +29,7 @@ extension AdminConsole {
     func createResource(_ form: FormParameters, by person: Operator) async throws -> Response {
         do {
             let resource = try Self.resource(from: form, changing: Resource(id: Self.text(form, "id") ?? "", name: ""))
-            let created = try await operations(person.actor).createResource(resource)
+            let created = try await operations(person).createResource(resource)
             return back(to: "/resources/" + AdminController.pathSegment(created.id), done: "resource_saved")
         } catch let problem as AdminProblem {
             return try await resourcesPage(person, refused: form, problem: problem.detail)
@@ -39,7 +39,7 @@ extension AdminConsole {
     /// One resource, its settings in a form.
     func resourcePage(_ path: String, _ person: Operator, notice: String? = nil, problem: String? = nil) async throws -> Response {
         let id = path.removingPercentEncoding ?? path
-        guard let resource = try? await operations(person.actor).resource(id: id) else {
+        guard let resource = try? await operations(person).resource(id: id) else {
             return PageRenderer.error(title: "Not found", message: "There is no resource with that identifier.", status: .notFound)
         }
         var values = values(person, section: "Resources")
@@ -61,7 +61,7 @@ extension AdminConsole {
     /// Saves or removes the resource, as the form says.
     func changeResource(_ path: String, form: FormParameters, by person: Operator) async throws -> Response {
         let id = path.removingPercentEncoding ?? path
-        let operations = operations(person.actor)
+        let operations = operations(person)
         do {
             switch form["change"] {
             case "save":

@@ -2,6 +2,7 @@ import Foundation
 import GatehouseDomain
 import GatehouseFoundation
 import GatehouseProtocol
+import HTTPTypes
 import Hummingbird
 
 /// The console's people: found by a part of their username, email address or name, made, and each on a page of their
@@ -10,7 +11,9 @@ import Hummingbird
 extension AdminConsole {
     /// People matching the query's `q`, 50 at a time; `refused` is a new account's form that was refused, shown again
     /// with its `problem`.
-    func usersPage(_ query: FormParameters, _ person: Operator, refused: FormParameters? = nil, problem: String? = nil) async throws -> Response {
+    func usersPage(
+        _ query: FormParameters, _ person: Operator, refused: FormParameters? = nil, problem: String? = nil, status: HTTPResponse.Status = .badRequest
+    ) async throws -> Response {
         let text = query["q"].map { String($0.prefix(100)) }
         let found = try await users.search(text: text?.isEmpty == false ? text : nil, locked: nil, after: query["after"], limit: 50)
         var values = values(person, section: "Users")
@@ -26,7 +29,7 @@ extension AdminConsole {
             values["new"] = ["username": refused["username"] ?? "", "email": refused["email"] ?? "", "name": refused["name"] ?? ""]
         }
         if let problem { values["problem"] = problem }
-        return PageRenderer.page(title: "Users · Admin console", template: "admin-users", values, status: problem == nil ? .ok : .badRequest)
+        return PageRenderer.page(title: "Users · Admin console", template: "admin-users", values, status: problem == nil ? .ok : status)
     }
 
     /// Makes the account the form describes, with the password policy's check of a password when one is given (else
@@ -36,16 +39,18 @@ extension AdminConsole {
             username: Self.text(form, "username") ?? "", email: Self.text(form, "email") ?? "", emailVerified: form["email_verified"] == "on",
             name: Self.text(form, "name"), password: form["password"])
         do {
-            let created = try await operations(person.actor).createUser(account)
+            let created = try await operations(person).createUser(account)
             return back(to: "/users/" + created.id, done: "created")
         } catch let problem as AdminProblem {
-            return try await usersPage(FormParameters(encoded: ""), person, refused: form, problem: problem.detail)
+            return try await usersPage(FormParameters(encoded: ""), person, refused: form, problem: problem.detail, status: Self.status(of: problem))
         }
     }
 
     /// One person.
-    func userPage(_ id: String, _ person: Operator, request: Request? = nil, problem: String? = nil) async throws -> Response {
-        let operations = operations(person.actor)
+    func userPage(
+        _ id: String, _ person: Operator, request: Request? = nil, problem: String? = nil, status: HTTPResponse.Status = .badRequest
+    ) async throws -> Response {
+        let operations = operations(person)
         guard let user = try? await operations.user(id: id) else {
             return PageRenderer.error(title: "Not found", message: "There is no user with that id.", status: .notFound)
         }
@@ -98,12 +103,12 @@ extension AdminConsole {
         }
         if let notice = request.flatMap(Self.notice(in:)) { values["notice"] = notice }
         if let problem { values["problem"] = problem }
-        return PageRenderer.page(title: "\(user.username) · Admin console", template: "admin-user", values, status: problem == nil ? .ok : .badRequest)
+        return PageRenderer.page(title: "\(user.username) · Admin console", template: "admin-user", values, status: problem == nil ? .ok : status)
     }
 
     /// Applies the change the form on user `userID`'s page names (`change`).
     func changeUser(_ userID: String, form: FormParameters, by person: Operator) async throws -> Response {
-        let operations = operations(person.actor)
+        let operations = operations(person)
         let page = "/users/" + userID
         do {
             switch form["change"] {
@@ -156,7 +161,7 @@ extension AdminConsole {
                 return Self.unknownChange
             }
         } catch let problem as AdminProblem {
-            return try await userPage(userID, person, problem: Self.explain(problem))
+            return try await userPage(userID, person, problem: Self.explain(problem), status: Self.status(of: problem))
         }
     }
 

@@ -20,8 +20,8 @@ struct AdminConsole: Sendable {
     let audit: AuditLog
     /// The sign-in that comes back to the console.
     let loginFlow: LoginFlow
-    /// The admin operations, on behalf of an actor (`user:ID`).
-    let operations: @Sendable (_ actor: String) -> DatabaseAdminOperations
+    /// The admin operations, on behalf of an actor (`user:ID`); ``operations(_:)`` holds them to the person's role.
+    let makeOperations: @Sendable (_ actor: String) -> DatabaseAdminOperations
     /// This node's signing keys, read again at once after a rotation (other nodes read them within their interval).
     let keys: SigningKeyRing
     /// The other identity providers people sign in with, checked on their page; the server's issuer, which their
@@ -143,6 +143,11 @@ struct AdminConsole: Sendable {
         return try await cookies.hostedFlow(for: request, lifetime: flowLifetime, afterPost: request.method == .post) { binding in
             try await loginFlow.begin(authorization, kind: .login, clientName: "the admin console", owner: .browser(binding: binding)).id
         }
+    }
+
+    /// The admin operations on behalf of `person`, held to what their role allows.
+    func operations(_ person: Operator) -> DatabaseAdminOperations {
+        makeOperations(person.actor).acting(as: .console(person.role))
     }
 
     /// The console's pages share their frame: where the person is, and who they are.

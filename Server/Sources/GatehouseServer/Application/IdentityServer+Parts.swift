@@ -137,11 +137,16 @@ extension IdentityServer {
 
     /// The admin operations' settings, for changes through `origin` (`admin_api`, `account_page`).
     func adminSettings(origin: String) -> AdminSettings {
-        let secret = secret
-        let hasher = hasher
-        return AdminSettings(
+        let (secret, hasher, courier, service) = (secret, hasher, courier, configuration.serviceName)
+        var settings = AdminSettings(
             secret: { secret }, passwords: configuration.passwords, hashPassword: { try await hasher.hash($0) }, lifetimes: configuration.tokens,
             maxPINAttempts: configuration.authenticator.maxPINAttempts, origin: origin, profile: configuration.profile)
+        settings.tellReplacedContact = { user, replaced, channel in
+            try await courier.send(
+                channel == .email ? .emailChanged : .phoneChanged, to: replaced, on: channel, service: service, codeLifetime: 0,
+                language: courier.language(of: user))
+        }
+        return settings
     }
 
     /// The admin operations on this server's database, on behalf of an actor, for changes through `origin`.
@@ -165,7 +170,7 @@ extension IdentityServer {
     var adminConsole: AdminConsole {
         AdminConsole(
             users: users, sessions: sessions, roles: AdminRoleStore(database: database, clock: clock), audit: audit, loginFlow: loginFlow,
-            operations: operations(origin: "admin_console"), keys: keys, providers: configuration.identityProviders, issuer: issuer,
+            makeOperations: operations(origin: "admin_console"), keys: keys, providers: configuration.identityProviders, issuer: issuer,
             courierQueue: courier.queue,
             showsOutbox: [configuration.courier.email, configuration.courier.sms, configuration.courier.voice].contains { $0.delivery == .outbox },
             cookies: cookies, flowLifetime: configuration.tokens.authorizationRequest, clock: clock)

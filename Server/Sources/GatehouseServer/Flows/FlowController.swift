@@ -8,7 +8,9 @@ import Hummingbird
 import Logging
 
 /// The native flow API: an app starts a login flow with the parameters of an authorization request,
-/// submits node after node as JSON, and receives an authorization code to exchange with its PKCE verifier.
+/// submits node after node as JSON, and receives an authorization code to exchange with its PKCE verifier. It is for
+/// the service's own apps (first-party clients the operator registered): a third party, or a client that registered
+/// itself, would read the person's password and answer consent in their name, so it signs people in with a browser.
 struct FlowController: Sendable {
     let clients: ClientStore
     let flows: FlowStore
@@ -40,6 +42,13 @@ struct FlowController: Sendable {
         guard let client = try await clients.find(id: body.clientID) else {
             throw OAuthError.invalidRequest("No client is registered as \(body.clientID).")
         }
+        // Whoever drives the flow API reads what the person types: only the operator's own apps may, never a third
+        // party's, nor a client that registered itself.
+        guard client.registeredByOperator, !client.isThirdParty else {
+            throw OAuthError.unauthorizedClient(
+                "The native flow API is for the service's own apps; \(client.id) is \(client.isThirdParty ? "a third-party" : "a self-registered") client. "
+                    + "Send the person to the authorization endpoint in a browser instead.")
+        }
         guard client.allowsRedirect(to: body.redirectURI) else {
             throw OAuthError.invalidRequest("The redirect URI is not registered for \(client.id).")
         }
@@ -66,6 +75,11 @@ struct FlowController: Sendable {
     func submit(_ request: Request, flowID: String, context: some RequestContext) async throws -> Response {
         let submission = try await JSONRequest.decode(FlowSubmission.self, from: request)
         guard let state = try await flows.find(flowID, owner: .client(submission.clientID)) else { return expired(localizer.wording(for: request)) }
+        // Consent is the person's answer about a client, never the client's own (a flow here reaches it only when its
+        // client became a third party after the flow began).
+        guard state.step != .consent else {
+            throw OAuthError.unauthorizedClient("A consent is given by the person in a browser, not through the flow API of the client it is about.")
+        }
         let presented = submission.deviceTokens ?? []
         guard presented.count <= DeviceCookie.maximumPresented, presented.allSatisfy({ $0.utf8.count <= DeviceCookie.maximumLength }) else {
             throw OAuthError.invalidRequest("Send at most \(DeviceCookie.maximumPresented) device tokens of at most \(DeviceCookie.maximumLength) bytes each.")

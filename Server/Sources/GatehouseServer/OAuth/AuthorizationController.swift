@@ -231,7 +231,7 @@ struct AuthorizationController: Sendable {
             acrValues: parameters["acr_values"].map { $0.split(separator: " ").map(String.init) } ?? claims?.acrValues, dpopJKT: parameters["dpop_jkt"],
             resources: resources.isEmpty ? nil : resources.map(\.id)
         )
-        request.claims = claims
+        request.claims = claims.map { ScopeClaims.limiting($0, to: client.scopes) }
         request.profile = client.profile
         request.uiLocales = parameters["ui_locales"].map(AuthorizationRequest.languageTags)
         return .success(request)

@@ -59,6 +59,12 @@ struct ClientAssertionVerifier: Sendable {
             throw OAuthError.invalidClient("The client assertion has expired, or lives longer than \(Self.maximumLifetime) seconds.")
         }
         if let issuedAt = (claims["iat"] as? NSNumber)?.int64Value, issuedAt > now + 60 { throw failed }
+        // Not valid yet (RFC 7523 §3, item 6), beyond a minute's difference between the clocks.
+        if let notBefore = claims["nbf"] {
+            guard let value = (notBefore as? NSNumber)?.int64Value, value <= now + 60 else {
+                throw OAuthError.invalidClient("The client assertion is not valid yet (nbf is in the future).")
+            }
+        }
         guard let id = claims["jti"] as? String, !id.isEmpty, id.utf8.count <= 256 else {
             throw OAuthError.invalidClient("The client assertion has no jti.")
         }

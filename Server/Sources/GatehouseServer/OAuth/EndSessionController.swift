@@ -95,7 +95,9 @@ struct EndSessionController: Sendable {
         var frames: [(url: String, origin: String, name: String)] = []
         for clientID in ended.clientIDs {
             guard let client = try await clients.find(id: clientID), let uri = client.frontchannelLogoutURI,
-                let components = URLComponents(string: uri), let scheme = components.scheme, let host = components.host
+                let components = URLComponents(string: uri), let scheme = components.scheme, let host = components.host,
+                // A self-registered client's page is framed only where its registration would be accepted today.
+                client.registeredByOperator || ClientMetadataRules.reachesOnlyThePublicWeb(uri)
             else { continue }
             let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
             let origin = scheme + "://" + bracketed + (components.port.map { ":\($0)" } ?? "")

@@ -13,6 +13,8 @@ extension TokenController {
     static let tokenExchange = "urn:ietf:params:oauth:grant-type:token-exchange"
     static let accessTokenType = "urn:ietf:params:oauth:token-type:access_token"
     static let idTokenType = "urn:ietf:params:oauth:token-type:id_token"
+    /// The most clients an exchanged token's `act` chain names.
+    static let maximumActors = 5
 
     func exchange(_ parameters: FormParameters, client: Client, proof: DPoPProof?) async throws -> Response {
         guard !client.isPublic else { throw OAuthError.unauthorizedClient("Only a confidential client may exchange tokens.") }
@@ -50,6 +52,10 @@ extension TokenController {
             actors = subject.record.actors
         } else {
             throw OAuthError.unauthorizedClient("The client's policy allows neither delegation nor impersonation.")
+        }
+        // Each exchange by delegation nests one `act` more: a chain is kept short enough to read and to check.
+        guard actors.count <= Self.maximumActors else {
+            throw OAuthError.invalidGrant("The subject token was exchanged by delegation \(Self.maximumActors) times already; exchange the person's own token.")
         }
         // Scopes never grow: of those asked for (or the subject's), only what the subject carries, the resource
         // accepts and the policy allows.

@@ -133,6 +133,14 @@ struct TokenController: Sendable {
         if let verifier, !PKCE.isValidVerifier(verifier) {
             throw OAuthError.invalidRequest("code_verifier must be 43 to 128 unreserved characters (RFC 7636 §4.1).")
         }
+        // The hooks at `tokens` are asked before the code is spent too: one failing under `deny` leaves it for a retry.
+        var added: TokenHooks.Claims?
+        if !hooks.targets.isEmpty, let unspent = try await codes.unspent(code, clientID: client.id),
+            unspent.scopes.contains("openid") || audience.isJWT
+        {
+            added = try await hooks.claims(
+                user: try await activeUser(unspent.userID), clientID: client.id, grantType: "authorization_code", scopes: unspent.scopes, audience: audience)
+        }
         let grant: Grant
         let binding: AuthorizationCodeStore.Binding
         let redemption = try await database.transaction { [codes, audit] _ in
@@ -187,23 +195,28 @@ struct TokenController: Sendable {
         // An openly registered client that got its first token is no longer removed for disuse.
         try await clients.markUsed(client)
         return try await response(
-            for: grant, grantType: "authorization_code", user: user, tokens: tokens, client: client, nonce: binding.nonce, proof: proof, audience: audience)
+            for: grant, grantType: "authorization_code", user: user, tokens: tokens, client: client, nonce: binding.nonce, proof: proof, audience: audience,
+            added: added)
     }
 
     /// The token response for a user's grant: the tokens (the access token signed when its audience takes JWTs), plus an
-    /// ID token when `openid` was granted.
+    /// ID token when `openid` was granted; with the claims of the hooks at `tokens` (`added` when they were asked already).
     private func response(
         for grant: Grant, grantType: String, user: User, tokens: TokenStore.IssuedTokens, client: Client, nonce: String?, proof: DPoPProof?,
-        audience: TokenAudience = .server
+        audience: TokenAudience = .server, added asked: TokenHooks.Claims? = nil
     ) async throws -> Response {
         let scopes = audience.scopes(of: grant.scopes)
         let lifetime = audience.lifetime(standard: lifetimes.accessToken)
         let withIDToken = grant.scopes.contains("openid")
         // Asked only when there is a token to add to: an ID token, or a JWT access token.
-        let added =
-            withIDToken || audience.isJWT
-            ? try await hooks.claims(user: user, clientID: client.id, grantType: grantType, scopes: grant.scopes, audience: audience)
-            : TokenHooks.Claims()
+        let added: TokenHooks.Claims =
+            if let asked {
+                asked
+            } else if withIDToken || audience.isJWT {
+                try await hooks.claims(user: user, clientID: client.id, grantType: grantType, scopes: grant.scopes, audience: audience)
+            } else {
+                TokenHooks.Claims()
+            }
         let accessToken = try await accessTokens.token(
             tokens.accessToken, for: audience,
             subject: .init(clientID: client.id, userID: grant.userID, authTime: grant.authTime, methods: grant.methods), scopes: scopes,

@@ -1,4 +1,5 @@
 import Foundation
+import GatehouseFoundation
 
 /// A plain text table with aligned columns, for terminal output. Every cell is printed escaped
 /// (``Swift/String/escapedForTerminal``): a value that came from outside — a name typed at sign-in, a legacy
@@ -30,10 +31,10 @@ extension String {
     /// The text with what a terminal would act on written out instead: control characters (line breaks, escape,
     /// C1 controls) and the bidirectional overrides that reorder what is shown, as `\n`, `\t`, `\r` or `\u{1B}`.
     var escapedForTerminal: String {
-        guard unicodeScalars.contains(where: \.actsOnTerminal) else { return self }
+        guard unicodeScalars.contains(where: \.changesDisplay) else { return self }
         var escaped = ""
         for scalar in unicodeScalars {
-            guard scalar.actsOnTerminal else {
+            guard scalar.changesDisplay else {
                 escaped.unicodeScalars.append(scalar)
                 continue
             }
@@ -45,13 +46,5 @@ extension String {
             }
         }
         return escaped
-    }
-}
-
-extension Unicode.Scalar {
-    /// Whether a terminal would act on the scalar rather than show it: C0 and C1 controls, DEL, line and paragraph
-    /// separators, and the bidirectional embeddings, overrides and isolates.
-    fileprivate var actsOnTerminal: Bool {
-        properties.generalCategory == .control || (0x2028...0x202E).contains(value) || (0x2066...0x2069).contains(value)
     }
 }

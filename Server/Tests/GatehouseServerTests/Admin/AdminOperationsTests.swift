@@ -47,6 +47,48 @@ struct AdminOperationsTests {
         }
     }
 
+    @Test(
+        "an operator's operations stop short of an admin's: admin clients, and role holders' contacts, factors and password",
+        arguments: TestEngine.available)
+    func operatorLimits(engine: TestEngine) async throws {
+        try await TestServer.withServer(engine: engine) { server in
+            let full = operations(server)
+            let admin = try await full.createUser(NewAccount(username: "ada", email: "ada@example.com", emailVerified: true))
+            let person = try await full.createUser(NewAccount(username: "pat", email: "pat@example.com", emailVerified: true))
+            try await full.grantAdminRole(.admin, to: "ada")
+            _ = try await full.createClient(ClientRegistration(id: "automation", redirectURIs: [], scopes: ["gatehouse:admin"]))
+            let limited = full.acting(as: .console(.operator))
+            func refusedAsAdminOnly(_ body: () async throws -> Void, sourceLocation: SourceLocation = #_sourceLocation) async {
+                let problem = await #expect(throws: AdminProblem.self, sourceLocation: sourceLocation) { try await body() }
+                #expect(problem?.kind == "admin-only", sourceLocation: sourceLocation)
+            }
+            await refusedAsAdminOnly { _ = try await limited.rotateClientSecret(of: "automation") }
+            await refusedAsAdminOnly { try await limited.deleteClient("automation") }
+            await refusedAsAdminOnly {
+                _ = try await limited.createClient(ClientRegistration(id: "standing", redirectURIs: [], scopes: ["gatehouse:admin:read"]))
+            }
+            _ = try await limited.createClient(ClientRegistration(id: "reports", redirectURIs: ["https://reports.example/cb"], scopes: ["openid"]))
+            var grow = AdminClientChange()
+            grow.scopes = ["openid", "gatehouse:admin"]
+            await refusedAsAdminOnly { _ = try await limited.updateClient("reports", grow, ifMatch: "*") }
+            var move = AdminUserChange()
+            move.email = "mallory@example.com"
+            await refusedAsAdminOnly { _ = try await limited.updateUser(admin.id, move, ifMatch: "*") }
+            await refusedAsAdminOnly { try await limited.resetSecondFactors(of: admin.id) }
+            await refusedAsAdminOnly { try await limited.setPassword("a long and unusual passphrase 77", of: admin.id) }
+            await refusedAsAdminOnly { try await limited.deleteUser(id: admin.id) }
+            #expect(try await full.user(id: admin.id).email == "ada@example.com")
+            // What is not an admin's power stays the operator's: a person without a role, a rename.
+            #expect(try await limited.updateUser(person.id, move, ifMatch: "*").email == "mallory@example.com")
+            var rename = AdminUserChange()
+            rename.name = "Ada L."
+            #expect(try await limited.updateUser(admin.id, rename, ifMatch: "*").name == "Ada L.")
+            // The same operations for an admin in the console, and for the admin API and the terminal (full).
+            _ = try await full.acting(as: .console(.admin)).rotateClientSecret(of: "automation")
+            _ = try await full.updateClient("reports", grow, ifMatch: "*")
+        }
+    }
+
     @Test("console roles: one per person, replaced when given again, taken away, gone with the account, each recorded", arguments: TestEngine.available)
     func consoleRoles(engine: TestEngine) async throws {
         try await TestServer.withServer(engine: engine) { server in

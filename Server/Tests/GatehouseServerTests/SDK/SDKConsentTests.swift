@@ -6,22 +6,19 @@ import Testing
 @testable import GatehouseDomain
 @testable import GatehouseServer
 
-/// The SDK on a third-party client's consent node, against a live server: the node routes as
-/// ``SignInStatus/consent`` with the application and scopes as data, and the multi-factor helper asks the app, never
-/// answering by itself.
+/// The SDK in a third-party app, against a live server: the native flow API is for the service's own apps, so the app
+/// gets the server's `unauthorized_client` (pointing to the browser) before any node, and the multi-factor helper never
+/// reaches a consent it could answer in the person's name.
 @Suite("SDK consent against a live server")
 struct SDKConsentTests {
     /// Answers every consent with `allow`, recording what it was asked.
     actor Person {
         var asked: [FlowConsent] = []
-        let allow: Bool
-
-        init(allow: Bool) { self.allow = allow }
 
         func answer(_ step: MultifactorLogin.Step) -> MultifactorLogin.Answer {
             guard case .consent(let consent) = step else { return .done }
             asked.append(consent)
-            return allow ? .allow : .deny
+            return .allow
         }
     }
 
@@ -38,38 +35,18 @@ struct SDKConsentTests {
                 tokenStorage: MemoryTokenStorage()))
     }
 
-    @Test("the consent node is a status of its own, with the application and scopes; Deny fails with access_denied")
-    func nodeAndDeny() async throws {
+    @Test("a third-party app is refused at the start with unauthorized_client, and the helper never asks for a consent")
+    func refusedAtTheStart() async throws {
         try await TestServer.withLiveServer { server, issuer in
             let client = try await Self.prepare(server, issuer: issuer)
-            guard case .continue(var signIn) = await client.start() else { Issue.record("expected the sign-in node"); return }
-            signIn["username"] = "sam"
-            signIn["password"] = SDKLiveFlowTests.password
-            guard case .continue(let consent) = await signIn.next() else { Issue.record("expected the consent node"); return }
-            #expect(consent.status == .consent && consent.step == .consent)
-            #expect(consent.consent?.application == FlowConsent.Application(id: "partner", name: "Partner", homepage: "https://partner.example/"))
-            #expect(consent.consent?.scopes.map(\.name) == ["openid", "profile"])
-            let deny = try #require(consent.submit(.deny))
-            guard case .failure(let failure) = await consent.next(deny) else { Issue.record("Deny must end the flow"); return }
-            #expect(failure.cause.oauthError == "access_denied")
-        }
-    }
-
-    @Test("the multi-factor helper asks the app: Allow signs in, Deny fails, and allowed once it does not ask again")
-    func helperAsks() async throws {
-        try await TestServer.withLiveServer { server, issuer in
-            let client = try await Self.prepare(server, issuer: issuer)
-            let refusing = Person(allow: false)
-            let denied = MultifactorLogin(client: client) { step in await refusing.answer(step) }
-            await #expect(throws: GatehouseError.self) { try await denied.login(username: "sam", password: SDKLiveFlowTests.password) }
-            #expect(await refusing.asked.map(\.application.id) == ["partner"])
-
-            let allowing = Person(allow: true)
-            let allowed = MultifactorLogin(client: client) { step in await allowing.answer(step) }
-            let session = try await allowed.login(username: "sam", password: SDKLiveFlowTests.password)
-            #expect(await session.claims?.preferredUsername == "sam")
-            _ = try await allowed.login(username: "sam", password: SDKLiveFlowTests.password)
-            #expect(await allowing.asked.count == 1, "allowed once, the second sign-in is not asked")
+            let person = Person()
+            let helper = MultifactorLogin(client: client) { step in await person.answer(step) }
+            let error = await #expect(throws: GatehouseError.self) { try await helper.login(username: "sam", password: SDKLiveFlowTests.password) }
+            #expect(error?.oauthError == "unauthorized_client")
+            #expect(error.map { String(describing: $0) }?.contains("browser") == true, "the server's words point to the browser")
+            #expect(await person.asked.isEmpty)
+            let granted = try await server.audit.events(.init(types: [.consentGranted]), limit: 10)
+            #expect(granted.isEmpty, "no consent was given in sam's name")
         }
     }
 }

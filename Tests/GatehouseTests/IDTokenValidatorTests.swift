@@ -70,6 +70,22 @@ struct IDTokenValidatorTests {
         #expect(await keys.refreshes == 1)
     }
 
+    @Test("tokens naming unknown keys fetch the remote key set again once, then not within the limit's interval")
+    func refetchLimit() async throws {
+        let provider = MockProvider(firstNode: FlowTests.credentials)
+        let keys = RemoteKeySet(url: try #require(URL(string: MockProvider.issuer + "/jwks")), transport: provider)
+        let validator = IDTokenValidator(issuer: MockProvider.issuer, clientID: "app", keys: keys)
+        for kid in ["forged-1", "forged-2", "forged-3", "forged-4"] {
+            await #expect(throws: IDTokenValidationError.unknownKey(kid)) { try await validator.validate(try issuer.token(kid: kid), nonce: nil) }
+        }
+        // The first fetch, and one more for the first unknown key: not one per token.
+        #expect(await provider.requests.filter { $0 == "/jwks" }.count == 2)
+        var limit = KeySetRefetchLimit()
+        let start = Date()
+        #expect(limit.admit(at: start) && !limit.admit(at: start.addingTimeInterval(KeySetRefetchLimit.interval - 1)))
+        #expect(limit.admit(at: start.addingTimeInterval(KeySetRefetchLimit.interval)))
+    }
+
     @Test("issuer, audience, expiry, issue time and nonce are checked")
     func claims() async throws {
         let now = Date()

@@ -25,7 +25,7 @@ ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 
 class KeySetHost:
     """A loopback web server publishing a client's key set at /keys, one that answers after three seconds at /slow,
-    and one of 100 KiB at /huge; it counts the requests for /keys."""
+    one whose body trickles in at /trickle, and one of 100 KiB at /huge; it counts the requests for /keys."""
 
     def __init__(self, public_key: dict):
         host = self
@@ -39,6 +39,22 @@ class KeySetHost:
                 elif self.path == "/slow":
                     time.sleep(3)
                     body = json.dumps({"keys": [public_key]}).encode()
+                elif self.path == "/trickle":
+                    # The head at once, then the body a byte every half second: every read arrives well within any
+                    # read timeout, the whole would take minutes. Bounded: it stops after 12 bytes.
+                    body = json.dumps({"keys": [public_key]}).encode()
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    try:
+                        for byte in body[:12]:
+                            self.wfile.write(bytes([byte]))
+                            self.wfile.flush()
+                            time.sleep(0.5)
+                    except (BrokenPipeError, ConnectionResetError):
+                        pass
+                    return
                 else:
                     body = json.dumps({"keys": [public_key], "padding": "x" * 100_000}).encode()
                 self.send_response(200)
@@ -91,7 +107,7 @@ def asserted(client_assertion, **form):
 @pytest.fixture(scope="module")
 def keyed(tmp_path_factory):
     """A server with a private_key_jwt client whose keys were given (`keyed`), one whose keys are published
-    (`published`), two whose key URLs are slow or too large, a client_secret_jwt client (`mac`), and an ordinary
+    (`published`), three whose key URLs are slow, trickle or are too large, a client_secret_jwt client (`mac`), and an ordinary
     confidential client (`plain`); key sets are fetched within a second."""
     server = Server(config={"client_metadata_documents": {"timeout": 1}})
     server.add_user("alice", PASSWORD)
@@ -107,6 +123,7 @@ def keyed(tmp_path_factory):
     server.cli("clients", "add", "published", *common, "--auth-method", "private_key_jwt", "--jwks-uri", host.url + "/keys")
     server.cli("clients", "add", "slow", *common, "--auth-method", "private_key_jwt", "--jwks-uri", host.url + "/slow")
     server.cli("clients", "add", "huge", *common, "--auth-method", "private_key_jwt", "--jwks-uri", host.url + "/huge")
+    server.cli("clients", "add", "trickle", *common, "--auth-method", "private_key_jwt", "--jwks-uri", host.url + "/trickle")
     mac = json.loads(server.cli("clients", "add", "mac", *common, "--auth-method", "client_secret_jwt", "--generate-secret", "--json").stdout)
     plain_secret = "plain-client-secret-0123456789-abcdefghij"
     server.add_client("plain", REDIRECT, secret=plain_secret, extra=["--scope", "openid", "gatehouse:admin"])
@@ -244,8 +261,14 @@ def test_published_keys_are_fetched_once_and_slow_or_huge_key_sets_are_refused(k
             assertion(key, "published", server.issuer), token=tokens.json()["access_token"]), timeout=10)
         assert seen.json()["active"]
     assert host.fetches == 1, "the published key set is cached, not fetched for every assertion"
+    # Attack script: assertions naming a key the set lacks (anyone can make one) fetch it again once, not once each.
+    for number in range(10):
+        unknown = requests.post(server.issuer + "/introspect", data=asserted(
+            assertion(key, "published", server.issuer, kid=f"forged-{number}"), token=tokens.json()["access_token"]), timeout=10)
+        assert unknown.status_code == 401 and error_of(unknown) == "invalid_client", unknown.text
+    assert host.fetches == 2, host.fetches
 
-    for client_id, reason in [("slow", "could not be read"), ("huge", "could not be read")]:
+    for client_id, reason in [("slow", "could not be read"), ("trickle", "could not be read"), ("huge", "could not be read")]:
         started = time.monotonic()
         answer = requests.post(server.issuer + "/introspect", data=asserted(
             assertion(key, client_id, server.issuer), token=tokens.json()["access_token"]), timeout=15)

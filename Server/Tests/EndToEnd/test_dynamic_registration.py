@@ -152,6 +152,24 @@ def test_bad_metadata_is_refused_with_rfc_7591_codes(registry):
     assert not_json.status_code == 400 and error_of(not_json) == "invalid_client_metadata"
 
 
+def test_a_client_gets_only_the_grants_it_registered(registry):
+    """Attack script: an authorization-code-only client got refresh tokens, and a confidential self-registered client got
+    client-credentials tokens. Registered grant types are held: no offline_access without refresh_token, and no
+    client_credentials for a client that registered itself."""
+    token = initial_token(registry)
+    answer = register(registry, {"redirect_uris": [REDIRECT], "scope": "openid profile offline_access", "grant_types": ["authorization_code"],
+                                 "token_endpoint_auth_method": "client_secret_basic"}, token=token)
+    assert answer.status_code == 201, answer.text
+    client = answer.json()
+    assert client["grant_types"] == ["authorization_code"] and "offline_access" not in client["scope"].split(), client
+    page = Browser(registry).sign_in(authorize_url(registry, client_id=client["client_id"], redirect_uri=REDIRECT, scope="openid offline_access"),
+                                     "alice", PASSWORD)
+    assert redirect_parameters(page).get("error") == "invalid_scope", page.headers.get("Location")
+    own = requests.post(registry.issuer + "/token", data={"grant_type": "client_credentials"}, auth=(client["client_id"], client["client_secret"]),
+                        timeout=10)
+    assert own.status_code == 400 and error_of(own) == "unauthorized_client", own.text
+
+
 def test_initial_access_tokens_expire_run_out_and_are_revoked(registry):
     metadata = {"redirect_uris": [REDIRECT], "token_endpoint_auth_method": "none"}
     once = initial_token(registry, "--uses", "1")

@@ -343,6 +343,22 @@ def test_an_api_exchanges_a_persons_token_to_call_another_on_their_behalf(apis):
     assert not_its_own.status_code == 400 and error_of(not_its_own) == "invalid_grant", not_its_own.text
     assert error_of(exchanged(apis, "not-a-token", ("notes-api", NOTES_API_SECRET), resource=SEARCH)) == "invalid_grant"
 
+    # Attack script: a DPoP-bound subject token never comes back as a bearer token; with a proof, the new one is bound.
+    holder = DPoPHolder()
+    bound_code = code_for(apis, [NOTES], scope="openid notes:read")
+    bound = requests.post(apis.issuer + "/token", data={"grant_type": "authorization_code", "code": bound_code, "redirect_uri": WEB_REDIRECT,
+                                                        "code_verifier": "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk", "resource": NOTES},
+                          auth=(RESOURCE_WEB, WEB_SECRET), headers={"DPoP": holder.proof("POST", apis.issuer + "/token")}, timeout=10)
+    assert bound.status_code == 200 and bound.json()["token_type"] == "DPoP", bound.text
+    unbound = exchanged(apis, bound.json()["access_token"], ("notes-api", NOTES_API_SECRET), resource=SEARCH)
+    assert unbound.status_code == 400 and error_of(unbound) == "invalid_dpop_proof", unbound.text
+    api_key = DPoPHolder()
+    rebound = requests.post(apis.issuer + "/token", data={"grant_type": EXCHANGE, "subject_token": bound.json()["access_token"],
+                                                          "subject_token_type": ACCESS_TOKEN, "resource": SEARCH},
+                            auth=("notes-api", NOTES_API_SECRET), headers={"DPoP": api_key.proof("POST", apis.issuer + "/token")}, timeout=10)
+    assert rebound.status_code == 200 and rebound.json()["token_type"] == "DPoP", rebound.text
+    assert validated(apis, rebound.json()["access_token"], SEARCH)["cnf"] == {"jkt": api_key.thumbprint}
+
     # The exchanged token belongs to the person's sign-in: ending it (revoking its refresh token) ends this one too.
     requests.post(apis.issuer + "/revoke", data={"token": tokens["refresh_token"]}, auth=(RESOURCE_WEB, WEB_SECRET), timeout=10)
     assert introspect(apis, body["access_token"], ("notes-api", NOTES_API_SECRET)) == {"active": False}
@@ -365,6 +381,17 @@ def test_impersonation_only_where_allowed_and_from_an_id_token_too(apis):
     assert from_id.status_code == 200, from_id.text
     claims = validated(apis, from_id.json()["access_token"], SEARCH)
     assert claims["sub"] == validated_id_subject(apis, own["id_token"]) and "scope" not in claims
+    # Attack script: an ID token is exchanged once, and what it gave dies with its sign-in's grant.
+    again = exchanged(apis, own["id_token"], ("switcher", WEB_SECRET), subject_type="urn:ietf:params:oauth:token-type:id_token", resource=SEARCH)
+    assert again.status_code == 400 and error_of(again) == "invalid_grant" and "exchanged already" in again.json()["error_description"]
+    assert introspect(apis, from_id.json()["access_token"], ("switcher", WEB_SECRET))["active"]
+    grants = [grant for grant in json.loads(apis.cli("users", "sessions", "alice", "--json").stdout)["grants"] if grant["client_id"] == "switcher"]
+    for grant in grants:
+        apis.cli("users", "sessions", "alice", "--revoke", grant["id"])
+    assert introspect(apis, from_id.json()["access_token"], ("switcher", WEB_SECRET)) == {"active": False}
+    # A fresh ID token of a sign-in whose grants were all revoked is refused too.
+    later = exchanged(apis, own["id_token"], ("switcher", WEB_SECRET), subject_type="urn:ietf:params:oauth:token-type:id_token", resource=SEARCH)
+    assert later.status_code == 400 and error_of(later) == "invalid_grant"
     # Another client's ID token is refused, as is a token for one resource sent to two.
     assert error_of(exchanged(apis, own["id_token"], ("notes-api", NOTES_API_SECRET), subject_type="urn:ietf:params:oauth:token-type:id_token",
                               resource=SEARCH)) == "invalid_grant"

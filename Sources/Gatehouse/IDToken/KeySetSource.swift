@@ -24,20 +24,23 @@ extension KeySetSource {
     }
 }
 
-/// The provider's JWKS, fetched over HTTP and cached until a token names an unknown key.
+/// The provider's JWKS, fetched over HTTP and cached until a token names an unknown key (then fetched again, at most
+/// once within ``KeySetRefetchLimit/interval``).
 public actor RemoteKeySet: KeySetSource {
     private let url: URL
     private let transport: any HTTPTransport
     private var cached: JSONWebKeySet?
+    private var refetches = KeySetRefetchLimit()
 
-    /// Keys fetched from `url` (the provider's `jwks_uri`) with `transport`, cached, and fetched again for an unknown key id.
+    /// Keys fetched from `url` (the provider's `jwks_uri`) with `transport`, cached, and fetched again for an unknown key
+    /// id (at most once within ``KeySetRefetchLimit/interval``).
     public init(url: URL, transport: any HTTPTransport = URLSessionTransport()) {
         self.url = url
         self.transport = transport
     }
 
     public func keySet(refresh: Bool) async throws -> JSONWebKeySet {
-        if !refresh, let cached { return cached }
+        if let cached, !refresh || !refetches.admit() { return cached }
         let (data, response) = try await transport.send(URLRequest(url: url))
         guard response.statusCode == 200, let keys = try? JSONDecoder().decode(JSONWebKeySet.self, from: data) else {
             throw IDTokenValidationError.keySetUnavailable(status: response.statusCode)

@@ -118,7 +118,8 @@ package enum ClientMetadataRules {
         if let unknown = scopes.first(where: { !grantableScopes.contains($0) && !resourceScopes.contains($0) }) {
             throw OAuthError(.invalidClientMetadata, "The scope \(unknown.prefix(80)) cannot be registered here.")
         }
-        checked.scope = scopes.joined(separator: " ")
+        // Refresh tokens come with `offline_access`: registered only beside the refresh_token grant.
+        checked.scope = scopes.filter { $0 != "offline_access" || grants.contains("refresh_token") }.joined(separator: " ")
         return checked
     }
 

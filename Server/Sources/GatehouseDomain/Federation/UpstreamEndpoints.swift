@@ -86,11 +86,13 @@ package actor UpstreamDirectory {
     }
 }
 
-/// A provider's JWKS, fetched with the provider's timeout and cached until a token names a key it lacks.
+/// A provider's JWKS, fetched with the provider's timeout and cached until a token names a key it lacks (then fetched
+/// again, at most once within ``KeySetRefetchLimit/interval``).
 package actor UpstreamKeySet: KeySetSource {
     package nonisolated let url: String
     private let provider: IdentityProvider
     private var cached: JSONWebKeySet?
+    private var refetches = KeySetRefetchLimit()
 
     package init(provider: IdentityProvider, url: String) {
         self.provider = provider
@@ -98,7 +100,7 @@ package actor UpstreamKeySet: KeySetSource {
     }
 
     package func keySet(refresh: Bool) async throws -> JSONWebKeySet {
-        if !refresh, let cached { return cached }
+        if let cached, !refresh || !refetches.admit() { return cached }
         let (status, body) = try await UpstreamHTTP(provider: provider).send(UpstreamHTTP.get(url))
         guard status == 200, let keys = try? JSONDecoder().decode(JSONWebKeySet.self, from: body) else {
             throw FederationError.unavailable(provider.name, "the key set at \(url) answered HTTP \(status) without a readable JWKS")

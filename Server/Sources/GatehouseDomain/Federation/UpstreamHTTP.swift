@@ -24,8 +24,7 @@ package struct UpstreamHTTP: Sendable {
         request.headers.replaceOrAdd(name: "User-Agent", value: "Gatehouse")
         if !request.headers.contains(name: "Accept") { request.headers.add(name: "Accept", value: "application/json") }
         do {
-            let response = try await OutboundHTTP.execute(request, timeout: .seconds(Int64(provider.timeout)))
-            let body = try await response.body.collect(upTo: Self.maximumBody)
+            let (response, body) = try await OutboundHTTP.fetch(request, timeout: .seconds(Int64(provider.timeout)), upTo: Self.maximumBody)
             return (Int(response.status.code), Data(buffer: body))
         } catch {
             throw .unavailable(provider.name, "\(OutboundHTTP.printable(request.url)): \(OutboundHTTP.describe(error))")

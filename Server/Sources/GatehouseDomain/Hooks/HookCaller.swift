@@ -61,8 +61,7 @@ package struct HookCaller: Sendable {
         outbound.body = .bytes(ByteBuffer(bytes: body))
         let deadline = TimeAmount.seconds(target.timeout)
         do {
-            let response = try await OutboundHTTP.execute(outbound, timeout: deadline)
-            let answer = try await response.body.collect(upTo: Self.maximumAnswer + 1)
+            let (response, answer) = try await OutboundHTTP.fetch(outbound, timeout: deadline, upTo: Self.maximumAnswer + 1)
             guard (200..<300).contains(Int(response.status.code)) else {
                 return .failure(Failure(description: "it answered HTTP \(response.status.code)"))
             }

@@ -21,9 +21,31 @@ package enum OutboundHTTP {
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 
+    /// Sends `request` and reads at most `limit` bytes of the answer's body, the head and the body within one
+    /// `timeout`: a server that trickles its body (a byte a second resets any read timeout) is cut off like one that
+    /// never answers. Throws ``HTTPClientError/deadlineExceeded`` past the deadline, `NIOTooManyBytesError` past `limit`.
+    package static func fetch(
+        _ request: HTTPClientRequest, timeout: TimeAmount, upTo limit: Int, on client: HTTPClient = client
+    ) async throws -> (response: HTTPClientResponse, body: ByteBuffer) {
+        try await withThrowingTaskGroup(of: (response: HTTPClientResponse, body: ByteBuffer)?.self) { group in
+            group.addTask {
+                let response = try await execute(request, timeout: timeout, on: client)
+                return (response, try await response.body.collect(upTo: limit))
+            }
+            group.addTask {
+                try await Task.sleep(nanoseconds: UInt64(max(0, timeout.nanoseconds)))
+                return nil
+            }
+            // The first to finish decides; the other is cancelled (a body still streaming cancels its request).
+            defer { group.cancelAll() }
+            guard case .some(.some(let answer)) = try await group.next() else { throw HTTPClientError.deadlineExceeded }
+            return answer
+        }
+    }
+
     /// Sends `request`, inside a client span of the caller's trace when tracing is on; the span's context goes along
     /// in `traceparent`, so the receiver can continue the trace.
-    package static func execute(_ request: HTTPClientRequest, timeout: TimeAmount) async throws -> HTTPClientResponse {
+    package static func execute(_ request: HTTPClientRequest, timeout: TimeAmount, on client: HTTPClient = client) async throws -> HTTPClientResponse {
         guard Traces.isEnabled else { return try await client.execute(request, timeout: timeout) }
         return try await withSpan(request.method.rawValue, ofKind: .client) { span in
             var request = request

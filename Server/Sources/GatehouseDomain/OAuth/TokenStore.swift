@@ -361,6 +361,33 @@ package struct TokenStore: Sendable {
         return (record, user)
     }
 
+    /// The id of a live grant (a family with an active access or refresh token) of the sign-in at `authTime` by `userID`
+    /// to `clientID`, in the browser session `sid` when one is named: what an ID token of that sign-in belongs to.
+    /// `nil` when every grant of it was revoked or has expired.
+    package func liveGrant(clientID: String, userID: String, authTime: Int64?, sid: String?) async throws -> String? {
+        let now = clock.now()
+        let sameSignIn: SQLQueryString =
+            "client_id = \(bind: clientID) AND user_id = \(bind: userID) AND auth_time = \(bind: authTime ?? -1) AND grant_id IS NOT NULL"
+        let inSession: SQLQueryString = sid.map { "AND sid = \(bind: $0)" } ?? ""
+        return try await database.read { sql in
+            let refreshed = try await sql.raw(
+                """
+                SELECT grant_id FROM refresh_tokens WHERE \(sameSignIn) \(inSession)
+                AND used_at IS NULL AND revoked_at IS NULL AND expires_at > \(bind: now) AND \(GrantRevocations.familyIsActive("refresh_tokens"))
+                LIMIT 1
+                """
+            ).first()
+            if let refreshed { return try refreshed.decode(column: "grant_id", as: String.self) }
+            let accessed = try await sql.raw(
+                """
+                SELECT grant_id FROM access_tokens WHERE \(sameSignIn) AND revoked_at IS NULL AND expires_at > \(bind: now)
+                AND \(GrantRevocations.familyIsActive("access_tokens")) LIMIT 1
+                """
+            ).first()
+            return try accessed?.decode(column: "grant_id", as: String.self)
+        }
+    }
+
     /// The active (unused, unrevoked, unexpired) refresh token, or `nil`.
     package func activeRefreshToken(_ token: String) async throws -> RefreshTokenRecord? {
         let now = clock.now()

@@ -74,8 +74,12 @@ struct GuardedFetch: Sendable {
         var request = HTTPClientRequest(url: url)
         request.headers.add(name: "Accept", value: "application/json")
         let response: HTTPClientResponse
+        let body: ByteBuffer
         do {
-            response = try await client.execute(request, timeout: .seconds(timeout))
+            // One deadline for the head and the body: a body trickled a byte at a time is cut off at the timeout too.
+            (response, body) = try await OutboundHTTP.fetch(request, timeout: .seconds(timeout), upTo: limit, on: client)
+        } catch is NIOTooManyBytesError {
+            throw Refusal("The \(what) is larger than \(limit) bytes.")
         } catch {
             throw Refusal(explain(error, what: what))
         }
@@ -83,14 +87,6 @@ struct GuardedFetch: Sendable {
         case 200: break
         case 300..<400: throw Refusal("The \(what)'s URL answered with a redirect (\(response.status.code)); it must name the \(what) itself.")
         default: throw Refusal("The \(what)'s URL answered \(response.status.code).")
-        }
-        let body: ByteBuffer
-        do {
-            body = try await response.body.collect(upTo: limit)
-        } catch is NIOTooManyBytesError {
-            throw Refusal("The \(what) is larger than \(limit) bytes.")
-        } catch {
-            throw Refusal(explain(error, what: what))
         }
         return (Data(buffer: body), Self.maxAge(response.headers["Cache-Control"].joined(separator: ",")))
     }

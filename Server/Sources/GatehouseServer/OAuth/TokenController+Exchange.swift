@@ -42,6 +42,11 @@ extension TokenController {
         try Self.requireProof(from: client, proof, audience: audience)
 
         let subject = try await self.subject(subjectToken, type: subjectType, client: client)
+        // A token bound to a key is never traded for a bearer token: the new one is bound to the exchanging client's key.
+        if subject.record.jkt != nil, proof == nil {
+            throw OAuthError(
+                .invalidDPoPProof, "The subject token is bound to a DPoP key; exchange it with a DPoP proof, and the new token is bound to that proof's key.")
+        }
         let mode: String
         let actors: [String]
         if policy.delegation {
@@ -141,10 +146,18 @@ extension TokenController {
                 throw OAuthError.invalidGrant("The ID token is expired, from another issuer, or was issued to another client.")
             }
             _ = try await activeUser(claims.sub)
+            // It belongs to its sign-in: exchanged while a grant of that sign-in lives, into that grant (revoking it, or
+            // signing out where that ends it, ends the exchanged token too), and once.
+            guard let grantID = try await tokens.liveGrant(clientID: client.id, userID: claims.sub, authTime: claims.authTime, sid: claims.sid) else {
+                throw OAuthError.invalidGrant("The sign-in this ID token is from has ended: its tokens were revoked or have expired.")
+            }
+            guard try await proofs.replays.recordOnce(key: "id_token_exchange|" + TokenDigest.hex(token), until: claims.exp + 60) else {
+                throw OAuthError.invalidGrant("This ID token was exchanged already; an ID token is exchanged once.")
+            }
             // An ID token carries no scope: what the policy lists is the ceiling (checked by the caller).
             let record = TokenStore.AccessTokenRecord(
                 clientID: client.id, userID: claims.sub, scopes: [], issuedAt: claims.iat, expiresAt: claims.exp, authTime: claims.authTime,
-                methods: claims.amr ?? [])
+                methods: claims.amr ?? [], grantID: grantID)
             return (record, client.tokenExchange?.scopes ?? [], claims.exp)
         default:
             throw OAuthError.invalidRequest("subject_token_type must be \(Self.accessTokenType) or \(Self.idTokenType).")

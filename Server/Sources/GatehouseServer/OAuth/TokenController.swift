@@ -302,6 +302,10 @@ struct TokenController: Sendable {
             guard !client.isPublic else {
                 throw OAuthError.unauthorizedClient("Public clients cannot use the client_credentials grant.")
             }
+            // A client that registered itself acts for people only: its grant types are authorization_code and refresh_token.
+            guard client.registeredByOperator else {
+                throw OAuthError.unauthorizedClient("A self-registered client cannot use the client_credentials grant; it was not registered for it.")
+            }
             try Self.requireProof(from: client, proof, audience: audience)
             if let resource = audience.resource {
                 guard resource.allows(client.id, actingForItself: true) else {

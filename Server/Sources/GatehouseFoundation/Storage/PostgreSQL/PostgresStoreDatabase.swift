@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
+import NIOCore
 import PostgresKit
 import PostgresNIO
 import SQLKit
@@ -115,7 +116,7 @@ package final class PostgresStoreDatabase: Database {
 
     /// Runs `body` on a pooled connection, waiting at most ``connectionWait`` for one: past it the lease is cancelled
     /// and the work fails as ``DatabaseError/unavailable(waited:)`` without running. Once `body` has its connection it
-    /// runs to its end, however long.
+    /// runs to its end, however long, unless the connection closes under it (``answering(on:whenItCloses:_:)``).
     private func leased<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         guard let wait = connectionWait else { return try await client.withConnection { try await body($0) } }
         let lease = NIOLockedValueBox(Lease.waiting)
@@ -129,7 +130,7 @@ package final class PostgresStoreDatabase: Database {
                             return true
                         }
                         guard mine else { throw DatabaseError.unavailable(waited: wait) }
-                        return try await body(connection)
+                        return try await Self.answering(on: connection, whenItCloses: DatabaseError.unavailable(waited: wait), body)
                     }
                 } catch {
                     // No connection at all (the pool stopped trying to connect), or the one it had was lost on the way:
@@ -155,6 +156,51 @@ package final class PostgresStoreDatabase: Database {
                 }
             }
             throw DatabaseError.unavailable(waited: wait)
+        }
+    }
+
+    /// How long a query on a connection that closed still has to bring its answer before it counts as lost.
+    static let lostQueryGrace = TimeAmount.milliseconds(500)
+
+    /// `body`'s result on `connection`, or `lost` shortly after the connection closes while `body` still waits: a query
+    /// sent as PostgreSQL stops can be lost with its connection and never answered, and the request it serves must
+    /// still answer. `body` runs in a task of its own so that returning does not wait for it; a lost one is cancelled
+    /// and ends with its connection.
+    static func answering<T: Sendable>(
+        on connection: PostgresConnection, whenItCloses lost: any Error, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        let waiting = NIOLockedValueBox<CheckedContinuation<T, any Error>?>(nil)
+        let work = NIOLockedValueBox<Task<Void, Never>?>(nil)
+        /// The first of the result and the loss to arrive answers; the other finds nobody waiting.
+        @Sendable func answer(_ result: Result<T, any Error>) {
+            let continuation = waiting.withLockedValue { current in
+                defer { current = nil }
+                return current
+            }
+            continuation?.resume(with: result)
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                waiting.withLockedValue { $0 = continuation }
+                work.withLockedValue { task in
+                    task = Task {
+                        do {
+                            answer(.success(try await body(connection)))
+                        } catch {
+                            answer(.failure(error))
+                        }
+                    }
+                }
+                connection.closeFuture.whenComplete { _ in
+                    connection.eventLoop.scheduleTask(in: Self.lostQueryGrace) {
+                        guard waiting.withLockedValue({ $0 != nil }) else { return }
+                        work.withLockedValue { $0 }?.cancel()
+                        answer(.failure(lost))
+                    }
+                }
+            }
+        } onCancel: {
+            work.withLockedValue { $0 }?.cancel()
         }
     }
 

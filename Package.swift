@@ -1,6 +1,7 @@
 // swift-tools-version:6.0
 // The SDK package: what an app adds by URL, and what an API adds to check Gatehouse's tokens. It never pulls in the
-// identity server's dependencies.
+// identity server's dependencies, nor a web framework: the Hummingbird middleware is the package in
+// Integrations/GatehouseHummingbird.
 import PackageDescription
 
 let package = Package(
@@ -9,16 +10,12 @@ let package = Package(
     products: [
         .library(name: "Gatehouse", targets: ["Gatehouse"]),
         .library(name: "GatehouseProtocol", targets: ["GatehouseProtocol"]),
-        // For APIs: checking Gatehouse access tokens, and the same in a Hummingbird middleware.
+        // For APIs: checking Gatehouse access tokens (the Hummingbird middleware is in Integrations/GatehouseHummingbird).
         .library(name: "GatehouseResourceServer", targets: ["GatehouseResourceServer"]),
-        .library(name: "GatehouseResourceServerHummingbird", targets: ["GatehouseResourceServerHummingbird"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
-        // Only the Hummingbird middleware uses it; an app that adds the SDK never fetches it.
-        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
-        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         .target(
@@ -40,13 +37,6 @@ let package = Package(
         .target(
             name: "GatehouseResourceServer",
             dependencies: ["Gatehouse", "GatehouseProtocol", .product(name: "Crypto", package: "swift-crypto")]
-        ),
-        .target(
-            name: "GatehouseResourceServerHummingbird",
-            dependencies: [
-                "GatehouseResourceServer", .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-            ]
         ),
         .testTarget(
             name: "GatehouseTests",

@@ -13,6 +13,8 @@ let package = Package(
     ],
     dependencies: [
         .package(name: "Gatehouse", path: ".."),
+        // The SDK's Hummingbird middleware for APIs, a package of its own so that apps never resolve Hummingbird.
+        .package(name: "GatehouseHummingbird", path: "../Integrations/GatehouseHummingbird"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -177,7 +179,7 @@ let package = Package(
                 .product(name: "Gatehouse", package: "Gatehouse"),
                 .product(name: "GatehouseProtocol", package: "Gatehouse"),
                 .product(name: "GatehouseResourceServer", package: "Gatehouse"),
-                .product(name: "GatehouseResourceServerHummingbird", package: "Gatehouse"),
+                .product(name: "GatehouseResourceServerHummingbird", package: "GatehouseHummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "JWTKit", package: "jwt-kit"),

@@ -419,6 +419,10 @@ def test_the_account_api_changes_names_and_deletes_the_account_after_a_step_up(s
     assert renamed.status_code == 200 and renamed.json()["given_name"] == "Patricia" and "family_name" not in renamed.json()
     refused = call("PATCH", "/account/v1", token, json={"email": "elsewhere@example.com"})
     assert refused.status_code == 400 and refused.json()["error"] == "invalid_request"
+    # null changes nothing, so it is refused rather than answered as if it had ("" clears, or follows the browser).
+    for member in ("locale", "given_name"):
+        nothing = call("PATCH", "/account/v1", token, json={member: None})
+        assert nothing.status_code == 400 and member in nothing.json()["error_description"], nothing.text
     assert call("GET", "/account/v1/passkeys", token).json() == {"items": []}
     assert call("DELETE", "/account/v1/passkeys/no-such-passkey", token).status_code == 404
 
@@ -514,6 +518,57 @@ def test_the_account_api_changes_the_password_and_lists_apps_and_providers(site)
     assert call("GET", "/account/v1").status_code == 401  # every token ended, this one too
     assert Browser(site).sign_in(authorize_url(site), username, "a brand new passphrase").status_code in (302, 303)
     assert [m for m in json.loads(site.cli("outbox", "--to", f"{username}@example.com", "--json").stdout) if m["template"] == "password_changed"]
+
+
+def test_the_account_api_asks_for_the_second_factor_before_a_way_in_changes():
+    """Attack script: a third party holding the `account` scope moved the account's email to its own address and then
+    recovered the account. A change of the address, the number, the password or a factor needs a sign-in that used the
+    account's second factor where it has one: RFC 9470's answer with `acr_values` otherwise (here an app whose
+    sign-on policy asks no second factor got a token from the password alone)."""
+    import pyotp
+
+    server = Server(config={"account": {"reauthenticate_after": REAUTHENTICATE_AFTER}, "sign_on": {"second_factor": "if_enrolled"},
+                            "client_sign_on": {"lenient": {"second_factor": "off"}}})
+    try:
+        server.add_client("lenient", WEB_REDIRECT, secret=WEB_SECRET, extra=["--scope", "openid account"])
+        server.add_client("self-service", WEB_REDIRECT, secret=WEB_SECRET, extra=["--scope", "openid account"])
+        username = person(server, "api-guarded")
+        browser, page = account(server, username)
+        # The owner sets an authenticator app up on the page.
+        login = post(browser, page, form_for(page, "two_step"))
+        form = forms(login.text)[0]
+        enroll = browser.post(urljoin(login.url, form["action"]), {**form["inputs"], "username": username, "password": PASSWORD})
+        key = re.search(r"Enter this key instead: ([A-Z2-7 ]+)<", enroll.text).group(1).replace(" ", "")
+        form = forms(enroll.text)[0]
+        codes = browser.post(urljoin(enroll.url, form["action"]), {**form["inputs"], "code": pyotp.TOTP(key).now(), "action": "submit"})
+        form = forms(codes.text)[0]
+        browser.post(urljoin(codes.url, form["action"]), {**form["inputs"], "action": "submit"})
+
+        def token_of(client_id, answer):
+            return redeem(server, redirect_parameters(answer)["code"], auth=(client_id, WEB_SECRET)).json()["access_token"]
+
+        weak = token_of("lenient", Browser(server).sign_in(authorize_url(server, client_id="lenient", scope="openid account"), username, PASSWORD))
+        moved = requests.post(server.issuer + "/account/v1/email", json={"email": f"thief-{username}@example.com"},
+                              headers={"Authorization": "Bearer " + weak}, timeout=10)
+        assert moved.status_code == 401 and moved.json()["error"] == "insufficient_user_authentication", moved.text
+        assert 'acr_values="urn:gatehouse:acr:mfa"' in moved.headers["WWW-Authenticate"], moved.headers["WWW-Authenticate"]
+        assert outbox(server, f"thief-{username}@example.com") == []
+        # What changes no way in is still answered to the same token.
+        assert requests.get(server.issuer + "/account/v1", headers={"Authorization": "Bearer " + weak}, timeout=10).status_code == 200
+
+        # Signed in with the password and the app's code (the next step's: enrollment used this one), the change goes on.
+        second = Browser(server)
+        asked = second.sign_in(authorize_url(server, client_id="self-service", scope="openid account"), username, PASSWORD)
+        form = forms(asked.text)[0]
+        if 'data-node="mfa.choose"' in asked.text:
+            asked = second.post(urljoin(asked.url, form["action"]), {**form["inputs"], "factor": "totp", "action": "submit"})
+            form = forms(asked.text)[0]
+        done = second.post(urljoin(asked.url, form["action"]), {**form["inputs"], "code": pyotp.TOTP(key).at(time.time() + 30), "action": "submit"})
+        sent = requests.post(server.issuer + "/account/v1/email", json={"email": f"moved-{username}@example.com"},
+                             headers={"Authorization": "Bearer " + token_of("self-service", done)}, timeout=10)
+        assert sent.status_code == 202, sent.text
+    finally:
+        server.stop()
 
 
 def test_the_account_api_changes_the_email_address_with_a_code(site):

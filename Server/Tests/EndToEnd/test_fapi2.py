@@ -101,13 +101,20 @@ def test_a_fapi_client_cannot_skip_par(bank):
 def test_registration_refuses_what_cannot_follow_the_profile(bank):
     server, keys = bank["server"], str(bank["keys"])
     for extra, words in [
-        (["--auth-method", "private_key_jwt", "--jwks-file", keys, "--redirect-uri", REDIRECT], "ES256"),
+        (["--auth-method", "private_key_jwt", "--jwks-file", keys, "--id-token-alg", "RS256", "--redirect-uri", REDIRECT],
+         "PS256, ES256 or EdDSA, never RS256"),
         (["--auth-method", "private_key_jwt", "--jwks-file", keys, "--id-token-alg", "ES256", "--redirect-uri", "http://127.0.0.1:9/cb"], "https"),
         (["--generate-secret", "--id-token-alg", "ES256", "--redirect-uri", REDIRECT], "private_key_jwt"),
     ]:
         refused = server.cli("clients", "add", "not-fapi", "--profile", "fapi2", *extra, check=False)
         assert refused.returncode != 0 and words in refused.stderr, refused.stderr
     assert "not-fapi" not in server.cli("clients", "list").stdout
+    # Without --id-token-alg the profile chooses an algorithm it allows, instead of refusing the default.
+    chosen = server.cli("clients", "add", "fapi-default", "--profile", "fapi2", "--auth-method", "private_key_jwt", "--jwks-file", keys,
+                        "--redirect-uri", REDIRECT, check=False)
+    assert chosen.returncode == 0, chosen.stderr
+    listed = {client["id"]: client for client in json.loads(server.cli("clients", "list", "--json").stdout)}
+    assert listed["fapi-default"]["id_token_signed_response_alg"] == "ES256"
 
 
 def test_a_server_that_holds_every_client_to_fapi2(tmp_path):

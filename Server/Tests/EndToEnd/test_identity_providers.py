@@ -554,13 +554,17 @@ def test_an_apps_own_token_signs_in_once_with_the_flows_nonce(server, standin):
     def hashed(nonce):
         return hashlib.sha256(nonce.encode()).hexdigest()
 
-    def hand_in(flow_id, token, provider="native"):
-        return submit(server, flow_id, {"provider": provider, "id_token": token}, action="idp_token").json()
-
     flow = start(server).json()
     others = [action for action in flow["node"]["actions"] if action["type"] == "idp" and action["id"] != "idp:native"]
     nonce = nonce_of(flow)
-    assert len(nonce) >= 32 and others and all("nonce" not in action for action in others)
+    assert len(nonce) >= 32 and others and all("nonce" not in action and "token_action" not in action for action in others)
+    # A renderer that works from the node alone finds the action that hands the token in beside the nonce.
+    token_action = next(action for action in flow["node"]["actions"] if action["id"] == "idp:native")["token_action"]
+    assert token_action == "idp_token"
+
+    def hand_in(flow_id, token, provider="native"):
+        return submit(server, flow_id, {"provider": provider, "id_token": token}, action=token_action).json()
+
     # Refused, each on the node with idp_invalid_identity: another app, another issuer, expired, another nonce.
     for changes in ({"aud": "com.evil.app"}, {"iss": "http://127.0.0.1:1"}, {"exp": int(time.time()) - 600}, {"nonce": "not-the-nonce"}):
         refused = hand_in(flow["flow_id"], native_token(standin, hashed(nonce), **changes))

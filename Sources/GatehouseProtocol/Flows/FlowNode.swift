@@ -271,8 +271,12 @@ public struct FlowAction: Codable, Sendable, Equatable {
     /// pass to the provider's own sign-in (its SHA-256 in hex for Apple's), single use; then submit the token with
     /// ``FlowActionID/identityProviderToken``.
     public var nonce: String?
+    /// For identity providers with a ``nonce``: the action that submits the ID token the app obtained
+    /// (``FlowActionID/identityProviderToken``), so that a renderer working from the node alone finds it.
+    public var tokenAction: String?
 
-    /// An action; `flow` only for links, `url`, `icon` and `nonce` only for identity providers.
+    /// An action; `flow` only for links, `url`, `icon` and `nonce` only for identity providers (whose `nonce` comes
+    /// with ``tokenAction``).
     public init(id: String, kind: Kind, label: String, flow: String? = nil, url: String? = nil, icon: String? = nil, nonce: String? = nil) {
         self.id = id
         self.kind = kind
@@ -281,6 +285,7 @@ public struct FlowAction: Codable, Sendable, Equatable {
         self.url = url
         self.icon = icon
         self.nonce = nonce
+        tokenAction = nonce == nil ? nil : FlowActionID.identityProviderToken.rawValue
     }
 
     /// An action of a known id; `flow` only for links.
@@ -296,6 +301,7 @@ public struct FlowAction: Codable, Sendable, Equatable {
         case id, label, flow, url, icon, nonce
         case kind = "type"
         case labelID = "label_id"
+        case tokenAction = "token_action"
     }
 }
 

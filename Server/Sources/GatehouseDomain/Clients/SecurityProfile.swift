@@ -22,7 +22,11 @@ public enum SecurityProfile: String, Sendable, Codable, CaseIterable {
                 return
                     "A FAPI 2.0 client authenticates with private_key_jwt (its keys: --jwks-uri or --jwks-file), not \(client.authenticationMethod.rawValue)."
             }
-            if client.idTokenAlgorithm != "ES256" { return "A FAPI 2.0 client's ID tokens are signed ES256 (--id-token-alg ES256); RS256 is not allowed." }
+            if client.idTokenAlgorithm != "ES256" {
+                return
+                    "A FAPI 2.0 client's ID tokens are signed with PS256, ES256 or EdDSA, never \(client.idTokenAlgorithm); Gatehouse signs them ES256 "
+                    + "(--id-token-alg ES256, or leave it out)."
+            }
             if !client.requiresPKCE { return "A FAPI 2.0 client always sends PKCE." }
             if let uri = (client.redirectURIs + client.postLogoutRedirectURIs).first(where: { !$0.lowercased().hasPrefix("https://") }) {
                 return "A FAPI 2.0 client's redirect URIs are https URLs; \(uri.prefix(80)) is not."

@@ -98,6 +98,8 @@ package struct OAuthError: Error, Sendable {
     package var requiredScope: String?
     /// With `insufficient_user_authentication`: the oldest sign-in, in seconds, the resource accepts (RFC 9470 `max_age`).
     package var maxAge: Int64?
+    /// With `insufficient_user_authentication`: the authentication contexts the resource accepts (RFC 9470 `acr_values`).
+    package var acrValues: [String]?
 
     /// An error with the code's status, unless `status` says otherwise (a malformed body's 413 or 415).
     package init(_ code: Code, _ description: String, status: HTTPResponse.Status? = nil, attemptsRemaining: Int? = nil) {

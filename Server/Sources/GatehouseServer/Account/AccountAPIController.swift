@@ -10,8 +10,9 @@ import Hummingbird
 /// (bearer, or DPoP-bound with a proof of each request, as at userinfo). Its changes are the admin API's operations on
 /// the token's own user, recorded with `user:ID` as the actor. Sensitive changes (the password; removing a passkey, an
 /// authenticator app or another provider; deleting the account) need a sign-in younger than
-/// `account.reauthenticate_after`, else `insufficient_user_authentication`
-/// (RFC 9470, 401 with `max_age`): the app signs the person in again and retries. Errors are OAuth errors (RFC 6750):
+/// `account.reauthenticate_after`, and with the second factor when the account has one, else
+/// `insufficient_user_authentication` (RFC 9470, 401 with `max_age`, and `acr_values` naming the multi-factor
+/// context): the app signs the person in again and retries. Errors are OAuth errors (RFC 6750):
 /// `invalid_token` (401), `insufficient_scope` (403, naming `account`), `not_found` (404), `invalid_request` (400, or
 /// 409 for a change the account's state refuses).
 struct AccountAPIController: Sendable {
@@ -25,6 +26,8 @@ struct AccountAPIController: Sendable {
     let notify: @Sendable (User, MessageTemplate) async throws -> Void
     /// How recent a sign-in sensitive changes need.
     let policy: AccountPolicy
+    /// The account's second factors: where it has one, a sensitive change needs a sign-in that used it.
+    let authenticators: AuthenticatorStore
     /// Checks the current password of a password change, with the sign-in's limits per account and source.
     let authenticator: PasswordAuthenticator
     /// Sends and checks the codes of a new email address or phone number.
@@ -248,6 +251,20 @@ struct AccountAPIController: Sendable {
             case givenName = "given_name"
             case familyName = "family_name"
         }
+
+        /// Each member is a text or absent: `null` is refused (an empty text clears a name, or makes the language the
+        /// browser's again), so that nobody believes a `null` changed something.
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            func text(_ key: CodingKeys) throws -> String? {
+                guard container.contains(key) else { return nil }
+                return try container.decode(String.self, forKey: key)
+            }
+            name = try text(.name)
+            givenName = try text(.givenName)
+            familyName = try text(.familyName)
+            locale = try text(.locale)
+        }
     }
 
     /// A list in an object, as the API's lists are.
@@ -300,6 +317,14 @@ struct AccountAPIController: Sendable {
         guard let user, !user.isLocked else { throw refuse(.invalidToken, "The access token's user is locked or no longer exists.") }
         if recentSignIn, clock.now() - (record.authTime ?? 0) > policy.reauthenticateAfter {
             var error = refuse(.insufficientUserAuthentication, "This change needs a recent sign-in: sign in again, then retry.")
+            error.maxAge = policy.reauthenticateAfter
+            throw error
+        }
+        // A way into the account changes only with the account's strongest proof: its second factor, where it has one
+        // (an app holding a password-only token could otherwise move the address and recover the account).
+        if recentSignIn, !record.methods.contains("mfa"), try await !authenticators.enrolledFactors(userID: user.id).isEmpty {
+            var error = refuse(.insufficientUserAuthentication, "This change needs a sign-in with your second factor: sign in again with it, then retry.")
+            error.acrValues = [LoginFlow.multiFactorACR]
             error.maxAge = policy.reauthenticateAfter
             throw error
         }

@@ -180,7 +180,7 @@ extension IdentityServer {
         let loginFlow = loginFlow
         return AccountAPIController(
             tokens: tokens, proofs: dpopProofs, audit: audit, operations: operations(origin: "account_api"),
-            notify: { user, notice in try await loginFlow.notify(user, notice) }, policy: configuration.account,
+            notify: { user, notice in try await loginFlow.notify(user, notice) }, policy: configuration.account, authenticators: authenticators,
             authenticator: loginFlow.authenticator, contactChange: contactChange, proxies: configuration.trustedProxies,
             clock: clock)
     }

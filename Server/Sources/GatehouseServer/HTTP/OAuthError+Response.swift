@@ -29,8 +29,10 @@ extension OAuthError: HTTPResponseError {
         return response
     }
 
-    /// RFC 9470's `max_age` challenge parameter, when the error names one.
-    private var maxAgeParameter: String { maxAge.map { ", max_age=\($0)" } ?? "" }
+    /// RFC 9470's `acr_values` and `max_age` challenge parameters, when the error names them.
+    private var maxAgeParameter: String {
+        (acrValues.map { #", acr_values="\#($0.joined(separator: " "))""# } ?? "") + (maxAge.map { ", max_age=\($0)" } ?? "")
+    }
 
     package func response(from request: Request, context: some RequestContext) throws -> Response {
         response()

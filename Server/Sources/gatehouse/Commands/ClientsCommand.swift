@@ -101,8 +101,11 @@ struct ClientsCommand: AsyncParsableCommand {
         var scopes: [String] = []
         @Option(help: "A display name shown on the sign-in page.")
         var name: String?
-        @Option(help: "ID token signing algorithm: RS256 (default) or ES256.")
-        var idTokenAlg = "RS256"
+        @Option(help: "ID token signing algorithm: RS256 or ES256 (default: RS256; ES256 for --profile fapi2, which allows no RS256).")
+        var idTokenAlg: String?
+
+        /// The algorithm asked for, else the one the profile allows (FAPI 2.0: ES256), else RS256.
+        var idTokenAlgorithm: String { idTokenAlg ?? (profile == .fapi2 ? "ES256" : "RS256") }
         @Flag(help: "A public client (mobile, desktop or single-page app): no secret, PKCE required.")
         var `public` = false
         @Flag(help: "Read the client secret (at least 32 characters) from standard input.")
@@ -183,7 +186,7 @@ struct ClientsCommand: AsyncParsableCommand {
                 guard !redirectURIs.isEmpty || deviceGrant else { throw ValidationError("Give at least one --redirect-uri (or --device-grant).") }
                 for uri in redirectURIs + postLogoutRedirectURIs { try ClientRegistrationRules.validateRedirectURI(uri) }
                 try ClientRegistrationRules.validateScopes(scopes.flatMap { $0.split(separator: " ").map(String.init) })
-                try ClientRegistrationRules.validateAlgorithm(idTokenAlg)
+                try ClientRegistrationRules.validateAlgorithm(idTokenAlgorithm)
                 if let logoURI { try ClientRegistrationRules.validateWebPage(logoURI, named: "logo URI") }
                 if let homepage { try ClientRegistrationRules.validateWebPage(homepage, named: "client URI") }
                 if let jwksURI { try ClientRegistrationRules.validateAuthentication(.privateKeyJWT, jwksURI: jwksURI, jwks: nil) }
@@ -226,7 +229,7 @@ struct ClientsCommand: AsyncParsableCommand {
             let requested = scopes.flatMap { $0.split(separator: " ").map(String.init) }
             let registration = ClientRegistration(
                 id: clientID, name: name, redirectURIs: redirectURIs, postLogoutRedirectURIs: postLogoutRedirectURIs,
-                scopes: requested.isEmpty ? nil : requested, isPublic: `public`, secret: secret, idTokenAlgorithm: idTokenAlg,
+                scopes: requested.isEmpty ? nil : requested, isPublic: `public`, secret: secret, idTokenAlgorithm: idTokenAlgorithm,
                 requirePKCE: !allowWithoutPKCE, deviceGrant: deviceGrant, requireDPoP: requireDPoP, thirdParty: thirdParty, logoURI: logoURI,
                 homepage: homepage,
                 tokenExchange: exchangeAudiences.isEmpty

@@ -21,12 +21,19 @@ struct DynamicRegistrationTests {
         }
     }
 
-    @Test("defaults fill what the client left out: a confidential client with the authorization code grant and the usual scopes")
+    @Test(
+        "defaults fill what the client left out: a confidential client with the authorization code grant and the usual scopes, offline_access only with refresh_token"
+    )
     func defaults() throws {
         let checked = try ClientMetadataRules.validate(ClientMetadata(redirectURIs: ["https://app.example/cb"]), open: false, resourceScopes: [])
         #expect(checked.tokenEndpointAuthMethod == "client_secret_basic" && checked.grantTypes == ["authorization_code"])
-        #expect(checked.responseTypes == ["code"] && checked.scope == ClientRegistrationRules.defaultScopes.joined(separator: " "))
-        #expect(ClientMetadataRules.clientScopes(of: checked) == ClientRegistrationRules.defaultScopes)
+        // Refresh tokens come with offline_access, which the authorization code grant alone does not get.
+        #expect(checked.responseTypes == ["code"] && checked.scope == "openid profile email")
+        #expect(ClientMetadataRules.clientScopes(of: checked) == ["openid", "profile", "email"])
+        var refreshing = ClientMetadata(redirectURIs: ["https://app.example/cb"])
+        refreshing.grantTypes = ["authorization_code", "refresh_token"]
+        let withRefresh = try ClientMetadataRules.validate(refreshing, open: false, resourceScopes: [])
+        #expect(ClientMetadataRules.clientScopes(of: withRefresh) == ClientRegistrationRules.defaultScopes)
     }
 
     @Test("a resource's scopes may be registered, but only the server's own go into the client's record")

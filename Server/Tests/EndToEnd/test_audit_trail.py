@@ -81,6 +81,10 @@ def test_one_event_per_action_and_no_secret_anywhere(audited):
     assert "sign_in.succeeded" in server.cli("events", "--client", "app").stdout
     refused = server.cli("events", "--type", "sign_in.nonsense", check=False)
     assert refused.returncode != 0 and "Unknown event type" in refused.stderr
+    # A full page says that more may match (on standard error, the JSON stays whole); one that is not full says nothing.
+    cut = server.cli("events", "--json", "--limit", "2")
+    assert len(json.loads(cut.stdout)) == 2 and "Showing the first 2 matching events" in cut.stderr and "--limit" in cut.stderr
+    assert "Showing" not in server.cli("events", "--json", "--limit", "10000").stderr
 
     # No secret in the database (with its write-ahead log) or in the server's output.
     stored = b"".join(path.read_bytes() for path in Path(server.folder.name).iterdir() if path.name.startswith("gatehouse.sqlite"))

@@ -202,3 +202,10 @@ def test_post_authorize_and_post_userinfo(server):
     assert "name" not in in_body.json()  # no profile scope
     none = requests.get(server.issuer + "/userinfo", timeout=10)
     assert none.status_code == 401 and none.headers["WWW-Authenticate"].startswith("Bearer")
+
+
+def test_trace_is_not_allowed_anywhere(server):
+    """RFC 9110 §15.5.6: a method no route takes is 405 with Allow (TRACE was 404), and TRACE never echoes the request."""
+    for path in ("/", "/token", "/authorize", "/no-such-page"):
+        answer = requests.request("TRACE", server.issuer + path, headers={"Cookie": "gatehouse_session=secret"}, timeout=10)
+        assert answer.status_code == 405 and "GET" in answer.headers["Allow"] and "secret" not in answer.text, (path, answer.status_code)

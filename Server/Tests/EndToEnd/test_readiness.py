@@ -86,16 +86,17 @@ def test_a_full_disk_makes_a_sqlite_node_unready(tmp_path):
 
         assert grant().status_code == 200 and wait_for(server, 200) == 200
         fill(disk)
-        # Token writes fail cleanly once they need space; reads still answer.
+        # Token writes fail cleanly once they need space, as readiness says: 503 with Retry-After; reads still answer.
         answers = [grant() for _ in range(200)]
-        assert {answer.status_code for answer in answers} <= {200, 500}, {answer.status_code for answer in answers}
-        assert all(answer.json().get("error") in (None, "server_error") for answer in answers)
+        assert {answer.status_code for answer in answers} <= {200, 503}, {answer.status_code for answer in answers}
+        assert all(answer.json().get("error") in (None, "temporarily_unavailable") for answer in answers)
+        assert all(int(answer.headers["Retry-After"]) > 0 for answer in answers if answer.status_code == 503)
         assert requests.get(server.issuer + "/.well-known/openid-configuration", timeout=5).status_code == 200
         assert wait_for(server, 503, seconds=15) == 503
         log = server.stderr()
         assert "Readiness check failed" in log and ("bytes free" in log or "full disk" in log), log[-2000:]
         # SQLite's failures are logged with their result code and its name, not the error's type alone.
-        assert any(answer.status_code == 500 for answer in answers)
+        assert any(answer.status_code == 503 for answer in answers)
         assert "SQLite error 13 (database or disk is full)" in log, log[-3000:]
         (disk / "filler").unlink()
         assert wait_for(server, 200, seconds=15) == 200

@@ -118,9 +118,15 @@ package struct OAuthError: Error, Sendable {
     package static func invalidClient(_ description: String) -> OAuthError { .init(.invalidClient, description) }
     package static func invalidToken(_ description: String) -> OAuthError { .init(.invalidToken, description) }
 
-    /// The answer to work the database could not take (``DatabaseError/unavailable(waited:)``, or its caller gone):
-    /// 503 with `Retry-After`, so a client retries shortly instead of waiting or giving up; `nil` for other errors.
+    /// The answer to work the database could not take (``DatabaseError/unavailable(waited:)``, its caller gone, or its
+    /// disk full, which readiness reports too): 503 with `Retry-After`, so a client retries shortly instead of waiting
+    /// or giving up; `nil` for other errors.
     package static func unavailable(_ error: any Error) -> OAuthError? {
+        if DatabaseFailure.isFull(error) {
+            var full = OAuthError(.temporarilyUnavailable, "The server cannot store anything right now (its disk is full); try again later.")
+            full.retryAfter = 30
+            return full
+        }
         guard let error = error as? DatabaseError, error.isUnavailable || error.isCallerGone else { return nil }
         var unavailable = OAuthError(.temporarilyUnavailable, error.isCallerGone ? "The request was abandoned." : error.description)
         unavailable.retryAfter = 2

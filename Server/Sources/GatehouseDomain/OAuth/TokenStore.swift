@@ -127,12 +127,14 @@ package struct TokenStore: Sendable {
 
     /// Issues `minted`'s access token to `clientID` in exchange for a person's token (RFC 8693): for `record`'s person
     /// and family (`grantID`, so that revoking the person's grant revokes it too), with `scopes`, for `audience`, naming
-    /// `actors` (`act`, most recent first; empty for impersonation), living `lifetime` seconds.
+    /// `actors` (`act`, most recent first; empty for impersonation), living `lifetime` seconds, and never longer than
+    /// `record` (its clock read anew here may be a second on from the caller's).
     package func issueExchanged(
         _ minted: MintedTokens, to clientID: String, for record: AccessTokenRecord, scopes: [String], audience: String, actors: [String],
         lifetime: Int64
     ) async throws {
         let now = clock.now()
+        let lifetime = min(lifetime, record.expiresAt - now)
         try await database.transaction { sql in
             try await sql.raw(
                 """

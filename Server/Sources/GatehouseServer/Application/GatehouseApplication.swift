@@ -66,6 +66,7 @@ public enum GatehouseApplication {
                 https: server.configuration.issuerIsHTTPS,
                 styleOrigin: server.configuration.branding.stylesheetURL.flatMap(BrandingPolicy.origin(of:))))
         router.add(middleware: RequestIDMiddleware(proxies: server.configuration.trustedProxies))
+        router.add(middleware: MethodNotAllowedMiddleware())
         router.add(middleware: CallerPresenceMiddleware())
         // HTTP requests by route and status, with their durations, when metrics are on (nothing per request otherwise).
         if server.configuration.metrics.port != nil { router.add(middleware: HTTPMetricsMiddleware()) }

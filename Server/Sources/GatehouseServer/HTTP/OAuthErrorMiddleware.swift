@@ -19,7 +19,8 @@ struct OAuthErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return OAuthError(.invalidRequest, error.body ?? "The request could not be read.", status: error.status).response()
         } catch {
             if let unavailable = OAuthError.unavailable(error) {
-                logger.notice("Endpoint answered 503: the database did not answer in time", metadata: DatabaseFailure.metadata(error))
+                let why = DatabaseFailure.isFull(error) ? "the database's disk is full" : "the database did not answer in time"
+                logger.notice("Endpoint answered 503: \(why)", metadata: DatabaseFailure.metadata(error))
                 return unavailable.response()
             }
             logger.error("Endpoint failed", metadata: DatabaseFailure.metadata(error))

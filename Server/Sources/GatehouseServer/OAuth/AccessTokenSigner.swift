@@ -22,16 +22,16 @@ struct AccessTokenSigner: Sendable {
     }
 
     /// `minted`'s access token as a JWT for `audience` when its format is `jwt`, with `extra` (the claims the hooks at
-    /// `tokens` added); else the opaque token as it is.
+    /// `tokens` added), expiring `lifetime` seconds from now but never after `notAfter`; else the opaque token as it is.
     func token(
         _ minted: String, for audience: TokenAudience, subject: Subject, scopes: [String], jkt: String?, lifetime: Int64,
-        extra: HookClaims = HookClaims()
+        notAfter: Int64 = .max, extra: HookClaims = HookClaims()
     ) async throws -> String {
         guard audience.isJWT, let resource = audience.resource else { return minted }
         let now = clock.now()
         var claims = AccessTokenClaims(
             iss: issuer, sub: subject.userID ?? subject.clientID, aud: resource.id, clientID: subject.clientID,
-            scope: scopes.isEmpty ? nil : scopes.joined(separator: " "), jti: minted, exp: now + lifetime, iat: now,
+            scope: scopes.isEmpty ? nil : scopes.joined(separator: " "), jti: minted, exp: min(now + lifetime, notAfter), iat: now,
             authTime: subject.userID == nil ? nil : subject.authTime,
             acr: subject.userID == nil ? nil : LoginFlow.acr(for: subject.methods),
             amr: subject.userID == nil || subject.methods.isEmpty ? nil : subject.methods, jkt: jkt, actors: subject.actors)

@@ -96,7 +96,7 @@ extension TokenController {
             minted.issued.accessToken, for: audience,
             subject: .init(
                 clientID: client.id, userID: subject.record.userID, authTime: subject.record.authTime, methods: subject.record.methods, actors: actors),
-            scopes: scopes, jkt: proof?.thumbprint, lifetime: lifetime)
+            scopes: scopes, jkt: proof?.thumbprint, lifetime: lifetime, notAfter: subject.expiresAt)
         return JSONResponse.make(
             TokenResponse(
                 exchanged: accessToken, tokenType: proof == nil ? "Bearer" : "DPoP", expiresIn: Int(lifetime),

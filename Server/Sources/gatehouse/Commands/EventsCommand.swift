@@ -70,6 +70,13 @@ struct EventsCommand: AsyncParsableCommand {
     /// Prints the first page from `fetch` (events after a cursor), then, with `--follow`, each new page every second.
     private func show(_ fetch: @Sendable (String?) async throws -> [AuditEvent]) async throws {
         var events = try await fetch(nil)
+        // A full page may not be all: said on standard error, so the JSON or table on standard output stays whole.
+        if events.count == limit, !follow {
+            FileHandle.standardError.write(
+                Data(
+                    "Showing the first \(limit) matching events (oldest first); more may match: raise --limit (up to 10000), or narrow with --since.\n"
+                        .utf8))
+        }
         if output.json { return try JSONOutput.print(events) }
         print(events, header: true)
         var cursor = events.last?.id

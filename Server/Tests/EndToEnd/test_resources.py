@@ -343,6 +343,19 @@ def test_an_api_exchanges_a_persons_token_to_call_another_on_their_behalf(apis):
     assert not_its_own.status_code == 400 and error_of(not_its_own) == "invalid_grant", not_its_own.text
     assert error_of(exchanged(apis, "not-a-token", ("notes-api", NOTES_API_SECRET), resource=SEARCH)) == "invalid_grant"
 
+    # Attack script: each exchange by delegation nests one `act` more; a chain stops at five clients.
+    chained = body["access_token"]
+    for depth in range(2, 6):
+        again = exchanged(apis, chained, ("notes-api", NOTES_API_SECRET), resource=SEARCH)
+        assert again.status_code == 200, (depth, again.text)
+        chained = again.json()["access_token"]
+        act, nested = validated(apis, chained, SEARCH)["act"], 1
+        while "act" in act:
+            act, nested = act["act"], nested + 1
+        assert nested == depth
+    too_deep = exchanged(apis, chained, ("notes-api", NOTES_API_SECRET), resource=SEARCH)
+    assert too_deep.status_code == 400 and error_of(too_deep) == "invalid_grant" and "5 times" in too_deep.json()["error_description"]
+
     # Attack script: a DPoP-bound subject token never comes back as a bearer token; with a proof, the new one is bound.
     holder = DPoPHolder()
     bound_code = code_for(apis, [NOTES], scope="openid notes:read")

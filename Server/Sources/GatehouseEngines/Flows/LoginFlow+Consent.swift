@@ -10,8 +10,8 @@ extension LoginFlow {
     package static let accessDenied = "access_denied"
 
     /// What `userID` has still to allow the client of `request`: `nil` for a first-party client, or when every scope
-    /// asked for (and every scope whose claims the request names) was allowed before and the request does not say `prompt=consent`. `known` is the request's client
-    /// when the caller read it already.
+    /// asked for (and every scope whose claims the request names) was allowed before and the request does not say
+    /// `prompt=consent`. `known` is the request's client when the caller read it already.
     package func consentToAsk(for request: AuthorizationRequest, userID: String, client known: Client? = nil) async throws -> PendingConsent? {
         let found = if let known { known } else { try await clients.find(id: request.clientID) }
         guard let client = found, client.isThirdParty else { return nil }

@@ -137,6 +137,27 @@ def test_verify_reports_a_damaged_file_and_restore_refuses_it(tmp_path):
     assert missing.returncode != 0 and "There is no database at" in missing.stderr
 
 
+def test_a_backup_that_lost_a_table_is_not_sound_and_is_not_restored(tmp_path):
+    """A backup missing one of the tables its schema version has (here `consents`, dropped with the sqlite3 shell) was
+    reported sound and restored: every table the recorded migrations made is now expected."""
+    import sqlite3
+
+    server = Server()
+    try:
+        server.add_user("ann", PASSWORD)
+        backup = str(tmp_path / "backup.sqlite")
+        server.cli("backup", "--to", backup)
+    finally:
+        server.stop()
+    assert gatehouse("db", "verify", "--database", backup).returncode == 0
+    with sqlite3.connect(backup) as database:
+        database.execute("DROP TABLE consents")
+    checked = gatehouse("db", "verify", "--database", backup, check=False)
+    assert checked.returncode != 0 and "The table consents is missing." in checked.stdout, (checked.stdout, checked.stderr)
+    refused = gatehouse("restore", "--from", backup, "--database", str(tmp_path / "restored.sqlite"), check=False)
+    assert refused.returncode != 0 and "consents is missing" in refused.stderr, (refused.stdout, refused.stderr)
+
+
 @needs_postgres
 def test_postgresql_backups_by_pg_dump_and_by_gatehouse_both_verify_and_restore(tmp_path):
     """The README's PostgreSQL path: pg_dump and pg_restore into a new database, checked by `gatehouse db verify`; and

@@ -64,7 +64,9 @@ public struct DatabaseVerification: Sendable, Encodable, Equatable {
                 let count = try await sql.raw("SELECT COUNT(*) AS n FROM \(unsafeRaw: table.name)").first()?.decode(column: "n", as: Int.self)
                 tables.append(Table(name: table.name, rows: count ?? 0))
             }
-            for expected in ["users", "clients", "signing_keys"] where !tables.contains(where: { $0.name == expected }) {
+            // Every table the migrations it records have made: a database (or a backup) that lost one is not whole.
+            let present = Set(try await SchemaCatalog.tableNames(sql, engine: engine))
+            for expected in SchemaMigrations.expectedTables(at: version).sorted() where !present.contains(expected) {
                 problems.append("The table \(expected) is missing.")
             }
             return DatabaseVerification(schemaVersion: version, tables: tables, problems: problems)

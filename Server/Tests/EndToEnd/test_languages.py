@@ -72,6 +72,22 @@ def test_the_flow_api_answers_in_the_language_asked_with_the_same_ids(server):
     assert start_in(server, "tlh, x-klingon;q=0.8").json()["node"]["name"] == "Sign in"
 
 
+def test_the_flow_api_takes_ui_locales_and_the_codes_it_sends_speak_them(server):
+    """A recovery started through the flow API with `ui_locales=fr` by someone who chose no language: its nodes and its
+    emailed code are in French (the start body had no `ui_locales` member before; the email came in English)."""
+    username = f"zoe-{time.monotonic_ns()}"
+    server.add_user(username, PASSWORD)
+    french = json.loads((CATALOGS / "fr.json").read_text())
+    body = {"client_id": "app", "redirect_uri": APP_REDIRECT, "scope": "openid", "state": "st", "nonce": "nn", "ui_locales": "fr-CA fr",
+            "code_challenge": "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", "code_challenge_method": "S256"}
+    started = conforms_to_openapi(server, requests.post(server.issuer + "/flows/recovery", json=body, timeout=10)).json()
+    assert started["node"]["name"] == french[started["node"]["name_id"]], started["node"]
+    submit(server, started["flow_id"], {"username": username})
+    asked = submit(server, started["flow_id"], {"method": "email"}).json()
+    assert asked["node"]["id"] == "recovery.code" and asked["node"]["name"] == french[asked["node"]["name_id"]], asked["node"]
+    assert outbox(server, f"{username}@example.com")[0]["subject"] == "Réinitialisez votre mot de passe"
+
+
 def test_the_hosted_page_speaks_ui_locales_then_accept_language(server):
     def page(ui_locales=None, accept=None):
         browser = Browser(server)

@@ -101,13 +101,17 @@ public struct FlowStartRequest: Codable, Sendable, Equatable {
     public var maxAge: Int?
     /// The thumbprint of the DPoP key the code is for (`dpop_jkt`, RFC 9449 §10): only a proof by it redeems the code.
     public var dpopJKT: String?
+    /// The languages the person reads, most preferred first, as BCP 47 tags separated by spaces (`ui_locales`): the
+    /// flow's nodes and the messages it sends (codes, links) speak the first the server has, unless the person chose one.
+    public var uiLocales: String?
 
     /// A start request with the parameters of an authorization request.
     public init(
         clientID: String, redirectURI: String, scope: String, state: String? = nil, nonce: String? = nil,
         codeChallenge: String? = nil, codeChallengeMethod: String? = nil, loginHint: String? = nil, acrValues: String? = nil,
-        prompt: String? = nil, maxAge: Int? = nil, dpopJKT: String? = nil
+        prompt: String? = nil, maxAge: Int? = nil, dpopJKT: String? = nil, uiLocales: String? = nil
     ) {
+        self.uiLocales = uiLocales
         self.clientID = clientID
         self.redirectURI = redirectURI
         self.scope = scope
@@ -132,6 +136,7 @@ public struct FlowStartRequest: Codable, Sendable, Equatable {
         case codeChallengeMethod = "code_challenge_method"
         case loginHint = "login_hint"
         case acrValues = "acr_values"
+        case uiLocales = "ui_locales"
     }
 }
 

@@ -61,6 +61,7 @@ struct FlowController: Sendable {
             ("state", body.state), ("nonce", body.nonce), ("code_challenge", body.codeChallenge),
             ("code_challenge_method", body.codeChallengeMethod), ("login_hint", body.loginHint),
             ("acr_values", body.acrValues), ("prompt", body.prompt), ("max_age", body.maxAge.map(String.init)), ("dpop_jkt", body.dpopJKT),
+            ("ui_locales", body.uiLocales),
         ])
         let validated: AuthorizationRequest
         switch AuthorizationController.validate(parameters, client: client, redirectURI: body.redirectURI) {

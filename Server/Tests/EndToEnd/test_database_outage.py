@@ -36,10 +36,10 @@ def postgres():
 
 
 def sign_in(node, username):
+    """`username`'s tokens (access and refresh) from a native sign-in at `node`."""
     flow = start(node).json()
     done = submit(node, flow["flow_id"], {"username": username, "password": PASSWORD}).json()
-    tokens = exchange(node, done["authorization"]["code"]).json()
-    return tokens["refresh_token"]
+    return exchange(node, done["authorization"]["code"]).json()
 
 
 class Client:
@@ -91,7 +91,7 @@ def test_a_twenty_second_outage_signs_nobody_out(postgres):
         nodes[0].add_client("app", APP_REDIRECT, public=True)
         for number in range(USERS):
             nodes[0].add_user(f"user{number}", PASSWORD)
-        clients = [Client(nodes, sign_in(nodes[0], f"user{number}")) for number in range(USERS)]
+        clients = [Client(nodes, sign_in(nodes[0], f"user{number}")["refresh_token"]) for number in range(USERS)]
         threads.extend(threading.Thread(target=client.run, args=(stop,)) for client in clients)
         for thread in threads:
             thread.start()
@@ -164,9 +164,7 @@ def test_every_request_in_flight_when_postgresql_stops_is_answered_in_time(postg
         tokens = []
         for number in range(THREADS):
             node.add_user(f"user{number}", PASSWORD)
-            flow = start(node).json()
-            done = submit(node, flow["flow_id"], {"username": f"user{number}", "password": PASSWORD}).json()
-            tokens.append(exchange(node, done["authorization"]["code"]).json())
+            tokens.append(sign_in(node, f"user{number}"))
 
         def load(index: int):
             session = requests.Session()

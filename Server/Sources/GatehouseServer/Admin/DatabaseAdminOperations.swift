@@ -316,11 +316,10 @@ public struct DatabaseAdminOperations: AdminOperations {
     /// A new secret for the confidential client `id`, returned this once (stored as a digest; sealed too for a
     /// `client_secret_jwt` client, whose assertions' MACs the server computes); the old one stops working at once.
     public func rotateClientSecret(of id: String) async throws -> String {
-        if let client = try await clients.find(id: id) { try requireAuthority(overClientWith: client.scopes, to: "rotate the secret of") }
+        let client = try await clients.find(id: id)
+        if let client { try requireAuthority(overClientWith: client.scopes, to: "rotate the secret of") }
         let secret = Base64URL.encode(SecureRandom.bytes(32))
-        let sealed =
-            try await clients.find(id: id)?.authenticationMethod == .clientSecretJWT
-            ? try settings.clientSecretBox().seal(Data(secret.utf8)) : nil
+        let sealed = client?.authenticationMethod == .clientSecretJWT ? try settings.clientSecretBox().seal(Data(secret.utf8)) : nil
         try await database.transaction { [clients, audit, actor] _ in
             guard try await clients.replaceSecret(of: id, with: secret, sealed: sealed) else {
                 throw AdminProblem.notFound("There is no confidential client \(id).")

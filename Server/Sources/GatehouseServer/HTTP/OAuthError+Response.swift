@@ -15,7 +15,7 @@ extension OAuthError: HTTPResponseError {
             if [.invalidToken, .invalidDPoPProof, .useDPoPNonce].contains(code) { response.status = .unauthorized }
             let algorithms = DPoPProofVerifier.algorithms.joined(separator: " ")
             response.headers[.wwwAuthenticate] =
-                #"DPoP error="\#(code.rawValue)", error_description="\#(description)"\#(maxAgeParameter), algs="\#(algorithms)""#
+                #"DPoP error="\#(code.rawValue)", error_description="\#(description)"\#(challengeParameters), algs="\#(algorithms)""#
             return response
         }
         switch code {
@@ -23,14 +23,14 @@ extension OAuthError: HTTPResponseError {
         case .invalidToken: response.headers[.wwwAuthenticate] = #"Bearer error="invalid_token", error_description="\#(description)""#
         case .insufficientScope: response.headers[.wwwAuthenticate] = #"Bearer error="insufficient_scope", scope="\#(requiredScope ?? "openid")""#
         case .insufficientUserAuthentication:
-            response.headers[.wwwAuthenticate] = #"Bearer error="insufficient_user_authentication", error_description="\#(description)"\#(maxAgeParameter)"#
+            response.headers[.wwwAuthenticate] = #"Bearer error="insufficient_user_authentication", error_description="\#(description)"\#(challengeParameters)"#
         default: break
         }
         return response
     }
 
     /// RFC 9470's `acr_values` and `max_age` challenge parameters, when the error names them.
-    private var maxAgeParameter: String {
+    private var challengeParameters: String {
         (acrValues.map { #", acr_values="\#($0.joined(separator: " "))""# } ?? "") + (maxAge.map { ", max_age=\($0)" } ?? "")
     }
 

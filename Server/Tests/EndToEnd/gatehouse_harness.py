@@ -37,6 +37,16 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def closed_port() -> socket.socket:
+    """A loopback port that refuses every connection for as long as the returned socket is open.
+
+    Bound but never listening, so no other process can take the port while a test counts on nothing answering there
+    (a port from `free_port` may be reused by a later server under a parallel run)."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    return sock
+
+
 # The accounts and clients the suite registers.
 PASSWORD = "correct horse battery staple"
 WEB_SECRET = "web-client-secret-0123456789-abcdefghijklmnop"

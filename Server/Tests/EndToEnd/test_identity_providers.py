@@ -19,7 +19,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from browser_steps import click_and_wait, press, sign_out, signed_in
 from gatehouse_harness import (APP_REDIRECT, PASSWORD, binary, RFC7636_VERIFIER, WEB_REDIRECT, WEB_SECRET, Server, authorize_url, begin,
-                               exchange, free_port, latest_code, redeem, start, submit, verify_id_token)
+                               closed_port, exchange, free_port, latest_code, redeem, start, submit, verify_id_token)
 from upstream_standin import StandIn, Visit
 
 CORP_SECRET = "corp-downstream-secret-0123456789abcdef"
@@ -73,7 +73,15 @@ def client_key(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def server(corp, mock_op, standin, client_key):
+def nowhere():
+    """The issuer of the provider that is down: its port refuses connections for the whole module."""
+    sock = closed_port()
+    yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    sock.close()
+
+
+@pytest.fixture(scope="module")
+def server(corp, mock_op, standin, client_key, nowhere):
     key, key_path = client_key
     standin.client_keys["keyed-client"] = ECKey_public(key)
     providers = [
@@ -98,7 +106,7 @@ def server(corp, mock_op, standin, client_key):
          "token_endpoint": standin.issuer + "/token", "jwks_uri": standin.issuer + "/jwks", "userinfo_endpoint": standin.issuer + "/userinfo"},
         {"id": "mfa-trusted", "name": "Trusted MFA", "issuer": standin.issuer, "client_id": StandIn.CLIENT_ID,
          "client_secret": StandIn.CLIENT_SECRET, "trust_mfa": True},
-        {"id": "down", "name": "Nowhere", "issuer": f"http://127.0.0.1:{free_port()}", "client_id": "x", "client_secret": "y", "timeout": 2},
+        {"id": "down", "name": "Nowhere", "issuer": nowhere, "client_id": "x", "client_secret": "y", "timeout": 2},
         # Takes ID tokens apps obtained themselves (a native sheet), for the app com.example.ios.
         {"id": "native", "name": "Native", "issuer": standin.issuer, "client_id": StandIn.CLIENT_ID, "client_secret": StandIn.CLIENT_SECRET,
          "trust_email": True, "native": True, "native_audiences": ["com.example.ios"]},

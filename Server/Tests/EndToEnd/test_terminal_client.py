@@ -10,7 +10,7 @@ import pytest
 import requests
 
 from conftest import PASSWORD
-from gatehouse_harness import Server, binary, free_port, gatehouse
+from gatehouse_harness import Server, binary, closed_port, gatehouse
 
 CLI_CLIENT = "gatehouse-cli"
 CLI_REDIRECT = "dev.gatehouse.cli:/callback"
@@ -115,8 +115,9 @@ def test_wrong_password_unreachable_server_and_unknown_client_are_clear_errors(c
     assert wrong.returncode == 1 and "Error: The username or password is incorrect." in wrong.stderr
     assert not (tmp_path / "session.json").exists()
 
-    nobody = f"http://127.0.0.1:{free_port()}"
-    unreachable = client(tmp_path, "login", "--issuer", nobody, "--username", "alice", "--password-stdin", stdin="x\n", check=False)
+    with closed_port() as refusing:
+        nobody = f"http://127.0.0.1:{refusing.getsockname()[1]}"
+        unreachable = client(tmp_path, "login", "--issuer", nobody, "--username", "alice", "--password-stdin", stdin="x\n", check=False)
     assert unreachable.returncode == 1
     assert "The identity provider could not be reached (connection refused)" in unreachable.stderr
 

@@ -27,9 +27,12 @@ package enum OutboundHTTP {
     package static func fetch(
         _ request: HTTPClientRequest, timeout: TimeAmount, upTo limit: Int, on client: HTTPClient = client
     ) async throws -> (response: HTTPClientResponse, body: ByteBuffer) {
-        try await withThrowingTaskGroup(of: (response: HTTPClientResponse, body: ByteBuffer)?.self) { group in
+        // AsyncHTTPClient retries a refused connection until its own deadline and then throws why; that deadline
+        // comes a little before the whole fetch's, so the reason (refused, unresolvable) wins over "not in time".
+        let headTimeout = timeout - min(.nanoseconds(timeout.nanoseconds / 10), .milliseconds(200))
+        return try await withThrowingTaskGroup(of: (response: HTTPClientResponse, body: ByteBuffer)?.self) { group in
             group.addTask {
-                let response = try await execute(request, timeout: timeout, on: client)
+                let response = try await execute(request, timeout: headTimeout, on: client)
                 return (response, try await response.body.collect(upTo: limit))
             }
             group.addTask {

@@ -341,6 +341,13 @@ class FormParser(HTMLParser):
                 self.forms[-1]["inputs"][attributes["name"]] = attributes["value"]
 
 
+def form_token(html: str) -> str:
+    """The CSRF token the first form of a page carries."""
+    match = re.search(r'name="csrf_token" value="([^"]+)"', html)
+    assert match, "the page has no form with a token"
+    return match.group(1)
+
+
 def forms(html: str) -> list[dict]:
     parser = FormParser()
     parser.feed(html)

@@ -275,6 +275,17 @@ def test_forms_refuse_a_post_without_the_browsers_token(site):
     assert browser.post(target, {"change": "delete", "confirm_username": username, "csrf_token": "x" * 43}).status_code == 403
     # Without the cookies at all.
     assert requests.post(target, data={**form["inputs"], "confirm_username": username}, allow_redirects=False, timeout=10).status_code == 403
+    # A cookie planted from a sibling host (an http issuer's cookies are not `__Host-`) paired with the planter's token.
+    planted = "planted-" + "p" * 35
+    for cookie in [cookie for cookie in browser.session.cookies if cookie.name == "gatehouse_account"]:
+        browser.session.cookies.clear(cookie.domain, cookie.path, cookie.name)
+    browser.session.cookies.set("gatehouse_account", planted)
+    assert browser.post(target, {"change": "delete", "confirm_username": username, "csrf_token": planted}).status_code == 403
+    # The token another session's page shows (the planter's own sign-in to their account) is not this session's.
+    _, own_page = account(site, person(site, "planter"))
+    assert form_for(own_page, "delete")["inputs"]["csrf_token"] != form["inputs"]["csrf_token"]
+    stolen = browser.post(target, {"change": "delete", "confirm_username": username, "csrf_token": form_for(own_page, "delete")["inputs"]["csrf_token"]})
+    assert stolen.status_code == 403
     # Every change the page makes, each form on it and those that need a passkey, device or provider to appear.
     changes = {f["inputs"]["change"] for f in forms(page.text) if "change" in f["inputs"]} | {
         "revoke_app", "end_session", "end_other_sessions", "revoke_grant", "remove_factor", "rename_passkey", "remove_passkey",
@@ -410,7 +421,8 @@ def test_the_account_api_changes_names_and_deletes_the_account_after_a_step_up(s
     browser, _ = account(site, username)
 
     def call(method, path, bearer, **kwargs):
-        response = requests.request(method, site.issuer + path, headers={"Authorization": "Bearer " + bearer}, timeout=10, **kwargs)
+        headers = {"Authorization": "Bearer " + bearer, **kwargs.pop("headers", {})}
+        response = requests.request(method, site.issuer + path, headers=headers, timeout=10, **kwargs)
         return conforms_to_document(site, response, "/openapi/account.json")
 
     code = redirect_parameters(browser.get(authorize_url(site, client_id="self-service", scope="openid account")))["code"]
@@ -423,6 +435,9 @@ def test_the_account_api_changes_names_and_deletes_the_account_after_a_step_up(s
     for member in ("locale", "given_name"):
         nothing = call("PATCH", "/account/v1", token, json={member: None})
         assert nothing.status_code == 400 and member in nothing.json()["error_description"], nothing.text
+    # A body that is not JSON: 415, as the document says.
+    typed = call("PATCH", "/account/v1", token, data="given_name=Pat", headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert typed.status_code == 415 and typed.json()["error"] == "invalid_request", typed.text
     assert call("GET", "/account/v1/passkeys", token).json() == {"items": []}
     assert call("DELETE", "/account/v1/passkeys/no-such-passkey", token).status_code == 404
 

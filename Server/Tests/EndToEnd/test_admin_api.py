@@ -403,6 +403,62 @@ def test_an_admin_write_with_a_member_it_does_not_know_is_refused_by_name(lastin
     created = call(lasting, "POST", "/admin/v1/users", bearer, json={"username": "ulla", "email": "ulla@example.com"}).json()
     read = call(lasting, "GET", f"/admin/v1/users/{created['id']}", bearer)
     patched = call(lasting, "PATCH", f"/admin/v1/users/{created['id']}", bearer, headers={"If-Match": read.headers["ETag"]},
-                   json={"name": "Ulla", "locale": "de"})
-    assert patched.status_code == 400 and "locale" in patched.json()["detail"]
+                   json={"name": "Ulla", "zoneinfo": "Europe/Berlin"})
+    assert patched.status_code == 400 and "zoneinfo" in patched.json()["detail"]
     assert call(lasting, "GET", f"/admin/v1/users/{created['id']}", bearer).json().get("name") is None  # nothing changed
+
+
+def test_an_operator_sets_a_persons_language_which_is_their_locale_claim(admin, tmp_path):
+    """The admin API, `users add --locale`, `users set-locale` (on the database and through `--server`) and
+    `users import` set a person's language; the ID token and userinfo carry it as the `profile` scope's `locale`."""
+    from gatehouse_harness import gatehouse, redirect_parameters, verify_id_token
+    bearer = token(admin, "ops", OPS_SECRET, "gatehouse:admin")
+    made = call(admin, "POST", "/admin/v1/users", bearer, json={"username": "lena", "email": "lena@example.com", "locale": "de",
+                                                                "password": "a long and unusual passphrase 3"})
+    assert made.status_code == 201 and made.json()["locale"] == "de", made.text
+    typed = call(admin, "POST", "/admin/v1/users", bearer, data="username=tlh", headers={"Content-Type": "text/plain"})
+    assert typed.status_code == 415 and typed.headers["Content-Type"].startswith("application/problem+json"), typed.text
+    wrong = call(admin, "POST", "/admin/v1/users", bearer, json={"username": "tlh", "email": "tlh@example.com", "locale": "tlh"})
+    assert wrong.status_code == 400 and "locale must be one of en, de, fr, es, ja, ar" in wrong.text
+    assert "tlh@example.com" not in admin.cli("users", "list").stdout, "a refused account is not half made"
+
+    def claims(username):
+        code = redirect_parameters(Browser(admin).sign_in(authorize_url(admin), username, "a long and unusual passphrase 3"))["code"]
+        tokens = redeem(admin, code).json()
+        userinfo = requests.get(admin.issuer + "/userinfo", headers={"Authorization": f"Bearer {tokens['access_token']}"}, timeout=10).json()
+        return verify_id_token(admin, tokens, "web", "n-456", "RS256").get("locale"), userinfo.get("locale")
+
+    assert claims("lena") == ("de", "de")
+    assert "locale" in requests.get(admin.issuer + "/.well-known/openid-configuration", timeout=10).json()["claims_supported"]
+
+    # PATCH: a regional tag is its language's; an empty one follows the browser again (no claim); audited.
+    lena = made.json()["id"]
+    changed = call(admin, "PATCH", f"/admin/v1/users/{lena}", bearer, json={"locale": "fr-CA"}, headers={"If-Match": "*"})
+    assert changed.status_code == 200 and changed.json()["locale"] == "fr"
+    assert claims("lena") == ("fr", "fr")
+    cleared = call(admin, "PATCH", f"/admin/v1/users/{lena}", bearer, json={"locale": ""}, headers={"If-Match": "*"})
+    assert cleared.status_code == 200 and "locale" not in cleared.json()
+    assert claims("lena") == (None, None)
+    updates = [event["details"] for event in json.loads(admin.cli("events", "--user", "lena", "--type", "account.updated", "--json").stdout)]
+    assert {"locale.before": "fr", "locale.after": ""}.items() <= updates[-1].items(), updates
+
+    # The CLI: on the database, and through the admin API with --server.
+    admin.cli("users", "add", "jun", "--email", "jun@example.com", "--locale", "ja", "--password-stdin", stdin="a long and unusual passphrase 3")
+    assert claims("jun") == ("ja", "ja")
+    refused = admin.cli("users", "add", "kit", "--email", "kit@example.com", "--locale", "xx", "--password-stdin", stdin="a long and unusual passphrase 3",
+                        check=False)
+    assert refused.returncode != 0 and "locale must be one of" in refused.stderr and "Fatal" not in refused.stderr
+    assert "reads pages and messages in es" in admin.cli("users", "set-locale", "jun", "es").stdout
+    personal = json.loads(admin.cli("admin-tokens", "create", "locale-cli", "--json").stdout)["token"]
+    remote = gatehouse("users", "set-locale", "jun", "ar", "--server", admin.issuer, env={"GATEHOUSE_ADMIN_TOKEN": personal})
+    assert "reads pages and messages in ar" in remote.stdout
+    assert claims("jun") == ("ar", "ar")
+
+    # An import names each person's language; a wrong one imports nobody.
+    lines = tmp_path / "people.jsonl"
+    lines.write_text(json.dumps({"username": "noor", "email": "noor@example.com", "password": "a long and unusual passphrase 3", "locale": "ar"}) + "\n")
+    admin.cli("users", "import", str(lines))
+    assert claims("noor") == ("ar", "ar")
+    lines.write_text(json.dumps({"username": "omar", "email": "omar@example.com", "password": "a long and unusual passphrase 3", "locale": "zz"}) + "\n")
+    bad = admin.cli("users", "import", str(lines), check=False)
+    assert bad.returncode != 0 and "Line 1: locale must be one of" in bad.stderr and "omar" not in admin.cli("users", "list").stdout

@@ -8,6 +8,8 @@ roles; the console can be turned off. An operator makes and edits accounts (the 
 person's tokens, consents, passkeys and apps listed), edits a client, registers and edits a resource, withdraws a retired
 key (the JWKS drops it), follows the trail by actor and request, and reads the outbox; an admin gives and takes roles,
 which an operator cannot; every page passes axe-core in dark mode too."""
+import hashlib
+import hmac
 import json
 import os
 import re
@@ -16,8 +18,8 @@ from urllib.parse import urljoin
 import pytest
 import requests
 
-from gatehouse_harness import (PASSWORD, WEB_REDIRECT, WEB_SECRET, Browser, Server, authorize_url, forms, free_port, gatehouse, get_code,
-                               redeem, redirect_parameters)
+from gatehouse_harness import (PASSWORD, WEB_REDIRECT, WEB_SECRET, Browser, Server, authorize_url, b64url, form_token, forms, free_port,
+                               gatehouse, get_code, redeem, redirect_parameters)
 
 selenium = pytest.importorskip("selenium", reason="selenium is not installed (pip install selenium)")
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -197,13 +199,19 @@ def test_a_viewer_sees_but_cannot_change_and_a_forged_form_is_refused(console, c
     session = requests.Session()
     for name, value in cookies.items():
         session.cookies.set(name, value)
-    token = cookies["gatehouse_console"]
+    # A viewer's pages have no forms: the token is the one the console would write for this session.
+    token = b64url(hmac.new(cookies["gatehouse_session"].encode(), b"gatehouse admin console", hashlib.sha256).digest())
     refused = session.post(console.issuer + f"/admin/users/{alice}", data={"csrf_token": token, "change": "lock"}, allow_redirects=False, timeout=10)
     assert refused.status_code == 403 and "viewer" in refused.text
     # A forged cross-site form: the browser sends the session cookie, but the page's token is not known to the forger.
     forged = session.post(console.issuer + f"/admin/users/{alice}", data={"csrf_token": "guessed", "change": "lock"}, allow_redirects=False,
                           timeout=10)
     assert forged.status_code == 403 and "expired" in forged.text
+    # A form cookie planted from a sibling host (http cookies are not `__Host-`) with the planter's token: refused too.
+    session.cookies.set("gatehouse_console", "p" * 43)
+    planted = session.post(console.issuer + f"/admin/users/{alice}", data={"csrf_token": "p" * 43, "change": "lock"}, allow_redirects=False,
+                           timeout=10)
+    assert planted.status_code == 403 and "expired" in planted.text
     # Every form of the console refuses the viewer, whatever it would change.
     for path, form in [("/admin/users", {"username": "eve"}), ("/admin/clients", {"id": "eve"}), ("/admin/resources", {"id": "urn:eve"}),
                        ("/admin/keys", {"change": "rotate"}), ("/admin/roles", {"change": "grant", "username": "watcher", "role": "admin"}),
@@ -315,7 +323,7 @@ def test_an_operator_manages_accounts_clients_resources_and_keys(console, chromi
     chromium.get(console.issuer + f"/admin/users/{carol}")
     cookies = {cookie["name"]: cookie["value"] for cookie in chromium.get_cookies()}
     stale = requests.post(console.issuer + f"/admin/users/{carol}", cookies=cookies, allow_redirects=False, timeout=10, data={
-        "csrf_token": cookies["gatehouse_console"], "change": "profile", "etag": '"0000"', "email": "carol@example.com", "name": "Overwritten"})
+        "csrf_token": chromium.find_element(By.NAME, "csrf_token").get_attribute("value"), "change": "profile", "etag": '"0000"', "email": "carol@example.com", "name": "Overwritten"})
     assert stale.status_code == 400 and "changed since this page was shown" in stale.text
 
     # Her second factors, reset: she set an authenticator app up, and is asked to set one up again.
@@ -390,7 +398,7 @@ def test_an_operator_manages_accounts_clients_resources_and_keys(console, chromi
     active = next(row.get_attribute("data-kid") for row in chromium.find_elements(By.CSS_SELECTOR, "tr[data-kid]") if "active" in row.text)
     cookies = {cookie["name"]: cookie["value"] for cookie in chromium.get_cookies()}
     refused = requests.post(console.issuer + "/admin/keys", cookies=cookies, allow_redirects=False, timeout=10,
-                            data={"csrf_token": cookies["gatehouse_console"], "change": "withdraw", "kid": active})
+                            data={"csrf_token": chromium.find_element(By.NAME, "csrf_token").get_attribute("value"), "change": "withdraw", "kid": active})
     assert refused.status_code == 400 and "still signs" in refused.text
     change(chromium, "withdraw", kid=retired[0])
     assert "left the JWKS" in chromium.find_element(By.CSS_SELECTOR, "p.info").text
@@ -432,7 +440,7 @@ def test_an_admin_gives_and_takes_roles_which_an_operator_cannot(console, chromi
     assert not chromium.find_elements(By.CSS_SELECTOR, "li[data-admin=root] form"), "an admin's own role has no button"
     cookies = {cookie["name"]: cookie["value"] for cookie in chromium.get_cookies()}
     own = requests.post(console.issuer + "/admin/roles", cookies=cookies, allow_redirects=False, timeout=10,
-                        data={"csrf_token": cookies["gatehouse_console"], "change": "revoke", "username": "root"})
+                        data={"csrf_token": chromium.find_element(By.NAME, "csrf_token").get_attribute("value"), "change": "revoke", "username": "root"})
     assert own.status_code == 400 and "cannot take your own role" in own.text
 
     # alice, an operator now (with a second factor set up on the way), changes accounts but not roles.
@@ -448,7 +456,7 @@ def test_an_admin_gives_and_takes_roles_which_an_operator_cannot(console, chromi
         page = browser.post(urljoin(page.url, form["action"]), dict(form["inputs"], action="submit"))
     assert page.status_code == 200 and "alice · operator" in page.text, page.text[:300]
     assert 'id="grant_role"' not in page.text
-    token = browser.session.cookies.get("gatehouse_console")
+    token = form_token(browser.get(console.issuer + "/admin/users").text)
     refused = browser.session.post(console.issuer + "/admin/roles", data={"csrf_token": token, "change": "grant", "username": "nobody", "role": "admin"},
                                    allow_redirects=False, timeout=10)
     assert refused.status_code == 403 and "Only an admin" in refused.text

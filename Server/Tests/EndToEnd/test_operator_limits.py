@@ -11,7 +11,7 @@ from urllib.parse import urljoin
 import pytest
 import requests
 
-from gatehouse_harness import PASSWORD, Browser, Server, forms, outbox
+from gatehouse_harness import PASSWORD, Browser, Server, form_token, forms, outbox
 
 AUTOMATION_SECRET = "automation-secret-0123456789abcdef0123456789"
 
@@ -58,8 +58,8 @@ def root(site):
 
 
 def submit(browser, path, **fields):
-    """Posts a console form as the page would, with this browser's form token; the answer after redirects."""
-    token = browser.session.cookies.get("gatehouse_console")
+    """Posts a console form as the page would, with the form token of this browser's session; the answer after redirects."""
+    token = form_token(browser.get(browser.server.issuer + "/admin/users").text)
     return browser.post(browser.server.issuer + "/admin" + path, dict(fields, csrf_token=token))
 
 

@@ -20,7 +20,7 @@ import requests
 from joserfc import jwt
 from joserfc.jwk import RSAKey
 
-from gatehouse_harness import WEB_REDIRECT, authorize_url, free_port
+from gatehouse_harness import WEB_REDIRECT, authorize_url, form_token, free_port
 
 
 def b64url(data: bytes) -> str:
@@ -246,7 +246,7 @@ class Visit:
         return self.answer(answered.headers["Location"])
 
     def form_submit(self, action, **values):
-        token = re.search(r'name="csrf_token" value="([^"]+)"', self.page.text).group(1)
+        token = form_token(self.page.text)
         flow = re.search(r'name="flow" value="([^"]+)"', self.page.text).group(1)
         response = self.session.post(self.server.issuer + "/login", data={"flow": flow, "csrf_token": token, "action": action, **values},
                                      allow_redirects=False, timeout=30)

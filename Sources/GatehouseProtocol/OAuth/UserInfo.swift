@@ -13,16 +13,21 @@ public struct UserInfo: Codable, Sendable, Equatable {
     public var emailVerified: Bool?
     /// When the profile last changed, in seconds since 1970, with `profile`.
     public var updatedAt: Int?
+    /// The language the person chose (a BCP 47 tag such as `fr`), with `profile`; absent while they chose none.
+    public var locale: String?
 
     /// Claims about the user `subject`.
-    public init(subject: String, name: String? = nil, preferredUsername: String? = nil, email: String? = nil, emailVerified: Bool? = nil, updatedAt: Int? = nil)
-    {
+    public init(
+        subject: String, name: String? = nil, preferredUsername: String? = nil, email: String? = nil, emailVerified: Bool? = nil, updatedAt: Int? = nil,
+        locale: String? = nil
+    ) {
         self.subject = subject
         self.name = name
         self.preferredUsername = preferredUsername
         self.email = email
         self.emailVerified = emailVerified
         self.updatedAt = updatedAt
+        self.locale = locale
     }
 
     enum CodingKeys: String, CodingKey {
@@ -32,5 +37,6 @@ public struct UserInfo: Codable, Sendable, Equatable {
         case email
         case emailVerified = "email_verified"
         case updatedAt = "updated_at"
+        case locale
     }
 }

@@ -51,7 +51,7 @@ public struct SigningKeyStore: Sendable {
     public func rotate(
         secret: ServerSecret, publishFor: Int64, recording: @escaping @Sendable ([SigningKeyRecord]) async throws -> Void = { _ in }
     ) async throws -> [SigningKeyRecord] {
-        assert(!TransactionScope.isHoldingWriter, "Keys are generated before the rotation's transaction, never inside another one.")
+        Invariant.check(!TransactionScope.isHoldingWriter, "Keys are generated before the rotation's transaction, never inside another one.")
         let box = SecretBox(serverSecret: secret.bytes, purpose: SecretBox.signingKeysPurpose)
         let now = clock.now()
         let records = try SigningKeyFactory.algorithms.map { try SigningKeyFactory.generate(algorithm: $0, box: box, now: now) }
@@ -97,7 +97,7 @@ public struct SigningKeyStore: Sendable {
         secret: ServerSecret, rotateEvery: Int64, publishAhead: Int64, publishFor: Int64,
         recording: @escaping @Sendable (ScheduledChanges) async throws -> Void = { _ in }
     ) async throws -> ScheduledChanges {
-        assert(!TransactionScope.isHoldingWriter, "Keys are generated before the schedule's transaction, never inside another one.")
+        Invariant.check(!TransactionScope.isHoldingWriter, "Keys are generated before the schedule's transaction, never inside another one.")
         let now = clock.now()
         let existing = try await all()
         var due: [(current: SigningKeyRecord, activatesAt: Int64)] = []

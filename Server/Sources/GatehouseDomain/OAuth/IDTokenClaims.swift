@@ -17,6 +17,7 @@ package struct IDTokenClaims: JWTPayload, Equatable {
     package var name: String?
     package var givenName: String?
     package var familyName: String?
+    package var locale: String?
     package var preferredUsername: String?
     package var email: String?
     package var emailVerified: Bool?
@@ -30,7 +31,7 @@ package struct IDTokenClaims: JWTPayload, Equatable {
     package var extra = HookClaims()
 
     package enum CodingKeys: String, CodingKey {
-        case iss, sub, aud, exp, iat, nonce, azp, amr, acr, sid, name, email, address
+        case iss, sub, aud, exp, iat, nonce, azp, amr, acr, sid, name, email, address, locale
         case authTime = "auth_time"
         case preferredUsername = "preferred_username"
         case givenName = "given_name"
@@ -86,6 +87,7 @@ extension IDTokenClaims: JSONObjectWritable {
         writer.member("given_name", givenName)
         writer.member("iat", iat)
         writer.member("iss", iss)
+        writer.member("locale", locale)
         writer.member("name", name)
         writer.member("nonce", nonce)
         writer.member("phone_number", phoneNumber)

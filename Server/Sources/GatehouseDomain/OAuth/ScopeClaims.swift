@@ -3,7 +3,7 @@
 package enum ScopeClaims {
     /// The claims each scope brings to the userinfo answer.
     package static let byScope: [String: [String]] = [
-        "profile": ["name", "given_name", "family_name", "preferred_username", "updated_at"],
+        "profile": ["name", "given_name", "family_name", "preferred_username", "locale", "updated_at"],
         "email": ["email", "email_verified"],
         "phone": ["phone_number", "phone_number_verified"],
         "address": ["address"],
@@ -61,6 +61,7 @@ package enum ScopeClaims {
         if names.contains("name") { claims.name = user.name }
         if names.contains("given_name") { claims.givenName = user.givenName }
         if names.contains("family_name") { claims.familyName = user.familyName }
+        if names.contains("locale") { claims.locale = user.locale }
         if names.contains("updated_at") { claims.updatedAt = user.updatedAt }
         if names.contains("email") { claims.email = user.email }
         if names.contains("email_verified") { claims.emailVerified = user.emailVerified }
@@ -78,6 +79,8 @@ package protocol PersonClaims {
     var name: String? { get set }
     var givenName: String? { get set }
     var familyName: String? { get set }
+    /// The language the person chose (a BCP 47 tag), absent while their pages follow the browser's.
+    var locale: String? { get set }
     var updatedAt: Int64? { get set }
     var email: String? { get set }
     var emailVerified: Bool? { get set }

@@ -8,6 +8,7 @@ package struct UserinfoClaims: Encodable, Equatable, Sendable {
     package var name: String?
     package var givenName: String?
     package var familyName: String?
+    package var locale: String?
     package var updatedAt: Int64?
     package var email: String?
     package var emailVerified: Bool?
@@ -18,7 +19,7 @@ package struct UserinfoClaims: Encodable, Equatable, Sendable {
     package var extra = HookClaims()
 
     package enum CodingKeys: String, CodingKey {
-        case sub, name, email, address
+        case sub, name, email, address, locale
         case preferredUsername = "preferred_username"
         case givenName = "given_name"
         case familyName = "family_name"
@@ -36,6 +37,7 @@ extension UserinfoClaims: JSONObjectWritable {
         writer.member("email_verified", emailVerified)
         writer.member("family_name", familyName)
         writer.member("given_name", givenName)
+        writer.member("locale", locale)
         writer.member("name", name)
         writer.member("phone_number", phoneNumber)
         writer.member("phone_number_verified", phoneNumberVerified)

@@ -22,6 +22,9 @@ package struct LogoutNotificationQueue: Sendable {
         /// Attempts so far, this one included once claimed.
         package var attempts: Int
         package var createdAt: Int64
+        /// When this attempt was claimed: the next one is scheduled from its start, not from when it gave up, so a
+        /// client that lets each post run to the timeout keeps the documented schedule.
+        package var claimedAt: Int64
     }
 
     package init(database: any Database, clock: UnixClock) {
@@ -86,7 +89,8 @@ package struct LogoutNotificationQueue: Sendable {
             claimed.append(
                 Notification(
                     sid: sid, clientID: clientID, userID: try row.decode(column: "user_id", as: String.self),
-                    attempts: try row.decode(column: "attempts", as: Int.self), createdAt: try row.decode(column: "created_at", as: Int64.self)))
+                    attempts: try row.decode(column: "attempts", as: Int.self), createdAt: try row.decode(column: "created_at", as: Int64.self),
+                    claimedAt: now))
         }
         return claimed
     }
@@ -100,10 +104,9 @@ package struct LogoutNotificationQueue: Sendable {
         }
     }
 
-    /// An attempt failed: the notification waits `retryDelay` doubled per attempt so far (at most an hour), or, out of
-    /// attempts, goes. Returns whether it was given up.
+    /// An attempt failed: the notification is due `retryDelay` doubled per attempt so far (at most an hour) after the
+    /// attempt began, or, out of attempts, goes. Returns whether it was given up.
     package func failed(_ notification: Notification, error: String, maxAttempts: Int, retryDelay: Int64) async throws -> Bool {
-        let now = clock.now()
         let givenUp = notification.attempts >= maxAttempts
         let delay = min(retryDelay << Int64(min(notification.attempts - 1, 20)), 3600)
         try await database.transaction { sql in
@@ -114,7 +117,7 @@ package struct LogoutNotificationQueue: Sendable {
             } else {
                 try await sql.raw(
                     """
-                    UPDATE logout_notifications SET next_attempt_at = \(bind: now + delay), last_error = \(bind: String(error.prefix(500)))
+                    UPDATE logout_notifications SET next_attempt_at = \(bind: notification.claimedAt + delay), last_error = \(bind: String(error.prefix(500)))
                     WHERE sid = \(bind: notification.sid) AND client_id = \(bind: notification.clientID)
                     """
                 ).run()

@@ -20,9 +20,12 @@ public struct UserImportRecord: Sendable, Decodable, Equatable {
     public var passwordHash: String?
     /// The password in clear, hashed on import; give this or ``passwordHash``.
     public var password: String?
+    /// The language the person reads pages and messages in (a shipped language's BCP 47 tag, such as `fr`); without
+    /// one, pages follow the browser's language.
+    public var locale: String?
 
     package enum CodingKeys: String, CodingKey {
-        case username, email, name, password
+        case username, email, name, password, locale
         case givenName = "given_name"
         case familyName = "family_name"
         case emailVerified = "email_verified"
@@ -32,7 +35,7 @@ public struct UserImportRecord: Sendable, Decodable, Equatable {
     /// A record for `username`, with a PHC scrypt `passwordHash` or a clear `password`.
     public init(
         username: String, email: String, name: String? = nil, givenName: String? = nil, familyName: String? = nil,
-        emailVerified: Bool? = nil, passwordHash: String? = nil, password: String? = nil
+        emailVerified: Bool? = nil, passwordHash: String? = nil, password: String? = nil, locale: String? = nil
     ) {
         self.username = username
         self.email = email
@@ -42,13 +45,17 @@ public struct UserImportRecord: Sendable, Decodable, Equatable {
         self.emailVerified = emailVerified
         self.passwordHash = passwordHash
         self.password = password
+        self.locale = locale
     }
 
-    /// Checks the username, the email, and that exactly one usable form of the password is given.
+    /// Checks the username, the email, the language, and that exactly one usable form of the password is given.
     /// - Throws: ``ConfigurationError`` saying what is wrong.
     public func validate(policy: PasswordPolicy) throws {
         try AccountInputValidation.validateUsername(username, email: email)
         try AccountInputValidation.validateEmail(email)
+        if let locale, Language(tag: locale) == nil {
+            throw ConfigurationError("locale must be one of \(Language.allCases.map(\.tag).joined(separator: ", ")); not \(locale.prefix(35)).")
+        }
         switch (passwordHash, password) {
         case (let hash?, nil):
             guard PasswordHasher.decode(hash) != nil else {

@@ -61,7 +61,7 @@ public struct UserStore: Sendable {
     public func importUsers(_ records: [UserImportRecord], passwordHashes: [String]) async throws {
         precondition(records.count == passwordHashes.count, "one hash per record")
         let now = clock.now()
-        // 14 values per row: 300 rows stay under SQLite's 32,766 and PostgreSQL's 65,535 bound parameters.
+        // 15 values per row: 300 rows stay under SQLite's 32,766 and PostgreSQL's 65,535 bound parameters.
         let rowsPerStatement = 300
         try await database.transaction { sql in
             var seen = Set<String>()
@@ -91,13 +91,14 @@ public struct UserStore: Sendable {
                     return """
                         (\(bind: UUID().uuidString.lowercased()), \(bind: key.0), \(bind: key.1),
                          \(bind: record.emailVerified == false ? 0 : 1), \(bind: profile.name), \(bind: profile.givenName), \(bind: profile.familyName),
-                         \(bind: String?.none), 0, \(bind: passwordHashes[index]), \(bind: now), 0, \(bind: now), \(bind: now))
+                         \(bind: String?.none), 0, \(bind: passwordHashes[index]), \(bind: now), 0, \(bind: now), \(bind: now),
+                         \(bind: record.locale.flatMap(Language.init(tag:))?.tag))
                         """
                 }
                 try await sql.raw(
                     """
                     INSERT INTO users (id, username, email, email_verified, name, given_name, family_name, phone_number, phone_verified,
-                                       password_hash, password_changed_at, locked, created_at, updated_at)
+                                       password_hash, password_changed_at, locked, created_at, updated_at, locale)
                     VALUES \(rows.joined(separator: ", "))
                     """
                 ).run()

@@ -199,7 +199,7 @@ package struct LoginFlow: Sendable {
             }
         node.codeSource = Self.codeSource(for: state)
         // What the OpenAPI document promises per step (`FlowStep.actions`); the debug builds the tests run check it.
-        assert(node.step.map { step in node.actions.allSatisfy { step.offers($0.id) } } == true, "\(node.id) offers an action its step does not list")
+        Invariant.check(node.step.map { step in node.actions.allSatisfy { step.offers($0.id) } } == true, "\(node.id) offers an action its step does not list")
         return node
     }
 

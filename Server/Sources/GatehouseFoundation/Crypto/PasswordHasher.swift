@@ -54,7 +54,7 @@ public final class PasswordHasher: Sendable {
 
     /// Hashes a new password with the configured parameters and a fresh random salt.
     public func hash(_ password: String) async throws -> String {
-        assert(!TransactionScope.isHoldingWriter, Self.outsideTransactions)
+        Invariant.check(!TransactionScope.isHoldingWriter, Self.outsideTransactions)
         let password = Self.normalized(password)
         let parameters = self.parameters
         let salt = SecureRandom.bytes(Self.saltLength)
@@ -82,7 +82,7 @@ public final class PasswordHasher: Sendable {
     /// Checks `password` against `encodedHash`: its normalized form first, then, only for a password whose
     /// normalized form differs, as typed (hashes made before normalizing), so old passwords keep working.
     public func check(_ password: String, against encodedHash: String) async throws -> Match {
-        assert(!TransactionScope.isHoldingWriter, Self.outsideTransactions)
+        Invariant.check(!TransactionScope.isHoldingWriter, Self.outsideTransactions)
         guard let stored = Self.decode(encodedHash) else { return .none }
         let normalized = Self.normalized(password)
         for (candidate, match) in [(normalized, Match.normalized), (password, Match.asTyped)] where match == .normalized || normalized != password {

@@ -14,8 +14,8 @@ extension AccountPage {
         guard let form = try? await FormParameters.body(of: request) else {
             return PageRenderer.error("page.invalid_request.title", "account.form_unreadable", wording: localizer.wording(for: request))
         }
-        // CSRF: the form must carry the same secret as the browser's account cookie.
-        guard cookies.formTokenMatches(cookies.accountName, form, in: request) else {
+        // CSRF: the form must carry the token of this browser's session.
+        guard cookies.sessionFormTokenMatches(.account, form, in: request) else {
             return PageRenderer.error("page.expired.title", "account.form_expired", status: .forbidden, wording: localizer.wording(for: request))
         }
         guard let current = try await signedIn(request) else { return try await signIn(request, as: nil) }
@@ -102,7 +102,6 @@ extension AccountPage {
         let say = localizer.wording(for: request, preference: current.user.locale)
         var response = PageRenderer.page(title: say("account.deleted.title").text, template: "account-deleted", [:], wording: say)
         response.headers.append(cookies.clearCookie(cookies.sessionName))
-        response.headers.append(cookies.clearCookie(cookies.accountName))
         return response
     }
 

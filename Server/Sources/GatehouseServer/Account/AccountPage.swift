@@ -99,7 +99,7 @@ struct AccountPage: Sendable {
         var names: [String: String] = [:]
         for id in Set(consents.map(\.clientID) + grants.map(\.clientID)) { names[id] = try await clients.find(id: id)?.name ?? id }
 
-        let token = cookies.value(cookies.accountName, in: request) ?? SecureRandom.token()
+        let token = cookies.sessionFormToken(.account, in: request) ?? ""
         let query = FormParameters(encoded: request.uri.query ?? "")
         let say = localizer.wording(for: request, preference: user.locale)
         var values: [String: Any] = [
@@ -186,9 +186,7 @@ struct AccountPage: Sendable {
         if let phone = user.phoneNumber { values["phone"] = phone }
         if let notice = query["done"].flatMap({ Self.notices[$0] }) { values["notice"] = say(notice).text }
         if let problem = problem ?? query["problem"].flatMap({ Self.problems[$0] }).map({ MessageReference($0) }) { values["problem"] = say(problem).text }
-        var response = PageRenderer.page(title: say("account.title").text, template: "account", values, status: status, wording: say)
-        response.headers.append(cookies.setCookie(cookies.accountName, token, maxAge: 3600))
-        return response
+        return PageRenderer.page(title: say("account.title").text, template: "account", values, status: status, wording: say)
     }
 
     /// What the page says after a change (`done=`), and about a form it could not take (`problem=`), as catalog keys:

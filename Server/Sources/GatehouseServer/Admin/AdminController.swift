@@ -164,7 +164,7 @@ struct AdminController: Sendable {
         let created = try await operations(actor).createUser(
             NewAccount(
                 username: body.username, email: body.email, emailVerified: body.emailVerified ?? false, name: body.name, givenName: body.givenName,
-                familyName: body.familyName, password: body.password))
+                familyName: body.familyName, password: body.password, locale: body.locale))
         var response = userResponse(created, status: .created)
         response.headers[.location] = "/admin/v1/users/\(created.id)"
         return response

@@ -22,6 +22,8 @@ public protocol AdminOperations: Sendable {
     func setLocked(userID: String, _ locked: Bool) async throws
     /// Makes the user `id` choose a new password at their next sign-in.
     func requirePasswordChange(userID: String) async throws
+    /// Sets the language of the person's pages and messages: a shipped language's tag, or empty for the browser's.
+    func setLocale(of userID: String, to locale: String) async throws -> AdminUser
 
     /// Every registered client.
     func clients() async throws -> [AdminClient]
@@ -171,11 +173,13 @@ public struct NewAccount: Sendable, Equatable {
     public var name, givenName, familyName: String?
     /// Without one the account has no password until its owner sets one (recovery).
     public var password: String?
+    /// The language of the person's pages and messages (a shipped language's tag); without one, the browser's.
+    public var locale: String?
 
     /// An account of `username` at `email`, without a password unless one is given.
     public init(
         username: String, email: String, emailVerified: Bool, name: String? = nil, givenName: String? = nil, familyName: String? = nil,
-        password: String? = nil
+        password: String? = nil, locale: String? = nil
     ) {
         self.username = username
         self.email = email
@@ -184,6 +188,7 @@ public struct NewAccount: Sendable, Equatable {
         self.givenName = givenName
         self.familyName = familyName
         self.password = password
+        self.locale = locale
     }
 }
 

@@ -70,9 +70,11 @@ struct AdminNewUser: ClosedJSONBody, Sendable {
     var name, givenName, familyName: String?
     /// Without one the account has no password until its owner sets one (recovery).
     var password: String?
+    /// The language of the person's pages and messages; without one, the browser's.
+    var locale: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case username, email, name, password
+        case username, email, name, password, locale
         case emailVerified = "email_verified"
         case givenName = "given_name"
         case familyName = "family_name"
@@ -90,9 +92,11 @@ struct AdminUserChange: ClosedJSONBody, Sendable {
     var phoneNumberVerified: Bool?
     /// The whole address, replacing the one held; an object with no part removes it.
     var address: PostalAddress?
+    /// The language of the person's pages and messages; empty to follow the browser's again.
+    var locale: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case email, name, address
+        case email, name, address, locale
         case emailVerified = "email_verified"
         case givenName = "given_name"
         case familyName = "family_name"

@@ -38,6 +38,7 @@ extension DatabaseAdminOperations {
             try address.validate()
             changed.address = address.isEmpty ? nil : address
         }
+        if let locale = change.locale { changed.locale = try Self.language(locale) }
         // A way into the account: only an admin changes it on a role holder's account.
         if changed.email != current.email || changed.emailVerified != current.emailVerified || changed.phoneNumber != current.phoneNumber
             || changed.phoneVerified != current.phoneVerified
@@ -48,7 +49,11 @@ extension DatabaseAdminOperations {
         let updated: User
         do {
             updated = try await database.transaction { [users, audit, actor, changed] _ in
-                guard let updated = try await users.update(current, to: changed) else { throw AdminProblem.preconditionFailed }
+                guard var updated = try await users.update(current, to: changed) else { throw AdminProblem.preconditionFailed }
+                if changed.locale != current.locale {
+                    try await users.setLocale(userID: current.id, to: changed.locale)
+                    updated.locale = changed.locale
+                }
                 if !differences.isEmpty { try await audit.record(.accountUpdated, user: current.id, actor: actor, details: differences) }
                 return updated
             }

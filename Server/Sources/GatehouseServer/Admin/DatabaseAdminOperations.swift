@@ -71,6 +71,7 @@ public struct DatabaseAdminOperations: AdminOperations {
     public func createUser(_ account: NewAccount) async throws -> AdminUser {
         try AccountInputValidation.validateUsername(account.username, email: account.email)
         try AccountInputValidation.validateEmail(account.email)
+        let locale = try Self.language(account.locale ?? "")
         var hash = User.noPassword
         if let password = account.password {
             if let problem = settings.passwords.problem(with: password, username: account.username, email: account.email) {
@@ -83,8 +84,13 @@ public struct DatabaseAdminOperations: AdminOperations {
             let user = try await database.transaction { [users, audit, actor, settings, hash] _ in
                 let user = try await users.create(
                     username: account.username, profile: profile, passwordHash: hash, emailVerified: account.emailVerified, phoneVerified: false)
-                try await audit.record(.accountCreated, user: user.id, actor: actor, details: ["by": settings.origin])
-                return user
+                guard let locale else {
+                    try await audit.record(.accountCreated, user: user.id, actor: actor, details: ["by": settings.origin])
+                    return user
+                }
+                try await users.setLocale(userID: user.id, to: locale)
+                try await audit.record(.accountCreated, user: user.id, actor: actor, details: ["by": settings.origin, "locale": locale])
+                return try await users.find(id: user.id) ?? user
             }
             return AdminUser(user)
         } catch let error as DatabaseError where error.isDuplicate {
@@ -121,20 +127,24 @@ public struct DatabaseAdminOperations: AdminOperations {
     /// or empty to follow the browser again. Audited as an account update.
     public func setLocale(of userID: String, to locale: String) async throws -> AdminUser {
         let current = try await account(userID)
-        var chosen: String?
-        if !locale.isEmpty {
-            guard let language = Language(tag: locale) else {
-                throw AdminProblem.badRequest(
-                    "locale must be one of \(Language.allCases.map(\.tag).joined(separator: ", ")), or empty to follow the browser; not \(locale.prefix(35)).")
-            }
-            chosen = language.tag
-        }
+        let chosen = try Self.language(locale)
         guard chosen != current.locale else { return AdminUser(current) }
         try await database.transaction { [users, audit, actor, chosen] _ in
             try await users.setLocale(userID: userID, to: chosen)
             try await audit.record(.accountUpdated, user: userID, actor: actor, details: ["locale": chosen ?? ""])
         }
         return AdminUser(try await account(userID))
+    }
+
+    /// The shipped language `tag` names, as its canonical tag (`fr-CA` is `fr`); `nil` for an empty tag (follow the
+    /// browser). Throws a bad request naming the shipped languages otherwise.
+    static func language(_ tag: String) throws -> String? {
+        guard !tag.isEmpty else { return nil }
+        guard let language = Language(tag: tag) else {
+            throw AdminProblem.badRequest(
+                "locale must be one of \(Language.allCases.map(\.tag).joined(separator: ", ")), or empty to follow the browser; not \(tag.prefix(35)).")
+        }
+        return language.tag
     }
 
     /// Changes the names on the profile of `userID`: `nil` leaves one as it is, an empty text clears it. Audited with

@@ -39,7 +39,7 @@ extension AdminConsole {
         guard let form = try? await FormParameters.body(of: request) else {
             return PageRenderer.error(title: "Invalid request", message: "The form could not be read.")
         }
-        guard cookies.formTokenMatches(cookies.consoleName, form, in: request) else {
+        guard cookies.sessionFormTokenMatches(.console, form, in: request) else {
             return PageRenderer.error(title: "Page expired", message: "The form expired. Open the admin console again.", status: .forbidden)
         }
         switch try await access(request) {

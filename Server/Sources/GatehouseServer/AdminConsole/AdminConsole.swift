@@ -112,19 +112,15 @@ struct AdminConsole: Sendable {
         else { return .signIn(nil) }
         guard session.methods.contains("mfa") else { return .signIn(user) }
         guard let role = try await roles.role(of: user.id) else { return .noRole }
-        let token = cookies.value(cookies.consoleName, in: request) ?? SecureRandom.token()
-        return .allowed(Operator(user: user, role: role, csrfToken: token))
+        return .allowed(Operator(user: user, role: role, csrfToken: cookies.sessionFormToken(.console, in: request) ?? ""))
     }
 
-    /// A console page for whoever may see it, with the console's form cookie; else the sign-in, or a refusal.
+    /// A console page for whoever may see it; else the sign-in, or a refusal.
     func page(_ request: Request, _ body: (Operator) async throws -> Response) async throws -> Response {
         switch try await access(request) {
         case .signIn(let user): return try await signIn(request, as: user)
         case .noRole: return Self.noRole
-        case .allowed(let person):
-            var response = try await body(person)
-            response.headers.append(cookies.setCookie(cookies.consoleName, person.csrfToken, maxAge: 3600))
-            return response
+        case .allowed(let person): return try await body(person)
         }
     }
 

@@ -1,3 +1,5 @@
+import Crypto
+import Foundation
 import GatehouseFoundation
 import GatehouseProtocol
 import HTTPTypes
@@ -16,10 +18,6 @@ struct CookieSettings: Sendable {
     var loginName: String { secure ? "__Host-gatehouse_login" : "gatehouse_login" }
     /// Same binding for the sign-out confirmation form.
     var logoutName: String { secure ? "__Host-gatehouse_logout" : "gatehouse_logout" }
-    /// Same binding for the account page's forms.
-    var accountName: String { secure ? "__Host-gatehouse_account" : "gatehouse_account" }
-    /// Same binding for the admin console's forms.
-    var consoleName: String { secure ? "__Host-gatehouse_console" : "gatehouse_console" }
     var demoName: String { secure ? "__Host-gatehouse_demo" : "gatehouse_demo" }
     /// Marks a browser that signed in to an account before (``DeviceCookie``).
     var deviceName: String { secure ? "__Host-gatehouse_device" : "gatehouse_device" }
@@ -46,6 +44,21 @@ struct CookieSettings: Sendable {
     func formTokenMatches(_ name: String, _ form: FormParameters, in request: Request) -> Bool {
         guard let cookie = value(name, in: request), let token = form["csrf_token"] else { return false }
         return ConstantTime.equals(cookie, token)
+    }
+
+    /// The CSRF token of the forms a signed-in page (`purpose`: the account page, the console) writes for the session
+    /// whose cookie `request` carries: derived from the session's own secret, so it is bound to that session, and a
+    /// cookie planted from elsewhere (a sibling host, on an http issuer) pairs with no token the planter knows.
+    func sessionFormToken(_ purpose: SessionFormPurpose, in request: Request) -> String? {
+        guard let session = value(sessionName, in: request) else { return nil }
+        let key = SymmetricKey(data: Data(session.utf8))
+        return Base64URL.encode(Data(HMAC<SHA256>.authenticationCode(for: Data(purpose.rawValue.utf8), using: key)))
+    }
+
+    /// Whether a posted `form` carries the token ``sessionFormToken(_:in:)`` writes for `purpose` and this session.
+    func sessionFormTokenMatches(_ purpose: SessionFormPurpose, _ form: FormParameters, in request: Request) -> Bool {
+        guard let expected = sessionFormToken(purpose, in: request), let token = form["csrf_token"] else { return false }
+        return ConstantTime.equals(expected, token)
     }
 
     /// A redirect to the hosted page of the flow `start` makes, bound to this browser by a secret in the sign-in

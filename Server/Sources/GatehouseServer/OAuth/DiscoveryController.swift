@@ -65,7 +65,7 @@ struct DiscoveryController: Sendable {
             claimsSupported: [
                 "iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "azp", "amr", "acr", "sid",
                 "name", "given_name", "family_name", "preferred_username", "email", "email_verified", "phone_number",
-                "phone_number_verified", "address", "updated_at",
+                "phone_number_verified", "address", "locale", "updated_at",
             ],
             promptValuesSupported: AuthorizationController.supportedPrompts.sorted()
         )

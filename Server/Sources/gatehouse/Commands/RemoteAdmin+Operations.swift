@@ -12,13 +12,13 @@ extension RemoteAdmin: AdminOperations {
         struct NewUser: Encodable {
             var username, email: String
             var email_verified: Bool
-            var name, given_name, family_name, password: String?
+            var name, given_name, family_name, password, locale: String?
         }
         return try await send(
             "POST", "/admin/v1/users",
             body: NewUser(
                 username: account.username, email: account.email, email_verified: account.emailVerified, name: account.name,
-                given_name: account.givenName, family_name: account.familyName, password: account.password),
+                given_name: account.givenName, family_name: account.familyName, password: account.password, locale: account.locale),
             as: AdminUser.self)
     }
 
@@ -32,6 +32,12 @@ extension RemoteAdmin: AdminOperations {
 
     func setLocked(userID: String, _ locked: Bool) async throws {
         try await send("POST", "/admin/v1/users/\(Self.escaped(userID))/\(locked ? "lock" : "unlock")", as: AdminUser.self)
+    }
+
+    func setLocale(of userID: String, to locale: String) async throws -> AdminUser {
+        struct Change: Encodable { var locale: String }
+        return try await send(
+            "PATCH", "/admin/v1/users/\(Self.escaped(userID))", body: Change(locale: locale), headers: ["If-Match": "*"], as: AdminUser.self)
     }
 
     func requirePasswordChange(userID: String) async throws {

@@ -9,7 +9,8 @@ struct UsersCommand: AsyncParsableCommand {
         commandName: "users",
         abstract: "Manage users.",
         subcommands: [
-            Add.self, Import.self, List.self, Lock.self, Unlock.self, RequirePasswordChange.self, Passkeys.self, Identities.self, Sessions.self, Consents.self,
+            Add.self, Import.self, List.self, Lock.self, Unlock.self, RequirePasswordChange.self, SetLocale.self, Passkeys.self, Identities.self, Sessions.self,
+            Consents.self,
             Delete.self,
         ]
     )
@@ -50,6 +51,8 @@ struct UsersCommand: AsyncParsableCommand {
         var email: String
         @Option(help: "The user's full name.")
         var name: String?
+        @Option(help: "The language of the user's pages and messages (en, de, fr, es, ja or ar); without it, their browser's.")
+        var locale: String?
         @Flag(help: "Read the password from standard input (required).")
         var passwordStdin = false
         @OptionGroup var store: StoreOptions
@@ -66,7 +69,7 @@ struct UsersCommand: AsyncParsableCommand {
         func run() async throws {
             let password = try readSecretFromStandardInput("password")
             // An operator vouches for the address they type.
-            let account = NewAccount(username: username, email: email, emailVerified: true, name: name, password: password)
+            let account = NewAccount(username: username, email: email, emailVerified: true, name: name, password: password, locale: locale)
             let user = try await store.withOperations { try await $0.createUser(account) }
             if output.json { try JSONOutput.print(Summary(user)) } else { print("Added user \(user.username) (\(user.id)).") }
         }
@@ -120,6 +123,23 @@ struct UsersCommand: AsyncParsableCommand {
                 try await operations.requirePasswordChange(userID: try await operations.user(named: username).id)
             }
             print("\(username.lowercased()) must choose a new password at the next sign-in.")
+        }
+    }
+
+    struct SetLocale: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set the language of a user's pages and messages.",
+            discussion: "An empty language (\"\") lets their pages follow the browser's language again, as the account page's choice does.")
+        @Argument var username: String
+        @Argument(help: "en, de, fr, es, ja or ar; or \"\" for the browser's language.")
+        var locale: String
+        @OptionGroup var store: StoreOptions
+
+        func run() async throws {
+            let user = try await store.withOperations { operations in
+                try await operations.setLocale(of: try await operations.user(named: username).id, to: locale)
+            }
+            print(user.locale.map { "\(user.username) reads pages and messages in \($0)." } ?? "\(user.username)'s pages follow the browser's language.")
         }
     }
 

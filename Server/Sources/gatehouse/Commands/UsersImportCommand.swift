@@ -12,8 +12,8 @@ extension UsersCommand {
             discussion: """
                 One object per line: {"username": "ada", "email": "ada@example.com", "given_name": "Ada",
                 "family_name": "Lovelace", "password_hash": "$scrypt$ln=17,r=8,p=1$SALT$HASH"} — or "password" in clear
-                instead of "password_hash" (hashed here, slowly, and held to the password policy). "name" and
-                "email_verified" (default true) are optional. A mistake on any line, or a username or email that
+                instead of "password_hash" (hashed here, slowly, and held to the password policy). "name",
+                "email_verified" (default true) and "locale" (a shipped language: en, de, fr, es, ja, ar) are optional. A mistake on any line, or a username or email that
                 exists, imports nothing. Use - to read standard input.
                 """
         )

@@ -68,7 +68,7 @@ public struct CourierConfiguration: Sendable, Codable, Equatable {
         throw ConfigurationError(
             """
             No delivery is configured for \(names): sign-in codes and security notices would only reach the development outbox. \
-            Configure smtp or webhook delivery (see the README's Courier section), write `delivery: outbox` explicitly \
+            Configure smtp or webhook delivery (docs/server.md, the `courier` section), write `delivery: outbox` explicitly \
             for a development server, or start with --demo.
             """)
     }

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// The maps a newcomer reads first — the README's "Repository layout" and the server's DocC overview — name every
-/// target and every folder there is, and no folder that is gone.
+/// The maps a newcomer reads first — "Repository layout" in the contributing guide (`docs/contributing.md`) and the
+/// server's DocC overview — name every target and every folder there is, and no folder that is gone.
 @Suite("Repository layout")
 struct RepositoryLayoutTests {
     /// The repository's root: this file is `Server/Tests/GatehouseServerTests/Documentation/…`.
@@ -21,10 +21,10 @@ struct RepositoryLayoutTests {
             })
     }
 
-    /// The README's layout block: each top-level path with the folders listed under it.
-    static func readmeLayout() throws -> [String: Set<String>] {
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
-        let section = try #require(readme.components(separatedBy: "## Repository layout").dropFirst().first)
+    /// The contributing guide's layout block: each top-level path with the folders listed under it.
+    static func guideLayout() throws -> [String: Set<String>] {
+        let guide = try String(contentsOf: root.appendingPathComponent("docs/contributing.md"), encoding: .utf8)
+        let section = try #require(guide.components(separatedBy: "## Repository layout").dropFirst().first)
         let block = try #require(section.components(separatedBy: "```").dropFirst().first)
         var layout: [String: Set<String>] = [:]
         var current: String?
@@ -40,12 +40,12 @@ struct RepositoryLayoutTests {
         return layout
     }
 
-    @Test("the README lists every target, and every folder of the libraries and the tool")
-    func readmeListsEveryFolder() throws {
-        let layout = try Self.readmeLayout()
+    @Test("the contributing guide lists every target, and every folder of the libraries and the tool")
+    func guideListsEveryFolder() throws {
+        let layout = try Self.guideLayout()
         for parent in ["Sources", "Server/Sources"] {
             for target in try Self.folders(in: parent) {
-                #expect(layout["\(parent)/\(target)/"] != nil, "the README names \(parent)/\(target)/")
+                #expect(layout["\(parent)/\(target)/"] != nil, "the contributing guide names \(parent)/\(target)/")
             }
         }
         for library in [
@@ -53,7 +53,7 @@ struct RepositoryLayoutTests {
             "Server/Sources/GatehouseEngines", "Server/Sources/GatehouseServer",
             "Server/Sources/gatehouse",
         ] {
-            #expect(layout["\(library)/"] == (try Self.folders(in: library)), "the README lists the folders of \(library)/ as they are")
+            #expect(layout["\(library)/"] == (try Self.folders(in: library)), "the contributing guide lists the folders of \(library)/ as they are")
         }
     }
 

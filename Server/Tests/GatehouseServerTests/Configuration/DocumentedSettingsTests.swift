@@ -5,10 +5,10 @@ import Testing
 @testable import GatehouseFoundation
 @testable import GatehouseServer
 
-/// The README is where operators look settings up: every key the configuration file takes is written there, and
-/// every key the settings table names is one the server knows.
-@Suite("Settings documented in the README")
-struct ReadmeSettingsTests {
+/// The guides in `docs/` are where operators look settings up: every key the configuration file takes is written
+/// there, and every key the settings table of "Running the server" (`docs/server.md`) names is one the server knows.
+@Suite("Settings documented in the guides")
+struct DocumentedSettingsTests {
     static func keys<Keys: CodingKey & CaseIterable>(_ type: Keys.Type) -> [String] { Keys.allCases.map(\.stringValue) }
 
     /// Every key of the configuration file, as `section.key` paths (top-level keys alone).
@@ -48,9 +48,18 @@ struct ReadmeSettingsTests {
         return keys(ServerConfiguration.CodingKeys.self).flatMap { top in [top] + (sections[top] ?? []).map { "\(top).\($0)" } }
     }
 
-    static func readme() throws -> String {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../../README.md").standardized
-        return try String(contentsOf: url, encoding: .utf8)
+    /// The repository's `docs/` folder.
+    static let guides = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../../docs").standardized
+
+    /// Every guide, one after the other.
+    static func allGuides() throws -> String {
+        let pages = try FileManager.default.contentsOfDirectory(atPath: guides.path).filter { $0.hasSuffix(".md") }.sorted()
+        return try pages.map { try String(contentsOf: guides.appendingPathComponent($0), encoding: .utf8) }.joined(separator: "\n")
+    }
+
+    /// The guide to running the server, which holds the settings table.
+    static func serverGuide() throws -> String {
+        try String(contentsOf: guides.appendingPathComponent("server.md"), encoding: .utf8)
     }
 
     /// The spans in backticks of `text`.
@@ -58,20 +67,20 @@ struct ReadmeSettingsTests {
         Set(text.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) })
     }
 
-    @Test("every key of the configuration file is written in the README, by its path or under its section")
+    @Test("every key of the configuration file is written in the guides, by its path or under its section")
     func everyKeyDocumented() throws {
-        let spans = Self.codeSpans(try Self.readme())
+        let spans = Self.codeSpans(try Self.allGuides())
         // `a.b.c` is documented as written, or by its last part (`c`) in the text or an example about its section.
         let missing = Self.allPaths.filter { path in
             let leaf = String(path.split(separator: ".").last!)
             return !spans.contains(path) && !spans.contains(leaf) && !spans.contains { $0.contains("\"\(leaf)\":") }
         }
-        #expect(missing.isEmpty, "not in the README: \(missing.joined(separator: ", "))")
+        #expect(missing.isEmpty, "not in docs/: \(missing.joined(separator: ", "))")
     }
 
     @Test("the settings table's environment variables are the ones the server reads, each beside its file key")
     func environmentVariables() throws {
-        let rows = try Self.readme().split(separator: "\n").filter { $0.hasPrefix("| `--") || $0.hasPrefix("| — |") }
+        let rows = try Self.serverGuide().split(separator: "\n").filter { $0.hasPrefix("| `--") || $0.hasPrefix("| — |") }
         var documented: [String: String] = [:]
         for row in rows {
             let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -85,7 +94,7 @@ struct ReadmeSettingsTests {
 
     @Test("every key the settings table names is one the server reads")
     func tableKeysKnown() throws {
-        let rows = try Self.readme().split(separator: "\n").filter { $0.hasPrefix("| `--") || $0.hasPrefix("| — |") }
+        let rows = try Self.serverGuide().split(separator: "\n").filter { $0.hasPrefix("| `--") || $0.hasPrefix("| — |") }
         #expect(rows.count >= 8)
         let known = Set(Self.allPaths)
         for row in rows {

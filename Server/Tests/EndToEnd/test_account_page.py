@@ -606,3 +606,17 @@ def test_the_account_api_changes_the_email_address_with_a_code(site):
     assert done.status_code == 200 and done.json()["email"] == new_address and done.json()["email_verified"] is True
     assert [m for m in outbox(site, f"{username}@example.com") if m["template"] == "email_changed"]
     assert call("/account/v1/phone", {"phone_number": "not a number"}).json()["error"] == "invalid_request"
+
+
+def test_the_account_page_signs_out_after_a_confirmation(site):
+    """The account page links to sign-out, which asks first (a stray click signs nobody out) and then ends the session."""
+    username = person(site, "leaving")
+    browser, page = account(site, username)
+    assert '<a href="/logout">Sign out</a>' in page.text
+    asked = browser.get(site.issuer + "/logout")
+    assert asked.status_code == 200 and "Sign out?" in asked.text
+    assert browser.get(site.issuer + "/account").url == site.issuer + "/account", "still signed in until confirmed"
+    form = forms(asked.text)[0]
+    done = browser.post(urljoin(asked.url, form["action"]), {**form["inputs"], "confirm": "yes"})
+    assert done.status_code == 200 and "You are signed out" in done.text
+    assert "/login?flow=" in browser.get(site.issuer + "/account").url

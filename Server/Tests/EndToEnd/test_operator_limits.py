@@ -131,3 +131,18 @@ def test_an_operators_change_of_an_address_is_told_to_the_old_one(site, mallory)
     changed = submit(mallory, f"/users/{carol}", change="profile", etag="*", email="carol@elsewhere.example")
     assert changed.status_code == 200, changed.text[:300]
     assert [message for message in outbox(site, "carol@example.com") if message["template"] == "email_changed"]
+
+
+def test_the_console_signs_out_after_a_confirmation(site):
+    """Every console page links to sign-out, which asks first; confirmed, the console asks for a sign-in again."""
+    site.add_user("dana", PASSWORD, email="dana@example.com")
+    site.cli("admins", "add", "dana", "--role", "viewer")
+    browser = console_browser(site, "dana")
+    page = browser.get(site.issuer + "/admin/users")
+    assert '<a href="/logout">Sign out</a>' in page.text
+    asked = browser.get(site.issuer + "/logout")
+    assert asked.status_code == 200 and "Sign out?" in asked.text
+    form = forms(asked.text)[0]
+    done = browser.post(urljoin(asked.url, form["action"]), {**form["inputs"], "confirm": "yes"})
+    assert done.status_code == 200 and "You are signed out" in done.text
+    assert "/login?flow=" in browser.get(site.issuer + "/admin").url

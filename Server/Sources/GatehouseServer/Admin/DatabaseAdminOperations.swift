@@ -84,13 +84,14 @@ public struct DatabaseAdminOperations: AdminOperations {
             let user = try await database.transaction { [users, audit, actor, settings, hash] _ in
                 let user = try await users.create(
                     username: account.username, profile: profile, passwordHash: hash, emailVerified: account.emailVerified, phoneVerified: false)
-                guard let locale else {
-                    try await audit.record(.accountCreated, user: user.id, actor: actor, details: ["by": settings.origin])
-                    return user
+                var details = ["by": settings.origin]
+                if let locale {
+                    try await users.setLocale(userID: user.id, to: locale)
+                    details["locale"] = locale
                 }
-                try await users.setLocale(userID: user.id, to: locale)
-                try await audit.record(.accountCreated, user: user.id, actor: actor, details: ["by": settings.origin, "locale": locale])
-                return try await users.find(id: user.id) ?? user
+                try await audit.record(.accountCreated, user: user.id, actor: actor, details: details)
+                // Read again only when the language was set after the row was made (it changed the row's time).
+                return locale == nil ? user : try await users.find(id: user.id) ?? user
             }
             return AdminUser(user)
         } catch let error as DatabaseError where error.isDuplicate {
